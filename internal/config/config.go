@@ -1,0 +1,254 @@
+// Package config holds Tessera's settings: built-in defaults, overridden by the
+// data directory's tessera.yaml (or a file named on the command line), then by
+// TESSERA_* environment variables, then by command-line flags.
+package config
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"net/url"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strconv"
+	"strings"
+	"time"
+
+	"gopkg.in/yaml.v3"
+)
+
+// Config is the whole configuration. Each field's yaml key is also settable
+// as the environment variable TESSERA_<KEY in upper case>.
+type Config struct {
+	// DataDir is the data directory (tiles/, maps/, fonts/, state.db...).
+	DataDir string `yaml:"data_dir"`
+	// Listen is the HOST:PORT the server listens on.
+	Listen string `yaml:"listen"`
+	// PublicURL is the absolute URL clients reach the server at (for URLs
+	// inside documents); empty means: from the request's Host and
+	// X-Forwarded-* headers.
+	PublicURL string `yaml:"public_url"`
+	// AdminCredentials is the token expected after "Basic " on admin
+	// requests. Empty: a random token is generated once and kept in state.db.
+	AdminCredentials string `yaml:"admin_credentials"`
+
+	// CacheControlTiles is the Cache-Control header of tiles.
+	CacheControlTiles string `yaml:"cache_control_tiles"`
+	// CacheControlDocuments is the Cache-Control header of TileJSON, styles
+	// and capabilities documents.
+	CacheControlDocuments string `yaml:"cache_control_documents"`
+	// CORSOrigins lists the origins allowed by CORS; "*" allows any.
+	CORSOrigins []string `yaml:"cors_origins"`
+
+	// TileCacheMB bounds the in-memory cache of tile bytes, in MiB (0 = off).
+	TileCacheMB int `yaml:"tile_cache_mb"`
+	// MaxUploadMB is the largest accepted ingest upload, in MiB.
+	MaxUploadMB int64 `yaml:"max_upload_mb"`
+	// MaxBodyKB bounds JSON request bodies, in KiB.
+	MaxBodyKB int64 `yaml:"max_body_kb"`
+	// MaxURIBytes bounds the request URI (414 above).
+	MaxURIBytes int `yaml:"max_uri_bytes"`
+	// MaxHeaderKB bounds request headers, in KiB.
+	MaxHeaderKB int `yaml:"max_header_kb"`
+
+	// ReadTimeout, WriteTimeout and IdleTimeout are the server's timeouts;
+	// uploads get their own longer deadline (UploadTimeout).
+	ReadTimeout   time.Duration `yaml:"read_timeout"`
+	WriteTimeout  time.Duration `yaml:"write_timeout"`
+	IdleTimeout   time.Duration `yaml:"idle_timeout"`
+	UploadTimeout time.Duration `yaml:"upload_timeout"`
+
+	// Watch turns on watching the tiles directory for changes.
+	Watch bool `yaml:"watch"`
+	// LogLevel is debug, info, warn or error; LogFormat is text or json.
+	LogLevel  string `yaml:"log_level"`
+	LogFormat string `yaml:"log_format"`
+	// AccessLog turns on one log line per request.
+	AccessLog bool `yaml:"access_log"`
+}
+
+// Default returns the built-in defaults.
+func Default() Config {
+	return Config{
+		DataDir:               "data",
+		Listen:                "127.0.0.1:8080",
+		CacheControlTiles:     "public, max-age=3600",
+		CacheControlDocuments: "public, max-age=60",
+		CORSOrigins:           []string{"*"},
+		TileCacheMB:           64,
+		MaxUploadMB:           2048,
+		MaxBodyKB:             1024,
+		MaxURIBytes:           8192,
+		MaxHeaderKB:           64,
+		ReadTimeout:           30 * time.Second,
+		WriteTimeout:          60 * time.Second,
+		IdleTimeout:           120 * time.Second,
+		UploadTimeout:         2 * time.Hour,
+		Watch:                 true,
+		LogLevel:              "info",
+		LogFormat:             "text",
+		AccessLog:             false,
+	}
+}
+
+// FileName is the configuration file looked for in the data directory.
+const FileName = "tessera.yaml"
+
+// Load builds the configuration: defaults, then the file (file, or
+// DATA_DIR/tessera.yaml when file is empty and that exists), then the
+// environment (getenv, usually os.Getenv). dataDir, when not empty, is the
+// data directory chosen on the command line; it is applied before the file is
+// looked for, and again last so that it wins.
+func Load(file, dataDir string, getenv func(string) string) (Config, error) {
+	c := Default()
+	if v := getenv("TESSERA_DATA_DIR"); v != "" {
+		c.DataDir = v
+	}
+	if dataDir != "" {
+		c.DataDir = dataDir
+	}
+	if file == "" {
+		file = getenv("TESSERA_CONFIG")
+	}
+	if file == "" {
+		candidate := filepath.Join(c.DataDir, FileName)
+		if _, err := os.Stat(candidate); err == nil {
+			file = candidate
+		}
+	}
+	if file != "" {
+		data, err := os.ReadFile(file)
+		if err != nil {
+			return c, fmt.Errorf("read config %s: %w", file, err)
+		}
+		dec := yaml.NewDecoder(bytes.NewReader(data))
+		dec.KnownFields(true)
+		if err := dec.Decode(&c); err != nil && !errors.Is(err, io.EOF) {
+			return c, fmt.Errorf("parse config %s: %w", file, err)
+		}
+	}
+	if err := applyEnv(&c, getenv); err != nil {
+		return c, err
+	}
+	if dataDir != "" {
+		c.DataDir = dataDir
+	}
+	return c, c.Validate()
+}
+
+// applyEnv sets each field whose TESSERA_<KEY> variable is set.
+func applyEnv(c *Config, getenv func(string) string) error {
+	v := reflect.ValueOf(c).Elem()
+	t := v.Type()
+	for i := 0; i < t.NumField(); i++ {
+		key := strings.Split(t.Field(i).Tag.Get("yaml"), ",")[0]
+		env := "TESSERA_" + strings.ToUpper(key)
+		s := getenv(env)
+		if s == "" {
+			continue
+		}
+		if err := setField(v.Field(i), s); err != nil {
+			return fmt.Errorf("environment %s=%q: %w", env, s, err)
+		}
+	}
+	return nil
+}
+
+// Set sets the setting named by its yaml key from text, as a flag would.
+func (c *Config) Set(key, value string) error {
+	v := reflect.ValueOf(c).Elem()
+	t := v.Type()
+	for i := 0; i < t.NumField(); i++ {
+		if strings.Split(t.Field(i).Tag.Get("yaml"), ",")[0] == key {
+			if err := setField(v.Field(i), value); err != nil {
+				return fmt.Errorf("setting %s=%q: %w", key, value, err)
+			}
+			return nil
+		}
+	}
+	return fmt.Errorf("unknown setting %q", key)
+}
+
+func setField(f reflect.Value, s string) error {
+	switch f.Kind() {
+	case reflect.String:
+		f.SetString(s)
+	case reflect.Bool:
+		b, err := strconv.ParseBool(s)
+		if err != nil {
+			return err
+		}
+		f.SetBool(b)
+	case reflect.Int, reflect.Int64:
+		if f.Type() == reflect.TypeOf(time.Duration(0)) {
+			d, err := time.ParseDuration(s)
+			if err != nil {
+				return err
+			}
+			f.SetInt(int64(d))
+			return nil
+		}
+		n, err := strconv.ParseInt(s, 10, 64)
+		if err != nil {
+			return err
+		}
+		f.SetInt(n)
+	case reflect.Slice:
+		var items []string
+		for _, p := range strings.Split(s, ",") {
+			if p = strings.TrimSpace(p); p != "" {
+				items = append(items, p)
+			}
+		}
+		f.Set(reflect.ValueOf(items))
+	default:
+		return fmt.Errorf("unsupported kind %s", f.Kind())
+	}
+	return nil
+}
+
+// Validate checks the settings for values that cannot work.
+func (c Config) Validate() error {
+	var errs []error
+	if c.DataDir == "" {
+		errs = append(errs, errors.New("data_dir is empty"))
+	}
+	if c.Listen == "" {
+		errs = append(errs, errors.New("listen is empty"))
+	}
+	if c.PublicURL != "" {
+		u, err := url.Parse(c.PublicURL)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			errs = append(errs, fmt.Errorf("public_url %q is not an absolute http(s) URL", c.PublicURL))
+		}
+	}
+	if c.TileCacheMB < 0 || c.MaxUploadMB <= 0 || c.MaxBodyKB <= 0 || c.MaxURIBytes < 256 || c.MaxHeaderKB <= 0 {
+		errs = append(errs, errors.New("sizes must be positive (tile_cache_mb may be 0; max_uri_bytes at least 256)"))
+	}
+	if c.ReadTimeout <= 0 || c.WriteTimeout <= 0 || c.IdleTimeout <= 0 || c.UploadTimeout <= 0 {
+		errs = append(errs, errors.New("timeouts must be positive"))
+	}
+	switch c.LogLevel {
+	case "debug", "info", "warn", "error":
+	default:
+		errs = append(errs, fmt.Errorf("log_level %q is not debug, info, warn or error", c.LogLevel))
+	}
+	switch c.LogFormat {
+	case "text", "json":
+	default:
+		errs = append(errs, fmt.Errorf("log_format %q is not text or json", c.LogFormat))
+	}
+	return errors.Join(errs...)
+}
+
+// Keys lists the yaml keys of every setting, for documentation and flags.
+func Keys() []string {
+	t := reflect.TypeOf(Config{})
+	keys := make([]string, 0, t.NumField())
+	for i := 0; i < t.NumField(); i++ {
+		keys = append(keys, strings.Split(t.Field(i).Tag.Get("yaml"), ",")[0])
+	}
+	return keys
+}

@@ -1,0 +1,89 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"testing"
+)
+
+func TestTilesetsPersist(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "state.db")
+	db, err := Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := db.CreateTileset(ctx, Tileset{ID: "id-a", Name: "a", Source: "a.mbtiles", Storage: StorageFile, Published: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.CreateTileset(ctx, Tileset{ID: "id-b", Name: "a", Source: "b.mbtiles", Storage: StorageFile}); !errors.Is(err, ErrConflict) {
+		t.Errorf("duplicate name: err = %v, want ErrConflict", err)
+	}
+	if _, err := db.CreateTileset(ctx, Tileset{ID: "id-c", Name: "c", Source: "a.mbtiles", Storage: StorageFile}); !errors.Is(err, ErrConflict) {
+		t.Errorf("duplicate source: err = %v, want ErrConflict", err)
+	}
+	a.Published = false
+	a.Title = "Alpha"
+	if _, err := db.UpdateTileset(ctx, a); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.SetSetting(ctx, "admin_token", "secret"); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+
+	db, err = Open(ctx, path) // reopening runs the migrations again: they must be idempotent
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	got, err := db.Tileset(ctx, "id-a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Published || got.Title != "Alpha" || got.Name != "a" {
+		t.Errorf("after reopen: %+v", got)
+	}
+	if v, err := db.Setting(ctx, "admin_token"); err != nil || v != "secret" {
+		t.Errorf("setting = %q, %v", v, err)
+	}
+	if _, err := db.Setting(ctx, "nope"); !errors.Is(err, ErrNotFound) {
+		t.Errorf("missing setting: %v", err)
+	}
+	if err := db.DeleteTileset(ctx, "id-a"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Tileset(ctx, "id-a"); !errors.Is(err, ErrNotFound) {
+		t.Errorf("after delete: %v", err)
+	}
+	if err := db.DeleteTileset(ctx, "id-a"); !errors.Is(err, ErrNotFound) {
+		t.Errorf("second delete: %v", err)
+	}
+}
+
+func TestIngests(t *testing.T) {
+	ctx := context.Background()
+	db, err := Open(ctx, filepath.Join(t.TempDir(), "state.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	in, err := db.CreateIngest(ctx, Ingest{ID: "i1", DocumentID: "d1", Filename: "x.geojson", Size: 10, State: IngestUpload})
+	if err != nil {
+		t.Fatal(err)
+	}
+	in.State = IngestFailed
+	in.Errors = []string{"bad JSON at byte 3"}
+	if _, err := db.UpdateIngest(ctx, in); err != nil {
+		t.Fatal(err)
+	}
+	got, err := db.Ingest(ctx, "i1")
+	if err != nil || got.State != IngestFailed || len(got.Errors) != 1 || got.Errors[0] != "bad JSON at byte 3" {
+		t.Errorf("ingest = %+v, %v", got, err)
+	}
+	if _, err := db.Ingest(ctx, "nope"); !errors.Is(err, ErrNotFound) {
+		t.Errorf("missing ingest: %v", err)
+	}
+}
