@@ -291,7 +291,7 @@ func TestGeometryErrors(t *testing.T) {
 		{"empty point", Point, nil},
 		{"point lineto", Point, []uint32{10, 2, 2}},
 		{"point trailing", Point, []uint32{9, 2, 2, 15}},
-		{"count beyond data", Point, []uint32{command(cmdMoveTo, 1 << 28), 2, 2}},
+		{"count beyond data", Point, []uint32{command(cmdMoveTo, 1<<28), 2, 2}},
 		{"unknown command", LineString, []uint32{9, 2, 2, 3}},
 		{"line without lineto", LineString, []uint32{9, 2, 2}},
 		{"line moveto count 2", LineString, []uint32{17, 2, 2, 2, 2}},
