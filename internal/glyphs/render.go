@@ -1,0 +1,88 @@
+package glyphs
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"sync"
+)
+
+// RenderRange renders the glyphs the font has among the 256 code points from
+// start (a multiple of 256 up to 65280), in code point order, spreading the
+// work over GOMAXPROCS goroutines.
+func (f *Font) RenderRange(ctx context.Context, start int) ([]Glyph, error) {
+	if err := checkStart(start); err != nil {
+		return nil, err
+	}
+	// Find the code points first: rendering is the expensive part, and
+	// ranges are often sparse.
+	var s scratch
+	var cps []rune
+	for r := rune(start); r < rune(start+256); r++ {
+		if x, err := f.glyphIndex(&s.buf, r); err == nil && x != 0 {
+			cps = append(cps, r)
+		}
+	}
+	out := make([]Glyph, len(cps))
+	present := make([]bool, len(cps))
+	workers := min(runtime.GOMAXPROCS(0), max(1, len(cps)/8))
+	var (
+		wg       sync.WaitGroup
+		mu       sync.Mutex
+		firstErr error
+		next     int
+	)
+	take := func() int {
+		mu.Lock()
+		defer mu.Unlock()
+		if firstErr != nil || next >= len(cps) {
+			return -1
+		}
+		next++
+		return next - 1
+	}
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var s scratch
+			for i := take(); i >= 0; i = take() {
+				if err := ctx.Err(); err != nil {
+					mu.Lock()
+					firstErr = err
+					mu.Unlock()
+					return
+				}
+				g, ok, err := f.renderGlyph(&s, cps[i])
+				if err != nil {
+					mu.Lock()
+					if firstErr == nil {
+						firstErr = err
+					}
+					mu.Unlock()
+					return
+				}
+				out[i], present[i] = g, ok
+			}
+		}()
+	}
+	wg.Wait()
+	if firstErr != nil {
+		return nil, fmt.Errorf("render %s %s: %w", f.Name, rangeName(start), firstErr)
+	}
+	glyphs := out[:0]
+	for i, g := range out {
+		if present[i] {
+			glyphs = append(glyphs, g)
+		}
+	}
+	return glyphs, nil
+}
+
+// checkStart validates the first code point of a range.
+func checkStart(start int) error {
+	if start < 0 || start > 65280 || start%256 != 0 {
+		return fmt.Errorf("%w: start %d is not a multiple of 256 in 0..65280", ErrBadRange, start)
+	}
+	return nil
+}
