@@ -1,0 +1,235 @@
+package catalog
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+
+	"github.com/google/uuid"
+
+	"github.com/tesseramaps/tessera/internal/store"
+)
+
+// Change is a metadata change; nil fields stay as they are.
+type Change struct {
+	Name      *string
+	Title     *string
+	Published *bool
+}
+
+// Update applies a change to the tileset with the admin id.
+func (c *Catalog) Update(ctx context.Context, id string, ch Change) (*Entry, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	entries := c.current()
+	e, ok := entries[id]
+	if !ok {
+		return nil, fmt.Errorf("%w: %s", ErrNotFound, id)
+	}
+	rec := e.Tileset
+	if ch.Name != nil && *ch.Name != rec.Name {
+		if err := ValidName(*ch.Name); err != nil {
+			return nil, err
+		}
+		for _, o := range entries {
+			if o.Name == *ch.Name {
+				return nil, fmt.Errorf("%w: %q", ErrNameTaken, *ch.Name)
+			}
+		}
+		rec.Name = *ch.Name
+	}
+	if ch.Title != nil {
+		rec.Title = *ch.Title
+	}
+	if ch.Published != nil {
+		rec.Published = *ch.Published
+	}
+	if rec == e.Tileset {
+		return e, nil // nothing changes: idempotent
+	}
+	rec, err := c.db.UpdateTileset(ctx, rec)
+	if errors.Is(err, store.ErrConflict) {
+		return nil, fmt.Errorf("%w: %q", ErrNameTaken, rec.Name)
+	}
+	if err != nil {
+		return nil, err
+	}
+	ne := *e
+	ne.Tileset = rec
+	entries[id] = &ne
+	c.publish(entries)
+	return &ne, nil
+}
+
+// SetPublished publishes or unpublishes a tileset (idempotent).
+func (c *Catalog) SetPublished(ctx context.Context, id string, published bool) (*Entry, error) {
+	return c.Update(ctx, id, Change{Published: &published})
+}
+
+// Delete unpublishes the tileset, then removes its file (for a file
+// record) and its record. It returns the ids removed.
+func (c *Catalog) Delete(ctx context.Context, id string) ([]string, error) {
+	if _, err := c.SetPublished(ctx, id, false); err != nil {
+		return nil, err
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	entries := c.current()
+	e, ok := entries[id]
+	if !ok {
+		return nil, fmt.Errorf("%w: %s", ErrNotFound, id)
+	}
+	if e.Storage == store.StorageFile {
+		p, err := c.filePath(e.Tileset.Source)
+		if err != nil {
+			return nil, err
+		}
+		if err := os.Remove(p); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return nil, fmt.Errorf("remove %s: %w", e.Tileset.Source, err)
+		}
+	}
+	if err := c.db.DeleteTileset(ctx, id); err != nil && !errors.Is(err, store.ErrNotFound) {
+		return nil, err
+	}
+	retire(e.Reader)
+	delete(entries, id)
+	c.publish(entries)
+	c.log.Info("tileset deleted", "id", id, "name", e.Name)
+	return []string{id}, nil
+}
+
+// filePath joins a file record's name to the tiles directory, refusing
+// anything that would leave it.
+func (c *Catalog) filePath(name string) (string, error) {
+	if name == "" || strings.ContainsAny(name, `/\`) || name == "." || name == ".." || !filepath.IsLocal(name) {
+		return "", fmt.Errorf("file name %q is not a plain name inside the tiles directory", name)
+	}
+	return filepath.Join(c.dir, name), nil
+}
+
+// AddRemote registers a remote PMTiles archive read over HTTP range
+// requests (storage "http") or from S3 (storage "s3").
+func (c *Catalog) AddRemote(ctx context.Context, storage, rawURL string) (*Entry, error) {
+	if storage != store.StorageHTTP && storage != store.StorageS3 {
+		return nil, fmt.Errorf("storage %q is not http or s3", storage)
+	}
+	u, err := url.Parse(rawURL)
+	if err != nil || u.Host == "" {
+		return nil, fmt.Errorf("url %q is not an absolute URL", rawURL)
+	}
+	switch {
+	case storage == store.StorageHTTP && u.Scheme != "http" && u.Scheme != "https":
+		return nil, fmt.Errorf("url %q: http storage needs an http or https URL", rawURL)
+	case storage == store.StorageS3 && u.Scheme != "s3" && u.Scheme != "http" && u.Scheme != "https":
+		return nil, fmt.Errorf("url %q: s3 storage needs an s3:// or http(s) URL", rawURL)
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	entries := c.current()
+	for _, e := range entries {
+		if e.Storage != store.StorageFile && e.Tileset.Source == rawURL {
+			return nil, fmt.Errorf("%w: %s is already registered as %q", ErrNameTaken, rawURL, e.Name)
+		}
+	}
+	base := path.Base(u.Path)
+	if base == "/" || base == "." || base == "" {
+		base = u.Host
+	}
+	rec := store.Tileset{
+		ID:        uuid.NewString(),
+		Name:      uniqueName(entries, nameFromFile(base)),
+		Source:    rawURL,
+		Storage:   storage,
+		Published: true,
+	}
+	// Open before recording, so that an unreachable or invalid archive is
+	// refused rather than stored.
+	e := c.openEntry(ctx, rec, "", zeroTime, 0)
+	if e.State != StateOK {
+		return nil, fmt.Errorf("open %s: %s", rawURL, e.Error)
+	}
+	if e.Type != "pmtiles" {
+		retire(e.Reader)
+		return nil, fmt.Errorf("remote tilesets must be PMTiles archives")
+	}
+	if e.Tileset, err = c.db.CreateTileset(ctx, rec); err != nil {
+		retire(e.Reader)
+		return nil, err
+	}
+	entries[rec.ID] = e
+	c.publish(entries)
+	c.log.Info("remote tileset added", "name", rec.Name, "url", rawURL)
+	return e, nil
+}
+
+// AddFile moves a finished file (on the same file system as the tiles
+// directory) into it as NAME.EXT, with NAME made unique among the tilesets
+// and the files present, and registers it with the given id. The move is a
+// rename, so the tileset appears whole or not at all.
+func (c *Catalog) AddFile(ctx context.Context, tmpPath, name, ext, id string) (*Entry, error) {
+	if ext != ".mbtiles" && ext != ".pmtiles" {
+		return nil, fmt.Errorf("extension %q is not .mbtiles or .pmtiles", ext)
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	entries := c.current()
+	if _, ok := entries[id]; ok {
+		return nil, fmt.Errorf("%w: id %s", ErrNameTaken, id)
+	}
+	base := nameFromFile(name + ".x")
+	final := ""
+	for i := 1; ; i++ {
+		n := base
+		if i > 1 {
+			n = fmt.Sprintf("%s-%d", base, i)
+		}
+		taken := false
+		for _, e := range entries {
+			if e.Name == n {
+				taken = true
+				break
+			}
+		}
+		if _, err := os.Lstat(filepath.Join(c.dir, n+".mbtiles")); err == nil {
+			taken = true
+		}
+		if _, err := os.Lstat(filepath.Join(c.dir, n+".pmtiles")); err == nil {
+			taken = true
+		}
+		if !taken {
+			final = n
+			break
+		}
+	}
+	file := final + ext
+	dest := filepath.Join(c.dir, file)
+	rec := store.Tileset{ID: id, Name: final, Source: file, Storage: store.StorageFile, Published: true}
+	// Check the file opens before it becomes part of the catalog.
+	probe := c.openEntry(ctx, rec, tmpPath, zeroTime, 0)
+	if probe.State != StateOK {
+		return nil, fmt.Errorf("%s", probe.Error)
+	}
+	probe.Reader.Close()
+	if err := os.Rename(tmpPath, dest); err != nil {
+		return nil, fmt.Errorf("move the tileset into place: %w", err)
+	}
+	rec, err := c.db.CreateTileset(ctx, rec)
+	if err != nil {
+		os.Remove(dest)
+		return nil, err
+	}
+	st, err := os.Stat(dest)
+	if err != nil {
+		return nil, fmt.Errorf("stat %s: %w", dest, err)
+	}
+	e := c.openEntry(ctx, rec, dest, st.ModTime(), st.Size())
+	entries[id] = e
+	c.publish(entries)
+	c.log.Info("tileset ingested", "name", final, "file", file, "state", e.State)
+	return e, nil
+}
