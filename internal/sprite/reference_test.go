@@ -1,0 +1,222 @@
+package sprite
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"image"
+	"image/png"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// sharedDir finds ../shared next to the repository root, or skips the test.
+func sharedDir(t testing.TB) string {
+	t.Helper()
+	dir, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			break
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			t.Skip("go.mod not found above the test directory")
+		}
+		dir = parent
+	}
+	shared := filepath.Join(dir, "..", "shared")
+	if _, err := os.Stat(shared); err != nil {
+		t.Skipf("shared fixtures not found at %s: %v", shared, err)
+	}
+	return shared
+}
+
+func fixtureIcons(t testing.TB, set string) []Icon {
+	t.Helper()
+	base := filepath.Join(sharedDir(t), "fixtures", "martin", "tests", "fixtures", "sprites")
+	var dirs []string
+	switch set {
+	case "all":
+		dirs = []string{"src1", "src2"}
+	default:
+		dirs = []string{set}
+	}
+	var icons []Icon
+	for _, d := range dirs {
+		root, err := os.OpenRoot(filepath.Join(base, d))
+		if err != nil {
+			t.Skipf("sprite fixtures absent: %v", err)
+		}
+		ics, skipped, err := LoadIcons(context.Background(), root.FS(), Options{})
+		root.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(skipped) > 0 {
+			t.Fatalf("fixture icons skipped: %v", skipped)
+		}
+		icons = append(icons, ics...)
+	}
+	return icons
+}
+
+// readSnap reads an insta snapshot: a YAML-ish header between "---" lines, then the body.
+func readSnap(t testing.TB, p string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	parts := bytes.SplitN(b, []byte("---\n"), 3)
+	if len(parts) != 3 {
+		t.Fatalf("%s: not an insta snapshot", p)
+	}
+	return parts[2]
+}
+
+func decodeNRGBA(t testing.TB, data []byte) *image.NRGBA {
+	t.Helper()
+	img, err := png.Decode(bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := img.Bounds()
+	out := image.NewNRGBA(image.Rect(0, 0, b.Dx(), b.Dy()))
+	for y := 0; y < b.Dy(); y++ {
+		for x := 0; x < b.Dx(); x++ {
+			out.Set(x, y, img.At(b.Min.X+x, b.Min.Y+y))
+		}
+	}
+	return out
+}
+
+// iconDiff is the mean absolute difference (0-255 scale) between two same-sized icons:
+// premultiplied RGBA for colour icons, alpha only for SDF icons (the reference draws SDF
+// icons black, this package white; GL clients read only the alpha of SDF icons).
+func iconDiff(a, b *image.NRGBA, ra, rb image.Rectangle, alphaOnly bool) (mean, maxd float64) {
+	sum, n := 0.0, 0
+	for y := 0; y < ra.Dy(); y++ {
+		for x := 0; x < ra.Dx(); x++ {
+			pa := a.Pix[a.PixOffset(ra.Min.X+x, ra.Min.Y+y):]
+			pb := b.Pix[b.PixOffset(rb.Min.X+x, rb.Min.Y+y):]
+			from := 0
+			if alphaOnly {
+				from = 3
+			}
+			for c := from; c < 4; c++ {
+				va, vb := float64(pa[c]), float64(pb[c])
+				if c < 3 {
+					va *= float64(pa[3]) / 255
+					vb *= float64(pb[3]) / 255
+				}
+				d := math.Abs(va - vb)
+				sum += d
+				n++
+				maxd = math.Max(maxd, d)
+			}
+		}
+	}
+	return sum / float64(n), maxd
+}
+
+func TestReferenceSheets(t *testing.T) {
+	snaps := filepath.Join(sharedDir(t), "fixtures", "martin", "martin-core", "src", "resources", "sprites", "snapshots")
+	outDir := os.Getenv("TESSERA_SPRITE_OUT") // set to keep the sheets for inspection
+	// Thresholds on the mean absolute difference per icon, 0-255 scale.
+	const maxColourMAD = 4.0
+	const maxSDFMAD = 6.0
+	for _, set := range []string{"src1", "src2", "all"} {
+		for _, ratio := range []int{1, 2} {
+			for _, sdf := range []bool{false, true} {
+				name := fmt.Sprintf("%s_%d", set, ratio)
+				if sdf {
+					name += "_sdf"
+				}
+				t.Run(name, func(t *testing.T) {
+					prefix := filepath.Join(snaps, "martin_core__resources__sprites__tests__"+name)
+					var want map[string]Entry
+					if err := json.Unmarshal(readSnap(t, prefix+".json.snap"), &want); err != nil {
+						t.Fatal(err)
+					}
+					refPNG, err := os.ReadFile(prefix + ".snap.png")
+					if err != nil {
+						t.Fatal(err)
+					}
+					ref := decodeNRGBA(t, refPNG)
+
+					sheet, err := BuildSheet(context.Background(), fixtureIcons(t, set), Options{PixelRatio: ratio, SDF: sdf})
+					if err != nil {
+						t.Fatal(err)
+					}
+					if len(sheet.Skipped) > 0 {
+						t.Fatalf("skipped: %v", sheet.Skipped)
+					}
+					if outDir != "" {
+						_ = os.WriteFile(filepath.Join(outDir, name+".png"), sheet.PNG, 0o644)
+						_ = os.WriteFile(filepath.Join(outDir, name+".json"), sheet.Index, 0o644)
+					}
+					var got map[string]Entry
+					if err := json.Unmarshal(sheet.Index, &got); err != nil {
+						t.Fatal(err)
+					}
+					if len(got) != len(want) {
+						t.Fatalf("got %d icons, want %d", len(got), len(want))
+					}
+					img := decodeNRGBA(t, sheet.PNG)
+					if img.Bounds().Dx() != sheet.Width || img.Bounds().Dy() != sheet.Height {
+						t.Fatalf("PNG is %v, sheet says %dx%d", img.Bounds(), sheet.Width, sheet.Height)
+					}
+					rb := ref.Bounds()
+					t.Logf("sheet %dx%d (%d px), reference %dx%d (%d px)", sheet.Width, sheet.Height,
+						sheet.Width*sheet.Height, rb.Dx(), rb.Dy(), rb.Dx()*rb.Dy())
+					if sheet.Width*sheet.Height > rb.Dx()*rb.Dy()*3/2 {
+						t.Errorf("sheet area %d is more than 1.5× the reference's %d", sheet.Width*sheet.Height, rb.Dx()*rb.Dy())
+					}
+					for n, w := range want {
+						g, ok := got[n]
+						if !ok {
+							t.Errorf("icon %q missing", n)
+							continue
+						}
+						if g.Width != w.Width || g.Height != w.Height || g.PixelRatio != w.PixelRatio || g.SDF != w.SDF {
+							t.Errorf("icon %q: got %+v, want %+v", n, g, w)
+							continue
+						}
+						gr := image.Rect(g.X, g.Y, g.X+g.Width, g.Y+g.Height)
+						wr := image.Rect(w.X, w.Y, w.X+w.Width, w.Y+w.Height)
+						if !gr.In(img.Bounds()) {
+							t.Fatalf("icon %q at %v outside the sheet %v", n, gr, img.Bounds())
+						}
+						mean, maxd := iconDiff(img, ref, gr, wr, sdf)
+						limit := maxColourMAD
+						if sdf {
+							limit = maxSDFMAD
+						}
+						t.Logf("%-16s at (%d,%d) ref (%d,%d): mean abs diff %.2f, max %.0f", n, g.X, g.Y, w.X, w.Y, mean, maxd)
+						if mean > limit {
+							t.Errorf("icon %q differs from the reference: mean abs diff %.2f > %.1f", n, mean, limit)
+						}
+					}
+					// Icons must not overlap.
+					for a, ea := range got {
+						for b, eb := range got {
+							if a < b && image.Rect(ea.X, ea.Y, ea.X+ea.Width, ea.Y+ea.Height).Overlaps(image.Rect(eb.X, eb.Y, eb.X+eb.Width, eb.Y+eb.Height)) {
+								t.Errorf("icons %q and %q overlap", a, b)
+							}
+						}
+					}
+					if !strings.HasPrefix(string(sheet.Index), "{") {
+						t.Errorf("index is not a JSON object: %s", sheet.Index)
+					}
+				})
+			}
+		}
+	}
+}
