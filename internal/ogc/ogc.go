@@ -125,6 +125,15 @@ func (e Endpoint) prefixURL(path string) string {
 	return e.base + path + "?" + e.query + "&"
 }
 
+// escapeSegment escapes an id for use as one URL path segment; "." and ".."
+// are percent-encoded too so that clients do not resolve them.
+func escapeSegment(id string) string {
+	if id == "." || id == ".." {
+		return strings.ReplaceAll(id, ".", "%2E")
+	}
+	return url.PathEscape(id)
+}
+
 func (e Endpoint) valid() error {
 	if e.base == "" {
 		return errors.New("ogc: endpoint not initialised: use NewEndpoint")
@@ -164,7 +173,6 @@ const MediaTypeMVT = "application/vnd.mapbox-vector-tile"
 // source is the normalised description shared by tilesets and maps.
 type source struct {
 	id, title, description, attribution, version string
-	escID                                        string
 	prefix                                       string // "/tiles/{id}" or "/maps/{id}"
 	ogcTilePrefix                                string // path before {z} of the 256 px WebMercatorQuad tiles
 	ext, mime                                    string
@@ -205,10 +213,10 @@ func (ts TileSet) source() (source, error) {
 	if size != 256 && size != 512 {
 		return source{}, fmt.Errorf("ogc: tileset %s: tile size %d, want 256 or 512", ts.ID, ts.TileSize)
 	}
-	esc := "/tiles/" + url.PathEscape(ts.ID)
+	esc := "/tiles/" + escapeSegment(ts.ID)
 	s := source{
 		id: ts.ID, title: ts.Title, description: ts.Description, attribution: ts.Attribution,
-		version: ts.Version, escID: url.PathEscape(ts.ID), prefix: esc, ogcTilePrefix: esc,
+		version: ts.Version, prefix: esc, ogcTilePrefix: esc,
 		ext: ext, mime: mime, vector: vector, minZoom: ts.MinZoom, maxZoom: ts.MaxZoom,
 		tileSize: size,
 	}
@@ -231,10 +239,10 @@ func (m Map) source() (source, error) {
 	if vector || mime == "application/octet-stream" {
 		return source{}, fmt.Errorf("ogc: map %s: format %q, want png, jpg or webp", m.ID, m.Format)
 	}
-	esc := "/maps/" + url.PathEscape(m.ID)
+	esc := "/maps/" + escapeSegment(m.ID)
 	s := source{
 		id: m.ID, title: m.Title, description: m.Description, attribution: m.Attribution,
-		escID: url.PathEscape(m.ID), prefix: esc, ogcTilePrefix: esc + "/256",
+		prefix: esc, ogcTilePrefix: esc + "/256",
 		ext: ext, mime: mime, minZoom: m.MinZoom, maxZoom: m.MaxZoom, tileSize: 256,
 	}
 	s.finish(m.Bounds, m.Center)

@@ -168,6 +168,12 @@ func TestTileJSON(t *testing.T) {
 			wantTile: "https://maps.example.com/tiles/" + url.PathEscape(hostileID) + "/{z}/{x}/{y}.png?key=abc", wantFormat: "png", wantTileSize: 256,
 			wantBounds: [4]float64{-180, -MaxLat, 180, MaxLat}, wantCenter: [3]float64{0, 0, 0},
 		},
+		{
+			name:     "dot-dot id is encoded",
+			ts:       TileSet{ID: "..", Format: "png", MaxZoom: 1},
+			wantTile: "https://maps.example.com/tiles/%2E%2E/{z}/{x}/{y}.png?key=abc", wantFormat: "png", wantTileSize: 256,
+			wantBounds: [4]float64{-180, -MaxLat, 180, MaxLat}, wantCenter: [3]float64{0, 0, 0},
+		},
 		{name: "empty id", ts: TileSet{Format: "png"}, wantErr: true},
 		{name: "bad zoom", ts: TileSet{ID: "a", Format: "png", MinZoom: 5, MaxZoom: 2}, wantErr: true},
 		{name: "zoom too deep", ts: TileSet{ID: "a", Format: "png", MaxZoom: 31}, wantErr: true},
