@@ -1,0 +1,727 @@
+package geocode
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/paulmach/orb"
+	"github.com/paulmach/orb/planar"
+	"github.com/tesseramaps/tessera/internal/geocode/sources"
+	"github.com/tesseramaps/tessera/internal/geocode/textnorm"
+	"github.com/tesseramaps/tessera/internal/opendata"
+)
+
+// BuildOptions configures Build.
+type BuildOptions struct {
+	// CacheDir holds downloaded packages (reused between builds).
+	CacheDir string
+	// Out is the index file to write.
+	Out string
+	// Fetcher fetches source packages; nil uses internal/opendata with CacheDir.
+	Fetcher sources.Fetcher
+	// Logger receives progress; nil uses slog.Default().
+	Logger *slog.Logger
+}
+
+type openDataFetcher struct{ cacheDir string }
+
+func (f openDataFetcher) NPM(ctx context.Context, spec string) (string, error) {
+	return opendata.NPM(ctx, f.cacheDir, spec)
+}
+
+func (f openDataFetcher) Debian(ctx context.Context, pkg string) (string, error) {
+	return opendata.Debian(ctx, f.cacheDir, pkg)
+}
+
+// ErrToolMissing is wrapped by Build when a program it needs to fetch the
+// sources (npm, apt-get, dpkg-deb) is missing.
+var ErrToolMissing = opendata.ErrToolMissing
+
+// Build fetches the open data sources and writes the index file opts.Out.
+func Build(ctx context.Context, opts BuildOptions) error {
+	log := opts.Logger
+	if log == nil {
+		log = slog.Default()
+	}
+	if opts.Out == "" {
+		return errors.New("geocode build: no output path")
+	}
+	f := opts.Fetcher
+	if f == nil {
+		if opts.CacheDir == "" {
+			return errors.New("geocode build: no cache folder")
+		}
+		f = openDataFetcher{cacheDir: opts.CacheDir}
+	}
+	start := time.Now()
+	ds, err := sources.Load(ctx, f)
+	if err != nil {
+		return fmt.Errorf("geocode build: %w", err)
+	}
+	log.Info("geocode sources loaded", "places", len(ds.Places), "countries", len(ds.Countries),
+		"admin1", len(ds.Admin1), "admin2", len(ds.Admin2), "elapsed", time.Since(start).Round(time.Millisecond))
+	if err := WriteDataset(ctx, ds, opts.Out); err != nil {
+		return fmt.Errorf("geocode build: %w", err)
+	}
+	if fi, err := os.Stat(opts.Out); err == nil {
+		log.Info("geocode index written", "path", opts.Out, "bytes", fi.Size(), "elapsed", time.Since(start).Round(time.Millisecond))
+	}
+	return nil
+}
+
+// Designations (place_designation) and kinds, stored in feature flags.
+var designations = []string{"", "city", "town", "village", "hamlet", "neighbourhood", "suburb", "quarter",
+	"borough", "farm", "isolated_dwelling", "allotments", "city_block", "plot"}
+
+var kinds = []string{"", "admin_area", "place", "road", "road_relation", "street", "virtual_street"}
+
+const (
+	kindAdmin = 1
+	kindPlace = 2
+)
+
+func designationIndex(s string) uint32 {
+	for i, d := range designations {
+		if d == s {
+			return uint32(i)
+		}
+	}
+	return 0
+}
+
+type bfeat struct {
+	typ       PlaceType
+	num       uint64
+	name      string
+	ref       string
+	names     map[string][]string // by language, preferred first
+	alts      []string            // untagged searchable names
+	lon, lat  float64
+	bbox      [4]float64
+	hasBBox   bool
+	cc        string
+	country   int
+	region    int
+	subregion int
+	pop       uint64
+	imp       float64
+	capital   int // 3 national capital, 2 region seat, 1 subregion seat
+	design    string
+	kind      uint32
+	geom      orb.Geometry
+	// aggregation of member places (regions, countries)
+	bestPop  int64
+	bestCap  int
+	hasPoint bool
+}
+
+func (f *bfeat) extend(lon, lat float64) {
+	if !f.hasBBox {
+		f.bbox = [4]float64{lon, lat, lon, lat}
+		f.hasBBox = true
+		return
+	}
+	f.bbox[0] = math.Min(f.bbox[0], lon)
+	f.bbox[1] = math.Min(f.bbox[1], lat)
+	f.bbox[2] = math.Max(f.bbox[2], lon)
+	f.bbox[3] = math.Max(f.bbox[3], lat)
+}
+
+// member folds a member place into an aggregate feature: its bbox grows and
+// its center becomes the seat (or, lacking one, the most populous member).
+func (f *bfeat) member(p *sources.Place, capital int) {
+	f.extend(p.Lon, p.Lat)
+	f.pop += p.Population
+	if !f.hasPoint || capital > f.bestCap || (capital == f.bestCap && int64(p.Population) > f.bestPop) {
+		f.lon, f.lat, f.bestCap, f.bestPop, f.hasPoint = p.Lon, p.Lat, capital, int64(p.Population), true
+	}
+}
+
+func placeType(code string) PlaceType {
+	switch code {
+	case "PPLX":
+		return TypeNeighbourhood
+	case "PPLQ", "PPLH", "PPLW", "PPLR", "PPLF", "STLMT", "PPLL":
+		return TypePlace
+	}
+	return TypeLocality
+}
+
+func capitalLevel(code string) int {
+	switch code {
+	case "PPLC":
+		return 4
+	case "PPLA":
+		return 3
+	case "PPLA2":
+		return 2
+	case "PPLA3", "PPLG":
+		return 1
+	}
+	return 0
+}
+
+func clamp01(v float64) float64 { return math.Max(0, math.Min(1, v)) }
+
+func popScore(pop uint64, full float64) float64 {
+	return clamp01(math.Log10(float64(pop)+1) / full)
+}
+
+// WriteDataset turns a Dataset into an index file at out.
+func WriteDataset(ctx context.Context, ds *sources.Dataset, out string) error {
+	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
+		return fmt.Errorf("create index folder: %w", err)
+	}
+	var feats []*bfeat
+	countryIdx := map[string]int{}
+	for _, c := range ds.Countries {
+		f := &bfeat{typ: TypeCountry, num: uint64(c.Numeric), name: c.Name, ref: "iso3166:" + c.Alpha2,
+			names: map[string][]string{}, cc: c.Alpha2, country: -1, region: -1, subregion: -1,
+			kind: kindAdmin, geom: c.Geometry}
+		if f.num == 0 {
+			f.num = 900 + uint64(len(feats))
+		}
+		for lang, ns := range c.Names {
+			f.names[lang] = slices.Clone(ns)
+		}
+		if c.Geometry != nil {
+			b := c.Geometry.Bound()
+			f.bbox = [4]float64{b.Min[0], b.Min[1], b.Max[0], b.Max[1]}
+			f.hasBBox = true
+		}
+		countryIdx[c.Alpha2] = len(feats)
+		f.country = len(feats)
+		feats = append(feats, f)
+	}
+	addAdmins := func(as []sources.Admin, typ PlaceType) map[string]int {
+		idx := map[string]int{}
+		sorted := slices.Clone(as)
+		slices.SortFunc(sorted, func(a, b sources.Admin) int { return strings.Compare(a.Code, b.Code) })
+		for i, a := range sorted {
+			cc, _, _ := strings.Cut(a.Code, ".")
+			ci, ok := countryIdx[cc]
+			if !ok {
+				continue
+			}
+			f := &bfeat{typ: typ, num: uint64(i + 1), name: a.Name, ref: "geonames:" + a.Code, names: map[string][]string{},
+				cc: cc, country: ci, region: -1, subregion: -1, kind: kindAdmin}
+			for lang, n := range a.Names {
+				f.names[lang] = []string{n}
+			}
+			idx[a.Code] = len(feats)
+			feats = append(feats, f)
+		}
+		return idx
+	}
+	a1 := addAdmins(ds.Admin1, TypeRegion)
+	a2 := addAdmins(ds.Admin2, TypeSubregion)
+	for i := range feats {
+		if feats[i].typ == TypeSubregion {
+			code := feats[i].ref[len("geonames:"):]
+			if j := strings.LastIndexByte(code, '.'); j > 0 {
+				if r, ok := a1[code[:j]]; ok {
+					feats[i].region = r
+				}
+			}
+		}
+	}
+	for pi := range ds.Places {
+		if pi%20000 == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
+		p := &ds.Places[pi]
+		ci, ok := countryIdx[p.Country]
+		if !ok || p.FeatureClass != "P" {
+			continue
+		}
+		typ := placeType(p.FeatureCode)
+		capital := capitalLevel(p.FeatureCode)
+		f := &bfeat{typ: typ, num: uint64(p.GeonameID), name: p.Name, ref: fmt.Sprintf("geonames:%d", p.GeonameID),
+			names: map[string][]string{}, lon: p.Lon, lat: p.Lat, cc: p.Country, country: ci, region: -1, subregion: -1,
+			pop: p.Population, capital: capital, kind: kindPlace}
+		f.extend(p.Lon, p.Lat)
+		f.alts = append(f.alts, p.ASCIIName)
+		f.alts = append(f.alts, p.Alternates...)
+		for lang, n := range ds.PlaceNames[p.GeonameID] {
+			f.names[lang] = []string{n}
+		}
+		if r, ok := a1[p.Country+"."+p.Admin1]; ok && p.Admin1 != "" {
+			f.region = r
+			feats[r].member(p, boolInt(p.FeatureCode == "PPLA" || p.FeatureCode == "PPLC"))
+		}
+		if s, ok := a2[p.Country+"."+p.Admin1+"."+p.Admin2]; ok && p.Admin2 != "" {
+			f.subregion = s
+			feats[s].member(p, boolInt(p.FeatureCode == "PPLA2" || p.FeatureCode == "PPLA" || p.FeatureCode == "PPLC"))
+		}
+		c := feats[ci]
+		c.pop += p.Population
+		if c.geom == nil {
+			c.member(p, boolInt(p.FeatureCode == "PPLC"))
+			c.pop -= p.Population
+		} else if p.FeatureCode == "PPLC" && !c.hasPoint {
+			c.lon, c.lat, c.hasPoint = p.Lon, p.Lat, true
+		}
+		switch {
+		case typ == TypeNeighbourhood:
+			f.design = "neighbourhood"
+		case p.Population >= 100000 || capital >= 3:
+			f.design = "city"
+		case p.Population >= 5000:
+			f.design = "town"
+		case p.Population >= 200:
+			f.design = "village"
+		default:
+			f.design = "hamlet"
+		}
+		feats = append(feats, f)
+	}
+	// Countries: center from the polygon when there is one.
+	for _, f := range feats {
+		if f.typ != TypeCountry || f.geom == nil {
+			continue
+		}
+		capLon, capLat, hasCap := f.lon, f.lat, f.hasPoint
+		f.lon, f.lat = countryCenter(f.geom)
+		if hasCap && !planarContains(f.geom, orb.Point{f.lon, f.lat}) {
+			f.lon, f.lat = capLon, capLat
+		}
+		f.hasPoint = true
+	}
+	// Drop aggregates without any position; compute importance.
+	kept := feats[:0]
+	remap := make([]int, len(feats))
+	for i, f := range feats {
+		remap[i] = -1
+		if (f.typ == TypeCountry || f.typ == TypeRegion || f.typ == TypeSubregion) && !f.hasPoint {
+			continue
+		}
+		remap[i] = len(kept)
+		kept = append(kept, f)
+	}
+	feats = kept
+	for _, f := range feats {
+		f.country = remapIdx(remap, f.country)
+		f.region = remapIdx(remap, f.region)
+		f.subregion = remapIdx(remap, f.subregion)
+		f.imp = importance(f)
+	}
+	// Order by importance (ties: type, then number) and remap references.
+	order := make([]int, len(feats))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int {
+		fa, fb := feats[a], feats[b]
+		if c := cmp.Compare(fb.imp, fa.imp); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(fa.typ, fb.typ); c != 0 {
+			return c
+		}
+		return cmp.Compare(fa.num, fb.num)
+	})
+	pos := make([]int, len(feats))
+	sorted := make([]*bfeat, len(feats))
+	for newI, oldI := range order {
+		pos[oldI] = newI
+		sorted[newI] = feats[oldI]
+	}
+	for _, f := range sorted {
+		f.country = remapIdx(pos, f.country)
+		f.region = remapIdx(pos, f.region)
+		f.subregion = remapIdx(pos, f.subregion)
+	}
+	cols, err := assemble(ctx, sorted, ds.Attribution)
+	if err != nil {
+		return err
+	}
+	return cols.write(out)
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+func remapIdx(m []int, i int) int {
+	if i < 0 || i >= len(m) {
+		return -1
+	}
+	return m[i]
+}
+
+// importance scores a feature in 0..1 from its type, population and rank.
+func importance(f *bfeat) float64 {
+	switch f.typ {
+	case TypeCountry:
+		return 0.85 + 0.15*popScore(f.pop, 9)
+	case TypeRegion:
+		return 0.45 + 0.35*popScore(f.pop, 8)
+	case TypeSubregion:
+		return 0.3 + 0.3*popScore(f.pop, 7.5)
+	case TypeNeighbourhood:
+		return 0.7 * popScore(f.pop, 7.3)
+	case TypePlace:
+		return 0.5 * popScore(f.pop, 7.3)
+	}
+	v := 0.85*popScore(f.pop, 7.3) + []float64{0, 0.01, 0.03, 0.06, 0.12}[min(f.capital, 4)]
+	return clamp01(v)
+}
+
+func countryCenter(g orb.Geometry) (float64, float64) {
+	var best orb.Polygon
+	bestArea := -1.0
+	switch g := g.(type) {
+	case orb.Polygon:
+		best = g
+	case orb.MultiPolygon:
+		for _, p := range g {
+			if a := math.Abs(planar.Area(p)); a > bestArea {
+				best, bestArea = p, a
+			}
+		}
+	}
+	if len(best) == 0 {
+		c := g.Bound().Center()
+		return c[0], c[1]
+	}
+	c, _ := planar.CentroidArea(best)
+	return c[0], c[1]
+}
+
+func planarContains(g orb.Geometry, p orb.Point) bool {
+	switch g := g.(type) {
+	case orb.Polygon:
+		return planar.PolygonContains(g, p)
+	case orb.MultiPolygon:
+		return planar.MultiPolygonContains(g, p)
+	}
+	return false
+}
+
+type interner struct {
+	ids  map[string]uint32
+	blob []byte
+	off  []uint32
+}
+
+func newInterner() *interner { return &interner{ids: map[string]uint32{}, off: []uint32{0}} }
+
+func (in *interner) id(s string) uint32 {
+	if id, ok := in.ids[s]; ok {
+		return id
+	}
+	id := uint32(len(in.off) - 1)
+	in.blob = append(in.blob, s...)
+	in.off = append(in.off, uint32(len(in.blob)))
+	in.ids[s] = id
+	return id
+}
+
+func packLang(l string) uint16 {
+	if len(l) != 2 {
+		return 0
+	}
+	return uint16(l[0])<<8 | uint16(l[1])
+}
+
+func unpackLang(v uint16) string {
+	if v == 0 {
+		return ""
+	}
+	return string([]byte{byte(v >> 8), byte(v)})
+}
+
+// Limits of the search index.
+const (
+	maxNameTokens = 24
+	maxTokenRunes = 48
+	maxFuzzyRunes = 32
+	gridCell      = 0.5
+	gridW         = int(360 / gridCell)
+	gridH         = int(180 / gridCell)
+)
+
+// isPointType reports types kept in the reverse-geocoding grid.
+func isPointType(t PlaceType) bool {
+	return t >= TypeMunicipality
+}
+
+func gridCellOf(lon, lat float64) int {
+	x := int((lon + 180) / gridCell)
+	y := int((lat + 90) / gridCell)
+	x = max(0, min(gridW-1, x))
+	y = max(0, min(gridH-1, y))
+	return y*gridW + x
+}
+
+type nameEntry struct {
+	str    string
+	folded string
+	lang   string
+}
+
+// assemble lays the features out as columns with the search structures.
+func assemble(ctx context.Context, feats []*bfeat, attribution []string) (*columns, error) {
+	c := &columns{}
+	strs := newInterner()
+	n := len(feats)
+	c.FGeomOff = append(c.FGeomOff, 0)
+	c.FLangStart = append(c.FLangStart, 0)
+	c.FNameStart = append(c.FNameStart, 0)
+	c.NTokStart = append(c.NTokStart, 0)
+	tokIDs := map[string]uint32{}
+	var tokStrs []string
+	var entries []nameEntry
+	for i, f := range feats {
+		if i%20000 == 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+		}
+		c.FType = append(c.FType, uint8(f.typ))
+		c.FNum = append(c.FNum, f.num)
+		c.FName = append(c.FName, strs.id(f.name))
+		c.FRef = append(c.FRef, strs.id(f.ref))
+		c.FLon = append(c.FLon, toE7(clampLon(f.lon)))
+		c.FLat = append(c.FLat, toE7(clampLat(f.lat)))
+		bb := f.bbox
+		if !f.hasBBox {
+			bb = [4]float64{f.lon, f.lat, f.lon, f.lat}
+		}
+		c.FBBox = append(c.FBBox, toE7(clampLon(bb[0])), toE7(clampLat(bb[1])), toE7(clampLon(bb[2])), toE7(clampLat(bb[3])))
+		c.FCountry = append(c.FCountry, int32(f.country))
+		c.FRegion = append(c.FRegion, int32(f.region))
+		c.FSubregion = append(c.FSubregion, int32(f.subregion))
+		var cc uint16
+		if len(f.cc) == 2 {
+			cc = packLang(f.cc)
+		}
+		c.FCC = append(c.FCC, cc)
+		c.FPop = append(c.FPop, uint32(min(f.pop, math.MaxUint32)))
+		c.FImp = append(c.FImp, float32(f.imp))
+		c.FFlags = append(c.FFlags, designationIndex(f.design)|f.kind<<4|uint32(min(f.capital, 15))<<12)
+		if f.geom != nil {
+			c.GeomBlob = encodeGeometry(c.GeomBlob, f.geom)
+		}
+		c.FGeomOff = append(c.FGeomOff, uint64(len(c.GeomBlob)))
+		// Localized display names: one per language, the preferred form.
+		langs := make([]string, 0, len(f.names))
+		for l, ns := range f.names {
+			if len(ns) > 0 && packLang(l) != 0 {
+				langs = append(langs, l)
+			}
+		}
+		slices.Sort(langs)
+		for _, l := range langs {
+			c.LangCode = append(c.LangCode, packLang(l))
+			c.LangName = append(c.LangName, strs.id(f.names[l][0]))
+		}
+		c.FLangStart = append(c.FLangStart, uint32(len(c.LangCode)))
+		// Searchable names: default, localized (tagged), alternates.
+		entries = entries[:0]
+		seen := map[string]int{}
+		add := func(s, lang string) {
+			s = strings.TrimSpace(s)
+			if s == "" || len(s) > 200 {
+				return
+			}
+			fold := textnorm.Fold(s)
+			if fold == "" {
+				return
+			}
+			if j, ok := seen[fold]; ok {
+				if entries[j].lang == "" && lang != "" {
+					entries[j].lang = lang
+				}
+				return
+			}
+			seen[fold] = len(entries)
+			entries = append(entries, nameEntry{str: s, folded: fold, lang: lang})
+		}
+		add(f.name, "")
+		for _, l := range langs {
+			for _, s := range f.names[l] {
+				add(s, l)
+			}
+		}
+		for _, s := range f.alts {
+			add(s, "")
+		}
+		for _, e := range entries {
+			toks := strings.Split(e.folded, " ")
+			if len(toks) > maxNameTokens {
+				toks = toks[:maxNameTokens]
+			}
+			c.NFeat = append(c.NFeat, uint32(i))
+			c.NStr = append(c.NStr, strs.id(e.str))
+			c.NLang = append(c.NLang, packLang(e.lang))
+			for _, t := range toks {
+				if utf8.RuneCountInString(t) > maxTokenRunes {
+					continue
+				}
+				id, ok := tokIDs[t]
+				if !ok {
+					id = uint32(len(tokStrs))
+					tokIDs[t] = id
+					tokStrs = append(tokStrs, t)
+				}
+				c.NToks = append(c.NToks, id)
+			}
+			c.NTokStart = append(c.NTokStart, uint32(len(c.NToks)))
+		}
+		c.FNameStart = append(c.FNameStart, uint32(len(c.NFeat)))
+	}
+	c.StrBlob, c.StrOff = strs.blob, strs.off
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+
+	// Sort the token dictionary and renumber the name tokens.
+	perm := make([]uint32, len(tokStrs))
+	for i := range perm {
+		perm[i] = uint32(i)
+	}
+	slices.SortFunc(perm, func(a, b uint32) int { return strings.Compare(tokStrs[a], tokStrs[b]) })
+	newID := make([]uint32, len(tokStrs))
+	c.TokOff = append(c.TokOff, 0)
+	for newI, old := range perm {
+		newID[old] = uint32(newI)
+		c.TokBlob = append(c.TokBlob, tokStrs[old]...)
+		c.TokOff = append(c.TokOff, uint32(len(c.TokBlob)))
+	}
+	for i, t := range c.NToks {
+		c.NToks[i] = newID[t]
+	}
+	// Postings: name ids per token (each name once per token).
+	counts := make([]uint32, len(tokStrs)+1)
+	m := len(c.NFeat)
+	for nm := 0; nm < m; nm++ {
+		toks := c.NToks[c.NTokStart[nm]:c.NTokStart[nm+1]]
+		for j, t := range toks {
+			if !slices.Contains(toks[:j], t) {
+				counts[t+1]++
+			}
+		}
+	}
+	for i := 1; i < len(counts); i++ {
+		counts[i] += counts[i-1]
+	}
+	c.PostStart = slices.Clone(counts)
+	c.Postings = make([]uint32, counts[len(counts)-1])
+	fill := slices.Clone(counts)
+	for nm := 0; nm < m; nm++ {
+		toks := c.NToks[c.NTokStart[nm]:c.NTokStart[nm+1]]
+		for j, t := range toks {
+			if !slices.Contains(toks[:j], t) {
+				c.Postings[fill[t]] = uint32(nm)
+				fill[t]++
+			}
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	// Deletion neighbourhood (distance 1) of every token of 4..32 runes.
+	type del struct {
+		h   uint64
+		tok uint32
+	}
+	var dels []del
+	for t := range perm {
+		s := string(c.TokBlob[c.TokOff[t]:c.TokOff[t+1]])
+		rc := utf8.RuneCountInString(s)
+		if rc < 4 || rc > maxFuzzyRunes {
+			continue
+		}
+		dels = append(dels, del{hashString(s), uint32(t)})
+		textnorm.Deletions(s, func(d string) { dels = append(dels, del{hashString(d), uint32(t)}) })
+	}
+	slices.SortFunc(dels, func(a, b del) int {
+		if c := cmp.Compare(a.h, b.h); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.tok, b.tok)
+	})
+	dels = slices.Compact(dels)
+	c.DelHash = make([]uint64, len(dels))
+	c.DelTok = make([]uint32, len(dels))
+	for i, d := range dels {
+		c.DelHash[i], c.DelTok[i] = d.h, d.tok
+	}
+	dels = nil
+	// Spatial grid of point features.
+	cells := make([]uint32, gridW*gridH+1)
+	for i := 0; i < n; i++ {
+		if isPointType(PlaceType(c.FType[i])) {
+			cells[gridCellOf(fromE7(c.FLon[i]), fromE7(c.FLat[i]))+1]++
+		}
+	}
+	for i := 1; i < len(cells); i++ {
+		cells[i] += cells[i-1]
+	}
+	c.GridStart = slices.Clone(cells)
+	c.GridItems = make([]uint32, cells[len(cells)-1])
+	for i := 0; i < n; i++ {
+		if isPointType(PlaceType(c.FType[i])) {
+			cell := gridCellOf(fromE7(c.FLon[i]), fromE7(c.FLat[i]))
+			c.GridItems[cells[cell]] = uint32(i)
+			cells[cell]++
+		}
+	}
+	// Id lookup.
+	ids := make([]int, n)
+	for i := range ids {
+		ids[i] = i
+	}
+	key := func(i int) uint64 { return uint64(c.FType[i])<<56 | c.FNum[i]&(1<<56-1) }
+	slices.SortFunc(ids, func(a, b int) int { return cmp.Compare(key(a), key(b)) })
+	for _, i := range ids {
+		k := key(i)
+		if len(c.IDKey) > 0 && c.IDKey[len(c.IDKey)-1] == k {
+			continue // duplicate number: first (most important) wins
+		}
+		c.IDKey = append(c.IDKey, k)
+		c.IDFeat = append(c.IDFeat, uint32(i))
+	}
+	meta := indexMeta{Attribution: strings.Join(attribution, " "), Features: n, Names: m, Tokens: len(tokStrs),
+		Built: time.Now().UTC().Format(time.RFC3339)}
+	var err error
+	if c.Meta, err = json.Marshal(meta); err != nil {
+		return nil, fmt.Errorf("marshal index metadata: %w", err)
+	}
+	return c, nil
+}
+
+type indexMeta struct {
+	Attribution string `json:"attribution"`
+	Features    int    `json:"features"`
+	Names       int    `json:"names"`
+	Tokens      int    `json:"tokens"`
+	Built       string `json:"built"`
+}
+
+// hashString is 64-bit FNV-1a (stable across processes and builds).
+func hashString(s string) uint64 {
+	h := uint64(14695981039346656037)
+	for i := 0; i < len(s); i++ {
+		h ^= uint64(s[i])
+		h *= 1099511628211
+	}
+	return h
+}

@@ -1,0 +1,80 @@
+package geocode
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+)
+
+// repoRoot walks up from the test's folder to the folder holding go.mod.
+func repoRoot(t testing.TB) string {
+	t.Helper()
+	dir, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			t.Fatal("go.mod not found above the test folder")
+		}
+		dir = parent
+	}
+}
+
+var (
+	realOnce  sync.Once
+	realIndex *Index
+	realErr   error
+	realBuild time.Duration
+	realLoad  time.Duration
+)
+
+// openRealIndex builds (once, cached in .cache/geocode) and opens the index of
+// the real open data. It skips when the sources cannot be fetched, unless
+// TESSERA_REQUIRE_TOOLS=1.
+func openRealIndex(t testing.TB) *Index {
+	t.Helper()
+	root := repoRoot(t)
+	realOnce.Do(func() {
+		out := filepath.Join(root, ".cache", "geocode", "world.tgi")
+		if ix, err := openTimed(out); err == nil {
+			realIndex = ix
+			return
+		}
+		start := time.Now()
+		err := Build(context.Background(), BuildOptions{CacheDir: filepath.Join(root, ".cache", "opendata"), Out: out})
+		realBuild = time.Since(start)
+		if err != nil {
+			realErr = err
+			return
+		}
+		realIndex, realErr = openTimed(out)
+	})
+	if realErr != nil {
+		if os.Getenv("TESSERA_REQUIRE_TOOLS") != "1" && (errors.Is(realErr, ErrToolMissing) || isFetchError(realErr)) {
+			t.Skipf("real geocoding data unavailable: %v", realErr)
+		}
+		t.Fatalf("build real index: %v", realErr)
+	}
+	return realIndex
+}
+
+func openTimed(path string) (*Index, error) {
+	start := time.Now()
+	ix, err := Open(path)
+	realLoad = time.Since(start)
+	return ix, err
+}
+
+func isFetchError(err error) bool {
+	var ee interface{ ExitCode() int }
+	return errors.As(err, &ee)
+}

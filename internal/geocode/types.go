@@ -1,0 +1,355 @@
+package geocode
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strconv"
+
+	"github.com/paulmach/orb"
+)
+
+// PlaceType is a feature type of the spec's PlaceType list.
+type PlaceType uint8
+
+// Place types, in the spec's order (broadest first).
+const (
+	TypeInvalid PlaceType = iota
+	TypeContinentalMarine
+	TypeCountry
+	TypeMajorLandform
+	TypeRegion
+	TypeSubregion
+	TypeCounty
+	TypeJointMunicipality
+	TypeJointSubmunicipality
+	TypeMunicipality
+	TypeMunicipalDistrict
+	TypeLocality
+	TypeNeighbourhood
+	TypePlace
+	TypePostalCode
+	TypeAddress
+	TypeRoad
+	TypePOI
+	numTypes
+)
+
+var typeNames = [numTypes]string{"", "continental_marine", "country", "major_landform", "region", "subregion",
+	"county", "joint_municipality", "joint_submunicipality", "municipality", "municipal_district", "locality",
+	"neighbourhood", "place", "postal_code", "address", "road", "poi"}
+
+// typeLabels are the English display names reported in place_type_name.
+var typeLabels = [numTypes]string{"", "Continental marine area", "Country", "Major landform", "Region", "Subregion",
+	"County", "Joint municipality", "Joint submunicipality", "Municipality", "Municipal district", "Locality",
+	"Neighbourhood", "Place", "Postal code", "Address", "Road", "Point of interest"}
+
+// String returns the spec's name of t ("" for TypeInvalid).
+func (t PlaceType) String() string {
+	if t >= numTypes {
+		return ""
+	}
+	return typeNames[t]
+}
+
+// ParsePlaceType returns the PlaceType named s.
+func ParsePlaceType(s string) (PlaceType, bool) {
+	for i := TypeContinentalMarine; i < numTypes; i++ {
+		if typeNames[i] == s {
+			return i, true
+		}
+	}
+	return TypeInvalid, false
+}
+
+// AllPlaceTypes lists every place type in the spec's order.
+func AllPlaceTypes() []PlaceType {
+	out := make([]PlaceType, 0, numTypes-1)
+	for i := TypeContinentalMarine; i < numTypes; i++ {
+		out = append(out, i)
+	}
+	return out
+}
+
+// SearchResults is the response of one geocoding query (spec: SearchResults).
+type SearchResults struct {
+	Type        string    `json:"type"` // always "FeatureCollection"
+	Features    []Feature `json:"features"`
+	Query       []string  `json:"query"`
+	Attribution string    `json:"attribution"`
+}
+
+// Localized is one requested language's variant of a text: it becomes the
+// dynamic members text_<Lang>, language_<Lang> and place_name_<Lang>.
+type Localized struct {
+	Lang      string // requested ISO 639-1 code
+	Text      string
+	Language  string // language of Text (the fallback's when not Lang); "" unknown
+	PlaceName string // empty in context items
+}
+
+// Properties are a feature's properties (spec: FeatureProperties).
+type Properties struct {
+	Ref              string            `json:"ref"`
+	CountryCode      string            `json:"country_code"`
+	Kind             string            `json:"kind,omitempty"`
+	Categories       []string          `json:"categories,omitempty"`
+	FeatureTags      map[string]string `json:"feature_tags,omitempty"`
+	PlaceDesignation string            `json:"place_designation,omitempty"`
+}
+
+// Context is one level of a feature's hierarchy (spec: Context item).
+type Context struct {
+	ID        string
+	Text      string
+	Language  string
+	Localized []Localized
+	Properties
+}
+
+// Feature is one result (spec: Feature).
+type Feature struct {
+	ID                string
+	Text              string
+	Language          string
+	Localized         []Localized
+	Properties        Properties
+	Geometry          orb.Geometry
+	BBox              [4]float64
+	Center            [2]float64
+	PlaceName         string
+	MatchingPlaceName string
+	MatchingText      string
+	PlaceType         []string
+	PlaceTypeName     []string
+	Relevance         float64
+	Context           []Context
+	Address           string
+}
+
+// objWriter writes a JSON object member by member, in order.
+type objWriter struct {
+	buf bytes.Buffer
+	n   int
+	err error
+}
+
+func (w *objWriter) raw(key string, v []byte) {
+	if w.n == 0 {
+		w.buf.WriteByte('{')
+	} else {
+		w.buf.WriteByte(',')
+	}
+	w.n++
+	k, _ := json.Marshal(key)
+	w.buf.Write(k)
+	w.buf.WriteByte(':')
+	w.buf.Write(v)
+}
+
+func (w *objWriter) val(key string, v any) {
+	b, err := json.Marshal(v)
+	if err != nil && w.err == nil {
+		w.err = fmt.Errorf("marshal %s: %w", key, err)
+	}
+	w.raw(key, b)
+}
+
+func (w *objWriter) str(key, v string, omitEmpty bool) {
+	if v == "" && omitEmpty {
+		return
+	}
+	w.val(key, v)
+}
+
+func (w *objWriter) done() ([]byte, error) {
+	if w.n == 0 {
+		w.buf.WriteByte('{')
+	}
+	w.buf.WriteByte('}')
+	return w.buf.Bytes(), w.err
+}
+
+func (w *objWriter) props(p *Properties) {
+	w.val("ref", p.Ref)
+	w.val("country_code", p.CountryCode)
+	w.str("kind", p.Kind, true)
+	if len(p.Categories) > 0 {
+		w.val("categories", p.Categories)
+	}
+	if len(p.FeatureTags) > 0 {
+		w.val("feature_tags", p.FeatureTags)
+	}
+	w.str("place_designation", p.PlaceDesignation, true)
+}
+
+// MarshalJSON writes the context item with its properties inline and the
+// dynamic text_xx / language_xx members.
+func (c Context) MarshalJSON() ([]byte, error) {
+	var w objWriter
+	w.val("id", c.ID)
+	w.val("text", c.Text)
+	w.str("language", c.Language, true)
+	for _, l := range c.Localized {
+		w.val("text_"+l.Lang, l.Text)
+		w.str("language_"+l.Lang, l.Language, true)
+	}
+	w.props(&c.Properties)
+	return w.done()
+}
+
+// MarshalJSON writes the feature with the spec's member names, including the
+// dynamic text_xx, language_xx and place_name_xx members.
+func (f Feature) MarshalJSON() ([]byte, error) {
+	var w objWriter
+	w.val("type", "Feature")
+	w.val("id", f.ID)
+	w.val("text", f.Text)
+	w.str("language", f.Language, true)
+	for _, l := range f.Localized {
+		w.val("text_"+l.Lang, l.Text)
+		w.str("language_"+l.Lang, l.Language, true)
+		w.val("place_name_"+l.Lang, l.PlaceName)
+	}
+	w.val("properties", f.Properties)
+	geom := f.Geometry
+	if geom == nil {
+		geom = orb.Point(f.Center)
+	}
+	g, err := MarshalGeometry(geom)
+	if err != nil {
+		return nil, err
+	}
+	w.raw("geometry", g)
+	w.val("bbox", f.BBox)
+	w.val("center", f.Center)
+	w.val("place_name", f.PlaceName)
+	w.str("matching_place_name", f.MatchingPlaceName, true)
+	w.str("matching_text", f.MatchingText, true)
+	w.val("place_type", nonNil(f.PlaceType))
+	w.val("place_type_name", nonNil(f.PlaceTypeName))
+	w.raw("relevance", []byte(strconv.FormatFloat(f.Relevance, 'f', -1, 64)))
+	if len(f.Context) > 0 {
+		w.val("context", f.Context)
+	}
+	w.str("address", f.Address, true)
+	return w.done()
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+// MarshalJSON writes the collection; a nil feature or query list is written
+// as an empty array.
+func (r SearchResults) MarshalJSON() ([]byte, error) {
+	type plain SearchResults
+	p := plain(r)
+	p.Type = "FeatureCollection"
+	if p.Features == nil {
+		p.Features = []Feature{}
+	}
+	if p.Query == nil {
+		p.Query = []string{}
+	}
+	return json.Marshal(p)
+}
+
+// MarshalGeometry writes g as a GeoJSON geometry object.
+func MarshalGeometry(g orb.Geometry) ([]byte, error) {
+	var b bytes.Buffer
+	if err := writeGeometry(&b, g, 0); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}
+
+func writePos(b *bytes.Buffer, p orb.Point) {
+	b.WriteByte('[')
+	b.WriteString(strconv.FormatFloat(p[0], 'f', -1, 64))
+	b.WriteByte(',')
+	b.WriteString(strconv.FormatFloat(p[1], 'f', -1, 64))
+	b.WriteByte(']')
+}
+
+func writeLine(b *bytes.Buffer, ps []orb.Point) {
+	b.WriteByte('[')
+	for i, p := range ps {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		writePos(b, p)
+	}
+	b.WriteByte(']')
+}
+
+func writeRings(b *bytes.Buffer, rs []orb.Ring) {
+	b.WriteByte('[')
+	for i, r := range rs {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		writeLine(b, r)
+	}
+	b.WriteByte(']')
+}
+
+func writeGeometry(b *bytes.Buffer, g orb.Geometry, depth int) error {
+	if depth > 4 {
+		return fmt.Errorf("marshal geometry: collections nested too deeply")
+	}
+	head := func(t string) { b.WriteString(`{"type":"` + t + `","coordinates":`) }
+	switch g := g.(type) {
+	case orb.Point:
+		head("Point")
+		writePos(b, g)
+	case orb.MultiPoint:
+		head("MultiPoint")
+		writeLine(b, g)
+	case orb.LineString:
+		head("LineString")
+		writeLine(b, g)
+	case orb.MultiLineString:
+		head("MultiLineString")
+		b.WriteByte('[')
+		for i, l := range g {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			writeLine(b, l)
+		}
+		b.WriteByte(']')
+	case orb.Polygon:
+		head("Polygon")
+		writeRings(b, g)
+	case orb.MultiPolygon:
+		head("MultiPolygon")
+		b.WriteByte('[')
+		for i, p := range g {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			writeRings(b, p)
+		}
+		b.WriteByte(']')
+	case orb.Collection:
+		b.WriteString(`{"type":"GeometryCollection","geometries":[`)
+		for i, c := range g {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			if err := writeGeometry(b, c, depth+1); err != nil {
+				return err
+			}
+		}
+		b.WriteString("]}")
+		return nil
+	default:
+		return fmt.Errorf("marshal geometry: unsupported type %T", g)
+	}
+	b.WriteByte('}')
+	return nil
+}
