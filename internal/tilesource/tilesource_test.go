@@ -86,3 +86,61 @@ func TestFormat(t *testing.T) {
 		t.Error("MediaType")
 	}
 }
+
+func TestOpenPMTilesFixtures(t *testing.T) {
+	ctx := context.Background()
+	tests := []struct {
+		file      string
+		format    Format
+		wantError bool
+	}{
+		{file: "fixtures/martin/tests/fixtures/pmtiles/png.pmtiles", format: PNG},
+		// Its version byte is the ASCII digit '3': it must be refused.
+		{file: "fixtures/martin/tests/fixtures/pmtiles/stamen_toner__raster_CC-BY+ODbL_z3.pmtiles", wantError: true},
+		{file: "fixtures/martin/tests/fixtures/pmtiles2/webp2.pmtiles", format: WebP},
+		{file: "fixtures/go-pmtiles/pmtiles/fixtures/test_fixture_1.pmtiles", format: PBF},
+	}
+	for _, tt := range tests {
+		t.Run(tt.file, func(t *testing.T) {
+			src, err := OpenFile(ctx, fixtures.Path(t, tt.file))
+			if tt.wantError {
+				if err == nil {
+					src.Close()
+					t.Fatal("want an error")
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer src.Close()
+			info := src.Info()
+			if info.Format != tt.format {
+				t.Errorf("format = %s, want %s", info.Format, tt.format)
+			}
+			z := info.MinZoom
+			found := false
+			for x := 0; x < 1<<z && !found; x++ {
+				for y := 0; y < 1<<z; y++ {
+					tile, err := src.Tile(ctx, z, x, y)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if tile != nil {
+						found = true
+						if tt.format.Vector() {
+							continue
+						}
+						if got, err := Sniff(tile); err != nil || got != tt.format {
+							t.Errorf("tile %d/%d/%d sniffed as %s, %v", z, x, y, got, err)
+						}
+						break
+					}
+				}
+			}
+			if !found {
+				t.Errorf("no tile at the minimum zoom %d", z)
+			}
+		})
+	}
+}

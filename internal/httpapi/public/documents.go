@@ -1,0 +1,182 @@
+package public
+
+import (
+	"encoding/json"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/tesseramaps/tessera/internal/catalog"
+	"github.com/tesseramaps/tessera/internal/httpapi/respond"
+	"github.com/tesseramaps/tessera/internal/ogc"
+	"github.com/tesseramaps/tessera/internal/tilecache"
+	"github.com/tesseramaps/tessera/internal/tilesource"
+	"github.com/tesseramaps/tessera/internal/web"
+)
+
+// endpoint is the absolute base of URLs inside documents for this request,
+// carrying the request's key parameter.
+func (a *API) endpoint(r *http.Request) (ogc.Endpoint, error) {
+	return ogc.NewEndpoint(respond.BaseURL(r, a.d.PublicURL), respond.KeyQuery(r))
+}
+
+// tileSet describes a catalog entry for the document builders.
+func tileSet(e *catalog.Entry) ogc.TileSet {
+	in := e.Info
+	title := e.Title
+	if title == "" {
+		title = in.Name
+	}
+	return ogc.TileSet{
+		ID:           e.Name,
+		Title:        title,
+		Description:  in.Description,
+		Attribution:  in.Attribution,
+		Version:      in.Version,
+		Format:       string(in.Format),
+		Vector:       in.Format == tilesource.PBF,
+		MinZoom:      in.MinZoom,
+		MaxZoom:      in.MaxZoom,
+		Bounds:       in.Bounds,
+		Center:       in.Center,
+		VectorLayers: in.VectorLayers,
+	}
+}
+
+// document writes a generated document with a strong ETag so that clients
+// can revalidate.
+func (a *API) document(w http.ResponseWriter, r *http.Request, contentType string, body []byte) {
+	etag := tilecache.ETag(body)
+	h := w.Header()
+	h.Set("ETag", etag)
+	h.Set("Cache-Control", a.d.CacheControlDocuments)
+	if match(r.Header.Get("If-None-Match"), etag) {
+		w.WriteHeader(http.StatusNotModified)
+		return
+	}
+	respond.Bytes(w, http.StatusOK, contentType, body)
+}
+
+func (a *API) jsonDocument(w http.ResponseWriter, r *http.Request, contentType string, v any, err error) {
+	if err != nil {
+		a.d.Log.ErrorContext(r.Context(), "build document", "path", r.URL.Path, "err", err)
+		respond.Fail(w, http.StatusInternalServerError, "the document could not be built")
+		return
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		a.d.Log.ErrorContext(r.Context(), "encode document", "path", r.URL.Path, "err", err)
+		respond.Fail(w, http.StatusInternalServerError, "the document could not be built")
+		return
+	}
+	a.document(w, r, contentType, b)
+}
+
+func (a *API) tileJSON(w http.ResponseWriter, r *http.Request) {
+	e, ok := a.served(w, r)
+	if !ok {
+		return
+	}
+	ep, err := a.endpoint(r)
+	if err != nil {
+		a.jsonDocument(w, r, "", nil, err)
+		return
+	}
+	doc, err := ogc.TileJSON(tileSet(e), ep)
+	a.jsonDocument(w, r, "application/json", doc, err)
+}
+
+func (a *API) ogcTileSet(w http.ResponseWriter, r *http.Request) {
+	e, ok := a.served(w, r)
+	if !ok {
+		return
+	}
+	ep, err := a.endpoint(r)
+	if err != nil {
+		a.jsonDocument(w, r, "", nil, err)
+		return
+	}
+	doc, err := ogc.OGCTileSet(tileSet(e), ep)
+	a.jsonDocument(w, r, "application/json", doc, err)
+}
+
+func (a *API) tileMatrixSet(w http.ResponseWriter, r *http.Request) {
+	e, ok := a.served(w, r)
+	if !ok {
+		return
+	}
+	ep, err := a.endpoint(r)
+	if err != nil {
+		a.jsonDocument(w, r, "", nil, err)
+		return
+	}
+	doc, err := ogc.TileSetMatrixSet(tileSet(e), ep)
+	a.jsonDocument(w, r, "application/json", doc, err)
+}
+
+func (a *API) wmts(w http.ResponseWriter, r *http.Request) {
+	e, ok := a.served(w, r)
+	if !ok {
+		return
+	}
+	ep, err := a.endpoint(r)
+	if err != nil {
+		a.jsonDocument(w, r, "", nil, err)
+		return
+	}
+	b, err := ogc.TileSetWMTS(tileSet(e), ep, ogc.WMTSOptions{Title: "Tessera"})
+	if err != nil {
+		a.jsonDocument(w, r, "", nil, err)
+		return
+	}
+	a.document(w, r, "text/xml; charset=utf-8", b)
+}
+
+func (a *API) conformance(w http.ResponseWriter, r *http.Request) {
+	seen := map[string]bool{}
+	var formats []string
+	for _, e := range a.d.Catalog.List() {
+		if f := string(e.Info.Format); e.Served() && !seen[f] {
+			seen[f] = true
+			formats = append(formats, f)
+		}
+	}
+	a.jsonDocument(w, r, "application/json", ogc.Conformance(formats...), nil)
+}
+
+func (a *API) viewer(w http.ResponseWriter, r *http.Request) {
+	e, ok := a.served(w, r)
+	if !ok {
+		return
+	}
+	base, err := url.Parse(respond.BaseURL(r, a.d.PublicURL))
+	if err != nil {
+		a.jsonDocument(w, r, "", nil, err)
+		return
+	}
+	var b strings.Builder
+	view := web.TilesetView{
+		ID:       e.Name,
+		Title:    tileSet(e).Title,
+		Vector:   e.Info.Format.Vector(),
+		BasePath: strings.TrimRight(base.Path, "/"),
+		Query:    strings.TrimPrefix(respond.KeyQuery(r), "?"),
+	}
+	if err := web.TilesetViewer(&b, view); err != nil {
+		a.jsonDocument(w, r, "", nil, err)
+		return
+	}
+	w.Header().Set("Cache-Control", "no-cache")
+	respond.Bytes(w, http.StatusOK, "text/html; charset=utf-8", []byte(b.String()))
+}
+
+func (a *API) viewerRedirect(w http.ResponseWriter, r *http.Request) {
+	if _, ok := a.served(w, r); !ok {
+		return
+	}
+	target := r.URL.EscapedPath() + "/"
+	if r.URL.RawQuery != "" {
+		target += "?" + r.URL.RawQuery
+	}
+	http.Redirect(w, r, target, http.StatusMovedPermanently)
+}

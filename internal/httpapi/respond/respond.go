@@ -1,0 +1,140 @@
+// Package respond writes HTTP responses the way every Tessera API does: JSON
+// bodies, errors as {"message": "..."}, and absolute URLs built from the
+// configured public URL or the request's Host and X-Forwarded-* headers.
+package respond
+
+import (
+	"encoding/json"
+	"log/slog"
+	"net/http"
+	"strings"
+)
+
+// Error is the body of every error response.
+type Error struct {
+	Message string `json:"message"`
+}
+
+// JSON writes v as a JSON body with the status.
+func JSON(w http.ResponseWriter, status int, v any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		slog.Error("encode response", "err", err)
+		status = http.StatusInternalServerError
+		b = []byte(`{"message":"could not encode the response"}`)
+	}
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.WriteHeader(status)
+	w.Write(b)
+	w.Write([]byte{'\n'})
+}
+
+// Fail writes {"message": msg} with the status.
+func Fail(w http.ResponseWriter, status int, msg string) {
+	h := w.Header()
+	// A cached success must not be reused for an error.
+	h.Del("ETag")
+	h.Del("Content-Encoding")
+	h.Set("Cache-Control", "no-store")
+	JSON(w, status, Error{Message: msg})
+}
+
+// Bytes writes a document with its content type.
+func Bytes(w http.ResponseWriter, status int, contentType string, b []byte) {
+	w.Header().Set("Content-Type", contentType)
+	w.WriteHeader(status)
+	w.Write(b)
+}
+
+// BaseURL returns the absolute root URL of the server for links in
+// documents: public (the configured public URL) when set, otherwise the
+// scheme from X-Forwarded-Proto (or the connection) and the host from
+// X-Forwarded-Host (or Host). Header values are checked so that a hostile
+// header cannot inject anything but a host name.
+func BaseURL(r *http.Request, public string) string {
+	if public != "" {
+		return strings.TrimRight(public, "/")
+	}
+	scheme := "http"
+	if r.TLS != nil {
+		scheme = "https"
+	}
+	if p := firstValue(r.Header.Get("X-Forwarded-Proto")); p == "https" || p == "http" {
+		scheme = p
+	}
+	host := r.Host
+	if h := firstValue(r.Header.Get("X-Forwarded-Host")); h != "" && validHost(h) {
+		host = h
+	}
+	if !validHost(host) {
+		host = "localhost"
+	}
+	prefix := ""
+	if p := firstValue(r.Header.Get("X-Forwarded-Prefix")); p != "" && validPrefix(p) {
+		prefix = strings.TrimRight(p, "/")
+	}
+	return scheme + "://" + host + prefix
+}
+
+func firstValue(v string) string {
+	if i := strings.IndexByte(v, ','); i >= 0 {
+		v = v[:i]
+	}
+	return strings.TrimSpace(v)
+}
+
+// validHost accepts host names, IPv4 and bracketed IPv6 addresses with an
+// optional port.
+func validHost(h string) bool {
+	if h == "" || len(h) > 255 {
+		return false
+	}
+	for i := 0; i < len(h); i++ {
+		c := h[i]
+		ok := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '.' || c == ':' || c == '[' || c == ']' || c == '_'
+		if !ok {
+			return false
+		}
+	}
+	return true
+}
+
+func validPrefix(p string) bool {
+	if !strings.HasPrefix(p, "/") || len(p) > 200 || strings.Contains(p, "//") || strings.Contains(p, "..") {
+		return false
+	}
+	for i := 0; i < len(p); i++ {
+		c := p[i]
+		ok := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '.' || c == '/' || c == '_'
+		if !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// KeyQuery returns "?key=..." when the request carries an API key in its
+// query, so that documents can carry it into the URLs they contain.
+func KeyQuery(r *http.Request) string {
+	k := r.URL.Query().Get("key")
+	if k == "" {
+		return ""
+	}
+	return "?key=" + urlQueryEscape(k)
+}
+
+func urlQueryEscape(s string) string {
+	var b strings.Builder
+	const hex = "0123456789ABCDEF"
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_' || c == '.' || c == '~' {
+			b.WriteByte(c)
+		} else {
+			b.WriteByte('%')
+			b.WriteByte(hex[c>>4])
+			b.WriteByte(hex[c&15])
+		}
+	}
+	return b.String()
+}
