@@ -61,6 +61,7 @@ type page struct {
 	TileJSON, Style         string
 	MapLibreJS, MapLibreCSS string
 	ViewerJS, ViewerCSS     string
+	Favicon                 string
 	Links                   []link
 }
 
@@ -97,6 +98,7 @@ func (p *page) assets(base string) {
 	p.MapLibreCSS = assetURL(base, "vendor/maplibre-gl.css")
 	p.ViewerJS = assetURL(base, "viewer.js")
 	p.ViewerCSS = assetURL(base, "viewer.css")
+	p.Favicon = assetURL(base, "favicon.svg")
 }
 
 func render(w io.Writer, p *page) error {

@@ -199,12 +199,13 @@ func TestStatic(t *testing.T) {
 		if w.Code != 200 || w.Header().Get("Cache-Control") != cacheImmutable {
 			t.Errorf("%s: %d %q", u, w.Code, w.Header().Get("Cache-Control"))
 		}
-		if strings.HasSuffix(strings.SplitN(u, "?", 2)[0], ".css") && w.Header().Get("Content-Type") != "text/css; charset=utf-8" {
-			t.Errorf("%s content type %q", u, w.Header().Get("Content-Type"))
+		wantType := map[string]string{".css": "text/css; charset=utf-8", ".js": "text/javascript; charset=utf-8", ".svg": "image/svg+xml"}[filepath.Ext(strings.SplitN(u, "?", 2)[0])]
+		if w.Header().Get("Content-Type") != wantType {
+			t.Errorf("%s content type %q, want %q", u, w.Header().Get("Content-Type"), wantType)
 		}
 	}
-	if assets != 4 {
-		t.Errorf("page references %d static assets, want 4", assets)
+	if assets != 5 {
+		t.Errorf("page references %d static assets, want 5", assets)
 	}
 	if w := get(h, "HEAD", "/static/viewer.css", nil); w.Code != 200 || w.Body.Len() != 0 {
 		t.Errorf("HEAD: %d %d", w.Code, w.Body.Len())
