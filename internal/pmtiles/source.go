@@ -7,7 +7,9 @@ import (
 	"io"
 	"net/url"
 	"os"
+	"runtime/debug"
 	"strings"
+	"sync"
 )
 
 // RangeSource gives random access to the bytes of one archive.
@@ -34,12 +36,22 @@ var ErrChanged = errors.New("pmtiles: archive changed")
 // maxReadLength bounds any single ReadRange call made by this package.
 const maxReadLength = 1 << 30
 
-// FileSource reads a local archive with positioned reads (pread), which are
-// safe for concurrent use.
+// FileSource reads a local archive. On Unix systems the file is mapped into
+// memory (reads are then plain copies, without a system call); elsewhere, or
+// when mapping fails, it uses positioned reads (pread). Both are safe for
+// concurrent use. A mapped file that is truncated by another process while
+// open makes reads fail with an error instead of crashing the program.
+// Replacing the file by renaming another over it is safe: the source keeps
+// reading the old version (its ETag is the size and modification time at
+// open; reopen to see the new one).
 type FileSource struct {
 	f    *os.File
 	size int64
 	etag string
+	mem  []byte // the mapped file, or nil
+
+	closeOnce sync.Once
+	closeErr  error
 }
 
 // OpenFile opens a local archive.
@@ -57,7 +69,9 @@ func OpenFile(path string) (*FileSource, error) {
 		f.Close()
 		return nil, fmt.Errorf("pmtiles: %s is not a regular file", path)
 	}
-	return &FileSource{f: f, size: st.Size(), etag: fmt.Sprintf("%x-%x", st.Size(), st.ModTime().UnixNano())}, nil
+	s := &FileSource{f: f, size: st.Size(), etag: fmt.Sprintf("%x-%x", st.Size(), st.ModTime().UnixNano())}
+	s.mem = mapFile(f, s.size)
+	return s, nil
 }
 
 // ReadRange implements RangeSource.
@@ -70,6 +84,12 @@ func (s *FileSource) ReadRange(ctx context.Context, offset, length int64) ([]byt
 	}
 	length = min(length, s.size-offset)
 	b := make([]byte, length)
+	if s.mem != nil {
+		if err := copyMapped(b, s.mem[offset:offset+length]); err != nil {
+			return nil, fmt.Errorf("pmtiles: read %s at %d: %w", s.f.Name(), offset, err)
+		}
+		return b, nil
+	}
 	n, err := s.f.ReadAt(b, offset)
 	if err != nil && !(errors.Is(err, io.EOF) && n == len(b)) {
 		if errors.Is(err, io.EOF) {
@@ -90,8 +110,33 @@ func (s *FileSource) ETag() string { return s.etag }
 // Size implements RangeSource.
 func (s *FileSource) Size() int64 { return s.size }
 
-// Close implements RangeSource.
-func (s *FileSource) Close() error { return s.f.Close() }
+// Close implements RangeSource. Reads must not run concurrently with or
+// after Close.
+func (s *FileSource) Close() error {
+	s.closeOnce.Do(func() {
+		err := unmapFile(s.mem)
+		s.mem = nil
+		s.closeErr = errors.Join(err, s.f.Close())
+	})
+	return s.closeErr
+}
+
+// Mapped reports whether the file is memory-mapped.
+func (s *FileSource) Mapped() bool { return s.mem != nil }
+
+// copyMapped copies from a memory mapping, turning the fault raised when the
+// file was truncated underneath the mapping (SIGBUS) into an error.
+func copyMapped(dst, src []byte) (err error) {
+	old := debug.SetPanicOnFault(true)
+	defer func() {
+		debug.SetPanicOnFault(old)
+		if r := recover(); r != nil {
+			err = fmt.Errorf("memory-mapped read failed (file truncated?): %v", r)
+		}
+	}()
+	copy(dst, src)
+	return nil
+}
 
 // Name returns the path of the file.
 func (s *FileSource) Name() string { return s.f.Name() }
