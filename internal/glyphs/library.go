@@ -291,6 +291,9 @@ func (l *Library) lookup(name string) (*face, bool) {
 // concurrent requests build once. The returned slice is shared: do not
 // modify it.
 func (l *Library) Range(ctx context.Context, fontstack []string, start int) ([]byte, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("glyph range: %w", err)
+	}
 	if err := checkStart(start); err != nil {
 		return nil, err
 	}

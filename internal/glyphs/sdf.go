@@ -17,6 +17,7 @@ const (
 	maxCurvePieces = 64    // chords per curve at most
 	maxSegments    = 20000 // chords per glyph at most
 	blockSize      = 4     // side of the pixel blocks sharing a candidate list
+	saturation     = 6.0   // distance in pixels from which every byte is 0 or 255
 )
 
 // segment is one chord of a flattened outline, in pixels with y up.
@@ -200,7 +201,9 @@ func (s *scratch) sdf(W, H int, x0, y0 float64) []byte {
 	const r2 = radius * radius
 
 	// Distances, block by block: the candidates of a block are the segments
-	// that can be nearest to one of its pixels within the radius.
+	// that can be nearest to one of its pixels. Distances of 6 px and more
+	// all encode to 0 (outside) or 255 (inside), so beyond that the nearest
+	// candidate need not be the nearest segment.
 	for by := 0; by < H; by += blockSize {
 		bh := min(blockSize, H-by)
 		for bx := 0; bx < W; bx += blockSize {
@@ -208,16 +211,17 @@ func (s *scratch) sdf(W, H int, x0, y0 float64) []byte {
 			cx := x0 + float64(bx) + float64(bw)/2
 			cy := y0 - float64(by) - float64(bh)/2
 			hd := math.Hypot(float64(bw-1)/2, float64(bh-1)/2)
-			best := math.Inf(1)
+			best2 := math.Inf(1)
 			for k := range segs {
-				d := math.Sqrt(segs[k].dist2(cx, cy))
-				s.dc[k] = d
-				best = min(best, d)
+				d2 := segs[k].dist2(cx, cy)
+				s.dc[k] = d2
+				best2 = min(best2, d2)
 			}
-			limit := min(best+hd, radius) + hd
+			limit := min(math.Sqrt(best2)+hd, saturation) + hd
+			limit2 := limit * limit
 			s.cand = s.cand[:0]
-			for k, d := range s.dc {
-				if d <= limit {
+			for k, d2 := range s.dc {
+				if d2 <= limit2 {
 					s.cand = append(s.cand, int32(k))
 				}
 			}
