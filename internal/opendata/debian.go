@@ -35,7 +35,7 @@ func Debian(ctx context.Context, cacheDir, pkg string) (string, error) {
 		return "", fmt.Errorf("debian %s: %w", pkg, err)
 	}
 	if exists(final) {
-		logger().Debug("opendata: debian package cached", "package", pkg, "dir", final)
+		logger(ctx).Debug("opendata: debian package cached", "package", pkg, "dir", final)
 		return final, nil
 	}
 
@@ -44,7 +44,7 @@ func Debian(ctx context.Context, cacheDir, pkg string) (string, error) {
 		return "", err
 	}
 	defer os.RemoveAll(tmp)
-	logger().Info("opendata: fetching debian package", "package", pkg, "version", version)
+	logger(ctx).Info("opendata: fetching debian package", "package", pkg, "version", version)
 	start := time.Now()
 	dl := filepath.Join(tmp, "download")
 	if err := os.Mkdir(dl, 0o755); err != nil {
@@ -64,7 +64,7 @@ func Debian(ctx context.Context, cacheDir, pkg string) (string, error) {
 	if err := publish(unpacked, final); err != nil {
 		return "", fmt.Errorf("debian %s: %w", pkg, err)
 	}
-	logger().Info("opendata: debian package ready", "package", pkg, "version", version, "dir", final,
+	logger(ctx).Info("opendata: debian package ready", "package", pkg, "version", version, "dir", final,
 		"elapsed", time.Since(start).Round(time.Millisecond))
 	return final, nil
 }

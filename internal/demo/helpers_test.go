@@ -1,0 +1,8 @@
+package demo
+
+import (
+	"io"
+	"log/slog"
+)
+
+func discardLogger() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
