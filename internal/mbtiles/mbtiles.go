@@ -193,3 +193,30 @@ func (r *Reader) Close() error {
 	}
 	return r.db.Close()
 }
+
+// Check runs SQLite's consistency check over the whole file, so that a
+// truncated or damaged upload is refused before it is served.
+func (r *Reader) Check(ctx context.Context) error {
+	rows, err := r.db.QueryContext(ctx, `PRAGMA quick_check`)
+	if err != nil {
+		return fmt.Errorf("check %s: %w", r.path, err)
+	}
+	defer rows.Close()
+	var problems []string
+	for rows.Next() {
+		var s string
+		if err := rows.Scan(&s); err != nil {
+			return fmt.Errorf("check %s: %w", r.path, err)
+		}
+		if s != "ok" && len(problems) < 5 {
+			problems = append(problems, s)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("check %s: %w", r.path, err)
+	}
+	if len(problems) > 0 {
+		return fmt.Errorf("%s is damaged: %s", r.path, strings.Join(problems, "; "))
+	}
+	return nil
+}

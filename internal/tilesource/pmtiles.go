@@ -115,3 +115,15 @@ func (p *PMTiles) Tile(ctx context.Context, z, x, y int) ([]byte, error) {
 
 // Close releases the archive.
 func (p *PMTiles) Close() error { return p.r.Close() }
+
+// Check reads every directory of the archive and checks that each tile
+// lies inside the tile data section.
+func (p *PMTiles) Check(ctx context.Context) error {
+	h := p.r.Header()
+	return p.r.Walk(ctx, func(e pmtiles.Entry) error {
+		if e.RunLength > 0 && e.Offset+uint64(e.Length) > h.TileDataLength {
+			return fmt.Errorf("tile %d lies outside the tile data", e.TileID)
+		}
+		return nil
+	})
+}

@@ -1,0 +1,216 @@
+// Package server assembles Tessera's HTTP server: it opens the state
+// database and the catalog of the data directory, builds the route tables
+// of each API document behind their middleware, and runs the http.Server
+// with its timeouts, the directory watcher and graceful shutdown.
+package server
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/tesseramaps/tessera/internal/catalog"
+	"github.com/tesseramaps/tessera/internal/config"
+	"github.com/tesseramaps/tessera/internal/httpapi/admin"
+	"github.com/tesseramaps/tessera/internal/httpapi/middleware"
+	"github.com/tesseramaps/tessera/internal/httpapi/public"
+	"github.com/tesseramaps/tessera/internal/httpapi/respond"
+	"github.com/tesseramaps/tessera/internal/ingest"
+	"github.com/tesseramaps/tessera/internal/store"
+	"github.com/tesseramaps/tessera/internal/tilecache"
+	"github.com/tesseramaps/tessera/internal/tilesource"
+	"github.com/tesseramaps/tessera/internal/web"
+)
+
+// Server is a configured Tessera server over one data directory.
+type Server struct {
+	cfg     config.Config
+	log     *slog.Logger
+	db      *store.DB
+	Catalog *catalog.Catalog
+	cache   *tilecache.Cache
+	ingest  *ingest.Service
+	metrics *middleware.Metrics
+	token   string
+	// TokenGenerated tells that the admin token was generated (and should
+	// be printed) rather than configured.
+	TokenGenerated bool
+	handler        http.Handler
+}
+
+// Paths inside the data directory.
+const (
+	StateFile  = "state.db"
+	TilesDir   = "tiles"
+	UploadsDir = "uploads"
+)
+
+// New opens the data directory: the state database, the catalog (scanning
+// tiles/) and the ingest service, and builds the handler.
+func New(ctx context.Context, cfg config.Config, log *slog.Logger) (*Server, error) {
+	if log == nil {
+		log = slog.Default()
+	}
+	if err := os.MkdirAll(cfg.DataDir, 0o755); err != nil {
+		return nil, fmt.Errorf("make data directory: %w", err)
+	}
+	db, err := store.Open(ctx, filepath.Join(cfg.DataDir, StateFile))
+	if err != nil {
+		return nil, err
+	}
+	s := &Server{cfg: cfg, log: log, db: db, metrics: middleware.NewMetrics()}
+	s.cache = tilecache.New(int64(cfg.TileCacheMB) << 20)
+	s.Catalog = catalog.New(filepath.Join(cfg.DataDir, TilesDir), db, catalog.Options{Logger: log, Opener: s.open})
+	if err := s.Catalog.Load(ctx); err != nil {
+		db.Close()
+		return nil, err
+	}
+	if s.ingest, err = ingest.New(db, s.Catalog, filepath.Join(cfg.DataDir, UploadsDir), cfg.MaxUploadMB<<20, log); err != nil {
+		db.Close()
+		return nil, err
+	}
+	if err := s.adminToken(ctx); err != nil {
+		db.Close()
+		return nil, err
+	}
+	s.registerMetrics()
+	s.handler = s.routes()
+	return s, nil
+}
+
+// open opens a tileset record: local files by extension, remote records as
+// PMTiles archives over HTTP or S3.
+func (s *Server) open(ctx context.Context, rec store.Tileset, path string) (tilesource.Source, error) {
+	if rec.Storage == store.StorageFile {
+		return catalog.OpenLocal(ctx, rec, path)
+	}
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	return tilesource.OpenPMTiles(ctx, rec.Source, tilesource.PMTilesOptions{Logger: s.log})
+}
+
+// adminToken takes the configured credentials, or the generated token kept
+// in the state database, generating it on first start.
+func (s *Server) adminToken(ctx context.Context) error {
+	if s.cfg.AdminCredentials != "" {
+		s.token = s.cfg.AdminCredentials
+		return nil
+	}
+	tok, err := s.db.Setting(ctx, "admin_credentials")
+	if errors.Is(err, store.ErrNotFound) {
+		var b [24]byte
+		if _, err := rand.Read(b[:]); err != nil {
+			return fmt.Errorf("generate admin token: %w", err)
+		}
+		tok = hex.EncodeToString(b[:])
+		if err := s.db.SetSetting(ctx, "admin_credentials", tok); err != nil {
+			return err
+		}
+	} else if err != nil {
+		return err
+	}
+	s.token, s.TokenGenerated = tok, true
+	return nil
+}
+
+// AdminToken is the credentials token of the admin API.
+func (s *Server) AdminToken() string { return s.token }
+
+func (s *Server) registerMetrics() {
+	s.metrics.Register(
+		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "tessera_tile_cache_hits_total", Help: "Tile cache hits."},
+			func() float64 { return float64(s.cache.Stats().Hits) }),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "tessera_tile_cache_misses_total", Help: "Tile cache misses."},
+			func() float64 { return float64(s.cache.Stats().Misses) }),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "tessera_tile_cache_bytes", Help: "Bytes held by the tile cache."},
+			func() float64 { return float64(s.cache.Stats().Bytes) }),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "tessera_tilesets", Help: "Tilesets in the catalog."},
+			func() float64 { return float64(len(s.Catalog.List())) }),
+	)
+}
+
+// routes builds the handler: one table per API document.
+func (s *Server) routes() http.Handler {
+	mux := http.NewServeMux()
+
+	pub := public.New(public.Deps{
+		Catalog: s.Catalog, Cache: s.cache, Metrics: s.metrics, Log: s.log, PublicURL: s.cfg.PublicURL,
+		CacheControlTiles: s.cfg.CacheControlTiles, CacheControlDocuments: s.cfg.CacheControlDocuments,
+	})
+	pub.Register(mux)
+	mux.Handle("GET /static/", web.Static())
+	mux.Handle("GET /metrics", s.metrics.Handler())
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		respond.Fail(w, http.StatusNotFound, fmt.Sprintf("no such resource: %s", r.URL.Path))
+	})
+
+	adminMux := http.NewServeMux()
+	adm := admin.New(admin.Deps{Catalog: s.Catalog, Ingest: s.ingest, Log: s.log, PublicURL: s.cfg.PublicURL})
+	adm.Register(adminMux)
+	mux.Handle(admin.Prefix+"/", middleware.AdminAuth(func() string { return s.token })(adminMux))
+	adm.RegisterUpload(mux)
+
+	var accessLog *slog.Logger
+	if s.cfg.AccessLog {
+		accessLog = s.log
+	}
+	return middleware.Chain(mux,
+		middleware.Recover(s.log),
+		middleware.RequestID,
+		middleware.Observe(s.metrics, accessLog),
+		middleware.Limits(s.cfg.MaxURIBytes, s.cfg.MaxBodyKB<<10),
+		middleware.CORS(s.cfg.CORSOrigins),
+	)
+}
+
+// Handler is the server's HTTP handler.
+func (s *Server) Handler() http.Handler { return s.handler }
+
+// HTTPServer returns an http.Server for the handler with the configured
+// timeouts and header limit.
+func (s *Server) HTTPServer() *http.Server {
+	return &http.Server{
+		Addr:              s.cfg.Listen,
+		Handler:           s.handler,
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       s.cfg.ReadTimeout,
+		WriteTimeout:      s.cfg.WriteTimeout,
+		IdleTimeout:       s.cfg.IdleTimeout,
+		MaxHeaderBytes:    s.cfg.MaxHeaderKB << 10,
+		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
+	}
+}
+
+// Serve serves on ln until ctx ends, then shuts down gracefully. When
+// watching is on, changes in the tiles directory are picked up.
+func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
+	hs := s.HTTPServer()
+	if s.cfg.Watch {
+		go s.watch(ctx)
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- hs.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	shutCtx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	err := hs.Shutdown(shutCtx)
+	<-errc
+	return err
+}
+
+// Close releases the state database.
+func (s *Server) Close() error { return s.db.Close() }
