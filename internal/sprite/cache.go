@@ -70,13 +70,13 @@ func (c *Cache) Get(ctx context.Context, dir string, opts Options) (*Sheet, erro
 	if c.entries == nil {
 		c.entries = map[cacheKey]*cacheEntry{}
 	}
+	c.clock++
 	e := c.entries[key]
 	if e == nil {
-		e = &cacheEntry{}
+		e = &cacheEntry{used: c.clock}
 		c.entries[key] = e
 		c.evictLocked()
 	}
-	c.clock++
 	e.used = c.clock
 	c.mu.Unlock()
 

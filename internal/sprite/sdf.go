@@ -18,7 +18,7 @@ const edtInf = 1e20
 
 // sdfIcon converts the alpha channel of img into a signed distance field. The result is
 // buffer pixels larger on each side, white, with the distance encoded in alpha:
-// alpha = 255 - 255·(d/radius + cutoff), d being the signed distance to the shape's edge in
+// alpha = ⌊255 - 255·(d/radius + cutoff)⌋, d being the signed distance to the shape's edge in
 // pixels (negative inside).
 func sdfIcon(img *image.NRGBA, buffer int, radius, cutoff float64) *image.NRGBA {
 	b := img.Bounds()
@@ -55,7 +55,8 @@ func sdfIcon(img *image.NRGBA, buffer int, radius, cutoff float64) *image.NRGBA 
 	out := image.NewNRGBA(image.Rect(0, 0, w, h))
 	for i := range outer {
 		dist := math.Sqrt(outer[i]) - math.Sqrt(inner[i])
-		a := math.Round(255 - 255*(dist/radius+cutoff))
+		// Truncated like the reference implementation (spreet/sdf_glyph_renderer).
+		a := math.Floor(255 - 255*(dist/radius+cutoff))
 		if a < 0 {
 			a = 0
 		} else if a > 255 {

@@ -271,11 +271,14 @@ func (d *Document) applyCSS() error {
 		return a.order - b.order
 	})
 	work := 0
-	var apply func(n *node) error
-	apply = func(n *node) error {
+	var apply func(n *node, depth int) error
+	apply = func(n *node, depth int) error {
 		for _, r := range rules {
 			work++
-			if work > 50_000_000 {
+			if len(r.sel.parts) > 1 {
+				work += depth // ancestor walk
+			}
+			if work > 20_000_000 {
 				return fmt.Errorf("%w: CSS matching too expensive", ErrTooLarge)
 			}
 			if r.sel.matches(n) {
@@ -290,11 +293,11 @@ func (d *Document) applyCSS() error {
 			}
 		}
 		for _, c := range n.children {
-			if err := apply(c); err != nil {
+			if err := apply(c, depth+1); err != nil {
 				return err
 			}
 		}
 		return nil
 	}
-	return apply(d.root)
+	return apply(d.root, 0)
 }

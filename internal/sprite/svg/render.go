@@ -8,6 +8,9 @@ import (
 	"strings"
 )
 
+// maxLayers bounds the nesting of offscreen layers (group opacity, clip paths).
+const maxLayers = 8
+
 // renderer draws a document into a premultiplied float RGBA canvas.
 type renderer struct {
 	ctx      context.Context
@@ -198,6 +201,13 @@ func (r *renderer) element(n *node, ctm matrix, parent computed) {
 		}
 	}
 	layered := opacity < 1 || clip != nil
+	if layered && len(r.layers) > maxLayers {
+		// Too many nested layers: fold the opacity into the paint and drop the clip
+		// (an approximation that keeps memory bounded).
+		layered = false
+		st.fillOpacity *= opacity
+		st.strokeOpacity *= opacity
+	}
 	if layered {
 		r.layers = append(r.layers, make([]float32, r.w*r.h*4))
 	}
