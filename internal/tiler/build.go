@@ -201,9 +201,14 @@ func (b *builder) encodeTile(z, x, y int, items []*item) ([]byte, int, error) {
 	pixel := ext / 256
 	tol := b.opts.Simplify * pixel
 	tol2 := tol * tol
-	tiny := 0.0
+	tiny, spacing := 0.0, 0.0
 	if z < b.opts.MaxZoom {
 		tiny = b.opts.TinyPixels * pixel
+		spacing = b.opts.PointSpacing * pixel
+	}
+	var cells map[[3]int64]bool
+	if spacing > 0 {
+		cells = map[[3]int64]bool{}
 	}
 	builders := make([]*mvt.LayerBuilder, len(b.layers))
 	var keep []bool
@@ -220,6 +225,14 @@ func (b *builder) encodeTile(z, x, y int, items []*item) ([]byte, int, error) {
 			g.Points = make([]mvt.XY, len(it.pts))
 			for i, p := range it.pts {
 				g.Points[i] = round(tr.apply(p))
+			}
+			if cells != nil && len(g.Points) == 1 {
+				p := tr.apply(it.pts[0])
+				cell := [3]int64{int64(it.src.layer), int64(math.Floor(p.x / spacing)), int64(math.Floor(p.y / spacing))}
+				if cells[cell] {
+					continue
+				}
+				cells[cell] = true
 			}
 		case gLine:
 			g.Type = mvt.LineString

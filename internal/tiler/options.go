@@ -35,6 +35,12 @@ type Options struct {
 	// in both directions; polygon holes and parts below it are dropped too.
 	// 0 keeps everything.
 	TinyPixels float64
+	// PointSpacing thins point features at zooms below MaxZoom: a
+	// single-point feature is dropped when an earlier point feature of the
+	// same layer (in input order) already fell in the same grid cell of
+	// this many pixels (of a 256-pixel tile). Put important points first.
+	// 0 keeps every point.
+	PointSpacing float64
 	// Gzip compresses every tile with gzip.
 	Gzip bool
 	// Workers is the number of goroutines (0 means runtime.NumCPU()).
@@ -45,16 +51,18 @@ type Options struct {
 
 // DefaultOptions returns the options for an MBTiles tileset at zooms 0..14:
 // extent 4096, buffer 64, simplification 0.2 pixel, features below one
-// pixel dropped at lower zooms, gzip-compressed tiles.
+// pixel and points closer than one pixel to an earlier one dropped at lower
+// zooms, gzip-compressed tiles.
 func DefaultOptions() Options {
 	return Options{
-		MinZoom:    0,
-		MaxZoom:    14,
-		Extent:     mvt.DefaultExtent,
-		Buffer:     64,
-		Simplify:   0.2,
-		TinyPixels: 1,
-		Gzip:       true,
+		MinZoom:      0,
+		MaxZoom:      14,
+		Extent:       mvt.DefaultExtent,
+		Buffer:       64,
+		Simplify:     0.2,
+		TinyPixels:   1,
+		PointSpacing: 1,
+		Gzip:         true,
 	}
 }
 
@@ -71,7 +79,7 @@ func (o *Options) validate() error {
 	if o.Buffer < 0 || o.Buffer > int(o.Extent) {
 		return fmt.Errorf("tiler: buffer %d outside 0..%d", o.Buffer, o.Extent)
 	}
-	if o.Simplify < 0 || o.TinyPixels < 0 {
+	if o.Simplify < 0 || o.TinyPixels < 0 || o.PointSpacing < 0 {
 		return fmt.Errorf("tiler: negative simplification or tiny-feature threshold")
 	}
 	if o.Logger == nil {

@@ -470,6 +470,33 @@ func TestTinyFeaturesDropped(t *testing.T) {
 	}
 }
 
+func TestPointSpacing(t *testing.T) {
+	// 100 points within 0.01° of each other: one pixel at z0 is 1.4°, so
+	// below the maximum zoom only the first survives; at the maximum zoom
+	// (z12: 0.01° is 28 pixels) all are kept.
+	var fs []Feature
+	for i := 0; i < 100; i++ {
+		fs = append(fs, Feature{ID: uint64(i + 1), Geometry: orb.Point{30 + float64(i%10)*0.001, 30 + float64(i/10)*0.001}})
+	}
+	for _, spacing := range []float64{0, 1} {
+		opts := testOptions(0, 12)
+		opts.PointSpacing = spacing
+		res, sink := build(t, []Layer{{Name: "p", Features: fs}}, opts)
+		tx, ty, _, _ := expectedPixel(30, 30, 0, 4096)
+		z0 := features(t, sink, 0, tx, ty, "p")
+		want := 100
+		if spacing > 0 {
+			want = 1
+		}
+		if len(z0) != want || z0[0].id != 1 {
+			t.Errorf("spacing %v: z0 has %d points (first id %d), want %d starting with id 1", spacing, len(z0), z0[0].id, want)
+		}
+		if got := res.Zooms[12].Features; got != 100 {
+			t.Errorf("spacing %v: z12 has %d points, want 100", spacing, got)
+		}
+	}
+}
+
 func TestAntimeridian(t *testing.T) {
 	// An island split at 180° into two polygons.
 	mp := orb.MultiPolygon{lonLatBox(177, -18, 180, -16), lonLatBox(-180, -18, -179, -16)}
