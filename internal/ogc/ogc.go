@@ -125,14 +125,8 @@ func (e Endpoint) prefixURL(path string) string {
 	return e.base + path + "?" + e.query + "&"
 }
 
-// escapeSegment escapes an id for use as one URL path segment; "." and ".."
-// are percent-encoded too so that clients do not resolve them.
-func escapeSegment(id string) string {
-	if id == "." || id == ".." {
-		return strings.ReplaceAll(id, ".", "%2E")
-	}
-	return url.PathEscape(id)
-}
+// escapeSegment escapes an id for use as one URL path segment.
+func escapeSegment(id string) string { return url.PathEscape(id) }
 
 func (e Endpoint) valid() error {
 	if e.base == "" {
@@ -187,6 +181,10 @@ type source struct {
 func checkCommon(id string, minZ, maxZ int) error {
 	if id == "" {
 		return errors.New("ogc: empty id")
+	}
+	if id == "." || id == ".." {
+		// WHATWG URL parsers resolve "%2e%2e" like "..": no URL can name it
+		return fmt.Errorf("ogc: id %q cannot be a URL path segment", id)
 	}
 	if len(id) > 1024 {
 		return errors.New("ogc: id longer than 1024 bytes")

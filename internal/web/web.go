@@ -38,8 +38,9 @@ type TilesetView struct {
 	ID     string // tileset id, as in /tiles/{ID}/ (escaped by the page)
 	Title  string // page title; ID when empty
 	Vector bool   // vector tiles (automatic style) or raster
-	// BasePath is the path prefix of the public API ("" when served at the
-	// root, or e.g. "/tessera"); every URL of the page is root-relative.
+	// BasePath is the path prefix of the public API, unescaped as in
+	// url.URL.Path ("" when served at the root, or e.g. "/tessera"); every
+	// URL of the page is root-relative and starts with it.
 	BasePath string
 	// Query is an optional query suffix (e.g. "key=abc") added to the
 	// document URLs requested by the page (TileJSON, style, links).
@@ -48,6 +49,7 @@ type TilesetView struct {
 
 // MapView describes the viewer page of a map (/maps/{ID}/).
 type MapView struct {
+	// The fields mean the same as in TilesetView.
 	ID       string
 	Title    string
 	BasePath string
@@ -69,10 +71,22 @@ func normalise(id, basePath, query string) (base, q string, err error) {
 	if id == "" {
 		return "", "", errors.New("web: empty id")
 	}
-	if basePath != "" && (!strings.HasPrefix(basePath, "/") || strings.HasPrefix(basePath, "//") || strings.ContainsAny(basePath, "?#\\\"'<> \t\r\n")) {
-		return "", "", fmt.Errorf("web: base path %q must be empty or an absolute path", basePath)
+	if id == "." || id == ".." {
+		// browsers resolve "%2e%2e" like "..": no URL can name it
+		return "", "", fmt.Errorf("web: id %q cannot be a URL path segment", id)
 	}
-	base = strings.TrimRight(basePath, "/")
+	trimmed := strings.TrimRight(basePath, "/")
+	if trimmed != "" {
+		if !strings.HasPrefix(trimmed, "/") {
+			return "", "", fmt.Errorf("web: base path %q must be empty or start with '/'", basePath)
+		}
+		for _, seg := range strings.Split(trimmed[1:], "/") {
+			if seg == "" || seg == "." || seg == ".." {
+				return "", "", fmt.Errorf("web: base path %q has an empty or dot segment", basePath)
+			}
+			base += "/" + url.PathEscape(seg)
+		}
+	}
 	q = strings.TrimPrefix(query, "?")
 	if q != "" {
 		v, err := url.ParseQuery(q)
@@ -84,14 +98,8 @@ func normalise(id, basePath, query string) (base, q string, err error) {
 	return base, q, nil
 }
 
-// escapeSegment escapes an id for use as one URL path segment; "." and ".."
-// are percent-encoded too so that browsers do not resolve them.
-func escapeSegment(id string) string {
-	if id == "." || id == ".." {
-		return strings.ReplaceAll(id, ".", "%2E")
-	}
-	return url.PathEscape(id)
-}
+// escapeSegment escapes an id for use as one URL path segment.
+func escapeSegment(id string) string { return url.PathEscape(id) }
 
 func (p *page) assets(base string) {
 	p.MapLibreJS = assetURL(base, "vendor/maplibre-gl.js")

@@ -57,10 +57,12 @@ func TestTilesetViewer(t *testing.T) {
 		{name: "vector", v: TilesetView{ID: "world", Title: "World", Vector: true}, wantKind: "vector", wantURL: "/tiles/world/tiles.json", idIndex: 2},
 		{name: "raster with base and key", v: TilesetView{ID: "sat", BasePath: "/tessera/", Query: "?key=abc"}, wantKind: "raster", wantURL: "/tessera/tiles/sat/tiles.json?key=abc", idIndex: 3},
 		{name: "hostile id and title", v: TilesetView{ID: hostile, Title: hostile, Vector: true, Query: "key=a\"b"}, wantKind: "vector", idIndex: 2},
-		{name: "dot-dot id", v: TilesetView{ID: ".."}, wantKind: "raster", wantURL: "/tiles/%2E%2E/tiles.json", idIndex: 2},
+		{name: "dot-dot id", v: TilesetView{ID: ".."}, wantErr: true},
 		{name: "empty id", v: TilesetView{}, wantErr: true},
 		{name: "relative base", v: TilesetView{ID: "a", BasePath: "tessera"}, wantErr: true},
 		{name: "scheme-relative base", v: TilesetView{ID: "a", BasePath: "//evil.example"}, wantErr: true},
+		{name: "dot segment base", v: TilesetView{ID: "a", BasePath: "/a/../b"}, wantErr: true},
+		{name: "base needing escapes", v: TilesetView{ID: "a", BasePath: "/my maps/%"}, wantKind: "raster", wantURL: "/my%20maps/%25/tiles/a/tiles.json", idIndex: 4},
 		{name: "bad query", v: TilesetView{ID: "a", Query: "a=%zz"}, wantErr: true},
 	}
 	for _, tt := range tests {
@@ -253,3 +255,5 @@ func TestContentType(t *testing.T) {
 		}
 	}
 }
+
+func urlUnescape(s string) (string, error) { return url.PathUnescape(s) }
