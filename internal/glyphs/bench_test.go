@@ -2,9 +2,11 @@ package glyphs
 
 import (
 	"context"
+	"math"
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 )
 
 // notoLibrary opens a library holding only Noto Sans Regular.
@@ -88,16 +90,17 @@ func TestColdRangeBudget(t *testing.T) {
 		t.Skip("timing check skipped in -short mode")
 	}
 	f := loadFace(t, systemFont(t, notoRegular, "fonts-noto-core"))
-	res := testing.Benchmark(func(b *testing.B) {
-		for b.Loop() {
-			if _, err := f.RenderRange(context.Background(), 0); err != nil {
-				b.Fatal(err)
-			}
+	best := time.Duration(math.MaxInt64)
+	for range 5 {
+		start := time.Now()
+		if _, err := f.RenderRange(context.Background(), 0); err != nil {
+			t.Fatal(err)
 		}
-	})
-	// Generous: a loaded shared machine must not make this flaky.
-	if per := res.NsPerOp(); per > 150e6 {
-		t.Fatalf("cold 0-255 range of Noto Sans took %.1f ms", float64(per)/1e6)
+		best = min(best, time.Since(start))
 	}
-	t.Logf("cold 0-255 range of Noto Sans: %.1f ms", float64(res.NsPerOp())/1e6)
+	// Generous: a loaded shared machine must not make this flaky.
+	if best > 150*time.Millisecond {
+		t.Fatalf("cold 0-255 range of Noto Sans took %v", best)
+	}
+	t.Logf("cold 0-255 range of Noto Sans: %v (best of 5)", best)
 }

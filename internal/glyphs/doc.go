@@ -17,10 +17,13 @@
 // (width+6)*(height+6) bytes, top row first. Each byte encodes the signed
 // distance d (in pixels, negative inside) from the pixel centre to the outline
 // as 255 - clamp(trunc(32*d + 64), 0, 255): 191 on the outline, growing
-// inwards, 0 from 6 pixels outside. top is the rounded top of the box minus the
-// font's ascender at 24 pixels (so it is negative for most glyphs), left the
-// rounded left of the box and advance the horizontal advance, both truncated
-// to whole pixels.
+// inwards, 0 from 6 pixels outside. Inside and outside follow the nonzero
+// winding rule, so overlapping contours (common in fonts made from variable
+// masters) stay filled. top is the rounded top of the box minus the font's
+// ascender at 24 pixels as FreeType's size metrics give it (grid-fitted:
+// rounded for TrueType fonts with integer scaling, rounded up otherwise), so
+// it is negative for most glyphs; left is the rounded left of the box and
+// advance the unhinted horizontal advance truncated to whole pixels.
 //
 // Library scans a folder of fonts, names each face "Family Style" and serves
 // ranges for font stacks, merging fonts glyph by glyph and caching the result.

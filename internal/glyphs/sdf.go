@@ -1,7 +1,6 @@
 package glyphs
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -62,9 +61,9 @@ func (f *Font) renderGlyph(s *scratch, r rune) (g Glyph, ok bool, err error) {
 	}
 	segs, err := f.sf.LoadGlyph(&s.buf, x, fixed.I(emPixels), nil)
 	if err != nil {
-		if errors.Is(err, sfnt.ErrColoredGlyph) {
-			return g, true, nil
-		}
+		// Colour bitmap glyphs (sfnt.ErrColoredGlyph) and unreadable
+		// outlines keep their advance but have no bitmap, as with the
+		// FreeType-based tools.
 		return g, true, nil
 	}
 	minX, minY, maxX, maxY, n := s.flatten(segs)
