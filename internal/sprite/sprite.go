@@ -105,6 +105,12 @@ type Entry struct {
 	Height     int  `json:"height"`
 	PixelRatio int  `json:"pixelRatio"`
 	SDF        bool `json:"sdf,omitempty"`
+	// Stretchable icon metadata, in image pixels, from the bounding boxes of SVG elements
+	// with the ids mapbox-content, mapbox-stretch-x[-N], mapbox-stretch-y[-N] and
+	// mapbox-stretch (both directions), as spreet/martin read them.
+	Content  []float64    `json:"content,omitempty"`  // [left, top, right, bottom]
+	StretchX [][2]float64 `json:"stretchX,omitempty"` // [[from, to], ...]
+	StretchY [][2]float64 `json:"stretchY,omitempty"`
 }
 
 // Sheet is a built sprite sheet.
@@ -168,6 +174,12 @@ func BuildFS(ctx context.Context, fsys fs.FS, opts Options) (*Sheet, error) {
 type rendered struct {
 	img   *image.NRGBA
 	ratio int
+	meta  stretchMeta
+}
+
+type stretchMeta struct {
+	content            []float64
+	stretchX, stretchY [][2]float64
 }
 
 // BuildSheet renders icons into a sheet. Icons with the same name: the first wins.
@@ -252,7 +264,9 @@ feed:
 	for i, r := range rs {
 		img := imgs[i].img
 		draw.Draw(canvas, image.Rect(r.x, r.y, r.x+r.w, r.y+r.h), img, img.Bounds().Min, draw.Src)
-		sheet.Entries[r.name] = Entry{X: r.x, Y: r.y, Width: r.w, Height: r.h, PixelRatio: imgs[i].ratio, SDF: opts.SDF}
+		m := imgs[i].meta
+		sheet.Entries[r.name] = Entry{X: r.x, Y: r.y, Width: r.w, Height: r.h, PixelRatio: imgs[i].ratio, SDF: opts.SDF,
+			Content: m.content, StretchX: m.stretchX, StretchY: m.stretchY}
 	}
 	var buf bytes.Buffer
 	if err := (&png.Encoder{CompressionLevel: png.BestCompression}).Encode(&buf, canvas); err != nil {
@@ -319,7 +333,11 @@ func renderIcon(ctx context.Context, ic Icon, opts Options) (rendered, error) {
 		if err != nil {
 			return res, err
 		}
-		res = rendered{img: img, ratio: ratio}
+		off := 0.0
+		if opts.SDF {
+			off = float64(sdfBuffer * ratio)
+		}
+		res = rendered{img: img, ratio: ratio, meta: stretchFromSVG(doc, float64(ratio), off)}
 	}
 	if opts.SDF {
 		r := res.ratio
@@ -474,4 +492,38 @@ func readLimited(fsys fs.FS, p string, maxBytes int) ([]byte, error) {
 		return nil, fmt.Errorf("%s: larger than %d bytes", p, maxBytes)
 	}
 	return data, nil
+}
+
+// stretchFromSVG reads the stretchable icon metadata of doc, scaled to image pixels and
+// shifted by off (the SDF buffer).
+func stretchFromSVG(doc *svg.Document, scale, off float64) stretchMeta {
+	var m stretchMeta
+	px := func(v float64) float64 { return math.Round((v*scale+off)*1000) / 1000 }
+	if b, ok := doc.ElementBounds("mapbox-content"); ok {
+		m.content = []float64{px(b[0]), px(b[1]), px(b[2]), px(b[3])}
+	}
+	areas := func(axis string) [][2]float64 {
+		var out [][2]float64
+		lo, hi := 0, 2
+		if axis == "y" {
+			lo, hi = 1, 3
+		}
+		add := func(id string) bool {
+			b, ok := doc.ElementBounds(id)
+			if ok {
+				out = append(out, [2]float64{px(b[lo]), px(b[hi])})
+			}
+			return ok
+		}
+		add("mapbox-stretch-" + axis)
+		for i := 1; i <= 64 && add(fmt.Sprintf("mapbox-stretch-%s-%d", axis, i)); i++ {
+		}
+		if len(out) == 0 {
+			add("mapbox-stretch")
+		}
+		return out
+	}
+	m.stretchX = areas("x")
+	m.stretchY = areas("y")
+	return m
 }

@@ -460,3 +460,29 @@ func TestConcurrentGetBuildsOnce(t *testing.T) {
 		t.Fatalf("builds %d, want 1", c.Builds())
 	}
 }
+
+func TestStretchMetadata(t *testing.T) {
+	src := []byte(`<svg xmlns="http://www.w3.org/2000/svg" width="20" height="10">
+  <rect width="20" height="10" fill="#ccc"/>
+  <rect id="mapbox-content" x="2" y="1" width="16" height="8" fill="none"/>
+  <rect id="mapbox-stretch-x-1" x="3" y="0" width="4" height="10" fill="none"/>
+  <rect id="mapbox-stretch-x-2" x="13" y="0" width="4" height="10" fill="none"/>
+  <rect id="mapbox-stretch" x="0" y="2" width="20" height="6" fill="none"/>
+</svg>`)
+	for _, tt := range []struct {
+		opts Options
+		want string
+	}{
+		{Options{PixelRatio: 1}, `"content":[2,1,18,9],"stretchX":[[3,7],[13,17]],"stretchY":[[2,8]]`},
+		{Options{PixelRatio: 2}, `"content":[4,2,36,18],"stretchX":[[6,14],[26,34]],"stretchY":[[4,16]]`},
+		{Options{PixelRatio: 1, SDF: true}, `"content":[5,4,21,12],"stretchX":[[6,10],[16,20]],"stretchY":[[5,11]]`},
+	} {
+		_, idx, err := Build(context.Background(), []Icon{{Name: "label", Data: src}}, tt.opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(idx), tt.want) {
+			t.Errorf("%+v: index %s, want it to contain %s", tt.opts, idx, tt.want)
+		}
+	}
+}

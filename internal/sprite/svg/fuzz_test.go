@@ -49,3 +49,43 @@ func FuzzParseSVG(f *testing.F) {
 		}
 	})
 }
+
+// FuzzPathData checks the path data parser and flattener on arbitrary "d" strings.
+func FuzzPathData(f *testing.F) {
+	for _, s := range []string{
+		"M0 0L10 10z", "m1,2c3,4 5,6 7,8s1,2 3,4q1 2 3 4t5 6a1 2 3 1 0 4 5", "M.5.5-1-1e2", "M0 0A0 0 0 0 0 10 10",
+		"M0 0 H 10 V 10 h -10 v -10 Z M 2 2 L 3 3", "M1e308 1e308 C-1e308 1 1 1 0 0", "a", "M0 0 a1 1 0 11 2 2",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, d string) {
+		p, err := parsePathData(d, 10000)
+		if p == nil {
+			t.Fatalf("nil path (err %v)", err)
+		}
+		lines, err := p.flatten(0.1, 100000)
+		if err != nil {
+			return
+		}
+		for _, l := range lines {
+			if len(l.pts) != len(l.corner) {
+				t.Fatalf("points %d, corner flags %d", len(l.pts), len(l.corner))
+			}
+		}
+		// Stroking the result must not panic either.
+		strokePolylines(lines, strokeParams{width: 2, join: joinRound, cap: capRound, miterLimit: 4, dash: []float64{1, 0.5}}, 0.1, func([]point) {})
+	})
+}
+
+// FuzzParseColor checks the colour parser.
+func FuzzParseColor(f *testing.F) {
+	for _, s := range []string{"#fff", "#12345678", "rgb(1,2,3)", "rgba(1 2 3 / 50%)", "hsl(-720deg, 50%, 50%)", "RED", "transparent"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		c, ok := parseColor(s)
+		if ok && (c.r < 0 || c.r > 1 || c.g < 0 || c.g > 1 || c.b < 0 || c.b > 1 || c.a < 0 || c.a > 1) {
+			t.Fatalf("%q: out of range %+v", s, c)
+		}
+	})
+}

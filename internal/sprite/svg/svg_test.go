@@ -335,3 +335,50 @@ func TestTransformParsing(t *testing.T) {
 		}
 	}
 }
+
+func TestElementBounds(t *testing.T) {
+	src := `<svg xmlns="http://www.w3.org/2000/svg" width="40" height="20" viewBox="0 0 20 10">
+  <rect id="r" x="1" y="2" width="3" height="4"/>
+  <g id="g" transform="translate(5 1)"><circle cx="2" cy="2" r="1"/><rect id="inner" x="4" y="0" width="1" height="1" transform="scale(2)"/></g>
+  <defs><rect id="empty" width="0" height="0"/></defs>
+</svg>`
+	d, err := Parse([]byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		id   string
+		want [4]float64
+		ok   bool
+	}{
+		{"r", [4]float64{2, 4, 8, 12}, true},
+		{"inner", [4]float64{26, 2, 30, 6}, true},
+		{"g", [4]float64{12, 2, 30, 8}, true},
+		{"empty", [4]float64{}, false},
+		{"missing", [4]float64{}, false},
+	}
+	for _, tt := range tests {
+		got, ok := d.ElementBounds(tt.id)
+		if ok != tt.ok {
+			t.Errorf("%s: ok %v", tt.id, ok)
+			continue
+		}
+		if !ok {
+			continue
+		}
+		for i := range got {
+			if math.Abs(got[i]-tt.want[i]) > 1e-6 {
+				t.Errorf("%s: %v, want %v", tt.id, got, tt.want)
+				break
+			}
+		}
+	}
+}
+
+func TestDeepLayersBounded(t *testing.T) {
+	body := strings.Repeat(`<g opacity="0.9" clip-path="url(#c)">`, 40) + `<rect width="8" height="8"/>` + strings.Repeat(`</g>`, 40)
+	img := render(t, svgDoc(8, 8, `<clipPath id="c"><rect width="8" height="8"/></clipPath>`+body), 1)
+	if a := px(img, 4, 4)[3]; a == 0 || a == 255 {
+		t.Fatalf("alpha %d: want partially transparent", a)
+	}
+}
