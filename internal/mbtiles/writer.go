@@ -52,21 +52,26 @@ func (w *Writer) PutTile(ctx context.Context, z, x, y int, data []byte) error {
 	if z < 0 || z > 30 || x < 0 || y < 0 || x >= 1<<uint(z) || y >= 1<<uint(z) {
 		return fmt.Errorf("put tile %d/%d/%d: outside the tile grid", z, x, y)
 	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.tx == nil {
-		tx, err := w.db.BeginTx(ctx, nil)
+		// The transaction spans many calls, each with its own context: it
+		// must not end when one of those contexts does.
+		tx, err := w.db.BeginTx(context.Background(), nil)
 		if err != nil {
 			return fmt.Errorf("write %s: %w", w.path, err)
 		}
-		ins, err := tx.PrepareContext(ctx, `INSERT OR REPLACE INTO tiles (zoom_level, tile_column, tile_row, tile_data) VALUES (?, ?, ?, ?)`)
+		ins, err := tx.Prepare(`INSERT OR REPLACE INTO tiles (zoom_level, tile_column, tile_row, tile_data) VALUES (?, ?, ?, ?)`)
 		if err != nil {
 			tx.Rollback()
 			return fmt.Errorf("write %s: %w", w.path, err)
 		}
 		w.tx, w.ins = tx, ins
 	}
-	if _, err := w.ins.ExecContext(ctx, z, x, flipY(z, y), data); err != nil {
+	if _, err := w.ins.Exec(z, x, flipY(z, y), data); err != nil {
 		return fmt.Errorf("write tile %d/%d/%d to %s: %w", z, x, y, w.path, err)
 	}
 	w.pending++

@@ -1,0 +1,64 @@
+# Tessera: the two commands are `make run` and `make test`; both install what
+# they need on a fresh Debian 12 machine with Go (as root).
+
+GO        ?= go
+DATA      ?= data
+LISTEN    ?= 127.0.0.1:8080
+VERSION   ?= $(shell git describe --always --dirty 2>/dev/null || echo dev)
+GOBIN_DIR := $(shell $(GO) env GOPATH)/bin
+export PATH := $(GOBIN_DIR):$(PATH)
+
+.PHONY: all build run demo test test-short setup-run setup-test setup-bench web-assets bench fuzz vet fmt clean
+
+all: build
+
+## build: the binary at bin/tessera (MapLibre GL JS from npm embedded)
+build: web-assets
+	$(GO) build -trimpath -ldflags "-X main.version=$(VERSION)" -o bin/tessera ./cmd/tessera
+
+web-assets:
+	scripts/apt-packages.sh run
+	scripts/web-assets.sh
+
+## run: set everything up, build the demo world once, serve it on $(LISTEN)
+run: build
+	@if [ ! -f "$(DATA)/tiles/world.mbtiles" ]; then bin/tessera demo --data "$(DATA)"; fi
+	bin/tessera serve --data "$(DATA)" --listen "$(LISTEN)"
+
+## demo: (re)build the demo world into $(DATA)
+demo: build
+	bin/tessera demo --data "$(DATA)"
+
+setup-test: web-assets
+	scripts/apt-packages.sh test
+	scripts/test-tools-npm.sh
+	scripts/install-versitygw.sh
+
+## test: install the test tools, then run every test with the tools required
+test: setup-test
+	$(GO) vet ./...
+	TESSERA_REQUIRE_TOOLS=1 $(GO) test -count=1 -timeout 40m ./...
+
+## test-short: the self-contained core suite (no external tools needed)
+test-short:
+	$(GO) test -count=1 ./...
+
+setup-bench: build
+	scripts/apt-packages.sh bench
+
+## bench: Go benchmarks and the wrk load run against nginx (results in bench/out/)
+bench: setup-bench
+	bench/run.sh
+
+## fuzz: a short run of every fuzz test
+fuzz:
+	scripts/fuzz.sh 20s
+
+vet:
+	$(GO) vet ./...
+
+fmt:
+	gofmt -l -w cmd internal
+
+clean:
+	rm -rf bin bench/out

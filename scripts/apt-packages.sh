@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# Installs the Debian packages Tessera's tests, benchmarks and demo use,
+# skipping the package index update when everything is already installed.
+#
+#   scripts/apt-packages.sh test    # tools the test suite drives
+#   scripts/apt-packages.sh bench   # nginx and wrk for `make bench`
+#   scripts/apt-packages.sh run     # what `make run` needs (npm)
+set -euo pipefail
+
+case "${1:-test}" in
+run) pkgs=(nodejs npm ca-certificates) ;;
+test) pkgs=(nodejs npm ca-certificates sqlite3 gdal-bin python3-owslib chromium fonts-noto-core fonts-open-sans osmium-tool) ;;
+bench) pkgs=(nginx-light wrk) ;;
+*)
+	echo "usage: $0 run|test|bench" >&2
+	exit 2
+	;;
+esac
+
+missing=()
+for p in "${pkgs[@]}"; do
+	if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+		missing+=("$p")
+	fi
+done
+# node/npm may come from elsewhere than Debian (the machine image ships them).
+if command -v npm >/dev/null 2>&1; then
+	filtered=()
+	for p in "${missing[@]}"; do
+		[[ "$p" == nodejs || "$p" == npm ]] || filtered+=("$p")
+	done
+	missing=("${filtered[@]+"${filtered[@]}"}")
+fi
+if [[ ${#missing[@]} -eq 0 ]]; then
+	echo "apt-packages: all present (${pkgs[*]})"
+	exit 0
+fi
+SUDO=""
+if [[ "$(id -u)" != 0 ]]; then
+	SUDO="sudo"
+fi
+echo "apt-packages: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
