@@ -5,9 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"io"
 	"os"
-	"syscall"
 	"unsafe"
 )
 
@@ -185,6 +183,9 @@ func (c *columns) write(path string) (err error) {
 			os.Remove(tmp.Name())
 		}
 	}()
+	if err := tmp.Chmod(0o644); err != nil {
+		return fmt.Errorf("create index: %w", err)
+	}
 	w := bufio.NewWriterSize(tmp, 1<<20)
 	secs := c.sections()
 	table := make([]byte, 0, len(secs)*sectionEntry)
@@ -238,32 +239,6 @@ func dirOf(path string) string {
 		}
 	}
 	return "."
-}
-
-// mapFile maps path read-only; unmap releases it.
-func mapFile(path string) (data []byte, unmap func() error, err error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, nil, err
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, nil, err
-	}
-	size := fi.Size()
-	if size < headerSize || size > 1<<36 {
-		return nil, nil, fmt.Errorf("bad index size %d", size)
-	}
-	data, err = syscall.Mmap(int(f.Fd()), 0, int(size), syscall.PROT_READ, syscall.MAP_SHARED)
-	if err != nil { // fall back to reading (filesystems without mmap)
-		data = make([]byte, size)
-		if _, err := io.ReadFull(f, data); err != nil {
-			return nil, nil, err
-		}
-		return data, func() error { return nil }, nil
-	}
-	return data, func() error { return syscall.Munmap(data) }, nil
 }
 
 // parse views the sections of a mapped file.
@@ -320,4 +295,14 @@ func unsafeString(b []byte) string {
 		return ""
 	}
 	return unsafe.String(&b[0], len(b))
+}
+
+// readWhole reads an index file into memory, 8-byte aligned.
+func readWhole(f *os.File, size int64) ([]byte, func() error, error) {
+	words := make([]uint64, (size+7)/8)
+	data := asBytes(words)[:size]
+	if _, err := f.ReadAt(data, 0); err != nil {
+		return nil, nil, err
+	}
+	return data, func() error { return nil }, nil
 }

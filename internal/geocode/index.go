@@ -25,7 +25,71 @@ type Index struct {
 type countryShape struct {
 	feat  int
 	bound orb.Bound
-	geom  orb.Geometry
+	polys []polyShape
+}
+
+type polyShape struct {
+	bound orb.Bound
+	rings []orb.Ring // outer ring first, then holes
+}
+
+func newCountryShape(feat int, g orb.Geometry) countryShape {
+	cs := countryShape{feat: feat, bound: g.Bound()}
+	add := func(p orb.Polygon) {
+		if len(p) > 0 {
+			cs.polys = append(cs.polys, polyShape{bound: p[0].Bound(), rings: p})
+		}
+	}
+	switch g := g.(type) {
+	case orb.Polygon:
+		add(g)
+	case orb.MultiPolygon:
+		for _, p := range g {
+			add(p)
+		}
+	}
+	return cs
+}
+
+// contains reports whether p lies inside the shape (even-odd over each
+// polygon's rings).
+func (cs *countryShape) contains(p orb.Point) bool {
+	if !cs.bound.Contains(p) {
+		return false
+	}
+	for i := range cs.polys {
+		ps := &cs.polys[i]
+		if !ps.bound.Contains(p) {
+			continue
+		}
+		in := false
+		for _, r := range ps.rings {
+			if ringCrosses(r, p) {
+				in = !in
+			}
+		}
+		if in {
+			return true
+		}
+	}
+	return false
+}
+
+// ringCrosses reports whether a ray from p toward +x crosses ring r an odd
+// number of times.
+func ringCrosses(r orb.Ring, p orb.Point) bool {
+	in := false
+	n := len(r)
+	for i, j := 0, n-1; i < n; j, i = i, i+1 {
+		a, b := r[i], r[j]
+		if (a[1] > p[1]) != (b[1] > p[1]) {
+			x := a[0] + (p[1]-a[1])*(b[0]-a[0])/(b[1]-a[1])
+			if p[0] < x {
+				in = !in
+			}
+		}
+	}
+	return in
 }
 
 // Open maps the index file at path. Close releases it.
@@ -60,7 +124,7 @@ func Open(path string) (*Index, error) {
 		}
 		switch g.(type) {
 		case orb.Polygon, orb.MultiPolygon:
-			ix.countries = append(ix.countries, countryShape{feat: i, bound: g.Bound(), geom: g})
+			ix.countries = append(ix.countries, newCountryShape(i, g))
 		}
 	}
 	return ix, nil

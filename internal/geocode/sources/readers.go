@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -184,11 +185,6 @@ func ReadI18nCountries(dir string) ([]Country, error) {
 				names = []string{one}
 			} else if json.Unmarshal(raw, &names) != nil {
 				continue
-			}
-			// i18n-iso-countries lists the official form first and the
-			// common one last ("People's Republic of China", "China").
-			if len(names) > 1 {
-				names = append([]string{names[len(names)-1]}, names[:len(names)-1]...)
 			}
 			out[i].Names[lang] = appendUnique(out[i].Names[lang], names...)
 			if lang == "en" && out[i].Name == "" && len(names) > 0 {
@@ -481,6 +477,21 @@ func readCatalogs(root, domain string) (map[string]map[string]string, error) {
 func mergeCountryNames(cs []Country, codes map[string]map[string]string, iso map[string]map[string][]string) {
 	for i := range cs {
 		c := &cs[i]
+		// English display name: the first plain form (no comma, no
+		// parenthesis) of iso-codes (common name, name, official name), else
+		// of i18n-iso-countries.
+		plain := func(s string) bool { return s != "" && !strings.ContainsAny(s, ",()") }
+		best := ""
+		for _, n := range append(slices.Clone(iso[c.Alpha2]["en"]), c.Names["en"]...) {
+			if plain(n) {
+				best = n
+				break
+			}
+		}
+		if best != "" {
+			c.Name = best
+			c.Names["en"] = appendUnique([]string{best}, c.Names["en"]...)
+		}
 		for lang, names := range iso[c.Alpha2] {
 			c.Names[lang] = appendUnique(c.Names[lang], names...)
 		}

@@ -1,0 +1,196 @@
+package geocode
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/paulmach/orb"
+	"github.com/tesseramaps/tessera/internal/geocode/textnorm"
+)
+
+type evalQuery struct {
+	Q             string            `json:"q"`
+	Kind          string            `json:"kind"`
+	Params        map[string]string `json:"params"`
+	ExpectName    string            `json:"expect_name"`
+	ExpectCountry string            `json:"expect_country"`
+	ExpectLonLat  []float64         `json:"expect_lonlat"`
+	ToleranceKM   float64           `json:"tolerance_km"`
+	Metric        string            `json:"metric"`
+	ID            string            `json:"id"`
+}
+
+// evalTargets are the minimum scores per kind.
+var evalTargets = map[string]float64{"forward": 0.95, "typo": 0.85, "lang": 0.90, "autocomplete": 0.90, "reverse": 0.95}
+
+func loadEvalQueries(t testing.TB) []evalQuery {
+	t.Helper()
+	path := filepath.Join(repoRoot(t), "..", "shared", "geocode-eval", "queries.jsonl")
+	f, err := os.Open(path)
+	if err != nil {
+		t.Skipf("geocoding eval queries not available (%v)", err)
+	}
+	defer f.Close()
+	var qs []evalQuery
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		var q evalQuery
+		if err := json.Unmarshal(sc.Bytes(), &q); err != nil {
+			t.Fatalf("parse %s: %v", path, err)
+		}
+		qs = append(qs, q)
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return qs
+}
+
+// evalMatch applies the README's rule to one feature.
+func evalMatch(q evalQuery, f Feature) bool {
+	cc := strings.EqualFold(f.Properties.CountryCode, q.ExpectCountry)
+	for _, c := range f.Context {
+		if strings.HasPrefix(c.ID, "country.") && strings.EqualFold(c.Properties.CountryCode, q.ExpectCountry) {
+			cc = true
+		}
+	}
+	if !cc {
+		return false
+	}
+	want := textnorm.Fold(q.ExpectName)
+	names := []string{f.Text, f.MatchingText}
+	for _, l := range f.Localized {
+		names = append(names, l.Text)
+	}
+	for _, n := range names {
+		if n != "" && textnorm.Fold(n) == want {
+			return true
+		}
+	}
+	if len(q.ExpectLonLat) == 2 {
+		return haversineKM(orb.Point{f.Center[0], f.Center[1]}, orb.Point{q.ExpectLonLat[0], q.ExpectLonLat[1]}) <= q.ToleranceKM
+	}
+	return false
+}
+
+type evalRow struct {
+	n, ok int
+	lat   []time.Duration
+	fails []string
+}
+
+func runEval(t *testing.T, ix *Index, qs []evalQuery) map[string]*evalRow {
+	rows := map[string]*evalRow{}
+	ctx := context.Background()
+	for _, q := range qs {
+		vals := url.Values{}
+		for k, v := range q.Params {
+			vals.Set(k, v)
+		}
+		r := rows[q.Kind]
+		if r == nil {
+			r = &evalRow{}
+			rows[q.Kind] = r
+		}
+		r.n++
+		start := time.Now()
+		req, err := ParseRequest(url.PathEscape(q.Q)+".json", vals, "")
+		var res SearchResults
+		if err == nil {
+			res, err = ix.Search(ctx, req)
+		}
+		r.lat = append(r.lat, time.Since(start))
+		if err != nil {
+			r.fails = append(r.fails, fmt.Sprintf("%s %q: error %v", q.ID, q.Q, err))
+			continue
+		}
+		n := 1
+		switch {
+		case q.Kind == "autocomplete":
+			n = 5
+		case q.Kind == "reverse":
+			n = len(res.Features)
+		}
+		hit := false
+		for i := 0; i < n && i < len(res.Features); i++ {
+			if evalMatch(q, res.Features[i]) {
+				hit = true
+				break
+			}
+		}
+		if hit {
+			r.ok++
+			continue
+		}
+		got := "nothing"
+		if len(res.Features) > 0 {
+			got = fmt.Sprintf("%s (%s, %s)", res.Features[0].PlaceName, res.Features[0].ID, res.Features[0].Properties.CountryCode)
+		}
+		r.fails = append(r.fails, fmt.Sprintf("%s %q want %s/%s got %s", q.ID, q.Q, q.ExpectName, q.ExpectCountry, got))
+	}
+	return rows
+}
+
+func percentile(d []time.Duration, p float64) time.Duration {
+	if len(d) == 0 {
+		return 0
+	}
+	s := append([]time.Duration(nil), d...)
+	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
+	return s[min(len(s)-1, int(p*float64(len(s))))]
+}
+
+// TestEval runs the shared geocoding evaluation against the index built
+// from the real open data and checks the targets.
+func TestEval(t *testing.T) {
+	if testing.Short() {
+		t.Skip("eval needs the real index")
+	}
+	qs := loadEvalQueries(t)
+	ix := openRealIndex(t)
+	rows := runEval(t, ix, qs)
+	kinds := []string{"forward", "autocomplete", "typo", "lang", "reverse"}
+	var b strings.Builder
+	fmt.Fprintf(&b, "\n%-13s %5s %7s %7s %9s %9s\n", "kind", "n", "metric", "score", "p50", "p99")
+	for _, k := range kinds {
+		r := rows[k]
+		if r == nil {
+			continue
+		}
+		metric := "top1"
+		switch k {
+		case "autocomplete":
+			metric = "top5"
+		case "reverse":
+			metric = "any"
+		}
+		fmt.Fprintf(&b, "%-13s %5d %7s %7.3f %9v %9v\n", k, r.n, metric, float64(r.ok)/float64(r.n),
+			percentile(r.lat, 0.5).Round(time.Microsecond), percentile(r.lat, 0.99).Round(time.Microsecond))
+	}
+	t.Log(b.String())
+	for _, k := range kinds {
+		r := rows[k]
+		if r == nil {
+			continue
+		}
+		for _, f := range r.fails {
+			t.Logf("miss: %s", f)
+		}
+		if score := float64(r.ok) / float64(r.n); score < evalTargets[k] {
+			t.Errorf("%s: score %.3f below target %.2f", k, score, evalTargets[k])
+		}
+		if p99 := percentile(r.lat, 0.99); p99 > 5*time.Millisecond {
+			t.Errorf("%s: p99 latency %v above 5ms", k, p99)
+		}
+	}
+}

@@ -1,0 +1,537 @@
+package geocode
+
+import (
+	"cmp"
+	"context"
+	"math"
+	"math/bits"
+	"slices"
+	"sort"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/paulmach/orb"
+	"github.com/tesseramaps/tessera/internal/geocode/textnorm"
+)
+
+// Ranking weights. A feature's score is its text score (0..1: the share of
+// the query matched, lowered when the name has words the query lacks) plus
+// wImportance times its importance (type, population, capital rank) plus,
+// with proximity, wProximity times a closeness term.
+const (
+	wImportance = 0.35
+	wProximity  = 0.4
+	wLanguage   = 0.02
+	wCoverage   = 0.4
+	// minAreaImportance is the lowest importance of an area feature
+	// (subregions start at 0.3), which bounds the scan for context words.
+	minAreaImportance = 0.3 // weight of the share of the name's words matched
+	proximityKM = 150.0
+
+	scorePrefixBase = 0.7
+	scoreFuzzy1     = 0.8
+	scoreFuzzy1Shrt = 0.72
+	scoreFuzzy2     = 0.62
+	scoreContext    = 0.95
+
+	capExact       = 6000
+	capFuzzy       = 400
+	capPrefixToken = 300
+	maxPrefixToks  = 64
+	prefixScanMax  = 400_000
+	maxCandidates  = 40_000
+	contextTop     = 300
+)
+
+// qtok is one query token with its matching dictionary tokens.
+type qtok struct {
+	s      string
+	runes  int
+	exact  int              // token id or -1
+	fuzzy  map[uint32]uint8 // token id -> edit distance
+	prefix bool
+	lo, hi int // prefix range of the dictionary
+}
+
+// nameMatch is the best match of a feature's names.
+type nameMatch struct {
+	feat      int
+	name      int // name entry
+	text      float64
+	matched   float64 // sum of matched token qualities
+	unmatched uint32  // bitmask of query tokens not matched by the name
+	score     float64
+}
+
+func fuzzyQuality(d uint8, runes int) float64 {
+	switch {
+	case d == 0:
+		return 1
+	case d == 1 && runes < 6:
+		return scoreFuzzy1Shrt
+	case d == 1:
+		return scoreFuzzy1
+	}
+	return scoreFuzzy2
+}
+
+// fuzzyTokens finds dictionary tokens within the edit budget of q through
+// the deletion index (index tokens with up to one deletion, the query with
+// up to two): all single edits, transpositions and most double edits.
+func (ix *Index) fuzzyTokens(q string, runes int) map[uint32]uint8 {
+	maxEd := textnorm.MaxEdits(runes)
+	if maxEd == 0 || runes > maxFuzzyRunes {
+		return nil
+	}
+	out := map[uint32]uint8{}
+	seen := map[uint64]bool{}
+	probe := func(s string) {
+		h := hashString(s)
+		if seen[h] {
+			return
+		}
+		seen[h] = true
+		c := &ix.c
+		j := sort.Search(len(c.DelHash), func(i int) bool { return c.DelHash[i] >= h })
+		for ; j < len(c.DelHash) && c.DelHash[j] == h; j++ {
+			t := c.DelTok[j]
+			if _, ok := out[t]; ok {
+				continue
+			}
+			if d := textnorm.Distance(q, ix.tok(t), maxEd); d <= maxEd && d > 0 {
+				out[t] = uint8(d)
+			}
+		}
+	}
+	probe(q)
+	textnorm.Deletions(q, func(d1 string) {
+		probe(d1)
+		if maxEd >= 2 {
+			textnorm.Deletions(d1, probe)
+		}
+	})
+	return out
+}
+
+// posting returns up to max name ids of token t, best first.
+func (ix *Index) posting(t int, max int) []uint32 {
+	p := ix.c.Postings[ix.c.PostStart[t]:ix.c.PostStart[t+1]]
+	if len(p) > max {
+		p = p[:max]
+	}
+	return p
+}
+
+// prefixTokens picks the dictionary tokens of a prefix range whose best name
+// is the most important, at most maxPrefixToks.
+func (ix *Index) prefixTokens(lo, hi int) []int {
+	if hi-lo <= maxPrefixToks {
+		out := make([]int, 0, hi-lo)
+		for t := lo; t < hi; t++ {
+			out = append(out, t)
+		}
+		return out
+	}
+	if hi-lo > prefixScanMax {
+		hi = lo + prefixScanMax
+	}
+	type tb struct {
+		t    int
+		best uint32
+	}
+	top := make([]tb, 0, maxPrefixToks+1)
+	c := &ix.c
+	for t := lo; t < hi; t++ {
+		s := c.PostStart[t]
+		if s == c.PostStart[t+1] {
+			continue
+		}
+		b := c.Postings[s]
+		if len(top) == maxPrefixToks && b >= top[len(top)-1].best {
+			continue
+		}
+		i := sort.Search(len(top), func(k int) bool { return top[k].best > b })
+		top = slices.Insert(top, i, tb{t, b})
+		if len(top) > maxPrefixToks {
+			top = top[:maxPrefixToks]
+		}
+	}
+	out := make([]int, len(top))
+	for i, x := range top {
+		out[i] = x.t
+	}
+	return out
+}
+
+// matchName scores name entry nm against the query tokens; it returns the
+// sum of token qualities, a bitmask of unmatched query tokens and the share
+// of the name's tokens that were matched.
+func (ix *Index) matchName(nm int, qs []qtok) (sum float64, unmatched uint32, cover float64) {
+	c := &ix.c
+	toks := c.NToks[c.NTokStart[nm]:c.NTokStart[nm+1]]
+	var used uint32
+	for i := range qs {
+		q := &qs[i]
+		best, bestJ := 0.0, -1
+		for j, t := range toks {
+			if used&(1<<j) != 0 {
+				continue
+			}
+			var s float64
+			switch {
+			case int(t) == q.exact:
+				s = 1
+			case q.prefix && int(t) >= q.lo && int(t) < q.hi:
+				s = scorePrefixBase + (1-scorePrefixBase)*float64(q.runes)/float64(max(q.runes, utf8.RuneCountInString(ix.tok(t))))
+			default:
+				if d, ok := q.fuzzy[t]; ok {
+					s = fuzzyQuality(d, q.runes)
+				}
+			}
+			if s > best {
+				best, bestJ = s, j
+			}
+		}
+		if bestJ >= 0 {
+			used |= 1 << bestJ
+			sum += best
+		} else {
+			unmatched |= 1 << i
+		}
+	}
+	if len(toks) == 0 {
+		return sum, unmatched, 0
+	}
+	return sum, unmatched, float64(bits.OnesCount32(used)) / float64(len(toks))
+}
+
+// contextMatch tries the unmatched query tokens against the names of the
+// feature's region, subregion and country; it returns the added quality and
+// the tokens still unmatched.
+func (ix *Index) contextMatch(f int, qs []qtok, unmatched uint32, admins map[int32]bool) (float64, uint32) {
+	c := &ix.c
+	var add float64
+	sub := make([]qtok, 0, len(qs))
+	idx := make([]int, 0, len(qs))
+	for _, p := range []int32{c.FSubregion[f], c.FRegion[f], c.FCountry[f]} {
+		if p < 0 || int(p) == f || unmatched == 0 || !admins[p] {
+			continue
+		}
+		for nm := int(c.FNameStart[p]); nm < int(c.FNameStart[p+1]) && unmatched != 0; nm++ {
+			sub, idx = sub[:0], idx[:0]
+			for i := range qs {
+				if unmatched&(1<<i) != 0 {
+					sub = append(sub, qs[i])
+					idx = append(idx, i)
+				}
+			}
+			s, um, cover := ix.matchName(nm, sub)
+			if cover < 1 { // a context name counts only when fully given
+				continue
+			}
+			add += s * scoreContext
+			for k, i := range idx {
+				if um&(1<<k) == 0 {
+					unmatched &^= 1 << i
+				}
+			}
+		}
+	}
+	return add, unmatched
+}
+
+type filter struct {
+	types     [numTypes]bool
+	countries []string
+	bbox      *[4]float64
+}
+
+func newTypeSet(types []PlaceType, exclude bool) [numTypes]bool {
+	var set [numTypes]bool
+	for i := range set {
+		set[i] = len(types) == 0 || exclude
+	}
+	for _, t := range types {
+		if t < numTypes {
+			set[t] = !exclude
+		}
+	}
+	set[TypeInvalid] = false
+	return set
+}
+
+func (ix *Index) pass(f int, fl *filter) bool {
+	c := &ix.c
+	if !fl.types[c.FType[f]] {
+		return false
+	}
+	if len(fl.countries) > 0 && !slices.Contains(fl.countries, unpackLang(c.FCC[f])) {
+		return false
+	}
+	if b := fl.bbox; b != nil {
+		lon, lat := fromE7(c.FLon[f]), fromE7(c.FLat[f])
+		if lat < b[1] || lat > b[3] {
+			return false
+		}
+		if b[0] <= b[2] {
+			return lon >= b[0] && lon <= b[2]
+		}
+		return lon >= b[0] || lon <= b[2]
+	}
+	return true
+}
+
+// Forward searches features by name.
+func (ix *Index) Forward(ctx context.Context, q ForwardQuery) (SearchResults, error) {
+	if err := q.validate(); err != nil {
+		return SearchResults{}, err
+	}
+	res := SearchResults{Type: "FeatureCollection", Attribution: ix.meta.Attribution}
+	words := textnorm.Tokens(q.Text)
+	if len(words) > MaxQueryTokens {
+		words = words[:MaxQueryTokens]
+	}
+	res.Query = words
+	if len(words) == 0 {
+		return res, nil
+	}
+	limit := q.Limit
+	if limit == 0 {
+		limit = DefaultLimit
+	}
+	matches := ix.forwardMatches(ctx, q, words)
+	if err := ctx.Err(); err != nil {
+		return SearchResults{}, err
+	}
+	if len(matches) > limit {
+		matches = matches[:limit]
+	}
+	for _, m := range matches {
+		f := ix.feature(m.feat, q.Languages, false)
+		f.Relevance = math.Round(m.text*1e4) / 1e4
+		ix.setMatching(&f, m.name, q.Languages)
+		res.Features = append(res.Features, f)
+	}
+	return res, nil
+}
+
+func (ix *Index) forwardMatches(ctx context.Context, q ForwardQuery, words []string) []nameMatch {
+	autocomplete := !q.NoAutocomplete && !strings.HasSuffix(q.Text, " ")
+	qs := make([]qtok, len(words))
+	for i, w := range words {
+		qs[i] = qtok{s: w, runes: utf8.RuneCountInString(w), exact: ix.findToken(w)}
+		if !q.NoFuzzy {
+			qs[i].fuzzy = ix.fuzzyTokens(w, qs[i].runes)
+		}
+		if autocomplete && i == len(words)-1 {
+			qs[i].prefix = true
+			qs[i].lo, qs[i].hi = ix.prefixRange(w)
+		}
+	}
+	c := &ix.c
+	fl := filter{types: newTypeSet(q.Types, q.ExcludeTypes), countries: q.Countries, bbox: q.BBox}
+	filtered := len(q.Types) > 0 || len(q.Countries) > 0 || q.BBox != nil
+	scale := 1
+	if filtered {
+		scale = 4
+	}
+	// Candidate names from the query tokens' postings: the most selective
+	// token contributes up to its full cap, the others a shorter head (their
+	// best names), which keeps long lists of common words bounded.
+	sc := ix.getScratch()
+	defer ix.scratchPool.Put(sc)
+	var cands []uint32
+	addList := func(p []uint32) {
+		for _, nm := range p {
+			if len(cands) >= maxCandidates*scale {
+				return
+			}
+			if sc.nameMark[nm] != sc.stamp {
+				sc.nameMark[nm] = sc.stamp
+				cands = append(cands, nm)
+			}
+		}
+	}
+	type gen struct {
+		toks []int
+		caps int
+		size int
+	}
+	gens := make([]gen, len(qs))
+	for i := range qs {
+		qt := &qs[i]
+		g := &gens[i]
+		if qt.exact >= 0 {
+			g.toks = append(g.toks, qt.exact)
+		}
+		for t := range qt.fuzzy {
+			g.toks = append(g.toks, int(t))
+		}
+		slices.Sort(g.toks[min(1, len(g.toks)):])
+		if qt.prefix && (len(qs) == 1 || qt.hi-qt.lo <= maxPrefixToks*4) {
+			g.toks = append(g.toks, ix.prefixTokens(qt.lo, qt.hi)...)
+		}
+		for _, t := range g.toks {
+			g.size += int(c.PostStart[t+1] - c.PostStart[t])
+		}
+	}
+	sel := 0
+	for i := range gens {
+		if len(gens[i].toks) > 0 && (len(gens[sel].toks) == 0 || gens[i].size < gens[sel].size) {
+			sel = i
+		}
+	}
+	for i := range qs {
+		qt := &qs[i]
+		div := 1
+		if i != sel {
+			div = 8
+		}
+		for j, t := range gens[i].toks {
+			switch {
+			case j == 0 && t == qt.exact:
+				addList(ix.posting(t, capExact*scale/div))
+			case t >= qt.lo && t < qt.hi && qt.prefix:
+				addList(ix.posting(t, max(20, capPrefixToken*scale/div)))
+			default:
+				addList(ix.posting(t, max(50, capFuzzy*scale/div)))
+			}
+		}
+	}
+	if ctx.Err() != nil {
+		return nil
+	}
+	lang := ""
+	if len(q.Languages) > 0 {
+		lang = q.Languages[0]
+	}
+	langCode := packLang(lang)
+	var ms []nameMatch
+	k := float64(len(qs))
+	for _, nm := range cands {
+		f := int(c.NFeat[nm])
+		if !ix.pass(f, &fl) {
+			continue
+		}
+		sum, um, cover := ix.matchName(int(nm), qs)
+		if sum == 0 {
+			continue
+		}
+		text := sum / k
+		score := text * (1 - wCoverage + wCoverage*cover)
+		if langCode != 0 && c.NLang[nm] == langCode {
+			score += wLanguage
+		}
+		m := nameMatch{feat: f, name: int(nm), text: text, matched: sum, unmatched: um, score: score}
+		if sc.featMark[f] == sc.stamp {
+			j := sc.featSlot[f]
+			if m.score > ms[j].score {
+				ms[j] = m
+			}
+			continue
+		}
+		sc.featMark[f] = sc.stamp
+		sc.featSlot[f] = int32(len(ms))
+		ms = append(ms, m)
+	}
+	for i := range ms {
+		ms[i].score += wImportance * float64(c.FImp[ms[i].feat])
+		if q.Proximity != nil {
+			d := haversineKM(*q.Proximity, ix.center(ms[i].feat))
+			ms[i].score += wProximity * proximityKM / (proximityKM + d)
+		}
+	}
+	byScore := func(a, b nameMatch) int {
+		if c := cmp.Compare(b.score, a.score); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.feat, b.feat)
+	}
+	slices.SortFunc(ms, byScore)
+	if len(qs) > 1 {
+		// Words the name lacks may name the context ("Paris France").
+		n := min(len(ms), contextTop)
+		changed := false
+		type ckey struct {
+			sub, reg, country int32
+			um                uint32
+		}
+		cache := map[ckey]float64{}
+		// Area features (countries, regions, subregions) having a name
+		// with one of the query's words: the only possible context matches.
+		admins := map[int32]bool{}
+		for i := range gens {
+			for _, t := range gens[i].toks {
+				for j, nm := range ix.posting(t, 20000) {
+					f := c.NFeat[nm]
+					if c.FImp[f] < minAreaImportance && j > 64 {
+						break
+					}
+					switch PlaceType(c.FType[f]) {
+					case TypeCountry, TypeRegion, TypeSubregion:
+						admins[int32(f)] = true
+					}
+				}
+			}
+		}
+		for i := 0; i < n; i++ {
+			m := &ms[i]
+			if m.unmatched == 0 {
+				continue
+			}
+			key := ckey{c.FSubregion[m.feat], c.FRegion[m.feat], c.FCountry[m.feat], m.unmatched}
+			add, ok := cache[key]
+			if !ok {
+				add, _ = ix.contextMatch(m.feat, qs, m.unmatched, admins)
+				cache[key] = add
+			}
+			if add > 0 {
+				delta := add / k
+				m.text += delta
+				m.score += delta
+				changed = true
+			}
+		}
+		if changed {
+			slices.SortFunc(ms, byScore)
+		}
+	}
+	for i := range ms {
+		ms[i].text = math.Min(1, ms[i].text)
+	}
+	return ms
+}
+
+// haversineKM is the great-circle distance in kilometres.
+func haversineKM(a, b orb.Point) float64 {
+	const r = 6371.0088
+	la1, la2 := a[1]*math.Pi/180, b[1]*math.Pi/180
+	dla := la2 - la1
+	dlo := (b[0] - a[0]) * math.Pi / 180
+	h := math.Sin(dla/2)*math.Sin(dla/2) + math.Cos(la1)*math.Cos(la2)*math.Sin(dlo/2)*math.Sin(dlo/2)
+	return 2 * r * math.Asin(math.Min(1, math.Sqrt(h)))
+}
+
+// scratch holds per-query marks over names and features, reused through a
+// pool; a mark equal to stamp means "set in this query".
+type scratch struct {
+	stamp    uint32
+	nameMark []uint32
+	featMark []uint32
+	featSlot []int32
+}
+
+func (ix *Index) getScratch() *scratch {
+	sc, _ := ix.scratchPool.Get().(*scratch)
+	if sc == nil {
+		sc = &scratch{nameMark: make([]uint32, len(ix.c.NFeat)), featMark: make([]uint32, len(ix.c.FType)),
+			featSlot: make([]int32, len(ix.c.FType))}
+	}
+	sc.stamp++
+	if sc.stamp == 0 { // wrapped: clear the marks
+		clear(sc.nameMark)
+		clear(sc.featMark)
+		sc.stamp = 1
+	}
+	return sc
+}

@@ -1,0 +1,140 @@
+package geocode
+
+import (
+	"strings"
+
+	"github.com/paulmach/orb"
+)
+
+// displayName returns feature i's name in lang with the language it is in:
+// the name in lang, else English, else the default name (language "").
+func (ix *Index) displayName(i int, lang string) (string, string) {
+	if lang != "" {
+		if s := ix.localName(i, lang); s != "" {
+			return s, lang
+		}
+		if lang != "en" {
+			if s := ix.localName(i, "en"); s != "" {
+				return s, "en"
+			}
+		}
+	}
+	return ix.str(ix.c.FName[i]), ""
+}
+
+// hierarchy returns the context features of i, smallest first.
+func (ix *Index) hierarchy(i int) []int {
+	c := &ix.c
+	var out []int
+	for _, p := range []int32{c.FSubregion[i], c.FRegion[i], c.FCountry[i]} {
+		if p >= 0 && int(p) != i {
+			out = append(out, int(p))
+		}
+	}
+	return out
+}
+
+// placeName joins the feature's name with its region and country.
+func (ix *Index) placeName(i int, lang, name string) string {
+	c := &ix.c
+	parts := []string{name}
+	t := PlaceType(c.FType[i])
+	if r := c.FRegion[i]; r >= 0 && int(r) != i && t > TypeRegion {
+		n, _ := ix.displayName(int(r), lang)
+		if n != name {
+			parts = append(parts, n)
+		}
+	}
+	if ct := c.FCountry[i]; ct >= 0 && int(ct) != i {
+		n, _ := ix.displayName(int(ct), lang)
+		parts = append(parts, n)
+	}
+	return strings.Join(parts, ", ")
+}
+
+func (ix *Index) properties(i int) Properties {
+	c := &ix.c
+	fl := c.FFlags[i]
+	p := Properties{Ref: ix.str(c.FRef[i]), CountryCode: strings.ToLower(unpackLang(c.FCC[i]))}
+	if k := int(fl>>4) & 0xf; k < len(kinds) {
+		p.Kind = kinds[k]
+	}
+	if d := int(fl) & 0xf; d < len(designations) {
+		p.PlaceDesignation = designations[d]
+	}
+	return p
+}
+
+func (ix *Index) bbox(i int) [4]float64 {
+	b := ix.c.FBBox[4*i : 4*i+4]
+	return [4]float64{fromE7(b[0]), fromE7(b[1]), fromE7(b[2]), fromE7(b[3])}
+}
+
+// feature renders feature i in the requested languages; fullGeom returns
+// the stored geometry (country polygons) instead of the center point.
+func (ix *Index) feature(i int, langs []string, fullGeom bool) Feature {
+	c := &ix.c
+	t := PlaceType(c.FType[i])
+	first := ""
+	if len(langs) > 0 {
+		first = langs[0]
+	}
+	ctr := ix.center(i)
+	f := Feature{
+		ID:            ix.featureID(i),
+		Properties:    ix.properties(i),
+		BBox:          ix.bbox(i),
+		Center:        [2]float64{ctr[0], ctr[1]},
+		PlaceType:     []string{t.String()},
+		PlaceTypeName: []string{typeLabels[t]},
+		Geometry:      orb.Point(ctr),
+	}
+	f.Text, f.Language = ix.displayName(i, first)
+	f.PlaceName = ix.placeName(i, first, f.Text)
+	if len(langs) > 1 {
+		for _, l := range langs {
+			txt, got := ix.displayName(i, l)
+			f.Localized = append(f.Localized, Localized{Lang: l, Text: txt, Language: got, PlaceName: ix.placeName(i, l, txt)})
+		}
+	}
+	if fullGeom {
+		if g, err := ix.geometry(i); err == nil && g != nil {
+			f.Geometry = g
+		}
+	}
+	for _, p := range ix.hierarchy(i) {
+		cx := Context{ID: ix.featureID(p), Properties: ix.properties(p)}
+		cx.Text, cx.Language = ix.displayName(p, first)
+		if len(langs) > 1 {
+			for _, l := range langs {
+				txt, got := ix.displayName(p, l)
+				cx.Localized = append(cx.Localized, Localized{Lang: l, Text: txt, Language: got})
+			}
+		}
+		f.Context = append(f.Context, cx)
+	}
+	return f
+}
+
+// setMatching fills matching_text and matching_place_name when the name that
+// matched the query differs from the displayed text.
+func (ix *Index) setMatching(f *Feature, nameEntry int, langs []string) {
+	if nameEntry < 0 {
+		return
+	}
+	m := ix.str(ix.c.NStr[nameEntry])
+	if m == f.Text {
+		return
+	}
+	for _, l := range f.Localized {
+		if l.Text == m {
+			return
+		}
+	}
+	first := ""
+	if len(langs) > 0 {
+		first = langs[0]
+	}
+	f.MatchingText = m
+	f.MatchingPlaceName = ix.placeName(int(ix.c.NFeat[nameEntry]), first, m)
+}

@@ -1,0 +1,268 @@
+package geocode
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+
+	"github.com/paulmach/orb"
+)
+
+// Search radii of reverse geocoding without limit (best feature per type).
+const (
+	reverseLocalityKM      = 50.0
+	reverseNeighbourhoodKM = 3.0
+	reversePlaceKM         = 5.0
+	reverseOtherKM         = 1.0
+	reverseCoastKM         = 25.0 // country of a point just outside every polygon
+)
+
+type near struct {
+	feat int
+	km   float64
+}
+
+// nearest returns up to n features of the grid accepted by keep within
+// maxKM of p, nearest first.
+func (ix *Index) nearest(p orb.Point, maxKM float64, n int, keep func(int) bool) []near {
+	c := &ix.c
+	dLat := maxKM / 111.0
+	cosLat := math.Max(0.01, math.Cos(math.Min(89.9, math.Abs(p[1])+dLat)*math.Pi/180))
+	dLon := math.Min(180, maxKM/(111.32*cosLat))
+	y0 := int(math.Floor((math.Max(-90, p[1]-dLat) + 90) / gridCell))
+	y1 := int(math.Floor((math.Min(90, p[1]+dLat) + 90) / gridCell))
+	x0 := int(math.Floor((p[0] - dLon + 180) / gridCell))
+	x1 := int(math.Floor((p[0] + dLon + 180) / gridCell))
+	if x1-x0 >= gridW {
+		x0, x1 = 0, gridW-1
+	}
+	var out []near
+	for y := max(0, y0); y <= min(gridH-1, y1); y++ {
+		for xx := x0; xx <= x1; xx++ {
+			x := ((xx % gridW) + gridW) % gridW
+			cell := y*gridW + x
+			for _, it := range c.GridItems[c.GridStart[cell]:c.GridStart[cell+1]] {
+				f := int(it)
+				lon, lat := fromE7(c.FLon[f]), fromE7(c.FLat[f])
+				dx := (lon - p[0]) * 111.32 * cosLat
+				if dx > 180*111.32*cosLat {
+					dx -= 360 * 111.32 * cosLat
+				} else if dx < -180*111.32*cosLat {
+					dx += 360 * 111.32 * cosLat
+				}
+				dy := (lat - p[1]) * 111.0
+				if dx*dx+dy*dy > 4*maxKM*maxKM { // generous screen before the exact distance
+					continue
+				}
+				d := haversineKM(p, orb.Point{lon, lat})
+				if d > maxKM {
+					continue
+				}
+				if len(out) == n && d >= out[n-1].km || !keep(f) {
+					continue
+				}
+				i, _ := slices.BinarySearchFunc(out, d, func(a near, d float64) int { return cmp.Compare(a.km, d) })
+				out = slices.Insert(out, i, near{f, d})
+				if len(out) > n {
+					out = out[:n]
+				}
+			}
+		}
+	}
+	return out
+}
+
+// countryAt returns the country whose polygon holds p, or -1.
+func (ix *Index) countryAt(p orb.Point) int {
+	for i := range ix.countries {
+		if ix.countries[i].contains(p) {
+			return ix.countries[i].feat
+		}
+	}
+	return -1
+}
+
+// Reverse finds features at a point.
+func (ix *Index) Reverse(ctx context.Context, q ReverseQuery) (SearchResults, error) {
+	if err := q.validate(); err != nil {
+		return SearchResults{}, err
+	}
+	res := SearchResults{Type: "FeatureCollection", Attribution: ix.meta.Attribution,
+		Query: []string{strconv.FormatFloat(q.Lon, 'f', -1, 64), strconv.FormatFloat(q.Lat, 'f', -1, 64)}}
+	p := orb.Point{q.Lon, q.Lat}
+	types := newTypeSet(q.Types, q.ExcludeTypes)
+	c := &ix.c
+	ofType := func(t PlaceType) func(int) bool {
+		return func(f int) bool { return PlaceType(c.FType[f]) == t }
+	}
+	var feats []int
+	if q.Limit > 1 {
+		t := q.Types[0]
+		switch t {
+		case TypeCountry, TypeRegion, TypeSubregion:
+			feats = ix.containing(p, t)
+		default:
+			for _, n := range ix.nearest(p, ReverseNearestKM, q.Limit, ofType(t)) {
+				feats = append(feats, n.feat)
+			}
+		}
+	} else {
+		country := ix.countryAt(p)
+		if country < 0 {
+			if n := ix.nearest(p, reverseCoastKM, 1, ofType(TypeLocality)); len(n) > 0 && c.FCountry[n[0].feat] >= 0 {
+				country = int(c.FCountry[n[0].feat])
+			}
+		}
+		sameCountry := func(t PlaceType) func(int) bool {
+			return func(f int) bool {
+				return PlaceType(c.FType[f]) == t && (country < 0 || int(c.FCountry[f]) == country)
+			}
+		}
+		var locality = -1
+		if n := ix.nearest(p, reverseLocalityKM, 1, ofType(TypeLocality)); len(n) > 0 {
+			locality = n[0].feat
+		}
+		for t := TypePOI; t > TypeInvalid; t-- {
+			if !types[t] {
+				continue
+			}
+			f := -1
+			switch t {
+			case TypeCountry:
+				f = country
+			case TypeRegion, TypeSubregion:
+				if locality >= 0 {
+					if t == TypeRegion {
+						f = int(c.FRegion[locality])
+					} else {
+						f = int(c.FSubregion[locality])
+					}
+				}
+			case TypeLocality:
+				f = locality
+			default:
+				radius := reverseOtherKM
+				switch t {
+				case TypeNeighbourhood:
+					radius = reverseNeighbourhoodKM
+				case TypePlace:
+					radius = reversePlaceKM
+				}
+				if n := ix.nearest(p, radius, 1, sameCountry(t)); len(n) > 0 {
+					f = n[0].feat
+				}
+			}
+			if f >= 0 {
+				feats = append(feats, f)
+			}
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return SearchResults{}, err
+	}
+	for _, f := range feats {
+		ft := ix.feature(f, q.Languages, false)
+		ft.Relevance = 1
+		res.Features = append(res.Features, ft)
+	}
+	return res, nil
+}
+
+// containing returns the area feature of type t at p (country by polygon,
+// region and subregion through the nearest locality).
+func (ix *Index) containing(p orb.Point, t PlaceType) []int {
+	c := &ix.c
+	country := ix.countryAt(p)
+	if t == TypeCountry {
+		if country < 0 {
+			return nil
+		}
+		return []int{country}
+	}
+	n := ix.nearest(p, reverseLocalityKM, 1, func(f int) bool {
+		return PlaceType(c.FType[f]) == TypeLocality && (country < 0 || int(c.FCountry[f]) == country)
+	})
+	if len(n) == 0 {
+		return nil
+	}
+	f := c.FRegion[n[0].feat]
+	if t == TypeSubregion {
+		f = c.FSubregion[n[0].feat]
+	}
+	if f < 0 {
+		return nil
+	}
+	return []int{int(f)}
+}
+
+// ByID returns the feature with the given id ("<type>.<number>") with its
+// full geometry; no features when it does not exist.
+func (ix *Index) ByID(ctx context.Context, id string, opts IDOptions) (SearchResults, error) {
+	if err := checkCommon(nil, opts.Languages, opts.Worldview); err != nil {
+		return SearchResults{}, err
+	}
+	res := SearchResults{Type: "FeatureCollection", Attribution: ix.meta.Attribution, Query: []string{id}}
+	m := idRe.FindStringSubmatch(id)
+	if m == nil {
+		return SearchResults{}, invalid("malformed id %q", id)
+	}
+	t, ok := ParsePlaceType(m[1])
+	if !ok {
+		return SearchResults{}, invalid("unknown place type in id %q", id)
+	}
+	num, err := strconv.ParseUint(m[2], 10, 64)
+	if err != nil {
+		return SearchResults{}, invalid("id number out of range in %q", id)
+	}
+	if f := ix.lookupID(t, num); f >= 0 {
+		ft := ix.feature(f, opts.Languages, true)
+		ft.Relevance = 1
+		res.Features = append(res.Features, ft)
+	}
+	return res, ctx.Err()
+}
+
+// Search runs a forward, reverse or id request.
+func (ix *Index) Search(ctx context.Context, r Request) (SearchResults, error) {
+	switch r.Kind {
+	case KindForward:
+		if r.Forward == nil {
+			return SearchResults{}, invalid("forward request without query")
+		}
+		return ix.Forward(ctx, *r.Forward)
+	case KindReverse:
+		if r.Reverse == nil {
+			return SearchResults{}, invalid("reverse request without query")
+		}
+		return ix.Reverse(ctx, *r.Reverse)
+	case KindID:
+		return ix.ByID(ctx, r.ID, r.IDOpts)
+	case KindBatch:
+		return SearchResults{}, invalid("batch request: use SearchBatch")
+	}
+	return SearchResults{}, invalid("unknown request kind %d", r.Kind)
+}
+
+// SearchBatch runs every query of a batch request (or the single query of
+// another request) and returns the results in query order.
+func (ix *Index) SearchBatch(ctx context.Context, r Request) ([]SearchResults, error) {
+	items := r.Batch
+	if r.Kind != KindBatch {
+		items = []Request{r}
+	}
+	if len(items) > MaxBatch {
+		return nil, invalid("a batch holds at most %d queries", MaxBatch)
+	}
+	out := make([]SearchResults, 0, len(items))
+	for i, it := range items {
+		res, err := ix.Search(ctx, it)
+		if err != nil {
+			return nil, fmt.Errorf("batch query %d: %w", i+1, err)
+		}
+		out = append(out, res)
+	}
+	return out, nil
+}
