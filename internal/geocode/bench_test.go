@@ -17,7 +17,9 @@ func benchForward(b *testing.B, q ForwardQuery) {
 	}
 }
 
-func BenchmarkForwardExact(b *testing.B) { benchForward(b, ForwardQuery{Text: "Fort Lauderdale", NoAutocomplete: true}) }
+func BenchmarkForwardExact(b *testing.B) {
+	benchForward(b, ForwardQuery{Text: "Fort Lauderdale", NoAutocomplete: true})
+}
 func BenchmarkForwardAutocomplete(b *testing.B) { benchForward(b, ForwardQuery{Text: "San Di"}) }
 func BenchmarkForwardTypo(b *testing.B)         { benchForward(b, ForwardQuery{Text: "Heloinki"}) }
 func BenchmarkForwardShortPrefix(b *testing.B)  { benchForward(b, ForwardQuery{Text: "s"}) }

@@ -26,7 +26,7 @@ const (
 	// minAreaImportance is the lowest importance of an area feature
 	// (subregions start at 0.3), which bounds the scan for context words.
 	minAreaImportance = 0.3 // weight of the share of the name's words matched
-	proximityKM = 150.0
+	proximityKM       = 150.0
 
 	scorePrefixBase = 0.7
 	scoreFuzzy1     = 0.8
