@@ -81,7 +81,7 @@ type wmsLayer struct {
 	Name        string          `xml:"Name,omitempty"`
 	Title       string          `xml:"Title"`
 	Abstract    string          `xml:"Abstract,omitempty"`
-	CRS         []string        `xml:"CRS"`
+	CRS         []string        `xml:"CRS,omitempty"`
 	GeoBBox     wmsGeoBBox      `xml:"EX_GeographicBoundingBox"`
 	BBoxes      []wmsBBox       `xml:"BoundingBox"`
 	Attribution *wmsAttribution `xml:"Attribution,omitempty"`
@@ -193,7 +193,9 @@ func AllMapsWMS(maps []Map, e Endpoint, opt WMSOptions) ([]byte, error) {
 		} else {
 			union = [4]float64{min(union[0], s.bounds[0]), min(union[1], s.bounds[1]), max(union[2], s.bounds[2]), max(union[3], s.bounds[3])}
 		}
-		root.Layers = append(root.Layers, s.wmsLayer())
+		child := s.wmsLayer()
+		child.CRS = nil // inherited from the root layer (WMS 1.3.0, 7.2.4.8)
+		root.Layers = append(root.Layers, child)
 	}
 	if len(maps) == 0 {
 		union = normaliseBounds([4]float64{})

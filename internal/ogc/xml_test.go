@@ -312,6 +312,10 @@ func TestWMS(t *testing.T) {
 		t.Errorf("all maps: %+v", c)
 	}
 	checkWMSLayer(t, c.Root, [4]float64{-20, -30, 10, 50})
+	if len(c.Root.Layers[1].CRS) != 0 {
+		t.Errorf("child layer re-declares inherited CRS %v", c.Root.Layers[1].CRS)
+	}
+	c.Root.Layers[1].CRS = c.Root.CRS
 	checkWMSLayer(t, c.Root.Layers[1], basic.Bounds)
 	if !strings.Contains(string(b), "<MaxWidth>2048</MaxWidth>") {
 		t.Error("MaxWidth missing")

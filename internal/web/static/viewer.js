@@ -174,6 +174,9 @@
       var map = new maplibregl.Map({ container: el, style: built.style, center: v.center, zoom: v.zoom, hash: true });
       exposeMap(map);
       addControls(map);
+      if (isVector && built.groups.length === 0) {
+        showError('This tileset lists no vector layers in its TileJSON: there is nothing to draw.');
+      }
       map.on('load', function () {
         layerList(map, built.groups);
         inspect(map, built.groups);
