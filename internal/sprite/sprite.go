@@ -71,8 +71,13 @@ type Options struct {
 	MaxFileBytes int
 	// MaxTotalBytes bounds all source files together (default 256 MiB).
 	MaxTotalBytes int
-	// MaxSheetSide bounds the sheet's width and height in pixels (default 16384).
+	// MaxSheetSide bounds the sheet's width and height in pixels (default 8192).
 	MaxSheetSide int
+	// MaxSheetPixels bounds the sheet's area (default 8192×4096).
+	MaxSheetPixels int
+	// MaxIconPixels bounds the rendered size of one icon, width×height after applying the
+	// pixel ratio (default 2048×2048).
+	MaxIconPixels int
 }
 
 func (o Options) withDefaults() Options {
@@ -92,7 +97,13 @@ func (o Options) withDefaults() Options {
 		o.MaxTotalBytes = 256 << 20
 	}
 	if o.MaxSheetSide <= 0 {
-		o.MaxSheetSide = 16384
+		o.MaxSheetSide = 8192
+	}
+	if o.MaxSheetPixels <= 0 {
+		o.MaxSheetPixels = 8192 * 4096
+	}
+	if o.MaxIconPixels <= 0 {
+		o.MaxIconPixels = 2048 * 2048
 	}
 	return o
 }
@@ -254,7 +265,7 @@ feed:
 		imgs = append(imgs, out[i])
 	}
 	w, h := packRects(rs)
-	if w > opts.MaxSheetSide || h > opts.MaxSheetSide {
+	if w > opts.MaxSheetSide || h > opts.MaxSheetSide || w*h > opts.MaxSheetPixels {
 		return nil, fmt.Errorf("%w: %dx%d (max %d)", ErrSheetTooBig, w, h, opts.MaxSheetSide)
 	}
 	if w == 0 || h == 0 {
@@ -315,7 +326,7 @@ func renderIcon(ctx context.Context, ic Icon, opts Options) (rendered, error) {
 		if len(ic.Data) > opts.MaxFileBytes {
 			return res, fmt.Errorf("svg: %d bytes (max %d)", len(ic.Data), opts.MaxFileBytes)
 		}
-		doc, err := svg.ParseWithLimits(ic.Data, svg.Limits{MaxBytes: opts.MaxFileBytes})
+		doc, err := svg.ParseWithLimits(ic.Data, svg.Limits{MaxBytes: opts.MaxFileBytes, MaxPixels: opts.MaxIconPixels})
 		if err != nil {
 			return res, err
 		}

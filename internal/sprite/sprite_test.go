@@ -186,6 +186,10 @@ func TestLimitsAndEmpty(t *testing.T) {
 	if _, err := BuildSheet(context.Background(), big, Options{MaxSheetSide: 50}); !errors.Is(err, ErrSheetTooBig) {
 		t.Fatalf("sheet side: %v", err)
 	}
+	huge := []Icon{{Name: "a", Data: svgSquare(1000, "#000")}}
+	if s, err := BuildSheet(context.Background(), huge, Options{PixelRatio: 4}); err != nil || len(s.Skipped) != 1 || !strings.Contains(s.Skipped[0].Error(), "exceeds limits") {
+		t.Fatalf("icon pixel limit: %v %v", s, err)
+	}
 	s, err := BuildSheet(context.Background(), nil, Options{})
 	if err != nil {
 		t.Fatal(err)

@@ -8,8 +8,12 @@ import (
 	"strings"
 )
 
-// maxLayers bounds the nesting of offscreen layers (group opacity, clip paths).
-const maxLayers = 8
+// maxLayers and maxLayerBytes bound the offscreen layers (group opacity, clip paths): their
+// nesting and the memory of all layers of a render (16 bytes per pixel each).
+const (
+	maxLayers     = 8
+	maxLayerBytes = 256 << 20
+)
 
 // renderer draws a document into a premultiplied float RGBA canvas.
 type renderer struct {
@@ -201,7 +205,7 @@ func (r *renderer) element(n *node, ctm matrix, parent computed) {
 		}
 	}
 	layered := opacity < 1 || clip != nil
-	if layered && len(r.layers) > maxLayers {
+	if layered && (len(r.layers) > maxLayers || (len(r.layers)+1)*r.w*r.h*16 > maxLayerBytes) {
 		// Too many nested layers: fold the opacity into the paint and drop the clip
 		// (an approximation that keeps memory bounded).
 		layered = false
