@@ -14,8 +14,13 @@ import (
 
 // WriterOptions configures a Writer.
 type WriterOptions struct {
-	TileType        TileType
-	TileCompression Compression // as the tiles are given to PutTile
+	// TileType of the tiles; TileTypeUnknown means detected from the first
+	// tile with SniffTileType.
+	TileType TileType
+	// TileCompression of the tiles as given to PutTile (they are stored as
+	// given); CompressionUnknown means detected from the first tile with
+	// SniffCompression.
+	TileCompression Compression
 	// InternalCompression of directories and metadata: none or gzip
 	// (CompressionUnknown means gzip).
 	InternalCompression Compression
@@ -196,6 +201,19 @@ func (w *Writer) Finish(ctx context.Context) (err error) {
 		entries = append(entries, Entry{TileID: t.id, Offset: off, Length: w.contents[t.content].length, RunLength: 1})
 	}
 
+	if w.opts.TileType == TileTypeUnknown || w.opts.TileCompression == CompressionUnknown {
+		first := w.contents[w.tiles[0].content]
+		buf := make([]byte, min(first.length, 64))
+		if _, err := w.spool.ReadAt(buf, first.off); err != nil {
+			return fmt.Errorf("pmtiles: read spool: %w", err)
+		}
+		if w.opts.TileType == TileTypeUnknown {
+			w.opts.TileType = SniffTileType(buf)
+		}
+		if w.opts.TileCompression == CompressionUnknown {
+			w.opts.TileCompression = SniffCompression(buf)
+		}
+	}
 	internal := w.opts.InternalCompression
 	root, leaves, err := buildDirectories(entries, internal, w.rootLimit)
 	if err != nil {
