@@ -85,6 +85,16 @@ func (e *Error) Error() string {
 
 func (e *Error) Unwrap() error { return e.Err }
 
+// within prefixes the cause of an *Error with the member it was found in.
+func within(err error, where string) error {
+	var e *Error
+	if errors.As(err, &e) {
+		e.Err = fmt.Errorf("%s: %w", where, e.Err)
+		return e
+	}
+	return fmt.Errorf("%s: %w", where, err)
+}
+
 // Read decodes all features of a GeoJSON document. Features whose geometry
 // is null are skipped.
 func Read(ctx context.Context, r io.Reader, limits Limits) ([]tiler.Feature, error) {
@@ -417,7 +427,7 @@ func (p *parser) member(o *object, key string, allowFeature bool) error {
 		}
 		g, err := p.geometryValue()
 		if err != nil {
-			return fmt.Errorf("geometry: %w", err)
+			return within(err, "geometry")
 		}
 		o.geometry, o.hasGeom = g, true
 	case "properties":
@@ -523,7 +533,7 @@ func (p *parser) geometryArray() ([]orb.Geometry, error) {
 		}
 		g, err := p.geometryObject()
 		if err != nil {
-			return nil, fmt.Errorf("geometries[%d]: %w", len(gs), err)
+			return nil, within(err, fmt.Sprintf("geometries[%d]", len(gs)))
 		}
 		gs = append(gs, g)
 	}
@@ -641,79 +651,124 @@ type node struct {
 	kids []node
 }
 
-// coordinates reads a "coordinates" value.
+// coordinates reads a "coordinates" value. The value is taken whole from
+// the decoder (a cheap syntax scan) and parsed here, which avoids the cost
+// of one decoder token per number.
 func (p *parser) coordinates() (*node, error) {
-	tok, err := p.token()
-	if err != nil {
-		return nil, err
+	var raw json.RawMessage
+	if err := p.dec.Decode(&raw); err != nil {
+		return nil, p.wrap(err)
 	}
-	if d, ok := tok.(json.Delim); !ok || d != '[' {
-		return nil, p.fail("\"coordinates\" must be an array, found %s", describe(tok))
+	c := coordParser{b: raw, p: p}
+	c.space()
+	if c.i >= len(c.b) || c.b[c.i] != '[' {
+		return nil, p.fail("\"coordinates\" must be an array")
 	}
-	n, err := p.array()
+	c.i++
+	n, err := c.array()
 	if err != nil {
 		return nil, err
 	}
 	return &n, nil
 }
 
-// array reads an array of coordinates whose '[' has been consumed.
-func (p *parser) array() (node, error) {
+// coordParser parses a coordinates value that encoding/json has already
+// checked to be valid JSON.
+type coordParser struct {
+	b []byte
+	i int
+	p *parser
+}
+
+func (c *coordParser) space() {
+	for c.i < len(c.b) {
+		switch c.b[c.i] {
+		case ' ', '\t', '\n', '\r':
+			c.i++
+		default:
+			return
+		}
+	}
+}
+
+// array parses an array whose '[' has been consumed.
+func (c *coordParser) array() (node, error) {
+	p := c.p
 	if err := p.enter(); err != nil {
 		return node{}, err
 	}
 	defer p.leave()
 	var n node
-	var nums []float64
-	for i := 0; ; i++ {
-		tok, err := p.token()
-		if err != nil {
-			return n, err
+	var nums [4]float64
+	count := 0
+	for first := true; ; first = false {
+		c.space()
+		if c.i >= len(c.b) {
+			return n, p.fail("unterminated coordinates")
 		}
-		switch v := tok.(type) {
-		case json.Delim:
-			if v == ']' {
-				if n.leaf {
-					if len(nums) < 2 {
-						return n, p.fail("position with %d numbers, need at least 2", len(nums))
-					}
-					n.pos = orb.Point{nums[0], nums[1]}
-					if err := checkPosition(n.pos); err != nil {
-						return n, p.errAt(err)
-					}
-					p.coords++
-					if p.coords > p.limits.MaxCoordinates {
-						return n, p.errAt(fmt.Errorf("%w: more than %d positions", ErrLimit, p.limits.MaxCoordinates))
-					}
-				}
-				return n, nil
+		ch := c.b[c.i]
+		if ch == ']' {
+			c.i++
+			break
+		}
+		if !first {
+			if ch != ',' {
+				return n, p.fail("malformed coordinates")
 			}
-			if v != '[' || n.leaf {
-				return n, p.fail("unexpected %s in coordinates", describe(tok))
+			c.i++
+			c.space()
+			if c.i >= len(c.b) {
+				return n, p.fail("unterminated coordinates")
 			}
-			kid, err := p.array()
+			ch = c.b[c.i]
+		}
+		switch {
+		case ch == '[':
+			if n.leaf {
+				return n, p.fail("coordinates mix numbers and arrays")
+			}
+			c.i++
+			kid, err := c.array()
 			if err != nil {
 				return n, err
 			}
 			n.kids = append(n.kids, kid)
-		case json.Number:
-			if i > 0 && !n.leaf {
+		case ch == '-' || (ch >= '0' && ch <= '9'):
+			if !first && !n.leaf {
 				return n, p.fail("coordinates mix numbers and arrays")
 			}
 			n.leaf = true
-			f, err := strconv.ParseFloat(string(v), 64)
+			start := c.i
+			for c.i < len(c.b) && strings.IndexByte("0123456789+-.eE", c.b[c.i]) >= 0 {
+				c.i++
+			}
+			f, err := strconv.ParseFloat(string(c.b[start:c.i]), 64)
 			if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
-				return n, p.fail("coordinate %s is not a finite number", v)
+				return n, p.fail("coordinate %s is not a finite number", c.b[start:c.i])
 			}
-			if len(nums) < 4 {
-				nums = append(nums, f)
-			} else {
-				return n, p.fail("position with more than 4 numbers")
+			if count == len(nums) {
+				return n, p.fail("position with more than %d numbers", len(nums))
 			}
+			nums[count] = f
+			count++
 		default:
-			return n, p.fail("unexpected %s in coordinates", describe(tok))
+			return n, p.fail("unexpected %q in coordinates", ch)
 		}
 	}
+	if n.leaf {
+		if count < 2 {
+			return n, p.fail("position with %d numbers, need at least 2", count)
+		}
+		n.pos = orb.Point{nums[0], nums[1]}
+		if err := checkPosition(n.pos); err != nil {
+			return n, p.errAt(err)
+		}
+		p.coords++
+		if p.coords > p.limits.MaxCoordinates {
+			return n, p.errAt(fmt.Errorf("%w: more than %d positions", ErrLimit, p.limits.MaxCoordinates))
+		}
+	}
+	return n, nil
 }
 
 func checkPosition(pt orb.Point) error {

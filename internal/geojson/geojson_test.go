@@ -116,7 +116,7 @@ func TestReadErrors(t *testing.T) {
 		{"bad longitude", fc(ok, geom(`{"type":"Point","coordinates":[190,0]}`)), Limits{}, 1, "longitude 190 out of range", false},
 		{"bad latitude", fc(ok, ok, geom(`{"type":"LineString","coordinates":[[0,0],[0,-91]]}`)), Limits{}, 2, "latitude -91 out of range", false},
 		{"one number", fc(geom(`{"type":"Point","coordinates":[1]}`)), Limits{}, 0, "need at least 2", false},
-		{"string coordinate", fc(geom(`{"type":"Point","coordinates":["1",2]}`)), Limits{}, 0, "unexpected a string", false},
+		{"string coordinate", fc(geom(`{"type":"Point","coordinates":["1",2]}`)), Limits{}, 0, `geometry: unexpected '"' in coordinates`, false},
 		{"overflow coordinate", fc(geom(`{"type":"Point","coordinates":[1e999,2]}`)), Limits{}, 0, "not a finite number", false},
 		{"short line", fc(geom(`{"type":"LineString","coordinates":[[0,0]]}`)), Limits{}, 0, "LineString has 1 positions", false},
 		{"short ring", fc(ok, geom(`{"type":"Polygon","coordinates":[[[0,0],[1,1],[0,0]]]}`)), Limits{}, 1, "Polygon ring 0 has 3 positions", false},
@@ -131,7 +131,9 @@ func TestReadErrors(t *testing.T) {
 		{"too many features", fc(ok, ok, ok), Limits{MaxFeatures: 2}, 2, "more than 2 features", true},
 		{"too many positions", fc(geom(`{"type":"LineString","coordinates":[[0,0],[1,1],[2,2]]}`)), Limits{MaxCoordinates: 2}, 0, "more than 2 positions", true},
 		{"too deep properties", fc(`{"type":"Feature","geometry":null,"properties":{"a":[[[[[[1]]]]]]}}`), Limits{MaxDepth: 6}, 0, "nesting deeper than 6", true},
-		{"too deep collections", geom(`{"type":"GeometryCollection","geometries":[{"type":"GeometryCollection","geometries":[{"type":"GeometryCollection","geometries":[]}]}]}`), Limits{MaxDepth: 5}, 0, "nesting deeper", true},
+		{"too deep collections", geom(`{"type":"GeometryCollection","geometries":[{"type":"GeometryCollection","geometries":[{"type":"GeometryCollection","geometries":[]}]}]}`), Limits{MaxDepth: 5}, 0, "geometry: geometries[0]: geometries[0]: limit exceeded: nesting deeper than 5", true},
+		{"too deep coordinates", fc(geom(`{"type":"Point","coordinates":[[[[[[[[0,0]]]]]]]]}`)), Limits{MaxDepth: 8}, 0, "nesting deeper than 8", true},
+		{"unterminated number list", fc(geom(`{"type":"Point","coordinates":[0 0]}`)), Limits{}, 0, "invalid JSON", false},
 		{"too large", fc(ok, ok, ok, ok), Limits{MaxBytes: 100}, -1, "input larger than 100 bytes", true},
 	}
 	for _, tc := range tests {
@@ -349,4 +351,32 @@ func FuzzRead(f *testing.F) {
 			}
 		}
 	})
+}
+
+// BenchmarkRead decodes a synthetic 100,000-position FeatureCollection.
+func BenchmarkRead(b *testing.B) {
+	var sb strings.Builder
+	sb.WriteString(`{"type":"FeatureCollection","features":[`)
+	for i := 0; i < 1000; i++ {
+		if i > 0 {
+			sb.WriteByte(',')
+		}
+		sb.WriteString(`{"type":"Feature","properties":{"name":"f","n":12,"x":1.5},"geometry":{"type":"LineString","coordinates":[`)
+		for j := 0; j < 100; j++ {
+			if j > 0 {
+				sb.WriteByte(',')
+			}
+			sb.WriteString(`[12.345678,45.678901]`)
+		}
+		sb.WriteString(`]}}`)
+	}
+	sb.WriteString(`]}`)
+	data := sb.String()
+	b.SetBytes(int64(len(data)))
+	for b.Loop() {
+		fs, err := Read(context.Background(), strings.NewReader(data), Limits{})
+		if err != nil || len(fs) != 1000 {
+			b.Fatal(err)
+		}
+	}
 }
