@@ -63,7 +63,13 @@ func (d *Document) RenderSize(ctx context.Context, w, h int) (*image.NRGBA, erro
 	r.ras = newRasterizer(w, h, &r.edges)
 	r.layers = [][]float32{make([]float32, w*h*4)}
 	base := scaleM(float64(w)/d.width, float64(h)/d.height)
-	r.viewport(d.root, base, initialStyle(), 0, 0, d.width, d.height)
+	r.vpW, r.vpH = d.width, d.height
+	if vb, ok := parseViewBox(d.root.attr("viewBox")); ok {
+		r.vpW, r.vpH = vb[2], vb[3]
+	}
+	// The root's own style properties apply to everything (fill="none" on <svg> is common).
+	st := inherit(initialStyle(), d.root, r.diag())
+	r.viewport(d.root, base, st, 0, 0, d.width, d.height)
 	if r.err != nil {
 		return nil, r.err
 	}

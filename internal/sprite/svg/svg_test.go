@@ -385,3 +385,15 @@ func TestDeepLayersBounded(t *testing.T) {
 		t.Fatalf("alpha %d: want partially transparent", a)
 	}
 }
+
+func TestRootStyleInherited(t *testing.T) {
+	// fill="none" stroke="..." on the root element (Feather/Lucide icons) applies to children.
+	src := `<svg xmlns="http://www.w3.org/2000/svg" width="24" height="24" fill="none" stroke="#f00" stroke-width="2"><rect x="3" y="3" width="18" height="18"/></svg>`
+	img := render(t, src, 1)
+	if got := px(img, 12, 12); got[3] != 0 {
+		t.Errorf("centre %v, want transparent (fill none)", got)
+	}
+	if got := px(img, 3, 12); got != [4]uint8{255, 0, 0, 255} {
+		t.Errorf("stroke pixel %v, want red", got)
+	}
+}
