@@ -235,6 +235,9 @@ func TestBuildSynthetic(t *testing.T) {
 		t.Errorf("boundaries at z4 = %v", bounds)
 	}
 
+	checkLandWaterComplement(t, z4, "synthetic z4 tile", 0.01)
+	checkLandWaterComplement(t, z0, "synthetic z0 tile", 0.01)
+
 	// A tile of open sea holds water and no land.
 	sx, sy := tileOf(-30, 0, 4)
 	sea := readTile(t, r, 4, sx, sy)
@@ -279,6 +282,7 @@ func TestBuildRealPackages(t *testing.T) {
 			t.Errorf("tile 0/0/0 has no %s features", l)
 		}
 	}
+	checkLandWaterComplement(t, z0, "tile 0/0/0", 0.002)
 	for _, p := range layerProps(t, z0, LayerPlaces) {
 		if r := num(p["rank"]); r > 1 {
 			t.Errorf("z0 place %v has rank %v", p["name"], r)
@@ -287,6 +291,7 @@ func TestBuildRealPackages(t *testing.T) {
 
 	x, y := tileOf(2.35, 48.85, 4)
 	paris := readTile(t, r, 4, x, y)
+	checkLandWaterComplement(t, paris, "tile over Paris at z4", 0.002)
 	fr := findByName(layerProps(t, paris, LayerCountries), "France")
 	if fr == nil || fr["iso_a2"] != "FR" || fr["iso_a3"] != "FRA" || fr["name_de"] != "Frankreich" {
 		t.Errorf("France at z4 = %v", fr)

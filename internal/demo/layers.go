@@ -34,9 +34,10 @@ type worldInputs struct {
 	Places []place
 }
 
-// oceanShell bounds the ocean polygon; it reaches past the Web Mercator
-// latitude limit so that Antarctica (down to -85.2°) lies inside it.
-var oceanShell = orb.Ring{{-180, -89.9}, {180, -89.9}, {180, 89.9}, {-180, 89.9}, {-180, -89.9}}
+// oceanShell bounds the ocean polygon: the whole world (the tiler clamps
+// latitudes to the Web Mercator range). Antarctica, closed through the
+// South Pole, shares its southern edge.
+var oceanShell = orb.Ring{{-180, -90}, {180, -90}, {180, 90}, {-180, 90}, {-180, -90}}
 
 // worldLayers builds the layers of the world tileset, in drawing order.
 func worldLayers(in worldInputs) ([]tiler.Layer, error) {
@@ -69,11 +70,7 @@ func landAndWater(top *topojson.Topology) (land, water []tiler.Feature, err erro
 	ocean := orb.Polygon{slices.Clone(oceanShell)}
 	var lakes []orb.Polygon
 	for _, f := range feats {
-		for _, p := range polygons(f.Geometry) {
-			if len(p) == 0 || len(p[0]) < 4 {
-				continue
-			}
-			p = orientPolygon(p)
+		for _, p := range worldPolygons(f.Geometry) {
 			land = append(land, tiler.Feature{
 				ID:         uint64(len(land) + 1),
 				Geometry:   p,
@@ -119,10 +116,7 @@ func countryLayers(top *topojson.Topology, codes countryTable) (countries, label
 			id = n
 		}
 		infos[i] = info{c, id}
-		ps := polygons(f.Geometry)
-		for j := range ps {
-			ps[j] = orientPolygon(ps[j])
-		}
+		ps := worldPolygons(f.Geometry)
 		if len(ps) == 0 {
 			continue
 		}
@@ -169,9 +163,17 @@ func countryLayers(top *topojson.Topology, codes countryTable) (countries, label
 		if kb < ka {
 			ka, kb = kb, ka
 		}
+		parts := splitLineAntimeridian(l.Line)
+		if len(parts) == 0 {
+			continue
+		}
+		var geom orb.Geometry = parts[0]
+		if len(parts) > 1 {
+			geom = orb.MultiLineString(parts)
+		}
 		boundaries = append(boundaries, tiler.Feature{
 			ID:       uint64(l.Arc + 1),
-			Geometry: l.Line,
+			Geometry: geom,
 			Properties: map[string]any{
 				"admin_level": 2,
 				"disputed":    disputed,
@@ -237,4 +239,20 @@ func countryRank(areaKM2 float64) int {
 // biggest countries from z0, the smallest from z5.
 func countryLabelMinZoom(areaKM2 float64) int {
 	return []int{0, 0, 2, 3, 4, 5}[countryRank(areaKM2)]
+}
+
+// worldPolygons returns the polygons of a geometry ready for tiling: cut at
+// the antimeridian, exterior rings counter-clockwise and holes clockwise,
+// degenerate rings left out.
+func worldPolygons(g orb.Geometry) []orb.Polygon {
+	var out []orb.Polygon
+	for _, p := range polygons(g) {
+		if len(p) == 0 || len(p[0]) < 4 {
+			continue
+		}
+		for _, part := range splitAntimeridian(p) {
+			out = append(out, orientPolygon(part))
+		}
+	}
+	return out
 }
