@@ -1,6 +1,7 @@
 package glyphs
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -21,7 +22,8 @@ const (
 
 // segment is one chord of a flattened outline, in pixels with y up.
 type segment struct {
-	ax, ay, dx, dy, inv float64 // start, direction, 1/|direction|² (0 if degenerate)
+	ax, ay, dx, dy, inv    float64 // start, direction, 1/|direction|²
+	minX, minY, maxX, maxY float64 // bounding box
 }
 
 // scratch holds the buffers one renderer reuses between glyphs; it is not
@@ -31,10 +33,17 @@ type scratch struct {
 	pts     []float64 // flattened points of the current contour, x,y pairs
 	segs    []segment
 	dc      []float64
-	cand    []int32
+	cand    []candidate
 	dist2   []float64
 	inside  []bool
 	crosses []crossing
+}
+
+// candidate is a segment that may be nearest to a pixel of a block, with a
+// lower bound of its distance to any pixel centre of the block.
+type candidate struct {
+	k  int32
+	lb float64
 }
 
 type crossing struct {
@@ -173,7 +182,10 @@ func (s *scratch) closeContour() {
 			if dx == 0 && dy == 0 {
 				continue
 			}
-			s.segs = append(s.segs, segment{ax: ax, ay: ay, dx: dx, dy: dy, inv: 1 / (dx*dx + dy*dy)})
+			s.segs = append(s.segs, segment{
+				ax: ax, ay: ay, dx: dx, dy: dy, inv: 1 / (dx*dx + dy*dy),
+				minX: min(ax, ax+dx), minY: min(ay, ay+dy), maxX: max(ax, ax+dx), maxY: max(ay, ay+dy),
+			})
 		}
 	}
 	s.pts = s.pts[:0]
@@ -187,6 +199,14 @@ func (sg *segment) dist2(px, py float64) float64 {
 	ex -= t * sg.dx
 	ey -= t * sg.dy
 	return ex*ex + ey*ey
+}
+
+// boxDist2 returns the squared distance from (px, py) to the segment's
+// bounding box, a lower bound of dist2.
+func (sg *segment) boxDist2(px, py float64) float64 {
+	dx := max(sg.minX-px, 0, px-sg.maxX)
+	dy := max(sg.minY-py, 0, py-sg.maxY)
+	return dx*dx + dy*dy
 }
 
 // sdf computes the W×H distance bitmap whose top-left pixel's top-left corner
@@ -210,27 +230,41 @@ func (s *scratch) sdf(W, H int, x0, y0 float64) []byte {
 			cx := x0 + float64(bx) + float64(bw)/2
 			cy := y0 - float64(by) - float64(bh)/2
 			hd := math.Hypot(float64(bw-1)/2, float64(bh-1)/2)
+			// The squared distance to a segment's bounding box bounds the
+			// distance to the segment from below: it skips most segments.
 			best2 := math.Inf(1)
 			for k := range segs {
-				d2 := segs[k].dist2(cx, cy)
-				s.dc[k] = d2
-				best2 = min(best2, d2)
+				lb := segs[k].boxDist2(cx, cy)
+				s.dc[k] = lb
+				if lb < best2 {
+					best2 = min(best2, segs[k].dist2(cx, cy))
+				}
 			}
 			limit := min(math.Sqrt(best2)+hd, saturation) + hd
 			limit2 := limit * limit
+			// Candidates in order of distance from the block's centre, so
+			// that each pixel can stop at the first one that cannot beat
+			// its nearest so far.
 			s.cand = s.cand[:0]
-			for k, d2 := range s.dc {
-				if d2 <= limit2 {
-					s.cand = append(s.cand, int32(k))
+			for k, lb := range s.dc {
+				if lb > limit2 {
+					continue
+				}
+				if d2 := segs[k].dist2(cx, cy); d2 <= limit2 {
+					s.cand = append(s.cand, candidate{k: int32(k), lb: max(math.Sqrt(d2)-hd, 0)})
 				}
 			}
+			slices.SortFunc(s.cand, func(a, b candidate) int { return cmp.Compare(a.lb, b.lb) })
 			for j := by; j < by+bh; j++ {
 				py := y0 - float64(j) - 0.5
 				for i := bx; i < bx+bw; i++ {
 					px := x0 + float64(i) + 0.5
 					m := math.Inf(1)
-					for _, k := range s.cand {
-						if d := segs[k].dist2(px, py); d < m {
+					for _, c := range s.cand {
+						if c.lb*c.lb > m {
+							break
+						}
+						if d := segs[c.k].dist2(px, py); d < m {
 							m = d
 						}
 					}
