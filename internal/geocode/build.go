@@ -107,6 +107,7 @@ type bfeat struct {
 	ref       string
 	names     map[string][]string // by language, preferred first
 	alts      []string            // untagged searchable names
+	asciiAlt  bool                // alts[0] is the ASCII form of the default name
 	lon, lat  float64
 	bbox      [4]float64
 	hasBBox   bool
@@ -254,6 +255,7 @@ func WriteDataset(ctx context.Context, ds *sources.Dataset, out string) error {
 			pop: p.Population, capital: capital, kind: kindPlace}
 		f.extend(p.Lon, p.Lat)
 		f.alts = append(f.alts, p.ASCIIName)
+		f.asciiAlt = true
 		f.alts = append(f.alts, p.Alternates...)
 		for lang, n := range ds.PlaceNames[p.GeonameID] {
 			f.names[lang] = []string{n}
@@ -471,10 +473,14 @@ func gridCellOf(lon, lat float64) int {
 }
 
 type nameEntry struct {
-	str    string
-	folded string
-	lang   string
+	str      string
+	folded   string
+	lang     string
+	official bool
 }
+
+// Name entry flags.
+const nameOfficial = 1
 
 // assemble lays the features out as columns with the search structures.
 func assemble(ctx context.Context, feats []*bfeat, attribution []string) (*columns, error) {
@@ -536,7 +542,7 @@ func assemble(ctx context.Context, feats []*bfeat, attribution []string) (*colum
 		// Searchable names: default, localized (tagged), alternates.
 		entries = entries[:0]
 		seen := map[string]int{}
-		add := func(s, lang string) {
+		add := func(s, lang string, official bool) {
 			s = strings.TrimSpace(s)
 			if s == "" || len(s) > 200 {
 				return
@@ -552,16 +558,16 @@ func assemble(ctx context.Context, feats []*bfeat, attribution []string) (*colum
 				return
 			}
 			seen[fold] = len(entries)
-			entries = append(entries, nameEntry{str: s, folded: fold, lang: lang})
+			entries = append(entries, nameEntry{str: s, folded: fold, lang: lang, official: official})
 		}
-		add(f.name, "")
+		add(f.name, "", true)
 		for _, l := range langs {
 			for _, s := range f.names[l] {
-				add(s, l)
+				add(s, l, false)
 			}
 		}
-		for _, s := range f.alts {
-			add(s, "")
+		for j, s := range f.alts {
+			add(s, "", j == 0 && f.asciiAlt)
 		}
 		for _, e := range entries {
 			toks := strings.Split(e.folded, " ")
@@ -571,6 +577,11 @@ func assemble(ctx context.Context, feats []*bfeat, attribution []string) (*colum
 			c.NFeat = append(c.NFeat, uint32(i))
 			c.NStr = append(c.NStr, strs.id(e.str))
 			c.NLang = append(c.NLang, packLang(e.lang))
+			var fl uint8
+			if e.official {
+				fl |= nameOfficial
+			}
+			c.NFlags = append(c.NFlags, fl)
 			for _, t := range toks {
 				if utf8.RuneCountInString(t) > maxTokenRunes {
 					continue

@@ -16,7 +16,7 @@ import (
 // time apart from validation.
 const (
 	fileMagic     = "TSRGEO\x00\x01"
-	formatVersion = 3
+	formatVersion = 4
 	headerSize    = 32
 	sectionName   = 24
 	sectionEntry  = sectionName + 16
@@ -56,6 +56,7 @@ type columns struct {
 	NFeat     []uint32
 	NStr      []uint32 // string id of the name as written
 	NLang     []uint16 // 0 when untagged
+	NFlags    []uint8  // nameOfficial: the default name or its ASCII form
 	NTokStart []uint32 // M+1 into NToks
 	NToks     []uint32 // token ids
 
@@ -91,7 +92,7 @@ func (c *columns) sections() []sectionRef {
 		{"fcc", &c.FCC}, {"fpop", &c.FPop}, {"fimp", &c.FImp}, {"fflags", &c.FFlags}, {"fref", &c.FRef},
 		{"fgeomoff", &c.FGeomOff}, {"geomblob", &c.GeomBlob}, {"flangstart", &c.FLangStart},
 		{"langcode", &c.LangCode}, {"langname", &c.LangName}, {"fnamestart", &c.FNameStart},
-		{"nfeat", &c.NFeat}, {"nstr", &c.NStr}, {"nlang", &c.NLang}, {"ntokstart", &c.NTokStart}, {"ntoks", &c.NToks},
+		{"nfeat", &c.NFeat}, {"nstr", &c.NStr}, {"nlang", &c.NLang}, {"nflags", &c.NFlags}, {"ntokstart", &c.NTokStart}, {"ntoks", &c.NToks},
 		{"tokoff", &c.TokOff}, {"tokblob", &c.TokBlob}, {"poststart", &c.PostStart}, {"postings", &c.Postings},
 		{"delhash", &c.DelHash}, {"deltok", &c.DelTok},
 		{"gridstart", &c.GridStart}, {"griditems", &c.GridItems},

@@ -28,11 +28,12 @@ const (
 	minAreaImportance = 0.3 // weight of the share of the name's words matched
 	proximityKM       = 150.0
 
-	scorePrefixBase = 0.7
+	scorePrefixBase = 0.94 // a completed prefix: importance decides among completions
 	scoreFuzzy1     = 0.8
 	scoreFuzzy1Shrt = 0.72
 	scoreFuzzy2     = 0.62
 	scoreContext    = 0.95
+	scoreAlternate  = 0.96 // factor of untagged alternate names (GeoNames alternatenames)
 
 	capExact       = 6000
 	capFuzzy       = 400
@@ -421,6 +422,9 @@ func (ix *Index) forwardMatches(ctx context.Context, q ForwardQuery, words []str
 		score := text * (1 - wCoverage + wCoverage*cover)
 		if langCode != 0 && c.NLang[nm] == langCode {
 			score += wLanguage
+		}
+		if c.NLang[nm] == 0 && c.NFlags[nm]&nameOfficial == 0 {
+			score *= scoreAlternate
 		}
 		m := nameMatch{feat: f, name: int(nm), text: text, matched: sum, unmatched: um, score: score}
 		if sc.featMark[f] == sc.stamp {

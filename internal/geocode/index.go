@@ -214,7 +214,7 @@ func (c *columns) validate() error {
 		checkCSR(c.FLangStart, n, len(c.LangCode)), checkCSR(c.FNameStart, n, m), checkCSR(c.NTokStart, m, len(c.NToks)),
 		checkCSR(c.PostStart, t, len(c.Postings)), checkCSR(c.GridStart, gridW*gridH, len(c.GridItems)),
 	}
-	if len(c.LangName) != len(c.LangCode) || len(c.NStr) != m || len(c.NLang) != m || t < 0 ||
+	if len(c.LangName) != len(c.LangCode) || len(c.NStr) != m || len(c.NLang) != m || len(c.NFlags) != m || t < 0 ||
 		len(c.DelHash) != len(c.DelTok) || len(c.IDKey) != len(c.IDFeat) {
 		return errCorrupt
 	}

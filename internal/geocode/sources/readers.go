@@ -473,8 +473,23 @@ func readCatalogs(root, domain string) (map[string]map[string]string, error) {
 	return out, nil
 }
 
-// mergeCountryNames adds libgeonames and iso-codes names to the countries.
+// mergeCountryNames adds iso-codes and libgeonames names to the countries.
+// Translations from those two sources are dropped when they equal a name
+// i18n-iso-countries gives another country (seen: Malaysia called "Mexico",
+// Nicaragua called "Paraguai").
 func mergeCountryNames(cs []Country, codes map[string]map[string]string, iso map[string]map[string][]string) {
+	owner := map[string]string{}
+	for _, c := range cs {
+		for _, names := range c.Names {
+			for _, n := range names {
+				owner[textnorm.Fold(n)] = c.Alpha2
+			}
+		}
+	}
+	foreign := func(c *Country, name string) bool {
+		o, ok := owner[textnorm.Fold(name)]
+		return ok && o != c.Alpha2
+	}
 	for i := range cs {
 		c := &cs[i]
 		// English display name: the first plain form (no comma, no
@@ -493,10 +508,16 @@ func mergeCountryNames(cs []Country, codes map[string]map[string]string, iso map
 			c.Names["en"] = appendUnique([]string{best}, c.Names["en"]...)
 		}
 		for lang, names := range iso[c.Alpha2] {
-			c.Names[lang] = appendUnique(c.Names[lang], names...)
+			for _, n := range names {
+				if lang == "en" || !foreign(c, n) {
+					c.Names[lang] = appendUnique(c.Names[lang], n)
+				}
+			}
 		}
 		for lang, name := range codes[c.Alpha2] {
-			c.Names[lang] = appendUnique(c.Names[lang], name)
+			if !foreign(c, name) {
+				c.Names[lang] = appendUnique(c.Names[lang], name)
+			}
 		}
 	}
 }
