@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"runtime"
 	"sync"
+	"sync/atomic"
 )
 
 // RenderRange renders the glyphs the font has among the 256 code points from
@@ -27,48 +28,20 @@ func (f *Font) RenderRange(ctx context.Context, start int) ([]Glyph, error) {
 	present := make([]bool, len(cps))
 	workers := min(runtime.GOMAXPROCS(0), max(1, len(cps)/8))
 	var (
-		wg       sync.WaitGroup
-		mu       sync.Mutex
-		firstErr error
-		next     int
+		wg   sync.WaitGroup
+		next atomic.Int64
 	)
-	take := func() int {
-		mu.Lock()
-		defer mu.Unlock()
-		if firstErr != nil || next >= len(cps) {
-			return -1
-		}
-		next++
-		return next - 1
-	}
 	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			var s scratch
-			for i := take(); i >= 0; i = take() {
-				if err := ctx.Err(); err != nil {
-					mu.Lock()
-					firstErr = err
-					mu.Unlock()
-					return
-				}
-				g, ok, err := f.renderGlyph(&s, cps[i])
-				if err != nil {
-					mu.Lock()
-					if firstErr == nil {
-						firstErr = err
-					}
-					mu.Unlock()
-					return
-				}
-				out[i], present[i] = g, ok
+			for i := int(next.Add(1) - 1); i < len(cps) && ctx.Err() == nil; i = int(next.Add(1) - 1) {
+				out[i], present[i] = f.renderGlyph(&s, cps[i])
 			}
-		}()
+		})
 	}
 	wg.Wait()
-	if firstErr != nil {
-		return nil, fmt.Errorf("render %s %s: %w", f.Name, rangeName(start), firstErr)
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("render %s %s: %w", f.Name, rangeName(start), err)
 	}
 	glyphs := out[:0]
 	for i, g := range out {

@@ -2,7 +2,6 @@ package glyphs
 
 import (
 	"cmp"
-	"fmt"
 	"math"
 	"slices"
 
@@ -52,19 +51,23 @@ type crossing struct {
 }
 
 // renderGlyph renders the code point r. It returns ok false when the font has
-// no glyph for r. Glyphs whose outline cannot be read (or has no area, or
-// is larger than the format allows) are returned without a bitmap.
-func (f *Font) renderGlyph(s *scratch, r rune) (g Glyph, ok bool, err error) {
+// no glyph for r. Glyphs whose outline cannot be read (or has no area, or is
+// larger than the format allows, or makes the font parser panic) are returned
+// without a bitmap, keeping what metrics could be read.
+func (f *Font) renderGlyph(s *scratch, r rune) (g Glyph, ok bool) {
 	defer func() {
 		if p := recover(); p != nil {
-			g, ok, err = Glyph{}, false, fmt.Errorf("%w: glyph %U: panic: %v", ErrBadFont, r, p)
+			s.buf = sfnt.Buffer{}
+			if ok {
+				g.Bitmap, g.Width, g.Height, g.Left, g.Top = nil, 0, 0, 0, -f.ascender
+			}
 		}
 	}()
 	x, err := f.sf.GlyphIndex(&s.buf, r)
 	if err != nil || x == 0 {
-		return Glyph{}, false, nil
+		return Glyph{}, false
 	}
-	g = Glyph{ID: uint32(r), Top: -f.ascender}
+	g, ok = Glyph{ID: uint32(r), Top: -f.ascender}, true
 	if adv, err := f.sf.GlyphAdvance(&s.buf, x, fixed.I(emPixels), font.HintingNone); err == nil && adv > 0 {
 		g.Advance = uint32(adv) >> 6
 	}
@@ -73,23 +76,23 @@ func (f *Font) renderGlyph(s *scratch, r rune) (g Glyph, ok bool, err error) {
 		// Colour bitmap glyphs (sfnt.ErrColoredGlyph) and unreadable
 		// outlines keep their advance but have no bitmap, as with the
 		// FreeType-based tools.
-		return g, true, nil
+		return g, true
 	}
 	minX, minY, maxX, maxY, n := s.flatten(segs)
 	if n == 0 {
-		return g, true, nil
+		return g, true
 	}
 	left, bottom := math.Round(minX), math.Round(minY)
 	right, top := math.Round(maxX), math.Round(maxY)
 	w, h := right-left, top-bottom
 	if w <= 0 || h <= 0 || w > maxGlyphSide || h > maxGlyphSide {
-		return g, true, nil
+		return g, true
 	}
 	g.Width, g.Height = uint32(w), uint32(h)
 	g.Left = int32(left)
 	g.Top = int32(top) - f.ascender
 	g.Bitmap = s.sdf(int(w)+2*buffer, int(h)+2*buffer, left-buffer, top+buffer)
-	return g, true, nil
+	return g, true
 }
 
 // flatten turns the outline into chords in s.segs (pixels, y up), closing
