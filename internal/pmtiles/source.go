@@ -50,9 +50,14 @@ type FileSource struct {
 	etag string
 	mem  []byte // the mapped file, or nil
 
-	closeOnce sync.Once
-	closeErr  error
+	// mu is held shared by reads and exclusively by Close, so a mapping is
+	// never unmapped under a running read.
+	mu     sync.RWMutex
+	closed bool
 }
+
+// ErrClosed is returned by reads from a closed source.
+var ErrClosed = errors.New("pmtiles: source closed")
 
 // OpenFile opens a local archive.
 func OpenFile(path string) (*FileSource, error) {
@@ -84,6 +89,11 @@ func (s *FileSource) ReadRange(ctx context.Context, offset, length int64) ([]byt
 	}
 	length = min(length, s.size-offset)
 	b := make([]byte, length)
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if s.closed {
+		return nil, ErrClosed
+	}
 	if s.mem != nil {
 		if err := copyMapped(b, s.mem[offset:offset+length]); err != nil {
 			return nil, fmt.Errorf("pmtiles: read %s at %d: %w", s.f.Name(), offset, err)
@@ -110,19 +120,26 @@ func (s *FileSource) ETag() string { return s.etag }
 // Size implements RangeSource.
 func (s *FileSource) Size() int64 { return s.size }
 
-// Close implements RangeSource. Reads must not run concurrently with or
-// after Close.
+// Close implements RangeSource. It waits for running reads; later reads
+// fail with ErrClosed.
 func (s *FileSource) Close() error {
-	s.closeOnce.Do(func() {
-		err := unmapFile(s.mem)
-		s.mem = nil
-		s.closeErr = errors.Join(err, s.f.Close())
-	})
-	return s.closeErr
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return nil
+	}
+	s.closed = true
+	err := unmapFile(s.mem)
+	s.mem = nil
+	return errors.Join(err, s.f.Close())
 }
 
 // Mapped reports whether the file is memory-mapped.
-func (s *FileSource) Mapped() bool { return s.mem != nil }
+func (s *FileSource) Mapped() bool {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.mem != nil
+}
 
 // copyMapped copies from a memory mapping, turning the fault raised when the
 // file was truncated underneath the mapping (SIGBUS) into an error.

@@ -175,6 +175,9 @@ func (r *remote) readRange(ctx context.Context, offset, length int64) ([]byte, e
 			version = "lm:" + lm
 		}
 	}
+	if ce := resp.Header.Get("Content-Encoding"); ce != "" && ce != "identity" && resp.StatusCode/100 == 2 {
+		return nil, fmt.Errorf("pmtiles: %s: archive served with Content-Encoding %q; byte ranges need the stored bytes", r.desc, ce)
+	}
 	switch resp.StatusCode {
 	case http.StatusPartialContent:
 		start, end, total, err := parseContentRange(resp.Header.Get("Content-Range"))

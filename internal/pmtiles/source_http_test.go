@@ -143,8 +143,16 @@ func TestHTTPSourceErrors(t *testing.T) {
 	mux.HandleFunc("/broken.pmtiles", func(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "boom", http.StatusInternalServerError)
 	})
+	mux.HandleFunc("/encoded.pmtiles", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Encoding", "gzip")
+		http.ServeContent(w, r, "x", time.Time{}, bytes.NewReader(arch))
+	})
 	ts := httptest.NewServer(mux)
 	defer ts.Close()
+
+	if _, err := OpenLocation(ctx, ts.URL+"/encoded.pmtiles", Options{}); err == nil || !strings.Contains(err.Error(), "Content-Encoding") {
+		t.Errorf("encoded: err = %v", err)
+	}
 
 	if _, err := OpenLocation(ctx, ts.URL+"/missing.pmtiles", Options{}); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("missing: err = %v, want fs.ErrNotExist", err)

@@ -8,7 +8,9 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"sync"
 	"testing"
+	"time"
 )
 
 func TestFileSource(t *testing.T) {
@@ -78,5 +80,44 @@ func TestFileSourceTruncatedWhileMapped(t *testing.T) {
 	}
 	if _, err := s.ReadRange(context.Background(), 32<<10, 100); err == nil {
 		t.Fatal("read from a truncated mapping succeeded")
+	}
+}
+
+func TestFileSourceCloseDuringReads(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "c.bin")
+	if err := os.WriteFile(path, make([]byte, 1<<20), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, err := OpenFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	for g := 0; g < 4; g++ {
+		wg.Add(1)
+		go func(g int) {
+			defer wg.Done()
+			for i := 0; ; i++ {
+				_, err := s.ReadRange(context.Background(), int64((i*4096+g)%(1<<20-100)), 100)
+				if errors.Is(err, ErrClosed) {
+					return
+				}
+				if err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		}(g)
+	}
+	time.Sleep(20 * time.Millisecond)
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	wg.Wait()
+	if _, err := s.ReadRange(context.Background(), 0, 10); !errors.Is(err, ErrClosed) {
+		t.Fatalf("read after close: %v", err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatalf("second close: %v", err)
 	}
 }
