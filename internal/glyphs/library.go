@@ -29,8 +29,8 @@ type FontInfo struct {
 	Name   string // "Family Style", the name used in font stacks
 	Family string
 	Style  string
-	File   string // slash-separated path relative to the library folder
-	Face   int    // index of the face in a TTC/OTC collection, else 0
+	File   string // slash-separated path relative to the library folder (the first, if several)
+	Face   int    // index of the face in that file (TTC/OTC collections), else 0
 }
 
 // Library serves glyph ranges from the fonts of one folder (searched
@@ -119,8 +119,10 @@ func Open(ctx context.Context, dir string, opts ...Option) (*Library, error) {
 func (l *Library) Close() error { return l.root.Close() }
 
 // Rescan reads the folder again, replacing the list of fonts and emptying the
-// range cache. Files that are not fonts are skipped with a warning; two faces
-// with the same name keep the first in path order.
+// range cache. Files that are not fonts are skipped with a warning. Faces of
+// the same name in several files become one font whose code points come from
+// the first file (in path order) that has them. Folders whose name starts
+// with a dot are skipped, and symbolic links to folders are not followed.
 func (l *Library) Rescan(ctx context.Context) error {
 	var paths []string
 	err := fs.WalkDir(l.root.FS(), ".", func(p string, d fs.DirEntry, err error) error {
