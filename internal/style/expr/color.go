@@ -1,0 +1,446 @@
+package expr
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+)
+
+// Color is an RGBA color with straight (not premultiplied) components in 0..1.
+type Color struct {
+	R, G, B, A float64
+}
+
+// Premultiplied returns [r*a, g*a, b*a, a].
+func (c Color) Premultiplied() [4]float64 {
+	return [4]float64{c.R * c.A, c.G * c.A, c.B * c.A, c.A}
+}
+
+// RGBA255 returns [r, g, b, a] with r, g, b in 0..255 (the to-rgba expression).
+func (c Color) RGBA255() [4]float64 {
+	if c.A == 0 {
+		return [4]float64{}
+	}
+	return [4]float64{c.R * 255, c.G * 255, c.B * 255, c.A}
+}
+
+// String renders the color as "rgba(r,g,b,a)" with r, g, b rounded to 0..255.
+func (c Color) String() string {
+	v := c.RGBA255()
+	return "rgba(" + jsNumber(jsRound(v[0])) + "," + jsNumber(jsRound(v[1])) + "," + jsNumber(jsRound(v[2])) + "," + jsNumber(v[3]) + ")"
+}
+
+func jsRound(x float64) float64 { return math.Floor(x + 0.5) }
+
+// ParseColor parses a CSS color: named colors, transparent, #rgb, #rgba,
+// #rrggbb, #rrggbbaa, rgb()/rgba() and hsl()/hsla() in legacy (comma) and
+// modern (space, "/ alpha") syntax, with numbers or percentages.
+func ParseColor(s string) (Color, bool) {
+	s = strings.ToLower(strings.TrimSpace(s))
+	if s == "" {
+		return Color{}, false
+	}
+	if s == "transparent" {
+		return Color{}, true
+	}
+	if rgb, ok := namedColors[s]; ok {
+		return Color{float64(rgb>>16&0xff) / 255, float64(rgb>>8&0xff) / 255, float64(rgb&0xff) / 255, 1}, true
+	}
+	if s[0] == '#' {
+		return parseHexColor(s[1:])
+	}
+	open := strings.IndexByte(s, '(')
+	if open < 0 || !strings.HasSuffix(s, ")") {
+		return Color{}, false
+	}
+	fn := strings.TrimSpace(s[:open])
+	body := s[open+1 : len(s)-1]
+	parts, legacy, hasSlash, ok := splitColorArgs(body)
+	if !ok {
+		return Color{}, false
+	}
+	switch fn {
+	case "rgb", "rgba":
+		return parseRGBFunc(parts, legacy, hasSlash)
+	case "hsl", "hsla":
+		return parseHSLFunc(parts, legacy, hasSlash)
+	}
+	return Color{}, false
+}
+
+func parseHexColor(h string) (Color, bool) {
+	for i := 0; i < len(h); i++ {
+		c := h[i]
+		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
+			return Color{}, false
+		}
+	}
+	hexv := func(s string) float64 {
+		v, _ := strconv.ParseUint(s, 16, 8)
+		return float64(v)
+	}
+	switch len(h) {
+	case 3, 4:
+		var c [4]float64
+		c[3] = 15
+		for i := 0; i < len(h); i++ {
+			c[i] = hexv(h[i : i+1])
+		}
+		return Color{c[0] * 17 / 255, c[1] * 17 / 255, c[2] * 17 / 255, c[3] * 17 / 255}, true
+	case 6, 8:
+		var c [4]float64
+		c[3] = 255
+		for i := 0; i < len(h)/2; i++ {
+			c[i] = hexv(h[2*i : 2*i+2])
+		}
+		return Color{c[0] / 255, c[1] / 255, c[2] / 255, c[3] / 255}, true
+	}
+	return Color{}, false
+}
+
+// splitColorArgs splits "a, b, c[, d]" (legacy) or "a b c[ / d]" (modern).
+func splitColorArgs(body string) (parts []string, legacy, hasSlash, ok bool) {
+	body = strings.TrimSpace(body)
+	if strings.Contains(body, ",") {
+		if strings.Contains(body, "/") {
+			return nil, false, false, false
+		}
+		for _, p := range strings.Split(body, ",") {
+			p = strings.TrimSpace(p)
+			if p == "" || strings.ContainsAny(p, " \t\n") {
+				return nil, false, false, false
+			}
+			parts = append(parts, p)
+		}
+		return parts, true, false, len(parts) == 3 || len(parts) == 4
+	}
+	main, alpha, slash := strings.Cut(body, "/")
+	parts = strings.Fields(main)
+	if len(parts) != 3 {
+		return nil, false, false, false
+	}
+	if slash {
+		a := strings.Fields(alpha)
+		if len(a) != 1 {
+			return nil, false, false, false
+		}
+		parts = append(parts, a[0])
+	}
+	return parts, false, slash, true
+}
+
+// parseCSSNumber parses a number with an optional "%" suffix.
+func parseCSSNumber(s string) (v float64, pct bool, ok bool) {
+	if strings.HasSuffix(s, "%") {
+		pct = true
+		s = s[:len(s)-1]
+	}
+	if s == "" {
+		return 0, false, false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= '0' && c <= '9' || c == '.' || c == '-' || c == '+' || c == 'e') {
+			return 0, false, false
+		}
+	}
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
+		return 0, false, false
+	}
+	return f, pct, true
+}
+
+func clamp(x, lo, hi float64) float64 {
+	if x < lo {
+		return lo
+	}
+	if x > hi {
+		return hi
+	}
+	return x
+}
+
+func parseAlpha(s string) (float64, bool) {
+	v, pct, ok := parseCSSNumber(s)
+	if !ok {
+		return 0, false
+	}
+	if pct {
+		v /= 100
+	}
+	return clamp(v, 0, 1), true
+}
+
+func parseRGBFunc(parts []string, legacy, _ bool) (Color, bool) {
+	var rgb [3]float64
+	firstPct := false
+	for i := 0; i < 3; i++ {
+		v, pct, ok := parseCSSNumber(parts[i])
+		if !ok {
+			return Color{}, false
+		}
+		if i == 0 {
+			firstPct = pct
+		} else if legacy && pct != firstPct {
+			return Color{}, false
+		}
+		if pct {
+			v = v * 255 / 100
+		}
+		rgb[i] = clamp(v, 0, 255) / 255
+	}
+	a := 1.0
+	if len(parts) == 4 {
+		var ok bool
+		if a, ok = parseAlpha(parts[3]); !ok {
+			return Color{}, false
+		}
+	}
+	return Color{rgb[0], rgb[1], rgb[2], a}, true
+}
+
+func parseHSLFunc(parts []string, legacy, _ bool) (Color, bool) {
+	hs := strings.TrimSuffix(parts[0], "deg")
+	h, pct, ok := parseCSSNumber(hs)
+	if !ok || pct {
+		return Color{}, false
+	}
+	sv, spct, ok1 := parseCSSNumber(parts[1])
+	lv, lpct, ok2 := parseCSSNumber(parts[2])
+	if !ok1 || !ok2 || (legacy && (!spct || !lpct)) {
+		return Color{}, false
+	}
+	sat := clamp(sv, 0, 100) / 100
+	light := clamp(lv, 0, 100) / 100
+	a := 1.0
+	if len(parts) == 4 {
+		if a, ok = parseAlpha(parts[3]); !ok {
+			return Color{}, false
+		}
+	}
+	r, g, b := hslToRGB(h, sat, light)
+	return Color{r, g, b, a}, true
+}
+
+func hslToRGB(h, s, l float64) (float64, float64, float64) {
+	h = math.Mod(h, 360)
+	if h < 0 {
+		h += 360
+	}
+	f := func(n float64) float64 {
+		k := math.Mod(n+h/30, 12)
+		a := s * math.Min(l, 1-l)
+		return l - a*math.Max(-1, math.Min(math.Min(k-3, 9-k), 1))
+	}
+	return f(0), f(8), f(4)
+}
+
+// validateRGBA returns the reference error for out-of-range rgba components, or "".
+func validateRGBA(r, g, b float64, a *float64) string {
+	ok := func(x float64) bool { return x >= 0 && x <= 255 }
+	if !(ok(r) && ok(g) && ok(b)) {
+		return fmt.Sprintf("Invalid rgba value [%s]: 'r', 'g', and 'b' must be between 0 and 255.", rgbaList(r, g, b, a))
+	}
+	if a != nil && !(*a >= 0 && *a <= 1) {
+		return fmt.Sprintf("Invalid rgba value [%s]: 'a' must be between 0 and 1.", rgbaList(r, g, b, a))
+	}
+	return ""
+}
+
+func rgbaList(r, g, b float64, a *float64) string {
+	s := jsNumber(r) + ", " + jsNumber(g) + ", " + jsNumber(b)
+	if a != nil {
+		s += ", " + jsNumber(*a)
+	}
+	return s
+}
+
+// Lab / HCL conversions (CIE L*a*b* with the D50 white point, as d3-color).
+
+const (
+	labXn = 0.96422
+	labYn = 1.0
+	labZn = 0.82521
+	labT0 = 4.0 / 29
+	labT1 = 6.0 / 29
+	labT2 = 3 * labT1 * labT1
+	labT3 = labT1 * labT1 * labT1
+)
+
+func xyz2lab(t float64) float64 {
+	if t > labT3 {
+		return math.Cbrt(t)
+	}
+	return t/labT2 + labT0
+}
+
+func lab2xyz(t float64) float64 {
+	if t > labT1 {
+		return t * t * t
+	}
+	return labT2 * (t - labT0)
+}
+
+func rgb2lin(x float64) float64 {
+	if x <= 0.04045 {
+		return x / 12.92
+	}
+	return math.Pow((x+0.055)/1.055, 2.4)
+}
+
+func lin2rgb(x float64) float64 {
+	if x <= 0.0031308 {
+		return 12.92 * x
+	}
+	return 1.055*math.Pow(x, 1/2.4) - 0.055
+}
+
+func (c Color) lab() [4]float64 {
+	r, g, b := rgb2lin(c.R), rgb2lin(c.G), rgb2lin(c.B)
+	y := xyz2lab((0.2225045*r + 0.7168786*g + 0.0606169*b) / labYn)
+	var x, z float64
+	if r == g && g == b {
+		x, z = y, y
+	} else {
+		x = xyz2lab((0.4360747*r + 0.3850649*g + 0.1430804*b) / labXn)
+		z = xyz2lab((0.0139322*r + 0.0971045*g + 0.7141733*b) / labZn)
+	}
+	l := 116*y - 16
+	if l < 0 {
+		l = 0
+	}
+	return [4]float64{l, 500 * (x - y), 200 * (y - z), c.A}
+}
+
+func labToColor(l, a, b, alpha float64) Color {
+	y := (l + 16) / 116
+	x := y
+	if !math.IsNaN(a) {
+		x = y + a/500
+	}
+	z := y
+	if !math.IsNaN(b) {
+		z = y - b/200
+	}
+	y = labYn * lab2xyz(y)
+	x = labXn * lab2xyz(x)
+	z = labZn * lab2xyz(z)
+	return Color{
+		clamp(lin2rgb(3.1338561*x-1.6168667*y-0.4906146*z), 0, 1),
+		clamp(lin2rgb(-0.9787684*x+1.9161415*y+0.0334540*z), 0, 1),
+		clamp(lin2rgb(0.0719453*x-0.2289914*y+1.4052427*z), 0, 1),
+		alpha,
+	}
+}
+
+func (c Color) hcl() [4]float64 {
+	lab := c.lab()
+	ch := math.Sqrt(lab[1]*lab[1] + lab[2]*lab[2])
+	h := math.NaN()
+	if math.Round(ch*10000) != 0 {
+		h = math.Mod(math.Atan2(lab[2], lab[1])*180/math.Pi, 360)
+		if h < 0 {
+			h += 360
+		}
+	}
+	return [4]float64{h, ch, lab[0], c.A}
+}
+
+func lerp(a, b, t float64) float64 { return a + t*(b-a) }
+
+// colorSpace selects the interpolation space.
+type colorSpace uint8
+
+const (
+	spaceRGB colorSpace = iota
+	spaceHCL
+	spaceLab
+)
+
+// interpolateColor interpolates two colors in the given space (straight alpha).
+func interpolateColor(from, to Color, t float64, space colorSpace) Color {
+	switch space {
+	case spaceLab:
+		a, b := from.lab(), to.lab()
+		return labToColor(lerp(a[0], b[0], t), lerp(a[1], b[1], t), lerp(a[2], b[2], t), lerp(a[3], b[3], t))
+	case spaceHCL:
+		a, b := from.hcl(), to.hcl()
+		h0, c0, l0 := a[0], a[1], a[2]
+		h1, c1, l1 := b[0], b[1], b[2]
+		var hue float64
+		chroma := math.NaN()
+		switch {
+		case !math.IsNaN(h0) && !math.IsNaN(h1):
+			dh := h1 - h0
+			if h1 > h0 && dh > 180 {
+				dh -= 360
+			} else if h1 < h0 && h0-h1 > 180 {
+				dh += 360
+			}
+			hue = h0 + t*dh
+		case !math.IsNaN(h0):
+			hue = h0
+			if l1 == 1 || l1 == 0 {
+				chroma = c0
+			}
+		case !math.IsNaN(h1):
+			hue = h1
+			if l0 == 1 || l0 == 0 {
+				chroma = c1
+			}
+		default:
+			hue = math.NaN()
+		}
+		if math.IsNaN(chroma) {
+			chroma = lerp(c0, c1, t)
+		}
+		hr := 0.0
+		if !math.IsNaN(hue) {
+			hr = hue * math.Pi / 180
+		}
+		return labToColor(lerp(l0, l1, t), math.Cos(hr)*chroma, math.Sin(hr)*chroma, lerp(a[3], b[3], t))
+	}
+	return Color{lerp(from.R, to.R, t), lerp(from.G, to.G, t), lerp(from.B, to.B, t), lerp(from.A, to.A, t)}
+}
+
+var namedColors = map[string]uint32{
+	"aliceblue": 0xf0f8ff, "antiquewhite": 0xfaebd7, "aqua": 0x00ffff, "aquamarine": 0x7fffd4,
+	"azure": 0xf0ffff, "beige": 0xf5f5dc, "bisque": 0xffe4c4, "black": 0x000000,
+	"blanchedalmond": 0xffebcd, "blue": 0x0000ff, "blueviolet": 0x8a2be2, "brown": 0xa52a2a,
+	"burlywood": 0xdeb887, "cadetblue": 0x5f9ea0, "chartreuse": 0x7fff00, "chocolate": 0xd2691e,
+	"coral": 0xff7f50, "cornflowerblue": 0x6495ed, "cornsilk": 0xfff8dc, "crimson": 0xdc143c,
+	"cyan": 0x00ffff, "darkblue": 0x00008b, "darkcyan": 0x008b8b, "darkgoldenrod": 0xb8860b,
+	"darkgray": 0xa9a9a9, "darkgreen": 0x006400, "darkgrey": 0xa9a9a9, "darkkhaki": 0xbdb76b,
+	"darkmagenta": 0x8b008b, "darkolivegreen": 0x556b2f, "darkorange": 0xff8c00, "darkorchid": 0x9932cc,
+	"darkred": 0x8b0000, "darksalmon": 0xe9967a, "darkseagreen": 0x8fbc8f, "darkslateblue": 0x483d8b,
+	"darkslategray": 0x2f4f4f, "darkslategrey": 0x2f4f4f, "darkturquoise": 0x00ced1, "darkviolet": 0x9400d3,
+	"deeppink": 0xff1493, "deepskyblue": 0x00bfff, "dimgray": 0x696969, "dimgrey": 0x696969,
+	"dodgerblue": 0x1e90ff, "firebrick": 0xb22222, "floralwhite": 0xfffaf0, "forestgreen": 0x228b22,
+	"fuchsia": 0xff00ff, "gainsboro": 0xdcdcdc, "ghostwhite": 0xf8f8ff, "gold": 0xffd700,
+	"goldenrod": 0xdaa520, "gray": 0x808080, "green": 0x008000, "greenyellow": 0xadff2f,
+	"grey": 0x808080, "honeydew": 0xf0fff0, "hotpink": 0xff69b4, "indianred": 0xcd5c5c,
+	"indigo": 0x4b0082, "ivory": 0xfffff0, "khaki": 0xf0e68c, "lavender": 0xe6e6fa,
+	"lavenderblush": 0xfff0f5, "lawngreen": 0x7cfc00, "lemonchiffon": 0xfffacd, "lightblue": 0xadd8e6,
+	"lightcoral": 0xf08080, "lightcyan": 0xe0ffff, "lightgoldenrodyellow": 0xfafad2, "lightgray": 0xd3d3d3,
+	"lightgreen": 0x90ee90, "lightgrey": 0xd3d3d3, "lightpink": 0xffb6c1, "lightsalmon": 0xffa07a,
+	"lightseagreen": 0x20b2aa, "lightskyblue": 0x87cefa, "lightslategray": 0x778899, "lightslategrey": 0x778899,
+	"lightsteelblue": 0xb0c4de, "lightyellow": 0xffffe0, "lime": 0x00ff00, "limegreen": 0x32cd32,
+	"linen": 0xfaf0e6, "magenta": 0xff00ff, "maroon": 0x800000, "mediumaquamarine": 0x66cdaa,
+	"mediumblue": 0x0000cd, "mediumorchid": 0xba55d3, "mediumpurple": 0x9370db, "mediumseagreen": 0x3cb371,
+	"mediumslateblue": 0x7b68ee, "mediumspringgreen": 0x00fa9a, "mediumturquoise": 0x48d1cc, "mediumvioletred": 0xc71585,
+	"midnightblue": 0x191970, "mintcream": 0xf5fffa, "mistyrose": 0xffe4e1, "moccasin": 0xffe4b5,
+	"navajowhite": 0xffdead, "navy": 0x000080, "oldlace": 0xfdf5e6, "olive": 0x808000,
+	"olivedrab": 0x6b8e23, "orange": 0xffa500, "orangered": 0xff4500, "orchid": 0xda70d6,
+	"palegoldenrod": 0xeee8aa, "palegreen": 0x98fb98, "paleturquoise": 0xafeeee, "palevioletred": 0xdb7093,
+	"papayawhip": 0xffefd5, "peachpuff": 0xffdab9, "peru": 0xcd853f, "pink": 0xffc0cb,
+	"plum": 0xdda0dd, "powderblue": 0xb0e0e6, "purple": 0x800080, "rebeccapurple": 0x663399,
+	"red": 0xff0000, "rosybrown": 0xbc8f8f, "royalblue": 0x4169e1, "saddlebrown": 0x8b4513,
+	"salmon": 0xfa8072, "sandybrown": 0xf4a460, "seagreen": 0x2e8b57, "seashell": 0xfff5ee,
+	"sienna": 0xa0522d, "silver": 0xc0c0c0, "skyblue": 0x87ceeb, "slateblue": 0x6a5acd,
+	"slategray": 0x708090, "slategrey": 0x708090, "snow": 0xfffafa, "springgreen": 0x00ff7f,
+	"steelblue": 0x4682b4, "tan": 0xd2b48c, "teal": 0x008080, "thistle": 0xd8bfd8,
+	"tomato": 0xff6347, "turquoise": 0x40e0d0, "violet": 0xee82ee, "wheat": 0xf5deb3,
+	"white": 0xffffff, "whitesmoke": 0xf5f5f5, "yellow": 0xffff00, "yellowgreen": 0x9acd32,
+}

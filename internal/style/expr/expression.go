@@ -1,0 +1,285 @@
+package expr
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+)
+
+// Expression is a compiled, type-checked expression. It is safe for
+// concurrent use.
+type Expression struct {
+	root         node
+	spec         *PropertySpec
+	featureConst bool
+	zoomConst    bool
+	stateConst   bool
+	zoomCurve    node
+	defaultValue Value
+	hasDefault   bool
+}
+
+// Compile parses and type-checks an expression for a property. raw is JSON
+// text (json.RawMessage or []byte) or decoded JSON (nil, bool, float64,
+// string, []any, map[string]any). A JSON object is a legacy function and is
+// converted first. spec may be nil: no expected type and no restrictions.
+func Compile(raw any, spec *PropertySpec) (*Expression, []CompileError) {
+	var doc any
+	var err error
+	switch r := raw.(type) {
+	case json.RawMessage:
+		doc, err = decodeJSON(r)
+	case []byte:
+		doc, err = decodeJSON(r)
+	default:
+		doc, err = normalizeJSON(raw, 0)
+	}
+	if err != nil {
+		return nil, []CompileError{{Message: fmt.Sprintf("invalid expression JSON: %v", err)}}
+	}
+	if obj, ok := doc.(*jobj); ok {
+		conv, err := convertFunction(obj, spec)
+		if err != nil {
+			return nil, []CompileError{{Message: err.Error()}}
+		}
+		doc = conv
+	}
+	st := &parseState{}
+	c := &pctx{expected: spec.expectedType(), st: st}
+	annot := annotDefault
+	if spec != nil && spec.Type == "string" {
+		annot = annotCoerce
+	}
+	root := c.parseExpr(doc, annot)
+	if root == nil || len(st.errs) > 0 {
+		if len(st.errs) == 0 {
+			st.errs = append(st.errs, CompileError{Message: "invalid expression"})
+		}
+		return nil, st.errs
+	}
+	e := &Expression{root: root, spec: spec}
+	e.featureConst = isFeatureConstant(root)
+	if !e.featureConst && !spec.supportsPropertyExpression() {
+		return nil, []CompileError{{Message: "data expressions not supported"}}
+	}
+	e.zoomConst = isGlobalPropertyConstant(root, []string{"zoom"})
+	if !e.zoomConst && !spec.supportsZoomExpression() {
+		return nil, []CompileError{{Message: "zoom expressions not supported"}}
+	}
+	curve, cerr := findZoomCurve(root)
+	switch {
+	case cerr != nil:
+		return nil, []CompileError{*cerr}
+	case curve == nil && !e.zoomConst:
+		return nil, []CompileError{{Message: `"zoom" expression may only be used as input to a top-level "step" or "interpolate" expression.`}}
+	}
+	if _, isInterp := curve.(*interpolateNode); isInterp && !spec.supportsInterpolation() {
+		return nil, []CompileError{{Message: `"interpolate" expressions cannot be used with this property`}}
+	}
+	e.zoomCurve = curve
+	e.stateConst = isStateConstant(root)
+	if spec != nil && len(spec.Default) > 0 {
+		ds := *spec
+		ds.Expression = &ExpressionSupport{}
+		ds.PropertyType = "constant"
+		ds.Default = nil
+		if de, errs := Compile(json.RawMessage(spec.Default), &ds); len(errs) == 0 {
+			if v, err := de.Eval(&EvalContext{}); err == nil {
+				e.defaultValue, e.hasDefault = v, true
+			}
+		}
+	}
+	return e, nil
+}
+
+// MustCompile is Compile for known-good expressions; it panics on error.
+func MustCompile(raw any, spec *PropertySpec) *Expression {
+	e, errs := Compile(raw, spec)
+	if len(errs) > 0 {
+		panic(fmt.Sprintf("expr: %v", errs))
+	}
+	return e
+}
+
+func zoomInput(n node) bool {
+	var in node
+	switch t := n.(type) {
+	case *stepNode:
+		in = t.input
+	case *interpolateNode:
+		in = t.input
+	default:
+		return false
+	}
+	// The input may be wrapped in an assertion only when it is typed value;
+	// ["zoom"] is a number so it is used directly.
+	cn, ok := in.(*compoundNode)
+	return ok && cn.name == "zoom"
+}
+
+func findZoomCurve(n node) (node, *CompileError) {
+	var result node
+	var resErr *CompileError
+	switch t := n.(type) {
+	case *letNode:
+		result, resErr = findZoomCurve(t.body)
+	case *coalesceNode:
+		for _, a := range t.args {
+			result, resErr = findZoomCurve(a)
+			if result != nil || resErr != nil {
+				break
+			}
+		}
+	default:
+		if zoomInput(n) {
+			result = n
+		}
+	}
+	if resErr != nil {
+		return nil, resErr
+	}
+	n.each(func(ch node) {
+		cr, cerr := findZoomCurve(ch)
+		switch {
+		case cerr != nil:
+			resErr, result = cerr, nil
+		case result == nil && resErr == nil && cr != nil:
+			resErr = &CompileError{Message: `"zoom" expression may only be used as input to a top-level "step" or "interpolate" expression.`}
+		case (result != nil || resErr != nil) && cr != nil && result != cr:
+			resErr, result = &CompileError{Message: `Only one zoom-based "step" or "interpolate" subexpression may be used in an expression.`}, nil
+		}
+	})
+	if resErr != nil {
+		return nil, resErr
+	}
+	return result, nil
+}
+
+// Type returns the result type of the expression.
+func (e *Expression) Type() Type { return e.root.base().t }
+
+// IsFeatureConstant reports whether the result does not depend on feature data.
+func (e *Expression) IsFeatureConstant() bool { return e.featureConst }
+
+// IsZoomConstant reports whether the result does not depend on the zoom level.
+func (e *Expression) IsZoomConstant() bool { return e.zoomConst }
+
+// IsStateConstant reports whether the result does not depend on feature state.
+func (e *Expression) IsStateConstant() bool { return e.stateConst }
+
+// Kind returns "constant", "source" (feature-dependent), "camera"
+// (zoom-dependent) or "composite" (both).
+func (e *Expression) Kind() string {
+	switch {
+	case e.featureConst && e.zoomConst:
+		return "constant"
+	case e.zoomConst:
+		return "source"
+	case e.featureConst:
+		return "camera"
+	}
+	return "composite"
+}
+
+// ZoomStops returns the zoom levels of the top-level zoom curve, if any.
+func (e *Expression) ZoomStops() []float64 {
+	switch t := e.zoomCurve.(type) {
+	case *stepNode:
+		return t.labels
+	case *interpolateNode:
+		return t.labels
+	}
+	return nil
+}
+
+// Constant returns the value of a constant expression.
+func (e *Expression) Constant() (Value, bool) {
+	if lit, ok := e.root.(*literalNode); ok {
+		return lit.v, true
+	}
+	return Value{}, false
+}
+
+// Eval evaluates the expression. Errors are *EvalError with the key of the
+// failing sub-expression.
+func (e *Expression) Eval(c *EvalContext) (Value, error) {
+	if c == nil {
+		c = &EvalContext{}
+	}
+	v, err := evalNode(c, e.root)
+	if err != nil {
+		var ee *EvalError
+		if errors.As(err, &ee) && !ee.keyed {
+			ee.keyed = true
+		}
+		return Value{}, err
+	}
+	if v.Kind() == KindNumber && e.root.base().t.Kind == KindNumber && math.IsNaN(v.n) {
+		return v, nil
+	}
+	return v, nil
+}
+
+// EvalOrDefault evaluates the expression and falls back to the property
+// default (or null) when evaluation fails.
+func (e *Expression) EvalOrDefault(c *EvalContext) Value {
+	v, err := e.Eval(c)
+	if err != nil {
+		if e.hasDefault {
+			return e.defaultValue
+		}
+		return Null()
+	}
+	return v
+}
+
+var errWrongType = errors.New("expression result has a different type")
+
+// EvalNumber evaluates a number-typed expression without allocating.
+func (e *Expression) EvalNumber(c *EvalContext) (float64, error) {
+	v, err := evalNode(c, e.root)
+	if err != nil {
+		return 0, err
+	}
+	if v.kind != KindNumber {
+		return 0, errWrongType
+	}
+	return v.n, nil
+}
+
+// EvalColor evaluates a color-typed expression without allocating.
+func (e *Expression) EvalColor(c *EvalContext) (Color, error) {
+	v, err := evalNode(c, e.root)
+	if err != nil {
+		return Color{}, err
+	}
+	if v.kind != KindColor {
+		return Color{}, errWrongType
+	}
+	return v.c, nil
+}
+
+// EvalBool evaluates a boolean-typed expression (e.g. a filter) without allocating.
+func (e *Expression) EvalBool(c *EvalContext) (bool, error) {
+	v, err := evalNode(c, e.root)
+	if err != nil {
+		return false, err
+	}
+	if v.kind != KindBoolean {
+		return false, errWrongType
+	}
+	return v.b, nil
+}
+
+// EvalString evaluates a string-typed expression.
+func (e *Expression) EvalString(c *EvalContext) (string, error) {
+	v, err := evalNode(c, e.root)
+	if err != nil {
+		return "", err
+	}
+	if v.kind != KindString {
+		return "", errWrongType
+	}
+	return v.s, nil
+}

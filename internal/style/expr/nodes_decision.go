@@ -1,0 +1,782 @@
+package expr
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"unicode/utf16"
+	"unicode/utf8"
+)
+
+// atNode: ["at", index, array].
+type atNode struct {
+	nodeBase
+	index, input node
+}
+
+func (n *atNode) each(fn func(node)) { fn(n.index); fn(n.input) }
+
+func (n *atNode) eval(c *EvalContext) (Value, error) {
+	idx, err := evalNum(c, n.index)
+	if err != nil {
+		return Value{}, err
+	}
+	arr, err := evalNode(c, n.input)
+	if err != nil {
+		return Value{}, err
+	}
+	items := arr.Items()
+	if idx < 0 {
+		return Value{}, evalErr("Array index out of bounds: %s < 0.", jsNumber(idx))
+	}
+	if idx >= float64(len(items)) {
+		return Value{}, evalErr("Array index out of bounds: %s > %d.", jsNumber(idx), len(items)-1)
+	}
+	if idx != math.Floor(idx) {
+		return Value{}, evalErr("Array index must be an integer, but found %s instead.", jsNumber(idx))
+	}
+	return items[int(idx)], nil
+}
+
+func parseAt(args []any, c *pctx) node {
+	if len(args) != 3 {
+		return c.error(fmt.Sprintf("Expected 2 arguments, but found %d instead.", len(args)-1))
+	}
+	index := c.parse(args[1], 1, &NumberType, annotDefault)
+	item := ValueType
+	if c.expected != nil {
+		item = *c.expected
+	}
+	arrT := ArrayOf(item, -1)
+	input := c.parse(args[2], 2, &arrT, annotDefault)
+	if index == nil || input == nil {
+		return nil
+	}
+	return &atNode{nodeBase: nodeBase{t: input.base().t.item()}, index: index, input: input}
+}
+
+var needleTypes = []Type{BooleanType, StringType, NumberType, NullType, ValueType}
+
+func validNeedle(v Value) bool {
+	switch v.Kind() {
+	case KindBoolean, KindString, KindNumber, KindNull:
+		return true
+	}
+	return false
+}
+
+// inNode: ["in", needle, haystack].
+type inNode struct {
+	nodeBase
+	needle, haystack node
+}
+
+func (n *inNode) each(fn func(node)) { fn(n.needle); fn(n.haystack) }
+
+func (n *inNode) eval(c *EvalContext) (Value, error) {
+	needle, err := evalNode(c, n.needle)
+	if err != nil {
+		return Value{}, err
+	}
+	hay, err := evalNode(c, n.haystack)
+	if err != nil {
+		return Value{}, err
+	}
+	if !truthy(hay) {
+		return Bool(false), nil
+	}
+	if !validNeedle(needle) {
+		return Value{}, evalErr("Expected first argument to be of type boolean, string, number or null, but found %s instead.", typeOfValue(needle).String())
+	}
+	switch hay.Kind() {
+	case KindString:
+		return Bool(strings.Contains(hay.s, toJSString(needle))), nil
+	case KindArray:
+		for _, it := range hay.Items() {
+			if strictEqual(it, needle) {
+				return Bool(true), nil
+			}
+		}
+		return Bool(false), nil
+	}
+	return Value{}, evalErr("Expected second argument to be of type array or string, but found %s instead.", typeOfValue(hay).String())
+}
+
+// toJSString implements String(x) for primitives.
+func toJSString(v Value) string {
+	if v.Kind() == KindNull {
+		return "null"
+	}
+	return toStringValue(v)
+}
+
+func parseIn(args []any, c *pctx) node {
+	if len(args) != 3 {
+		return c.error(fmt.Sprintf("Expected 2 arguments, but found %d instead.", len(args)-1))
+	}
+	needle := c.parse(args[1], 1, &ValueType, annotDefault)
+	hay := c.parse(args[2], 2, &ValueType, annotDefault)
+	if needle == nil || hay == nil {
+		return nil
+	}
+	if !isValidType(needle.base().t, needleTypes...) {
+		return c.error(fmt.Sprintf("Expected first argument to be of type boolean, string, number or null, but found %s instead", needle.base().t.String()))
+	}
+	return &inNode{nodeBase: nodeBase{t: BooleanType}, needle: needle, haystack: hay}
+}
+
+// indexOfNode: ["index-of", needle, haystack, fromIndex?].
+type indexOfNode struct {
+	nodeBase
+	needle, haystack, from node
+}
+
+func (n *indexOfNode) each(fn func(node)) {
+	fn(n.needle)
+	fn(n.haystack)
+	if n.from != nil {
+		fn(n.from)
+	}
+}
+
+func (n *indexOfNode) eval(c *EvalContext) (Value, error) {
+	needle, err := evalNode(c, n.needle)
+	if err != nil {
+		return Value{}, err
+	}
+	hay, err := evalNode(c, n.haystack)
+	if err != nil {
+		return Value{}, err
+	}
+	if !validNeedle(needle) {
+		return Value{}, evalErr("Expected first argument to be of type boolean, string, number or null, but found %s instead.", typeOfValue(needle).String())
+	}
+	from := 0.0
+	hasFrom := false
+	if n.from != nil {
+		if from, err = evalNum(c, n.from); err != nil {
+			return Value{}, err
+		}
+		hasFrom = true
+	}
+	switch hay.Kind() {
+	case KindString:
+		runes := []rune(hay.s)
+		start := 0
+		if hasFrom {
+			start = clampIndex(from, len(runes), false)
+		}
+		sub := string(runes[start:])
+		i := strings.Index(sub, toJSString(needle))
+		if i < 0 {
+			return Number(-1), nil
+		}
+		return Number(float64(start + utf8.RuneCountInString(sub[:i]))), nil
+	case KindArray:
+		items := hay.Items()
+		start := 0
+		if hasFrom {
+			start = clampIndex(from, len(items), true)
+		}
+		for i := start; i < len(items); i++ {
+			if strictEqual(items[i], needle) {
+				return Number(float64(i)), nil
+			}
+		}
+		return Number(-1), nil
+	}
+	return Value{}, evalErr("Expected second argument to be of type array or string, but found %s instead.", typeOfValue(hay).String())
+}
+
+// clampIndex converts a JavaScript fromIndex into a start position.
+func clampIndex(f float64, n int, negFromEnd bool) int {
+	if math.IsNaN(f) {
+		return 0
+	}
+	f = math.Trunc(f)
+	if f < 0 {
+		if !negFromEnd {
+			return 0
+		}
+		f += float64(n)
+		if f < 0 {
+			return 0
+		}
+	}
+	if f > float64(n) {
+		return n
+	}
+	return int(f)
+}
+
+func parseIndexOf(args []any, c *pctx) node {
+	if len(args) <= 2 || len(args) >= 5 {
+		return c.error(fmt.Sprintf("Expected 2 or 3 arguments, but found %d instead.", len(args)-1))
+	}
+	needle := c.parse(args[1], 1, &ValueType, annotDefault)
+	hay := c.parse(args[2], 2, &ValueType, annotDefault)
+	if needle == nil || hay == nil {
+		return nil
+	}
+	if !isValidType(needle.base().t, needleTypes...) {
+		return c.error(fmt.Sprintf("Expected first argument to be of type boolean, string, number or null, but found %s instead", needle.base().t.String()))
+	}
+	n := &indexOfNode{nodeBase: nodeBase{t: NumberType}, needle: needle, haystack: hay}
+	if len(args) == 4 {
+		if n.from = c.parse(args[3], 3, &NumberType, annotDefault); n.from == nil {
+			return nil
+		}
+	}
+	return n
+}
+
+// sliceNode: ["slice", input, begin, end?].
+type sliceNode struct {
+	nodeBase
+	input, begin, end node
+}
+
+func (n *sliceNode) each(fn func(node)) {
+	fn(n.input)
+	fn(n.begin)
+	if n.end != nil {
+		fn(n.end)
+	}
+}
+
+func sliceBounds(begin, end float64, hasEnd bool, n int) (int, int) {
+	b := clampIndex(begin, n, true)
+	e := n
+	if hasEnd {
+		e = clampIndex(end, n, true)
+	}
+	if e < b {
+		e = b
+	}
+	return b, e
+}
+
+func (n *sliceNode) eval(c *EvalContext) (Value, error) {
+	in, err := evalNode(c, n.input)
+	if err != nil {
+		return Value{}, err
+	}
+	begin, err := evalNum(c, n.begin)
+	if err != nil {
+		return Value{}, err
+	}
+	end, hasEnd := 0.0, n.end != nil
+	if hasEnd {
+		if end, err = evalNum(c, n.end); err != nil {
+			return Value{}, err
+		}
+	}
+	switch in.Kind() {
+	case KindString:
+		r := []rune(in.s)
+		b, e := sliceBounds(begin, end, hasEnd, len(r))
+		return String(string(r[b:e])), nil
+	case KindArray:
+		items := in.Items()
+		b, e := sliceBounds(begin, end, hasEnd, len(items))
+		return Array(append([]Value(nil), items[b:e]...)), nil
+	}
+	return Value{}, evalErr("Expected first argument to be of type array or string, but found %s instead.", typeOfValue(in).String())
+}
+
+func parseSlice(args []any, c *pctx) node {
+	if len(args) <= 2 || len(args) >= 5 {
+		return c.error(fmt.Sprintf("Expected 2 or 3 arguments, but found %d instead.", len(args)-1))
+	}
+	in := c.parse(args[1], 1, &ValueType, annotDefault)
+	begin := c.parse(args[2], 2, &NumberType, annotDefault)
+	if in == nil || begin == nil {
+		return nil
+	}
+	if !isValidType(in.base().t, ArrayOf(ValueType, -1), StringType, ValueType) {
+		return c.error(fmt.Sprintf("Expected first argument to be of type array or string, but found %s instead", in.base().t.String()))
+	}
+	n := &sliceNode{nodeBase: nodeBase{t: in.base().t}, input: in, begin: begin}
+	if len(args) == 4 {
+		if n.end = c.parse(args[3], 3, &NumberType, annotDefault); n.end == nil {
+			return nil
+		}
+	}
+	return n
+}
+
+// lengthNode: ["length", string|array].
+type lengthNode struct {
+	nodeBase
+	input node
+}
+
+func (n *lengthNode) each(fn func(node)) { fn(n.input) }
+
+func (n *lengthNode) eval(c *EvalContext) (Value, error) {
+	v, err := evalNode(c, n.input)
+	if err != nil {
+		return Value{}, err
+	}
+	switch v.Kind() {
+	case KindString:
+		return Number(float64(runeLen(v.s))), nil
+	case KindArray:
+		return Number(float64(len(v.Items()))), nil
+	}
+	return Value{}, evalErr("Expected value to be of type string or array, but found %s instead.", typeOfValue(v).String())
+}
+
+func parseLength(args []any, c *pctx) node {
+	if len(args) != 2 {
+		return c.error(fmt.Sprintf("Expected 1 argument, but found %d instead.", len(args)-1))
+	}
+	in := c.parse(args[1], 1, nil, annotDefault)
+	if in == nil {
+		return nil
+	}
+	k := in.base().t.Kind
+	if k != KindArray && k != KindString && k != KindValue {
+		return c.error(fmt.Sprintf("Expected argument of type string or array, but found %s instead.", in.base().t.String()))
+	}
+	return &lengthNode{nodeBase: nodeBase{t: NumberType}, input: in}
+}
+
+// caseNode: ["case", cond, out, ..., fallback].
+type caseNode struct {
+	nodeBase
+	conds, outs []node
+	otherwise   node
+}
+
+func (n *caseNode) each(fn func(node)) {
+	for i := range n.conds {
+		fn(n.conds[i])
+		fn(n.outs[i])
+	}
+	fn(n.otherwise)
+}
+
+func (n *caseNode) eval(c *EvalContext) (Value, error) {
+	for i, cond := range n.conds {
+		b, err := evalBool(c, cond)
+		if err != nil {
+			return Value{}, err
+		}
+		if b {
+			return evalNode(c, n.outs[i])
+		}
+	}
+	return evalNode(c, n.otherwise)
+}
+
+func expectedOutput(c *pctx) *Type {
+	if c.expected != nil && c.expected.Kind != KindValue {
+		t := *c.expected
+		return &t
+	}
+	return nil
+}
+
+func parseCase(args []any, c *pctx) node {
+	if len(args) < 4 {
+		return c.error(fmt.Sprintf("Expected at least 3 arguments, but found only %d.", len(args)-1))
+	}
+	if len(args)%2 != 0 {
+		return c.error("Expected an odd number of arguments.")
+	}
+	out := expectedOutput(c)
+	n := &caseNode{}
+	for i := 1; i < len(args)-1; i += 2 {
+		test := c.parse(args[i], i, &BooleanType, annotDefault)
+		if test == nil {
+			return nil
+		}
+		res := c.parse(args[i+1], i+1, out, annotDefault)
+		if res == nil {
+			return nil
+		}
+		n.conds = append(n.conds, test)
+		n.outs = append(n.outs, res)
+		if out == nil {
+			out = typePtr(res.base().t)
+		}
+	}
+	other := c.parse(args[len(args)-1], len(args)-1, out, annotDefault)
+	if other == nil {
+		return nil
+	}
+	n.otherwise = other
+	n.t = *out
+	return n
+}
+
+// matchNode: ["match", input, labels, out, ..., fallback].
+type matchNode struct {
+	nodeBase
+	inputType Type
+	input     node
+	numCases  map[float64]int
+	strCases  map[string]int
+	outputs   []node
+	otherwise node
+}
+
+func (n *matchNode) each(fn func(node)) {
+	fn(n.input)
+	for _, o := range n.outputs {
+		fn(o)
+	}
+	fn(n.otherwise)
+}
+
+func (n *matchNode) eval(c *EvalContext) (Value, error) {
+	in, err := evalNode(c, n.input)
+	if err != nil {
+		return Value{}, err
+	}
+	idx, ok := -1, false
+	switch {
+	case in.Kind() == KindNumber && n.inputType.Kind == KindNumber:
+		idx, ok = n.numCases[in.n]
+	case in.Kind() == KindString && n.inputType.Kind == KindString:
+		idx, ok = n.strCases[in.s]
+	}
+	if ok {
+		return evalNode(c, n.outputs[idx])
+	}
+	return evalNode(c, n.otherwise)
+}
+
+func parseMatch(args []any, c *pctx) node {
+	if len(args) < 5 {
+		return c.error(fmt.Sprintf("Expected at least 4 arguments, but found only %d.", len(args)-1))
+	}
+	if len(args)%2 != 1 {
+		return c.error("Expected an even number of arguments.")
+	}
+	out := expectedOutput(c)
+	var inputType *Type
+	n := &matchNode{numCases: map[float64]int{}, strCases: map[string]int{}}
+	for i := 2; i < len(args)-1; i += 2 {
+		labels, isArr := args[i].([]any)
+		if !isArr {
+			labels = []any{args[i]}
+		}
+		lc := c.concat(i, nil, nil)
+		if len(labels) == 0 {
+			return lc.error("Expected at least one branch label.")
+		}
+		for _, l := range labels {
+			var lt Type
+			switch lv := l.(type) {
+			case float64:
+				if math.Abs(lv) > 9007199254740991 {
+					return lc.error("Branch labels must be integers no larger than 9007199254740991.")
+				}
+				if lv != math.Floor(lv) {
+					return lc.error("Numeric branch labels must be integer values.")
+				}
+				lt = NumberType
+			case string:
+				lt = StringType
+			default:
+				return lc.error("Branch labels must be numbers or strings.")
+			}
+			if inputType == nil {
+				inputType = typePtr(lt)
+			} else if !lc.checkSubtype(*inputType, lt) {
+				return nil
+			}
+			switch lv := l.(type) {
+			case float64:
+				if _, dup := n.numCases[lv]; dup {
+					return lc.error("Branch labels must be unique.")
+				}
+				n.numCases[lv] = len(n.outputs)
+			case string:
+				if _, dup := n.strCases[lv]; dup {
+					return lc.error("Branch labels must be unique.")
+				}
+				n.strCases[lv] = len(n.outputs)
+			}
+		}
+		res := c.parse(args[i+1], i+1, out, annotDefault)
+		if res == nil {
+			return nil
+		}
+		if out == nil {
+			out = typePtr(res.base().t)
+		}
+		n.outputs = append(n.outputs, res)
+	}
+	in := c.parse(args[1], 1, &ValueType, annotDefault)
+	if in == nil {
+		return nil
+	}
+	other := c.parse(args[len(args)-1], len(args)-1, out, annotDefault)
+	if other == nil {
+		return nil
+	}
+	if in.base().t.Kind != KindValue && !c.concat(1, nil, nil).checkSubtype(*inputType, in.base().t) {
+		return nil
+	}
+	n.inputType = *inputType
+	n.input = in
+	n.otherwise = other
+	n.t = *out
+	return n
+}
+
+// coalesceNode returns its first non-null argument.
+type coalesceNode struct {
+	nodeBase
+	args []node
+}
+
+func (n *coalesceNode) each(fn func(node)) {
+	for _, a := range n.args {
+		fn(a)
+	}
+}
+
+func (n *coalesceNode) eval(c *EvalContext) (Value, error) {
+	var res Value
+	requested := ""
+	for i, a := range n.args {
+		v, err := evalNode(c, a)
+		if err != nil {
+			return Value{}, err
+		}
+		res = v
+		if img := v.Image(); v.Kind() == KindResolvedImage && img != nil && !img.Available {
+			if requested == "" {
+				requested = img.Name
+			}
+			res = Null()
+			if i == len(n.args)-1 {
+				res = String(requested)
+			}
+		}
+		if !res.IsNull() {
+			break
+		}
+	}
+	return res, nil
+}
+
+func parseCoalesce(args []any, c *pctx) node {
+	if len(args) < 2 {
+		return c.error("Expected at least one argument.")
+	}
+	var out *Type
+	expected := c.expected
+	if expected != nil && expected.Kind != KindValue {
+		out = typePtr(*expected)
+	}
+	var parsed []node
+	for i := 1; i < len(args); i++ {
+		p := c.parse(args[i], len(parsed)+1, out, annotOmit)
+		if p == nil {
+			return nil
+		}
+		if out == nil {
+			out = typePtr(p.base().t)
+		}
+		parsed = append(parsed, p)
+	}
+	needsAnnotation := false
+	if expected != nil {
+		for _, p := range parsed {
+			if !isSubtype(*expected, p.base().t) {
+				needsAnnotation = true
+			}
+		}
+	}
+	t := *out
+	if needsAnnotation {
+		t = ValueType
+	}
+	return &coalesceNode{nodeBase: nodeBase{t: t}, args: parsed}
+}
+
+// comparisonNode: == != < <= > >= with an optional collator.
+type comparisonNode struct {
+	nodeBase
+	op        string
+	lhs, rhs  node
+	collator  node
+	untyped   bool
+	orderComp bool
+}
+
+func (n *comparisonNode) each(fn func(node)) {
+	fn(n.lhs)
+	fn(n.rhs)
+	if n.collator != nil {
+		fn(n.collator)
+	}
+}
+
+func compareResult(op string, cmp int) bool {
+	switch op {
+	case "==":
+		return cmp == 0
+	case "!=":
+		return cmp != 0
+	case "<":
+		return cmp < 0
+	case "<=":
+		return cmp <= 0
+	case ">":
+		return cmp > 0
+	}
+	return cmp >= 0
+}
+
+// jsStringCompare compares strings by UTF-16 code units, as JavaScript does.
+func jsStringCompare(a, b string) int {
+	ascii := true
+	for i := 0; i < len(a) && ascii; i++ {
+		ascii = a[i] < 0x80
+	}
+	for i := 0; i < len(b) && ascii; i++ {
+		ascii = b[i] < 0x80
+	}
+	if ascii {
+		return strings.Compare(a, b)
+	}
+	ua, ub := utf16.Encode([]rune(a)), utf16.Encode([]rune(b))
+	for i := 0; i < len(ua) && i < len(ub); i++ {
+		if ua[i] != ub[i] {
+			if ua[i] < ub[i] {
+				return -1
+			}
+			return 1
+		}
+	}
+	switch {
+	case len(ua) < len(ub):
+		return -1
+	case len(ua) > len(ub):
+		return 1
+	}
+	return 0
+}
+
+func (n *comparisonNode) eval(c *EvalContext) (Value, error) {
+	l, err := evalNode(c, n.lhs)
+	if err != nil {
+		return Value{}, err
+	}
+	r, err := evalNode(c, n.rhs)
+	if err != nil {
+		return Value{}, err
+	}
+	lk, rk := l.Kind(), r.Kind()
+	if n.orderComp && n.untyped {
+		if lk != rk || !(lk == KindString || lk == KindNumber) {
+			return Value{}, evalErr(`Expected arguments for "%s" to be (string, string) or (number, number), but found (%s, %s) instead.`, n.op, typeOfValue(l).Kind.String(), typeOfValue(r).Kind.String())
+		}
+	}
+	if n.collator != nil && !(n.orderComp) && n.untyped && (lk != KindString || rk != KindString) {
+		return Bool(basicCompare(n.op, l, r)), nil
+	}
+	if n.collator != nil {
+		cv, err := evalNode(c, n.collator)
+		if err != nil {
+			return Value{}, err
+		}
+		col, _ := cv.p.(*Collator)
+		return Bool(compareResult(n.op, col.Compare(l.s, r.s))), nil
+	}
+	return Bool(basicCompare(n.op, l, r)), nil
+}
+
+func basicCompare(op string, l, r Value) bool {
+	switch op {
+	case "==":
+		return strictEqual(l, r)
+	case "!=":
+		return !strictEqual(l, r)
+	}
+	if l.Kind() == KindString && r.Kind() == KindString {
+		return compareResult(op, jsStringCompare(l.s, r.s))
+	}
+	if l.Kind() == KindNumber && r.Kind() == KindNumber {
+		switch op {
+		case "<":
+			return l.n < r.n
+		case "<=":
+			return l.n <= r.n
+		case ">":
+			return l.n > r.n
+		case ">=":
+			return l.n >= r.n
+		}
+	}
+	return false
+}
+
+func isComparableType(op string, t Type) bool {
+	switch op {
+	case "==", "!=":
+		switch t.Kind {
+		case KindBoolean, KindString, KindNumber, KindNull, KindValue:
+			return true
+		}
+		return false
+	}
+	switch t.Kind {
+	case KindString, KindNumber, KindValue:
+		return true
+	}
+	return false
+}
+
+func parseComparison(args []any, c *pctx) node {
+	op := args[0].(string)
+	if len(args) != 3 && len(args) != 4 {
+		return c.error("Expected two or three arguments.")
+	}
+	lhs := c.parse(args[1], 1, &ValueType, annotDefault)
+	if lhs == nil {
+		return nil
+	}
+	if !isComparableType(op, lhs.base().t) {
+		return c.concat(1, nil, nil).error(fmt.Sprintf(`"%s" comparisons are not supported for type '%s'.`, op, lhs.base().t.String()))
+	}
+	rhs := c.parse(args[2], 2, &ValueType, annotDefault)
+	if rhs == nil {
+		return nil
+	}
+	if !isComparableType(op, rhs.base().t) {
+		return c.concat(2, nil, nil).error(fmt.Sprintf(`"%s" comparisons are not supported for type '%s'.`, op, rhs.base().t.String()))
+	}
+	lt, rt := lhs.base().t, rhs.base().t
+	if lt.Kind != rt.Kind && lt.Kind != KindValue && rt.Kind != KindValue {
+		return c.error(fmt.Sprintf("Cannot compare types '%s' and '%s'.", lt.String(), rt.String()))
+	}
+	order := op != "==" && op != "!="
+	if order {
+		if lt.Kind == KindValue && rt.Kind != KindValue {
+			lhs = &assertionNode{nodeBase: nodeBase{t: rt}, args: []node{lhs}}
+		} else if lt.Kind != KindValue && rt.Kind == KindValue {
+			rhs = &assertionNode{nodeBase: nodeBase{t: lt}, args: []node{rhs}}
+		}
+	}
+	n := &comparisonNode{nodeBase: nodeBase{t: BooleanType}, op: op, lhs: lhs, rhs: rhs,
+		untyped: lhs.base().t.Kind == KindValue || rhs.base().t.Kind == KindValue, orderComp: order}
+	if len(args) == 4 {
+		if lt.Kind != KindString && rt.Kind != KindString && lt.Kind != KindValue && rt.Kind != KindValue {
+			return c.error("Cannot use collator to compare non-string types.")
+		}
+		if n.collator = c.parse(args[3], 3, &CollatorType, annotDefault); n.collator == nil {
+			return nil
+		}
+	}
+	return n
+}
+
+var _ = strconv.Itoa

@@ -1,0 +1,398 @@
+package expr
+
+import (
+	"fmt"
+	"math"
+	"sort"
+)
+
+// stepNode: ["step", input, out0, stop1, out1, ...].
+type stepNode struct {
+	nodeBase
+	input   node
+	labels  []float64
+	outputs []node
+}
+
+func (n *stepNode) each(fn func(node)) {
+	fn(n.input)
+	for _, o := range n.outputs {
+		fn(o)
+	}
+}
+
+func (n *stepNode) eval(c *EvalContext) (Value, error) {
+	if len(n.labels) == 1 {
+		return evalNode(c, n.outputs[0])
+	}
+	x, err := evalNum(c, n.input)
+	if err != nil {
+		return Value{}, err
+	}
+	if x < n.labels[1] {
+		return evalNode(c, n.outputs[0])
+	}
+	last := len(n.labels) - 1
+	if x >= n.labels[last] {
+		return evalNode(c, n.outputs[last])
+	}
+	return evalNode(c, n.outputs[stopIndex(n.labels, x)])
+}
+
+// stopIndex returns the largest i with labels[i] <= x.
+func stopIndex(labels []float64, x float64) int {
+	i := sort.Search(len(labels), func(i int) bool { return labels[i] > x })
+	if i == 0 {
+		return 0
+	}
+	return i - 1
+}
+
+func parseStep(args []any, c *pctx) node {
+	if len(args)-1 < 4 {
+		return c.error(fmt.Sprintf("Expected at least 4 arguments, but found only %d.", len(args)-1))
+	}
+	if (len(args)-1)%2 != 0 {
+		return c.error("Expected an even number of arguments.")
+	}
+	input := c.parse(args[1], 1, &NumberType, annotDefault)
+	if input == nil {
+		return nil
+	}
+	out := expectedOutput(c)
+	n := &stepNode{input: input}
+	for i := 1; i < len(args); i += 2 {
+		label := math.Inf(-1)
+		if i != 1 {
+			f, ok := args[i].(float64)
+			if !ok {
+				return c.error(`Input/output pairs for "step" expressions must be defined using literal numeric values (not computed expressions) for the input values.`, i)
+			}
+			label = f
+		}
+		if len(n.labels) > 0 && n.labels[len(n.labels)-1] >= label {
+			return c.error(`Input/output pairs for "step" expressions must be arranged with input values in strictly ascending order.`, i)
+		}
+		p := c.parse(args[i+1], i+1, out, annotDefault)
+		if p == nil {
+			return nil
+		}
+		if out == nil {
+			out = typePtr(p.base().t)
+		}
+		n.labels = append(n.labels, label)
+		n.outputs = append(n.outputs, p)
+	}
+	n.t = *out
+	return n
+}
+
+type interpKind uint8
+
+const (
+	interpLinear interpKind = iota
+	interpExponential
+	interpCubicBezier
+)
+
+type interpolation struct {
+	kind interpKind
+	base float64
+	bez  unitBezier
+}
+
+// interpolateNode: ["interpolate", type, input, stop, out, ...].
+type interpolateNode struct {
+	nodeBase
+	op      string
+	space   colorSpace
+	interp  interpolation
+	input   node
+	labels  []float64
+	outputs []node
+}
+
+func (n *interpolateNode) each(fn func(node)) {
+	fn(n.input)
+	for _, o := range n.outputs {
+		fn(o)
+	}
+}
+
+func exponentialFactor(x, base, lower, upper float64) float64 {
+	diff := upper - lower
+	progress := x - lower
+	switch {
+	case diff == 0:
+		return 0
+	case base == 1:
+		return progress / diff
+	}
+	return (math.Pow(base, progress) - 1) / (math.Pow(base, diff) - 1)
+}
+
+func (in interpolation) factor(x, lower, upper float64) float64 {
+	switch in.kind {
+	case interpExponential:
+		return exponentialFactor(x, in.base, lower, upper)
+	case interpCubicBezier:
+		return in.bez.solve(exponentialFactor(x, 1, lower, upper), 1e-6)
+	}
+	return exponentialFactor(x, 1, lower, upper)
+}
+
+func (n *interpolateNode) eval(c *EvalContext) (Value, error) {
+	if len(n.labels) == 1 {
+		return evalNode(c, n.outputs[0])
+	}
+	x, err := evalNum(c, n.input)
+	if err != nil {
+		return Value{}, err
+	}
+	if x <= n.labels[0] {
+		return evalNode(c, n.outputs[0])
+	}
+	last := len(n.labels) - 1
+	if x >= n.labels[last] {
+		return evalNode(c, n.outputs[last])
+	}
+	i := stopIndex(n.labels, x)
+	t := n.interp.factor(x, n.labels[i], n.labels[i+1])
+	lo, err := evalNode(c, n.outputs[i])
+	if err != nil {
+		return Value{}, err
+	}
+	hi, err := evalNode(c, n.outputs[i+1])
+	if err != nil {
+		return Value{}, err
+	}
+	return interpolateValues(n.t.Kind, lo, hi, t, n.space)
+}
+
+func interpolateValues(k TypeKind, lo, hi Value, t float64, space colorSpace) (Value, error) {
+	switch k {
+	case KindNumber:
+		return Number(lerp(lo.n, hi.n, t)), nil
+	case KindColor:
+		return ColorValue(interpolateColor(lo.c, hi.c, t, space)), nil
+	case KindArray:
+		a, b := lo.Items(), hi.Items()
+		out := make([]Value, len(a))
+		for i := range a {
+			if i < len(b) {
+				out[i] = Number(lerp(a[i].n, b[i].n, t))
+			}
+		}
+		return Array(out), nil
+	case KindPadding, KindNumberArray:
+		a, b := lo.Floats(), hi.Floats()
+		if len(a) != len(b) {
+			return Value{}, evalErr("Cannot interpolate values of different length. from: %s, to: %s", toStringJSON(lo), toStringJSON(hi))
+		}
+		out := make([]float64, len(a))
+		for i := range a {
+			out[i] = lerp(a[i], b[i], t)
+		}
+		return Value{kind: k, p: out}, nil
+	case KindColorArray:
+		a, b := lo.Colors(), hi.Colors()
+		if len(a) != len(b) {
+			return Value{}, evalErr("Cannot interpolate values of different length. from: %s, to: %s", toStringJSON(lo), toStringJSON(hi))
+		}
+		out := make([]Color, len(a))
+		for i := range a {
+			out[i] = interpolateColor(a[i], b[i], t, space)
+		}
+		return colorArrValue(out), nil
+	case KindVariableAnchorOffsetCollection:
+		a, _ := lo.p.(*VariableAnchorOffsets)
+		b, _ := hi.p.(*VariableAnchorOffsets)
+		if a == nil || b == nil || len(a.Anchors) != len(b.Anchors) {
+			return Value{}, evalErr("Cannot interpolate values of different length. from: %s, to: %s", toStringJSON(lo), toStringJSON(hi))
+		}
+		out := &VariableAnchorOffsets{}
+		for i := range a.Anchors {
+			if a.Anchors[i] != b.Anchors[i] {
+				return Value{}, evalErr("Cannot interpolate values containing mismatched anchors. from[%d]: %s, to[%d]: %s", i, a.Anchors[i], i, b.Anchors[i])
+			}
+			out.Anchors = append(out.Anchors, a.Anchors[i])
+			out.Offsets = append(out.Offsets, [2]float64{lerp(a.Offsets[i][0], b.Offsets[i][0], t), lerp(a.Offsets[i][1], b.Offsets[i][1], t)})
+		}
+		return Value{kind: k, p: out}, nil
+	case KindProjectionDefinition:
+		return projValue(&ProjectionDefinition{From: projName(lo), To: projName(hi), Transition: t}), nil
+	}
+	return lo, nil
+}
+
+func projName(v Value) string {
+	switch v.Kind() {
+	case KindString:
+		return v.s
+	case KindProjectionDefinition:
+		return v.Projection().To
+	case KindArray:
+		if it := v.Items(); len(it) > 1 {
+			return it[1].s
+		}
+	}
+	return ""
+}
+
+func parseInterpolate(args []any, c *pctx) node {
+	op := args[0].(string)
+	if len(args) < 3 {
+		return c.error(fmt.Sprintf("Expected at least 4 arguments, but found only %d.", len(args)-1))
+	}
+	spec, ok := args[1].([]any)
+	if !ok || len(spec) == 0 {
+		return c.error("Expected an interpolation type expression.", 1)
+	}
+	var in interpolation
+	switch spec[0] {
+	case "linear":
+		in.kind = interpLinear
+	case "exponential":
+		b, ok := any(nil), false
+		if len(spec) > 1 {
+			b = spec[1]
+		}
+		base, ok := b.(float64)
+		if !ok {
+			return c.error("Exponential interpolation requires a numeric base.", 1, 1)
+		}
+		in.kind, in.base = interpExponential, base
+	case "cubic-bezier":
+		cps := spec[1:]
+		valid := len(cps) == 4
+		var p [4]float64
+		for i := 0; valid && i < 4; i++ {
+			f, ok := cps[i].(float64)
+			if !ok || f < 0 || f > 1 {
+				valid = false
+				break
+			}
+			p[i] = f
+		}
+		if !valid {
+			return c.error("Cubic bezier interpolation requires four numeric arguments with values between 0 and 1.", 1)
+		}
+		in.kind, in.bez = interpCubicBezier, newUnitBezier(p[0], p[1], p[2], p[3])
+	default:
+		return c.error(fmt.Sprintf("Unknown interpolation type %s", toStringValue(jsonToValue(spec[0]))), 1, 0)
+	}
+	if len(args)-1 < 4 {
+		return c.error(fmt.Sprintf("Expected at least 4 arguments, but found only %d.", len(args)-1))
+	}
+	if (len(args)-1)%2 != 0 {
+		return c.error("Expected an even number of arguments.")
+	}
+	input := c.parse(args[2], 2, &NumberType, annotDefault)
+	if input == nil {
+		return nil
+	}
+	var out *Type
+	if (op == "interpolate-hcl" || op == "interpolate-lab") && !(c.expected != nil && c.expected.Kind == KindColorArray) {
+		out = typePtr(ColorType)
+	} else {
+		out = expectedOutput(c)
+	}
+	n := &interpolateNode{op: op, interp: in, input: input}
+	switch op {
+	case "interpolate-hcl":
+		n.space = spaceHCL
+	case "interpolate-lab":
+		n.space = spaceLab
+	}
+	for i := 3; i+1 < len(args); i += 2 {
+		label, ok := args[i].(float64)
+		if !ok {
+			return c.error(`Input/output pairs for "interpolate" expressions must be defined using literal numeric values (not computed expressions) for the input values.`, i)
+		}
+		if len(n.labels) > 0 && n.labels[len(n.labels)-1] >= label {
+			return c.error(`Input/output pairs for "interpolate" expressions must be arranged with input values in strictly ascending order.`, i)
+		}
+		p := c.parse(args[i+1], i+1, out, annotDefault)
+		if p == nil {
+			return nil
+		}
+		if out == nil {
+			out = typePtr(p.base().t)
+		}
+		n.labels = append(n.labels, label)
+		n.outputs = append(n.outputs, p)
+	}
+	t := *out
+	ok = false
+	switch t.Kind {
+	case KindNumber, KindColor, KindPadding, KindNumberArray, KindColorArray, KindVariableAnchorOffsetCollection, KindProjectionDefinition:
+		ok = true
+	case KindArray:
+		ok = t.item().Kind == KindNumber && t.N >= 0
+	}
+	if !ok {
+		return c.error(fmt.Sprintf("Type %s is not interpolatable.", t.String()))
+	}
+	n.t = t
+	return n
+}
+
+// unitBezier solves cubic Bézier timing curves from (0,0) to (1,1).
+type unitBezier struct {
+	cx, bx, ax, cy, by, ay float64
+}
+
+func newUnitBezier(p1x, p1y, p2x, p2y float64) unitBezier {
+	var u unitBezier
+	u.cx = 3 * p1x
+	u.bx = 3*(p2x-p1x) - u.cx
+	u.ax = 1 - u.cx - u.bx
+	u.cy = 3 * p1y
+	u.by = 3*(p2y-p1y) - u.cy
+	u.ay = 1 - u.cy - u.by
+	return u
+}
+
+func (u unitBezier) sampleX(t float64) float64 { return ((u.ax*t+u.bx)*t + u.cx) * t }
+func (u unitBezier) sampleY(t float64) float64 { return ((u.ay*t+u.by)*t + u.cy) * t }
+func (u unitBezier) sampleDX(t float64) float64 {
+	return (3*u.ax*t+2*u.bx)*t + u.cx
+}
+
+func (u unitBezier) solveX(x, eps float64) float64 {
+	t := x
+	for i := 0; i < 8; i++ {
+		x2 := u.sampleX(t) - x
+		if math.Abs(x2) < eps {
+			return t
+		}
+		d := u.sampleDX(t)
+		if math.Abs(d) < 1e-6 {
+			break
+		}
+		t -= x2 / d
+	}
+	t0, t1 := 0.0, 1.0
+	t = x
+	if t < t0 {
+		return t0
+	}
+	if t > t1 {
+		return t1
+	}
+	for i := 0; t0 < t1 && i < 100; i++ {
+		x2 := u.sampleX(t)
+		if math.Abs(x2-x) < eps {
+			return t
+		}
+		if x > x2 {
+			t0 = t
+		} else {
+			t1 = t
+		}
+		t = (t1-t0)*0.5 + t0
+	}
+	return t
+}
+
+func (u unitBezier) solve(x, eps float64) float64 { return u.sampleY(u.solveX(x, eps)) }

@@ -1,0 +1,413 @@
+package expr
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"sync"
+
+	"golang.org/x/text/collate"
+	"golang.org/x/text/language"
+)
+
+// defaultLocale is the locale used when none is requested or the requested
+// one is not supported.
+const defaultLocale = "en-US"
+
+// Collator compares strings with locale-aware rules (usage "search").
+type Collator struct {
+	caseSensitive, diacriticSensitive bool
+	resolved                          string
+	collTag                           language.Tag
+	opts                              []collate.Option
+	key                               string
+}
+
+var collatorMatcher = language.NewMatcher(collate.Supported())
+
+// NewCollator returns a collator for a BCP 47 locale ("" for the default).
+func NewCollator(caseSensitive, diacriticSensitive bool, locale string) *Collator {
+	c := &Collator{caseSensitive: caseSensitive, diacriticSensitive: diacriticSensitive, resolved: defaultLocale}
+	tag := language.AmericanEnglish
+	if locale != "" {
+		if t, err := language.Parse(locale); err == nil {
+			if _, _, conf := collatorMatcher.Match(t); conf >= language.High {
+				tag = t
+				c.resolved = t.String()
+			}
+		}
+	}
+	c.collTag = tag
+	// CLDR's search collation for German equates ä/ö/ü with ae/oe/ue (at the
+	// secondary level); x/text has no search tables, and the phonebook
+	// tailoring has the same rules for these letters.
+	if b, _ := tag.Base(); b.String() == "de" {
+		c.collTag = language.MustParse("de-u-co-phonebk")
+	}
+	if !caseSensitive {
+		c.opts = append(c.opts, collate.IgnoreCase, collate.IgnoreWidth)
+	}
+	if !diacriticSensitive {
+		c.opts = append(c.opts, collate.IgnoreDiacritics)
+	}
+	c.key = fmt.Sprintf("%s|%v|%v", c.collTag, caseSensitive, diacriticSensitive)
+	return c
+}
+
+// ResolvedLocale returns the locale the collator uses.
+func (c *Collator) ResolvedLocale() string { return c.resolved }
+
+var collatorPools sync.Map // key -> *sync.Pool of *collate.Collator
+
+// Compare returns -1, 0 or 1.
+func (c *Collator) Compare(a, b string) int {
+	p, _ := collatorPools.LoadOrStore(c.key, &sync.Pool{New: func() any { return collate.New(c.collTag, c.opts...) }})
+	pool := p.(*sync.Pool)
+	coll := pool.Get().(*collate.Collator)
+	r := coll.CompareString(a, b)
+	pool.Put(coll)
+	return r
+}
+
+// collatorNode: ["collator", {options}].
+type collatorNode struct {
+	nodeBase
+	caseSensitive, diacriticSensitive, locale node
+}
+
+func (n *collatorNode) each(fn func(node)) {
+	fn(n.caseSensitive)
+	fn(n.diacriticSensitive)
+	if n.locale != nil {
+		fn(n.locale)
+	}
+}
+
+func (n *collatorNode) eval(c *EvalContext) (Value, error) {
+	cs, err := evalBool(c, n.caseSensitive)
+	if err != nil {
+		return Value{}, err
+	}
+	ds, err := evalBool(c, n.diacriticSensitive)
+	if err != nil {
+		return Value{}, err
+	}
+	loc := ""
+	if n.locale != nil {
+		if loc, err = evalStr(c, n.locale); err != nil {
+			return Value{}, err
+		}
+	}
+	return collatorValue(NewCollator(cs, ds, loc)), nil
+}
+
+func optionOr(o *jobj, key string, def any) any {
+	if v, ok := o.get(key); ok {
+		return v
+	}
+	return def
+}
+
+func parseCollator(args []any, c *pctx) node {
+	if len(args) != 2 {
+		return c.error("Expected one argument.")
+	}
+	opts, ok := args[1].(*jobj)
+	if !ok {
+		return c.error("Collator options argument must be an object.")
+	}
+	n := &collatorNode{nodeBase: nodeBase{t: CollatorType}}
+	if n.caseSensitive = c.parse(optionOr(opts, "case-sensitive", false), 1, &BooleanType, annotDefault); n.caseSensitive == nil {
+		return nil
+	}
+	if n.diacriticSensitive = c.parse(optionOr(opts, "diacritic-sensitive", false), 1, &BooleanType, annotDefault); n.diacriticSensitive == nil {
+		return nil
+	}
+	if l, ok := opts.get("locale"); ok && jsTruthyJSON(l) {
+		if n.locale = c.parse(l, 1, &StringType, annotDefault); n.locale == nil {
+			return nil
+		}
+	}
+	return n
+}
+
+func jsTruthyJSON(v any) bool { return truthy(jsonToValue(v)) }
+
+// formatNode: ["format", content, {options}, ...].
+type formatSection struct {
+	content                          node
+	scale, font, color, verticalAlgn node
+}
+
+type formatNode struct {
+	nodeBase
+	sections []formatSection
+}
+
+func (n *formatNode) each(fn func(node)) {
+	for _, s := range n.sections {
+		fn(s.content)
+		for _, o := range []node{s.scale, s.font, s.color, s.verticalAlgn} {
+			if o != nil {
+				fn(o)
+			}
+		}
+	}
+}
+
+func (n *formatNode) eval(c *EvalContext) (Value, error) {
+	out := &Formatted{}
+	for _, s := range n.sections {
+		v, err := evalNode(c, s.content)
+		if err != nil {
+			return Value{}, err
+		}
+		var sec FormattedSection
+		if v.Kind() == KindResolvedImage {
+			sec.Image = v.Image()
+		} else {
+			sec.Text = toStringValue(v)
+			if s.scale != nil {
+				f, err := evalNum(c, s.scale)
+				if err != nil {
+					return Value{}, err
+				}
+				sec.Scale = &f
+			}
+			if s.font != nil {
+				f, err := evalNode(c, s.font)
+				if err != nil {
+					return Value{}, err
+				}
+				parts := make([]string, 0, len(f.Items()))
+				for _, it := range f.Items() {
+					parts = append(parts, toStringValue(it))
+				}
+				fs := strings.Join(parts, ",")
+				sec.FontStack = &fs
+			}
+			if s.color != nil {
+				col, err := evalNode(c, s.color)
+				if err != nil {
+					return Value{}, err
+				}
+				cc := col.c
+				sec.TextColor = &cc
+			}
+		}
+		if s.verticalAlgn != nil {
+			va, err := evalStr(c, s.verticalAlgn)
+			if err != nil {
+				return Value{}, err
+			}
+			sec.VerticalAlign = &va
+		}
+		out.Sections = append(out.Sections, sec)
+	}
+	return formattedValue(out), nil
+}
+
+func parseFormat(args []any, c *pctx) node {
+	if len(args) < 2 {
+		return c.error("Expected at least one argument.")
+	}
+	if _, isObj := args[1].(*jobj); isObj {
+		return c.error("First argument must be an image or text section.")
+	}
+	n := &formatNode{nodeBase: nodeBase{t: FormattedType}}
+	nextMayBeObject := false
+	fontT := ArrayOf(StringType, -1)
+	for i := 1; i < len(args); i++ {
+		if o, isObj := args[i].(*jobj); isObj && nextMayBeObject {
+			nextMayBeObject = false
+			sec := &n.sections[len(n.sections)-1]
+			if v, ok := o.get("font-scale"); ok && jsTruthyJSON(v) {
+				if sec.scale = c.parse(v, 1, &NumberType, annotDefault); sec.scale == nil {
+					return nil
+				}
+			}
+			if v, ok := o.get("text-font"); ok && jsTruthyJSON(v) {
+				if sec.font = c.parse(v, 1, &fontT, annotDefault); sec.font == nil {
+					return nil
+				}
+			}
+			if v, ok := o.get("text-color"); ok && jsTruthyJSON(v) {
+				if sec.color = c.parse(v, 1, &ColorType, annotDefault); sec.color == nil {
+					return nil
+				}
+			}
+			if v, ok := o.get("vertical-align"); ok && jsTruthyJSON(v) {
+				if s, isStr := v.(string); isStr && s != "bottom" && s != "center" && s != "top" {
+					return c.error(fmt.Sprintf("'vertical-align' must be one of: 'bottom', 'center', 'top' but found '%s' instead.", s))
+				}
+				if sec.verticalAlgn = c.parse(v, 1, &StringType, annotDefault); sec.verticalAlgn == nil {
+					return nil
+				}
+			}
+			continue
+		}
+		content := c.parse(args[i], 1, &ValueType, annotDefault)
+		if content == nil {
+			return nil
+		}
+		switch content.base().t.Kind {
+		case KindString, KindValue, KindNull, KindResolvedImage:
+		default:
+			return c.error("Formatted text type must be 'string', 'value', 'image' or 'null'.")
+		}
+		nextMayBeObject = true
+		n.sections = append(n.sections, formatSection{content: content})
+	}
+	return n
+}
+
+// imageNode: ["image", name].
+type imageNode struct {
+	nodeBase
+	name node
+}
+
+func (n *imageNode) each(fn func(node)) { fn(n.name) }
+
+func (n *imageNode) eval(c *EvalContext) (Value, error) {
+	s, err := evalStr(c, n.name)
+	if err != nil {
+		return Value{}, err
+	}
+	if s == "" {
+		return Null(), nil
+	}
+	return imageValue(&ResolvedImage{Name: s, Available: c.AvailableImages[s]}), nil
+}
+
+func parseImage(args []any, c *pctx) node {
+	if len(args) != 2 {
+		return c.error("Expected two arguments.")
+	}
+	name := c.parse(args[1], 1, &StringType, annotDefault)
+	if name == nil {
+		return c.error("No image name provided.")
+	}
+	return &imageNode{nodeBase: nodeBase{t: ImageType}, name: name}
+}
+
+// globalStateNode: ["global-state", "name"].
+type globalStateNode struct {
+	nodeBase
+	name string
+}
+
+func (n *globalStateNode) each(func(node)) {}
+
+func (n *globalStateNode) eval(c *EvalContext) (Value, error) {
+	return getFrom(n.name, c.GlobalState), nil
+}
+
+func parseGlobalState(args []any, c *pctx) node {
+	if len(args) != 2 {
+		return c.error(fmt.Sprintf("Expected 1 argument, but found %d instead.", len(args)-1))
+	}
+	name, ok := args[1].(string)
+	if !ok {
+		return c.error(fmt.Sprintf("Global state property must be string, but found %s instead.", jsTypeof(args[1])))
+	}
+	return &globalStateNode{nodeBase: nodeBase{t: ValueType}, name: name}
+}
+
+// numberFormatNode: ["number-format", number, {options}].
+type numberFormatNode struct {
+	nodeBase
+	number, locale, currency, unit, minFrac, maxFrac node
+}
+
+func (n *numberFormatNode) each(fn func(node)) {
+	for _, x := range []node{n.number, n.locale, n.currency, n.unit, n.minFrac, n.maxFrac} {
+		if x != nil {
+			fn(x)
+		}
+	}
+}
+
+func (n *numberFormatNode) eval(c *EvalContext) (Value, error) {
+	x, err := evalNum(c, n.number)
+	if err != nil {
+		return Value{}, err
+	}
+	var o numberFormatOptions
+	o.minFrac, o.maxFrac = -1, -1
+	if n.locale != nil {
+		if o.locale, err = evalStr(c, n.locale); err != nil {
+			return Value{}, err
+		}
+	}
+	if n.currency != nil {
+		if o.currency, err = evalStr(c, n.currency); err != nil {
+			return Value{}, err
+		}
+	}
+	if n.unit != nil {
+		if o.unit, err = evalStr(c, n.unit); err != nil {
+			return Value{}, err
+		}
+	}
+	for _, p := range []struct {
+		n   node
+		dst *int
+	}{{n.minFrac, &o.minFrac}, {n.maxFrac, &o.maxFrac}} {
+		if p.n == nil {
+			continue
+		}
+		f, err := evalNum(c, p.n)
+		if err != nil {
+			return Value{}, err
+		}
+		if f < 0 || f > 100 || math.IsNaN(f) {
+			return Value{}, evalErr("fraction digits value is out of range.")
+		}
+		*p.dst = int(f)
+	}
+	s, err := formatNumber(x, o)
+	if err != nil {
+		return Value{}, evalMsg(err.Error())
+	}
+	return String(s), nil
+}
+
+func parseNumberFormat(args []any, c *pctx) node {
+	if len(args) != 3 {
+		return c.error("Expected two arguments.")
+	}
+	n := &numberFormatNode{nodeBase: nodeBase{t: StringType}}
+	if n.number = c.parse(args[1], 1, &NumberType, annotDefault); n.number == nil {
+		return nil
+	}
+	opts, ok := args[2].(*jobj)
+	if !ok {
+		return c.error("NumberFormat options argument must be an object.")
+	}
+	for _, p := range []struct {
+		key string
+		dst *node
+		t   *Type
+	}{{"locale", &n.locale, &StringType}, {"currency", &n.currency, &StringType}, {"unit", &n.unit, &StringType}} {
+		if v, ok := opts.get(p.key); ok && jsTruthyJSON(v) {
+			if *p.dst = c.parse(v, 1, p.t, annotDefault); *p.dst == nil {
+				return nil
+			}
+		}
+	}
+	if n.currency != nil && n.unit != nil {
+		return c.error("NumberFormat options `currency` and `unit` are mutually exclusive")
+	}
+	for _, p := range []struct {
+		key string
+		dst *node
+	}{{"min-fraction-digits", &n.minFrac}, {"max-fraction-digits", &n.maxFrac}} {
+		if v, ok := opts.get(p.key); ok && jsTruthyJSON(v) {
+			if *p.dst = c.parse(v, 1, &NumberType, annotDefault); *p.dst == nil {
+				return nil
+			}
+		}
+	}
+	return n
+}

@@ -1,0 +1,523 @@
+package expr
+
+import (
+	"fmt"
+	"math"
+)
+
+// literalNode is a constant.
+type literalNode struct {
+	nodeBase
+	v Value
+}
+
+func (n *literalNode) eval(*EvalContext) (Value, error) { return n.v, nil }
+func (n *literalNode) each(func(node))                  {}
+
+func parseLiteral(args []any, c *pctx) node {
+	if len(args) != 2 {
+		return c.error(fmt.Sprintf("'literal' expression requires exactly one argument, but found %d instead.", len(args)-1))
+	}
+	v := jsonToValue(args[1])
+	t := typeOfValue(v)
+	if t.Kind == KindArray && t.N == 0 && c.expected != nil && c.expected.Kind == KindArray && (c.expected.N < 0 || c.expected.N == 0) {
+		t = *c.expected
+	}
+	return &literalNode{nodeBase: nodeBase{t: t}, v: v}
+}
+
+// semiliteralNode is an array whose array elements are expressions.
+type semiliteralNode struct {
+	nodeBase
+	items []node
+}
+
+func (n *semiliteralNode) eval(c *EvalContext) (Value, error) {
+	out := make([]Value, len(n.items))
+	for i, it := range n.items {
+		v, err := evalNode(c, it)
+		if err != nil {
+			return Value{}, err
+		}
+		out[i] = v
+	}
+	return Array(out), nil
+}
+
+func (n *semiliteralNode) each(fn func(node)) {
+	for _, it := range n.items {
+		fn(it)
+	}
+}
+
+func parseSemiliteral(args []any, c *pctx) node {
+	if len(args) != 2 {
+		return c.error(fmt.Sprintf("'semiliteral' expression requires exactly one argument, but found %d instead.", len(args)-1))
+	}
+	arr, ok := args[1].([]any)
+	if !ok {
+		return parseLiteral(args, c)
+	}
+	sub := c.concat(1, nil, nil)
+	items := make([]node, len(arr))
+	var it Type
+	for i, el := range arr {
+		var n node
+		if _, isArr := el.([]any); isArr {
+			n = sub.concat(i, nil, nil).parseExpr(el, annotDefault)
+			if n == nil {
+				return nil
+			}
+		} else {
+			v := jsonToValue(el)
+			n = &literalNode{nodeBase: nodeBase{t: typeOfValue(v)}, v: v}
+		}
+		items[i] = n
+		t := n.base().t
+		switch {
+		case i == 0:
+			it = t
+		case t.Kind == KindArray || it.Kind == KindArray || t.Kind != it.Kind:
+			it = ValueType
+		}
+	}
+	if len(arr) == 0 {
+		it = ValueType
+	}
+	return &semiliteralNode{nodeBase: nodeBase{t: ArrayOf(it, len(arr))}, items: items}
+}
+
+// assertionNode checks the runtime type of its first non-failing argument.
+type assertionNode struct {
+	nodeBase
+	args []node
+}
+
+func (n *assertionNode) each(fn func(node)) {
+	for _, a := range n.args {
+		fn(a)
+	}
+}
+
+func (n *assertionNode) eval(c *EvalContext) (Value, error) {
+	for i, a := range n.args {
+		v, err := evalNode(c, a)
+		if err != nil {
+			return Value{}, err
+		}
+		if valueMatches(n.t, v) {
+			return v, nil
+		}
+		if i == len(n.args)-1 {
+			return Value{}, evalErr("Expected value to be of type %s, but found %s instead.", n.t.String(), typeOfValue(v).String())
+		}
+	}
+	return Null(), nil
+}
+
+var assertionTypes = map[string]Type{"string": StringType, "number": NumberType, "boolean": BooleanType, "object": ObjectType}
+
+func parseAssertion(args []any, c *pctx) node {
+	if len(args) < 2 {
+		return c.error("Expected at least one argument.")
+	}
+	i := 1
+	name := args[0].(string)
+	var t Type
+	if name == "array" {
+		item := ValueType
+		if len(args) > 2 {
+			s, ok := args[1].(string)
+			it, known := assertionTypes[s]
+			if !ok || !known || s == "object" {
+				return c.error(`The item type argument of "array" must be one of string, number, boolean`, 1)
+			}
+			item = it
+			i++
+		}
+		n := -1
+		if len(args) > 3 {
+			if args[2] != nil {
+				f, ok := args[2].(float64)
+				if !ok || f < 0 || f != math.Floor(f) || f > 1<<30 {
+					return c.error(`The length argument to "array" must be a positive integer literal`, 2)
+				}
+				n = int(f)
+			}
+			i++
+		}
+		t = ArrayOf(item, n)
+	} else {
+		t = assertionTypes[name]
+	}
+	var parsed []node
+	for ; i < len(args); i++ {
+		in := c.parse(args[i], i, &ValueType, annotDefault)
+		if in == nil {
+			return nil
+		}
+		parsed = append(parsed, in)
+	}
+	return &assertionNode{nodeBase: nodeBase{t: t}, args: parsed}
+}
+
+// coercionNode converts its argument(s) to the node type.
+type coercionNode struct {
+	nodeBase
+	args []node
+}
+
+func (n *coercionNode) each(fn func(node)) {
+	for _, a := range n.args {
+		fn(a)
+	}
+}
+
+var coercionTypes = map[string]Type{"to-boolean": BooleanType, "to-color": ColorType, "to-number": NumberType, "to-string": StringType}
+
+func parseCoercion(args []any, c *pctx) node {
+	if len(args) < 2 {
+		return c.error("Expected at least one argument.")
+	}
+	name := args[0].(string)
+	if (name == "to-boolean" || name == "to-string") && len(args) != 2 {
+		return c.error("Expected one argument.")
+	}
+	var parsed []node
+	for i := 1; i < len(args); i++ {
+		in := c.parse(args[i], i, &ValueType, annotDefault)
+		if in == nil {
+			return nil
+		}
+		parsed = append(parsed, in)
+	}
+	return &coercionNode{nodeBase: nodeBase{t: coercionTypes[name]}, args: parsed}
+}
+
+func quoteInput(v Value) string {
+	if v.Kind() == KindString {
+		return v.s
+	}
+	return toStringJSON(v)
+}
+
+func toStringJSON(v Value) string {
+	b, _ := v.MarshalJSON()
+	return string(b)
+}
+
+func (n *coercionNode) eval(c *EvalContext) (Value, error) {
+	switch n.t.Kind {
+	case KindBoolean:
+		v, err := evalNode(c, n.args[0])
+		if err != nil {
+			return Value{}, err
+		}
+		return Bool(truthy(v)), nil
+	case KindNumber:
+		var v Value
+		for _, a := range n.args {
+			var err error
+			v, err = evalNode(c, a)
+			if err != nil {
+				return Value{}, err
+			}
+			if v.IsNull() {
+				return Number(0), nil
+			}
+			if f, ok := jsToNumber(v); ok {
+				return Number(f), nil
+			}
+		}
+		return Value{}, evalErr("Could not convert %s to number.", toStringJSON(v))
+	case KindColor:
+		var v Value
+		var msg string
+		for _, a := range n.args {
+			var err error
+			v, err = evalNode(c, a)
+			if err != nil {
+				return Value{}, err
+			}
+			msg = ""
+			if col, ok, m := toColor(v); ok {
+				return ColorValue(col), nil
+			} else {
+				msg = m
+			}
+		}
+		if msg != "" {
+			return Value{}, evalMsg(msg)
+		}
+		return Value{}, evalErr("Could not parse color from value '%s'", quoteInput(v))
+	case KindPadding, KindNumberArray, KindColorArray, KindVariableAnchorOffsetCollection, KindProjectionDefinition:
+		var v Value
+		for _, a := range n.args {
+			var err error
+			v, err = evalNode(c, a)
+			if err != nil {
+				return Value{}, err
+			}
+			if out, ok := coerceSpecial(n.t.Kind, v); ok {
+				return out, nil
+			}
+		}
+		return Value{}, evalErr("Could not parse %s from value '%s'", n.t.String(), quoteInput(v))
+	case KindFormatted:
+		v, err := evalNode(c, n.args[0])
+		if err != nil {
+			return Value{}, err
+		}
+		if v.Kind() == KindFormatted {
+			return v, nil
+		}
+		return formattedValue(&Formatted{Sections: []FormattedSection{{Text: toStringValue(v)}}}), nil
+	case KindResolvedImage:
+		v, err := evalNode(c, n.args[0])
+		if err != nil {
+			return Value{}, err
+		}
+		if v.Kind() == KindResolvedImage {
+			return v, nil
+		}
+		s := toStringValue(v)
+		if s == "" {
+			return Null(), nil
+		}
+		return imageValue(&ResolvedImage{Name: s, Available: c.AvailableImages[s]}), nil
+	}
+	v, err := evalNode(c, n.args[0])
+	if err != nil {
+		return Value{}, err
+	}
+	return String(toStringValue(v)), nil
+}
+
+// toColor converts a string, color or [r,g,b(,a)] array to a color.
+func toColor(v Value) (Color, bool, string) {
+	switch v.Kind() {
+	case KindColor:
+		return v.c, true, ""
+	case KindString:
+		col, ok := ParseColor(v.s)
+		return col, ok, ""
+	case KindArray:
+		items := v.Items()
+		if len(items) < 3 || len(items) > 4 {
+			return Color{}, false, fmt.Sprintf("Invalid rgba value %s: expected an array containing either three or four numeric values.", toStringJSON(v))
+		}
+		var f [4]float64
+		f[3] = 1
+		for i, it := range items {
+			if it.Kind() != KindNumber {
+				return Color{}, false, fmt.Sprintf("Invalid rgba value %s: expected an array containing either three or four numeric values.", toStringJSON(v))
+			}
+			f[i] = it.n
+		}
+		var ap *float64
+		if len(items) == 4 {
+			ap = &f[3]
+		}
+		if msg := validateRGBA(f[0], f[1], f[2], ap); msg != "" {
+			return Color{}, false, msg
+		}
+		return Color{f[0] / 255, f[1] / 255, f[2] / 255, f[3]}, true, ""
+	}
+	return Color{}, false, ""
+}
+
+func coerceSpecial(k TypeKind, v Value) (Value, bool) {
+	switch k {
+	case KindPadding:
+		if v.Kind() == KindPadding {
+			return v, true
+		}
+		var f []float64
+		switch v.Kind() {
+		case KindNumber:
+			f = []float64{v.n}
+		case KindArray:
+			for _, it := range v.Items() {
+				if it.Kind() != KindNumber {
+					return Value{}, false
+				}
+				f = append(f, it.n)
+			}
+		default:
+			return Value{}, false
+		}
+		switch len(f) {
+		case 1:
+			return paddingValue([]float64{f[0], f[0], f[0], f[0]}), true
+		case 2:
+			return paddingValue([]float64{f[0], f[1], f[0], f[1]}), true
+		case 3:
+			return paddingValue([]float64{f[0], f[1], f[2], f[1]}), true
+		case 4:
+			return paddingValue(f), true
+		}
+		return Value{}, false
+	case KindNumberArray:
+		if v.Kind() == KindNumberArray {
+			return v, true
+		}
+		switch v.Kind() {
+		case KindNumber:
+			return numberArrValue([]float64{v.n}), true
+		case KindArray:
+			f := []float64{}
+			for _, it := range v.Items() {
+				if it.Kind() != KindNumber {
+					return Value{}, false
+				}
+				f = append(f, it.n)
+			}
+			return numberArrValue(f), true
+		}
+		return Value{}, false
+	case KindColorArray:
+		if v.Kind() == KindColorArray {
+			return v, true
+		}
+		switch v.Kind() {
+		case KindColor:
+			return colorArrValue([]Color{v.c}), true
+		case KindString:
+			if col, ok := ParseColor(v.s); ok {
+				return colorArrValue([]Color{col}), true
+			}
+		case KindArray:
+			cs := []Color{}
+			for _, it := range v.Items() {
+				var col Color
+				var ok bool
+				switch it.Kind() {
+				case KindColor:
+					col, ok = it.c, true
+				case KindString:
+					col, ok = ParseColor(it.s)
+				}
+				if !ok {
+					return Value{}, false
+				}
+				cs = append(cs, col)
+			}
+			return colorArrValue(cs), true
+		}
+		return Value{}, false
+	case KindProjectionDefinition:
+		switch v.Kind() {
+		case KindProjectionDefinition, KindString:
+			return v, true
+		case KindArray:
+			it := v.Items()
+			if len(it) == 3 && it[0].Kind() == KindString && it[1].Kind() == KindString && it[2].Kind() == KindNumber {
+				return v, true
+			}
+		case KindObject:
+			o := v.Obj()
+			from, ok1 := o.Get("from")
+			to, ok2 := o.Get("to")
+			tr, ok3 := o.Get("transition")
+			if ok1 && ok2 && ok3 && from.Kind() == KindString && to.Kind() == KindString && tr.Kind() == KindNumber {
+				return projValue(&ProjectionDefinition{From: from.s, To: to.s, Transition: tr.n}), true
+			}
+		}
+		return Value{}, false
+	case KindVariableAnchorOffsetCollection:
+		if v.Kind() == KindVariableAnchorOffsetCollection {
+			return v, true
+		}
+		items := v.Items()
+		if v.Kind() != KindArray || len(items)%2 != 0 {
+			return Value{}, false
+		}
+		out := &VariableAnchorOffsets{}
+		for i := 0; i < len(items); i += 2 {
+			a, off := items[i], items[i+1].Items()
+			if a.Kind() != KindString || !validAnchor(a.s) || len(off) != 2 || off[0].Kind() != KindNumber || off[1].Kind() != KindNumber {
+				return Value{}, false
+			}
+			out.Anchors = append(out.Anchors, a.s)
+			out.Offsets = append(out.Offsets, [2]float64{off[0].n, off[1].n})
+		}
+		return Value{kind: KindVariableAnchorOffsetCollection, p: out}, true
+	}
+	return Value{}, false
+}
+
+func validAnchor(s string) bool {
+	switch s {
+	case "center", "left", "right", "top", "bottom", "top-left", "top-right", "bottom-left", "bottom-right":
+		return true
+	}
+	return false
+}
+
+// letNode binds names for its body.
+type letNode struct {
+	nodeBase
+	bindings []scopeBinding
+	body     node
+}
+
+func (n *letNode) eval(c *EvalContext) (Value, error) { return evalNode(c, n.body) }
+func (n *letNode) each(fn func(node)) {
+	for _, b := range n.bindings {
+		fn(b.n)
+	}
+	fn(n.body)
+}
+
+func parseLet(args []any, c *pctx) node {
+	if len(args) < 4 {
+		return c.error(fmt.Sprintf("Expected at least 3 arguments, but found %d instead.", len(args)-1))
+	}
+	var bindings []scopeBinding
+	for i := 1; i < len(args)-1; i += 2 {
+		name, ok := args[i].(string)
+		if !ok {
+			return c.error(fmt.Sprintf("Expected string, but found %s instead.", jsTypeof(args[i])), i)
+		}
+		for _, r := range name {
+			if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_') {
+				return c.error("Variable names must contain only alphanumeric characters or '_'.", i)
+			}
+		}
+		v := c.parse(args[i+1], i+1, nil, annotDefault)
+		if v == nil {
+			return nil
+		}
+		bindings = append(bindings, scopeBinding{name: name, n: v})
+	}
+	body := c.parseWithBindings(args[len(args)-1], len(args)-1, c.expected, bindings)
+	if body == nil {
+		return nil
+	}
+	return &letNode{nodeBase: nodeBase{t: body.base().t}, bindings: bindings, body: body}
+}
+
+// varNode refers to a let binding.
+type varNode struct {
+	nodeBase
+	name  string
+	bound node
+}
+
+func (n *varNode) eval(c *EvalContext) (Value, error) { return evalNode(c, n.bound) }
+func (n *varNode) each(func(node))                    {}
+
+func parseVar(args []any, c *pctx) node {
+	name, ok := "", len(args) == 2
+	if ok {
+		name, ok = args[1].(string)
+	}
+	if !ok {
+		return c.error("'var' expression requires exactly one string literal argument.")
+	}
+	b, found := c.scope.get(name)
+	if !found {
+		return c.error(fmt.Sprintf(`Unknown variable "%s". Make sure "%s" has been bound in an enclosing "let" expression before using it.`, name, name), 1)
+	}
+	return &varNode{nodeBase: nodeBase{t: b.base().t}, name: name, bound: b}
+}
