@@ -133,12 +133,15 @@ func checkMetadata(t *testing.T, r *mbtiles.Reader, maxZoom int) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for k, want := range map[string]string{"format": "pbf", "minzoom": "0", "maxzoom": fmt.Sprint(maxZoom), "name": "Tessera demo world"} {
+	for k, want := range map[string]string{"format": "pbf", "minzoom": "0", "maxzoom": fmt.Sprint(maxZoom), "name": "Tessera demo world", "center": "10,25,2"} {
 		if md[k] != want {
 			t.Errorf("metadata %s = %q, want %q", k, md[k], want)
 		}
 	}
-	for _, k := range []string{"bounds", "center", "description"} {
+	if b := strings.Split(md["bounds"], ","); len(b) != 4 || b[0] != "-180" || b[2] != "180" {
+		t.Errorf("metadata bounds = %q", md["bounds"])
+	}
+	for _, k := range []string{"description"} {
 		if md[k] == "" {
 			t.Errorf("metadata %s is empty", k)
 		}

