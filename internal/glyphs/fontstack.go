@@ -52,3 +52,38 @@ func ParseFontstack(s string) ([]string, error) {
 	}
 	return names, nil
 }
+
+// ParseRange parses the "{start}-{end}" part of a glyph URL (without
+// ".pbf") and returns start. It accepts only plain decimal numbers, start a
+// multiple of 256 in 0..65280 and end = start+255; anything else is an error
+// wrapping ErrBadRange.
+func ParseRange(s string) (int, error) {
+	a, b, ok := strings.Cut(s, "-")
+	start, okA := parseDecimal(a)
+	end, okB := parseDecimal(b)
+	if !ok || !okA || !okB {
+		return 0, fmt.Errorf("%w: %q is not {start}-{end}", ErrBadRange, s)
+	}
+	if err := checkStart(start); err != nil {
+		return 0, err
+	}
+	if end != start+255 {
+		return 0, fmt.Errorf("%w: %q does not end at start+255", ErrBadRange, s)
+	}
+	return start, nil
+}
+
+// parseDecimal parses 1 to 5 ASCII digits.
+func parseDecimal(s string) (int, bool) {
+	if len(s) == 0 || len(s) > 5 {
+		return 0, false
+	}
+	n := 0
+	for _, c := range []byte(s) {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + int(c-'0')
+	}
+	return n, true
+}

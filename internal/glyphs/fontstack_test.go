@@ -81,3 +81,38 @@ func FuzzParseFontstack(f *testing.F) {
 		}
 	})
 }
+
+func TestParseRange(t *testing.T) {
+	good := map[string]int{"0-255": 0, "256-511": 256, "65280-65535": 65280, "00256-00511": 256}
+	for in, want := range good {
+		if got, err := ParseRange(in); err != nil || got != want {
+			t.Errorf("ParseRange(%q) = %d, %v; want %d", in, got, err, want)
+		}
+	}
+	for _, in := range []string{"", "0", "0-", "-255", "0-256", "1-256", "255-510", "65536-65791", "+0-255", "0-255.pbf", " 0-255", "0--255", "0-2a5", "100000-100255", "0-255-511"} {
+		if got, err := ParseRange(in); !errors.Is(err, ErrBadRange) {
+			t.Errorf("ParseRange(%q) = %d, %v; want ErrBadRange", in, got, err)
+		}
+	}
+}
+
+func FuzzParseRange(f *testing.F) {
+	for _, s := range []string{"0-255", "256-511", "65280-65535", "1-256", "x"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		start, err := ParseRange(s)
+		if err != nil {
+			if !errors.Is(err, ErrBadRange) {
+				t.Fatalf("error %v does not wrap ErrBadRange", err)
+			}
+			return
+		}
+		if checkStart(start) != nil {
+			t.Fatalf("accepted start %d", start)
+		}
+		if again, err := ParseRange(rangeName(start)); err != nil || again != start {
+			t.Fatalf("canonical form of %q: %d, %v", s, again, err)
+		}
+	})
+}
