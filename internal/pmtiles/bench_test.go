@@ -52,6 +52,7 @@ func BenchmarkTileLocalParallel(b *testing.B) {
 	r, tiles := benchArchive(b)
 	ctx := context.Background()
 	b.ReportAllocs()
+	b.ResetTimer()
 	b.RunParallel(func(pb *testing.PB) {
 		rng := rand.New(rand.NewPCG(rand.Uint64(), 2))
 		for pb.Next() {
