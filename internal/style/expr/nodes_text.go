@@ -5,9 +5,11 @@ import (
 	"math"
 	"strings"
 	"sync"
+	"unicode"
 
 	"golang.org/x/text/collate"
 	"golang.org/x/text/language"
+	"golang.org/x/text/unicode/norm"
 )
 
 // defaultLocale is the locale used when none is requested or the requested
@@ -21,6 +23,7 @@ type Collator struct {
 	collTag                           language.Tag
 	opts                              []collate.Option
 	key                               string
+	caseLevel                         bool
 }
 
 var collatorMatcher = language.NewMatcher(collate.Supported())
@@ -50,6 +53,13 @@ func NewCollator(caseSensitive, diacriticSensitive bool, locale string) *Collato
 	if !diacriticSensitive {
 		c.opts = append(c.opts, collate.IgnoreDiacritics)
 	}
+	if caseSensitive && !diacriticSensitive {
+		// ICU's "case" sensitivity is primary strength plus a case level;
+		// x/text would still see diacritics at the tertiary level, so compare
+		// at primary strength and add the case level ourselves.
+		c.opts = []collate.Option{collate.IgnoreCase, collate.IgnoreWidth, collate.IgnoreDiacritics}
+		c.caseLevel = true
+	}
 	c.key = fmt.Sprintf("%s|%v|%v", c.collTag, caseSensitive, diacriticSensitive)
 	return c
 }
@@ -66,7 +76,43 @@ func (c *Collator) Compare(a, b string) int {
 	coll := pool.Get().(*collate.Collator)
 	r := coll.CompareString(a, b)
 	pool.Put(coll)
+	if r == 0 && c.caseLevel {
+		return caseLevelCompare(a, b)
+	}
 	return r
+}
+
+// caseLevelCompare compares the case of the letters of two strings that are
+// equal at primary strength: lowercase sorts before uppercase, and missing
+// letters count as lowercase.
+func caseLevelCompare(a, b string) int {
+	ka, kb := caseKey(a), caseKey(b)
+	for i := 0; i < len(ka) || i < len(kb); i++ {
+		var x, y bool
+		if i < len(ka) {
+			x = ka[i]
+		}
+		if i < len(kb) {
+			y = kb[i]
+		}
+		if x != y {
+			if !x {
+				return -1
+			}
+			return 1
+		}
+	}
+	return 0
+}
+
+func caseKey(s string) []bool {
+	var k []bool
+	for _, r := range norm.NFD.String(s) {
+		if unicode.IsLetter(r) {
+			k = append(k, unicode.IsUpper(r) || unicode.IsTitle(r))
+		}
+	}
+	return k
 }
 
 // collatorNode: ["collator", {options}].

@@ -253,7 +253,7 @@ func (c *pctx) parseExpr(expr any, annot annotation) node {
 					wrap = annotAssert
 				}
 			case KindProjectionDefinition:
-				if ak == KindString || ak == KindArray {
+				if ak == KindString || ak == KindArray || ak == KindValue {
 					wrap = annotCoerce
 				}
 			case KindColor, KindFormatted, KindResolvedImage:
@@ -402,10 +402,10 @@ func isGlobalPropertyConstant(n node, props []string) bool {
 	return ok
 }
 
-// isValidType reports whether t is a subtype of one of the allowed types.
+// isValidType reports whether t has the kind of one of the allowed types.
 func isValidType(t Type, allowed ...Type) bool {
 	for _, a := range allowed {
-		if isSubtype(a, t) {
+		if a.Kind == t.Kind {
 			return true
 		}
 	}
