@@ -180,15 +180,16 @@ func clipRing(ring []pt, k float64, axis int, keepAbove bool) []pt {
 	if n < 3 {
 		return nil
 	}
-	all := true
-	for i := 0; i < n; i++ {
-		if !inside(ring[i]) {
-			all = false
-			break
-		}
+	lo, hi := coord(ring[0], axis), coord(ring[0], axis)
+	for i := 1; i < n; i++ {
+		v := coord(ring[i], axis)
+		lo, hi = min(lo, v), max(hi, v)
 	}
-	if all {
-		return ring
+	if keepAbove && lo >= k || !keepAbove && hi <= k {
+		return ring // entirely inside
+	}
+	if keepAbove && hi < k || !keepAbove && lo > k {
+		return nil // entirely outside
 	}
 	out := make([]pt, 0, n+4)
 	prev := ring[n-1]

@@ -627,6 +627,10 @@ func TestDefaultZooms(t *testing.T) {
 		{"dense grid", grid(20, 0.001), 14, 14},
 		// Country-sized polygons with 1° vertex spacing: low zoom.
 		{"coarse polygons", []Feature{{Geometry: circle(0, 0, 20, 120)}, {Geometry: circle(60, 0, 25, 150)}}, 1, 4},
+		// A building next to a country-sized polygon: the building asks for
+		// z14, but the polygon's bounding box (40° by 40°, 0.111 x 0.219
+		// world units) covers more than 2^20 tiles from z13 on.
+		{"building and huge polygon", []Feature{{Geometry: circle(90, 55, 20, 400)}, {Geometry: lonLatBox(8.5, 47.3, 8.5002, 47.3002)}}, 12, 12},
 		// Building-sized polygons: high zoom.
 		{"buildings", []Feature{{Geometry: lonLatBox(8.5, 47.3, 8.5002, 47.3002)}, {Geometry: lonLatBox(8.51, 47.31, 8.5102, 47.3102)}}, 13, 14},
 	}

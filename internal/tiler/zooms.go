@@ -17,10 +17,14 @@ const DefaultMaxZoomCap = 14
 //     spans at least 4 pixels, and at which the median distance between
 //     consecutive vertices is at least half a pixel;
 //   - at least two zooms beyond the one at which the whole data set fits in
-//     one tile.
+//     one tile;
+//   - but no higher than the zoom at which the estimated number of tiles
+//     (polygon bounding box areas, line lengths and points in tiles) would
+//     exceed MaxTilesEstimate.
 func DefaultZooms(layers []Layer) (minZoom, maxZoom int) {
 	var points []pt
 	var sizes, segs []float64
+	var area, length float64 // world units: polygon bbox areas, line lengths
 	all := emptyBox()
 	for _, l := range layers {
 		for _, f := range l.Features {
@@ -33,24 +37,31 @@ func DefaultZooms(layers []Layer) (minZoom, maxZoom int) {
 				all.add(q)
 			}
 			points = append(points, p.pts...)
-			shape := func(parts [][]pt) {
+			shape := func(parts [][]pt, polygon bool) {
 				b := emptyBox()
 				for _, part := range parts {
 					for i, q := range part {
 						b.add(q)
 						all.add(q)
 						if i > 0 {
-							segs = append(segs, math.Hypot(q.x-part[i-1].x, q.y-part[i-1].y))
+							d := math.Hypot(q.x-part[i-1].x, q.y-part[i-1].y)
+							segs = append(segs, d)
+							if !polygon {
+								length += d
+							}
 						}
 					}
 				}
 				sizes = append(sizes, math.Max(b.maxX-b.minX, b.maxY-b.minY))
+				if polygon {
+					area += (b.maxX - b.minX) * (b.maxY - b.minY)
+				}
 			}
 			if len(ln.lines) > 0 {
-				shape(ln.lines)
+				shape(ln.lines, false)
 			}
 			for _, poly := range pg.polys {
-				shape(poly[:1])
+				shape(poly[:1], true)
 			}
 		}
 	}
@@ -77,8 +88,19 @@ func DefaultZooms(layers []Layer) (minZoom, maxZoom int) {
 			z = max(z, zoomFor(s, 0.5))
 		}
 	}
-	return 0, min(max(z, 0), DefaultMaxZoomCap)
+	z = min(max(z, 0), DefaultMaxZoomCap)
+	for z > 0 {
+		n := math.Exp2(float64(z))
+		if area*n*n+length*n+float64(len(points)) <= MaxTilesEstimate {
+			break
+		}
+		z--
+	}
+	return 0, z
 }
+
+// MaxTilesEstimate bounds the tile count DefaultZooms aims for.
+const MaxTilesEstimate = 1 << 20
 
 // zoomFor returns the lowest zoom at which a length (world units) spans at
 // least px pixels of a 256-pixel tile.
