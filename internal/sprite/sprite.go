@@ -25,6 +25,8 @@ package sprite
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -132,6 +134,9 @@ type Sheet struct {
 	Width   int              // sheet size in pixels
 	Height  int
 	Skipped []IconError // icons left out, with the reason
+	// ETag is a strong HTTP entity tag (quoted) derived from the PNG and the index; use it
+	// for both sprite.png and sprite.json responses of this sheet.
+	ETag string
 }
 
 // IconError reports an icon that was left out of a sheet.
@@ -288,6 +293,10 @@ feed:
 		return nil, fmt.Errorf("sprite: encode index: %w", err)
 	}
 	sheet.PNG, sheet.Index, sheet.Width, sheet.Height = buf.Bytes(), idx, w, h
+	sum := sha256.New()
+	sum.Write(sheet.PNG)
+	sum.Write(sheet.Index)
+	sheet.ETag = `"` + hex.EncodeToString(sum.Sum(nil)[:16]) + `"`
 	return sheet, nil
 }
 

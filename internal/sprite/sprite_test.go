@@ -371,6 +371,9 @@ func TestCache(t *testing.T) {
 	if len(idx) != 2 || idx["a"].Width != 4 || idx["sub/b"].Width != 6 {
 		t.Fatalf("index %v", idx)
 	}
+	if len(s1.ETag) != 34 || s1.ETag[0] != '"' {
+		t.Fatalf("ETag %q", s1.ETag)
+	}
 	if s2, err := c.Get(ctx, icons, Options{}); err != nil || s2 != s1 || c.Builds() != 1 {
 		t.Fatalf("second Get rebuilt (builds %d, err %v)", c.Builds(), err)
 	}
@@ -387,6 +390,9 @@ func TestCache(t *testing.T) {
 	s4, err := c.Get(ctx, icons, Options{})
 	if err != nil || s4 == s1 || c.Builds() != 3 {
 		t.Fatalf("changed icon: builds %d, err %v", c.Builds(), err)
+	}
+	if s4.ETag == s1.ETag {
+		t.Fatal("ETag unchanged after the icon changed")
 	}
 	idx4, img4 := mustSheet(t, s4)
 	if got := img4.NRGBAAt(idx4["a"].X+1, idx4["a"].Y+1); got != (color.NRGBA{0, 255, 0, 255}) {

@@ -20,7 +20,8 @@ func FuzzParseSVG(f *testing.F) {
 		`<svg xmlns="http://www.w3.org/2000/svg" width="1e308" height="-1"><rect width="1e308" height="1e308" transform="scale(1e-308)"/></svg>`,
 	}
 	// The fixture icons, when the shared folder is there.
-	if matches, _ := filepath.Glob("../../../../shared/fixtures/martin/tests/fixtures/sprites/*/*.svg"); len(matches) > 0 {
+	if shared := sharedDir(); shared != "" {
+		matches, _ := filepath.Glob(filepath.Join(shared, "fixtures", "martin", "tests", "fixtures", "sprites", "*", "*.svg"))
 		for _, m := range matches {
 			if b, err := os.ReadFile(m); err == nil {
 				seeds = append(seeds, string(b))

@@ -30,9 +30,11 @@ func TestAgainstRsvg(t *testing.T) {
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no test images: %v", err)
 	}
-	for _, pattern := range []string{"*/*.svg", "*/*/*.svg"} {
-		fixtures, _ := filepath.Glob("../../../../shared/fixtures/martin/tests/fixtures/sprites/" + pattern)
-		files = append(files, fixtures...)
+	if shared := sharedDir(); shared != "" {
+		for _, pattern := range []string{"*/*.svg", "*/*/*.svg"} {
+			fixtures, _ := filepath.Glob(filepath.Join(shared, "fixtures", "martin", "tests", "fixtures", "sprites", pattern))
+			files = append(files, fixtures...)
+		}
 	}
 	const maxMAD = 1.5 // per image, 0-255 scale
 	for _, f := range files {
@@ -89,4 +91,28 @@ func imageMAD(a, b *image.NRGBA) (mean, worst float64) {
 		}
 	}
 	return sum / float64(len(a.Pix)), worst
+}
+
+// sharedDir returns ../shared next to the repository root (the folder holding go.mod), or ""
+// when it is absent.
+func sharedDir() string {
+	dir, err := os.Getwd()
+	if err != nil {
+		return ""
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			break
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return ""
+		}
+		dir = parent
+	}
+	shared := filepath.Join(dir, "..", "shared")
+	if _, err := os.Stat(shared); err != nil {
+		return ""
+	}
+	return shared
 }
