@@ -4,6 +4,7 @@
 //	tessera serve  --data DIR --listen HOST:PORT   serve DIR (the default verb)
 //	tessera demo   --data DIR                      build the demo world into DIR
 //	tessera ingest --data DIR FILE...              add MBTiles, PMTiles or GeoJSON files as tilesets
+//	tessera convert IN.mbtiles OUT.pmtiles|OUT_DIR copy a tileset to PMTiles or to z/x/y files
 //	tessera version
 package main
 
@@ -47,6 +48,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return demoCmd(ctx, args, stdout, stderr)
 	case "ingest":
 		return ingestCmd(ctx, args, stdout, stderr)
+	case "convert":
+		return convertCmd(ctx, args, stdout, stderr)
 	case "version":
 		fmt.Fprintln(stdout, "tessera", version)
 		return nil
@@ -65,6 +68,7 @@ Verbs:
   serve    serve a data directory (default)      tessera serve --data DIR --listen HOST:PORT
   demo     build the demo world into DIR          tessera demo --data DIR
   ingest   add tileset files to DIR               tessera ingest --data DIR FILE...
+  convert  MBTiles to PMTiles, or to z/x/y files  tessera convert IN.mbtiles OUT.pmtiles|OUT_DIR
   version  print the version
 
 Run "tessera VERB -h" for the flags of a verb.

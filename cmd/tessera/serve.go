@@ -8,6 +8,7 @@ import (
 	"net"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"strings"
 	"syscall"
 	"time"
@@ -74,6 +75,13 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	log := newLogger(stderr, cfg.LogLevel, cfg.LogFormat)
+	if os.Getenv("GOMEMLIMIT") == "" {
+		limit := cfg.MemoryLimitMB
+		if limit == 0 {
+			limit = cfg.TileCacheMB + 96
+		}
+		debug.SetMemoryLimit(int64(limit) << 20)
+	}
 	start := time.Now()
 	srv, err := server.New(ctx, cfg, log)
 	if err != nil {

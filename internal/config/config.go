@@ -44,6 +44,10 @@ type Config struct {
 
 	// TileCacheMB bounds the in-memory cache of tile bytes, in MiB (0 = off).
 	TileCacheMB int `yaml:"tile_cache_mb"`
+	// MemoryLimitMB is the Go runtime's soft memory limit, in MiB: the
+	// garbage collector works harder near it (0 = the tile cache plus
+	// 96 MiB; GOMEMLIMIT in the environment wins).
+	MemoryLimitMB int `yaml:"memory_limit_mb"`
 	// MaxUploadMB is the largest accepted ingest upload, in MiB.
 	MaxUploadMB int64 `yaml:"max_upload_mb"`
 	// MaxBodyKB bounds JSON request bodies, in KiB.
@@ -224,7 +228,7 @@ func (c Config) Validate() error {
 			errs = append(errs, fmt.Errorf("public_url %q is not an absolute http(s) URL", c.PublicURL))
 		}
 	}
-	if c.TileCacheMB < 0 || c.MaxUploadMB <= 0 || c.MaxBodyKB <= 0 || c.MaxURIBytes < 256 || c.MaxHeaderKB <= 0 {
+	if c.TileCacheMB < 0 || c.MemoryLimitMB < 0 || c.MaxUploadMB <= 0 || c.MaxBodyKB <= 0 || c.MaxURIBytes < 256 || c.MaxHeaderKB <= 0 {
 		errs = append(errs, errors.New("sizes must be positive (tile_cache_mb may be 0; max_uri_bytes at least 256)"))
 	}
 	if c.ReadTimeout <= 0 || c.WriteTimeout <= 0 || c.IdleTimeout <= 0 || c.UploadTimeout <= 0 {

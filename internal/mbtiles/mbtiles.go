@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"net/url"
 	"strings"
+	"time"
 
 	_ "modernc.org/sqlite" // the "sqlite" database/sql driver
 )
@@ -33,6 +34,10 @@ func escapePath(p string) string {
 	return r.Replace(p)
 }
 
+// MaxConns is the largest number of database connections a Reader keeps
+// open (and so of tiles it reads at once).
+const MaxConns = 4
+
 // ErrNotMBTiles is returned when a file is not a readable MBTiles database.
 var ErrNotMBTiles = errors.New("not an MBTiles file")
 
@@ -50,12 +55,15 @@ type Reader struct {
 // Open opens the MBTiles file at path read-only and checks that it has the
 // tiles and metadata tables.
 func Open(ctx context.Context, path string) (*Reader, error) {
-	db, err := sql.Open("sqlite", dsn(path, url.Values{"mode": {"ro"}}, "busy_timeout(5000)", "query_only(1)"))
+	// A small page cache per connection: a server may hold hundreds of
+	// files open, and served tiles are cached above this layer.
+	db, err := sql.Open("sqlite", dsn(path, url.Values{"mode": {"ro"}}, "busy_timeout(5000)", "query_only(1)", "cache_size(-512)"))
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
-	db.SetMaxOpenConns(8)
-	db.SetMaxIdleConns(8)
+	db.SetMaxOpenConns(MaxConns)
+	db.SetMaxIdleConns(2)
+	db.SetConnMaxIdleTime(time.Minute)
 	r := &Reader{path: path, db: db}
 	if err := r.check(ctx); err != nil {
 		db.Close()

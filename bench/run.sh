@@ -1,0 +1,170 @@
+#!/usr/bin/env bash
+# The tile serving benchmark: wrk (64 connections, random tile order) against
+# nginx serving the tiles as static files, Tessera serving the same tiles from
+# MBTiles, and Tessera serving them from PMTiles, alternating, in one run.
+# Then start-up time and resident memory with 100 tilesets, and Go benchmarks.
+# Results go to bench/out/results.md (copy the figures into docs/benchmarks.md).
+#
+#   bench/run.sh                 full run
+#   DURATION=10s ROUNDS=2 bench/run.sh
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+cd "$root"
+out="$root/bench/out"
+DURATION="${DURATION:-15s}"
+ROUNDS="${ROUNDS:-3}"
+CONNS="${CONNS:-64}"
+THREADS="${THREADS:-2}"
+bin="$root/bin/tessera"
+mkdir -p "$out"
+results="$out/results.md"
+
+pids=()
+cleanup() {
+	for p in "${pids[@]+"${pids[@]}"}"; do kill "$p" 2>/dev/null || true; done
+	[[ -f "$out/nginx.pid" ]] && kill "$(cat "$out/nginx.pid")" 2>/dev/null || true
+}
+trap cleanup EXIT
+
+# 1. The tileset: the demo world (zooms 0-8, every tile present: land,
+#    water, countries, boundaries, places).
+world="$out/world.mbtiles"
+if [[ ! -f "$world" ]]; then
+	rm -rf "$out/demo"
+	"$bin" demo --data "$out/demo" --cache "$root/.cache/opendata"
+	cp "$out/demo/tiles/world.mbtiles" "$world"
+fi
+ntiles=$(sqlite3 "$world" "SELECT COUNT(*) FROM tiles")
+echo "bench: $world has $ntiles tiles"
+if ((ntiles < 50000)); then
+	echo "bench: need at least 50,000 distinct tiles" >&2
+	exit 1
+fi
+
+# 2. The same bytes as files for nginx, and as a PMTiles archive.
+if [[ ! -f "$out/paths.txt" ]]; then
+	rm -rf "$out/static"
+	"$bin" convert --list "$out/paths.txt" "$world" "$out/static/tiles/world"
+fi
+[[ -f "$out/world.pmtiles" ]] || "$bin" convert "$world" "$out/world.pmtiles"
+rm -rf "$out/data-mb" "$out/data-pm"
+mkdir -p "$out/data-mb/tiles" "$out/data-pm/tiles"
+ln -f "$world" "$out/data-mb/tiles/world.mbtiles"
+ln -f "$out/world.pmtiles" "$out/data-pm/tiles/world.pmtiles"
+
+# 3. The servers.
+cat >"$out/nginx.conf" <<NGINX
+worker_processes auto;
+worker_rlimit_nofile 400000;
+pid $out/nginx.pid;
+error_log $out/nginx-error.log;
+events { worker_connections 4096; }
+http {
+  access_log off;
+  sendfile on;
+  tcp_nopush on;
+  keepalive_requests 1000000;
+  keepalive_timeout 120s;
+  open_file_cache max=200000 inactive=60s;
+  server {
+    listen 127.0.0.1:18080;
+    root $out/static;
+    location /tiles/ {
+      default_type application/vnd.mapbox-vector-tile;
+      add_header Content-Encoding gzip;
+      etag on;
+    }
+  }
+}
+NGINX
+ulimit -n 400000 2>/dev/null || ulimit -n 65536 2>/dev/null || true
+nginx -c "$out/nginx.conf"
+TESSERA_ADMIN_CREDENTIALS=bench "$bin" serve --data "$out/data-mb" --listen 127.0.0.1:18081 --watch=false >"$out/tessera-mb.log" 2>&1 &
+pids+=($!)
+mbpid=$!
+TESSERA_ADMIN_CREDENTIALS=bench "$bin" serve --data "$out/data-pm" --listen 127.0.0.1:18082 --watch=false >"$out/tessera-pm.log" 2>&1 &
+pids+=($!)
+pmpid=$!
+for port in 18080 18081 18082; do
+	for _ in $(seq 100); do
+		curl -fs -o /dev/null "http://127.0.0.1:$port/tiles/world/0/0/0.pbf" && break
+		sleep 0.1
+	done
+done
+
+run_wrk() { # name port duration
+	PATHS="$out/paths.txt" PREFIX="/tiles/world/" wrk -t"$THREADS" -c"$CONNS" -d"$3" --latency \
+		-s "$root/bench/random.lua" "http://127.0.0.1:$2" >"$out/wrk-$1.txt" 2>&1
+	local rps p99 non2xx
+	rps=$(awk '/^Requests\/sec/ {print $2}' "$out/wrk-$1.txt")
+	p99=$(awk '$1=="99%" {print $2}' "$out/wrk-$1.txt")
+	non2xx=$(awk '/Non-2xx/ {print $NF}' "$out/wrk-$1.txt")
+	echo "$1 $rps $p99 ${non2xx:-0}"
+}
+
+# Warm up every server (file caches, tile cache, page cache) once.
+for s in "nginx 18080" "mbtiles 18081" "pmtiles 18082"; do
+	set -- $s
+	run_wrk "warm-$1" "$2" 10s >/dev/null
+done
+: >"$out/rounds.txt"
+for r in $(seq "$ROUNDS"); do
+	for s in "nginx 18080" "mbtiles 18081" "pmtiles 18082"; do
+		set -- $s
+		run_wrk "$1" "$2" "$DURATION" | sed "s/^/$r /" | tee -a "$out/rounds.txt"
+	done
+done
+rss_kb() { awk '/VmRSS/ {print $2}' "/proc/$1/status"; }
+mbrss=$(rss_kb "$mbpid")
+pmrss=$(rss_kb "$pmpid")
+kill "$mbpid" "$pmpid" 2>/dev/null || true
+kill "$(cat "$out/nginx.pid")" 2>/dev/null || true
+
+# 4. Start-up and memory with 100 tilesets (50 MBTiles, 50 PMTiles: hard links).
+rm -rf "$out/data-100"
+mkdir -p "$out/data-100/tiles"
+for i in $(seq -w 1 50); do
+	ln -f "$world" "$out/data-100/tiles/world$i.mbtiles"
+	ln -f "$out/world.pmtiles" "$out/data-100/tiles/pm$i.pmtiles"
+done
+# First start records the 100 tilesets in state.db; the second is the one timed.
+for attempt in first timed; do
+	start=$(date +%s.%N)
+	TESSERA_ADMIN_CREDENTIALS=bench "$bin" serve --data "$out/data-100" --listen 127.0.0.1:18083 --watch=false >"$out/tessera-100.log" 2>&1 &
+	pid=$!
+	until curl -fs -o /dev/null http://127.0.0.1:18083/health; do sleep 0.01; done
+	ready=$(date +%s.%N)
+	startup=$(echo "$ready - $start" | bc)
+	if [[ $attempt == timed ]]; then
+		# Touch every tileset, then read the resident memory under load.
+		for i in $(seq -w 1 50); do
+			curl -fs -o /dev/null "http://127.0.0.1:18083/tiles/world$i/3/4/2.pbf" -H 'Accept-Encoding: gzip'
+			curl -fs -o /dev/null "http://127.0.0.1:18083/tiles/pm$i/3/4/2.pbf" -H 'Accept-Encoding: gzip'
+		done
+		PATHS="$out/paths.txt" PREFIX="/tiles/world07/" wrk -t2 -c64 -d10s -s "$root/bench/random.lua" http://127.0.0.1:18083 >"$out/wrk-100.txt" 2>&1
+		rss100=$(rss_kb "$pid")
+		logged=$(grep -o 'startup=[0-9.a-zµ]*' "$out/tessera-100.log" | head -1)
+	fi
+	kill "$pid"
+	wait "$pid" 2>/dev/null || true
+done
+
+# 5. Summary.
+{
+	echo "# Tile serving benchmark ($(date -u +%Y-%m-%d), $(nproc) cores)"
+	echo
+	echo "Tileset: demo world, $ntiles vector tiles (gzip MVT). wrk -t$THREADS -c$CONNS -d$DURATION, random order, Accept-Encoding: gzip."
+	echo
+	echo "| round | server | requests/s | p99 latency | non-2xx |"
+	echo "|---|---|---|---|---|"
+	awk '{printf "| %s | %s | %s | %s | %s |\n", $1, $2, $3, $4, $5}' "$out/rounds.txt"
+	echo
+	awk '{s[$2]+=$3; n[$2]++} END {for (k in s) printf "mean %s %.0f\n", k, s[k]/n[k]}' "$out/rounds.txt" | sort >"$out/means.txt"
+	ng=$(awk '$2=="nginx" {print $3}' "$out/means.txt")
+	for k in mbtiles pmtiles; do
+		v=$(awk -v k=$k '$2==k {print $3}' "$out/means.txt")
+		echo "- $k: mean $v requests/s = $(echo "scale=2; $v / $ng" | bc) of nginx ($ng)"
+	done
+	echo "- resident memory after the load run: MBTiles server $((mbrss / 1024)) MB, PMTiles server $((pmrss / 1024)) MB"
+	echo "- 100 tilesets (50 MBTiles + 50 PMTiles): ready in ${startup}s (server log: $logged), resident memory $((rss100 / 1024)) MB after a load run"
+} | tee "$results"
