@@ -19,8 +19,9 @@ var zoomBase = func() [MaxZoom + 2]uint64 {
 	return b
 }()
 
-// MaxTileID is the largest valid tile id (the last tile of zoom MaxZoom).
-var MaxTileID = zoomBase[MaxZoom+1] - 1
+// MaxTileID is the largest valid tile id, the last tile of zoom MaxZoom:
+// (4^32-1)/3 - 1.
+const MaxTileID uint64 = 6148914691236517204
 
 // ZXYToID converts a tile address to its PMTiles tile id: the number of tiles
 // in all lower zoom levels plus the position of (x, y) along the Hilbert curve
