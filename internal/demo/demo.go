@@ -9,7 +9,7 @@
 //
 // Sources, what each gives, and their licences:
 //
-//   - npm world-atlas@2 (packaging ISC, Mike Bostock): Natural Earth 4.1.0 as
+//   - npm world-atlas@2 (packaging ISC, Michael Bostock): Natural Earth 4.1.0 as
 //     quantized TopoJSON. countries-10m.json has the object "countries", one
 //     geometry per admin-0 country or territory (255) with the ISO 3166-1
 //     numeric code as id ("528"; absent for entities without one, such as
@@ -23,7 +23,7 @@
 //     feature class and code (PPLC national capital, PPLA first-order seat,
 //     ...), ISO country code, admin codes, population, elevation, time zone.
 //     GeoNames data is licensed CC BY 4.0 and must be credited.
-//   - npm i18n-iso-countries@7 (MIT): codes.json maps ISO 3166-1 alpha-2,
+//   - npm i18n-iso-countries@7 (MIT, widdix GmbH): codes.json maps ISO 3166-1 alpha-2,
 //     alpha-3 and numeric codes, langs/<lang>.json gives country names in
 //     about 80 languages. It turns world-atlas ids into iso_a2/iso_a3 and
 //     provides name_en, name_de, name_fr, ... in the countries layers.
@@ -31,14 +31,15 @@
 // Layers (attributes):
 //
 //   - water: class "ocean" (one polygon, the world minus land) or "lake"
-//     (holes of land polygons).
+//     (holes of land polygons; in Natural Earth land that is the Caspian
+//     Sea only: other lakes are part of the land).
 //   - land: class "land", one feature per Natural Earth land polygon.
 //   - countries: name (Natural Earth), name_en and name_<lang> (from
 //     i18n-iso-countries, for the languages in nameLanguages), iso_a2, iso_a3,
 //     iso_n3 (absent for entities without an ISO code).
 //   - boundaries: the arcs shared by two countries of the topology (land
 //     boundaries; coastlines are arcs used by one country only and are left
-//     out). admin_level 2; disputed 1 when one side is an entity without an
+//     out), one feature per pair of countries with its arcs joined. admin_level 2; disputed 1 when one side is an entity without an
 //     ISO code (Kosovo, Somaliland, N. Cyprus, Siachen Glacier, ...), else 0;
 //     maritime 0 (Natural Earth admin-0 polygons carry no sea boundaries);
 //     adm0_a and adm0_b, the alpha-3 codes (or names) of the two sides.
@@ -52,6 +53,11 @@
 //   - country_labels: one point per country inside its largest polygon (the
 //     inside point farthest from its edges), with the countries attributes,
 //     area_km2 and rank (1 largest .. 5), MinZoom 0 to 5 from the area.
+//
+// World-atlas keeps d3's spherical conventions (clockwise exteriors, rings
+// that jump across the antimeridian, Antarctica going around the South Pole);
+// polygons are re-oriented, cut at the antimeridian and closed through the
+// pole before tiling (antimeridian.go).
 //
 // Build runs a list of steps (see steps) sharing one builder, which fetches
 // each npm package at most once; the demo grows by adding steps (a map

@@ -150,20 +150,37 @@ func countryLayers(top *topojson.Topology, codes countryTable) (countries, label
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("boundaries: %w", err)
 	}
+	// Group the shared arcs by the pair of countries and join each pair's
+	// arcs into continuous lines, so that dashed styles run on unbroken.
+	type pair struct{ a, b int }
+	var order []pair
+	arcsOf := map[pair][]orb.LineString{}
+	firstArc := map[pair]int{}
 	for _, l := range lines {
 		if l.A == l.B {
 			continue // a coastline, not a boundary
 		}
-		a, b := infos[l.A], infos[l.B]
+		k := pair{l.A, l.B}
+		if _, ok := arcsOf[k]; !ok {
+			order = append(order, k)
+			firstArc[k] = l.Arc
+		}
+		arcsOf[k] = append(arcsOf[k], l.Line)
+	}
+	for _, k := range order {
+		a, b := infos[k.a], infos[k.b]
 		disputed := 0
 		if a.iso == nil || b.iso == nil {
 			disputed = 1
 		}
-		ka, kb := boundarySide(feats[l.A], a.iso), boundarySide(feats[l.B], b.iso)
+		ka, kb := boundarySide(feats[k.a], a.iso), boundarySide(feats[k.b], b.iso)
 		if kb < ka {
 			ka, kb = kb, ka
 		}
-		parts := splitLineAntimeridian(l.Line)
+		var parts []orb.LineString
+		for _, l := range stitchLines(arcsOf[k]) {
+			parts = append(parts, splitLineAntimeridian(l)...)
+		}
 		if len(parts) == 0 {
 			continue
 		}
@@ -172,7 +189,7 @@ func countryLayers(top *topojson.Topology, codes countryTable) (countries, label
 			geom = orb.MultiLineString(parts)
 		}
 		boundaries = append(boundaries, tiler.Feature{
-			ID:       uint64(l.Arc + 1),
+			ID:       uint64(firstArc[k] + 1),
 			Geometry: geom,
 			Properties: map[string]any{
 				"admin_level": 2,
@@ -253,6 +270,49 @@ func worldPolygons(g orb.Geometry) []orb.Polygon {
 		for _, part := range splitAntimeridian(p) {
 			out = append(out, orientPolygon(part))
 		}
+	}
+	return out
+}
+
+// stitchLines joins lines that share end points into longer lines (reversing
+// them as needed). Lines that meet no other line are returned as they are.
+func stitchLines(lines []orb.LineString) []orb.LineString {
+	used := make([]bool, len(lines))
+	var out []orb.LineString
+	for i := range lines {
+		if used[i] || len(lines[i]) == 0 {
+			continue
+		}
+		used[i] = true
+		chain := slices.Clone(lines[i])
+		for grew := true; grew; {
+			grew = false
+			for j, l := range lines {
+				if used[j] || len(l) == 0 {
+					continue
+				}
+				first, last := chain[0], chain[len(chain)-1]
+				switch {
+				case last == l[0]:
+					chain = append(chain, l[1:]...)
+				case last == l[len(l)-1]:
+					r := slices.Clone(l)
+					r.Reverse()
+					chain = append(chain, r[1:]...)
+				case first == l[len(l)-1]:
+					chain = append(slices.Clone(l[:len(l)-1]), chain...)
+				case first == l[0]:
+					r := slices.Clone(l)
+					r.Reverse()
+					chain = append(r[:len(r)-1], chain...)
+				default:
+					continue
+				}
+				used[j] = true
+				grew = true
+			}
+		}
+		out = append(out, chain)
 	}
 	return out
 }

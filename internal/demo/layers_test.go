@@ -330,3 +330,32 @@ func TestLabelPoint(t *testing.T) {
 		t.Errorf("label point of a square = %v, want near [2 2]", pt)
 	}
 }
+
+func TestStitchLines(t *testing.T) {
+	tests := []struct {
+		name  string
+		lines []orb.LineString
+		want  []orb.LineString
+	}{
+		{"single", []orb.LineString{{{0, 0}, {1, 0}}}, []orb.LineString{{{0, 0}, {1, 0}}}},
+		{"in order", []orb.LineString{{{0, 0}, {1, 0}}, {{1, 0}, {2, 0}}}, []orb.LineString{{{0, 0}, {1, 0}, {2, 0}}}},
+		{"reversed tail", []orb.LineString{{{0, 0}, {1, 0}}, {{2, 0}, {1, 0}}}, []orb.LineString{{{0, 0}, {1, 0}, {2, 0}}}},
+		{"before head", []orb.LineString{{{1, 0}, {2, 0}}, {{0, 0}, {1, 0}}}, []orb.LineString{{{0, 0}, {1, 0}, {2, 0}}}},
+		{"reversed head", []orb.LineString{{{1, 0}, {2, 0}}, {{1, 0}, {0, 0}}}, []orb.LineString{{{0, 0}, {1, 0}, {2, 0}}}},
+		{"chain of three out of order", []orb.LineString{{{1, 0}, {2, 0}}, {{3, 0}, {2, 0}}, {{0, 0}, {1, 0}}},
+			[]orb.LineString{{{0, 0}, {1, 0}, {2, 0}, {3, 0}}}},
+		{"disjoint", []orb.LineString{{{0, 0}, {1, 0}}, {{5, 5}, {6, 5}}}, []orb.LineString{{{0, 0}, {1, 0}}, {{5, 5}, {6, 5}}}},
+	}
+	for _, tc := range tests {
+		got := stitchLines(tc.lines)
+		if len(got) != len(tc.want) {
+			t.Errorf("%s: got %v, want %v", tc.name, got, tc.want)
+			continue
+		}
+		for i := range got {
+			if !orb.Equal(got[i], tc.want[i]) {
+				t.Errorf("%s: line %d = %v, want %v", tc.name, i, got[i], tc.want[i])
+			}
+		}
+	}
+}
