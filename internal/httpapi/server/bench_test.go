@@ -1,0 +1,49 @@
+package server
+
+import (
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+)
+
+// BenchmarkTileHandler measures the whole handler stack (middleware,
+// routing, catalog, cache, headers) for a cached gzip vector tile.
+func BenchmarkTileHandler(b *testing.B) {
+	t := &testing.T{}
+	e := newEnv(t, nil)
+	if t.Failed() {
+		b.Fatal("setup failed")
+	}
+	h := e.srv.Handler()
+	var reqs []*http.Request
+	for z := 0; z <= 3; z++ {
+		for x := 0; x < 1<<z; x++ {
+			for y := 0; y < 1<<z; y++ {
+				r := httptest.NewRequest("GET", fmt.Sprintf("/tiles/roads/%d/%d/%d.pbf", z, x, y), nil)
+				r.Header.Set("Accept-Encoding", "gzip")
+				reqs = append(reqs, r)
+			}
+		}
+	}
+	for _, r := range reqs { // warm the cache
+		h.ServeHTTP(httptest.NewRecorder(), r)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	b.RunParallel(func(pb *testing.PB) {
+		i := 0
+		w := &discard{h: http.Header{}}
+		for pb.Next() {
+			clear(w.h)
+			h.ServeHTTP(w, reqs[i%len(reqs)])
+			i++
+		}
+	})
+}
+
+type discard struct{ h http.Header }
+
+func (d *discard) Header() http.Header         { return d.h }
+func (d *discard) Write(b []byte) (int, error) { return len(b), nil }
+func (d *discard) WriteHeader(int)             {}
