@@ -8,8 +8,8 @@ import (
 
 // Packing: a skyline bottom-left packer. Rectangles are placed tallest first (ties: wider
 // first, then by name), with no gap between them, like the reference sheets. Several bin
-// widths are tried and the layout with the smallest area (then the squarest) wins, so the
-// result depends only on the icon sizes and names.
+// widths are tried and the layout with the shortest longer side (then the smallest area)
+// wins: sheets stay roughly square, and the result depends only on the icon sizes and names.
 
 type rect struct {
 	name string
@@ -46,7 +46,7 @@ func packRects(rs []rect) (int, int) {
 	}
 	side := math.Sqrt(float64(area))
 	cands := []int{maxW, sumW}
-	for _, k := range []float64{0.9, 1, 1.1, 1.25, 1.5, 2} {
+	for _, k := range []float64{0.8, 0.9, 1, 1.05, 1.1, 1.2, 1.3, 1.5, 2} {
 		cands = append(cands, int(math.Ceil(side*k)))
 	}
 	bestW, bestH := -1, -1
@@ -65,10 +65,10 @@ func packRects(rs []rect) (int, int) {
 		if !better {
 			a, ba := w*h, bestW*bestH
 			switch {
-			case a != ba:
-				better = a < ba
 			case max(w, h) != max(bestW, bestH):
 				better = max(w, h) < max(bestW, bestH)
+			case a != ba:
+				better = a < ba
 			default:
 				better = w < bestW
 			}

@@ -285,7 +285,7 @@ feed:
 			Content: m.content, StretchX: m.stretchX, StretchY: m.stretchY}
 	}
 	var buf bytes.Buffer
-	if err := (&png.Encoder{CompressionLevel: png.BestCompression}).Encode(&buf, canvas); err != nil {
+	if err := (&png.Encoder{CompressionLevel: png.DefaultCompression}).Encode(&buf, canvas); err != nil {
 		return nil, fmt.Errorf("sprite: encode png: %w", err)
 	}
 	idx, err := json.Marshal(sheet.Entries)

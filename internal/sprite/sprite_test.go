@@ -496,3 +496,25 @@ func TestStretchMetadata(t *testing.T) {
 		}
 	}
 }
+
+func TestPackingIsRoughlySquare(t *testing.T) {
+	tests := []struct {
+		n, w, h int
+		maxSide int
+	}{
+		{215, 15, 15, 15 * 15}, // maki at 1x: 15×15 grid
+		{100, 10, 10, 100},
+		{7, 40, 10, 80},
+		{1, 30, 5, 30},
+	}
+	for _, tt := range tests {
+		rs := make([]rect, tt.n)
+		for i := range rs {
+			rs[i] = rect{name: fmt.Sprint(i), w: tt.w, h: tt.h}
+		}
+		w, h := packRects(rs)
+		if max(w, h) > tt.maxSide {
+			t.Errorf("%d icons of %dx%d: sheet %dx%d, want sides ≤ %d", tt.n, tt.w, tt.h, w, h, tt.maxSide)
+		}
+	}
+}
