@@ -3,7 +3,7 @@
 //
 // Read accepts a FeatureCollection, a single Feature, a bare geometry
 // (including GeometryCollection) or a sequence of those (newline-delimited
-// GeoJSON). Features are decoded one at a time from the token stream, so a
+// GeoJSON, or GeoJSON text sequences per RFC 8142). Features are decoded one at a time from the token stream, so a
 // large upload is never held in memory twice. Coordinates are checked
 // (finite, longitude -180..180, latitude -90..90, line strings with at least
 // two positions, rings with at least four; open rings are closed) and the
@@ -166,6 +166,13 @@ func (c *countingReader) Read(b []byte) (int, error) {
 	c.n += int64(n)
 	if c.n > c.max {
 		return n, errTooLarge
+	}
+	// GeoJSON text sequences (RFC 8142) start each text with an ASCII
+	// record separator: read it as white space.
+	for i := range b[:n] {
+		if b[i] == 0x1e {
+			b[i] = ' '
+		}
 	}
 	return n, err
 }

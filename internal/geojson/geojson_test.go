@@ -66,6 +66,8 @@ func TestReadKinds(t *testing.T) {
 			[]tiler.Feature{{Geometry: orb.Collection{orb.Point{1, 1}, orb.MultiLineString{{{0, 0}, {1, 1}}}}, Properties: map[string]any{"n": int64(1)}}}},
 		{"sequence", "{\"type\":\"Point\",\"coordinates\":[0,0]}\n{\"type\":\"Point\",\"coordinates\":[1,1]}\n",
 			[]tiler.Feature{{Geometry: orb.Point{0, 0}, Properties: map[string]any{}}, {Geometry: orb.Point{1, 1}, Properties: map[string]any{}}}},
+		{"text sequence", "\x1e{\"type\":\"Point\",\"coordinates\":[0,0]}\n\x1e{\"type\":\"Point\",\"coordinates\":[1,1]}\n",
+			[]tiler.Feature{{Geometry: orb.Point{0, 0}, Properties: map[string]any{}}, {Geometry: orb.Point{1, 1}, Properties: map[string]any{}}}},
 		{"multipolygon", `{"type":"MultiPolygon","coordinates":[[[[0,0],[1,0],[1,1],[0,0]]],[[[5,5],[6,5],[6,6],[5,5]],[[5.1,5.1],[5.2,5.1],[5.2,5.2],[5.1,5.1]]]]}`,
 			[]tiler.Feature{{Geometry: orb.MultiPolygon{{{{0, 0}, {1, 0}, {1, 1}, {0, 0}}}, {{{5, 5}, {6, 5}, {6, 6}, {5, 5}}, {{5.1, 5.1}, {5.2, 5.1}, {5.2, 5.2}, {5.1, 5.1}}}}, Properties: map[string]any{}}}},
 	}

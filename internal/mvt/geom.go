@@ -8,7 +8,10 @@
 // y pointing down), as stored in the tile.
 package mvt
 
-import "fmt"
+import (
+	"fmt"
+	"math"
+)
 
 // DefaultExtent is the tile extent used when none is given.
 const DefaultExtent = 4096
@@ -87,18 +90,30 @@ const maxCount = 1<<29 - 1
 type geomEncoder struct {
 	out    []uint32
 	cx, cy int32
+	err    error
+}
+
+// delta appends the parameters moving the cursor to p.
+func (e *geomEncoder) delta(p XY) {
+	dx, dy := int64(p.X)-int64(e.cx), int64(p.Y)-int64(e.cy)
+	if dx < math.MinInt32 || dx > math.MaxInt32 || dy < math.MinInt32 || dy > math.MaxInt32 {
+		if e.err == nil {
+			e.err = fmt.Errorf("move from (%d,%d) to (%d,%d) overflows 32 bits", e.cx, e.cy, p.X, p.Y)
+		}
+	}
+	e.out = append(e.out, zigzag32(int32(dx)), zigzag32(int32(dy)))
+	e.cx, e.cy = p.X, p.Y
 }
 
 func (e *geomEncoder) moveTo(p XY) {
-	e.out = append(e.out, command(cmdMoveTo, 1), zigzag32(p.X-e.cx), zigzag32(p.Y-e.cy))
-	e.cx, e.cy = p.X, p.Y
+	e.out = append(e.out, command(cmdMoveTo, 1))
+	e.delta(p)
 }
 
 func (e *geomEncoder) lineTo(ps []XY) {
 	e.out = append(e.out, command(cmdLineTo, len(ps)))
 	for _, p := range ps {
-		e.out = append(e.out, zigzag32(p.X-e.cx), zigzag32(p.Y-e.cy))
-		e.cx, e.cy = p.X, p.Y
+		e.delta(p)
 	}
 }
 
@@ -134,8 +149,7 @@ func encodeGeometry(g Geometry) ([]uint32, bool, error) {
 		}
 		e.out = append(e.out, command(cmdMoveTo, len(g.Points)))
 		for _, p := range g.Points {
-			e.out = append(e.out, zigzag32(p.X-e.cx), zigzag32(p.Y-e.cy))
-			e.cx, e.cy = p.X, p.Y
+			e.delta(p)
 		}
 	case LineString:
 		for _, l := range g.Lines {
@@ -180,6 +194,9 @@ func encodeGeometry(g Geometry) ([]uint32, bool, error) {
 		}
 	default:
 		return nil, false, fmt.Errorf("unsupported geometry type %d", g.Type)
+	}
+	if e.err != nil {
+		return nil, false, e.err
 	}
 	return e.out, len(e.out) > 0, nil
 }
