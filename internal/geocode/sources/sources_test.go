@@ -1,0 +1,154 @@
+package sources
+
+import (
+	"context"
+	"encoding/binary"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+func TestReadGeoNames(t *testing.T) {
+	in := "2661604\tBasel\tBasel\tBale,Bâle,Basilea\t47.55839\t7.57327\tP\tPPLA\tCH\t\tBS\t1200\t\t\t164488\t\t260\tEurope/Zurich\t2019-09-05\n" +
+		"# comment\n\n" +
+		"1\tNowhere\tNowhere\t\t0\t0\tP\tPPL\tXX\t\t\t\t\t\t\t\t\t\t\n"
+	got, err := ReadGeoNames(context.Background(), strings.NewReader(in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 2 {
+		t.Fatalf("%d places", len(got))
+	}
+	b := got[0]
+	if b.GeonameID != 2661604 || b.Name != "Basel" || b.Lat != 47.55839 || b.Lon != 7.57327 || b.FeatureCode != "PPLA" ||
+		b.Country != "CH" || b.Admin1 != "BS" || b.Admin2 != "1200" || b.Population != 164488 ||
+		!slices.Equal(b.Alternates, []string{"Bale", "Bâle", "Basilea"}) {
+		t.Errorf("parsed %+v", b)
+	}
+	if got[1].Population != 0 || got[1].Alternates != nil {
+		t.Errorf("empty fields: %+v", got[1])
+	}
+	for name, bad := range map[string]string{
+		"few columns": "1\tA\tA\n",
+		"bad id":      "x\tA\tA\t\t0\t0\tP\tPPL\tCH\t\t\t\t\t\t0\n",
+		"bad lat":     "1\tA\tA\t\t91\t0\tP\tPPL\tCH\t\t\t\t\t\t0\n",
+		"bad pop":     "1\tA\tA\t\t1\t0\tP\tPPL\tCH\t\t\t\t\t\t-5\n",
+	} {
+		if _, err := ReadGeoNames(context.Background(), strings.NewReader(bad)); err == nil {
+			t.Errorf("%s: no error", name)
+		}
+	}
+}
+
+// moFile builds a little-endian catalog.
+func moFile(pairs ...string) []byte {
+	n := uint32(len(pairs) / 2)
+	var hdr, tabs, blob []byte
+	for _, v := range []uint32{0x950412de, 0, n, 28, 28 + 8*n, 0, 0} {
+		hdr = binary.LittleEndian.AppendUint32(hdr, v)
+	}
+	base := 28 + 16*n
+	var orig, trans []byte
+	for i := 0; i < len(pairs); i += 2 {
+		for j, tab := range []*[]byte{&orig, &trans} {
+			s := pairs[i+j]
+			*tab = binary.LittleEndian.AppendUint32(*tab, uint32(len(s)))
+			*tab = binary.LittleEndian.AppendUint32(*tab, base+uint32(len(blob)))
+			blob = append(append(blob, s...), 0)
+		}
+	}
+	tabs = append(orig, trans...)
+	return append(append(hdr, tabs...), blob...)
+}
+
+func TestParseMO(t *testing.T) {
+	m, err := ParseMO(moFile("", "Project-Id-Version: x", "1007311", "Durban", "AF.02", "Badachschan", "plural", "one\x00many"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m["1007311"] != "Durban" || m["AF.02"] != "Badachschan" || m["plural"] != "one" || len(m) != 4 {
+		t.Errorf("parsed %v", m)
+	}
+	for name, bad := range map[string][]byte{
+		"short":     []byte("abc"),
+		"magic":     make([]byte, 40),
+		"truncated": moFile("a", "b")[:40],
+	} {
+		if _, err := ParseMO(bad); err == nil {
+			t.Errorf("%s: no error", name)
+		}
+	}
+}
+
+func FuzzParseMO(f *testing.F) {
+	f.Add(moFile("a", "b", "1", "x"))
+	f.Add([]byte{0xde, 0x12, 0x04, 0x95, 0, 0, 0, 0, 0xff, 0xff, 0xff, 0xff})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		m, err := ParseMO(data)
+		if err == nil && len(m) > len(data) {
+			t.Fatalf("%d strings from %d bytes", len(m), len(data))
+		}
+	})
+}
+
+func TestLocaleLang(t *testing.T) {
+	for in, want := range map[string]string{"de": "de", "pt_BR": "pt", "ast": "", "sr@latin": "", "zh_CN": "zh"} {
+		if got, _ := localeLang(in); got != want {
+			t.Errorf("localeLang(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestMergeCountryNames(t *testing.T) {
+	cs := []Country{
+		{Alpha2: "MX", Name: "MX", Names: map[string][]string{"en": {"Mexico"}, "gn": {"Méjiko"}}},
+		{Alpha2: "MY", Name: "MY", Names: map[string][]string{"en": {"Malaysia"}}},
+		{Alpha2: "US", Name: "US", Names: map[string][]string{"en": {"United States of America", "U.S."}}},
+	}
+	iso := map[string]map[string][]string{
+		"MY": {"en": {"Malaysia"}, "gn": {"Mexico"}}, // a wrong translation
+		"US": {"en": {"United States", "United States of America"}, "fr": {"États-Unis"}},
+	}
+	codes := map[string]map[string]string{"MY": {"de": "Malaysia"}, "MX": {"de": "Mexiko"}}
+	mergeCountryNames(cs, codes, iso)
+	if slices.Contains(cs[1].Names["gn"], "Mexico") {
+		t.Errorf("foreign name kept: %v", cs[1].Names)
+	}
+	if cs[2].Name != "United States" || cs[2].Names["fr"][0] != "États-Unis" || cs[0].Names["de"][0] != "Mexiko" {
+		t.Errorf("names %+v %+v", cs[2], cs[0])
+	}
+}
+
+func TestReadISOCodesAndAdmins(t *testing.T) {
+	root := t.TempDir()
+	write := func(rel, data string) {
+		p := filepath.Join(root, rel)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("usr/share/iso-codes/json/iso_3166-1.json", `{"3166-1":[{"alpha_2":"CH","name":"Switzerland","official_name":"Swiss Confederation"}]}`)
+	write("usr/share/iso-codes/json/iso_3166-2.json", `{"3166-2":[{"code":"CH-BS","name":"Basel-Stadt"},{"code":"bad","name":"x"}]}`)
+	write("usr/share/locale/it/LC_MESSAGES/iso_3166-1.mo", string(moFile("Switzerland", "Svizzera")))
+	write("usr/share/locale/it/LC_MESSAGES/iso_3166-2.mo", string(moFile("Basel-Stadt", "Basilea Città")))
+	countries, subs, err := ReadISOCodes(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(countries["CH"]["it"], []string{"Svizzera"}) || !slices.Equal(countries["CH"]["en"], []string{"Switzerland", "Swiss Confederation"}) {
+		t.Errorf("countries %v", countries)
+	}
+	if len(subs["CH"]) != 1 || subs["CH"][0].Names["it"] != "Basilea Città" {
+		t.Errorf("subdivisions %v", subs)
+	}
+	admins := []Admin{{Code: "CH.BS", Name: "Basel-Stadt"}, {Code: "CH.ZH", Name: "Zurich"}}
+	mergeAdminNames(admins, map[string]map[string]string{"CH.ZH": {"de": "Zürich"}}, subs)
+	if admins[0].Names["it"] != "Basilea Città" || admins[1].Names["de"] != "Zürich" {
+		t.Errorf("admins %+v", admins)
+	}
+}
