@@ -17,17 +17,18 @@ const (
 
 // renderer draws a document into a premultiplied float RGBA canvas.
 type renderer struct {
-	ctx      context.Context
-	doc      *Document
-	w, h     int
-	layers   [][]float32
-	ras      *rasterizer
-	edges    int // remaining edge budget
-	points   int // remaining flattened point budget
-	useDepth int
-	vpW, vpH float64 // current viewport size in user units (percentages)
-	err      error
-	steps    int
+	ctx         context.Context
+	doc         *Document
+	w, h        int
+	layers      [][]float32
+	ras         *rasterizer
+	edges       int // remaining edge budget
+	points      int // remaining flattened point budget
+	useDepth    int
+	vpW, vpH    float64        // current viewport size in user units (percentages)
+	activeMasks map[*node]bool // masks being rendered (no recursion)
+	err         error
+	steps       int
 }
 
 // Render rasterizes the document at scale times its natural size. The image is
@@ -210,8 +211,21 @@ func (r *renderer) element(n *node, ctm matrix, parent computed) {
 			}
 		}
 	}
-	layered := opacity < 1 || clip != nil
-	if layered && (len(r.layers) > maxLayers || (len(r.layers)+1)*r.w*r.h*16 > maxLayerBytes) {
+	var msk *node
+	if v := n.props["mask"]; v != "" && v != "none" {
+		if id, _, ok := parseURLRef(v); ok {
+			if m := r.doc.ids[id]; m != nil && m.tag == "mask" && !r.activeMasks[m] {
+				msk = m
+			}
+		}
+	}
+	layered := opacity < 1 || clip != nil || msk != nil
+	// A mask needs a second layer for its content.
+	need := len(r.layers) + 1
+	if msk != nil {
+		need++
+	}
+	if layered && (len(r.layers) > maxLayers || need*r.w*r.h*16 > maxLayerBytes) {
 		// Too many nested layers: fold the opacity into the paint and drop the clip
 		// (an approximation that keeps memory bounded).
 		layered = false
@@ -249,6 +263,16 @@ func (r *renderer) element(n *node, ctm matrix, parent computed) {
 		var cm *clipMask
 		if clip != nil {
 			cm = r.clipMask(clip, n, ctm)
+		}
+		if msk != nil {
+			mm := r.maskCoverage(msk, n, ctm)
+			if cm == nil {
+				cm = mm
+			} else {
+				for i := range cm.cov {
+					cm.cov[i] *= mm.cov[i]
+				}
+			}
 		}
 		dst := r.layers[len(r.layers)-1]
 		op := float32(opacity)
@@ -631,4 +655,91 @@ func (r *renderer) elementBBox(n *node) ([4]float64, bool) {
 	}
 	x0, y0, x1, y1, ok := bboxOf(ls)
 	return [4]float64{x0, y0, x1 - x0, y1 - y0}, ok
+}
+
+// maskCoverage renders a <mask> for element n and returns its per-pixel coverage: the
+// luminance (or, with mask-type: alpha, the alpha) of the mask content, limited to the mask
+// region.
+func (r *renderer) maskCoverage(msk, n *node, ctm matrix) *clipMask {
+	cm := &clipMask{cov: make([]float32, r.w*r.h)}
+	bb, hasBB := r.elementBBox(n)
+	// The mask region.
+	var region [4]float64
+	if msk.attr("maskUnits") == "userSpaceOnUse" {
+		region[0], _ = parseLength(orDefault(msk.attr("x"), "-10%"), r.vpW)
+		region[1], _ = parseLength(orDefault(msk.attr("y"), "-10%"), r.vpH)
+		region[2], _ = parseLength(orDefault(msk.attr("width"), "120%"), r.vpW)
+		region[3], _ = parseLength(orDefault(msk.attr("height"), "120%"), r.vpH)
+	} else {
+		if !hasBB || bb[2] <= 0 || bb[3] <= 0 {
+			return cm
+		}
+		f := func(k, def string) float64 {
+			v := orDefault(msk.attr(k), def)
+			if strings.HasSuffix(v, "%") {
+				p, _ := parseFloat(v[:len(v)-1])
+				return p / 100
+			}
+			p, _ := parseFloat(v)
+			return p
+		}
+		region = [4]float64{bb[0] + f("x", "-10%")*bb[2], bb[1] + f("y", "-10%")*bb[3], f("width", "120%") * bb[2], f("height", "120%") * bb[3]}
+	}
+	if !(region[2] > 0 && region[3] > 0) {
+		return cm
+	}
+	r.ras.reset()
+	r.ras.addPolygon([]point{
+		ctm.apply(point{region[0], region[1]}), ctm.apply(point{region[0] + region[2], region[1]}),
+		ctm.apply(point{region[0] + region[2], region[1] + region[3]}), ctm.apply(point{region[0], region[1] + region[3]}),
+	})
+	regionMask := r.ras.coverage(false)
+	if regionMask.empty() {
+		return cm
+	}
+	// The mask content.
+	m := ctm
+	if msk.attr("maskContentUnits") == "objectBoundingBox" {
+		if !hasBB || bb[2] <= 0 || bb[3] <= 0 {
+			return cm
+		}
+		m = m.mul(matrix{a: bb[2], d: bb[3], e: bb[0], f: bb[1]})
+	}
+	if r.activeMasks == nil {
+		r.activeMasks = map[*node]bool{}
+	}
+	r.activeMasks[msk] = true
+	r.layers = append(r.layers, make([]float32, r.w*r.h*4))
+	st := inherit(initialStyle(), msk, r.diag())
+	for _, c := range msk.children {
+		if !r.check() {
+			break
+		}
+		r.element(c, m, st)
+	}
+	layer := r.layers[len(r.layers)-1]
+	r.layers = r.layers[:len(r.layers)-1]
+	delete(r.activeMasks, msk)
+	alpha := msk.props["mask-type"] == "alpha"
+	for y := regionMask.y0; y < regionMask.y1; y++ {
+		for x := regionMask.x0; x < regionMask.x1; x++ {
+			i := y*r.w + x
+			var v float32
+			if alpha {
+				v = layer[i*4+3]
+			} else {
+				// Luminance of the premultiplied colour = luminance × alpha.
+				v = 0.2125*layer[i*4] + 0.7154*layer[i*4+1] + 0.0721*layer[i*4+2]
+			}
+			cm.cov[i] = v * regionMask.at(x, y)
+		}
+	}
+	return cm
+}
+
+func orDefault(v, def string) string {
+	if strings.TrimSpace(v) == "" {
+		return def
+	}
+	return v
 }
