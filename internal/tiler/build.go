@@ -65,11 +65,18 @@ func Build(ctx context.Context, layers []Layer, opts Options, sink Sink) (*Resul
 	res.Zooms = b.zooms
 	for _, zs := range b.zooms {
 		res.Tiles += zs.Tiles
+		if zs.MaxBytes > LargeTileBytes {
+			opts.Logger.Warn("tiler: large tiles; consider feature zoom ranges or fewer attributes",
+				"zoom", zs.Zoom, "max_bytes", zs.MaxBytes)
+		}
 	}
 	opts.Logger.Info("tiler: build done", "tiles", res.Tiles, "minzoom", opts.MinZoom, "maxzoom", opts.MaxZoom,
 		"layers", len(layers), "duration", time.Since(start).Round(time.Millisecond))
 	return res, nil
 }
+
+// LargeTileBytes is the tile size above which Build logs a warning.
+const LargeTileBytes = 1 << 20
 
 type builder struct {
 	opts   Options
@@ -267,7 +274,7 @@ func (b *builder) encodeTile(z, x, y int, items []*item) ([]byte, int, error) {
 					}
 					poly = append(poly, roundAll(s))
 				}
-				if len(poly) > 0 {
+				if len(poly) > 0 && netArea(poly) > 0 {
 					g.Polygons = append(g.Polygons, poly)
 				}
 			}
@@ -294,6 +301,24 @@ func (b *builder) encodeTile(z, x, y int, items []*item) ([]byte, int, error) {
 	}
 	data, err := mvt.EncodeTile(builders...)
 	return data, count, err
+}
+
+// netArea returns the area of a polygon (exterior minus holes, in doubled
+// square units): zero when the holes cover the whole exterior, as for a
+// tile inside a lake or an ocean polygon's tiles inside land.
+func netArea(poly [][]mvt.XY) int64 {
+	a := mvt.RingArea(poly[0])
+	if a < 0 {
+		a = -a
+	}
+	for _, h := range poly[1:] {
+		ha := mvt.RingArea(h)
+		if ha < 0 {
+			ha = -ha
+		}
+		a -= ha
+	}
+	return a
 }
 
 func transform(dst, src []pt, tr tileTransform) []pt {

@@ -497,6 +497,24 @@ func TestPointSpacing(t *testing.T) {
 	}
 }
 
+func TestCoveredPolygonDropped(t *testing.T) {
+	// A world polygon with a large hole: tiles entirely inside the hole
+	// get nothing, tiles across its edge get the polygon.
+	world := orb.Polygon{{{-180, -85}, {180, -85}, {180, 85}, {-180, 85}, {-180, -85}}, {{-100, -60}, {100, -60}, {100, 60}, {-100, 60}, {-100, -60}}}
+	_, sink := build(t, []Layer{{Name: "w", Features: []Feature{{Geometry: world}}}}, testOptions(3, 3))
+	for x := 0; x < 8; x++ {
+		for y := 0; y < 8; y++ {
+			w, n := Unproject(float64(x)/8-0.01, float64(y)/8-0.01)
+			e, s := Unproject(float64(x+1)/8+0.01, float64(y+1)/8+0.01)
+			inHole := w > -100 && e < 100 && s > -60 && n < 60
+			_, ok := sink.Get(3, x, y)
+			if ok == inHole {
+				t.Errorf("tile 3/%d/%d: written %v, inside the hole %v", x, y, ok, inHole)
+			}
+		}
+	}
+}
+
 func TestAntimeridian(t *testing.T) {
 	// An island split at 180° into two polygons.
 	mp := orb.MultiPolygon{lonLatBox(177, -18, 180, -16), lonLatBox(-180, -18, -179, -16)}
