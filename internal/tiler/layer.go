@@ -1,6 +1,13 @@
 // Package tiler cuts vector features into Mapbox Vector Tiles: it projects
 // longitude/latitude geometries to Web Mercator, clips them per tile with a
-// buffer, simplifies them per zoom and writes the tiles into a tileset file.
+// buffer, simplifies them per zoom and hands the encoded (optionally
+// gzip-compressed) tiles to a Sink such as an MBTiles writer.
+//
+// Build walks the tile pyramid from zoom 0 down: the features of a tile,
+// already clipped to it, are clipped into its four children, so each level
+// clips the data once; tiles are encoded in parallel. Build's Result holds
+// what TileJSON and MBTiles metadata need (zooms, bounds, center,
+// vector_layers, tilestats). DefaultZooms picks a zoom range for an upload.
 package tiler
 
 import "github.com/paulmach/orb"
@@ -22,6 +29,9 @@ type Feature struct {
 	// layer's MaxZoom).
 	MaxZoom int
 }
+
+// Layer zoom ranges work like feature ones: MinZoom 0 means from the
+// tileset's MinZoom, MaxZoom 0 means to the tileset's MaxZoom (Options).
 
 // Layer is one named layer of a vector tileset.
 type Layer struct {
