@@ -30,10 +30,10 @@ type Feature struct {
 	MaxZoom int
 }
 
-// Layer zoom ranges work like feature ones: MinZoom 0 means from the
-// tileset's MinZoom, MaxZoom 0 means to the tileset's MaxZoom (Options).
 
-// Layer is one named layer of a vector tileset.
+// Layer is one named layer of a vector tileset. Its zoom range works like a
+// feature's: MinZoom 0 means from the tileset's MinZoom (Options.MinZoom),
+// MaxZoom 0 means to the tileset's MaxZoom. Names must be unique.
 type Layer struct {
 	Name        string
 	Description string
