@@ -30,7 +30,6 @@ type Feature struct {
 	MaxZoom int
 }
 
-
 // Layer is one named layer of a vector tileset. Its zoom range works like a
 // feature's: MinZoom 0 means from the tileset's MinZoom (Options.MinZoom),
 // MaxZoom 0 means to the tileset's MaxZoom. Names must be unique.
