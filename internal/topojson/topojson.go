@@ -21,6 +21,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"sort"
 
@@ -53,7 +54,8 @@ type Feature struct {
 	// JSON text; "" when absent.
 	ID string
 	// Properties are the geometry's "properties" member as decoded by
-	// encoding/json (numbers are float64); never nil.
+	// encoding/json (numbers are float64); never nil. Each call of Features
+	// returns fresh maps, which the caller may modify.
 	Properties map[string]any
 	// Geometry is an orb.Point, MultiPoint, LineString, MultiLineString,
 	// Polygon, MultiPolygon or Collection in longitude/latitude.
@@ -545,7 +547,7 @@ func (t *Topology) feature(g *geometry, b *budget) (Feature, bool, error) {
 	if err != nil {
 		return Feature{}, false, err
 	}
-	props := g.Properties
+	props := maps.Clone(g.Properties)
 	if props == nil {
 		props = map[string]any{}
 	}

@@ -290,3 +290,19 @@ func TestArc(t *testing.T) {
 		t.Error("out of range Arc is not nil")
 	}
 }
+
+func TestFeaturesPropertiesAreCopies(t *testing.T) {
+	top := mustDecode(t, twoSquares)
+	a, err := top.Features("squares")
+	if err != nil {
+		t.Fatal(err)
+	}
+	a[0].Properties["name"] = "changed"
+	b, err := top.Features("squares")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b[0].Properties["name"] != "West" {
+		t.Errorf("a caller's change leaked into later Features calls: %v", b[0].Properties)
+	}
+}
