@@ -110,6 +110,8 @@ type interpolateNode struct {
 	input   node
 	labels  []float64
 	outputs []node
+	// numOuts holds the outputs when they are all number literals.
+	numOuts []float64
 }
 
 func (n *interpolateNode) each(fn func(node)) {
@@ -158,6 +160,9 @@ func (n *interpolateNode) eval(c *EvalContext) (Value, error) {
 	}
 	i := stopIndex(n.labels, x)
 	t := n.interp.factor(x, n.labels[i], n.labels[i+1])
+	if n.numOuts != nil {
+		return Number(lerp(n.numOuts[i], n.numOuts[i+1], t)), nil
+	}
 	lo, err := evalNode(c, n.outputs[i])
 	if err != nil {
 		return Value{}, err
@@ -334,6 +339,18 @@ func parseInterpolate(args []any, c *pctx) node {
 		return c.error(fmt.Sprintf("Type %s is not interpolatable.", t.String()))
 	}
 	n.t = t
+	if t.Kind == KindNumber {
+		outs := make([]float64, len(n.outputs))
+		for i, o := range n.outputs {
+			lit, ok := o.(*literalNode)
+			if !ok || lit.v.Kind() != KindNumber {
+				outs = nil
+				break
+			}
+			outs[i] = lit.v.n
+		}
+		n.numOuts = outs
+	}
 	return n
 }
 

@@ -100,6 +100,18 @@ func (n *assertionNode) each(fn func(node)) {
 }
 
 func (n *assertionNode) eval(c *EvalContext) (Value, error) {
+	if len(n.args) == 1 {
+		// Fast path: an asserted feature property.
+		if g, ok := n.args[0].(*compoundNode); ok && g.hasGetKey {
+			v, found := c.property(g.getKey)
+			if !found {
+				v = Null()
+			}
+			if v.kind == n.t.Kind && n.t.Kind != KindArray {
+				return v, nil
+			}
+		}
+	}
 	for i, a := range n.args {
 		v, err := evalNode(c, a)
 		if err != nil {

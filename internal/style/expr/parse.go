@@ -62,14 +62,19 @@ func (b *nodeBase) base() *nodeBase { return b }
 func evalNode(c *EvalContext, n node) (Value, error) {
 	v, err := n.eval(c)
 	if err != nil {
-		if ee, ok := err.(*EvalError); ok && !ee.keyed {
-			if b := n.base(); b.keyed {
-				ee.Key = b.key
-				ee.keyed = true
-			}
+		return v, tagError(err, n)
+	}
+	return v, nil
+}
+
+func tagError(err error, n node) error {
+	if ee, ok := err.(*EvalError); ok && !ee.keyed {
+		if b := n.base(); b.keyed {
+			ee.Key = b.key
+			ee.keyed = true
 		}
 	}
-	return v, err
+	return err
 }
 
 type annotation uint8

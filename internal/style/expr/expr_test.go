@@ -1,0 +1,286 @@
+package expr
+
+import (
+	"encoding/json"
+	"errors"
+	"math"
+	"testing"
+)
+
+func TestParseColor(t *testing.T) {
+	tests := []struct {
+		in   string
+		want Color
+		ok   bool
+	}{
+		{"red", Color{1, 0, 0, 1}, true},
+		{"  RebeccaPurple ", Color{0x66 / 255.0, 0x33 / 255.0, 0x99 / 255.0, 1}, true},
+		{"transparent", Color{}, true},
+		{"#f00", Color{1, 0, 0, 1}, true},
+		{"#f008", Color{1, 0, 0, 0x88 / 255.0}, true},
+		{"#00ff00", Color{0, 1, 0, 1}, true},
+		{"#0000ff80", Color{0, 0, 1, 128 / 255.0}, true},
+		{"rgb(255, 0, 0)", Color{1, 0, 0, 1}, true},
+		{"rgba(0, 255, 0, 0.5)", Color{0, 1, 0, 0.5}, true},
+		{"rgb(0% 0% 100% / 0)", Color{0, 0, 1, 0}, true},
+		{"rgb(0 0 255 / 50%)", Color{0, 0, 1, 0.5}, true},
+		{"hsl(120, 100%, 50%)", Color{0, 1, 0, 1}, true},
+		{"hsl(240 100% 50% / 0)", Color{0, 0, 1, 0}, true},
+		{"hsla(0, 100%, 50%, 0.25)", Color{1, 0, 0, 0.25}, true},
+		{"rgb(300, -5, 0)", Color{1, 0, 0, 1}, true},
+		{"rgb(10%, 0, 0)", Color{}, false},
+		{"#ggg", Color{}, false},
+		{"#12345", Color{}, false},
+		{"oops blue", Color{}, false},
+		{"rgb(1, 2)", Color{}, false},
+		{"", Color{}, false},
+		{"__proto__", Color{}, false},
+	}
+	for _, tt := range tests {
+		got, ok := ParseColor(tt.in)
+		if ok != tt.ok {
+			t.Errorf("ParseColor(%q) ok = %v, want %v", tt.in, ok, tt.ok)
+			continue
+		}
+		if ok && (math.Abs(got.R-tt.want.R) > 1e-9 || math.Abs(got.G-tt.want.G) > 1e-9 || math.Abs(got.B-tt.want.B) > 1e-9 || math.Abs(got.A-tt.want.A) > 1e-9) {
+			t.Errorf("ParseColor(%q) = %+v, want %+v", tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestJSNumber(t *testing.T) {
+	tests := []struct {
+		in   float64
+		want string
+	}{
+		{0, "0"}, {math.Copysign(0, -1), "0"}, {1, "1"}, {-2.5, "-2.5"}, {0.30000000000000004, "0.30000000000000004"},
+		{1e21, "1e+21"}, {123456789012345680000, "123456789012345680000"}, {1e-7, "1e-7"},
+		{0.000001, "0.000001"}, {6.02e-23, "6.02e-23"}, {math.Inf(1), "Infinity"}, {math.NaN(), "NaN"},
+		{1.5e300, "1.5e+300"},
+	}
+	for _, tt := range tests {
+		if got := jsNumber(tt.in); got != tt.want {
+			t.Errorf("jsNumber(%v) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestFormatNumber(t *testing.T) {
+	tests := []struct {
+		x    float64
+		o    numberFormatOptions
+		want string
+	}{
+		{123456.789, numberFormatOptions{minFrac: -1, maxFrac: -1}, "123,456.789"},
+		{0.5, numberFormatOptions{minFrac: -1, maxFrac: 0}, "1"},
+		{-1234.5, numberFormatOptions{locale: "de-DE", minFrac: 2, maxFrac: -1}, "-1.234,50"},
+		{1234.5, numberFormatOptions{locale: "fr", minFrac: -1, maxFrac: -1}, "1\u202f234,5"},
+		{999.9996, numberFormatOptions{minFrac: -1, maxFrac: 3}, "1,000"},
+		{12.5, numberFormatOptions{currency: "USD", minFrac: -1, maxFrac: -1}, "$12.50"},
+		{12.5, numberFormatOptions{locale: "de", currency: "EUR", minFrac: -1, maxFrac: -1}, "12,50\u00a0€"},
+		{3, numberFormatOptions{unit: "kilometer", minFrac: -1, maxFrac: -1}, "3 km"},
+	}
+	for _, tt := range tests {
+		got, err := formatNumber(tt.x, tt.o)
+		if err != nil || got != tt.want {
+			t.Errorf("formatNumber(%v, %+v) = %q, %v; want %q", tt.x, tt.o, got, err, tt.want)
+		}
+	}
+	if _, err := formatNumber(1, numberFormatOptions{minFrac: 3, maxFrac: 1}); err == nil {
+		t.Error("min > max fraction digits: want error")
+	}
+	if _, err := formatNumber(1, numberFormatOptions{unit: "parsec", minFrac: -1, maxFrac: -1}); err == nil {
+		t.Error("unknown unit: want error")
+	}
+}
+
+func TestCollator(t *testing.T) {
+	tests := []struct {
+		cs, ds bool
+		locale string
+		a, b   string
+		want   int
+	}{
+		{false, false, "en", "a", "A", 0},
+		{false, false, "en", "a", "ä", 0},
+		{true, false, "en", "a", "ä", 0},
+		{true, false, "en", "a", "A", -1},
+		{false, true, "en", "a", "ä", -1},
+		{false, true, "en", "A", "a", 0},
+		{true, true, "en", "a", "A", -1},
+		{false, false, "sv", "ä", "z", 1},
+		{false, false, "de", "ä", "ae", 0},
+	}
+	for _, tt := range tests {
+		c := NewCollator(tt.cs, tt.ds, tt.locale)
+		if got := c.Compare(tt.a, tt.b); got != tt.want {
+			t.Errorf("Collator(%v,%v,%q).Compare(%q,%q) = %d, want %d", tt.cs, tt.ds, tt.locale, tt.a, tt.b, got, tt.want)
+		}
+	}
+	if got := NewCollator(false, false, "xx-invalid-").ResolvedLocale(); got != defaultLocale {
+		t.Errorf("invalid locale resolves to %q, want %q", got, defaultLocale)
+	}
+}
+
+func TestTypeString(t *testing.T) {
+	tests := []struct {
+		t    Type
+		want string
+	}{
+		{NumberType, "number"},
+		{ArrayOf(ValueType, -1), "array"},
+		{ArrayOf(StringType, 2), "array<string, 2>"},
+		{ArrayOf(NumberType, -1), "array<number>"},
+		{ArrayOf(ValueType, 0), "array<value, 0>"},
+		{ColorArrType, "colorArray"},
+		{typeOfValue(Array([]Value{Number(1), String("a")})), "array<value, 2>"},
+		{typeOfValue(Array([]Value{Array(nil), Array(nil)})), "array<value, 2>"},
+	}
+	for _, tt := range tests {
+		if got := tt.t.String(); got != tt.want {
+			t.Errorf("String() = %q, want %q", got, tt.want)
+		}
+	}
+}
+
+func mustCompile(t *testing.T, src string, spec *PropertySpec) *Expression {
+	t.Helper()
+	e, errs := Compile([]byte(src), spec)
+	if len(errs) > 0 {
+		t.Fatalf("Compile(%s): %v", src, errs)
+	}
+	return e
+}
+
+func TestEvalCases(t *testing.T) {
+	props := &Object{}
+	props.Set("name", String("Zürich"))
+	props.Set("pop", Number(415000))
+	props.Set("tags", Array([]Value{String("a"), String("b")}))
+	feat := &MapFeature{Props: props, Id: Number(3), Type: "Point"}
+	tests := []struct {
+		src  string
+		spec *PropertySpec
+		want string
+	}{
+		{`["upcase", ["get", "name"]]`, nil, `"ZÜRICH"`},
+		{`["length", ["get", "name"]]`, nil, `6`},
+		{`["slice", ["get", "name"], 1, 3]`, nil, `"ür"`},
+		{`["index-of", "ich", ["get", "name"]]`, nil, `3`},
+		{`["step", ["get", "pop"], "small", 100000, "city", 1000000, "metropolis"]`, nil, `"city"`},
+		{`["match", ["id"], [1, 2], "low", 3, "three", "other"]`, nil, `"three"`},
+		{`["to-string", ["get", "tags"]]`, nil, `"[\"a\",\"b\"]"`},
+		{`["join", ["get", "tags"], "+"]`, nil, `"a+b"`},
+		{`["number-format", ["get", "pop"], {"locale": "de"}]`, nil, `"415.000"`},
+		{`["coalesce", ["get", "missing"], ["get", "name"]]`, nil, `"Zürich"`},
+		{`["to-rgba", ["to-color", "#336699"]]`, nil, `[51,102,153,1]`},
+		{`["geometry-type"]`, nil, `"Point"`},
+		{`["get", "pop"]`, &PropertySpec{Type: "string", PropertyType: "data-driven", Expression: &ExpressionSupport{Parameters: []string{"feature"}}}, `"415000"`},
+	}
+	for _, tt := range tests {
+		e := mustCompile(t, tt.src, tt.spec)
+		v, err := e.Eval(&EvalContext{Feature: feat})
+		if err != nil {
+			t.Errorf("%s: %v", tt.src, err)
+			continue
+		}
+		if got := toStringJSON(v); got != tt.want {
+			t.Errorf("%s = %s, want %s", tt.src, got, tt.want)
+		}
+	}
+}
+
+func TestCompileErrors(t *testing.T) {
+	tests := []struct {
+		src, key, msg string
+	}{
+		{`["+", 1, "a"]`, "[2]", "Expected number but found string instead."},
+		{`["nope"]`, "[0]", `Unknown expression "nope". If you wanted a literal array, use ["literal", [...]].`},
+		{`["let", "a", 1, ["var", "b"]]`, "[3][1]", `Unknown variable "b". Make sure "b" has been bound in an enclosing "let" expression before using it.`},
+		{`["to-color", "nocolor"]`, "", "Could not parse color from value 'nocolor'"},
+	}
+	for _, tt := range tests {
+		_, errs := Compile([]byte(tt.src), nil)
+		if len(errs) != 1 || errs[0].Key != tt.key || errs[0].Message != tt.msg {
+			t.Errorf("Compile(%s) errors = %v, want [%s: %s]", tt.src, errs, tt.key, tt.msg)
+		}
+	}
+	if _, errs := Compile([]byte(`[`), nil); len(errs) == 0 {
+		t.Error("invalid JSON: want an error")
+	}
+	deep := ""
+	for i := 0; i < 300; i++ {
+		deep += `["-",`
+	}
+	deep += "1"
+	for i := 0; i < 300; i++ {
+		deep += "]"
+	}
+	if _, errs := Compile([]byte(deep), nil); len(errs) == 0 {
+		t.Error("300 levels of nesting: want an error")
+	}
+}
+
+func TestEvalErrorKey(t *testing.T) {
+	e := mustCompile(t, `["+", 1, ["number", ["get", "x"]]]`, nil)
+	_, err := e.Eval(&EvalContext{Feature: &MapFeature{Props: &Object{}}})
+	var ee *EvalError
+	if !errors.As(err, &ee) || ee.Key != "[2]" || ee.Message != "Expected value to be of type number, but found null instead." {
+		t.Fatalf("error = %#v", err)
+	}
+}
+
+func TestEvalOrDefault(t *testing.T) {
+	spec := &PropertySpec{Type: "color", PropertyType: "data-driven", Default: json.RawMessage(`"#000000"`),
+		Expression: &ExpressionSupport{Interpolated: true, Parameters: []string{"zoom", "feature"}}}
+	e := mustCompile(t, `["to-color", ["get", "c"]]`, spec)
+	props := &Object{}
+	props.Set("c", String("not a color"))
+	v := e.EvalOrDefault(&EvalContext{Feature: &MapFeature{Props: props}})
+	if v.Kind() != KindColor || v.Color() != (Color{0, 0, 0, 1}) {
+		t.Fatalf("EvalOrDefault = %s, want black", toStringJSON(v))
+	}
+}
+
+func TestPropertyRestrictions(t *testing.T) {
+	constant := &PropertySpec{Type: "number", PropertyType: "data-constant",
+		Expression: &ExpressionSupport{Interpolated: true, Parameters: []string{"zoom"}}}
+	if _, errs := Compile([]byte(`["get", "x"]`), constant); len(errs) != 1 || errs[0].Message != "data expressions not supported" {
+		t.Errorf("data expression on data-constant property: %v", errs)
+	}
+	noZoom := &PropertySpec{Type: "number", PropertyType: "data-driven",
+		Expression: &ExpressionSupport{Parameters: []string{"feature"}}}
+	if _, errs := Compile([]byte(`["interpolate", ["linear"], ["zoom"], 0, 1, 10, 2]`), noZoom); len(errs) != 1 || errs[0].Message != "zoom expressions not supported" {
+		t.Errorf("zoom expression on feature-only property: %v", errs)
+	}
+	e := mustCompile(t, `["interpolate", ["linear"], ["zoom"], 0, 1, 10, 2]`, constant)
+	if e.Kind() != "camera" || len(e.ZoomStops()) != 2 {
+		t.Errorf("kind %s stops %v", e.Kind(), e.ZoomStops())
+	}
+}
+
+func TestWithinExtent4096(t *testing.T) {
+	// A point in the middle of tile 1/1/0 (lng 90, lat ~66.5) inside a polygon around it.
+	e := mustCompile(t, `["within", {"type": "Polygon", "coordinates": [[[80, 60], [100, 60], [100, 70], [80, 70], [80, 60]]]}]`, nil)
+	for _, ext := range []float64{4096, 8192} {
+		f := &MapFeature{Type: "Point", Geom: [][]Point{{{ext / 2, ext / 2}}}, Props: &Object{}}
+		ok, err := e.EvalBool(&EvalContext{Feature: f, Canonical: &TileID{Z: 1, X: 1, Y: 0}, Extent: ext})
+		if err != nil || !ok {
+			t.Errorf("extent %v: within = %v, %v; want true", ext, ok, err)
+		}
+	}
+}
+
+func TestLegacyFunction(t *testing.T) {
+	spec := &PropertySpec{Type: "number", PropertyType: "data-driven",
+		Expression: &ExpressionSupport{Interpolated: true, Parameters: []string{"zoom", "feature"}}}
+	e := mustCompile(t, `{"base": 2, "stops": [[10, 1], [12, 5]]}`, spec)
+	got, err := e.EvalNumber(&EvalContext{Zoom: 11})
+	// exponential: (2^1 - 1) / (2^2 - 1) = 1/3 of the way from 1 to 5.
+	if err != nil || math.Abs(got-(1+4.0/3)) > 1e-9 {
+		t.Fatalf("legacy zoom function at z11 = %v, %v", got, err)
+	}
+	if e.Kind() != "camera" {
+		t.Errorf("kind %s, want camera", e.Kind())
+	}
+}
