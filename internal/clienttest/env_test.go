@@ -2,6 +2,7 @@ package clienttest
 
 import (
 	"bytes"
+	"compress/gzip"
 	"context"
 	"database/sql"
 	"errors"
@@ -269,4 +270,32 @@ func run(ctx context.Context, t *testing.T, env []string, name string, args ...s
 	cmd.Stdout, cmd.Stderr = &o, &e
 	err = cmd.Run()
 	return o.Bytes(), e.Bytes(), err
+}
+
+// tileURLRe matches the paths of tile requests.
+var tileURLRe = regexp.MustCompile(`^/tiles/[^/]+/\d+/\d+/\d+(\.[a-z]+)?$`)
+
+// runQuiet runs a short probe of a program and returns its combined output.
+func runQuiet(t *testing.T, name string, args ...string) ([]byte, error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
+	defer cancel()
+	return exec.CommandContext(ctx, name, args...).CombinedOutput()
+}
+
+// gunzip decodes gzip data (bounded), leaving other data as it is.
+func gunzip(t *testing.T, data []byte) []byte {
+	t.Helper()
+	if len(data) < 2 || data[0] != 0x1f || data[1] != 0x8b {
+		return data
+	}
+	zr, err := gzip.NewReader(bytes.NewReader(data))
+	if err != nil {
+		t.Fatalf("gunzip: %v", err)
+	}
+	out, err := io.ReadAll(io.LimitReader(zr, maxResponseBytes+1))
+	if err != nil || len(out) > maxResponseBytes {
+		t.Fatalf("gunzip: %v (%d bytes)", err, len(out))
+	}
+	return out
 }
