@@ -86,8 +86,8 @@ func BenchmarkLibraryRangeWarm(b *testing.B) {
 // TestColdRangeBudget checks the cold build of Noto Sans 0-255 stays well
 // within its 50 ms budget (the benchmark gives the precise figure).
 func TestColdRangeBudget(t *testing.T) {
-	if testing.Short() {
-		t.Skip("timing check skipped in -short mode")
+	if testing.Short() || raceEnabled {
+		t.Skip("timing check skipped in -short mode and under the race detector")
 	}
 	f := loadFace(t, systemFont(t, notoRegular, "fonts-noto-core"))
 	best := time.Duration(math.MaxInt64)
