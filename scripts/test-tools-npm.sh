@@ -1,10 +1,14 @@
 #!/usr/bin/env bash
-# Installs the npm packages used by tests into .cache/npm-test/:
-# playwright-core (browser automation; it drives Debian's /usr/bin/chromium,
-# no browser is downloaded). Needs node and npm.
+# Installs the npm packages the tests drive into .cache/npm-test/:
+#   playwright-core                    drives Debian's /usr/bin/chromium (no browser is downloaded)
+#   pmtiles                            the reference PMTiles reader, for interoperability tests
+#   @maplibre/maplibre-gl-style-spec   gl-style-validate, the reference style validator
+# Needs node and npm. Does nothing when the pinned versions are there.
 set -euo pipefail
 
 PLAYWRIGHT_VERSION="${PLAYWRIGHT_VERSION:-1.65.1}"
+PMTILES_VERSION="${PMTILES_VERSION:-4.5.0}"
+STYLE_SPEC_VERSION="${STYLE_SPEC_VERSION:-24.8.5}"
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cache="$root/.cache/npm-test"
 
@@ -12,17 +16,25 @@ if ! command -v npm >/dev/null 2>&1; then
 	echo "test-tools-npm: npm not found (apt-get install -y nodejs npm)" >&2
 	exit 1
 fi
-pkg="$cache/node_modules/playwright-core/package.json"
-if [[ -f "$pkg" ]] && [[ "$(node -p "require('$pkg').version")" == "$PLAYWRIGHT_VERSION" ]]; then
-	echo "test-tools-npm: playwright-core $PLAYWRIGHT_VERSION already in $cache"
+want=("playwright-core@$PLAYWRIGHT_VERSION" "pmtiles@$PMTILES_VERSION" "@maplibre/maplibre-gl-style-spec@$STYLE_SPEC_VERSION")
+missing=()
+for spec in "${want[@]}"; do
+	name="${spec%@*}"
+	version="${spec##*@}"
+	pkg="$cache/node_modules/$name/package.json"
+	if [[ ! -f "$pkg" ]] || [[ "$(node -p "require('$pkg').version")" != "$version" ]]; then
+		missing+=("$spec")
+	fi
+done
+if [[ ${#missing[@]} -eq 0 ]]; then
+	echo "test-tools-npm: ${want[*]} already in $cache"
 	exit 0
 fi
 mkdir -p "$cache"
 if [[ ! -f "$cache/package.json" ]]; then
 	printf '{"name":"tessera-test-tools","private":true}\n' >"$cache/package.json"
 fi
-# --ignore-scripts: playwright-core has no install script today; never let a
-# package download a browser.
+# --ignore-scripts: never let a package download a browser or anything else.
 PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm install --prefix "$cache" --no-audit --no-fund --ignore-scripts --save-exact \
-	"playwright-core@$PLAYWRIGHT_VERSION" >&2
-echo "test-tools-npm: playwright-core $(node -p "require('$pkg').version") in $cache"
+	"${missing[@]}" >&2
+echo "test-tools-npm: installed ${missing[*]} in $cache"

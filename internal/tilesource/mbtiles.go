@@ -37,21 +37,24 @@ func mbtilesInfo(ctx context.Context, r *mbtiles.Reader) (Info, error) {
 		return Info{}, err
 	}
 	var info Info
+	tile, err := r.AnyTile(ctx)
+	if err != nil {
+		return Info{}, err
+	}
 	if f := md["format"]; f != "" {
 		if info.Format, err = ParseFormat(f); err != nil {
 			return Info{}, err
 		}
 	} else {
-		tile, err := r.AnyTile(ctx)
-		if err != nil {
-			return Info{}, err
-		}
 		if tile == nil {
 			return Info{}, fmt.Errorf("no format in the metadata and no tile to tell it from")
 		}
 		if info.Format, err = Sniff(tile); err != nil {
 			return Info{}, fmt.Errorf("no format in the metadata, and %w", err)
 		}
+	}
+	if !info.Format.Vector() && tile != nil {
+		info.TileSize = RasterSize(tile)
 	}
 	info.Name = md["name"]
 	info.Description = md["description"]

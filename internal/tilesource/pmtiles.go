@@ -3,6 +3,7 @@ package tilesource
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 
 	"github.com/tesseramaps/tessera/internal/pmtiles"
@@ -98,7 +99,29 @@ func pmtilesInfo(ctx context.Context, r *pmtiles.Reader) (Info, error) {
 	if info.Format.Vector() && len(info.VectorLayers) == 0 {
 		info.VectorLayers = json.RawMessage("[]")
 	}
+	if !info.Format.Vector() {
+		info.TileSize = firstTileSize(ctx, r)
+	}
 	return info, nil
+}
+
+// errStop ends a directory walk early.
+var errStop = errors.New("stop")
+
+// firstTileSize reads the first tile of the archive to tell the raster
+// tile size.
+func firstTileSize(ctx context.Context, r *pmtiles.Reader) int {
+	size := 0
+	r.Walk(ctx, func(e pmtiles.Entry) error {
+		if e.RunLength == 0 {
+			return nil
+		}
+		if b, ok, err := r.TileByID(ctx, e.TileID); err == nil && ok {
+			size = RasterSize(b)
+		}
+		return errStop
+	})
+	return size
 }
 
 // Info returns the tileset's description.

@@ -8,8 +8,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"image"
+	_ "image/jpeg" // tile size of JPEG tiles
+	_ "image/png"  // tile size of PNG tiles
 	"strconv"
 	"strings"
+
+	_ "golang.org/x/image/webp" // tile size of WebP tiles
 )
 
 // Format is the kind of data in a tileset's tiles.
@@ -122,6 +127,9 @@ type Info struct {
 	Center [3]float64
 	// VectorLayers is the vector_layers JSON array of a vector tileset.
 	VectorLayers json.RawMessage
+	// TileSize is the pixel size of raster tiles (256 or 512), told from a
+	// stored tile; 0 for vector tilesets or when unknown.
+	TileSize int
 	// TileCompression is "gzip" when the file says its tiles are
 	// gzip-compressed (PMTiles); MBTiles tiles are checked one by one.
 	TileCompression string
@@ -175,4 +183,14 @@ func fillDefaults(in *Info, haveBounds, haveCenter bool) {
 		}
 		in.Center = [3]float64{(in.Bounds[0] + in.Bounds[2]) / 2, (in.Bounds[1] + in.Bounds[3]) / 2, z}
 	}
+}
+
+// RasterSize returns the pixel width of a raster tile (PNG, JPEG or WebP),
+// or 0 when it cannot be told.
+func RasterSize(b []byte) int {
+	cfg, _, err := image.DecodeConfig(bytes.NewReader(b))
+	if err != nil || cfg.Width <= 0 {
+		return 0
+	}
+	return cfg.Width
 }

@@ -42,6 +42,9 @@ func TestOpenMBTilesFixtures(t *testing.T) {
 			}
 			defer src.Close()
 			info := src.Info()
+			if !tt.format.Vector() && info.TileSize != 256 {
+				t.Errorf("tile size = %d, want 256", info.TileSize)
+			}
 			if info.Format != tt.format || info.MinZoom != tt.minZ || info.MaxZoom != tt.maxZ {
 				t.Errorf("format/zooms = %s %d..%d", info.Format, info.MinZoom, info.MaxZoom)
 			}
@@ -92,12 +95,13 @@ func TestOpenPMTilesFixtures(t *testing.T) {
 	tests := []struct {
 		file      string
 		format    Format
+		size      int
 		wantError bool
 	}{
-		{file: "fixtures/martin/tests/fixtures/pmtiles/png.pmtiles", format: PNG},
+		{file: "fixtures/martin/tests/fixtures/pmtiles/png.pmtiles", format: PNG, size: 512},
 		// Its version byte is the ASCII digit '3': it must be refused.
 		{file: "fixtures/martin/tests/fixtures/pmtiles/stamen_toner__raster_CC-BY+ODbL_z3.pmtiles", wantError: true},
-		{file: "fixtures/martin/tests/fixtures/pmtiles2/webp2.pmtiles", format: WebP},
+		{file: "fixtures/martin/tests/fixtures/pmtiles2/webp2.pmtiles", format: WebP, size: 512},
 		{file: "fixtures/go-pmtiles/pmtiles/fixtures/test_fixture_1.pmtiles", format: PBF},
 	}
 	for _, tt := range tests {
@@ -115,8 +119,8 @@ func TestOpenPMTilesFixtures(t *testing.T) {
 			}
 			defer src.Close()
 			info := src.Info()
-			if info.Format != tt.format {
-				t.Errorf("format = %s, want %s", info.Format, tt.format)
+			if info.Format != tt.format || info.TileSize != tt.size {
+				t.Errorf("format = %s, size %d; want %s, %d", info.Format, info.TileSize, tt.format, tt.size)
 			}
 			z := info.MinZoom
 			found := false

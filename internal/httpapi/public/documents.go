@@ -40,6 +40,7 @@ func tileSet(e *catalog.Entry) ogc.TileSet {
 		Bounds:       in.Bounds,
 		Center:       in.Center,
 		VectorLayers: in.VectorLayers,
+		TileSize:     in.TileSize,
 	}
 }
 
