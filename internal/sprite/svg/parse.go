@@ -28,6 +28,9 @@ type Limits struct {
 	MaxCSSRules  int // number of CSS rules in <style> elements
 	MaxEntities  int // number of DOCTYPE entity declarations
 	MaxDimension int // width or height of a rendered image
+	// MaxWork bounds the CPU spent by one render: scanline crossings plus pixels
+	// rasterized and composited.
+	MaxWork int64
 }
 
 // DefaultLimits are generous for icons and keep hostile input cheap.
@@ -42,6 +45,7 @@ var DefaultLimits = Limits{
 	MaxCSSRules:  5000,
 	MaxEntities:  64,
 	MaxDimension: 8192,
+	MaxWork:      400_000_000,
 }
 
 func (l Limits) withDefaults() Limits {
@@ -61,6 +65,9 @@ func (l Limits) withDefaults() Limits {
 	set(&l.MaxCSSRules, d.MaxCSSRules)
 	set(&l.MaxEntities, d.MaxEntities)
 	set(&l.MaxDimension, d.MaxDimension)
+	if l.MaxWork <= 0 {
+		l.MaxWork = d.MaxWork
+	}
 	return l
 }
 

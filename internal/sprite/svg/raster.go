@@ -25,6 +25,7 @@ type rasterizer struct {
 	maxY     float64
 	budget   *int // remaining edge budget shared across the render
 	overflow bool
+	work     int64 // crossings and pixels processed so far (a CPU cost measure)
 }
 
 func newRasterizer(w, h int, budget *int) *rasterizer {
@@ -144,6 +145,7 @@ func (r *rasterizer) coverage(evenOdd bool) *mask {
 				}
 			}
 			active = active[:k]
+			r.work += int64(k)
 			if len(xs) < 2 {
 				continue
 			}
@@ -188,6 +190,7 @@ func (r *rasterizer) coverage(evenOdd bool) *mask {
 				}
 			}
 		}
+		r.work += int64(mw)
 		row := m.cov[(y-y0)*mw : (y-y0+1)*mw]
 		run := float32(0)
 		for x := 0; x < mw; x++ {

@@ -124,6 +124,10 @@ func (r *renderer) check() bool {
 		r.err = fmt.Errorf("%w: more than %d edges", ErrTooLarge, r.doc.lim.MaxEdges)
 		return false
 	}
+	if r.ras.work > r.doc.lim.MaxWork {
+		r.err = fmt.Errorf("%w: rendering needs more than %d steps", ErrTooLarge, r.doc.lim.MaxWork)
+		return false
+	}
 	return true
 }
 
@@ -275,6 +279,7 @@ func (r *renderer) element(n *node, ctm matrix, parent computed) {
 			}
 		}
 		dst := r.layers[len(r.layers)-1]
+		r.ras.work += 4 * int64(r.w*r.h) // allocation, clearing and compositing of the layer
 		op := float32(opacity)
 		for i := 0; i < r.w*r.h; i++ {
 			a := top[i*4+3]
@@ -510,6 +515,9 @@ func (r *renderer) shape(n *node, ctm matrix, st computed) {
 				return
 			}
 			r.composite(r.ras.coverage(st.fillEvenOdd), pt)
+			if !r.check() {
+				return
+			}
 		}
 	}
 	if st.stroke.kind != paintNone && st.strokeP.width > 0 {
@@ -537,6 +545,11 @@ func (r *renderer) composite(m *mask, pt painter) {
 	}
 	dst := r.layers[len(r.layers)-1]
 	mw := m.x1 - m.x0
+	r.ras.work += int64(mw * (m.y1 - m.y0))
+	if s, ok := pt.(solid); ok {
+		compositeSolid(dst, r.w, m, s)
+		return
+	}
 	for y := m.y0; y < m.y1; y++ {
 		row := m.cov[(y-m.y0)*mw : (y-m.y0+1)*mw]
 		for xi, c := range row {
@@ -555,6 +568,28 @@ func (r *renderer) composite(m *mask, pt painter) {
 			dst[i+1] = s[1]*c + dst[i+1]*inv
 			dst[i+2] = s[2]*c + dst[i+2]*inv
 			dst[i+3] = sa + dst[i+3]*inv
+		}
+	}
+}
+
+// compositeSolid is composite for a uniform colour.
+func compositeSolid(dst []float32, w int, m *mask, s solid) {
+	mw := m.x1 - m.x0
+	for y := m.y0; y < m.y1; y++ {
+		row := m.cov[(y-m.y0)*mw : (y-m.y0+1)*mw]
+		base := (y*w + m.x0) * 4
+		for xi, c := range row {
+			if c <= 0 {
+				continue
+			}
+			sa := s[3] * c
+			i := base + xi*4
+			d := dst[i : i+4 : i+4]
+			inv := 1 - sa
+			d[0] = s[0]*c + d[0]*inv
+			d[1] = s[1]*c + d[1]*inv
+			d[2] = s[2]*c + d[2]*inv
+			d[3] = sa + d[3]*inv
 		}
 	}
 }
@@ -710,6 +745,7 @@ func (r *renderer) maskCoverage(msk, n *node, ctm matrix) *clipMask {
 	}
 	r.activeMasks[msk] = true
 	r.layers = append(r.layers, make([]float32, r.w*r.h*4))
+	r.ras.work += 4 * int64(r.w*r.h)
 	st := inherit(initialStyle(), msk, r.diag())
 	for _, c := range msk.children {
 		if !r.check() {

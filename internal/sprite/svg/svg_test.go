@@ -397,3 +397,23 @@ func TestRootStyleInherited(t *testing.T) {
 		t.Errorf("stroke pixel %v, want red", got)
 	}
 }
+
+func TestWorkBudget(t *testing.T) {
+	// Many full-canvas shapes: cheap to write, expensive to draw.
+	body := strings.Repeat(`<rect width="512" height="512" fill="#f00" fill-opacity="0.5"/>`, 400)
+	d, err := ParseWithLimits([]byte(svgDoc(512, 512, body)), Limits{MaxWork: 10_000_000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := d.Render(context.Background(), 1); !errors.Is(err, ErrTooLarge) {
+		t.Fatalf("work budget: %v", err)
+	}
+	// The default budget lets an ordinary icon through.
+	d, err = Parse([]byte(svgDoc(512, 512, strings.Repeat(`<rect width="512" height="512"/>`, 10))))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := d.Render(context.Background(), 1); err != nil {
+		t.Fatal(err)
+	}
+}
