@@ -2,7 +2,6 @@ package ingest
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -62,7 +61,10 @@ func BuildMBTiles(ctx context.Context, layers []tiler.Layer, opts tiler.Options,
 	}
 	res, err := tiler.Build(ctx, layers, opts, w)
 	if err == nil {
-		err = w.SetMetadata(ctx, metadata(res, md))
+		var full map[string]string
+		if full, err = metadata(res, md); err == nil {
+			err = w.SetMetadata(ctx, full)
+		}
 	}
 	if cerr := w.Close(); err == nil {
 		err = cerr
@@ -74,7 +76,7 @@ func BuildMBTiles(ctx context.Context, layers []tiler.Layer, opts tiler.Options,
 	return res, nil
 }
 
-func metadata(res *tiler.Result, extra map[string]string) map[string]string {
+func metadata(res *tiler.Result, extra map[string]string) (map[string]string, error) {
 	f := func(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
 	md := map[string]string{
 		"format":  "pbf",
@@ -85,12 +87,15 @@ func metadata(res *tiler.Result, extra map[string]string) map[string]string {
 		"type":    "overlay",
 		"version": "1",
 	}
-	js, _ := json.Marshal(map[string]any{"vector_layers": res.VectorLayers, "tilestats": res.TileStats})
+	js, err := res.MetadataJSON()
+	if err != nil {
+		return nil, fmt.Errorf("encode metadata: %w", err)
+	}
 	md["json"] = string(js)
 	for k, v := range extra {
 		md[k] = v
 	}
-	return md
+	return md, nil
 }
 
 // LayerName makes a vector layer name from a file name: letters, digits
