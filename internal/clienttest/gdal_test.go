@@ -206,9 +206,21 @@ func TestGDALWMTS(t *testing.T) {
 	}
 
 	t.Run("unknown layer", func(t *testing.T) {
-		_, stderr, err := run(ctx, t, gdalEnv(t), gdalinfo, "WMTS:"+e.URL+"/tiles/"+nameRaster+"/WMTSCapabilities.xml,layer=nope")
-		if err == nil || !bytes.Contains(stderr, []byte("nope")) {
-			t.Errorf("gdalinfo opened a layer the capabilities do not list: err %v, stderr %s", err, stderr)
+		// GDAL reads the capabilities, finds no such layer and opens nothing.
+		caps := "/tiles/" + nameRaster + "/WMTSCapabilities.xml"
+		mark := e.mark()
+		_, stderr, err := run(ctx, t, gdalEnv(t), gdalinfo, "WMTS:"+e.URL+caps+",layer=nope")
+		reqs := e.since(mark)
+		if err == nil {
+			t.Errorf("gdalinfo opened a layer the capabilities do not list:\n%s", stderr)
+		}
+		if len(reqs) == 0 || len(matching(reqs, tileURLRe)) > 0 {
+			t.Errorf("requests %v, want only the capabilities", reqs)
+		}
+		for _, a := range reqs {
+			if a.Path != caps || a.Status != http.StatusOK {
+				t.Errorf("unexpected request %s", a)
+			}
 		}
 	})
 }
