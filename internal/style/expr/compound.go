@@ -414,6 +414,7 @@ func init() {
 			return String(strings.Join(parts, sep)), nil
 		}),
 	}
+	registerFilterOps()
 }
 
 func allFn(c *EvalContext, a []node) (Value, error) {

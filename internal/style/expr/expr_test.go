@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"math"
+	"os"
 	"testing"
 )
 
@@ -282,5 +283,97 @@ func TestLegacyFunction(t *testing.T) {
 	}
 	if e.Kind() != "camera" {
 		t.Errorf("kind %s, want camera", e.Kind())
+	}
+}
+
+func TestCompileFilter(t *testing.T) {
+	props := &Object{}
+	props.Set("class", String("street"))
+	props.Set("rank", Number(3))
+	props.Set("name", String("Main"))
+	feat := &MapFeature{Props: props, Id: Number(12), Type: "LineString"}
+	tests := []struct {
+		filter string
+		want   bool
+	}{
+		{`["==", "class", "street"]`, true},
+		{`["!=", "class", "street"]`, false},
+		{`["==", "rank", "3"]`, false},
+		{`["<", "rank", 5]`, true},
+		{`[">=", "rank", "1"]`, false},
+		{`["in", "class", "path", "street"]`, true},
+		{`["!in", "class", "path", "street"]`, false},
+		{`["has", "name"]`, true},
+		{`["!has", "ref"]`, true},
+		{`["==", "$type", "LineString"]`, true},
+		{`["in", "$type", "Point", "Polygon"]`, false},
+		{`["==", "$id", 12]`, true},
+		{`["has", "$id"]`, true},
+		{`["all", ["==", "class", "street"], ["none", ["<", "rank", 2]]]`, true},
+		{`["any"]`, false},
+		{`["all"]`, true},
+		{`null`, true},
+		{`["all", ["==", ["get", "class"], "street"], [">", ["get", "rank"], 2]]`, true},
+		{`["match", ["geometry-type"], ["LineString"], true, false]`, true},
+	}
+	for _, tt := range tests {
+		e, errs := CompileFilter([]byte(tt.filter))
+		if len(errs) > 0 {
+			t.Errorf("CompileFilter(%s): %v", tt.filter, errs)
+			continue
+		}
+		got, err := e.EvalBool(&EvalContext{Feature: feat})
+		if err != nil || got != tt.want {
+			t.Errorf("filter %s = %v, %v; want %v", tt.filter, got, err, tt.want)
+		}
+	}
+}
+
+func TestPropertySpecs(t *testing.T) {
+	path := sharedDir(t) + "/style-spec/v8.json"
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Skipf("style spec not found at %s (../shared is absent): %v", path, err)
+	}
+	specs, err := PropertySpecs(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lc := specs["paint_line"]["line-color"]
+	if lc == nil || lc.Type != "color" || lc.PropertyType != "data-driven" || !lc.supportsInterpolation() {
+		t.Fatalf("paint_line/line-color = %+v", lc)
+	}
+	e, errs := Compile([]byte(`["interpolate", ["linear"], ["zoom"], 5, "red", 10, ["get", "c"]]`), lc)
+	if len(errs) > 0 || e.Kind() != "composite" {
+		t.Fatalf("compile line-color: %v", errs)
+	}
+	ta := specs["layout_symbol"]["text-anchor"]
+	if ta == nil || ta.Type != "enum" || len(ta.Values) == 0 {
+		t.Fatalf("layout_symbol/text-anchor = %+v", ta)
+	}
+	// Constants are taken literally.
+	tf := specs["layout_symbol"]["text-font"]
+	e, errs = CompileValue([]byte(`["Noto Sans Regular"]`), tf)
+	if len(errs) > 0 {
+		t.Fatalf("text-font constant: %v", errs)
+	}
+	if v, _ := e.Constant(); toStringJSON(v) != `["Noto Sans Regular"]` {
+		t.Errorf("text-font constant = %s", toStringJSON(v))
+	}
+	// Every default value must compile for its own property.
+	n := 0
+	for section, props := range specs {
+		for name, p := range props {
+			if len(p.Default) == 0 {
+				continue
+			}
+			n++
+			if _, errs := CompileValue(json.RawMessage(p.Default), p); len(errs) > 0 {
+				t.Errorf("%s/%s default %s: %v", section, name, p.Default, errs)
+			}
+		}
+	}
+	if n < 50 {
+		t.Errorf("only %d defaults checked", n)
 	}
 }

@@ -45,6 +45,10 @@ func Compile(raw any, spec *PropertySpec) (*Expression, []CompileError) {
 		}
 		doc = conv
 	}
+	return compileDoc(doc, spec)
+}
+
+func compileDoc(doc any, spec *PropertySpec) (*Expression, []CompileError) {
 	st := &parseState{}
 	c := &pctx{expected: spec.expectedType(), st: st}
 	annot := annotDefault
@@ -84,7 +88,7 @@ func Compile(raw any, spec *PropertySpec) (*Expression, []CompileError) {
 		ds.Expression = &ExpressionSupport{}
 		ds.PropertyType = "constant"
 		ds.Default = nil
-		if de, errs := Compile(json.RawMessage(spec.Default), &ds); len(errs) == 0 {
+		if de, errs := CompileValue(json.RawMessage(spec.Default), &ds); len(errs) == 0 {
 			if v, err := de.Eval(&EvalContext{}); err == nil {
 				e.defaultValue, e.hasDefault = v, true
 			}
@@ -282,4 +286,55 @@ func (e *Expression) EvalString(c *EvalContext) (string, error) {
 		return "", errWrongType
 	}
 	return v.s, nil
+}
+
+// IsExpression reports whether a decoded style value is an expression: an
+// array whose first element names a known operator.
+func IsExpression(doc any) bool {
+	arr, ok := doc.([]any)
+	if !ok || len(arr) == 0 {
+		return false
+	}
+	op, ok := arr[0].(string)
+	if !ok {
+		return false
+	}
+	if _, ok := registry[op]; ok {
+		return true
+	}
+	_, ok = compoundDefs[op]
+	return ok
+}
+
+// CompileValue compiles a style property value as found in a style
+// document: an expression, a legacy function object, or a constant (such
+// as "red", [0, 0] or ["Open Sans Regular"]), which is taken literally and
+// coerced to the property type.
+func CompileValue(raw any, spec *PropertySpec) (*Expression, []CompileError) {
+	var doc any
+	var err error
+	switch r := raw.(type) {
+	case json.RawMessage:
+		doc, err = decodeJSON(r)
+	case []byte:
+		doc, err = decodeJSON(r)
+	default:
+		doc, err = normalizeJSON(raw, 0)
+	}
+	if err != nil {
+		return nil, []CompileError{{Message: fmt.Sprintf("invalid value JSON: %v", err)}}
+	}
+	switch d := doc.(type) {
+	case *jobj:
+		conv, err := convertFunction(d, spec)
+		if err != nil {
+			return nil, []CompileError{{Message: err.Error()}}
+		}
+		return compileDoc(conv, spec)
+	case []any:
+		if IsExpression(d) {
+			return compileDoc(d, spec)
+		}
+	}
+	return compileDoc([]any{"literal", doc}, spec)
 }

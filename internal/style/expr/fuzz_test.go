@@ -21,6 +21,8 @@ func FuzzCompile(f *testing.F) {
 		`"rgba(10, 20, 30, 0.5)"`,
 		`["step", ["zoom"], 0, 1, ["to-color", ["get", "c"]]]`,
 		`[[[[[[[[[[]]]]]]]]]]`,
+		`["all", ["==", "class", "street"], ["!in", "$type", "Point"], ["!has", "name"]]`,
+		`["Open Sans Regular", "Arial Unicode MS Regular"]`,
 	}
 	for _, s := range seeds {
 		f.Add([]byte(s))
@@ -33,7 +35,14 @@ func FuzzCompile(f *testing.F) {
 		if len(data) > 1<<16 || !json.Valid(data) {
 			return
 		}
+		ctx := &EvalContext{Zoom: 3, Feature: benchFeature(), Canonical: &TileID{Z: 3, X: 4, Y: 3}}
+		if e, errs := CompileFilter(json.RawMessage(data)); len(errs) == 0 {
+			_, _ = e.EvalBool(ctx)
+		}
 		for _, spec := range specs {
+			if e, errs := CompileValue(json.RawMessage(data), spec); len(errs) == 0 {
+				_, _ = e.Eval(ctx)
+			}
 			e, errs := Compile(json.RawMessage(data), spec)
 			if len(errs) > 0 {
 				if e != nil {
@@ -41,7 +50,6 @@ func FuzzCompile(f *testing.F) {
 				}
 				continue
 			}
-			ctx := &EvalContext{Zoom: 3, Feature: benchFeature(), Canonical: &TileID{Z: 3, X: 4, Y: 3}}
 			_, _ = e.Eval(ctx)
 		}
 	})

@@ -212,9 +212,6 @@ func init() {
 		"distance":        parseDistance,
 		"global-state":    parseGlobalState,
 	}
-	for name := range compoundDefs {
-		registry[name] = parseCompound
-	}
 }
 
 func (c *pctx) parseExpr(expr any, annot annotation) node {
@@ -239,6 +236,11 @@ func (c *pctx) parseExpr(expr any, annot annotation) node {
 			return c.error(fmt.Sprintf(`Expression name must be a string, but found %s instead. If you wanted a literal array, use ["literal", [...]].`, jsTypeof(e[0])), 0)
 		}
 		pf, ok := registry[op]
+		if !ok {
+			if _, isCompound := compoundDefs[op]; isCompound {
+				pf, ok = parseCompound, true
+			}
+		}
 		if !ok {
 			return c.error(fmt.Sprintf(`Unknown expression "%s". If you wanted a literal array, use ["literal", [...]].`, op), 0)
 		}
@@ -363,6 +365,9 @@ func isFeatureConstant(n node) bool {
 				return false
 			}
 		case "feature-state", "properties", "geometry-type", "id":
+			return false
+		}
+		if strings.HasPrefix(t.name, "filter-") {
 			return false
 		}
 	case *withinNode, *distanceNode:
