@@ -2,7 +2,8 @@
 //
 // Supported: the svg, g, a, switch, defs, symbol, use, path, rect (with rx/ry), circle,
 // ellipse, line, polyline, polygon, style, linearGradient, radialGradient, stop, clipPath and
-// mask (luminance and alpha, mask region and content units) elements; nested svg viewports; width/height with units, viewBox and preserveAspectRatio;
+// mask (luminance and alpha, mask region and content units) elements; image elements with
+// embedded PNG or JPEG data: URIs (other references are never loaded); nested svg viewports; width/height with units, viewBox and preserveAspectRatio;
 // transform lists (matrix, translate, scale, rotate, skewX, skewY); the full path grammar
 // including arcs; fill and stroke with colours (hex, rgb[a], hsl[a], the CSS named
 // colours, currentColor), url(#gradient) with fallback, fill-rule and clip-rule (non-zero and
@@ -14,7 +15,7 @@
 // selectors and descendant/child combinators; DOCTYPE internal entities (as Illustrator
 // writes them).
 //
-// Not supported (ignored): text, image, marker, pattern, filter, CSS attribute
+// Not supported (ignored): text, marker, pattern, filter, CSS attribute
 // selectors and pseudo-classes, @media, vector-effect, clipping to nested viewports,
 // objectBoundingBox units on groups (approximated by the direct children's boxes).
 //

@@ -18,6 +18,8 @@ func FuzzParseSVG(f *testing.F) {
 		`<svg xmlns="http://www.w3.org/2000/svg"><use id="a" href="#b"/><use id="b" href="#a"/></svg>`,
 		`<svg xmlns="http://www.w3.org/2000/svg"><clipPath id="c" clipPathUnits="objectBoundingBox"><circle r=".5" cx=".5" cy=".5"/></clipPath><g clip-path="url(#c)" opacity=".5"><rect width="9" height="9"/></g></svg>`,
 		`<svg xmlns="http://www.w3.org/2000/svg" width="1e308" height="-1"><rect width="1e308" height="1e308" transform="scale(1e-308)"/></svg>`,
+		`<svg xmlns="http://www.w3.org/2000/svg" width="4" height="4"><image width="4" height="4" preserveAspectRatio="xMinYMax slice" href="data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg=="/></svg>`,
+		`<svg xmlns="http://www.w3.org/2000/svg"><mask id="m" style="mask-type:alpha"><rect width="5" height="5" mask="url(#m)"/></mask><circle r="4" cx="5" cy="5" mask="url(#m)"/></svg>`,
 	}
 	// The fixture icons, when the shared folder is there.
 	if shared := sharedDir(); shared != "" {

@@ -166,7 +166,7 @@ func (r *renderer) group(n *node, ctm matrix, st computed) {
 
 func renderable(n *node) bool {
 	switch n.tag {
-	case "g", "a", "path", "rect", "circle", "ellipse", "line", "polyline", "polygon", "use", "svg", "switch":
+	case "g", "a", "path", "rect", "circle", "ellipse", "line", "polyline", "polygon", "use", "svg", "switch", "image":
 		_, cond := n.attrs["requiredExtensions"]
 		_, feat := n.attrs["requiredFeatures"]
 		return !cond && !feat
@@ -176,7 +176,7 @@ func renderable(n *node) bool {
 
 func (r *renderer) element(n *node, ctm matrix, parent computed) {
 	switch n.tag {
-	case "g", "a", "switch", "path", "rect", "circle", "ellipse", "line", "polyline", "polygon", "use", "svg":
+	case "g", "a", "switch", "path", "rect", "circle", "ellipse", "line", "polyline", "polygon", "use", "svg", "image":
 	default:
 		return // defs, symbol, clipPath, mask, gradients, style, text, image... are not drawn directly
 	}
@@ -258,6 +258,8 @@ func (r *renderer) element(n *node, ctm matrix, parent computed) {
 		}
 	case "use":
 		r.use(n, ctm, st)
+	case "image":
+		r.drawImage(n, ctm, st)
 	default:
 		r.shape(n, ctm, st)
 	}

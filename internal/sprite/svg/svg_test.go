@@ -1,9 +1,12 @@
 package svg
 
 import (
+	"bytes"
 	"context"
+	"encoding/base64"
 	"errors"
 	"image"
+	"image/png"
 	"math"
 	"strings"
 	"testing"
@@ -415,5 +418,30 @@ func TestWorkBudget(t *testing.T) {
 	}
 	if _, err := d.Render(context.Background(), 1); err != nil {
 		t.Fatal(err)
+	}
+}
+
+func TestEmbeddedImage(t *testing.T) {
+	src := image.NewNRGBA(image.Rect(0, 0, 4, 4))
+	for i := 0; i < 16; i++ {
+		copy(src.Pix[i*4:], []byte{200, uint8(i * 16), 10, 255})
+	}
+	var buf bytes.Buffer
+	if err := png.Encode(&buf, src); err != nil {
+		t.Fatal(err)
+	}
+	uri := "data:image/png;base64," + base64.StdEncoding.EncodeToString(buf.Bytes())
+	img := render(t, svgDoc(8, 8, `<image x="2" y="2" width="4" height="4" href="`+uri+`"/><image width="8" height="8" href="file:///etc/hostname"/>`), 1)
+	for y := 0; y < 4; y++ {
+		for x := 0; x < 4; x++ {
+			want := src.NRGBAAt(x, y)
+			got := px(img, x+2, y+2)
+			if got != [4]uint8{want.R, want.G, want.B, want.A} {
+				t.Fatalf("pixel (%d,%d) = %v, want %v", x, y, got, want)
+			}
+		}
+	}
+	if a := px(img, 0, 0)[3]; a != 0 {
+		t.Fatalf("outside the image alpha %d: a non-data href must not be loaded", a)
 	}
 }
