@@ -100,8 +100,22 @@ func (r *renderer) drawImage(n *node, ctm matrix, st computed) {
 	if !st.visible {
 		return
 	}
-	img, ok := decodeDataURI(n.attr("href"))
-	if !ok {
+	if r.images == nil {
+		r.images = map[*node]*image.NRGBA{}
+	}
+	img, seen := r.images[n]
+	if !seen {
+		var ok bool
+		img, ok = decodeDataURI(n.attr("href"))
+		if ok {
+			// Decoding costs about as much as compositing that many pixels a few times.
+			r.ras.work += 4 * int64(img.Bounds().Dx()*img.Bounds().Dy())
+		} else {
+			img = nil
+		}
+		r.images[n] = img // decoded once even when reused through <use>
+	}
+	if img == nil || !r.check() {
 		return
 	}
 	iw, ih := float64(img.Bounds().Dx()), float64(img.Bounds().Dy())

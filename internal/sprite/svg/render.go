@@ -25,8 +25,9 @@ type renderer struct {
 	edges       int // remaining edge budget
 	points      int // remaining flattened point budget
 	useDepth    int
-	vpW, vpH    float64        // current viewport size in user units (percentages)
-	activeMasks map[*node]bool // masks being rendered (no recursion)
+	vpW, vpH    float64                // current viewport size in user units (percentages)
+	activeMasks map[*node]bool         // masks being rendered (no recursion)
+	images      map[*node]*image.NRGBA // decoded embedded images (nil: undecodable)
 	err         error
 	steps       int
 }
