@@ -4,6 +4,7 @@ import (
 	"encoding/base64"
 	"net/http"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -18,6 +19,10 @@ type Metrics struct {
 	durations *prometheus.HistogramVec
 	// Tiles counts tiles served, by format and by cache outcome.
 	Tiles *prometheus.CounterVec
+
+	counters  sync.Map // routeCode -> prometheus.Counter
+	observers sync.Map // route -> prometheus.Observer
+	tiles     sync.Map // "format/outcome" -> prometheus.Counter
 }
 
 // NewMetrics makes the registry with the process and Go collectors.
@@ -46,9 +51,42 @@ func (m *Metrics) Handler() http.Handler {
 	return promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{})
 }
 
+// routeCode keys the cached counters.
+type routeCode struct {
+	route string
+	code  int
+}
+
+// observe counts a request. The labelled children are cached so that the
+// hot path does not hash label values.
 func (m *Metrics) observe(route string, status int, d time.Duration) {
-	m.requests.WithLabelValues(route, strconv.Itoa(status)).Inc()
-	m.durations.WithLabelValues(route).Observe(d.Seconds())
+	c, ok := m.counters.Load(routeCode{route, status})
+	if !ok {
+		c, _ = m.counters.LoadOrStore(routeCode{route, status}, m.requests.WithLabelValues(route, strconv.Itoa(status)))
+	}
+	c.(prometheus.Counter).Inc()
+	o, ok := m.observers.Load(route)
+	if !ok {
+		o, _ = m.observers.LoadOrStore(route, m.durations.WithLabelValues(route))
+	}
+	o.(prometheus.Observer).Observe(d.Seconds())
+}
+
+// TileServed counts a tile served, by format and cache outcome.
+func (m *Metrics) TileServed(format string, hit bool) {
+	k := format + "/miss"
+	if hit {
+		k = format + "/hit"
+	}
+	c, ok := m.tiles.Load(k)
+	if !ok {
+		outcome := "miss"
+		if hit {
+			outcome = "hit"
+		}
+		c, _ = m.tiles.LoadOrStore(k, m.Tiles.WithLabelValues(format, outcome))
+	}
+	c.(prometheus.Counter).Inc()
 }
 
 func decodeBase64(s string) ([]byte, error) {

@@ -164,7 +164,7 @@ func (s *Server) routes() http.Handler {
 	if s.cfg.AccessLog {
 		accessLog = s.log
 	}
-	return middleware.Chain(mux,
+	return middleware.Chain(pub.FastTiles(mux),
 		middleware.Recover(s.log),
 		middleware.RequestID,
 		middleware.Observe(s.metrics, accessLog),
