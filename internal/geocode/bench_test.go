@@ -46,3 +46,7 @@ func BenchmarkByID(b *testing.B) {
 		}
 	}
 }
+
+func BenchmarkForwardManyWords(b *testing.B) {
+	benchForward(b, ForwardQuery{Text: "San Juan del Río", NoAutocomplete: true})
+}

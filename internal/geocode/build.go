@@ -371,7 +371,7 @@ func remapIdx(m []int, i int) int {
 func importance(f *bfeat) float64 {
 	switch f.typ {
 	case TypeCountry:
-		return 0.85 + 0.15*popScore(f.pop, 9)
+		return 0.6 + 0.4*popScore(f.pop, 9)
 	case TypeRegion:
 		return 0.45 + 0.35*popScore(f.pop, 8)
 	case TypeSubregion:
@@ -475,7 +475,7 @@ func gridCellOf(lon, lat float64) int {
 type nameEntry struct {
 	str      string
 	folded   string
-	lang     string
+	langs    []uint16
 	official bool
 }
 
@@ -491,6 +491,7 @@ func assemble(ctx context.Context, feats []*bfeat, attribution []string) (*colum
 	c.FLangStart = append(c.FLangStart, 0)
 	c.FNameStart = append(c.FNameStart, 0)
 	c.NTokStart = append(c.NTokStart, 0)
+	c.NLangStart = append(c.NLangStart, 0)
 	tokIDs := map[string]uint32{}
 	var tokStrs []string
 	var entries []nameEntry
@@ -551,14 +552,19 @@ func assemble(ctx context.Context, feats []*bfeat, attribution []string) (*colum
 			if fold == "" {
 				return
 			}
+			code := packLang(lang)
 			if j, ok := seen[fold]; ok {
-				if entries[j].lang == "" && lang != "" {
-					entries[j].lang = lang
+				if code != 0 && !slices.Contains(entries[j].langs, code) {
+					entries[j].langs = append(entries[j].langs, code)
 				}
 				return
 			}
 			seen[fold] = len(entries)
-			entries = append(entries, nameEntry{str: s, folded: fold, lang: lang, official: official})
+			e := nameEntry{str: s, folded: fold, official: official}
+			if code != 0 {
+				e.langs = []uint16{code}
+			}
+			entries = append(entries, e)
 		}
 		add(f.name, "", true)
 		for _, l := range langs {
@@ -576,7 +582,9 @@ func assemble(ctx context.Context, feats []*bfeat, attribution []string) (*colum
 			}
 			c.NFeat = append(c.NFeat, uint32(i))
 			c.NStr = append(c.NStr, strs.id(e.str))
-			c.NLang = append(c.NLang, packLang(e.lang))
+			slices.Sort(e.langs)
+			c.NLangList = append(c.NLangList, e.langs...)
+			c.NLangStart = append(c.NLangStart, uint32(len(c.NLangList)))
 			var fl uint8
 			if e.official {
 				fl |= nameOfficial

@@ -36,6 +36,9 @@ var evalTargets = map[string]float64{"forward": 0.95, "typo": 0.85, "lang": 0.90
 func loadEvalQueries(t testing.TB) []evalQuery {
 	t.Helper()
 	path := filepath.Join(repoRoot(t), "..", "shared", "geocode-eval", "queries.jsonl")
+	if p := os.Getenv("TESSERA_GEOCODE_EVAL"); p != "" {
+		path = p // another query file of the same format
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		t.Skipf("geocoding eval queries not available (%v)", err)
@@ -85,9 +88,11 @@ func evalMatch(q evalQuery, f Feature) bool {
 }
 
 type evalRow struct {
-	n, ok int
-	lat   []time.Duration
-	fails []string
+	n, ok   int
+	lat     []time.Duration
+	fails   []string
+	slowest string
+	slowLat time.Duration
 }
 
 func runEval(t *testing.T, ix *Index, qs []evalQuery) map[string]*evalRow {
@@ -119,6 +124,9 @@ func runEval(t *testing.T, ix *Index, qs []evalQuery) map[string]*evalRow {
 			best = min(best, time.Since(start))
 		}
 		r.lat = append(r.lat, best)
+		if best > r.slowLat {
+			r.slowLat, r.slowest = best, q.Q
+		}
 		if err != nil {
 			r.fails = append(r.fails, fmt.Sprintf("%s %q: error %v", q.ID, q.Q, err))
 			continue
@@ -195,6 +203,7 @@ func TestEval(t *testing.T) {
 		for _, f := range r.fails {
 			t.Logf("miss: %s", f)
 		}
+		t.Logf("slowest %s query: %q %v", k, r.slowest, r.slowLat)
 		if score := float64(r.ok) / float64(r.n); score < evalTargets[k] {
 			t.Errorf("%s: score %.3f below target %.2f", k, score, evalTargets[k])
 		}

@@ -16,7 +16,7 @@ import (
 // time apart from validation.
 const (
 	fileMagic     = "TSRGEO\x00\x01"
-	formatVersion = 4
+	formatVersion = 5
 	headerSize    = 32
 	sectionName   = 24
 	sectionEntry  = sectionName + 16
@@ -55,7 +55,8 @@ type columns struct {
 	// Name entries (searchable names), grouped by feature in feature order.
 	NFeat     []uint32
 	NStr      []uint32 // string id of the name as written
-	NLang     []uint16 // 0 when untagged
+	NLangStart []uint32 // M+1 into NLangList
+	NLangList  []uint16 // languages a name is tagged with (sorted)
 	NFlags    []uint8  // nameOfficial: the default name or its ASCII form
 	NTokStart []uint32 // M+1 into NToks
 	NToks     []uint32 // token ids
@@ -92,7 +93,7 @@ func (c *columns) sections() []sectionRef {
 		{"fcc", &c.FCC}, {"fpop", &c.FPop}, {"fimp", &c.FImp}, {"fflags", &c.FFlags}, {"fref", &c.FRef},
 		{"fgeomoff", &c.FGeomOff}, {"geomblob", &c.GeomBlob}, {"flangstart", &c.FLangStart},
 		{"langcode", &c.LangCode}, {"langname", &c.LangName}, {"fnamestart", &c.FNameStart},
-		{"nfeat", &c.NFeat}, {"nstr", &c.NStr}, {"nlang", &c.NLang}, {"nflags", &c.NFlags}, {"ntokstart", &c.NTokStart}, {"ntoks", &c.NToks},
+		{"nfeat", &c.NFeat}, {"nstr", &c.NStr}, {"nlangstart", &c.NLangStart}, {"nlanglist", &c.NLangList}, {"nflags", &c.NFlags}, {"ntokstart", &c.NTokStart}, {"ntoks", &c.NToks},
 		{"tokoff", &c.TokOff}, {"tokblob", &c.TokBlob}, {"poststart", &c.PostStart}, {"postings", &c.Postings},
 		{"delhash", &c.DelHash}, {"deltok", &c.DelTok},
 		{"gridstart", &c.GridStart}, {"griditems", &c.GridItems},

@@ -23,6 +23,8 @@ const (
 	wProximity  = 0.4
 	wLanguage   = 0.02
 	wCoverage   = 0.4
+	// trailingWeight is the weight of a name's words not typed yet.
+	trailingWeight = 0.2
 	// minAreaImportance is the lowest importance of an area feature
 	// (subregions start at 0.3), which bounds the scan for context words.
 	minAreaImportance = 0.3 // weight of the share of the name's words matched
@@ -33,7 +35,8 @@ const (
 	scoreFuzzy1Shrt = 0.72
 	scoreFuzzy2     = 0.62
 	scoreContext    = 0.95
-	scoreAlternate  = 0.96 // factor of untagged alternate names (GeoNames alternatenames)
+	scoreAlternate  = 0.96 // factor of untagged alternate names (GeoNames alternatenames) and English ones
+	scoreForeign    = 0.88 // factor of names in a language other than the requested one
 
 	capExact       = 6000
 	capFuzzy       = 400
@@ -167,7 +170,10 @@ func (ix *Index) prefixTokens(lo, hi int) []int {
 // matchName scores name entry nm against the query tokens; it returns the
 // sum of token qualities, a bitmask of unmatched query tokens and the share
 // of the name's tokens that were matched.
-func (ix *Index) matchName(nm int, qs []qtok) (sum float64, unmatched uint32, cover float64) {
+//
+// With autocomplete (typing), the name's words after the last matched one
+// are still to come and weigh only trailingWeight in the coverage.
+func (ix *Index) matchName(nm int, qs []qtok, typing bool) (sum float64, unmatched uint32, cover float64) {
 	c := &ix.c
 	toks := c.NToks[c.NTokStart[nm]:c.NTokStart[nm+1]]
 	var used uint32
@@ -200,25 +206,37 @@ func (ix *Index) matchName(nm int, qs []qtok) (sum float64, unmatched uint32, co
 			unmatched |= 1 << i
 		}
 	}
-	if len(toks) == 0 {
+	if len(toks) == 0 || used == 0 {
 		return sum, unmatched, 0
 	}
-	return sum, unmatched, float64(bits.OnesCount32(used)) / float64(len(toks))
+	matched := float64(bits.OnesCount32(used))
+	missing := float64(len(toks)) - matched
+	if typing {
+		after := float64(len(toks) - bits.Len32(used)) // unmatched words after the last matched one
+		missing += (trailingWeight - 1) * after
+	}
+	return sum, unmatched, matched / (matched + missing)
 }
 
 // contextMatch tries the unmatched query tokens against the names of the
 // feature's region, subregion and country; it returns the added quality and
 // the tokens still unmatched.
-func (ix *Index) contextMatch(f int, qs []qtok, unmatched uint32, admins map[int32]bool) (float64, uint32) {
+//
+// admins maps the area features having a name with a query word to those
+// names: the only names that can match.
+func (ix *Index) contextMatch(f int, qs []qtok, unmatched uint32, admins map[int32][]uint32) (float64, uint32) {
 	c := &ix.c
 	var add float64
 	sub := make([]qtok, 0, len(qs))
 	idx := make([]int, 0, len(qs))
 	for _, p := range []int32{c.FSubregion[f], c.FRegion[f], c.FCountry[f]} {
-		if p < 0 || int(p) == f || unmatched == 0 || !admins[p] {
+		if p < 0 || int(p) == f || unmatched == 0 {
 			continue
 		}
-		for nm := int(c.FNameStart[p]); nm < int(c.FNameStart[p+1]) && unmatched != 0; nm++ {
+		for _, nm := range admins[p] {
+			if unmatched == 0 {
+				break
+			}
 			sub, idx = sub[:0], idx[:0]
 			for i := range qs {
 				if unmatched&(1<<i) != 0 {
@@ -226,7 +244,7 @@ func (ix *Index) contextMatch(f int, qs []qtok, unmatched uint32, admins map[int
 					idx = append(idx, i)
 				}
 			}
-			s, um, cover := ix.matchName(nm, sub)
+			s, um, cover := ix.matchName(int(nm), sub, false)
 			if cover < 1 { // a context name counts only when fully given
 				continue
 			}
@@ -317,7 +335,10 @@ func (ix *Index) Forward(ctx context.Context, q ForwardQuery) (SearchResults, er
 }
 
 func (ix *Index) forwardMatches(ctx context.Context, q ForwardQuery, words []string) []nameMatch {
-	autocomplete := !q.NoAutocomplete && !strings.HasSuffix(q.Text, " ")
+	// With autocomplete the last word is a prefix, unless followed by a
+	// space; either way the name may go on beyond the query (typing).
+	typing := !q.NoAutocomplete
+	autocomplete := typing && !strings.HasSuffix(q.Text, " ")
 	qs := make([]qtok, len(words))
 	for i, w := range words {
 		qs[i] = qtok{s: w, runes: utf8.RuneCountInString(w), exact: ix.findToken(w)}
@@ -407,6 +428,7 @@ func (ix *Index) forwardMatches(ctx context.Context, q ForwardQuery, words []str
 		lang = q.Languages[0]
 	}
 	langCode := packLang(lang)
+	langEnglish := packLang("en")
 	var ms []nameMatch
 	k := float64(len(qs))
 	for _, nm := range cands {
@@ -414,17 +436,23 @@ func (ix *Index) forwardMatches(ctx context.Context, q ForwardQuery, words []str
 		if !ix.pass(f, &fl) {
 			continue
 		}
-		sum, um, cover := ix.matchName(int(nm), qs)
+		sum, um, cover := ix.matchName(int(nm), qs, typing)
 		if sum == 0 {
 			continue
 		}
 		text := sum / k
 		score := text * (1 - wCoverage + wCoverage*cover)
-		if langCode != 0 && c.NLang[nm] == langCode {
+		tags := c.NLangList[c.NLangStart[nm]:c.NLangStart[nm+1]]
+		inLang := langCode != 0 && slices.Contains(tags, langCode)
+		if inLang {
 			score += wLanguage
 		}
-		if c.NLang[nm] == 0 && c.NFlags[nm]&nameOfficial == 0 {
+		switch {
+		case c.NFlags[nm]&nameOfficial != 0 || inLang:
+		case len(tags) == 0 || slices.Contains(tags, langEnglish):
 			score *= scoreAlternate
+		default:
+			score *= scoreForeign
 		}
 		m := nameMatch{feat: f, name: int(nm), text: text, matched: sum, unmatched: um, score: score}
 		if sc.featMark[f] == sc.stamp {
@@ -463,8 +491,15 @@ func (ix *Index) forwardMatches(ctx context.Context, q ForwardQuery, words []str
 		cache := map[ckey]float64{}
 		// Area features (countries, regions, subregions) having a name
 		// with one of the query's words: the only possible context matches.
-		admins := map[int32]bool{}
+		admins := map[int32][]uint32{}
+		var need uint32 // query words some top candidate lacks
+		for i := 0; i < n; i++ {
+			need |= ms[i].unmatched
+		}
 		for i := range gens {
+			if need&(1<<i) == 0 {
+				continue
+			}
 			for _, t := range gens[i].toks {
 				for j, nm := range ix.posting(t, 20000) {
 					f := c.NFeat[nm]
@@ -473,7 +508,9 @@ func (ix *Index) forwardMatches(ctx context.Context, q ForwardQuery, words []str
 					}
 					switch PlaceType(c.FType[f]) {
 					case TypeCountry, TypeRegion, TypeSubregion:
-						admins[int32(f)] = true
+						if l := admins[int32(f)]; !slices.Contains(l, nm) {
+							admins[int32(f)] = append(l, nm)
+						}
 					}
 				}
 			}

@@ -211,10 +211,10 @@ func (c *columns) validate() error {
 		checkBelow(c.FSubregion, n, true), checkBelow(c.NFeat, n, false), checkBelow(c.NToks, t, false),
 		checkBelow(c.Postings, m, false), checkBelow(c.DelTok, t, false), checkBelow(c.GridItems, n, false),
 		checkBelow(c.IDFeat, n, false),
-		checkCSR(c.FLangStart, n, len(c.LangCode)), checkCSR(c.FNameStart, n, m), checkCSR(c.NTokStart, m, len(c.NToks)),
+		checkCSR(c.FLangStart, n, len(c.LangCode)), checkCSR(c.NLangStart, m, len(c.NLangList)), checkCSR(c.FNameStart, n, m), checkCSR(c.NTokStart, m, len(c.NToks)),
 		checkCSR(c.PostStart, t, len(c.Postings)), checkCSR(c.GridStart, gridW*gridH, len(c.GridItems)),
 	}
-	if len(c.LangName) != len(c.LangCode) || len(c.NStr) != m || len(c.NLang) != m || len(c.NFlags) != m || t < 0 ||
+	if len(c.LangName) != len(c.LangCode) || len(c.NStr) != m || len(c.NFlags) != m || t < 0 ||
 		len(c.DelHash) != len(c.DelTok) || len(c.IDKey) != len(c.IDFeat) {
 		return errCorrupt
 	}

@@ -1,5 +1,7 @@
 // Package textnorm normalizes place names and queries for matching: Unicode
-// compatibility decomposition (NFKD), removal of combining marks, case folding,
+// compatibility decomposition (NFKD), removal of the combining marks of
+// Latin, Greek and Cyrillic letters (diacritics; the marks of other scripts,
+// such as Devanagari vowel signs, are part of the word and kept), case folding,
 // a few letter foldings NFKD does not cover (ß, æ, ø, ł, ...), removal of
 // apostrophes, and splitting into tokens on any other non-letter, non-digit
 // rune. It also provides the bounded edit distance used for fuzzy matching.
@@ -35,7 +37,8 @@ func isApostrophe(r rune) bool {
 func Fold(s string) string {
 	var b strings.Builder
 	b.Grow(len(s))
-	space := true // suppress leading separators
+	space := true     // suppress leading separators
+	stripBase := true // the last base rune takes diacritics that can be dropped
 	appendRune := func(r rune) {
 		if unicode.IsLetter(r) || unicode.IsDigit(r) {
 			b.WriteRune(unicode.ToLower(r))
@@ -54,12 +57,17 @@ func Fold(s string) string {
 		for len(seg) > 0 {
 			r, n := utf8.DecodeRune(seg)
 			seg = seg[n:]
+			isMark := unicode.Is(unicode.Mn, r) || unicode.Is(unicode.Me, r) || unicode.Is(unicode.Mc, r)
 			switch {
-			case unicode.Is(unicode.Mn, r) || unicode.Is(unicode.Me, r) || isApostrophe(r):
+			case isMark && stripBase, isApostrophe(r):
 				// dropped
+			case isMark:
+				b.WriteRune(r) // vowel signs of Indic scripts, kana voicing: part of the word
 			case r < utf8.RuneSelf:
+				stripBase = true
 				appendRune(r)
 			default:
+				stripBase = unicode.In(r, unicode.Latin, unicode.Greek, unicode.Cyrillic, unicode.Common)
 				if rep, ok := special[r]; ok {
 					for _, c := range rep {
 						appendRune(c)

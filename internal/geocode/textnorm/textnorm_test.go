@@ -19,6 +19,9 @@ func TestFold(t *testing.T) {
 		{"San Juan del Río, MX", "san juan del rio mx"},
 		{"...", ""},
 		{"Ærø", "aero"},
+		{"वूहान", "वूहान"}, // Devanagari vowel signs are kept
+		{"Ἀθῆναι", "αθηναι"},
+		{"Йошкар-Ола", "иошкар ола"},
 	}
 	for _, tt := range tests {
 		if got := Fold(tt.in); got != tt.want {
