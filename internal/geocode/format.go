@@ -53,13 +53,13 @@ type columns struct {
 	FNameStart []uint32 // N+1 into the name entries
 
 	// Name entries (searchable names), grouped by feature in feature order.
-	NFeat     []uint32
-	NStr      []uint32 // string id of the name as written
+	NFeat      []uint32
+	NStr       []uint32 // string id of the name as written
 	NLangStart []uint32 // M+1 into NLangList
 	NLangList  []uint16 // languages a name is tagged with (sorted)
-	NFlags    []uint8  // nameOfficial: the default name or its ASCII form
-	NTokStart []uint32 // M+1 into NToks
-	NToks     []uint32 // token ids
+	NFlags     []uint8  // nameOfficial: the default name or its ASCII form
+	NTokStart  []uint32 // M+1 into NToks
+	NToks      []uint32 // token ids
 
 	// Token dictionary, sorted bytewise.
 	TokOff    []uint32 // T+1 into TokBlob
