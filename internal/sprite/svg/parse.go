@@ -335,7 +335,11 @@ func parseViewBox(s string) ([4]float64, bool) {
 	return [4]float64{f[0], f[1], f[2], f[3]}, true
 }
 
-func parseNumberList(s string) []float64 {
+func parseNumberList(s string) []float64 { return parseNumbers(s, 64) }
+
+// parseNumbers parses a whitespace/comma separated list of at most max numbers; nil when the
+// list is invalid or longer.
+func parseNumbers(s string, max int) []float64 {
 	var out []float64
 	pp := &pathParser{s: s}
 	for {
@@ -343,10 +347,10 @@ func parseNumberList(s string) []float64 {
 		if !ok {
 			break
 		}
-		out = append(out, v)
-		if len(out) > 10000 {
-			break
+		if len(out) >= max {
+			return nil
 		}
+		out = append(out, v)
 	}
 	pp.skipSpace()
 	if pp.i < len(pp.s) {

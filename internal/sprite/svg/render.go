@@ -440,11 +440,8 @@ func (r *renderer) shapePath(n *node) *path {
 		p.moveTo(point{num("x1", r.vpW), num("y1", r.vpH)})
 		p.lineTo(point{num("x2", r.vpW), num("y2", r.vpH)})
 	case "polyline", "polygon":
-		f := parseNumberList(strings.NewReplacer(",", " ").Replace(n.attr("points")))
+		f := parseNumbers(n.attr("points"), 2*r.points)
 		if len(f) < 2 {
-			return nil
-		}
-		if len(f) > r.points {
 			return nil
 		}
 		p.moveTo(point{f[0], f[1]})

@@ -8,6 +8,7 @@ import (
 	"image"
 	"image/png"
 	"math"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -443,5 +444,19 @@ func TestEmbeddedImage(t *testing.T) {
 	}
 	if a := px(img, 0, 0)[3]; a != 0 {
 		t.Fatalf("outside the image alpha %d: a non-data href must not be loaded", a)
+	}
+}
+
+func TestLargePolygon(t *testing.T) {
+	// A 20000-vertex regular polygon approximating a circle of radius 10.
+	var sb strings.Builder
+	const n = 20000
+	for i := 0; i < n; i++ {
+		a := 2 * math.Pi * float64(i) / n
+		sb.WriteString(strconv.FormatFloat(16+10*math.Cos(a), 'f', 4, 64) + "," + strconv.FormatFloat(16+10*math.Sin(a), 'f', 4, 64) + " ")
+	}
+	img := render(t, svgDoc(32, 32, `<polygon points="`+sb.String()+`"/>`), 1)
+	if a := alphaArea(img); math.Abs(a-math.Pi*100) > 2 {
+		t.Fatalf("area %.1f, want %.1f", a, math.Pi*100)
 	}
 }
