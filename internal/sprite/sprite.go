@@ -37,6 +37,7 @@ import (
 	"io/fs"
 	"log/slog"
 	"math"
+	"os"
 	"path"
 	"runtime"
 	"sort"
@@ -170,6 +171,18 @@ func Build(ctx context.Context, icons []Icon, opts Options) (pngData, index []by
 		return nil, nil, err
 	}
 	return s.PNG, s.Index, nil
+}
+
+// BuildDir builds the sheet of the icons under dir, reading through os.Root so that nothing
+// outside dir (symbolic links, "..") is ever read. A missing dir is an error wrapping
+// fs.ErrNotExist.
+func BuildDir(ctx context.Context, dir string, opts Options) (*Sheet, error) {
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return nil, fmt.Errorf("sprite: open %s: %w", dir, err)
+	}
+	defer root.Close()
+	return BuildFS(ctx, root.FS(), opts)
 }
 
 // BuildFS loads the icons of fsys (see LoadIcons) and builds a sheet.

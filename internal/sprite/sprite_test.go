@@ -518,3 +518,27 @@ func TestPackingIsRoughlySquare(t *testing.T) {
 		}
 	}
 }
+
+func TestBuildDir(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "x.svg"), svgSquare(5, "#123456"), time.Now())
+	outside := t.TempDir()
+	writeFile(t, filepath.Join(outside, "secret.png"), pngBytes(t, 2, 2, color.NRGBA{A: 255}), time.Now())
+	if err := os.Symlink(filepath.Join(outside, "secret.png"), filepath.Join(dir, "secret.png")); err != nil {
+		t.Fatal(err)
+	}
+	s, err := BuildDir(context.Background(), dir, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	idx, img := mustSheet(t, s)
+	if len(idx) != 1 || idx["x"].Width != 5 {
+		t.Fatalf("index %v", idx)
+	}
+	if got := img.NRGBAAt(2, 2); got != (color.NRGBA{0x12, 0x34, 0x56, 255}) {
+		t.Fatalf("pixel %v", got)
+	}
+	if _, err := BuildDir(context.Background(), filepath.Join(dir, "missing"), Options{}); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("missing dir: %v", err)
+	}
+}
