@@ -14,6 +14,7 @@ import (
 
 // Index is an opened, immutable geocoding index. It is safe for concurrent use.
 type Index struct {
+	path        string
 	c           columns
 	unmap       func() error
 	meta        indexMeta
@@ -98,7 +99,7 @@ func Open(path string) (*Index, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open geocoding index %s: %w", path, err)
 	}
-	ix := &Index{unmap: unmap}
+	ix := &Index{unmap: unmap, path: path}
 	if err := ix.c.parse(data); err != nil {
 		unmap()
 		return nil, fmt.Errorf("open geocoding index %s: %w", path, err)
