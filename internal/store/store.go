@@ -77,6 +77,14 @@ var migrations = []string{
 		created TEXT NOT NULL,
 		changed TEXT NOT NULL
 	)`,
+	`CREATE TABLE maps (
+		id TEXT PRIMARY KEY,
+		published INTEGER NOT NULL DEFAULT 1,
+		format TEXT NOT NULL DEFAULT 'png',
+		quality INTEGER NOT NULL DEFAULT 90,
+		created TEXT NOT NULL,
+		changed TEXT NOT NULL
+	)`,
 }
 
 func (s *DB) migrate(ctx context.Context) error {

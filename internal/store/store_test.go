@@ -87,3 +87,31 @@ func TestIngests(t *testing.T) {
 		t.Errorf("missing ingest: %v", err)
 	}
 }
+
+func TestMaps(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "state.db")
+	db, err := Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.PutMap(ctx, Map{ID: "world", Published: true, Format: "png", Quality: 90}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.PutMap(ctx, Map{ID: "world", Published: false, Format: "webp", Quality: 70}); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	db, _ = Open(ctx, path)
+	defer db.Close()
+	m, err := db.Map(ctx, "world")
+	if err != nil || m.Published || m.Format != "webp" || m.Quality != 70 || m.Created == "" {
+		t.Errorf("map = %+v, %v", m, err)
+	}
+	if err := db.DeleteMap(ctx, "world"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Map(ctx, "world"); !errors.Is(err, ErrNotFound) {
+		t.Errorf("after delete: %v", err)
+	}
+}

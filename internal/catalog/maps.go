@@ -1,0 +1,288 @@
+package catalog
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/tesseramaps/tessera/internal/store"
+)
+
+// ErrMapNotFound is returned for an unknown map id.
+var ErrMapNotFound = errors.New("map not found")
+
+// MapFormats are the image formats a map's raster tiles and static images
+// may use.
+var MapFormats = []string{"png", "jpeg", "webp"}
+
+// StyleFile is the name of a map's style inside its folder.
+const StyleFile = "style.json"
+
+// IconsDir is the folder of a map's icons inside its folder.
+const IconsDir = "icons"
+
+// StyleCheck reads a style document: it returns the style's title (its
+// "name") and the problems that make it unservable (empty when valid).
+type StyleCheck func(raw []byte) (title string, problems []string)
+
+// Map is one map (DATA_DIR/maps/<id>/style.json) as the catalog knows it.
+// Maps are immutable: a change makes a new Map.
+type Map struct {
+	store.Map
+	// Dir is the map's folder.
+	Dir string
+	// Title is the style's name (the id when it has none).
+	Title string
+	// Style is the raw style document as read.
+	Style []byte
+	// State is StateOK, StateError (Problems says why) or StateMissing.
+	State    string
+	Problems []string
+	// Gen changes whenever the style is re-read: caches key on it.
+	Gen uint64
+
+	modTime time.Time
+	size    int64
+}
+
+// Served reports whether public endpoints serve this map.
+func (m *Map) Served() bool { return m.Published && m.State == StateOK }
+
+// IconsPath is the folder of the map's icons.
+func (m *Map) IconsPath() string { return filepath.Join(m.Dir, IconsDir) }
+
+type mapSnapshot struct {
+	byID map[string]*Map
+	list []*Map
+}
+
+// Maps is the registry of maps. Lookups are lock-free; changes are
+// serialised.
+type Maps struct {
+	dir   string
+	db    *store.DB
+	log   *slog.Logger
+	check StyleCheck
+
+	mu   sync.Mutex
+	snap atomic.Pointer[mapSnapshot]
+	gen  atomic.Uint64
+}
+
+// NewMaps makes the registry over the maps directory dir. check validates
+// styles (nil accepts any JSON object).
+func NewMaps(dir string, db *store.DB, check StyleCheck, log *slog.Logger) *Maps {
+	if log == nil {
+		log = slog.Default()
+	}
+	if check == nil {
+		check = func([]byte) (string, []string) { return "", nil }
+	}
+	m := &Maps{dir: dir, db: db, log: log, check: check}
+	m.snap.Store(&mapSnapshot{byID: map[string]*Map{}})
+	return m
+}
+
+// Dir is the maps directory.
+func (ms *Maps) Dir() string { return ms.dir }
+
+// Get returns the map with the id.
+func (ms *Maps) Get(id string) (*Map, bool) {
+	m, ok := ms.snap.Load().byID[id]
+	return m, ok
+}
+
+// List returns every map, ordered by id.
+func (ms *Maps) List() []*Map { return ms.snap.Load().list }
+
+func (ms *Maps) publish(byID map[string]*Map) {
+	s := &mapSnapshot{byID: byID}
+	for _, m := range byID {
+		s.list = append(s.list, m)
+	}
+	slices.SortFunc(s.list, func(a, b *Map) int { return strings.Compare(a.ID, b.ID) })
+	ms.snap.Store(s)
+}
+
+func (ms *Maps) current() map[string]*Map {
+	cur := ms.snap.Load().byID
+	out := make(map[string]*Map, len(cur))
+	for k, v := range cur {
+		out[k] = v
+	}
+	return out
+}
+
+// Scan reads the maps directory: new maps are recorded (published, png,
+// quality 90), changed styles are re-read and checked, and maps whose
+// folder is gone are dropped from the registry (their settings stay in the
+// state database, so a map that comes back keeps them).
+func (ms *Maps) Scan(ctx context.Context) error {
+	if err := os.MkdirAll(ms.dir, 0o755); err != nil {
+		return fmt.Errorf("make maps directory: %w", err)
+	}
+	ms.mu.Lock()
+	defer ms.mu.Unlock()
+	des, err := os.ReadDir(ms.dir)
+	if err != nil {
+		return fmt.Errorf("scan %s: %w", ms.dir, err)
+	}
+	byID := ms.current()
+	seen := map[string]bool{}
+	for _, de := range des {
+		id := de.Name()
+		if !de.IsDir() || strings.HasPrefix(id, ".") || ValidName(id) != nil || strings.Contains(id, " ") {
+			continue
+		}
+		path := filepath.Join(ms.dir, id, StyleFile)
+		st, err := os.Stat(path)
+		if err != nil || !st.Mode().IsRegular() {
+			continue
+		}
+		seen[id] = true
+		if old, ok := byID[id]; ok && old.modTime.Equal(st.ModTime()) && old.size == st.Size() {
+			continue
+		}
+		rec, err := ms.db.Map(ctx, id)
+		if errors.Is(err, store.ErrNotFound) {
+			rec, err = ms.db.PutMap(ctx, store.Map{ID: id, Published: true, Format: "png", Quality: 90})
+		}
+		if err != nil {
+			ms.log.Error("record map", "map", id, "err", err)
+			continue
+		}
+		byID[id] = ms.read(rec, path, st)
+	}
+	for id := range byID {
+		if !seen[id] {
+			delete(byID, id)
+			ms.log.Warn("map folder gone", "map", id)
+		}
+	}
+	ms.publish(byID)
+	return nil
+}
+
+// MaxStyleBytes bounds a style document.
+const MaxStyleBytes = 16 << 20
+
+// read loads and checks a map's style.
+func (ms *Maps) read(rec store.Map, path string, st os.FileInfo) *Map {
+	m := &Map{Map: rec, Dir: filepath.Dir(path), Title: rec.ID, State: StateOK, Gen: ms.gen.Add(1), modTime: st.ModTime(), size: st.Size()}
+	if st.Size() > MaxStyleBytes {
+		m.State, m.Problems = StateError, []string{fmt.Sprintf("style.json has %d bytes, more than the limit of %d", st.Size(), MaxStyleBytes)}
+		ms.log.Error("map style unusable", "map", rec.ID, "problems", m.Problems)
+		return m
+	}
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		m.State, m.Problems = StateError, []string{err.Error()}
+		ms.log.Error("map style unreadable", "map", rec.ID, "err", err)
+		return m
+	}
+	m.Style = raw
+	title, problems := ms.check(raw)
+	if title != "" {
+		m.Title = title
+	}
+	if len(problems) > 0 {
+		m.State, m.Problems = StateError, problems
+		ms.log.Error("map style invalid: not served", "map", rec.ID, "problems", len(problems), "first", problems[0])
+		for _, p := range problems {
+			ms.log.Warn("map style problem", "map", rec.ID, "problem", p)
+		}
+		return m
+	}
+	ms.log.Info("map loaded", "map", rec.ID, "title", m.Title)
+	return m
+}
+
+// MapChange is a settings change; nil fields stay as they are.
+type MapChange struct {
+	Format    *string
+	Quality   *int
+	Published *bool
+}
+
+// ErrBadMapChange is wrapped by errors in a MapChange.
+var ErrBadMapChange = errors.New("invalid map change")
+
+// Update applies a change to the map with the id.
+func (ms *Maps) Update(ctx context.Context, id string, ch MapChange) (*Map, error) {
+	ms.mu.Lock()
+	defer ms.mu.Unlock()
+	byID := ms.current()
+	m, ok := byID[id]
+	if !ok {
+		return nil, fmt.Errorf("%w: %s", ErrMapNotFound, id)
+	}
+	rec := m.Map
+	if ch.Format != nil {
+		if !slices.Contains(MapFormats, *ch.Format) {
+			return nil, fmt.Errorf("%w: format %q is not jpeg, png or webp", ErrBadMapChange, *ch.Format)
+		}
+		rec.Format = *ch.Format
+	}
+	if ch.Quality != nil {
+		if *ch.Quality < 0 || *ch.Quality > 100 {
+			return nil, fmt.Errorf("%w: quality %d is outside 0..100", ErrBadMapChange, *ch.Quality)
+		}
+		rec.Quality = *ch.Quality
+	}
+	if ch.Published != nil {
+		rec.Published = *ch.Published
+	}
+	if rec == m.Map {
+		return m, nil
+	}
+	rec, err := ms.db.PutMap(ctx, rec)
+	if err != nil {
+		return nil, err
+	}
+	nm := *m
+	nm.Map = rec
+	byID[id] = &nm
+	ms.publish(byID)
+	return &nm, nil
+}
+
+// SetPublished publishes or unpublishes a map (idempotent).
+func (ms *Maps) SetPublished(ctx context.Context, id string, published bool) (*Map, error) {
+	return ms.Update(ctx, id, MapChange{Published: &published})
+}
+
+// Delete unpublishes the map, then removes its folder (style and icons)
+// and its record, and returns the ids removed.
+func (ms *Maps) Delete(ctx context.Context, id string) ([]string, error) {
+	if _, err := ms.SetPublished(ctx, id, false); err != nil {
+		return nil, err
+	}
+	ms.mu.Lock()
+	defer ms.mu.Unlock()
+	byID := ms.current()
+	m, ok := byID[id]
+	if !ok {
+		return nil, fmt.Errorf("%w: %s", ErrMapNotFound, id)
+	}
+	if filepath.Dir(m.Dir) != filepath.Clean(ms.dir) || !filepath.IsLocal(filepath.Base(m.Dir)) {
+		return nil, fmt.Errorf("map folder %s is not inside %s", m.Dir, ms.dir)
+	}
+	if err := os.RemoveAll(m.Dir); err != nil {
+		return nil, fmt.Errorf("remove map %s: %w", id, err)
+	}
+	if err := ms.db.DeleteMap(ctx, id); err != nil && !errors.Is(err, store.ErrNotFound) {
+		return nil, err
+	}
+	delete(byID, id)
+	ms.publish(byID)
+	ms.log.Info("map deleted", "map", id)
+	return []string{id}, nil
+}
