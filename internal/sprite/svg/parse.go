@@ -107,7 +107,7 @@ var presentation = map[string]bool{
 	"stroke-opacity": true, "stroke-linecap": true, "stroke-linejoin": true, "stroke-miterlimit": true,
 	"stroke-dasharray": true, "stroke-dashoffset": true, "opacity": true, "color": true, "display": true,
 	"visibility": true, "clip-path": true, "clip-rule": true, "stop-color": true, "stop-opacity": true,
-	"mask": true, "mask-type": true, "vector-effect": true,
+	"mask": true, "mask-type": true, "vector-effect": true, "paint-order": true,
 }
 
 var entityRE = regexp.MustCompile(`<!ENTITY\s+([A-Za-z_][-A-Za-z0-9_.]*)\s+(?:"([^"]*)"|'([^']*)')\s*>`)

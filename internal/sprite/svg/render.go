@@ -28,6 +28,7 @@ type renderer struct {
 	vpW, vpH    float64                // current viewport size in user units (percentages)
 	activeMasks map[*node]bool         // masks being rendered (no recursion)
 	images      map[*node]*image.NRGBA // decoded embedded images (nil: undecodable)
+	baseScale   float64                // image pixels per CSS pixel of the document
 	err         error
 	steps       int
 }
@@ -65,6 +66,7 @@ func (d *Document) RenderSize(ctx context.Context, w, h int) (*image.NRGBA, erro
 	r.ras = newRasterizer(w, h, &r.edges)
 	r.layers = [][]float32{make([]float32, w*h*4)}
 	base := scaleM(float64(w)/d.width, float64(h)/d.height)
+	r.baseScale = math.Sqrt(base.a * base.d)
 	r.vpW, r.vpH = d.width, d.height
 	if vb, ok := parseViewBox(d.root.attr("viewBox")); ok {
 		r.vpW, r.vpH = vb[2], vb[3]
@@ -498,31 +500,60 @@ func (r *renderer) shape(n *node, ctm matrix, st computed) {
 	}
 	bx0, by0, bx1, by1, _ := bboxOf(lines)
 	bbox := [4]float64{bx0, by0, bx1 - bx0, by1 - by0}
-	if st.fill.kind != paintNone && n.tag != "line" {
-		if pt := r.painter(st.fill, st.fillOpacity, st.color, bbox, ctm); pt != nil {
-			r.ras.reset()
-			for _, l := range lines {
-				if len(l.pts) < 3 {
-					continue
-				}
-				dev := make([]point, len(l.pts))
-				for i, q := range l.pts {
-					dev[i] = ctm.apply(q)
-				}
-				r.ras.addPolygon(dev)
-			}
-			if !r.check() {
-				return
-			}
-			r.composite(r.ras.coverage(st.fillEvenOdd), pt)
-			if !r.check() {
-				return
-			}
+	fill := func() {
+		if st.fill.kind == paintNone || n.tag == "line" {
+			return
 		}
+		pt := r.painter(st.fill, st.fillOpacity, st.color, bbox, ctm)
+		if pt == nil {
+			return
+		}
+		r.ras.reset()
+		for _, l := range lines {
+			if len(l.pts) < 3 {
+				continue
+			}
+			dev := make([]point, len(l.pts))
+			for i, q := range l.pts {
+				dev[i] = ctm.apply(q)
+			}
+			r.ras.addPolygon(dev)
+		}
+		if !r.check() {
+			return
+		}
+		r.composite(r.ras.coverage(st.fillEvenOdd), pt)
+		r.check()
 	}
-	if st.stroke.kind != paintNone && st.strokeP.width > 0 {
-		if pt := r.painter(st.stroke, st.strokeOpacity, st.color, bbox, ctm); pt != nil {
-			r.ras.reset()
+	stroke := func() {
+		if st.stroke.kind == paintNone || !(st.strokeP.width > 0) {
+			return
+		}
+		pt := r.painter(st.stroke, st.strokeOpacity, st.color, bbox, ctm)
+		if pt == nil {
+			return
+		}
+		r.ras.reset()
+		if n.props["vector-effect"] == "non-scaling-stroke" {
+			// Stroke in device space with the width in CSS pixels of the image.
+			dev := make([]polyline, len(lines))
+			for i, l := range lines {
+				dev[i] = polyline{pts: make([]point, len(l.pts)), corner: l.corner, closed: l.closed}
+				for j, q := range l.pts {
+					dev[i].pts[j] = ctm.apply(q)
+				}
+			}
+			sp := st.strokeP
+			sp.width *= r.baseScale
+			sp.dashOffset *= r.baseScale
+			if len(sp.dash) > 0 {
+				sp.dash = append([]float64(nil), sp.dash...)
+				for i := range sp.dash {
+					sp.dash[i] *= r.baseScale
+				}
+			}
+			strokePolylines(dev, sp, 0.05, func(pts []point) { r.ras.addPolygon(pts) })
+		} else {
 			tol := 0.05 / math.Max(ctm.scale(), 1e-9)
 			strokePolylines(lines, st.strokeP, tol, func(pts []point) {
 				for i := range pts {
@@ -530,11 +561,31 @@ func (r *renderer) shape(n *node, ctm matrix, st computed) {
 				}
 				r.ras.addPolygon(pts)
 			})
-			if !r.check() {
-				return
-			}
-			r.composite(r.ras.coverage(false), pt)
 		}
+		if !r.check() {
+			return
+		}
+		r.composite(r.ras.coverage(false), pt)
+		r.check()
+	}
+	// paint-order: "stroke" (or "stroke fill", "markers stroke"...) before fill.
+	po := strings.Fields(n.props["paint-order"])
+	strokeFirst := false
+	for _, f := range po {
+		if f == "fill" {
+			break
+		}
+		if f == "stroke" {
+			strokeFirst = true
+			break
+		}
+	}
+	if strokeFirst {
+		stroke()
+		fill()
+	} else {
+		fill()
+		stroke()
 	}
 }
 

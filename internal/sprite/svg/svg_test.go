@@ -460,3 +460,23 @@ func TestLargePolygon(t *testing.T) {
 		t.Fatalf("area %.1f, want %.1f", a, math.Pi*100)
 	}
 }
+
+func TestNonScalingStroke(t *testing.T) {
+	// Two 20-unit lines in a scale(4) group (80 px long each) with a 1-unit stroke: 4 px wide
+	// normally; with vector-effect="non-scaling-stroke" 1 CSS px, i.e. 2 image px at scale 2.
+	for _, tt := range []struct {
+		effect string
+		scale  float64
+		area   float64 // covered image pixels
+	}{
+		{"none", 1, 2 * 80 * 4},
+		{"non-scaling-stroke", 1, 2 * 80 * 1},
+		{"non-scaling-stroke", 2, 2 * 160 * 2},
+	} {
+		src := svgDoc(100, 100, `<g transform="scale(4)"><path d="M2 5 H22 M2 15 H22" stroke="#000" vector-effect="`+tt.effect+`"/></g>`)
+		img := render(t, src, tt.scale)
+		if a := alphaArea(img); math.Abs(a-tt.area) > 0.01*tt.area {
+			t.Errorf("%s at %gx: area %.1f, want %.1f", tt.effect, tt.scale, a, tt.area)
+		}
+	}
+}
