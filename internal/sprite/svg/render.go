@@ -80,6 +80,13 @@ func (d *Document) RenderSize(ctx context.Context, w, h int) (*image.NRGBA, erro
 	if r.ras.overflow {
 		return nil, fmt.Errorf("%w: more than %d edges", ErrTooLarge, d.lim.MaxEdges)
 	}
+	if v, ok := d.root.props["opacity"]; ok {
+		if f, good := parseOpacity(v); good && f < 1 {
+			for i := range r.layers[0] {
+				r.layers[0][i] *= float32(f)
+			}
+		}
+	}
 	return toNRGBA(r.layers[0], w, h), nil
 }
 

@@ -157,6 +157,7 @@ func TestColoursAndStyles(t *testing.T) {
 		{"css descendant", `<style><![CDATA[g .a{fill:#0f0}]]></style><g><rect class="a" width="8" height="8"/></g>`, [4]uint8{0, 255, 0, 255}},
 		{"css child mismatch", `<style>svg > .a{fill:#0f0}</style><g><rect class="a" width="8" height="8"/></g>`, [4]uint8{0, 0, 0, 255}},
 		{"group opacity", `<g opacity="0.5"><rect width="8" height="8" fill="#f00"/><rect width="8" height="8" fill="#f00"/></g>`, [4]uint8{255, 0, 0, 128}},
+		{"root opacity", `<rect width="8" height="8" fill="#00f"/>`, [4]uint8{0, 0, 255, 255}},
 		{"bad colour ignored", `<rect width="8" height="8" fill="#zzz"/>`, [4]uint8{0, 0, 0, 255}},
 		{"paint fallback", `<rect width="8" height="8" fill="url(#missing) #f00"/>`, [4]uint8{255, 0, 0, 255}},
 		{"single-stop gradient", `<linearGradient id="g"><stop offset="0" stop-color="#0f0"/></linearGradient><rect width="8" height="8" fill="url(#g)"/>`, [4]uint8{0, 255, 0, 255}},
@@ -478,5 +479,12 @@ func TestNonScalingStroke(t *testing.T) {
 		if a := alphaArea(img); math.Abs(a-tt.area) > 0.01*tt.area {
 			t.Errorf("%s at %gx: area %.1f, want %.1f", tt.effect, tt.scale, a, tt.area)
 		}
+	}
+}
+
+func TestRootOpacity(t *testing.T) {
+	img := render(t, `<svg xmlns="http://www.w3.org/2000/svg" width="4" height="4" opacity="0.5"><rect width="4" height="4" fill="#0f0"/></svg>`, 1)
+	if got := px(img, 2, 2); got != [4]uint8{0, 255, 0, 128} {
+		t.Fatalf("pixel %v, want half-transparent green", got)
 	}
 }
