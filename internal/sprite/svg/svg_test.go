@@ -157,7 +157,6 @@ func TestColoursAndStyles(t *testing.T) {
 		{"css descendant", `<style><![CDATA[g .a{fill:#0f0}]]></style><g><rect class="a" width="8" height="8"/></g>`, [4]uint8{0, 255, 0, 255}},
 		{"css child mismatch", `<style>svg > .a{fill:#0f0}</style><g><rect class="a" width="8" height="8"/></g>`, [4]uint8{0, 0, 0, 255}},
 		{"group opacity", `<g opacity="0.5"><rect width="8" height="8" fill="#f00"/><rect width="8" height="8" fill="#f00"/></g>`, [4]uint8{255, 0, 0, 128}},
-		{"root opacity", `<rect width="8" height="8" fill="#00f"/>`, [4]uint8{0, 0, 255, 255}},
 		{"bad colour ignored", `<rect width="8" height="8" fill="#zzz"/>`, [4]uint8{0, 0, 0, 255}},
 		{"paint fallback", `<rect width="8" height="8" fill="url(#missing) #f00"/>`, [4]uint8{255, 0, 0, 255}},
 		{"single-stop gradient", `<linearGradient id="g"><stop offset="0" stop-color="#0f0"/></linearGradient><rect width="8" height="8" fill="url(#g)"/>`, [4]uint8{0, 255, 0, 255}},
