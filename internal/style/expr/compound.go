@@ -453,8 +453,22 @@ func parseCompound(args []any, c *pctx) node {
 		}
 	}
 	var sigState *parseState
+	tried := map[string]bool{}
 	for _, o := range cands {
-		sigState = &parseState{budget: c.st.budget}
+		// Overloads expecting the same argument types fail the same way.
+		sigKey := ""
+		for i := 1; i < len(args); i++ {
+			exp := o.params[0]
+			if !o.varargs {
+				exp = o.params[i-1]
+			}
+			sigKey += exp.String() + ","
+		}
+		if tried[sigKey] {
+			continue
+		}
+		tried[sigKey] = true
+		sigState = &parseState{budget: c.st.budget, limit: c.st.limit}
 		sc := &pctx{key: c.key, depth: c.depth, scope: c.scope, st: sigState}
 		parsed := make([]node, 0, len(args)-1)
 		failed := false

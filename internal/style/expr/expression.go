@@ -49,7 +49,7 @@ func Compile(raw any, spec *PropertySpec) (*Expression, []CompileError) {
 }
 
 func compileDoc(doc any, spec *PropertySpec) (*Expression, []CompileError) {
-	st := &parseState{}
+	st := &parseState{limit: parseWorkLimit(doc)}
 	c := &pctx{expected: spec.expectedType(), st: st}
 	annot := annotDefault
 	if spec != nil && spec.Type == "string" {

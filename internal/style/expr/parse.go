@@ -104,11 +104,33 @@ func (s *scope) get(name string) (node, bool) {
 type parseState struct {
 	errs   []CompileError
 	budget int
+	limit  int
 }
 
-// maxParseWork bounds the parse calls of one compilation (overload retries
-// can otherwise grow exponentially with nesting).
-const maxParseWork = 200000
+// parseWorkLimit bounds the parse calls of one compilation: overload
+// retries can otherwise grow exponentially with nesting. Legitimate
+// expressions parse each JSON node a few times.
+func parseWorkLimit(doc any) int {
+	return 8*countJSON(doc, 0) + 1000
+}
+
+func countJSON(v any, depth int) int {
+	if depth > maxJSONDepth {
+		return 1
+	}
+	n := 1
+	switch t := v.(type) {
+	case []any:
+		for _, x := range t {
+			n += countJSON(x, depth+1)
+		}
+	case *jobj:
+		for _, x := range t.vals {
+			n += countJSON(x, depth+1)
+		}
+	}
+	return n
+}
 
 type pctx struct {
 	key      string
@@ -216,7 +238,7 @@ func init() {
 
 func (c *pctx) parseExpr(expr any, annot annotation) node {
 	c.st.budget++
-	if c.st.budget > maxParseWork {
+	if c.st.budget > c.st.limit {
 		return c.error("Expression is too complex.")
 	}
 	if c.depth > maxJSONDepth {

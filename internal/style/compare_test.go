@@ -1,0 +1,264 @@
+package style
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+)
+
+// repoRoot walks up from the test's directory to the folder holding go.mod.
+func repoRoot(t testing.TB) string {
+	t.Helper()
+	dir, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			t.Fatal("go.mod not found above the test directory")
+		}
+		dir = parent
+	}
+}
+
+// sharedDir returns ../shared beside the repository, or skips.
+func sharedDir(t testing.TB) string {
+	t.Helper()
+	d := filepath.Join(repoRoot(t), "..", "shared")
+	if _, err := os.Stat(filepath.Join(d, "style-spec", "v8.json")); err != nil {
+		t.Skipf("shared material not found at %s: %v", d, err)
+	}
+	return d
+}
+
+// styleFixtures lists the style documents found in the shared material.
+func styleFixtures(t testing.TB, shared string) []string {
+	t.Helper()
+	var files []string
+	globs := []string{
+		"fixtures/martin/tests/fixtures/styles/*.json",
+		"fixtures/martin/tests/fixtures/styles/*/*.json",
+		"fixtures/tileserver-rs/data/styles/*/*.json",
+		"fixtures/tileserver-rs/data/styles/*.json",
+		"bench/street-style.json",
+	}
+	for _, g := range globs {
+		m, _ := filepath.Glob(filepath.Join(shared, g))
+		files = append(files, m...)
+	}
+	_ = filepath.WalkDir(filepath.Join(shared, "fixtures", "tileserver-gl", "test", "fixtures"), func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && strings.HasSuffix(p, ".json") && looksLikeStyle(p) {
+			files = append(files, p)
+		}
+		return nil
+	})
+	_ = filepath.WalkDir(filepath.Join(shared, "render-tests", "tests"), func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && d.Name() == "style.json" {
+			files = append(files, p)
+		}
+		return nil
+	})
+	sort.Strings(files)
+	return files
+}
+
+func looksLikeStyle(p string) bool {
+	data, err := os.ReadFile(p)
+	if err != nil {
+		return false
+	}
+	var m map[string]json.RawMessage
+	if json.Unmarshal(data, &m) != nil {
+		return false
+	}
+	_, hasLayers := m["layers"]
+	_, hasVersion := m["version"]
+	return hasLayers && hasVersion
+}
+
+type refResult struct {
+	Errors []struct {
+		Message  string `json:"message"`
+		Severity string `json:"severity"`
+	} `json:"errors"`
+	ParseError string `json:"parseError"`
+	Crash      string `json:"crash"`
+}
+
+// runReference runs testdata/glvalidate.mjs (the reference validator of
+// @maplibre/maplibre-gl-style-spec) on files, or skips when it is absent.
+func runReference(t *testing.T, files []string) map[string]refResult {
+	t.Helper()
+	require := os.Getenv("TESSERA_REQUIRE_TOOLS") == "1"
+	missing := func(format string, args ...any) {
+		t.Helper()
+		if require {
+			t.Fatalf(format, args...)
+		}
+		t.Skipf(format+" (install: npm install --prefix .cache/npm-test @maplibre/maplibre-gl-style-spec)", args...)
+	}
+	node, err := exec.LookPath("node")
+	if err != nil {
+		missing("node not found: %v", err)
+	}
+	pkg := filepath.Join(repoRoot(t), ".cache", "npm-test", "node_modules", "@maplibre", "maplibre-gl-style-spec")
+	if _, err := os.Stat(filepath.Join(pkg, "dist", "index.mjs")); err != nil {
+		missing("gl-style-validate package not found: %v", err)
+	}
+	list, err := json.Marshal(files)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(node, "testdata/glvalidate.mjs", pkg)
+	cmd.Stdin = bytes.NewReader(list)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("reference validator: %v\n%s", err, stderr.String())
+	}
+	res := map[string]refResult{}
+	if err := json.Unmarshal(out, &res); err != nil {
+		t.Fatalf("reference output: %v", err)
+	}
+	return res
+}
+
+// errPath returns the path part of a "path: message" string.
+func errPath(msg string) string {
+	p, _, ok := strings.Cut(msg, ": ")
+	if !ok {
+		return ""
+	}
+	return p
+}
+
+func pathSet(paths []string) string {
+	seen := map[string]bool{}
+	var out []string
+	for _, p := range paths {
+		if !seen[p] {
+			seen[p] = true
+			out = append(out, p)
+		}
+	}
+	sort.Strings(out)
+	return strings.Join(out, " | ")
+}
+
+// TestAgainstGLStyleValidate compares Validate with the reference validator
+// on the shared style fixtures and on broken variants of them.
+func TestAgainstGLStyleValidate(t *testing.T) {
+	shared := sharedDir(t)
+	fixtures := styleFixtures(t, shared)
+	if len(fixtures) < 10 {
+		t.Fatalf("only %d style fixtures found under %s", len(fixtures), shared)
+	}
+	tmp := t.TempDir()
+	variants := writeBrokenVariants(t, fixtures, tmp)
+	handWritten, _ := filepath.Glob("testdata/broken/*.json")
+	for i, f := range handWritten {
+		abs, err := filepath.Abs(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		handWritten[i] = abs
+	}
+	all := append(append(append([]string{}, fixtures...), variants...), handWritten...)
+	ref := runReference(t, all)
+
+	type tally struct{ n, verdict, paths, messages int }
+	groups := map[string]*tally{"fixtures": {}, "variants": {}, "hand-written": {}}
+	groupOf := func(i int) string {
+		switch {
+		case i < len(fixtures):
+			return "fixtures"
+		case i < len(fixtures)+len(variants):
+			return "variants"
+		}
+		return "hand-written"
+	}
+	var disagreements []string
+	for i, f := range all {
+		r, ok := ref[f]
+		if !ok || r.Crash != "" {
+			continue // the reference crashed on this input: no verdict to compare
+		}
+		var refPaths, refMsgs []string
+		for _, e := range r.Errors {
+			if e.Severity == "warning" {
+				continue
+			}
+			refPaths = append(refPaths, errPath(e.Message))
+			refMsgs = append(refMsgs, e.Message)
+		}
+		refValid := r.ParseError == "" && len(refPaths) == 0
+
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ourPaths, ourMsgs []string
+		s, err := Parse(data)
+		if err != nil {
+			ourPaths = []string{"<parse>"}
+		} else {
+			for _, e := range Validate(s, nil) {
+				ourPaths = append(ourPaths, e.Path)
+				ourMsgs = append(ourMsgs, e.Error())
+			}
+		}
+		ourValid := len(ourPaths) == 0
+		g := groups[groupOf(i)]
+		g.n++
+		if ourValid == refValid {
+			g.verdict++
+		}
+		if r.ParseError != "" && err != nil || pathSet(ourPaths) == pathSet(refPaths) {
+			g.paths++
+		} else if len(disagreements) < 40 {
+			disagreements = append(disagreements, fmt.Sprintf("%s:\n    ours: %v\n    ref:  %v", strings.TrimPrefix(f, shared), ourMsgs, refMsgs))
+		}
+		if r.ParseError != "" && err != nil || pathSet(ourMsgs) == pathSet(refMsgs) {
+			g.messages++
+		}
+	}
+	total := tally{}
+	for _, name := range []string{"fixtures", "variants", "hand-written"} {
+		g := groups[name]
+		total.n += g.n
+		total.verdict += g.verdict
+		total.paths += g.paths
+		total.messages += g.messages
+		t.Logf("%-12s %4d files: verdict agrees %4d (%.1f%%), error paths agree %4d (%.1f%%), messages agree %4d (%.1f%%)",
+			name, g.n, g.verdict, pct(g.verdict, g.n), g.paths, pct(g.paths, g.n), g.messages, pct(g.messages, g.n))
+	}
+	t.Logf("%-12s %4d files: verdict agrees %4d (%.1f%%), error paths agree %4d (%.1f%%), messages agree %4d (%.1f%%)",
+		"total", total.n, total.verdict, pct(total.verdict, total.n), total.paths, pct(total.paths, total.n), total.messages, pct(total.messages, total.n))
+	for _, d := range disagreements {
+		t.Log(d)
+	}
+	if pct(total.verdict, total.n) < 97 {
+		t.Errorf("verdict agreement %.1f%% is below 97%%", pct(total.verdict, total.n))
+	}
+	if pct(total.paths, total.n) < 90 {
+		t.Errorf("error-path agreement %.1f%% is below 90%%", pct(total.paths, total.n))
+	}
+}
+
+func pct(a, b int) float64 {
+	if b == 0 {
+		return 0
+	}
+	return 100 * float64(a) / float64(b)
+}

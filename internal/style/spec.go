@@ -1,0 +1,105 @@
+package style
+
+import (
+	_ "embed"
+	"encoding/json"
+	"fmt"
+	"os"
+	"sync"
+)
+
+// The specification is data published by the MapLibre project under the
+// BSD-3-Clause licence; specdata/LICENSE.txt travels with the copy.
+//
+//go:embed specdata/v8.json
+var embeddedSpec []byte
+
+// Spec is a loaded style specification (v8.json).
+type Spec struct {
+	doc     *Object
+	version int
+	exprOps map[string]bool
+}
+
+// LoadSpec reads a style specification from a file.
+func LoadSpec(path string) (*Spec, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("load style spec %s: %w", path, err)
+	}
+	spec, err := LoadSpecBytes(data)
+	if err != nil {
+		return nil, fmt.Errorf("load style spec %s: %w", path, err)
+	}
+	return spec, nil
+}
+
+// LoadSpecBytes reads a style specification from its JSON text.
+func LoadSpecBytes(data []byte) (*Spec, error) {
+	v, err := decodeJSON(data)
+	if err != nil {
+		return nil, fmt.Errorf("style spec: %w", err)
+	}
+	doc, ok := v.(*Object)
+	if !ok {
+		return nil, fmt.Errorf("style spec: object expected, %s found", jsType(v))
+	}
+	root, ok := get(doc, "$root").(*Object)
+	if !ok || root.Len() == 0 {
+		return nil, fmt.Errorf("style spec: no $root")
+	}
+	sp := &Spec{doc: doc, exprOps: map[string]bool{}}
+	if f, ok := numAt(doc, "$version"); ok {
+		sp.version = int(f)
+	}
+	if names, ok := get(doc, "expression_name").(*Object); ok {
+		if vals, ok := get(names, "values").(*Object); ok {
+			for _, k := range vals.keys {
+				sp.exprOps[k] = true
+			}
+		}
+	}
+	if len(sp.exprOps) == 0 {
+		return nil, fmt.Errorf("style spec: no expression_name values")
+	}
+	return sp, nil
+}
+
+var (
+	defaultSpecOnce sync.Once
+	defaultSpec     *Spec
+)
+
+// DefaultSpec returns the embedded specification.
+func DefaultSpec() *Spec {
+	defaultSpecOnce.Do(func() {
+		sp, err := LoadSpecBytes(embeddedSpec)
+		if err != nil {
+			panic(fmt.Sprintf("style: embedded spec: %v", err)) // a build defect, caught by the tests
+		}
+		defaultSpec = sp
+	})
+	return defaultSpec
+}
+
+// Version returns the specification's $version.
+func (sp *Spec) Version() int { return sp.version }
+
+// IsExpressionOperator reports whether name is an expression operator.
+func (sp *Spec) IsExpressionOperator(name string) bool { return sp.exprOps[name] }
+
+// entry returns a top-level entry of the specification, such as "layer" or
+// "paint_fill".
+func (sp *Spec) entry(name string) *Object {
+	o, _ := get(sp.doc, name).(*Object)
+	return o
+}
+
+// specJSON renders a spec entry back to JSON (for the expression compiler).
+func specJSON(o *Object) json.RawMessage {
+	b, err := o.MarshalJSON()
+	if err != nil {
+		return nil
+	}
+	return b
+}

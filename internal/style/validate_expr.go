@@ -1,0 +1,220 @@
+package style
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+
+	"github.com/tesseramaps/tessera/internal/style/expr"
+)
+
+// zoomCurveMessages are the errors the expression compiler raises for the
+// placement of "zoom" in property expressions; the reference validator does
+// not apply that rule outside properties (filters, cluster properties).
+var zoomCurveMessages = map[string]bool{
+	`"zoom" expression may only be used as input to a top-level "step" or "interpolate" expression.`: true,
+	`Only one zoom-based "step" or "interpolate" subexpression may be used in an expression.`:        true,
+	`"zoom" expressions cannot be used with this property`:                                           true,
+}
+
+// expression type-checks an expression with internal/style/expr. vs is the
+// property spec (nil for none); ctx tells where the expression sits.
+func (v *validator) expression(key string, val any, vs *Object, ctx *exprCtx) {
+	if ctx == nil {
+		ctx = &exprCtx{}
+	}
+	raw, err := marshalValue(val)
+	if err != nil {
+		v.errorf(key, "%v", err)
+		return
+	}
+	var ps *expr.PropertySpec
+	if vs != nil {
+		ps = new(expr.PropertySpec)
+		if err := json.Unmarshal(specJSON(vs), ps); err != nil {
+			ps = nil
+		}
+	}
+	if ps != nil && ctx.kind != "property" {
+		// The reference parses these with createExpression: the expected
+		// type of the spec, and none of the property restrictions.
+		cp := *ps
+		cp.PropertyType = "data-driven"
+		cp.Expression = &expr.ExpressionSupport{Interpolated: true, Parameters: []string{"zoom", "feature", "feature-state"}}
+		ps = &cp
+	}
+	e, errs := compileSafe(raw, ps)
+	if ctx.kind != "property" {
+		kept := errs[:0]
+		for _, ce := range errs {
+			if ce.Key == "" && zoomCurveMessages[ce.Message] {
+				continue
+			}
+			kept = append(kept, ce)
+		}
+		errs = kept
+	}
+	for _, ce := range errs {
+		v.errorf(key+ce.Key, "%s", ce.Message)
+	}
+	if len(errs) > 0 || e == nil {
+		return
+	}
+	switch {
+	case ctx.kind == "property" && ctx.propertyType == "layout" && !e.IsStateConstant():
+		v.errorf(key, `"feature-state" data expressions are not supported with layout properties.`)
+	case ctx.kind == "filter" && !e.IsStateConstant():
+		v.errorf(key, `"feature-state" data expressions are not supported with filters.`)
+	case ctx.kind == "cluster-map" || ctx.kind == "cluster-reduce":
+		if !e.IsZoomConstant() || !e.IsStateConstant() {
+			v.errorf(key, `"zoom" and "feature-state" expressions are not supported with cluster properties.`)
+		}
+	}
+}
+
+// compileSafe calls the expression compiler, turning a panic into an error
+// so that no style can crash the validator.
+func compileSafe(raw json.RawMessage, ps *expr.PropertySpec) (e *expr.Expression, errs []expr.CompileError) {
+	defer func() {
+		if r := recover(); r != nil {
+			e, errs = nil, []expr.CompileError{{Message: fmt.Sprintf("invalid expression (%v)", r)}}
+		}
+	}()
+	return expr.Compile(raw, ps)
+}
+
+func marshalValue(val any) (json.RawMessage, error) {
+	var b bytes.Buffer
+	if err := writeJSON(&b, val); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}
+
+// filter validates a layer filter: an expression, or the legacy syntax.
+func (v *validator) filter(key string, val any) {
+	if classifyFilter(val) != filterLegacy {
+		v.expression(key, val, nil, &exprCtx{kind: "filter"})
+		return
+	}
+	v.legacyFilter(key, val)
+}
+
+type filterClass int
+
+const (
+	filterExpression filterClass = iota
+	filterLegacy
+	filterNeutral
+)
+
+// classifyFilter tells expression filters from legacy ones, as the reference
+// renderer does: a node that is only valid as an expression makes the whole
+// tree an expression; nodes valid either way decide nothing.
+func classifyFilter(f any) filterClass {
+	if _, ok := f.(bool); ok {
+		return filterNeutral
+	}
+	a, ok := f.([]any)
+	if !ok || len(a) == 0 {
+		return filterLegacy
+	}
+	op, _ := a[0].(string)
+	_, arg1IsArray := index(a, 1).([]any)
+	_, arg2IsArray := index(a, 2).([]any)
+	switch op {
+	case "has":
+		if len(a) < 2 || a[1] == "$id" || a[1] == "$type" {
+			return filterLegacy
+		}
+		if len(a) == 2 {
+			return filterNeutral
+		}
+		return filterExpression
+	case "in":
+		if _, isStr := index(a, 1).(string); len(a) >= 3 && (!isStr || arg2IsArray) {
+			return filterExpression
+		}
+		return filterLegacy
+	case "!in", "!has", "none":
+		return filterLegacy
+	case "==", "!=", ">", ">=", "<", "<=":
+		if len(a) != 3 || arg1IsArray || arg2IsArray {
+			return filterExpression
+		}
+		return filterLegacy
+	case "any", "all":
+		sawLegacy := false
+		for _, c := range a[1:] {
+			switch classifyFilter(c) {
+			case filterExpression:
+				return filterExpression
+			case filterLegacy:
+				sawLegacy = true
+			}
+		}
+		if sawLegacy {
+			return filterLegacy
+		}
+		return filterNeutral
+	}
+	return filterExpression
+}
+
+func index(a []any, i int) any {
+	if i < len(a) {
+		return a[i]
+	}
+	return nil
+}
+
+func (v *validator) legacyFilter(key string, val any) {
+	a, ok := val.([]any)
+	if !ok {
+		v.errorf(key, "array expected, %s found", jsType(val))
+		return
+	}
+	if len(a) < 1 {
+		v.errorf(key, "filter array must have at least 1 element")
+		return
+	}
+	ops, _ := v.sp.doc.Get("filter_operator")
+	opSpec, _ := ops.(*Object)
+	v.enum(key+"[0]", a[0], opSpec)
+	op, _ := a[0].(string)
+	switch op {
+	case "<", "<=", ">", ">=", "==", "!=", "in", "!in":
+		if op == "<" || op == "<=" || op == ">" || op == ">=" {
+			if len(a) >= 2 && a[1] == "$type" {
+				v.errorf(key, `"$type" cannot be use with operator %q`, op)
+			}
+		}
+		if op != "in" && op != "!in" && len(a) != 3 {
+			v.errorf(key, "filter array for operator %q must have 3 elements", op)
+		}
+		if len(a) >= 2 {
+			if t := jsType(a[1]); t != "string" {
+				v.errorf(key+"[1]", "string expected, %s found", t)
+			}
+		}
+		geom, _ := get(v.sp.doc, "geometry_type").(*Object)
+		for i := 2; i < len(a); i++ {
+			k := fmt.Sprintf("%s[%d]", key, i)
+			if a[1] == "$type" {
+				v.enum(k, a[i], geom)
+			} else if t := jsType(a[i]); t != "string" && t != "number" && t != "boolean" {
+				v.errorf(k, "string, number, or boolean expected, %s found", t)
+			}
+		}
+	case "any", "all", "none":
+		for i := 1; i < len(a); i++ {
+			v.legacyFilter(fmt.Sprintf("%s[%d]", key, i), a[i])
+		}
+	case "has", "!has":
+		if len(a) != 2 {
+			v.errorf(key, "filter array for %q operator must have 2 elements", op)
+		} else if t := jsType(a[1]); t != "string" {
+			v.errorf(key+"[1]", "string expected, %s found", t)
+		}
+	}
+}
