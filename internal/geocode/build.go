@@ -115,6 +115,8 @@ type bfeat struct {
 	country   int
 	region    int
 	subregion int
+	locality  int // parent locality index + 1 (0: none)
+	extra     *featureExtra
 	pop       uint64
 	imp       float64
 	capital   int // 3 national capital, 2 region seat, 1 subregion seat
@@ -290,6 +292,18 @@ func WriteDataset(ctx context.Context, ds *sources.Dataset, out string) error {
 		}
 		feats = append(feats, f)
 	}
+	// Neighbourhoods belong to the nearest locality of their country.
+	lf := newLocalityFinder(feats)
+	for _, f := range feats {
+		if f.typ == TypeNeighbourhood {
+			if l := lf.nearest(orb.Point{f.lon, f.lat}, f.country); l >= 0 {
+				f.locality = l + 1
+			}
+		}
+	}
+	if err := addFeatures(feats, ds.Features, countryIdx, &feats); err != nil {
+		return err
+	}
 	// Countries: center from the polygon when there is one.
 	for _, f := range feats {
 		if f.typ != TypeCountry || f.geom == nil {
@@ -318,6 +332,7 @@ func WriteDataset(ctx context.Context, ds *sources.Dataset, out string) error {
 		f.country = remapIdx(remap, f.country)
 		f.region = remapIdx(remap, f.region)
 		f.subregion = remapIdx(remap, f.subregion)
+		f.locality = remapIdx(remap, f.locality-1) + 1
 		f.imp = importance(f)
 	}
 	// Order by importance (ties: type, then number) and remap references.
@@ -345,6 +360,7 @@ func WriteDataset(ctx context.Context, ds *sources.Dataset, out string) error {
 		f.country = remapIdx(pos, f.country)
 		f.region = remapIdx(pos, f.region)
 		f.subregion = remapIdx(pos, f.subregion)
+		f.locality = remapIdx(pos, f.locality-1) + 1
 	}
 	cols, err := assemble(ctx, sorted, ds.Attribution)
 	if err != nil {
@@ -380,6 +396,16 @@ func importance(f *bfeat) float64 {
 		return 0.7 * popScore(f.pop, 7.3)
 	case TypePlace:
 		return 0.5 * popScore(f.pop, 7.3)
+	case TypePostalCode:
+		return 0.3
+	case TypeRoad:
+		return 0.2
+	case TypePOI:
+		return 0.2 + 0.2*popScore(f.pop, 7)
+	case TypeAddress:
+		return 0.12
+	case TypeMunicipality, TypeMunicipalDistrict, TypeCounty, TypeJointMunicipality, TypeJointSubmunicipality:
+		return 0.3 + 0.5*popScore(f.pop, 7.3)
 	}
 	v := 0.85*popScore(f.pop, 7.3) + []float64{0, 0.01, 0.03, 0.06, 0.12}[min(f.capital, 4)]
 	return clamp01(v)
@@ -488,6 +514,7 @@ func assemble(ctx context.Context, feats []*bfeat, attribution []string) (*colum
 	strs := newInterner()
 	n := len(feats)
 	c.FGeomOff = append(c.FGeomOff, 0)
+	c.FExtraOff = append(c.FExtraOff, 0)
 	c.FLangStart = append(c.FLangStart, 0)
 	c.FNameStart = append(c.FNameStart, 0)
 	c.NTokStart = append(c.NTokStart, 0)
@@ -515,6 +542,15 @@ func assemble(ctx context.Context, feats []*bfeat, attribution []string) (*colum
 		c.FCountry = append(c.FCountry, int32(f.country))
 		c.FRegion = append(c.FRegion, int32(f.region))
 		c.FSubregion = append(c.FSubregion, int32(f.subregion))
+		c.FLocality = append(c.FLocality, int32(f.locality-1))
+		if f.extra != nil {
+			b, err := json.Marshal(f.extra)
+			if err != nil {
+				return nil, fmt.Errorf("marshal feature extras: %w", err)
+			}
+			c.ExtraBlob = append(c.ExtraBlob, b...)
+		}
+		c.FExtraOff = append(c.FExtraOff, uint64(len(c.ExtraBlob)))
 		var cc uint16
 		if len(f.cc) == 2 {
 			cc = packLang(f.cc)
@@ -574,6 +610,11 @@ func assemble(ctx context.Context, feats []*bfeat, attribution []string) (*colum
 		}
 		for j, s := range f.alts {
 			add(s, "", j == 0 && f.asciiAlt)
+		}
+		if f.extra != nil {
+			for _, cat := range f.extra.Categories {
+				add(strings.ReplaceAll(cat, "_", " "), "", false)
+			}
 		}
 		for _, e := range entries {
 			toks := strings.Split(e.folded, " ")
@@ -743,4 +784,140 @@ func hashString(s string) uint64 {
 		h *= 1099511628211
 	}
 	return h
+}
+
+// featureExtra holds the rarely used members of a feature.
+type featureExtra struct {
+	Address    string            `json:"address,omitempty"`
+	Categories []string          `json:"categories,omitempty"`
+	Tags       map[string]string `json:"feature_tags,omitempty"`
+	Kind       string            `json:"kind,omitempty"`
+}
+
+// addFeatures appends the dataset's generic features (streets, addresses,
+// POIs...). Their country comes from the country polygons when not given,
+// their locality, subregion and region from the nearest locality of that
+// country within reverseLocalityKM.
+func addFeatures(existing []*bfeat, in []sources.Feature, countryIdx map[string]int, out *[]*bfeat) error {
+	if len(in) == 0 {
+		return nil
+	}
+	var shapes []countryShape
+	for i, f := range existing {
+		if f.typ == TypeCountry && f.geom != nil {
+			shapes = append(shapes, newCountryShape(i, f.geom))
+		}
+	}
+	nearestLocality := newLocalityFinder(existing).nearest
+	for _, sf := range in {
+		typ, ok := ParsePlaceType(sf.Type)
+		if !ok || typ == TypeCountry || typ == TypeRegion || typ == TypeSubregion {
+			return fmt.Errorf("feature %s.%d: unsupported type %q", sf.Type, sf.Num, sf.Type)
+		}
+		if sf.Name == "" {
+			return fmt.Errorf("feature %s.%d: no name", sf.Type, sf.Num)
+		}
+		f := &bfeat{typ: typ, num: sf.Num, name: sf.Name, ref: sf.Ref, names: map[string][]string{},
+			alts: sf.Alternates, lon: sf.Lon, lat: sf.Lat, country: -1, region: -1, subregion: -1,
+			pop: sf.Population, geom: sf.Geometry, hasPoint: true}
+		if sf.Geometry != nil {
+			b := sf.Geometry.Bound()
+			f.bbox, f.hasBBox = [4]float64{b.Min[0], b.Min[1], b.Max[0], b.Max[1]}, true
+			if sf.Lon == 0 && sf.Lat == 0 {
+				ctr := b.Center()
+				f.lon, f.lat = ctr[0], ctr[1]
+			}
+			if _, isPoint := sf.Geometry.(orb.Point); isPoint {
+				f.geom = nil
+			}
+		} else {
+			f.extend(f.lon, f.lat)
+		}
+		if !validLonLat(f.lon, f.lat) {
+			return fmt.Errorf("feature %s.%d: center out of range", sf.Type, sf.Num)
+		}
+		for lang, n := range sf.Names {
+			f.names[lang] = []string{n}
+		}
+		if sf.Country != "" {
+			if ci, ok := countryIdx[strings.ToUpper(sf.Country)]; ok {
+				f.country = ci
+			}
+		} else {
+			for i := range shapes {
+				if shapes[i].contains(orb.Point{f.lon, f.lat}) {
+					f.country = shapes[i].feat
+					break
+				}
+			}
+		}
+		if f.country >= 0 {
+			f.cc = existing[f.country].cc
+		}
+		if typ != TypeLocality {
+			if l := nearestLocality(orb.Point{f.lon, f.lat}, f.country); l >= 0 {
+				f.locality = l + 1
+				f.region, f.subregion = existing[l].region, existing[l].subregion
+				if f.country < 0 {
+					f.country, f.cc = existing[l].country, existing[l].cc
+				}
+			}
+		}
+		switch typ {
+		case TypeRoad:
+			f.kind = 3 // road
+		case TypeLocality, TypeNeighbourhood, TypePlace:
+			f.kind = kindPlace
+		case TypeMunicipality, TypeMunicipalDistrict, TypeCounty, TypeJointMunicipality, TypeJointSubmunicipality:
+			f.kind = kindAdmin
+		}
+		if sf.Address != "" || len(sf.Categories) > 0 || len(sf.Tags) > 0 {
+			f.extra = &featureExtra{Address: sf.Address, Categories: sf.Categories, Tags: sf.Tags}
+		}
+		*out = append(*out, f)
+	}
+	return nil
+}
+
+// localityFinder finds the nearest locality of a country at build time.
+type localityFinder struct {
+	feats []*bfeat
+	grid  map[int][]int
+}
+
+func newLocalityFinder(feats []*bfeat) *localityFinder {
+	lf := &localityFinder{feats: feats, grid: map[int][]int{}}
+	for i, f := range feats {
+		if f.typ == TypeLocality {
+			c := gridCellOf(f.lon, f.lat)
+			lf.grid[c] = append(lf.grid[c], i)
+		}
+	}
+	return lf
+}
+
+// nearest returns the index of the nearest locality of country (any when
+// country < 0) within reverseLocalityKM of p, or -1.
+func (lf *localityFinder) nearest(p orb.Point, country int) int {
+	best, bestD := -1, reverseLocalityKM
+	cell := gridCellOf(p[0], p[1])
+	cx, cy := cell%gridW, cell/gridW
+	for dy := -1; dy <= 1; dy++ {
+		for dx := -1; dx <= 1; dx++ {
+			x, y := (cx+dx+gridW)%gridW, cy+dy
+			if y < 0 || y >= gridH {
+				continue
+			}
+			for _, i := range lf.grid[y*gridW+x] {
+				l := lf.feats[i]
+				if country >= 0 && l.country != country {
+					continue
+				}
+				if d := haversineKM(p, orb.Point{l.lon, l.lat}); d < bestD {
+					best, bestD = i, d
+				}
+			}
+		}
+	}
+	return best
 }

@@ -16,7 +16,7 @@ import (
 // time apart from validation.
 const (
 	fileMagic     = "TSRGEO\x00\x01"
-	formatVersion = 5
+	formatVersion = 6
 	headerSize    = 32
 	sectionName   = 24
 	sectionEntry  = sectionName + 16
@@ -40,6 +40,9 @@ type columns struct {
 	FCountry   []int32  // feature index of the country, -1 none
 	FRegion    []int32
 	FSubregion []int32
+	FLocality  []int32  // parent locality of smaller features, -1 none
+	FExtraOff  []uint64 // N+1 offsets into ExtraBlob
+	ExtraBlob  []byte   // per feature: JSON of featureExtra, empty when none
 	FCC        []uint16 // country code letters (hi, lo), 0 none
 	FPop       []uint32
 	FImp       []float32
@@ -89,7 +92,8 @@ func (c *columns) sections() []sectionRef {
 	return []sectionRef{
 		{"meta", &c.Meta}, {"strblob", &c.StrBlob}, {"stroff", &c.StrOff},
 		{"ftype", &c.FType}, {"fnum", &c.FNum}, {"fname", &c.FName}, {"flon", &c.FLon}, {"flat", &c.FLat},
-		{"fbbox", &c.FBBox}, {"fcountry", &c.FCountry}, {"fregion", &c.FRegion}, {"fsubregion", &c.FSubregion},
+		{"fbbox", &c.FBBox}, {"fcountry", &c.FCountry}, {"fregion", &c.FRegion}, {"fsubregion", &c.FSubregion}, {"flocality", &c.FLocality},
+		{"fextraoff", &c.FExtraOff}, {"extrablob", &c.ExtraBlob},
 		{"fcc", &c.FCC}, {"fpop", &c.FPop}, {"fimp", &c.FImp}, {"fflags", &c.FFlags}, {"fref", &c.FRef},
 		{"fgeomoff", &c.FGeomOff}, {"geomblob", &c.GeomBlob}, {"flangstart", &c.FLangStart},
 		{"langcode", &c.LangCode}, {"langname", &c.LangName}, {"fnamestart", &c.FNameStart},

@@ -229,7 +229,7 @@ func (ix *Index) contextMatch(f int, qs []qtok, unmatched uint32, admins map[int
 	var add float64
 	sub := make([]qtok, 0, len(qs))
 	idx := make([]int, 0, len(qs))
-	for _, p := range []int32{c.FSubregion[f], c.FRegion[f], c.FCountry[f]} {
+	for _, p := range []int32{c.FLocality[f], c.FSubregion[f], c.FRegion[f], c.FCountry[f]} {
 		if p < 0 || int(p) == f || unmatched == 0 {
 			continue
 		}
@@ -485,7 +485,7 @@ func (ix *Index) forwardMatches(ctx context.Context, q ForwardQuery, words []str
 		n := min(len(ms), contextTop)
 		changed := false
 		type ckey struct {
-			sub, reg, country int32
+			loc, sub, reg, country int32
 			um                uint32
 		}
 		cache := map[ckey]float64{}
@@ -507,7 +507,7 @@ func (ix *Index) forwardMatches(ctx context.Context, q ForwardQuery, words []str
 						break
 					}
 					switch PlaceType(c.FType[f]) {
-					case TypeCountry, TypeRegion, TypeSubregion:
+					case TypeCountry, TypeRegion, TypeSubregion, TypeLocality:
 						if l := admins[int32(f)]; !slices.Contains(l, nm) {
 							admins[int32(f)] = append(l, nm)
 						}
@@ -520,7 +520,7 @@ func (ix *Index) forwardMatches(ctx context.Context, q ForwardQuery, words []str
 			if m.unmatched == 0 {
 				continue
 			}
-			key := ckey{c.FSubregion[m.feat], c.FRegion[m.feat], c.FCountry[m.feat], m.unmatched}
+			key := ckey{c.FLocality[m.feat], c.FSubregion[m.feat], c.FRegion[m.feat], c.FCountry[m.feat], m.unmatched}
 			add, ok := cache[key]
 			if !ok {
 				add, _ = ix.contextMatch(m.feat, qs, m.unmatched, admins)

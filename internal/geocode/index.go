@@ -174,7 +174,7 @@ func checkBelow[T int32 | uint32](v []T, n int, allowNeg bool) error {
 func (c *columns) validate() error {
 	n := len(c.FType)
 	for _, l := range []int{len(c.FNum), len(c.FName), len(c.FRef), len(c.FLon), len(c.FLat), len(c.FCountry), len(c.FRegion),
-		len(c.FSubregion), len(c.FCC), len(c.FPop), len(c.FImp), len(c.FFlags)} {
+		len(c.FSubregion), len(c.FLocality), len(c.FCC), len(c.FPop), len(c.FImp), len(c.FFlags)} {
 		if l != n {
 			return fmt.Errorf("%w: feature columns differ in length", errCorrupt)
 		}
@@ -196,12 +196,17 @@ func (c *columns) validate() error {
 			return fmt.Errorf("%w: bad type", errCorrupt)
 		}
 	}
-	if c.FGeomOff[0] != 0 || c.FGeomOff[n] != uint64(len(c.GeomBlob)) {
-		return errCorrupt
-	}
-	for i := 1; i <= n; i++ {
-		if c.FGeomOff[i] < c.FGeomOff[i-1] {
+	for _, off := range []struct {
+		o []uint64
+		b []byte
+	}{{c.FGeomOff, c.GeomBlob}, {c.FExtraOff, c.ExtraBlob}} {
+		if len(off.o) != n+1 || off.o[0] != 0 || off.o[n] != uint64(len(off.b)) {
 			return errCorrupt
+		}
+		for i := 1; i <= n; i++ {
+			if off.o[i] < off.o[i-1] {
+				return errCorrupt
+			}
 		}
 	}
 	m := len(c.NFeat)
@@ -209,7 +214,7 @@ func (c *columns) validate() error {
 	errs := []error{
 		checkBelow(c.FName, s, false), checkBelow(c.FRef, s, false), checkBelow(c.LangName, s, false),
 		checkBelow(c.NStr, s, false), checkBelow(c.FCountry, n, true), checkBelow(c.FRegion, n, true),
-		checkBelow(c.FSubregion, n, true), checkBelow(c.NFeat, n, false), checkBelow(c.NToks, t, false),
+		checkBelow(c.FSubregion, n, true), checkBelow(c.FLocality, n, true), checkBelow(c.NFeat, n, false), checkBelow(c.NToks, t, false),
 		checkBelow(c.Postings, m, false), checkBelow(c.DelTok, t, false), checkBelow(c.GridItems, n, false),
 		checkBelow(c.IDFeat, n, false),
 		checkCSR(c.FLangStart, n, len(c.LangCode)), checkCSR(c.NLangStart, m, len(c.NLangList)), checkCSR(c.FNameStart, n, m), checkCSR(c.NTokStart, m, len(c.NToks)),

@@ -1,6 +1,7 @@
 package geocode
 
 import (
+	"encoding/json"
 	"strings"
 
 	"github.com/paulmach/orb"
@@ -26,7 +27,7 @@ func (ix *Index) displayName(i int, lang string) (string, string) {
 func (ix *Index) hierarchy(i int) []int {
 	c := &ix.c
 	var out []int
-	for _, p := range []int32{c.FSubregion[i], c.FRegion[i], c.FCountry[i]} {
+	for _, p := range []int32{c.FLocality[i], c.FSubregion[i], c.FRegion[i], c.FCountry[i]} {
 		if p >= 0 && int(p) != i {
 			out = append(out, int(p))
 		}
@@ -39,6 +40,13 @@ func (ix *Index) placeName(i int, lang, name string) string {
 	c := &ix.c
 	parts := []string{name}
 	t := PlaceType(c.FType[i])
+	if ex := ix.extra(i); ex != nil && ex.Address != "" && t == TypeAddress {
+		parts[0] = ex.Address + " " + name
+	}
+	if l := c.FLocality[i]; l >= 0 && int(l) != i {
+		n, _ := ix.displayName(int(l), lang)
+		parts = append(parts, n)
+	}
 	if r := c.FRegion[i]; r >= 0 && int(r) != i && t > TypeRegion {
 		n, _ := ix.displayName(int(r), lang)
 		if n != name {
@@ -62,7 +70,24 @@ func (ix *Index) properties(i int) Properties {
 	if d := int(fl) & 0xf; d < len(designations) {
 		p.PlaceDesignation = designations[d]
 	}
+	if ex := ix.extra(i); ex != nil {
+		p.Categories = ex.Categories
+		p.FeatureTags = ex.Tags
+	}
 	return p
+}
+
+// extra decodes the rarely used members of feature i (nil when none).
+func (ix *Index) extra(i int) *featureExtra {
+	b := ix.c.ExtraBlob[ix.c.FExtraOff[i]:ix.c.FExtraOff[i+1]]
+	if len(b) == 0 {
+		return nil
+	}
+	var ex featureExtra
+	if json.Unmarshal(b, &ex) != nil {
+		return nil
+	}
+	return &ex
 }
 
 func (ix *Index) bbox(i int) [4]float64 {
@@ -90,6 +115,9 @@ func (ix *Index) feature(i int, langs []string, fullGeom bool) Feature {
 		Geometry:      orb.Point(ctr),
 	}
 	f.Text, f.Language = ix.displayName(i, first)
+	if ex := ix.extra(i); ex != nil {
+		f.Address = ex.Address
+	}
 	f.PlaceName = ix.placeName(i, first, f.Text)
 	if len(langs) > 1 {
 		for _, l := range langs {

@@ -79,8 +79,38 @@ type Admin struct {
 	Names map[string]string
 }
 
+// Feature is a feature from a source other than GeoNames and Natural Earth:
+// streets, addresses, postal codes, POIs (the OpenStreetMap import).
+type Feature struct {
+	// Type is a place type name of the spec ("poi", "address", "road",
+	// "postal_code", "neighbourhood", ...).
+	Type string
+	// Num is the feature's number, unique within its type (the id is
+	// "<type>.<num>").
+	Num uint64
+	// Ref is the external reference ("osm:way/123").
+	Ref        string
+	Name       string
+	Names      map[string]string // by ISO 639-1 code
+	Alternates []string
+	// Country is the ISO alpha-2 code; empty means "the country whose
+	// polygon holds the center".
+	Country string
+	// Lon, Lat is the center; with a Geometry and zero Lon/Lat the center
+	// of the geometry's bounds is used.
+	Lon, Lat float64
+	// Geometry is the full geometry (nil: a point at the center).
+	Geometry   orb.Geometry
+	Address    string            // house number of address features
+	Categories []string          // POI categories (also searchable)
+	Tags       map[string]string // POI feature_tags
+	Population uint64
+}
+
 // Dataset is everything the index builder consumes.
 type Dataset struct {
+	// Features are added as they are (see Feature).
+	Features []Feature
 	Places    []Place
 	Countries []Country
 	Admin1    []Admin

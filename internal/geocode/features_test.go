@@ -1,0 +1,140 @@
+package geocode
+
+import (
+	"context"
+	"encoding/json"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/paulmach/orb"
+	"github.com/tesseramaps/tessera/internal/geocode/sources"
+)
+
+var (
+	featOnce sync.Once
+	featIx   *Index
+	featErr  error
+)
+
+// featureIndex is the synthetic world plus generic features (POIs, a road,
+// an address, a postal code) as the OSM import will provide them.
+func featureIndex(t *testing.T) *Index {
+	t.Helper()
+	syntheticIndex(t) // creates synthDir
+	featOnce.Do(func() {
+		f := writeSyntheticPackages(t, filepath.Join(synthDir, "pkgs2"))
+		ds, err := sources.Load(context.Background(), f)
+		if err != nil {
+			featErr = err
+			return
+		}
+		cafe := orb.Polygon{{{5.004, 5.001}, {5.0045, 5.001}, {5.0045, 5.0015}, {5.004, 5.0015}, {5.004, 5.001}}}
+		ds.Features = []sources.Feature{
+			{Type: "poi", Num: 501, Ref: "osm:way/501", Name: "Café Central", Geometry: cafe, Categories: []string{"cafe"},
+				Tags: map[string]string{"opening_hours": "Mo-Fr 08:00-18:00"}, Names: map[string]string{"de": "Zentralcafé"}},
+			{Type: "poi", Num: 502, Ref: "osm:node/502", Name: "Alpha Books", Lon: 5.002, Lat: 5.0, Categories: []string{"books"}},
+			{Type: "road", Num: 601, Ref: "osm:way/601", Name: "Main Street", Geometry: orb.LineString{{4.99, 5.0}, {5.02, 5.0}}},
+			{Type: "address", Num: 701, Ref: "osm:node/701", Name: "Main Street", Address: "12", Lon: 5.003, Lat: 5.0},
+			{Type: "postal_code", Num: 801, Name: "QZ-1000", Lon: 5.0, Lat: 5.0, Country: "QZ"},
+		}
+		out := filepath.Join(synthDir, "features.tgi")
+		if featErr = WriteDataset(context.Background(), ds, out); featErr != nil {
+			return
+		}
+		featIx, featErr = Open(out)
+	})
+	if featErr != nil {
+		t.Fatalf("feature index: %v", featErr)
+	}
+	return featIx
+}
+
+func TestGenericFeatures(t *testing.T) {
+	ix := featureIndex(t)
+	ctx := context.Background()
+	near := orb.Point{5.0, 5.0}
+
+	res, err := ix.Forward(ctx, ForwardQuery{Text: "cafe central", Limit: 1})
+	if err != nil || len(res.Features) != 1 {
+		t.Fatalf("forward: %v %v", ids(res), err)
+	}
+	f := res.Features[0]
+	if f.ID != "poi.501" || f.PlaceName != "Café Central, Gammaton, Northshire, Squareland" ||
+		!slices.Equal(f.Properties.Categories, []string{"cafe"}) || f.Properties.FeatureTags["opening_hours"] == "" ||
+		f.Properties.CountryCode != "qz" {
+		t.Errorf("poi: %+v", f)
+	}
+	if _, ok := f.Geometry.(orb.Point); !ok {
+		t.Errorf("forward geometry %T, want a point", f.Geometry)
+	}
+	b, err := json.Marshal(f)
+	if err != nil || !strings.Contains(string(b), `"categories":["cafe"]`) || !strings.Contains(string(b), `"feature_tags":{"opening_hours"`) {
+		t.Errorf("json %s %v", b, err)
+	}
+
+	// A bare category finds POIs of that category; excluding poi drops them.
+	res, _ = ix.Forward(ctx, ForwardQuery{Text: "cafe", Proximity: &near})
+	if len(res.Features) == 0 || res.Features[0].ID != "poi.501" {
+		t.Errorf("category search: %v", ids(res))
+	}
+	res, _ = ix.Forward(ctx, ForwardQuery{Text: "cafe", Types: []PlaceType{TypePOI}, ExcludeTypes: true, NoFuzzy: true})
+	if len(res.Features) != 0 {
+		t.Errorf("poi excluded: %v", ids(res))
+	}
+	// A name with its locality.
+	res, _ = ix.Forward(ctx, ForwardQuery{Text: "Alpha Books Alphaville", Limit: 1})
+	if len(res.Features) == 0 || res.Features[0].ID != "poi.502" {
+		t.Errorf("poi with locality: %v", ids(res))
+	}
+
+	// Reverse: nearest POIs within 1 km, and one feature per type.
+	res, _ = ix.Reverse(ctx, ReverseQuery{Lon: 5.003, Lat: 5.0, Limit: 5, Types: []PlaceType{TypePOI}})
+	if got := ids(res); !slices.Equal(got, []string{"poi.502", "poi.501"}) {
+		t.Errorf("reverse pois: %v", got)
+	}
+	res, _ = ix.Reverse(ctx, ReverseQuery{Lon: 5.003, Lat: 5.0})
+	got := ids(res)
+	for _, want := range []string{"poi.502", "address.701", "road.601", "postal_code.801", "locality.1007", "country.999"} { // Gammaton is the nearest locality
+		if !slices.Contains(got, want) {
+			t.Errorf("reverse per type %v lacks %s", got, want)
+		}
+	}
+
+	// By id: full geometry, address number.
+	res, _ = ix.ByID(ctx, "poi.501", IDOptions{Languages: []string{"de"}})
+	if len(res.Features) != 1 || res.Features[0].Text != "Zentralcafé" {
+		t.Fatalf("poi by id: %+v", res.Features)
+	}
+	if _, ok := res.Features[0].Geometry.(orb.Polygon); !ok {
+		t.Errorf("poi geometry %T, want its polygon", res.Features[0].Geometry)
+	}
+	res, _ = ix.ByID(ctx, "address.701", IDOptions{})
+	if len(res.Features) != 1 || res.Features[0].Address != "12" || res.Features[0].PlaceName != "12 Main Street, Gammaton, Northshire, Squareland" {
+		t.Errorf("address: %+v", res.Features)
+	}
+	res, _ = ix.ByID(ctx, "road.601", IDOptions{})
+	if len(res.Features) != 1 || res.Features[0].Properties.Kind != "road" {
+		t.Fatalf("road: %+v", res.Features)
+	}
+	if _, ok := res.Features[0].Geometry.(orb.LineString); !ok {
+		t.Errorf("road geometry %T", res.Features[0].Geometry)
+	}
+}
+
+func TestWriteDatasetRejectsBadFeatures(t *testing.T) {
+	syntheticIndex(t)
+	for name, f := range map[string]sources.Feature{
+		"unknown type": {Type: "shop", Num: 1, Name: "x"},
+		"country type": {Type: "country", Num: 1, Name: "x"},
+		"no name":      {Type: "poi", Num: 1},
+		"bad center":   {Type: "poi", Num: 1, Name: "x", Lon: 200, Lat: 0},
+	} {
+		ds := &sources.Dataset{Features: []sources.Feature{f}}
+		if err := WriteDataset(context.Background(), ds, filepath.Join(t.TempDir(), "x.tgi")); err == nil {
+			t.Errorf("%s: accepted", name)
+		}
+	}
+}
