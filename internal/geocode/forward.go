@@ -486,7 +486,7 @@ func (ix *Index) forwardMatches(ctx context.Context, q ForwardQuery, words []str
 		changed := false
 		type ckey struct {
 			loc, sub, reg, country int32
-			um                uint32
+			um                     uint32
 		}
 		cache := map[ckey]float64{}
 		// Area features (countries, regions, subregions) having a name

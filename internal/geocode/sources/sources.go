@@ -110,7 +110,7 @@ type Feature struct {
 // Dataset is everything the index builder consumes.
 type Dataset struct {
 	// Features are added as they are (see Feature).
-	Features []Feature
+	Features  []Feature
 	Places    []Place
 	Countries []Country
 	Admin1    []Admin
