@@ -122,8 +122,8 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			case <-ctx.Done():
 				return
 			case <-hup:
-				log.Info("SIGHUP: rescanning the tiles directory")
-				if _, err := srv.Catalog.Rescan(ctx); err != nil {
+				log.Info("SIGHUP: rescanning the tiles, maps and fonts directories")
+				if err := srv.Rescan(ctx); err != nil {
 					log.Error("rescan", "err", err)
 				}
 			}

@@ -31,6 +31,7 @@ const MaxLimit = 1000
 // Deps are what the admin handlers need.
 type Deps struct {
 	Catalog   *catalog.Catalog
+	Maps      *catalog.Maps
 	Ingest    *ingest.Service
 	Log       *slog.Logger
 	PublicURL string
@@ -62,6 +63,7 @@ func (a *API) Register(mux *http.ServeMux) {
 	mux.HandleFunc("POST "+p+"/tiles/ingest", a.createIngest)
 	mux.HandleFunc("GET "+p+"/tiles/ingest/{id}", a.getIngest)
 	mux.HandleFunc("POST "+p+"/tiles/ingest/{id}/process", a.processIngest)
+	a.RegisterMaps(mux)
 	mux.HandleFunc(p+"/", a.notFound)
 }
 
@@ -286,11 +288,11 @@ func (a *API) addRemote(w http.ResponseWriter, r *http.Request) {
 // fail maps domain errors to statuses.
 func (a *API) fail(w http.ResponseWriter, r *http.Request, err error) {
 	switch {
-	case errors.Is(err, catalog.ErrNotFound), errors.Is(err, ingest.ErrNotFound):
+	case errors.Is(err, catalog.ErrNotFound), errors.Is(err, ingest.ErrNotFound), errors.Is(err, catalog.ErrMapNotFound):
 		respond.Fail(w, http.StatusNotFound, err.Error())
 	case errors.Is(err, catalog.ErrNameTaken):
 		respond.Fail(w, http.StatusConflict, err.Error())
-	case errors.Is(err, catalog.ErrBadName), errors.Is(err, ingest.ErrInvalid):
+	case errors.Is(err, catalog.ErrBadName), errors.Is(err, ingest.ErrInvalid), errors.Is(err, catalog.ErrBadMapChange):
 		respond.Fail(w, http.StatusBadRequest, err.Error())
 	case errors.Is(err, ingest.ErrTooLarge):
 		respond.Fail(w, http.StatusRequestEntityTooLarge, err.Error())

@@ -16,8 +16,10 @@ import (
 	"sync"
 
 	"github.com/tesseramaps/tessera/internal/catalog"
+	"github.com/tesseramaps/tessera/internal/glyphs"
 	"github.com/tesseramaps/tessera/internal/httpapi/middleware"
 	"github.com/tesseramaps/tessera/internal/httpapi/respond"
+	"github.com/tesseramaps/tessera/internal/sprite"
 	"github.com/tesseramaps/tessera/internal/tilecache"
 	"github.com/tesseramaps/tessera/internal/tilecoord"
 	"github.com/tesseramaps/tessera/internal/tilesource"
@@ -32,6 +34,12 @@ type Deps struct {
 	// PublicURL is the configured absolute URL of the server ("" = from
 	// the request).
 	PublicURL string
+	// Maps, Fonts and Sprites serve maps and their resources (nil: none).
+	Maps    *catalog.Maps
+	Fonts   *glyphs.Library
+	Sprites *sprite.Cache
+	// RewriteStyle turns stored styles into served ones (nil: as stored).
+	RewriteStyle StyleRewriter
 	// CacheControlTiles and CacheControlDocuments are the Cache-Control
 	// values of tiles and of documents.
 	CacheControlTiles     string

@@ -21,11 +21,13 @@ import (
 
 	"github.com/tesseramaps/tessera/internal/catalog"
 	"github.com/tesseramaps/tessera/internal/config"
+	"github.com/tesseramaps/tessera/internal/glyphs"
 	"github.com/tesseramaps/tessera/internal/httpapi/admin"
 	"github.com/tesseramaps/tessera/internal/httpapi/middleware"
 	"github.com/tesseramaps/tessera/internal/httpapi/public"
 	"github.com/tesseramaps/tessera/internal/httpapi/respond"
 	"github.com/tesseramaps/tessera/internal/ingest"
+	"github.com/tesseramaps/tessera/internal/sprite"
 	"github.com/tesseramaps/tessera/internal/store"
 	"github.com/tesseramaps/tessera/internal/tilecache"
 	"github.com/tesseramaps/tessera/internal/tilesource"
@@ -38,6 +40,9 @@ type Server struct {
 	log     *slog.Logger
 	db      *store.DB
 	Catalog *catalog.Catalog
+	Maps    *catalog.Maps
+	fonts   *glyphs.Library
+	sprites *sprite.Cache
 	cache   *tilecache.Cache
 	ingest  *ingest.Service
 	metrics *middleware.Metrics
@@ -52,6 +57,8 @@ type Server struct {
 const (
 	StateFile  = "state.db"
 	TilesDir   = "tiles"
+	MapsDir    = "maps"
+	FontsDir   = "fonts"
 	UploadsDir = "uploads"
 )
 
@@ -75,6 +82,20 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (*Server, err
 		db.Close()
 		return nil, err
 	}
+	s.Maps = catalog.NewMaps(filepath.Join(cfg.DataDir, MapsDir), db, checkStyle, log)
+	if err := s.Maps.Scan(ctx); err != nil {
+		db.Close()
+		return nil, err
+	}
+	if err := os.MkdirAll(filepath.Join(cfg.DataDir, FontsDir), 0o755); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("make fonts directory: %w", err)
+	}
+	if s.fonts, err = glyphs.Open(ctx, filepath.Join(cfg.DataDir, FontsDir), glyphs.WithLogger(log)); err != nil {
+		db.Close()
+		return nil, err
+	}
+	s.sprites = sprite.NewCache()
 	if s.ingest, err = ingest.New(db, s.Catalog, filepath.Join(cfg.DataDir, UploadsDir), cfg.MaxUploadMB<<20, log); err != nil {
 		db.Close()
 		return nil, err
@@ -146,8 +167,10 @@ func (s *Server) routes() http.Handler {
 	pub := public.New(public.Deps{
 		Catalog: s.Catalog, Cache: s.cache, Metrics: s.metrics, Log: s.log, PublicURL: s.cfg.PublicURL,
 		CacheControlTiles: s.cfg.CacheControlTiles, CacheControlDocuments: s.cfg.CacheControlDocuments,
+		Maps: s.Maps, Fonts: s.fonts, Sprites: s.sprites, RewriteStyle: rewriteStyle,
 	})
 	pub.Register(mux)
+	pub.RegisterMaps(mux)
 	mux.Handle("GET /static/", web.Static())
 	mux.Handle("GET /metrics", s.metrics.Handler())
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
@@ -155,7 +178,7 @@ func (s *Server) routes() http.Handler {
 	})
 
 	adminMux := http.NewServeMux()
-	adm := admin.New(admin.Deps{Catalog: s.Catalog, Ingest: s.ingest, Log: s.log, PublicURL: s.cfg.PublicURL})
+	adm := admin.New(admin.Deps{Catalog: s.Catalog, Maps: s.Maps, Ingest: s.ingest, Log: s.log, PublicURL: s.cfg.PublicURL})
 	adm.Register(adminMux)
 	mux.Handle(admin.Prefix+"/", middleware.AdminAuth(func() string { return s.token })(adminMux))
 	adm.RegisterUpload(mux)
@@ -212,5 +235,14 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	return err
 }
 
-// Close releases the state database.
-func (s *Server) Close() error { return s.db.Close() }
+// Rescan picks up changes in the tiles, maps and fonts directories.
+func (s *Server) Rescan(ctx context.Context) error {
+	_, err := s.Catalog.Rescan(ctx)
+	return errors.Join(err, s.Maps.Scan(ctx), s.fonts.Rescan(ctx))
+}
+
+// Close releases the state database and the fonts.
+func (s *Server) Close() error {
+	s.fonts.Close()
+	return s.db.Close()
+}

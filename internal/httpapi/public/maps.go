@@ -1,0 +1,335 @@
+package public
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/tesseramaps/tessera/internal/catalog"
+	"github.com/tesseramaps/tessera/internal/glyphs"
+	"github.com/tesseramaps/tessera/internal/httpapi/respond"
+	"github.com/tesseramaps/tessera/internal/ogc"
+	"github.com/tesseramaps/tessera/internal/sprite"
+	"github.com/tesseramaps/tessera/internal/web"
+)
+
+// StyleRewriter turns a stored style into the served one: every resource
+// URL absolute under base, the key query carried into this server's URLs.
+// hasTileset tells whether a tileset name exists; problems are logged.
+type StyleRewriter func(raw []byte, base, keyQuery string, hasTileset func(name string) bool) (out []byte, problems []string, err error)
+
+// RegisterMaps adds the routes of maps and fonts.
+func (a *API) RegisterMaps(mux *http.ServeMux) {
+	mux.HandleFunc("GET /maps/{mapId}/{$}", a.mapViewer)
+	mux.HandleFunc("GET /maps/{mapId}", a.mapRedirect)
+	mux.HandleFunc("GET /maps/{mapId}/{file}", a.mapFile)
+	mux.HandleFunc("GET /maps/{mapId}/256/tiles.json", a.mapTileJSON256)
+	mux.HandleFunc("GET /maps/wms", a.allMapsWMS)
+	mux.HandleFunc("GET /WMTSCapabilities.xml", a.allMapsWMTS)
+	mux.HandleFunc("GET /fonts/{fontstack}/{range}", a.glyphRange)
+}
+
+// servedMap returns the published, valid map named in the path, or answers
+// 404.
+func (a *API) servedMap(w http.ResponseWriter, r *http.Request) (*catalog.Map, bool) {
+	id := r.PathValue("mapId")
+	if a.d.Maps == nil {
+		respond.Fail(w, http.StatusNotFound, fmt.Sprintf("map %q does not exist", id))
+		return nil, false
+	}
+	m, ok := a.d.Maps.Get(id)
+	if !ok || !m.Served() {
+		respond.Fail(w, http.StatusNotFound, fmt.Sprintf("map %q does not exist", id))
+		return nil, false
+	}
+	return m, true
+}
+
+// mapDoc describes a map for the document builders.
+func mapDoc(m *catalog.Map) ogc.Map {
+	return ogc.Map{ID: m.ID, Title: m.Title, Format: m.Format, MinZoom: 0, MaxZoom: 22}
+}
+
+// mapFile serves the files of a map by name: style.json, sprite[@2x].png
+// and .json, tiles.json, tiles, tileMatrixSet, WMTSCapabilities.xml, wms.
+func (a *API) mapFile(w http.ResponseWriter, r *http.Request) {
+	file := r.PathValue("file")
+	switch {
+	case file == "style.json":
+		a.mapStyle(w, r)
+	case strings.HasPrefix(file, "sprite"):
+		a.mapSprite(w, r, strings.TrimPrefix(file, "sprite"))
+	case file == "tiles.json":
+		a.mapTileJSON(w, r, 512)
+	case file == "tiles":
+		a.mapOGC(w, r)
+	case file == "tileMatrixSet":
+		a.mapMatrixSet(w, r)
+	case file == "WMTSCapabilities.xml":
+		a.mapWMTS(w, r)
+	case file == "wms":
+		a.mapWMS(w, r)
+	default:
+		respond.Fail(w, http.StatusNotFound, fmt.Sprintf("no such map resource %q", file))
+	}
+}
+
+func (a *API) mapStyle(w http.ResponseWriter, r *http.Request) {
+	m, ok := a.servedMap(w, r)
+	if !ok {
+		return
+	}
+	if a.d.RewriteStyle == nil {
+		a.document(w, r, "application/json", m.Style)
+		return
+	}
+	has := func(name string) bool {
+		e, ok := a.d.Catalog.Get(name)
+		return ok && e.Served()
+	}
+	out, problems, err := a.d.RewriteStyle(m.Style, respond.BaseURL(r, a.d.PublicURL), respond.KeyQuery(r), has)
+	if err != nil {
+		a.jsonDocument(w, r, "", nil, fmt.Errorf("map %s: %w", m.ID, err))
+		return
+	}
+	for _, p := range problems {
+		a.d.Log.WarnContext(r.Context(), "map style reference", "map", m.ID, "problem", p)
+	}
+	a.document(w, r, "application/json", out)
+}
+
+// mapSprite serves sprite.png, sprite.json, sprite@2x.png, sprite@2x.json.
+func (a *API) mapSprite(w http.ResponseWriter, r *http.Request, rest string) {
+	m, ok := a.servedMap(w, r)
+	if !ok {
+		return
+	}
+	ratio := 1
+	if s, ok := strings.CutPrefix(rest, "@2x"); ok {
+		ratio, rest = 2, s
+	}
+	if rest != ".png" && rest != ".json" {
+		respond.Fail(w, http.StatusNotFound, "sprites are sprite.png, sprite.json, sprite@2x.png and sprite@2x.json")
+		return
+	}
+	if a.d.Sprites == nil {
+		respond.Fail(w, http.StatusNotFound, "this server builds no sprites")
+		return
+	}
+	sheet, err := a.d.Sprites.Get(r.Context(), m.IconsPath(), sprite.Options{PixelRatio: ratio})
+	if errors.Is(err, fs.ErrNotExist) {
+		respond.Fail(w, http.StatusNotFound, fmt.Sprintf("map %q has no icons", m.ID))
+		return
+	}
+	if err != nil {
+		a.jsonDocument(w, r, "", nil, fmt.Errorf("sprite of map %s: %w", m.ID, err))
+		return
+	}
+	if rest == ".png" {
+		a.document(w, r, "image/png", sheet.PNG)
+		return
+	}
+	a.document(w, r, "application/json", sheet.Index)
+}
+
+func (a *API) mapEndpoint(w http.ResponseWriter, r *http.Request) (ogc.Endpoint, bool) {
+	ep, err := a.endpoint(r)
+	if err != nil {
+		a.jsonDocument(w, r, "", nil, err)
+		return ep, false
+	}
+	return ep, true
+}
+
+func (a *API) mapTileJSON(w http.ResponseWriter, r *http.Request, size int) {
+	m, ok := a.servedMap(w, r)
+	if !ok {
+		return
+	}
+	if ep, ok := a.mapEndpoint(w, r); ok {
+		doc, err := ogc.MapTileJSON(mapDoc(m), ep, size)
+		a.jsonDocument(w, r, "application/json", doc, err)
+	}
+}
+
+func (a *API) mapTileJSON256(w http.ResponseWriter, r *http.Request) { a.mapTileJSON(w, r, 256) }
+
+func (a *API) mapOGC(w http.ResponseWriter, r *http.Request) {
+	m, ok := a.servedMap(w, r)
+	if !ok {
+		return
+	}
+	if ep, ok := a.mapEndpoint(w, r); ok {
+		doc, err := ogc.OGCMap(mapDoc(m), ep)
+		a.jsonDocument(w, r, "application/json", doc, err)
+	}
+}
+
+func (a *API) mapMatrixSet(w http.ResponseWriter, r *http.Request) {
+	m, ok := a.servedMap(w, r)
+	if !ok {
+		return
+	}
+	if ep, ok := a.mapEndpoint(w, r); ok {
+		doc, err := ogc.MapMatrixSet(mapDoc(m), ep)
+		a.jsonDocument(w, r, "application/json", doc, err)
+	}
+}
+
+func (a *API) mapWMTS(w http.ResponseWriter, r *http.Request) {
+	m, ok := a.servedMap(w, r)
+	if !ok {
+		return
+	}
+	if ep, ok := a.mapEndpoint(w, r); ok {
+		a.xmlDocument(w, r)(ogc.MapWMTS(mapDoc(m), ep, ogc.WMTSOptions{Title: "Tessera"}))
+	}
+}
+
+// servedMaps lists the maps public endpoints serve.
+func (a *API) servedMaps() []ogc.Map {
+	var out []ogc.Map
+	if a.d.Maps == nil {
+		return out
+	}
+	for _, m := range a.d.Maps.List() {
+		if m.Served() {
+			out = append(out, mapDoc(m))
+		}
+	}
+	return out
+}
+
+func (a *API) allMapsWMTS(w http.ResponseWriter, r *http.Request) {
+	if ep, ok := a.mapEndpoint(w, r); ok {
+		a.xmlDocument(w, r)(ogc.AllMapsWMTS(a.servedMaps(), ep, ogc.WMTSOptions{Title: "Tessera"}))
+	}
+}
+
+// wmsRequest checks the fixed service=WMS&request=GetCapabilities query
+// (case-insensitive names and values, as OGC clients vary).
+func wmsRequest(w http.ResponseWriter, r *http.Request) bool {
+	var service, request string
+	for k, v := range r.URL.Query() {
+		switch strings.ToLower(k) {
+		case "service":
+			service = v[0]
+		case "request":
+			request = v[0]
+		}
+	}
+	if !strings.EqualFold(service, "WMS") {
+		respond.Fail(w, http.StatusBadRequest, "service=WMS is required")
+		return false
+	}
+	if !strings.EqualFold(request, "GetCapabilities") {
+		respond.Fail(w, http.StatusBadRequest, fmt.Sprintf("request %q is not supported (GetCapabilities is)", request))
+		return false
+	}
+	return true
+}
+
+func (a *API) mapWMS(w http.ResponseWriter, r *http.Request) {
+	m, ok := a.servedMap(w, r)
+	if !ok || !wmsRequest(w, r) {
+		return
+	}
+	if ep, ok := a.mapEndpoint(w, r); ok {
+		a.xmlDocument(w, r)(ogc.MapWMS(mapDoc(m), ep, ogc.WMSOptions{Title: "Tessera"}))
+	}
+}
+
+func (a *API) allMapsWMS(w http.ResponseWriter, r *http.Request) {
+	if !wmsRequest(w, r) {
+		return
+	}
+	if ep, ok := a.mapEndpoint(w, r); ok {
+		a.xmlDocument(w, r)(ogc.AllMapsWMS(a.servedMaps(), ep, ogc.WMSOptions{Title: "Tessera"}))
+	}
+}
+
+// xmlDocument returns a function that writes a built XML document or the
+// error of building it.
+func (a *API) xmlDocument(w http.ResponseWriter, r *http.Request) func([]byte, error) {
+	return func(b []byte, err error) {
+		if err != nil {
+			a.jsonDocument(w, r, "", nil, err)
+			return
+		}
+		a.document(w, r, "text/xml; charset=utf-8", b)
+	}
+}
+
+func (a *API) mapViewer(w http.ResponseWriter, r *http.Request) {
+	m, ok := a.servedMap(w, r)
+	if !ok {
+		return
+	}
+	base, err := url.Parse(respond.BaseURL(r, a.d.PublicURL))
+	if err != nil {
+		a.jsonDocument(w, r, "", nil, err)
+		return
+	}
+	var b bytes.Buffer
+	view := web.MapView{ID: m.ID, Title: m.Title, BasePath: strings.TrimRight(base.Path, "/"), Query: strings.TrimPrefix(respond.KeyQuery(r), "?")}
+	if err := web.MapViewer(&b, view); err != nil {
+		a.jsonDocument(w, r, "", nil, err)
+		return
+	}
+	w.Header().Set("Cache-Control", "no-cache")
+	respond.Bytes(w, http.StatusOK, "text/html; charset=utf-8", b.Bytes())
+}
+
+func (a *API) mapRedirect(w http.ResponseWriter, r *http.Request) {
+	if _, ok := a.servedMap(w, r); !ok {
+		return
+	}
+	target := r.URL.EscapedPath() + "/"
+	if r.URL.RawQuery != "" {
+		target += "?" + r.URL.RawQuery
+	}
+	http.Redirect(w, r, target, http.StatusMovedPermanently)
+}
+
+// glyphRange serves /fonts/{fontstack}/{start}-{end}.pbf.
+func (a *API) glyphRange(w http.ResponseWriter, r *http.Request) {
+	rng, ok := strings.CutSuffix(r.PathValue("range"), ".pbf")
+	if !ok {
+		respond.Fail(w, http.StatusBadRequest, "glyph ranges are {start}-{end}.pbf")
+		return
+	}
+	start, err := glyphs.ParseRange(rng)
+	if err != nil {
+		respond.Fail(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	stack, err := glyphs.ParseFontstack(r.PathValue("fontstack"))
+	if err != nil {
+		respond.Fail(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	if a.d.Fonts == nil {
+		respond.Fail(w, http.StatusNotFound, "no fonts are installed")
+		return
+	}
+	pbf, err := a.d.Fonts.Range(r.Context(), stack, start)
+	switch {
+	case errors.Is(err, glyphs.ErrUnknownFonts):
+		respond.Fail(w, http.StatusNotFound, err.Error())
+		return
+	case errors.Is(err, glyphs.ErrBadRange):
+		respond.Fail(w, http.StatusBadRequest, err.Error())
+		return
+	case err != nil:
+		if r.Context().Err() != nil {
+			return
+		}
+		a.jsonDocument(w, r, "", nil, err)
+		return
+	}
+	a.document(w, r, "application/x-protobuf", pbf)
+}

@@ -1,0 +1,219 @@
+package server
+
+import (
+	"encoding/json"
+	"encoding/xml"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/tesseramaps/tessera/internal/config"
+	"github.com/tesseramaps/tessera/internal/fixtures"
+	"github.com/tesseramaps/tessera/internal/glyphs"
+)
+
+const testStyle = `{
+  "version": 8,
+  "name": "Roads map",
+  "sources": {"roads": {"type": "vector", "url": "/tiles/roads/tiles.json"}},
+  "glyphs": "/fonts/{fontstack}/{range}.pbf",
+  "sprite": "/maps/city/sprite",
+  "layers": [
+    {"id": "bg", "type": "background", "paint": {"background-color": "#eee"}},
+    {"id": "roads", "type": "line", "source": "roads", "source-layer": "roads"}
+  ]
+}`
+
+const testIcon = `<svg xmlns="http://www.w3.org/2000/svg" width="12" height="12" viewBox="0 0 12 12"><circle cx="6" cy="6" r="5" fill="#c33"/></svg>`
+
+// mapEnv is a testEnv with a map "city" (style and one icon), a broken map,
+// and Open Sans from the shared fixtures when present.
+func mapEnv(t *testing.T) *testEnv {
+	return newEnv(t, func(c *config.Config) {
+		maps := filepath.Join(c.DataDir, MapsDir)
+		os.MkdirAll(filepath.Join(maps, "city", "icons"), 0o755)
+		os.WriteFile(filepath.Join(maps, "city", "style.json"), []byte(testStyle), 0o644)
+		os.WriteFile(filepath.Join(maps, "city", "icons", "dot.svg"), []byte(testIcon), 0o644)
+		os.MkdirAll(filepath.Join(maps, "bad"), 0o755)
+		os.WriteFile(filepath.Join(maps, "bad", "style.json"), []byte(`{"version": 7}`), 0o644)
+		if dir := fixtures.SharedDir(); dir != "" {
+			font, err := os.ReadFile(filepath.Join(dir, "fixtures/tileserver-gl/public/resources/fonts/OpenSans-Regular.ttf"))
+			if err == nil {
+				os.MkdirAll(filepath.Join(c.DataDir, FontsDir), 0o755)
+				os.WriteFile(filepath.Join(c.DataDir, FontsDir, "OpenSans-Regular.ttf"), font, 0o644)
+			}
+		}
+	})
+}
+
+func TestMapEndpoints(t *testing.T) {
+	e := mapEnv(t)
+	st := e.do("GET", "/maps/city/style.json?key=abc", nil)
+	if st.status != 200 || !json.Valid(st.body) {
+		t.Fatalf("style.json: %d %s", st.status, st.body)
+	}
+	// Sprites: 1x and 2x, PNG and JSON.
+	for _, tt := range []struct {
+		path, ctype string
+		ratio       float64
+	}{
+		{"/maps/city/sprite.json", "application/json", 1}, {"/maps/city/sprite@2x.json", "application/json", 2},
+		{"/maps/city/sprite.png", "image/png", 0}, {"/maps/city/sprite@2x.png", "image/png", 0},
+	} {
+		r := e.do("GET", tt.path, nil)
+		if r.status != 200 || r.header.Get("Content-Type") != tt.ctype {
+			t.Errorf("%s: %d %q", tt.path, r.status, r.header.Get("Content-Type"))
+			continue
+		}
+		if tt.ratio > 0 {
+			idx := decodeJSON[map[string]struct {
+				Width, Height int
+				PixelRatio    float64
+			}](t, r.body)
+			if d, ok := idx["dot"]; !ok || d.PixelRatio != tt.ratio || d.Width != int(12*tt.ratio) {
+				t.Errorf("%s: index %v", tt.path, idx)
+			}
+		}
+	}
+	checkError(t, e.do("GET", "/maps/city/sprite@3x.png", nil), 404)
+	checkError(t, e.do("GET", "/maps/city/sprite.gif", nil), 404)
+
+	// Documents.
+	tj := decodeJSON[map[string]any](t, e.do("GET", "/maps/city/tiles.json", nil).body)
+	if tiles := tj["tiles"].([]any); !strings.HasPrefix(tiles[0].(string), e.http.URL+"/maps/city/") || tj["tileSize"].(float64) != 512 {
+		t.Errorf("tiles.json = %v", tj)
+	}
+	tj256 := decodeJSON[map[string]any](t, e.do("GET", "/maps/city/256/tiles.json", nil).body)
+	if tiles := tj256["tiles"].([]any); !strings.HasPrefix(tiles[0].(string), e.http.URL+"/maps/city/256/") {
+		t.Errorf("256/tiles.json = %v", tj256)
+	}
+	for _, p := range []string{"/maps/city/tiles", "/maps/city/tileMatrixSet"} {
+		if r := e.do("GET", p, nil); r.status != 200 || !json.Valid(r.body) {
+			t.Errorf("%s: %d", p, r.status)
+		}
+	}
+	for _, p := range []string{"/maps/city/WMTSCapabilities.xml", "/WMTSCapabilities.xml", "/maps/city/wms?service=WMS&request=GetCapabilities", "/maps/wms?SERVICE=WMS&REQUEST=GetCapabilities"} {
+		r := e.do("GET", p, nil)
+		if r.status != 200 || !strings.HasPrefix(r.header.Get("Content-Type"), "text/xml") {
+			t.Errorf("%s: %d", p, r.status)
+			continue
+		}
+		if err := xml.Unmarshal(r.body, new(struct{})); err != nil || !strings.Contains(string(r.body), "city") {
+			t.Errorf("%s: %v", p, err)
+		}
+		if strings.Contains(string(r.body), "bad") {
+			t.Errorf("%s lists the invalid map", p)
+		}
+	}
+	checkError(t, e.do("GET", "/maps/city/wms", nil), 400)
+	checkError(t, e.do("GET", "/maps/wms?service=WMS&request=GetMap", nil), 400)
+	if v := e.do("GET", "/maps/city/", nil); v.status != 200 || !strings.Contains(string(v.body), "/maps/city/style.json") {
+		t.Errorf("viewer: %d", v.status)
+	}
+	if rd := e.do("GET", "/maps/city", nil); rd.status != 301 {
+		t.Errorf("redirect: %d", rd.status)
+	}
+
+	// Unknown, invalid and unpublished maps: 404 everywhere.
+	for _, p := range []string{"/maps/nope/style.json", "/maps/bad/style.json", "/maps/bad/", "/maps/city/nothing"} {
+		checkError(t, e.do("GET", p, nil), 404)
+	}
+	e.admin("POST", "/maps/city/unpublish", nil)
+	for _, p := range []string{"/maps/city/style.json", "/maps/city/sprite.png", "/maps/city/tiles.json", "/maps/city/256/tiles.json", "/maps/city/", "/maps/city/wms?service=WMS&request=GetCapabilities", "/maps/city/WMTSCapabilities.xml"} {
+		checkError(t, e.do("GET", p, nil), 404)
+	}
+	if all := e.do("GET", "/WMTSCapabilities.xml", nil); strings.Contains(string(all.body), "/maps/city/") {
+		t.Error("all-maps WMTS lists an unpublished map")
+	}
+}
+
+func TestFonts(t *testing.T) {
+	fixtures.Path(t, "fixtures/tileserver-gl/public/resources/fonts/OpenSans-Regular.ttf")
+	e := mapEnv(t)
+	r := e.do("GET", "/fonts/Open%20Sans%20Regular,Nope%20Font/0-255.pbf", nil)
+	if r.status != 200 || r.header.Get("Content-Type") != "application/x-protobuf" {
+		t.Fatalf("glyphs: %d %s", r.status, r.body)
+	}
+	stacks, err := glyphs.DecodeRange(r.body)
+	if err != nil || len(stacks) != 1 || len(stacks[0].Glyphs) < 150 || stacks[0].Name != "Open Sans Regular" {
+		t.Fatalf("decoded %v: %v", len(stacks), err)
+	}
+	for _, g := range stacks[0].Glyphs {
+		if len(g.Bitmap) > 0 && len(g.Bitmap) != int((g.Width+6)*(g.Height+6)) {
+			t.Fatalf("glyph %d: bitmap of %d bytes for %dx%d", g.ID, len(g.Bitmap), g.Width, g.Height)
+		}
+	}
+	if again := e.do("GET", "/fonts/Open%20Sans%20Regular/0-255.pbf", nil, "If-None-Match", e.do("GET", "/fonts/Open%20Sans%20Regular/0-255.pbf", nil).header.Get("ETag")); again.status != 304 {
+		t.Errorf("revalidation: %d", again.status)
+	}
+	for _, tt := range []struct {
+		path   string
+		status int
+	}{
+		{"/fonts/Open%20Sans%20Regular/1-256.pbf", 400},
+		{"/fonts/Open%20Sans%20Regular/0-256.pbf", 400},
+		{"/fonts/Open%20Sans%20Regular/0-255.json", 400},
+		{"/fonts/Open%20Sans%20Regular/65536-65791.pbf", 400},
+		{"/fonts/..%2F..%2Fetc/0-255.pbf", 400},
+		{"/fonts/,/0-255.pbf", 400},
+		{"/fonts/Nope%20Font/0-255.pbf", 404},
+	} {
+		r := e.do("GET", tt.path, nil)
+		checkError(t, r, tt.status)
+	}
+}
+
+func TestAdminMaps(t *testing.T) {
+	e := mapEnv(t)
+	type mapDetail struct {
+		ID, Name, Title, Format, State string
+		Published                      bool
+		Quality                        int
+		Problems                       []string
+		URLs                           map[string]string
+	}
+	list := decodeJSON[struct{ Items []mapDetail }](t, e.admin("GET", "/maps", nil).body)
+	if len(list.Items) != 2 || list.Items[0].ID != "bad" || list.Items[0].State != "error" || len(list.Items[0].Problems) == 0 || list.Items[1].Title != "Roads map" {
+		t.Fatalf("maps = %+v", list.Items)
+	}
+	d := decodeJSON[mapDetail](t, e.admin("GET", "/maps/city", nil).body)
+	base := e.http.URL + "/maps/city"
+	want := map[string]string{
+		"embeddable": base + "/", "ogcTiles": base + "/tiles", "stylejson": base + "/style.json", "tilejson": base + "/tiles.json",
+		"tilejson256": base + "/256/tiles.json", "wms": base + "/wms?service=WMS&request=GetCapabilities", "wmts": base + "/WMTSCapabilities.xml",
+		"xyz": base + "/{z}/{x}/{y}.png", "xyz256": base + "/256/{z}/{x}/{y}.png",
+	}
+	for k, v := range want {
+		if d.URLs[k] != v {
+			t.Errorf("urls[%s] = %q, want %q", k, d.URLs[k], v)
+		}
+	}
+	if d.Quality != 90 || d.Format != "png" || !d.Published {
+		t.Errorf("defaults: %+v", d)
+	}
+	d = decodeJSON[mapDetail](t, e.admin("POST", "/maps/city", map[string]any{"format": "jpeg", "quality": 70}).body)
+	if d.Format != "jpeg" || d.Quality != 70 || d.URLs["xyz"] != base+"/{z}/{x}/{y}.jpg" {
+		t.Errorf("after change: %+v", d)
+	}
+	for _, body := range []map[string]any{{"format": "gif"}, {"quality": 101}, {"quality": -1}, {"name": "x"}, {"published": "yes"}} {
+		checkError(t, e.admin("POST", "/maps/city", body), 400)
+	}
+	for _, step := range []struct {
+		path string
+		want bool
+	}{{"/unpublish", false}, {"/unpublish", false}, {"/publish", true}, {"/publish", true}} {
+		if d := decodeJSON[mapDetail](t, e.admin("POST", "/maps/city"+step.path, nil).body); d.Published != step.want {
+			t.Errorf("%s: published %v", step.path, d.Published)
+		}
+	}
+	checkError(t, e.admin("GET", "/maps/nope", nil), 404)
+	del := e.admin("DELETE", "/maps/city", nil)
+	if del.status != 200 || !strings.Contains(string(del.body), `"removed":["city"]`) {
+		t.Errorf("delete: %d %s", del.status, del.body)
+	}
+	if _, err := os.Stat(filepath.Join(e.dir, MapsDir, "city")); !os.IsNotExist(err) {
+		t.Error("map folder left after delete")
+	}
+	checkError(t, e.do("GET", "/maps/city/style.json", nil), 404)
+}
