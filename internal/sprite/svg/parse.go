@@ -31,6 +31,8 @@ type Limits struct {
 	// MaxWork bounds the CPU spent by one render: scanline crossings plus pixels
 	// rasterized and composited.
 	MaxWork int64
+	// MaxInstances bounds the elements drawn by one render, <use> copies included.
+	MaxInstances int
 }
 
 // DefaultLimits are generous for icons and keep hostile input cheap.
@@ -46,6 +48,7 @@ var DefaultLimits = Limits{
 	MaxEntities:  64,
 	MaxDimension: 8192,
 	MaxWork:      400_000_000,
+	MaxInstances: 100_000,
 }
 
 func (l Limits) withDefaults() Limits {
@@ -65,6 +68,7 @@ func (l Limits) withDefaults() Limits {
 	set(&l.MaxCSSRules, d.MaxCSSRules)
 	set(&l.MaxEntities, d.MaxEntities)
 	set(&l.MaxDimension, d.MaxDimension)
+	set(&l.MaxInstances, d.MaxInstances)
 	if l.MaxWork <= 0 {
 		l.MaxWork = d.MaxWork
 	}

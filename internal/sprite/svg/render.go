@@ -29,6 +29,7 @@ type renderer struct {
 	activeMasks map[*node]bool         // masks being rendered (no recursion)
 	images      map[*node]*image.NRGBA // decoded embedded images (nil: undecodable)
 	baseScale   float64                // image pixels per CSS pixel of the document
+	instances   int                    // elements drawn so far (counting <use> copies)
 	err         error
 	steps       int
 }
@@ -185,6 +186,13 @@ func renderable(n *node) bool {
 }
 
 func (r *renderer) element(n *node, ctm matrix, parent computed) {
+	r.instances++
+	if r.instances > r.doc.lim.MaxInstances {
+		if r.err == nil {
+			r.err = fmt.Errorf("%w: more than %d element instances (<use> fan-out)", ErrTooLarge, r.doc.lim.MaxInstances)
+		}
+		return
+	}
 	switch n.tag {
 	case "g", "a", "switch", "path", "rect", "circle", "ellipse", "line", "polyline", "polygon", "use", "svg", "image":
 	default:
@@ -678,6 +686,13 @@ func (r *renderer) clipMask(clip, n *node, ctm matrix) *clipMask {
 }
 
 func (r *renderer) clipChild(cm *clipMask, c *node, m matrix, st computed, depth int) {
+	r.instances++
+	if r.instances > r.doc.lim.MaxInstances {
+		if r.err == nil {
+			r.err = fmt.Errorf("%w: more than %d element instances", ErrTooLarge, r.doc.lim.MaxInstances)
+		}
+		return
+	}
 	if depth > r.doc.lim.MaxUseDepth || !r.check() {
 		return
 	}

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 func render(t *testing.T, src string, scale float64) *image.NRGBA {
@@ -485,5 +486,31 @@ func TestRootOpacity(t *testing.T) {
 	img := render(t, `<svg xmlns="http://www.w3.org/2000/svg" width="4" height="4" opacity="0.5"><rect width="4" height="4" fill="#0f0"/></svg>`, 1)
 	if got := px(img, 2, 2); got != [4]uint8{0, 255, 0, 128} {
 		t.Fatalf("pixel %v, want half-transparent green", got)
+	}
+}
+
+func TestUseFanOutBounded(t *testing.T) {
+	// Ten uses of ten uses of ... : 10^8 rectangles if unbounded.
+	var sb strings.Builder
+	sb.WriteString(`<svg xmlns="http://www.w3.org/2000/svg" width="16" height="16"><defs><rect id="g0" width="1" height="1"/>`)
+	for i := 1; i <= 8; i++ {
+		sb.WriteString(`<g id="g` + strconv.Itoa(i) + `">`)
+		for j := 0; j < 10; j++ {
+			sb.WriteString(`<use href="#g` + strconv.Itoa(i-1) + `"/>`)
+		}
+		sb.WriteString(`</g>`)
+	}
+	sb.WriteString(`</defs><use href="#g8"/></svg>`)
+	d, err := Parse([]byte(sb.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	_, err = d.Render(context.Background(), 1)
+	if !errors.Is(err, ErrTooLarge) {
+		t.Fatalf("fan-out: %v", err)
+	}
+	if el := time.Since(start); el > 5*time.Second {
+		t.Fatalf("fan-out took %v", el)
 	}
 }
