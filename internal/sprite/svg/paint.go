@@ -133,6 +133,7 @@ func (r *renderer) gradient(id string, opacity float64, bbox [4]float64, ctm mat
 		return nil
 	}
 	stops := r.gradientStops(n, opacity)
+	r.ras.work += int64(len(stops)) + 1024 // stop parsing and the colour table
 	if len(stops) == 0 {
 		return nil
 	}
