@@ -41,9 +41,10 @@ const (
 	capExact       = 6000
 	capFuzzy       = 400
 	capPrefixToken = 300
+	capPrefixTotal = 4000
 	maxPrefixToks  = 64
 	prefixScanMax  = 400_000
-	maxCandidates  = 40_000
+	maxCandidates  = 20_000
 	contextTop     = 300
 )
 
@@ -407,16 +408,23 @@ func (ix *Index) forwardMatches(ctx context.Context, q ForwardQuery, words []str
 		qt := &qs[i]
 		div := 1
 		if i != sel {
-			div = 8
+			div = 4 * len(qs) // the other words bring only their best names
+		}
+		nPrefix := 0
+		for _, t := range gens[i].toks {
+			if qt.prefix && t >= qt.lo && t < qt.hi && t != qt.exact {
+				nPrefix++
+			}
 		}
 		for j, t := range gens[i].toks {
 			switch {
 			case j == 0 && t == qt.exact:
 				addList(ix.posting(t, capExact*scale/div))
-			case t >= qt.lo && t < qt.hi && qt.prefix:
-				addList(ix.posting(t, max(20, capPrefixToken*scale/div)))
+			case qt.prefix && t >= qt.lo && t < qt.hi:
+				// The prefix's completions share one budget.
+				addList(ix.posting(t, max(16, min(capPrefixToken, capPrefixTotal/max(1, nPrefix))*scale/div)))
 			default:
-				addList(ix.posting(t, max(50, capFuzzy*scale/div)))
+				addList(ix.posting(t, max(16, capFuzzy*scale/div)))
 			}
 		}
 	}
