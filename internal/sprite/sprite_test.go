@@ -542,3 +542,32 @@ func TestBuildDir(t *testing.T) {
 		t.Fatalf("missing dir: %v", err)
 	}
 }
+
+func TestSDFBufferFollowsBitmapRatio(t *testing.T) {
+	red := color.NRGBA{255, 0, 0, 255}
+	icons := []Icon{
+		{Name: "png1x", Data: pngBytes(t, 4, 4, red)},
+		{Name: "png2x", Data: pngBytes(t, 4, 4, red), Data2x: pngBytes(t, 8, 8, red)},
+		{Name: "svg", Data: svgSquare(4, "#f00")},
+	}
+	s, err := BuildSheet(context.Background(), icons, Options{PixelRatio: 2, SDF: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	idx, img := mustSheet(t, s)
+	want := map[string][2]int{"png1x": {4 + 6, 1}, "png2x": {8 + 12, 2}, "svg": {8 + 12, 2}}
+	for n, w := range want {
+		e := idx[n]
+		if e.Width != w[0] || e.Height != w[0] || e.PixelRatio != w[1] || !e.SDF {
+			t.Errorf("%s: %+v, want size %d ratio %d sdf", n, e, w[0], w[1])
+		}
+		// The icon's centre is inside the shape: full alpha, white.
+		if c := img.NRGBAAt(e.X+e.Width/2, e.Y+e.Height/2); c != (color.NRGBA{255, 255, 255, 255}) {
+			t.Errorf("%s centre %v, want opaque white", n, c)
+		}
+		// The corner is outside: low alpha.
+		if c := img.NRGBAAt(e.X, e.Y); c.A > 100 {
+			t.Errorf("%s corner alpha %d, want < 100", n, c.A)
+		}
+	}
+}
