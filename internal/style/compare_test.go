@@ -188,7 +188,7 @@ func TestAgainstGLStyleValidate(t *testing.T) {
 		}
 		return "hand-written"
 	}
-	var disagreements []string
+	var disagreements, msgDiffs []string
 	for i, f := range all {
 		r, ok := ref[f]
 		if !ok || r.Crash != "" {
@@ -231,6 +231,8 @@ func TestAgainstGLStyleValidate(t *testing.T) {
 		}
 		if r.ParseError != "" && err != nil || pathSet(ourMsgs) == pathSet(refMsgs) {
 			g.messages++
+		} else if len(msgDiffs) < 20 {
+			msgDiffs = append(msgDiffs, fmt.Sprintf("%s:\n    ours: %v\n    ref:  %v", filepath.Base(f), ourMsgs, refMsgs))
 		}
 	}
 	total := tally{}
@@ -246,7 +248,10 @@ func TestAgainstGLStyleValidate(t *testing.T) {
 	t.Logf("%-12s %4d files: verdict agrees %4d (%.1f%%), error paths agree %4d (%.1f%%), messages agree %4d (%.1f%%)",
 		"total", total.n, total.verdict, pct(total.verdict, total.n), total.paths, pct(total.paths, total.n), total.messages, pct(total.messages, total.n))
 	for _, d := range disagreements {
-		t.Log(d)
+		t.Log("paths differ: " + d)
+	}
+	for _, d := range msgDiffs {
+		t.Log("messages differ: " + d)
 	}
 	if pct(total.verdict, total.n) < 97 {
 		t.Errorf("verdict agreement %.1f%% is below 97%%", pct(total.verdict, total.n))

@@ -507,7 +507,6 @@ func (v *validator) projectionDefinition(key string, val any) {
 	}
 }
 
-var unicodeRangeRE = regexp.MustCompile(`(?i)^u\+(?:([0-9a-f]{1,6})(?:-([0-9a-f]{1,6}))?|([0-9a-f]{0,5}\?{1,6}))$`)
 
 func (v *validator) fontFaces(key string, val any) {
 	o, ok := val.(*Object)
@@ -532,43 +531,10 @@ func (v *validator) fontFaces(key string, val any) {
 			for i, face := range fv {
 				k := fmt.Sprintf("%s[%d]", fk, i)
 				v.object(k, face, faceSpec, nil)
-				fo, _ := face.(*Object)
-				ranges, _ := get(fo, "unicode-range").([]any)
-				for j, r := range ranges {
-					v.unicodeRange(fmt.Sprintf("%s.unicode-range[%d]", k, j), r)
-				}
 			}
 		default:
 			v.errorf(fk, "string or array expected, %s found", jsType(fv))
 		}
-	}
-}
-
-func (v *validator) unicodeRange(key string, val any) {
-	s, ok := val.(string)
-	if !ok {
-		return
-	}
-	m := unicodeRangeRE.FindStringSubmatch(s)
-	if m == nil {
-		v.errorf(key, `invalid unicode range, expected a value such as "U+26", "U+0-10FFFF" or "U+4??"`)
-		return
-	}
-	if m[3] != "" {
-		return
-	}
-	var start, end int64
-	fmt.Sscanf(m[1], "%x", &start)
-	end = start
-	if m[2] != "" {
-		fmt.Sscanf(m[2], "%x", &end)
-	}
-	if start > 0x10ffff || end > 0x10ffff {
-		v.errorf(key, "unicode range is out of bounds, the maximum code point is U+10FFFF")
-		return
-	}
-	if start > end {
-		v.errorf(key, "unicode range start must not be greater than its end, but %s is", s)
 	}
 }
 

@@ -44,15 +44,22 @@ func (v *validator) expression(key string, val any, vs *Object, ctx *exprCtx) {
 		ps = &cp
 	}
 	e, errs := compileSafe(raw, ps)
+	zoomFiltered := false
 	if ctx.kind != "property" {
 		kept := errs[:0]
 		for _, ce := range errs {
 			if ce.Key == "" && zoomCurveMessages[ce.Message] {
+				zoomFiltered = true
 				continue
 			}
 			kept = append(kept, ce)
 		}
 		errs = kept
+	}
+	cluster := ctx.kind == "cluster-map" || ctx.kind == "cluster-reduce"
+	if cluster && zoomFiltered && len(errs) == 0 {
+		v.errorf(key, `"zoom" and "feature-state" expressions are not supported with cluster properties.`)
+		return
 	}
 	for _, ce := range errs {
 		v.errorf(key+ce.Key, "%s", ce.Message)
@@ -65,7 +72,7 @@ func (v *validator) expression(key string, val any, vs *Object, ctx *exprCtx) {
 		v.errorf(key, `"feature-state" data expressions are not supported with layout properties.`)
 	case ctx.kind == "filter" && !e.IsStateConstant():
 		v.errorf(key, `"feature-state" data expressions are not supported with filters.`)
-	case ctx.kind == "cluster-map" || ctx.kind == "cluster-reduce":
+	case cluster:
 		if !e.IsZoomConstant() || !e.IsStateConstant() {
 			v.errorf(key, `"zoom" and "feature-state" expressions are not supported with cluster properties.`)
 		}
@@ -93,72 +100,45 @@ func marshalValue(val any) (json.RawMessage, error) {
 
 // filter validates a layer filter: an expression, or the legacy syntax.
 func (v *validator) filter(key string, val any) {
-	if classifyFilter(val) != filterLegacy {
+	if isExpressionFilter(val) {
 		v.expression(key, val, nil, &exprCtx{kind: "filter"})
 		return
 	}
 	v.legacyFilter(key, val)
 }
 
-type filterClass int
-
-const (
-	filterExpression filterClass = iota
-	filterLegacy
-	filterNeutral
-)
-
-// classifyFilter tells expression filters from legacy ones, as the reference
-// renderer does: a node that is only valid as an expression makes the whole
-// tree an expression; nodes valid either way decide nothing.
-func classifyFilter(f any) filterClass {
+// isExpressionFilter tells expression filters from legacy ones, as the
+// reference validator (maplibre-gl-style-spec 26) does.
+func isExpressionFilter(f any) bool {
 	if _, ok := f.(bool); ok {
-		return filterNeutral
+		return true
 	}
 	a, ok := f.([]any)
 	if !ok || len(a) == 0 {
-		return filterLegacy
+		return false
 	}
 	op, _ := a[0].(string)
 	_, arg1IsArray := index(a, 1).([]any)
 	_, arg2IsArray := index(a, 2).([]any)
 	switch op {
 	case "has":
-		if len(a) < 2 || a[1] == "$id" || a[1] == "$type" {
-			return filterLegacy
-		}
-		if len(a) == 2 {
-			return filterNeutral
-		}
-		return filterExpression
+		return len(a) >= 2 && a[1] != "$id" && a[1] != "$type"
 	case "in":
-		if _, isStr := index(a, 1).(string); len(a) >= 3 && (!isStr || arg2IsArray) {
-			return filterExpression
-		}
-		return filterLegacy
+		_, isStr := index(a, 1).(string)
+		return len(a) >= 3 && (!isStr || arg2IsArray)
 	case "!in", "!has", "none":
-		return filterLegacy
+		return false
 	case "==", "!=", ">", ">=", "<", "<=":
-		if len(a) != 3 || arg1IsArray || arg2IsArray {
-			return filterExpression
-		}
-		return filterLegacy
+		return len(a) != 3 || arg1IsArray || arg2IsArray
 	case "any", "all":
-		sawLegacy := false
 		for _, c := range a[1:] {
-			switch classifyFilter(c) {
-			case filterExpression:
-				return filterExpression
-			case filterLegacy:
-				sawLegacy = true
+			if _, isBool := c.(bool); !isBool && !isExpressionFilter(c) {
+				return false
 			}
 		}
-		if sawLegacy {
-			return filterLegacy
-		}
-		return filterNeutral
+		return true
 	}
-	return filterExpression
+	return true
 }
 
 func index(a []any, i int) any {

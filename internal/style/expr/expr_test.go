@@ -377,3 +377,47 @@ func TestPropertySpecs(t *testing.T) {
 		t.Errorf("only %d defaults checked", n)
 	}
 }
+
+func TestResolveTokens(t *testing.T) {
+	props := &Object{}
+	props.Set("name", String("Bern"))
+	props.Set("ele", Number(540))
+	f := &MapFeature{Props: props}
+	tests := []struct{ in, want string }{
+		{"{name}", "Bern"},
+		{"{name} ({ele} m)", "Bern (540 m)"},
+		{"{missing}x", "x"},
+		{"no tokens", "no tokens"},
+		{"{unclosed", "{unclosed"},
+		{"{}{name}", "{}Bern"},
+	}
+	for _, tt := range tests {
+		if got := ResolveTokens(f, tt.in); got != tt.want {
+			t.Errorf("ResolveTokens(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestInterpolateSpecialTypes(t *testing.T) {
+	pad := &PropertySpec{Type: "padding", PropertyType: "data-driven",
+		Expression: &ExpressionSupport{Interpolated: true, Parameters: []string{"zoom", "feature"}}}
+	e := mustCompile(t, `["interpolate", ["linear"], ["zoom"], 0, 2, 10, ["literal", [4, 8]]]`, pad)
+	v, err := e.Eval(&EvalContext{Zoom: 5})
+	if err != nil || toStringJSON(v) != `{"values":[3,5,3,5]}` {
+		t.Errorf("padding at z5 = %s, %v", toStringJSON(v), err)
+	}
+	vaoc := &PropertySpec{Type: "variableAnchorOffsetCollection", PropertyType: "data-driven",
+		Expression: &ExpressionSupport{Interpolated: true, Parameters: []string{"zoom", "feature"}}}
+	e = mustCompile(t, `["interpolate", ["linear"], ["zoom"], 0, ["literal", ["top", [0, 0], "left", [2, 2]]], 10, ["literal", ["top", [0, 10], "left", [4, 2]]]]`, vaoc)
+	v, err = e.Eval(&EvalContext{Zoom: 5})
+	if err != nil || toStringJSON(v) != `{"values":["top",[0,5],"left",[3,2]]}` {
+		t.Errorf("variable anchor offsets at z5 = %s, %v", toStringJSON(v), err)
+	}
+	if _, errs := Compile([]byte(`["literal", ["middle", [0, 0]]]`), vaoc); len(errs) == 0 {
+		if e, _ := Compile([]byte(`["literal", ["middle", [0, 0]]]`), vaoc); e != nil {
+			if _, err := e.Eval(nil); err == nil {
+				t.Error("invalid anchor: want an evaluation error")
+			}
+		}
+	}
+}
