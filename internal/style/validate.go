@@ -507,7 +507,6 @@ func (v *validator) projectionDefinition(key string, val any) {
 	}
 }
 
-
 func (v *validator) fontFaces(key string, val any) {
 	o, ok := val.(*Object)
 	if !ok {
