@@ -307,3 +307,33 @@ func FuzzOpen(f *testing.F) {
 		ix.ByID(ctx, "country.999", IDOptions{})
 	})
 }
+
+// TestConcurrentSearch runs searches from several goroutines (run with -race).
+func TestConcurrentSearch(t *testing.T) {
+	ix := syntheticIndex(t)
+	ctx := context.Background()
+	done := make(chan error, 8)
+	for g := 0; g < 8; g++ {
+		go func() {
+			for i := 0; i < 50; i++ {
+				res, err := ix.Forward(ctx, ForwardQuery{Text: "Springfi"})
+				if err == nil && (len(res.Features) == 0 || res.Features[0].ID != "locality.1002") {
+					err = errors.New("unexpected forward result " + strings.Join(ids(res), ","))
+				}
+				if err == nil {
+					_, err = ix.Reverse(ctx, ReverseQuery{Lon: 5, Lat: 5})
+				}
+				if err != nil {
+					done <- err
+					return
+				}
+			}
+			done <- nil
+		}()
+	}
+	for g := 0; g < 8; g++ {
+		if err := <-done; err != nil {
+			t.Error(err)
+		}
+	}
+}
