@@ -130,8 +130,8 @@ func TestReferenceSheets(t *testing.T) {
 	snaps := filepath.Join(sharedDir(t), "fixtures", "martin", "martin-core", "src", "resources", "sprites", "snapshots")
 	outDir := os.Getenv("TESSERA_SPRITE_OUT") // set to keep the sheets for inspection
 	// Thresholds on the mean absolute difference per icon, 0-255 scale.
-	const maxColourMAD = 4.0
-	const maxSDFMAD = 6.0
+	const maxColourMAD = 2.5
+	const maxSDFMAD = 5.0
 	for _, set := range []string{"src1", "src2", "all"} {
 		for _, ratio := range []int{1, 2} {
 			for _, sdf := range []bool{false, true} {
