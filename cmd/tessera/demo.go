@@ -5,8 +5,12 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 
 	"github.com/tesseramaps/tessera/internal/demo"
+	"github.com/tesseramaps/tessera/internal/geocode"
+	"github.com/tesseramaps/tessera/internal/httpapi/server"
 )
 
 func demoCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -22,6 +26,18 @@ func demoCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	log := newLogger(stderr, *logLevel, "text")
 	if err := demo.Build(ctx, demo.Options{DataDir: *dataDir, CacheDir: *cacheDir, MaxZoom: *maxZoom, Logger: log}); err != nil {
 		return err
+	}
+	// The demo world's geocoding index, from the same open data.
+	cache := *cacheDir
+	if cache == "" {
+		cache = filepath.Join(*dataDir, "cache")
+	}
+	index := filepath.Join(*dataDir, server.GeocodingIndex)
+	if err := os.MkdirAll(filepath.Dir(index), 0o755); err != nil {
+		return fmt.Errorf("demo: %w", err)
+	}
+	if err := geocode.Build(ctx, geocode.BuildOptions{CacheDir: cache, Out: index, Logger: log}); err != nil {
+		return fmt.Errorf("demo: geocoding index: %w", err)
 	}
 	fmt.Fprintf(stdout, "The demo world is in %s: run  tessera serve --data %s\n", *dataDir, *dataDir)
 	return nil

@@ -5,6 +5,7 @@
 //	tessera demo   --data DIR                      build the demo world into DIR
 //	tessera ingest --data DIR FILE...              add MBTiles, PMTiles or GeoJSON files as tilesets
 //	tessera convert IN.mbtiles OUT.pmtiles|OUT_DIR copy a tileset to PMTiles or to z/x/y files
+//	tessera geocode build --data DIR               build the geocoding index from open data
 //	tessera version
 package main
 
@@ -48,6 +49,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return demoCmd(ctx, args, stdout, stderr)
 	case "ingest":
 		return ingestCmd(ctx, args, stdout, stderr)
+	case "geocode":
+		return geocodeCmd(ctx, args, stdout, stderr)
 	case "convert":
 		return convertCmd(ctx, args, stdout, stderr)
 	case "version":
@@ -69,6 +72,7 @@ Verbs:
   demo     build the demo world into DIR          tessera demo --data DIR
   ingest   add tileset files to DIR               tessera ingest --data DIR FILE...
   convert  MBTiles to PMTiles, or to z/x/y files  tessera convert IN.mbtiles OUT.pmtiles|OUT_DIR
+  geocode  build the geocoding index              tessera geocode build --data DIR
   version  print the version
 
 Run "tessera VERB -h" for the flags of a verb.

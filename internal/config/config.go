@@ -64,6 +64,8 @@ type Config struct {
 	IdleTimeout   time.Duration `yaml:"idle_timeout"`
 	UploadTimeout time.Duration `yaml:"upload_timeout"`
 
+	// GeocodingIndex is the geocoding index file ("" = DATA_DIR/geocoding/world.tgi).
+	GeocodingIndex string `yaml:"geocoding_index"`
 	// Watch turns on watching the tiles directory for changes.
 	Watch bool `yaml:"watch"`
 	// LogLevel is debug, info, warn or error; LogFormat is text or json.

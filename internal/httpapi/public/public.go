@@ -16,6 +16,7 @@ import (
 	"sync"
 
 	"github.com/tesseramaps/tessera/internal/catalog"
+	"github.com/tesseramaps/tessera/internal/geocode"
 	"github.com/tesseramaps/tessera/internal/glyphs"
 	"github.com/tesseramaps/tessera/internal/httpapi/middleware"
 	"github.com/tesseramaps/tessera/internal/httpapi/respond"
@@ -38,6 +39,8 @@ type Deps struct {
 	Maps    *catalog.Maps
 	Fonts   *glyphs.Library
 	Sprites *sprite.Cache
+	// Geocoder answers geocoding requests (nil: no index installed).
+	Geocoder *geocode.Index
 	// RewriteStyle turns stored styles into served ones (nil: as stored).
 	RewriteStyle StyleRewriter
 	// CacheControlTiles and CacheControlDocuments are the Cache-Control

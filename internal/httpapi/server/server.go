@@ -21,6 +21,7 @@ import (
 
 	"github.com/tesseramaps/tessera/internal/catalog"
 	"github.com/tesseramaps/tessera/internal/config"
+	"github.com/tesseramaps/tessera/internal/geocode"
 	"github.com/tesseramaps/tessera/internal/glyphs"
 	"github.com/tesseramaps/tessera/internal/httpapi/admin"
 	"github.com/tesseramaps/tessera/internal/httpapi/middleware"
@@ -43,6 +44,7 @@ type Server struct {
 	Maps    *catalog.Maps
 	fonts   *glyphs.Library
 	sprites *sprite.Cache
+	geo     *geocode.Index
 	cache   *tilecache.Cache
 	ingest  *ingest.Service
 	metrics *middleware.Metrics
@@ -59,6 +61,8 @@ const (
 	TilesDir   = "tiles"
 	MapsDir    = "maps"
 	FontsDir   = "fonts"
+	// GeocodingIndex is the geocoding index, inside the data directory.
+	GeocodingIndex = "geocoding/world.tgi"
 	UploadsDir = "uploads"
 )
 
@@ -96,6 +100,10 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (*Server, err
 		return nil, err
 	}
 	s.sprites = sprite.NewCache()
+	if err := s.openGeocoder(); err != nil {
+		db.Close()
+		return nil, err
+	}
 	if s.ingest, err = ingest.New(db, s.Catalog, filepath.Join(cfg.DataDir, UploadsDir), cfg.MaxUploadMB<<20, log); err != nil {
 		db.Close()
 		return nil, err
@@ -167,10 +175,12 @@ func (s *Server) routes() http.Handler {
 	pub := public.New(public.Deps{
 		Catalog: s.Catalog, Cache: s.cache, Metrics: s.metrics, Log: s.log, PublicURL: s.cfg.PublicURL,
 		CacheControlTiles: s.cfg.CacheControlTiles, CacheControlDocuments: s.cfg.CacheControlDocuments,
-		Maps: s.Maps, Fonts: s.fonts, Sprites: s.sprites, RewriteStyle: rewriteStyle,
+		Maps: s.Maps, Fonts: s.fonts, Sprites: s.sprites, RewriteStyle: rewriteStyle, Geocoder: s.geo,
 	})
 	pub.Register(mux)
 	pub.RegisterMaps(mux)
+	pub.RegisterOGC(mux)
+	pub.RegisterGeocoding(mux)
 	mux.Handle("GET /static/", web.Static())
 	mux.Handle("GET /metrics", s.metrics.Handler())
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
@@ -241,8 +251,31 @@ func (s *Server) Rescan(ctx context.Context) error {
 	return errors.Join(err, s.Maps.Scan(ctx), s.fonts.Rescan(ctx))
 }
 
-// Close releases the state database and the fonts.
+// openGeocoder opens the geocoding index when there is one.
+func (s *Server) openGeocoder() error {
+	path := s.cfg.GeocodingIndex
+	if path == "" {
+		path = filepath.Join(s.cfg.DataDir, GeocodingIndex)
+	}
+	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+		s.log.Info("no geocoding index: geocoding is off", "path", path)
+		return nil
+	}
+	start := time.Now()
+	ix, err := geocode.Open(path)
+	if err != nil {
+		return fmt.Errorf("open the geocoding index: %w", err)
+	}
+	s.geo = ix
+	s.log.Info("geocoding index loaded", "path", path, "features", ix.Len(), "elapsed", time.Since(start).Round(time.Millisecond))
+	return nil
+}
+
+// Close releases the state database, the fonts and the geocoding index.
 func (s *Server) Close() error {
 	s.fonts.Close()
+	if s.geo != nil {
+		s.geo.Close()
+	}
 	return s.db.Close()
 }
