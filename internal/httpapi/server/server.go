@@ -57,13 +57,13 @@ type Server struct {
 
 // Paths inside the data directory.
 const (
-	StateFile  = "state.db"
-	TilesDir   = "tiles"
-	MapsDir    = "maps"
-	FontsDir   = "fonts"
+	StateFile = "state.db"
+	TilesDir  = "tiles"
+	MapsDir   = "maps"
+	FontsDir  = "fonts"
 	// GeocodingIndex is the geocoding index, inside the data directory.
 	GeocodingIndex = "geocoding/world.tgi"
-	UploadsDir = "uploads"
+	UploadsDir     = "uploads"
 )
 
 // New opens the data directory: the state database, the catalog (scanning
