@@ -96,8 +96,13 @@ func (o *Object) MarshalJSON() ([]byte, error) {
 	return b.Bytes(), nil
 }
 
-// writeJSON encodes a decoded value compactly, without HTML escaping.
-func writeJSON(b *bytes.Buffer, v any) error {
+// writeJSON encodes a decoded value compactly, without HTML escaping,
+// numbers as written in the source.
+func writeJSON(b *bytes.Buffer, v any) error { return encodeJSON(b, v, false) }
+
+// encodeJSON encodes a decoded value; jsNumbers rewrites numbers as
+// JavaScript prints them (for messages).
+func encodeJSON(b *bytes.Buffer, v any, jsNumbers bool) error {
 	switch t := v.(type) {
 	case nil:
 		b.WriteString("null")
@@ -108,7 +113,11 @@ func writeJSON(b *bytes.Buffer, v any) error {
 			b.WriteString("false")
 		}
 	case json.Number:
-		b.WriteString(t.String())
+		if f, ok := num(t); ok && jsNumbers {
+			b.WriteString(jsNumber(f))
+		} else {
+			b.WriteString(t.String())
+		}
 	case float64:
 		if math.IsNaN(t) || math.IsInf(t, 0) {
 			return fmt.Errorf("json: unsupported number %v", t)
@@ -122,7 +131,7 @@ func writeJSON(b *bytes.Buffer, v any) error {
 			if i > 0 {
 				b.WriteByte(',')
 			}
-			if err := writeJSON(b, e); err != nil {
+			if err := encodeJSON(b, e, jsNumbers); err != nil {
 				return err
 			}
 		}
@@ -136,7 +145,7 @@ func writeJSON(b *bytes.Buffer, v any) error {
 				}
 				writeString(b, k)
 				b.WriteByte(':')
-				if err := writeJSON(b, t.vals[k]); err != nil {
+				if err := encodeJSON(b, t.vals[k], jsNumbers); err != nil {
 					return err
 				}
 			}
@@ -159,7 +168,7 @@ func writeString(b *bytes.Buffer, s string) {
 // stringify renders a value as JavaScript's JSON.stringify would, for messages.
 func stringify(v any) string {
 	var b bytes.Buffer
-	if err := writeJSON(&b, v); err != nil {
+	if err := encodeJSON(&b, v, true); err != nil {
 		return "null"
 	}
 	return b.String()

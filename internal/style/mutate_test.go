@@ -268,3 +268,117 @@ func writeBrokenVariants(t *testing.T, fixtures []string, dir string) []string {
 	}
 	return out
 }
+
+// leafPool holds the replacement values of the random mutations.
+var leafPool = []func() any{
+	func() any { return "x" },
+	func() any { return "red" },
+	func() any { return "bluish" },
+	func() any { return "" },
+	func() any { return json.Number("-1") },
+	func() any { return json.Number("0") },
+	func() any { return json.Number("1.5") },
+	func() any { return json.Number("1e9") },
+	func() any { return true },
+	func() any { return nil },
+	func() any { return []any{} },
+	func() any { return []any{json.Number("1"), json.Number("2")} },
+	func() any { return NewObject() },
+	func() any { return []any{"get", "x"} },
+	func() any { return []any{"zoom"} },
+	func() any { return []any{"interpolate", []any{"linear"}, []any{"zoom"}, json.Number("0"), json.Number("1"), json.Number("10"), json.Number("2")} },
+	func() any { return []any{"step", []any{"zoom"}, "a", json.Number("5"), "b"} },
+	func() any { return []any{"==", "class", "x"} },
+	func() any { return []any{"feature-state", "x"} },
+	func() any { return []any{"no-such-op"} },
+	func() any {
+		f := NewObject()
+		f.Set("stops", []any{[]any{json.Number("0"), json.Number("1")}})
+		return f
+	},
+	func() any {
+		f := NewObject()
+		f.Set("property", "p")
+		f.Set("type", "categorical")
+		f.Set("stops", []any{[]any{"a", "red"}})
+		return f
+	},
+}
+
+type slot struct {
+	parent any // *Object or []any
+	key    string
+	index  int
+}
+
+func collectSlots(v any, out *[]slot, depth int) {
+	if depth > 12 {
+		return
+	}
+	switch t := v.(type) {
+	case *Object:
+		for _, k := range t.keys {
+			*out = append(*out, slot{parent: t, key: k})
+			collectSlots(t.vals[k], out, depth+1)
+		}
+	case []any:
+		for i, e := range t {
+			*out = append(*out, slot{parent: t, index: i})
+			collectSlots(e, out, depth+1)
+		}
+	}
+}
+
+// writeRandomVariants replaces one random value (or member name) of n
+// fixtures with a value from leafPool, with a fixed seed.
+func writeRandomVariants(t *testing.T, fixtures []string, dir string, n int) []string {
+	t.Helper()
+	rng := uint64(0x9E3779B97F4A7C15)
+	next := func(m int) int {
+		rng ^= rng << 13
+		rng ^= rng >> 7
+		rng ^= rng << 17
+		return int(rng % uint64(m))
+	}
+	var out []string
+	for i := 0; i < n; i++ {
+		data, err := os.ReadFile(fixtures[next(len(fixtures))])
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := Parse(data)
+		if err != nil {
+			continue
+		}
+		doc := deepCopy(s.doc).(*Object)
+		var slots []slot
+		collectSlots(doc, &slots, 0)
+		if len(slots) == 0 {
+			continue
+		}
+		sl := slots[next(len(slots))]
+		val := leafPool[next(len(leafPool))]()
+		switch p := sl.parent.(type) {
+		case *Object:
+			if next(8) == 0 { // rename the member instead
+				old := p.vals[sl.key]
+				p.Delete(sl.key)
+				p.Set(sl.key+"-x", old)
+			} else {
+				p.Set(sl.key, val)
+			}
+		case []any:
+			p[sl.index] = val
+		}
+		b, err := doc.MarshalJSON()
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := filepath.Join(dir, fmt.Sprintf("random-%04d.json", i))
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, p)
+	}
+	return out
+}

@@ -64,11 +64,7 @@ func stringifySignature(o overload) string {
 }
 
 func evalNum(c *EvalContext, n node) (float64, error) {
-	v, err := evalNode(c, n)
-	if err != nil {
-		return 0, err
-	}
-	return v.n, nil
+	return evalNumberNode(c, n)
 }
 
 func evalStr(c *EvalContext, n node) (string, error) {

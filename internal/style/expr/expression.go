@@ -242,6 +242,9 @@ var errWrongType = errors.New("expression result has a different type")
 
 // EvalNumber evaluates a number-typed expression without allocating.
 func (e *Expression) EvalNumber(c *EvalContext) (float64, error) {
+	if e.root.base().t.Kind == KindNumber {
+		return evalNumberNode(c, e.root)
+	}
 	v, err := evalNode(c, e.root)
 	if err != nil {
 		return 0, err
