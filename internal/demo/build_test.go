@@ -187,12 +187,14 @@ func checkMetadata(t *testing.T, r *mbtiles.Reader, maxZoom int) {
 func TestBuildSynthetic(t *testing.T) {
 	data := t.TempDir()
 	const maxZoom = 4
-	err := Build(context.Background(), Options{DataDir: data, MaxZoom: maxZoom, Logger: discardLogger(), PackageDirs: writeTestPackages(t)})
+	debs, realDebs := testDebianDirs(t)
+	err := Build(context.Background(), Options{DataDir: data, MaxZoom: maxZoom, Logger: discardLogger(), PackageDirs: writeTestPackages(t), DebianDirs: debs})
 	if err != nil {
 		t.Fatalf("Build: %v", err)
 	}
 	r := openWorld(t, data)
 	checkMetadata(t, r, maxZoom)
+	checkWorldMapFiles(t, data, debs, realDebs)
 
 	z0 := readTile(t, r, 0, 0, 0)
 	for _, l := range []string{LayerWater, LayerLand, LayerCountries, LayerBoundaries, LayerPlaces} {
@@ -272,12 +274,14 @@ func TestBuildRealPackages(t *testing.T) {
 	data := t.TempDir()
 	const maxZoom = 4
 	start := time.Now()
-	if err := Build(context.Background(), Options{DataDir: data, MaxZoom: maxZoom, Logger: discardLogger()}); err != nil {
+	debs, realDebs := testDebianDirs(t)
+	if err := Build(context.Background(), Options{DataDir: data, MaxZoom: maxZoom, Logger: discardLogger(), DebianDirs: debs}); err != nil {
 		t.Fatalf("Build: %v", err)
 	}
 	t.Logf("build z0-%d from npm: %v", maxZoom, time.Since(start))
 	r := openWorld(t, data)
 	checkMetadata(t, r, maxZoom)
+	checkWorldMapFiles(t, data, debs, realDebs)
 
 	z0 := readTile(t, r, 0, 0, 0)
 	for _, l := range []string{LayerWater, LayerLand, LayerCountries, LayerBoundaries, LayerPlaces, LayerCountryLabels} {
@@ -286,6 +290,7 @@ func TestBuildRealPackages(t *testing.T) {
 		}
 	}
 	checkLandWaterComplement(t, z0, "tile 0/0/0", 0.002)
+	checkMapColors(t, z0)
 	for _, p := range layerProps(t, z0, LayerPlaces) {
 		if r := num(p["rank"]); r > 1 {
 			t.Errorf("z0 place %v has rank %v", p["name"], r)
@@ -308,5 +313,45 @@ func TestBuildRealPackages(t *testing.T) {
 	}
 	if len(layerProps(t, paris, LayerLand)) == 0 || len(layerProps(t, paris, LayerWater)) == 0 {
 		t.Error("no land or water around France at z4")
+	}
+}
+
+// checkMapColors checks the countries' mapcolor over the world (tile
+// 0/0/0): within 1..MapColors, and different on the two sides of every land
+// boundary.
+func checkMapColors(t *testing.T, z0 *mvt.Tile) {
+	t.Helper()
+	color := map[string]float64{}
+	used := map[float64]int{}
+	for _, c := range layerProps(t, z0, LayerCountries) {
+		mc := num(c["mapcolor"])
+		if mc < 1 || mc > MapColors {
+			t.Errorf("%v: mapcolor %v", c["name"], c["mapcolor"])
+		}
+		used[mc]++
+		key, _ := c["iso_a3"].(string)
+		if key == "" {
+			key, _ = c["name"].(string)
+		}
+		color[key] = mc
+	}
+	if len(used) != MapColors {
+		t.Errorf("colours used: %v", used)
+	}
+	checked := 0
+	for _, b := range layerProps(t, z0, LayerBoundaries) {
+		a, bb := b["adm0_a"].(string), b["adm0_b"].(string)
+		ca, oka := color[a]
+		cb, okb := color[bb]
+		if !oka || !okb {
+			continue
+		}
+		checked++
+		if ca == cb {
+			t.Errorf("neighbours %s and %s share mapcolor %v", a, bb, ca)
+		}
+	}
+	if checked < 200 {
+		t.Errorf("checked only %d boundaries", checked)
 	}
 }

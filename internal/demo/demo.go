@@ -36,7 +36,9 @@
 //   - land: class "land", one feature per Natural Earth land polygon.
 //   - countries: name (Natural Earth), name_en and name_<lang> (from
 //     i18n-iso-countries, for the languages in nameLanguages), iso_a2, iso_a3,
-//     iso_n3 (absent for entities without an ISO code).
+//     iso_n3 (absent for entities without an ISO code), mapcolor (1 to
+//     MapColors, different for countries sharing a land boundary, to pick
+//     fill colours from a palette).
 //   - boundaries: the arcs shared by two countries of the topology (land
 //     boundaries; coastlines are arcs used by one country only and are left
 //     out), one feature per pair of countries with its arcs joined. admin_level 2; disputed 1 when one side is an entity without an
@@ -53,6 +55,19 @@
 //   - country_labels: one point per country inside its largest polygon (the
 //     inside point farthest from its edges), with the countries attributes,
 //     area_km2 and rank (1 largest .. 5), MinZoom 0 to 5 from the area.
+//
+// Beside the tileset, the demo writes a default map for it and the fonts the
+// map uses (mapstyle.go, fonts.go):
+//
+//   - DIR/maps/world/style.json, a MapLibre GL style (version 8) whose URLs
+//     are root-relative (/tiles/world/tiles.json, /fonts/{fontstack}/{range}.pbf,
+//     /maps/world/sprite) for the server to make absolute, and
+//     DIR/maps/world/icons/*.svg, the icons of its sprite (drawn for Tessera,
+//     embedded from mapdata/).
+//   - DIR/fonts: Noto Sans Regular, Bold and Italic (Debian fonts-noto-core,
+//     SIL Open Font License 1.1) and Open Sans Regular and Bold (Debian
+//     fonts-open-sans, Apache 2.0), with the packages' copyright files as
+//     LICENSE-noto.txt and LICENSE-open-sans.txt.
 //
 // World-atlas keeps d3's spherical conventions (clockwise exteriors, rings
 // that jump across the antimeridian, Antarctica going around the South Pole);
@@ -93,6 +108,11 @@ type Options struct {
 	// CountryCodesSpec) to folders already holding those packages; they are
 	// used instead of fetching (offline builds, tests).
 	PackageDirs map[string]string
+	// DebianDirs maps Debian package names (NotoFontsPackage,
+	// OpenSansPackage) to folders holding those packages extracted (files
+	// under their installed paths, usr/share/...); they are used instead of
+	// fetching with apt.
+	DebianDirs map[string]string
 }
 
 // builder carries the state shared by the steps of one Build.
@@ -111,6 +131,8 @@ type step struct {
 // steps are run in order by Build.
 var steps = []step{
 	{"world tiles", (*builder).buildWorldTiles},
+	{"map style", (*builder).writeWorldMap},
+	{"fonts", (*builder).copyFonts},
 }
 
 // Build builds the demo world into opts.DataDir.

@@ -108,7 +108,11 @@ func countryLayers(top *topojson.Topology, codes countryTable) (countries, label
 		id  uint64
 	}
 	infos := make([]info, len(feats))
+	// countryOf and labelOf map a topology geometry to its features.
+	countryOf := make([]int, len(feats))
+	labelOf := make([]int, len(feats))
 	for i, f := range feats {
+		countryOf[i], labelOf[i] = -1, -1
 		c := codes.lookup(f.ID)
 		id := uint64(1000 + i) // entities without an ISO code
 		if c != nil {
@@ -125,6 +129,7 @@ func countryLayers(top *topojson.Topology, codes countryTable) (countries, label
 			geom = ps[0]
 		}
 		props := countryProps(f, c)
+		countryOf[i] = len(countries)
 		countries = append(countries, tiler.Feature{ID: id, Geometry: geom, Properties: props})
 
 		big, ok := largestPolygon(ps)
@@ -135,6 +140,7 @@ func countryLayers(top *topojson.Topology, codes countryTable) (countries, label
 		lprops := countryProps(f, c)
 		lprops["area_km2"] = int64(math.Round(area))
 		lprops["rank"] = countryRank(area)
+		labelOf[i] = len(labels)
 		labels = append(labels, tiler.Feature{
 			ID:         id,
 			Geometry:   labelPoint(big),
@@ -142,14 +148,29 @@ func countryLayers(top *topojson.Topology, codes countryTable) (countries, label
 			MinZoom:    countryLabelMinZoom(area),
 		})
 	}
-	slices.SortStableFunc(labels, func(a, b tiler.Feature) int {
-		return a.Properties["rank"].(int) - b.Properties["rank"].(int)
-	})
 
 	lines, err := top.MeshLines("countries")
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("boundaries: %w", err)
 	}
+	neighbours := make([][]int, len(feats))
+	for _, l := range lines {
+		if l.A != l.B && l.A >= 0 && l.B >= 0 && l.A < len(feats) && l.B < len(feats) {
+			neighbours[l.A] = append(neighbours[l.A], l.B)
+			neighbours[l.B] = append(neighbours[l.B], l.A)
+		}
+	}
+	for i, c := range mapColors(neighbours) {
+		if countryOf[i] >= 0 {
+			countries[countryOf[i]].Properties["mapcolor"] = c
+		}
+		if labelOf[i] >= 0 {
+			labels[labelOf[i]].Properties["mapcolor"] = c
+		}
+	}
+	slices.SortStableFunc(labels, func(a, b tiler.Feature) int {
+		return a.Properties["rank"].(int) - b.Properties["rank"].(int)
+	})
 	// Group the shared arcs by the pair of countries and join each pair's
 	// arcs into continuous lines, so that dashed styles run on unbroken.
 	type pair struct{ a, b int }
@@ -201,6 +222,47 @@ func countryLayers(top *topojson.Topology, codes countryTable) (countries, label
 		})
 	}
 	return countries, labels, boundaries, nil
+}
+
+// MapColors is the number of colours mapColors spreads countries over; a
+// country whose neighbours already use them all gets MapColors+1 or more.
+const MapColors = 6
+
+// mapColors colours a graph (neighbours[i] lists the nodes next to i) so that
+// neighbours differ: colours 1..MapColors, nodes taken from the most connected
+// down (Welsh and Powell's order), each given the least used colour that none
+// of its neighbours has, so that islands and countries with few neighbours
+// spread over the whole palette. It is deterministic.
+func mapColors(neighbours [][]int) []int {
+	order := make([]int, len(neighbours))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return len(neighbours[b]) - len(neighbours[a]) })
+	colors := make([]int, len(neighbours))
+	used := make([]int, MapColors+1)
+	for _, n := range order {
+		taken := map[int]bool{}
+		for _, m := range neighbours[n] {
+			taken[colors[m]] = true
+		}
+		best := 0
+		for c := 1; c <= MapColors; c++ {
+			if !taken[c] && (best == 0 || used[c] < used[best]) {
+				best = c
+			}
+		}
+		if best == 0 {
+			best = MapColors + 1
+			for taken[best] {
+				best++
+			}
+		} else {
+			used[best]++
+		}
+		colors[n] = best
+	}
+	return colors
 }
 
 // countryProps returns the attributes of a country: Natural Earth's name,
