@@ -30,9 +30,9 @@ const (
 	minAreaImportance = 0.3 // weight of the share of the name's words matched
 	proximityKM       = 150.0
 
-	scorePrefixBase = 0.94 // a completed prefix: importance decides among completions
-	scoreFuzzy1     = 0.8
-	scoreFuzzy1Shrt = 0.72
+	scorePrefixBase = 0.9 // a completed prefix: importance decides among completions
+	scoreFuzzy1     = 0.82
+	scoreFuzzy1Shrt = 0.76
 	scoreFuzzy2     = 0.62
 	scoreContext    = 0.95
 	scoreAlternate  = 0.96 // factor of untagged alternate names (GeoNames alternatenames) and English ones
