@@ -439,14 +439,22 @@ func TestConformance(t *testing.T) {
 			t.Errorf("duplicate class %s", c)
 		}
 	}
-	for _, want := range []string{"core", "tileset", "mvt", "png", "jpeg"} {
+	for _, want := range []string{"core", "tileset", "tilesets-list", "geodata-tilesets", "mvt", "png", "jpeg"} {
 		if set["http://www.opengis.net/spec/ogcapi-tiles-1/1.0/conf/"+want] != 1 {
 			t.Errorf("missing tiles class %s", want)
 		}
 	}
-	for _, not := range []string{"tilesets-list", "geodata-tilesets", "dataset-tilesets", "oas30"} {
+	for _, not := range []string{"dataset-tilesets", "oas30"} {
 		if set["http://www.opengis.net/spec/ogcapi-tiles-1/1.0/conf/"+not] != 0 {
 			t.Errorf("declares unimplemented class %s", not)
+		}
+	}
+	if set["http://www.opengis.net/spec/ogcapi-common-2/1.0/conf/collections"] != 1 {
+		t.Errorf("missing common part 2 collections class")
+	}
+	for _, c := range d.ConformsTo {
+		if strings.HasPrefix(c, "http://www.opengis.net/spec/ogcapi-common-1/") {
+			t.Errorf("declares %s, but no API definition is served", c)
 		}
 	}
 	if len(Conformance().ConformsTo) != len(d.ConformsTo)-3 {

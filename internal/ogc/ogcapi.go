@@ -284,17 +284,24 @@ type ConformanceDoc struct {
 // Conformance declares the OGC conformance classes Tessera implements.
 //
 // Declared: OGC API - Tiles core (templated tile links, 204 for empty
-// tiles) and tileset (tileset metadata at /tiles/{id}/tiles and
-// /maps/{id}/tiles); OGC TMS 2.0 tile matrix set, tile matrix set limits and
-// tileset metadata with their JSON encodings; and one encoding class per tile
-// format actually served (formats: pbf/mvt -> mvt, png -> png, jpg/jpeg ->
-// jpeg; webp has no OGC class). Not declared: OGC API - Common (no OGC landing
-// page at the root nor /conformance), tilesets-list, dataset-tilesets,
-// geodata-tilesets (no collections), OpenAPI.
+// tiles), tileset (tileset metadata at /tiles/{id}/tiles, /maps/{id}/tiles
+// and /ogc/collections/{id}/tiles/WebMercatorQuad), tilesets-list (the list
+// at /ogc/collections/{id}/tiles) and geodata-tilesets (tilesets of the
+// collections under /ogc/collections); OGC API - Common - Part 2 collections
+// (/ogc/collections and /ogc/collections/{id} with extent and links); OGC TMS
+// 2.0 tile matrix set, tile matrix set limits and tileset metadata with their
+// JSON encodings; and one encoding class per tile format actually served
+// (formats: pbf/mvt -> mvt, png -> png, jpg/jpeg -> jpeg; webp has no OGC
+// class). Not declared: OGC API - Common - Part 1 core and landing-page (the
+// landing page at /ogc has no link to an API definition: no OpenAPI document
+// is served), dataset-tilesets (no /ogc/tiles), OpenAPI.
 func Conformance(formats ...string) *ConformanceDoc {
 	out := []string{
 		confTilesPrefix + "core",
 		confTilesPrefix + "tileset",
+		confTilesPrefix + "tilesets-list",
+		confTilesPrefix + "geodata-tilesets",
+		confCommon2Prefix + "collections",
 		confTMSPrefix + "tilematrixset",
 		confTMSPrefix + "json-tilematrixset",
 		confTMSPrefix + "tilematrixsetlimits",
