@@ -23,7 +23,7 @@ const (
 	OGCPrefix = "/ogc"
 	// TMS1Format is the value of the f query parameter that selects the
 	// OGC TMS 1.0 (OGC 17-083r2) JSON encoding of a tile matrix set.
-	TMS1Format = "tms1json"
+	TMS1Format        = "tms1json"
 	confCommon2Prefix = "http://www.opengis.net/spec/ogcapi-common-2/1.0/conf/"
 )
 
