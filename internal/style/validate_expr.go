@@ -68,6 +68,8 @@ func (v *validator) expression(key string, val any, vs *Object, ctx *exprCtx) {
 		return
 	}
 	switch {
+	case ctx.kind == "property" && ctx.propertyKey == "text-font" && !outputDefined(val):
+		v.errorf(key, `Invalid data expression for "%s". Output values must be contained as literals within the expression.`, ctx.propertyKey)
 	case ctx.kind == "property" && ctx.propertyType == "layout" && !e.IsStateConstant():
 		v.errorf(key, `"feature-state" data expressions are not supported with layout properties.`)
 	case ctx.kind == "filter" && !e.IsStateConstant():
@@ -197,4 +199,81 @@ func (v *validator) legacyFilter(key string, val any) {
 			v.errorf(key+"[1]", "string expected, %s found", t)
 		}
 	}
+}
+
+// nonConstantOps are the operators whose value depends on the feature, the
+// zoom level or the evaluation; an expression without them is folded into a
+// literal by the reference parser.
+var nonConstantOps = map[string]bool{
+	"get": true, "has": true, "id": true, "geometry-type": true, "properties": true, "feature-state": true,
+	"zoom": true, "heatmap-density": true, "line-progress": true, "accumulated": true, "global-state": true,
+	"is-supported-script": true, "resolved-locale": true, "collator": true, "within": true, "distance": true,
+	"elevation": true, "var": true, "error": true,
+}
+
+func isConstantExpr(val any) bool {
+	a, ok := val.([]any)
+	if !ok {
+		return true
+	}
+	if op, ok := index(a, 0).(string); ok {
+		if op == "literal" {
+			return true
+		}
+		if nonConstantOps[op] {
+			return false
+		}
+	}
+	for _, e := range a {
+		if !isConstantExpr(e) {
+			return false
+		}
+	}
+	return true
+}
+
+// outputDefined approximates the reference's Expression.outputDefined on the
+// JSON form: whether every value the expression can produce is written as a
+// literal in it (required of "text-font", whose fonts must be known up front).
+func outputDefined(val any) bool {
+	a, ok := val.([]any)
+	if !ok || len(a) == 0 {
+		return true
+	}
+	op, _ := a[0].(string)
+	if isConstantExpr(val) {
+		return true
+	}
+	all := func(idx ...int) bool {
+		for _, i := range idx {
+			if i < len(a) && !outputDefined(a[i]) {
+				return false
+			}
+		}
+		return true
+	}
+	every := func(from, step int) []int {
+		var idx []int
+		for i := from; i < len(a); i += step {
+			idx = append(idx, i)
+		}
+		return idx
+	}
+	switch op {
+	case "array", "boolean", "number", "string", "object", "to-boolean", "to-color", "to-number", "to-string", "coalesce":
+		return all(every(1, 1)...)
+	case "let":
+		return all(len(a) - 1)
+	case "in", "within", "distance", "==", "!=", "<", ">", "<=", ">=":
+		return true
+	case "match":
+		return all(append(every(3, 2), len(a)-1)...)
+	case "case":
+		return all(append(every(2, 2), len(a)-1)...)
+	case "step":
+		return all(every(2, 2)...)
+	case "interpolate", "interpolate-hcl", "interpolate-lab":
+		return all(every(4, 2)...)
+	}
+	return false
 }

@@ -76,11 +76,7 @@ func evalStr(c *EvalContext, n node) (string, error) {
 }
 
 func evalBool(c *EvalContext, n node) (bool, error) {
-	v, err := evalNode(c, n)
-	if err != nil {
-		return false, err
-	}
-	return v.b, nil
+	return evalBoolNode(c, n)
 }
 
 func math1(f func(float64) float64) compoundDef {

@@ -269,6 +269,9 @@ func (e *Expression) EvalColor(c *EvalContext) (Color, error) {
 
 // EvalBool evaluates a boolean-typed expression (e.g. a filter) without allocating.
 func (e *Expression) EvalBool(c *EvalContext) (bool, error) {
+	if e.root.base().t.Kind == KindBoolean {
+		return evalBoolNode(c, e.root)
+	}
 	v, err := evalNode(c, e.root)
 	if err != nil {
 		return false, err
