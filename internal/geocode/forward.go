@@ -346,6 +346,27 @@ func (ix *Index) forwardMatches(ctx context.Context, q ForwardQuery, words []str
 		if !q.NoFuzzy {
 			qs[i].fuzzy = ix.fuzzyTokens(w, qs[i].runes)
 		}
+		// Cyrillic and Greek words also match their romanization, as if
+		// with one more edit.
+		if alt, ok := textnorm.Transliterate(w); ok {
+			addAlt := func(t int, d int) {
+				if t < 0 || t == qs[i].exact || d > 2 {
+					return
+				}
+				if qs[i].fuzzy == nil {
+					qs[i].fuzzy = map[uint32]uint8{}
+				}
+				if old, ok := qs[i].fuzzy[uint32(t)]; !ok || int(old) > d {
+					qs[i].fuzzy[uint32(t)] = uint8(d)
+				}
+			}
+			addAlt(ix.findToken(alt), 1)
+			if !q.NoFuzzy {
+				for t, d := range ix.fuzzyTokens(alt, utf8.RuneCountInString(alt)) {
+					addAlt(int(t), int(d)+1)
+				}
+			}
+		}
 		if autocomplete && i == len(words)-1 {
 			qs[i].prefix = true
 			qs[i].lo, qs[i].hi = ix.prefixRange(w)

@@ -91,3 +91,23 @@ func FuzzFold(f *testing.F) {
 		}
 	})
 }
+
+func TestTransliterate(t *testing.T) {
+	tests := []struct {
+		in, want string
+		changed  bool
+	}{
+		{Fold("Амстердам"), "amsterdam", true},
+		{Fold("Хабаровск"), "khabarovsk", true},
+		{Fold("Йошкар-Ола"), "ioshkar ola", true},
+		{Fold("Αθήνα"), "athina", true},
+		{"paris", "paris", false},
+		{"東京", "東京", false},
+	}
+	for _, tt := range tests {
+		got, changed := Transliterate(tt.in)
+		if got != tt.want || changed != tt.changed {
+			t.Errorf("Transliterate(%q) = %q, %v; want %q, %v", tt.in, got, changed, tt.want, tt.changed)
+		}
+	}
+}
