@@ -759,7 +759,7 @@ func assemble(ctx context.Context, feats []*bfeat, attribution []string) (*colum
 		c.IDKey = append(c.IDKey, k)
 		c.IDFeat = append(c.IDFeat, uint32(i))
 	}
-	meta := indexMeta{Attribution: strings.Join(attribution, " "), Features: n, Names: m, Tokens: len(tokStrs),
+	meta := indexMeta{Attribution: strings.Join(attribution, ", "), Features: n, Names: m, Tokens: len(tokStrs),
 		Built: time.Now().UTC().Format(time.RFC3339)}
 	var err error
 	if c.Meta, err = json.Marshal(meta); err != nil {

@@ -48,7 +48,8 @@
 // adds the feature's importance (type, population, capital rank) and, with
 // proximity, closeness. The first language gives a small bonus to names in
 // that language; every requested language fills text_xx, language_xx and
-// place_name_xx (language_xx is the language actually used: the requested
+// place_name_xx; language is the first requested language and language_xx
+// the language actually used for text_xx (the requested
 // one, else English, else omitted for the default name).
 //
 // # Reverse geocoding

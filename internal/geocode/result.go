@@ -114,7 +114,10 @@ func (ix *Index) feature(i int, langs []string, fullGeom bool) Feature {
 		PlaceTypeName: []string{typeLabels[t]},
 		Geometry:      orb.Point(ctr),
 	}
-	f.Text, f.Language = ix.displayName(i, first)
+	// language is the query's primary language (spec); the language each
+	// text is really in goes to language_xx.
+	f.Text, _ = ix.displayName(i, first)
+	f.Language = first
 	if ex := ix.extra(i); ex != nil {
 		f.Address = ex.Address
 	}
@@ -132,7 +135,8 @@ func (ix *Index) feature(i int, langs []string, fullGeom bool) Feature {
 	}
 	for _, p := range ix.hierarchy(i) {
 		cx := Context{ID: ix.featureID(p), Properties: ix.properties(p)}
-		cx.Text, cx.Language = ix.displayName(p, first)
+		cx.Text, _ = ix.displayName(p, first)
+		cx.Language = first
 		if len(langs) > 1 {
 			for _, l := range langs {
 				txt, got := ix.displayName(p, l)

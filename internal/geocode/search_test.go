@@ -337,3 +337,28 @@ func TestConcurrentSearch(t *testing.T) {
 		}
 	}
 }
+
+func TestLanguageFallback(t *testing.T) {
+	ix := syntheticIndex(t)
+	res, err := ix.Forward(context.Background(), ForwardQuery{Text: "Betaburg", Limit: 1, Languages: []string{"it", "de"}})
+	if err != nil || len(res.Features) != 1 {
+		t.Fatalf("%v %v", ids(res), err)
+	}
+	f := res.Features[0]
+	// No Italian name: the default name, language is still the query's.
+	if f.Text != "Betaburg" || f.Language != "it" {
+		t.Errorf("text %q language %q", f.Text, f.Language)
+	}
+	want := []Localized{
+		{Lang: "it", Text: "Betaburg", Language: "", PlaceName: "Betaburg, Northshire, Squareland"},
+		{Lang: "de", Text: "Betaburg", Language: "", PlaceName: "Betaburg, Nordland, Quadratien"},
+	}
+	if !slices.Equal(f.Localized, want) {
+		t.Errorf("localized %+v", f.Localized)
+	}
+	// Without languages: default names, no language member.
+	res, _ = ix.Forward(context.Background(), ForwardQuery{Text: "Betaburg", Limit: 1})
+	if f := res.Features[0]; f.Language != "" || f.PlaceName != "Betaburg, Northshire, Squareland" || len(f.Localized) != 0 {
+		t.Errorf("no language: %+v", f)
+	}
+}

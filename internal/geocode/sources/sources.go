@@ -28,10 +28,10 @@ const (
 
 // Attribution texts (HTML fragments) of the sources.
 const (
-	AttrGeoNames     = `<a href="https://www.geonames.org/">GeoNames</a> (CC BY 4.0)`
-	AttrNaturalEarth = `<a href="https://www.naturalearthdata.com/">Natural Earth</a>`
-	AttrI18n         = `i18n-iso-countries (MIT)`
-	AttrISOCodes     = `Debian iso-codes (LGPL-2.1)`
+	AttrGeoNames     = `&copy; <a href="https://www.geonames.org/">GeoNames</a> (CC BY 4.0)`
+	AttrNaturalEarth = `<a href="https://www.naturalearthdata.com/">Natural Earth</a> (public domain)`
+	AttrI18n         = `<a href="https://github.com/michaelwittig/node-i18n-iso-countries">i18n-iso-countries</a> (MIT)`
+	AttrISOCodes     = `<a href="https://salsa.debian.org/iso-codes-team/iso-codes">iso-codes</a> (LGPL-2.1)`
 )
 
 // Fetcher returns the folder holding an unpacked package. NPM receives an
