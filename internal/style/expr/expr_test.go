@@ -433,3 +433,49 @@ func TestZoomInterpolationFactor(t *testing.T) {
 		t.Errorf("step factor = %v, want 0", got)
 	}
 }
+
+func TestLegacyFunctionErrors(t *testing.T) {
+	for _, src := range []string{
+		`{"property": "p", "stops": [[{"zoom": 0, "value": 1}, 1], [2, 3]]}`,
+		`{"property": "p", "stops": []}`,
+		`{"property": "p", "stops": [[1]]}`,
+		`{"property": "p", "type": "bogus", "stops": [[1, 2]]}`,
+	} {
+		if _, errs := Compile([]byte(src), numberSpec); len(errs) == 0 {
+			t.Errorf("Compile(%s): want an error", src)
+		}
+	}
+}
+
+// TestConcurrentEval evaluates shared expressions from several goroutines
+// (run with -race).
+func TestConcurrentEval(t *testing.T) {
+	exprs := []*Expression{
+		mustCompile(t, `["interpolate-hcl", ["linear"], ["get", "x"], 0, "red", 100, "blue"]`, colorSpec),
+		mustCompile(t, `["==", ["get", "name"], "b", ["collator", {"case-sensitive": false, "locale": "de"}]]`, nil),
+		mustCompile(t, `["number-format", ["get", "x"], {"locale": "fr", "max-fraction-digits": 1}]`, nil),
+	}
+	done := make(chan error, 8)
+	for g := 0; g < 8; g++ {
+		go func(g int) {
+			props := &Object{}
+			props.Set("x", Number(float64(g*10)))
+			props.Set("name", String("B"))
+			ctx := &EvalContext{Feature: &MapFeature{Props: props}}
+			for i := 0; i < 200; i++ {
+				for _, e := range exprs {
+					if _, err := e.Eval(ctx); err != nil {
+						done <- err
+						return
+					}
+				}
+			}
+			done <- nil
+		}(g)
+	}
+	for g := 0; g < 8; g++ {
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+	}
+}

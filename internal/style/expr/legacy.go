@@ -285,7 +285,10 @@ func convertZoomAndPropertyFunction(params *jobj, spec *PropertySpec, stops []st
 	var groups []*group
 	byZoom := map[float64]*group{}
 	for _, s := range stops {
-		in := s.in.(*jobj)
+		in, ok := s.in.(*jobj)
+		if !ok {
+			return nil, errors.New("zoom-and-property function stops need {zoom, value} inputs")
+		}
 		zv, _ := in.get("zoom")
 		z, ok := zv.(float64)
 		if !ok {
