@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math"
 )
 
 // Expression is a compiled, type-checked expression. It is safe for
@@ -218,9 +217,6 @@ func (e *Expression) Eval(c *EvalContext) (Value, error) {
 			ee.keyed = true
 		}
 		return Value{}, err
-	}
-	if v.Kind() == KindNumber && e.root.base().t.Kind == KindNumber && math.IsNaN(v.n) {
-		return v, nil
 	}
 	return v, nil
 }

@@ -247,8 +247,6 @@ func ValueFromGo(v any) (Value, error) {
 	return jsonToValue(n), nil
 }
 
-// typeOfJSON returns the type of a literal JSON value (typeOf of the reference).
-func typeOfJSON(v any) Type { return typeOfValue(jsonToValue(v)) }
 
 func jsTypeof(v any) string {
 	switch v.(type) {

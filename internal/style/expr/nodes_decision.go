@@ -3,7 +3,6 @@ package expr
 import (
 	"fmt"
 	"math"
-	"strconv"
 	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -778,5 +777,3 @@ func parseComparison(args []any, c *pctx) node {
 	}
 	return n
 }
-
-var _ = strconv.Itoa

@@ -131,17 +131,6 @@ func (t Type) item() Type {
 	return *t.Item
 }
 
-// equalTypes reports structural equality.
-func equalTypes(a, b Type) bool {
-	if a.Kind != b.Kind {
-		return false
-	}
-	if a.Kind != KindArray {
-		return true
-	}
-	return a.N == b.N && equalTypes(a.item(), b.item())
-}
-
 var valueMemberKinds = []TypeKind{KindNull, KindNumber, KindString, KindBoolean, KindColor,
 	KindProjectionDefinition, KindFormatted, KindObject, KindArray, KindPadding, KindNumberArray,
 	KindColorArray, KindResolvedImage, KindVariableAnchorOffsetCollection}

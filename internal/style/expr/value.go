@@ -133,6 +133,9 @@ func projValue(p *ProjectionDefinition) Value {
 	return Value{kind: KindProjectionDefinition, p: p}
 }
 
+// String renders the value as JSON (colors as premultiplied {r,g,b,a}).
+func (v Value) String() string { return toStringJSON(v) }
+
 // Accessors.
 
 // Kind returns the kind of the value (KindNull for the zero Value).
