@@ -247,7 +247,6 @@ func ValueFromGo(v any) (Value, error) {
 	return jsonToValue(n), nil
 }
 
-
 func jsTypeof(v any) string {
 	switch v.(type) {
 	case nil, []any, *jobj:
