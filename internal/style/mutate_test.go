@@ -286,7 +286,9 @@ var leafPool = []func() any{
 	func() any { return NewObject() },
 	func() any { return []any{"get", "x"} },
 	func() any { return []any{"zoom"} },
-	func() any { return []any{"interpolate", []any{"linear"}, []any{"zoom"}, json.Number("0"), json.Number("1"), json.Number("10"), json.Number("2")} },
+	func() any {
+		return []any{"interpolate", []any{"linear"}, []any{"zoom"}, json.Number("0"), json.Number("1"), json.Number("10"), json.Number("2")}
+	},
 	func() any { return []any{"step", []any{"zoom"}, "a", json.Number("5"), "b"} },
 	func() any { return []any{"==", "class", "x"} },
 	func() any { return []any{"feature-state", "x"} },
