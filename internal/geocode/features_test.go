@@ -90,6 +90,12 @@ func TestGenericFeatures(t *testing.T) {
 		t.Errorf("poi with locality: %v", ids(res))
 	}
 
+	// An address by number and street.
+	res, _ = ix.Forward(ctx, ForwardQuery{Text: "12 Main Street", Limit: 1})
+	if len(res.Features) == 0 || res.Features[0].ID != "address.701" || res.Features[0].Relevance != 1 {
+		t.Errorf("address search: %+v", res.Features)
+	}
+
 	// Reverse: nearest POIs within 1 km, and one feature per type.
 	res, _ = ix.Reverse(ctx, ReverseQuery{Lon: 5.003, Lat: 5.0, Limit: 5, Types: []PlaceType{TypePOI}})
 	if got := ids(res); !slices.Equal(got, []string{"poi.502", "poi.501"}) {

@@ -469,6 +469,19 @@ func (ix *Index) forwardMatches(ctx context.Context, q ForwardQuery, words []str
 		if sum == 0 {
 			continue
 		}
+		if um != 0 && PlaceType(c.FType[f]) == TypeAddress {
+			// The house number is not part of the name.
+			if ex := ix.extra(f); ex != nil && ex.Address != "" {
+				num := textnorm.Fold(ex.Address)
+				for i := range qs {
+					if um&(1<<i) != 0 && qs[i].s == num {
+						um &^= 1 << i
+						sum++
+						break
+					}
+				}
+			}
+		}
 		text := sum / k
 		score := text * (1 - wCoverage + wCoverage*cover)
 		tags := c.NLangList[c.NLangStart[nm]:c.NLangStart[nm+1]]

@@ -121,9 +121,17 @@ func (ix *Index) Reverse(ctx context.Context, q ReverseQuery) (SearchResults, er
 				return PlaceType(c.FType[f]) == t && (country < 0 || int(c.FCountry[f]) == country)
 			}
 		}
-		var locality = -1
+		// The nearest locality, and the nearest one of the point's country
+		// (which gives the region and subregion, so the context agrees).
+		locality, inCountry := -1, -1
 		if n := ix.nearest(p, reverseLocalityKM, 1, ofType(TypeLocality)); len(n) > 0 {
-			locality = n[0].feat
+			locality, inCountry = n[0].feat, n[0].feat
+			if country >= 0 && int(c.FCountry[locality]) != country {
+				inCountry = -1
+				if n := ix.nearest(p, reverseLocalityKM, 1, sameCountry(TypeLocality)); len(n) > 0 {
+					inCountry = n[0].feat
+				}
+			}
 		}
 		for t := TypePOI; t > TypeInvalid; t-- {
 			if !types[t] {
@@ -134,11 +142,11 @@ func (ix *Index) Reverse(ctx context.Context, q ReverseQuery) (SearchResults, er
 			case TypeCountry:
 				f = country
 			case TypeRegion, TypeSubregion:
-				if locality >= 0 {
+				if inCountry >= 0 {
 					if t == TypeRegion {
-						f = int(c.FRegion[locality])
+						f = int(c.FRegion[inCountry])
 					} else {
-						f = int(c.FSubregion[locality])
+						f = int(c.FSubregion[inCountry])
 					}
 				}
 			case TypeLocality:
