@@ -75,7 +75,7 @@ func tilePoint(c [2]float64, id TileID) Point {
 	tiles := math.Exp2(float64(id.Z))
 	x := (mercatorX(c[0])*tiles - float64(id.X)) * 8192
 	y := (mercatorY(c[1])*tiles - float64(id.Y)) * 8192
-	return Point{math.Round(x), math.Round(y)}
+	return Point{jsRound(x), jsRound(y)}
 }
 
 func fixtureGeometry(typ string, raw json.RawMessage, id TileID) (string, [][]Point, error) {

@@ -3,6 +3,7 @@ package expr
 import (
 	"fmt"
 	"math"
+	"sync"
 )
 
 // Geometry helpers for within and distance. Polygons given in the expression
@@ -120,6 +121,38 @@ func latFromMercatorY(y float64) float64 {
 type withinNode struct {
 	nodeBase
 	polys [][][]lngLat // always a multipolygon
+	cache sync.Map     // zoom -> *projectedPolys
+}
+
+// projectedPolys are the polygons in world tile coordinates at one zoom.
+type projectedPolys struct {
+	polys [][][][2]float64
+	box   bbox
+}
+
+// projected returns the polygons projected to world coordinates of zoom z
+// (extent 8192 per tile), rounded like tile geometry; cached per zoom.
+func (n *withinNode) projected(z int) *projectedPolys {
+	if p, ok := n.cache.Load(z); ok {
+		return p.(*projectedPolys)
+	}
+	scale := math.Exp2(float64(z)) * 8192
+	p := &projectedPolys{box: newBBox(), polys: make([][][][2]float64, len(n.polys))}
+	for i, poly := range n.polys {
+		p.polys[i] = make([][][2]float64, len(poly))
+		for j, ring := range poly {
+			r := make([][2]float64, len(ring))
+			for k, q := range ring {
+				r[k] = [2]float64{jsRound(mercatorX(q[0]) * scale), jsRound(mercatorY(q[1]) * scale)}
+				p.box.add(r[k])
+			}
+			p.polys[i][j] = r
+		}
+	}
+	if z >= 0 && z <= 32 {
+		n.cache.Store(z, p)
+	}
+	return p
 }
 
 func (n *withinNode) each(func(node)) {}
@@ -272,21 +305,9 @@ func (n *withinNode) eval(c *EvalContext) (Value, error) {
 	}
 	can := *c.Canonical
 	ext := c.extent()
-	scale := math.Exp2(float64(can.Z)) * 8192
-	worldSize := scale
-	polyBox := newBBox()
-	polys := make([][][][2]float64, len(n.polys))
-	for i, poly := range n.polys {
-		polys[i] = make([][][2]float64, len(poly))
-		for j, ring := range poly {
-			r := make([][2]float64, len(ring))
-			for k, p := range ring {
-				r[k] = [2]float64{math.Round(mercatorX(p[0]) * scale), math.Round(mercatorY(p[1]) * scale)}
-				polyBox.add(r[k])
-			}
-			polys[i][j] = r
-		}
-	}
+	worldSize := math.Exp2(float64(can.Z)) * 8192
+	proj := n.projected(can.Z)
+	polys, polyBox := proj.polys, proj.box
 	k := 8192 / ext
 	shiftX, shiftY := float64(can.X)*8192, float64(can.Y)*8192
 	updatePoint := func(p *[2]float64, box *bbox) {
