@@ -55,7 +55,7 @@ ln -f "$out/world.pmtiles" "$out/data-pm/tiles/world.pmtiles"
 # 3. The servers.
 cat >"$out/nginx.conf" <<NGINX
 worker_processes auto;
-worker_rlimit_nofile 400000;
+worker_rlimit_nofile 20000;
 pid $out/nginx.pid;
 error_log $out/nginx-error.log;
 events { worker_connections 4096; }
@@ -65,7 +65,7 @@ http {
   tcp_nopush on;
   keepalive_requests 1000000;
   keepalive_timeout 120s;
-  open_file_cache max=200000 inactive=60s;
+  open_file_cache max=8000 inactive=60s;
   server {
     listen 127.0.0.1:18080;
     root $out/static;
@@ -115,8 +115,12 @@ for r in $(seq "$ROUNDS"); do
 	done
 done
 rss_kb() { awk '/VmRSS/ {print $2}' "/proc/$1/status"; }
+# Anonymous (heap, stacks) and file-backed (mapped PMTiles, binary) parts.
+rss_parts() { awk '/RssAnon/ {a=$2} /RssFile/ {f=$2} END {printf "anonymous %d MB, file-backed %d MB", a/1024, f/1024}' "/proc/$1/status"; }
 mbrss=$(rss_kb "$mbpid")
 pmrss=$(rss_kb "$pmpid")
+mbparts=$(rss_parts "$mbpid")
+pmparts=$(rss_parts "$pmpid")
 kill "$mbpid" "$pmpid" 2>/dev/null || true
 kill "$(cat "$out/nginx.pid")" 2>/dev/null || true
 
@@ -143,6 +147,7 @@ for attempt in first timed; do
 		done
 		PATHS="$out/paths.txt" PREFIX="/tiles/world07/" wrk -t2 -c64 -d10s -s "$root/bench/random.lua" http://127.0.0.1:18083 >"$out/wrk-100.txt" 2>&1
 		rss100=$(rss_kb "$pid")
+		parts100=$(rss_parts "$pid")
 		logged=$(grep -o 'startup=[0-9.a-zµ]*' "$out/tessera-100.log" | head -1)
 	fi
 	kill "$pid"
@@ -165,6 +170,6 @@ done
 		v=$(awk -v k=$k '$2==k {print $3}' "$out/means.txt")
 		echo "- $k: mean $v requests/s = $(echo "scale=2; $v / $ng" | bc) of nginx ($ng)"
 	done
-	echo "- resident memory after the load run: MBTiles server $((mbrss / 1024)) MB, PMTiles server $((pmrss / 1024)) MB"
-	echo "- 100 tilesets (50 MBTiles + 50 PMTiles): ready in ${startup}s (server log: $logged), resident memory $((rss100 / 1024)) MB after a load run"
+	echo "- resident memory after the load run: MBTiles server $((mbrss / 1024)) MB ($mbparts), PMTiles server $((pmrss / 1024)) MB ($pmparts)"
+	echo "- 100 tilesets (50 MBTiles + 50 PMTiles): ready in ${startup}s (server log: $logged), resident memory $((rss100 / 1024)) MB ($parts100) after a load run"
 } | tee "$results"

@@ -78,7 +78,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if os.Getenv("GOMEMLIMIT") == "" {
 		limit := cfg.MemoryLimitMB
 		if limit == 0 {
-			limit = cfg.TileCacheMB + 96
+			limit = cfg.TileCacheMB + 64
 		}
 		debug.SetMemoryLimit(int64(limit) << 20)
 	}

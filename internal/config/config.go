@@ -46,7 +46,7 @@ type Config struct {
 	TileCacheMB int `yaml:"tile_cache_mb"`
 	// MemoryLimitMB is the Go runtime's soft memory limit, in MiB: the
 	// garbage collector works harder near it (0 = the tile cache plus
-	// 96 MiB; GOMEMLIMIT in the environment wins).
+	// 64 MiB; GOMEMLIMIT in the environment wins).
 	MemoryLimitMB int `yaml:"memory_limit_mb"`
 	// MaxUploadMB is the largest accepted ingest upload, in MiB.
 	MaxUploadMB int64 `yaml:"max_upload_mb"`
@@ -83,7 +83,7 @@ func Default() Config {
 		CacheControlTiles:     "public, max-age=3600",
 		CacheControlDocuments: "public, max-age=60",
 		CORSOrigins:           []string{"*"},
-		TileCacheMB:           64,
+		TileCacheMB:           48,
 		MaxUploadMB:           2048,
 		MaxBodyKB:             1024,
 		MaxURIBytes:           8192,
