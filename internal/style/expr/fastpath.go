@@ -133,3 +133,16 @@ func evalOperand(c *EvalContext, n node) (Value, error) {
 	}
 	return evalNode(c, n)
 }
+
+func (n *compoundNode) evalNumber(c *EvalContext) (float64, error) {
+	switch n.name {
+	case "zoom":
+		return c.Zoom, nil
+	case "heatmap-density":
+		return c.HeatmapDensity, nil
+	case "line-progress":
+		return c.LineProgress, nil
+	}
+	v, err := n.eval(c)
+	return v.n, err
+}
