@@ -362,3 +362,28 @@ func TestLanguageFallback(t *testing.T) {
 		t.Errorf("no language: %+v", f)
 	}
 }
+
+// FuzzForward searches arbitrary text: no panics, relevance in (0, 1].
+func FuzzForward(f *testing.F) {
+	for _, s := range []string{"Springfield Southshire", "a", "Betab", "ß", "12 Main", "Ра’с", "x y z", "\xff"} {
+		f.Add(s, false, false)
+	}
+	f.Fuzz(func(t *testing.T, text string, noFuzzy, noAuto bool) {
+		ix := syntheticIndex(t)
+		res, err := ix.Forward(context.Background(), ForwardQuery{Text: text, NoFuzzy: noFuzzy, NoAutocomplete: noAuto})
+		if err != nil {
+			if !errors.Is(err, ErrInvalidRequest) {
+				t.Fatal(err)
+			}
+			return
+		}
+		if len(res.Features) > DefaultLimit {
+			t.Fatalf("%d features", len(res.Features))
+		}
+		for _, ft := range res.Features {
+			if ft.Relevance <= 0 || ft.Relevance > 1 {
+				t.Fatalf("relevance %v", ft.Relevance)
+			}
+		}
+	})
+}
