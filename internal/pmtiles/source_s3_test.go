@@ -7,10 +7,8 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
-	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -23,41 +21,12 @@ const (
 	testS3Secret = "tessera-test-secret-key"
 )
 
-// startVersityGW runs versitygw with the posix backend on a temporary
-// directory and a loopback port, and returns its endpoint URL.
+// startVersityGW runs versitygw with the test credentials and returns its
+// endpoint URL.
 func startVersityGW(t *testing.T) string {
 	t.Helper()
-	bin := fixtures.Tool(t, "versitygw")
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := l.Addr().String()
-	l.Close()
-	root := t.TempDir()
-	var logBuf bytes.Buffer
-	cmd := exec.Command(bin, "--access", testS3Access, "--secret", testS3Secret, "--port", addr, "--quiet", "posix", root)
-	cmd.Stdout, cmd.Stderr = &logBuf, &logBuf
-	if err := cmd.Start(); err != nil {
-		t.Fatalf("start versitygw: %v", err)
-	}
-	t.Cleanup(func() {
-		cmd.Process.Kill()
-		cmd.Wait()
-	})
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		c, err := net.DialTimeout("tcp", addr, 200*time.Millisecond)
-		if err == nil {
-			c.Close()
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("versitygw did not listen on %s: %s", addr, logBuf.String())
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	return "http://" + addr
+	endpoint, _ := fixtures.VersityGW(t, testS3Access, testS3Secret)
+	return endpoint
 }
 
 // s3Put sends a signed PUT (bucket creation when key is "", else an object

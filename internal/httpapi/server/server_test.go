@@ -487,3 +487,32 @@ func TestAdminRemote(t *testing.T) {
 		t.Errorf("reload removeRemote = %v", rl)
 	}
 }
+
+func TestAdminRemoteS3(t *testing.T) {
+	archive := fixtures.Path(t, "fixtures/martin/tests/fixtures/pmtiles/png.pmtiles")
+	endpoint, root := fixtures.VersityGW(t, "TESSERAKEY", "tessera-secret")
+	data, err := os.ReadFile(archive)
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.MkdirAll(filepath.Join(root, "maps"), 0o755)
+	os.WriteFile(filepath.Join(root, "maps", "aerial.pmtiles"), data, 0o644)
+	t.Setenv("AWS_ACCESS_KEY_ID", "TESSERAKEY")
+	t.Setenv("AWS_SECRET_ACCESS_KEY", "tessera-secret")
+	e := newEnv(t, nil)
+	url := "s3://maps/aerial.pmtiles?endpoint=" + endpoint + "&region=us-east-1"
+	r := e.admin("POST", "/tiles/add", map[string]string{"storage": "s3", "url": url})
+	if r.status != 200 {
+		t.Fatalf("add s3: %d %s", r.status, r.body)
+	}
+	if s := decodeJSON[summary](t, r.body); s.Name != "aerial" || s.Type != "pmtiles" {
+		t.Errorf("summary = %+v", s)
+	}
+	tile := e.do("GET", "/tiles/aerial/0/0/0.png", nil)
+	if tile.status != 200 || !bytes.HasPrefix(tile.body, []byte("\x89PNG")) {
+		t.Errorf("S3 tile: %d", tile.status)
+	}
+	// Wrong credentials: the archive cannot be opened, and nothing is added.
+	t.Setenv("AWS_SECRET_ACCESS_KEY", "wrong")
+	checkError(t, e.admin("POST", "/tiles/add", map[string]string{"storage": "s3", "url": "s3://maps/aerial.pmtiles?endpoint=" + endpoint + "&region=us-east-1&x=1"}), 400)
+}
