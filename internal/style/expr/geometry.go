@@ -553,19 +553,20 @@ func (r cheapRuler) lineToLine(a, b []lngLat) float64 {
 	return d
 }
 
+func closedRing(ring []lngLat) []lngLat {
+	if len(ring) > 1 && ring[0] != ring[len(ring)-1] {
+		return append(append([]lngLat(nil), ring...), ring[0])
+	}
+	return ring
+}
+
 func (r cheapRuler) pointToPolygon(p lngLat, poly [][]lngLat) float64 {
 	if pointWithinPolygon(p, poly, true) {
 		return 0
 	}
 	d := math.Inf(1)
 	for _, ring := range poly {
-		if len(ring) == 0 {
-			continue
-		}
-		if ring[0] != ring[len(ring)-1] {
-			d = math.Min(d, r.pointToLine(p, []lngLat{ring[len(ring)-1], ring[0]}))
-		}
-		d = math.Min(d, r.pointToLine(p, ring))
+		d = r.setDistance([]lngLat{p}, false, closedRing(ring), true, d)
 		if d == 0 {
 			return 0
 		}
@@ -579,18 +580,11 @@ func (r cheapRuler) lineToPolygon(line []lngLat, poly [][]lngLat) float64 {
 			return 0
 		}
 	}
-	if len(line) == 1 {
-		return r.pointToPolygon(line[0], poly)
-	}
 	d := math.Inf(1)
-	for i := 0; i+1 < len(line); i++ {
-		for _, ring := range poly {
-			for j, k := 0, len(ring)-1; j < len(ring); k, j = j, j+1 {
-				d = math.Min(d, r.segmentToSegment(line[i], line[i+1], ring[k], ring[j]))
-				if d == 0 {
-					return 0
-				}
-			}
+	for _, ring := range poly {
+		d = r.setDistance(line, true, closedRing(ring), true, d)
+		if d == 0 {
+			return 0
 		}
 	}
 	return d
@@ -627,18 +621,94 @@ func (r cheapRuler) polygonToPolygon(a, b [][]lngLat) float64 {
 	}
 	d := math.Inf(1)
 	for _, r1 := range a {
-		for i, l := 0, len(r1)-1; i < len(r1); l, i = i, i+1 {
-			for _, r2 := range b {
-				for j, k := 0, len(r2)-1; j < len(r2); k, j = j, j+1 {
-					d = math.Min(d, r.segmentToSegment(r1[l], r1[i], r2[k], r2[j]))
-					if d == 0 {
-						return 0
-					}
-				}
+		for _, r2 := range b {
+			d = r.setDistance(closedRing(r1), true, closedRing(r2), true, d)
+			if d == 0 {
+				return 0
 			}
 		}
 	}
 	return d
+}
+
+// leafSize is the set size below which distances are computed pairwise.
+const leafSize = 32
+
+func setBBox(s []lngLat) bbox {
+	b := newBBox()
+	for _, p := range s {
+		b.add(p)
+	}
+	return b
+}
+
+// boxDistance is a lower bound of the distance between two boxes (0 when
+// they are close to the antimeridian wrap, where it would not be one).
+func (r cheapRuler) boxDistance(a, b bbox) float64 {
+	if math.Max(a[2], b[2])-math.Min(a[0], b[0]) > 180 {
+		return 0
+	}
+	dx := math.Max(0, math.Max(a[0]-b[2], b[0]-a[2])) * r.kx
+	dy := math.Max(0, math.Max(a[1]-b[3], b[1]-a[3])) * r.ky
+	return math.Sqrt(dx*dx + dy*dy)
+}
+
+func splitSet(s []lngLat, line bool) ([]lngLat, []lngLat) {
+	mid := len(s) / 2
+	if line {
+		return s[:mid+1], s[mid:]
+	}
+	return s[:mid], s[mid:]
+}
+
+// setDistance returns min(best, the shortest distance between a and b),
+// where each set is either points or a polyline. Large sets are split in
+// halves that are skipped when their bounding boxes are farther than best.
+func (r cheapRuler) setDistance(a []lngLat, aLine bool, b []lngLat, bLine bool, best float64) float64 {
+	if len(a) == 0 || len(b) == 0 || best == 0 {
+		return best
+	}
+	if len(a) <= leafSize && len(b) <= leafSize {
+		var d float64
+		switch {
+		case aLine && bLine:
+			d = r.lineToLine(a, b)
+		case aLine:
+			d = r.pointsToLine(b, a)
+		case bLine:
+			d = r.pointsToLine(a, b)
+		default:
+			d = r.pointsToPoints(a, b)
+		}
+		return math.Min(best, d)
+	}
+	split, other, splitLine, otherLine, swapped := a, b, aLine, bLine, false
+	if len(b) > len(a) {
+		split, other, splitLine, otherLine, swapped = b, a, bLine, aLine, true
+	}
+	h1, h2 := splitSet(split, splitLine)
+	ob := setBBox(other)
+	d1, d2 := r.boxDistance(setBBox(h1), ob), r.boxDistance(setBBox(h2), ob)
+	if d2 < d1 {
+		h1, h2, d1, d2 = h2, h1, d2, d1
+	}
+	for _, h := range []struct {
+		s []lngLat
+		d float64
+	}{{h1, d1}, {h2, d2}} {
+		if h.d >= best {
+			continue
+		}
+		if swapped {
+			best = r.setDistance(other, otherLine, h.s, splitLine, best)
+		} else {
+			best = r.setDistance(h.s, splitLine, other, otherLine, best)
+		}
+		if best == 0 {
+			return 0
+		}
+	}
+	return best
 }
 
 // shape is one feature part in longitude/latitude: points, a line or a polygon.
@@ -681,12 +751,8 @@ func (r cheapRuler) shapeToShape(a, b shape) float64 {
 		a, b = b, a
 	}
 	switch {
-	case a.kind == 0 && b.kind == 0:
-		return r.pointsToPoints(a.points, b.points)
-	case a.kind == 0 && b.kind == 1:
-		return r.pointsToLine(a.points, b.points)
-	case a.kind == 1 && b.kind == 1:
-		return r.lineToLine(a.points, b.points)
+	case a.kind < 2 && b.kind < 2:
+		return r.setDistance(a.points, a.kind == 1, b.points, b.kind == 1, math.Inf(1))
 	case a.kind == 0 && b.kind == 2:
 		d := math.Inf(1)
 		for _, p := range a.points {
