@@ -71,6 +71,41 @@ type validator struct {
 	doc   *Object
 	errs  []ValidationError
 	index int // index of the array element being validated (for layers)
+
+	// Layer ids: the indexes of the layers with each id (keyed by idKey),
+	// built once so that duplicate and ref checks stay linear.
+	layers []any
+	byID   map[string][]int
+}
+
+// idKey keys a layer id by JavaScript strict equality: only primitive ids
+// can equal one another.
+func idKey(id any) string {
+	switch id.(type) {
+	case string, bool, json.Number, float64:
+		return jsType(id) + ":" + jsString(id)
+	}
+	return ""
+}
+
+func (v *validator) indexLayers() {
+	if v.byID != nil {
+		return
+	}
+	v.layers, _ = get(v.doc, "layers").([]any)
+	v.byID = map[string][]int{}
+	for i, l := range v.layers {
+		lo, _ := l.(*Object)
+		id, ok := lo.Get("id")
+		if !ok {
+			continue
+		}
+		k := idKey(id)
+		if k == "" {
+			continue
+		}
+		v.byID[k] = append(v.byID[k], i)
+	}
 }
 
 func (v *validator) errorf(key, format string, args ...any) {
@@ -632,13 +667,13 @@ func (v *validator) layer(key string, val any, index int) {
 		v.errorf(key, `either "type" or "ref" is required`)
 	}
 	layerType := typeV
-	layers, _ := get(v.doc, "layers").([]any)
+	v.indexLayers()
 	if id, ok := o.Get("id"); truthy(id, ok) {
-		for i := 0; i < index && i < len(layers); i++ {
-			other, _ := layers[i].(*Object)
-			if oid, ok := other.Get("id"); ok && strictEqual(oid, id) {
-				v.errorf(key, "duplicate layer id %q, previously used at layers[%d]", jsString(id), i)
+		for _, prev := range v.byID[idKey(id)] {
+			if prev >= index || len(v.errs) >= MaxValidationErrors {
+				break
 			}
+			v.errorf(key, "duplicate layer id %q, previously used at layers[%d]", jsString(id), prev)
 		}
 	}
 	idStr := "undefined"
@@ -652,11 +687,8 @@ func (v *validator) layer(key string, val any, index int) {
 			}
 		}
 		var parent *Object
-		for _, l := range layers {
-			lo, _ := l.(*Object)
-			if lid, ok := lo.Get("id"); ok && strictEqual(lid, refV) {
-				parent = lo
-			}
+		if idx := v.byID[idKey(refV)]; len(idx) > 0 {
+			parent, _ = v.layers[idx[len(idx)-1]].(*Object)
 		}
 		switch {
 		case parent == nil:
