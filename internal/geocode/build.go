@@ -900,10 +900,10 @@ func newLocalityFinder(feats []*bfeat) *localityFinder {
 	return lf
 }
 
-// nearest returns the index of the nearest locality of country (any when
+// nearest returns the index of the likeliest locality of country (any when
 // country < 0) within reverseLocalityKM of p, or -1.
 func (lf *localityFinder) nearest(p orb.Point, country int) int {
-	best, bestD := -1, reverseLocalityKM
+	best, bestD := -1, math.Inf(1)
 	cell := gridCellOf(p[0], p[1])
 	cx, cy := cell%gridW, cell/gridW
 	for dy := -1; dy <= 1; dy++ {
@@ -917,8 +917,14 @@ func (lf *localityFinder) nearest(p orb.Point, country int) int {
 				if country >= 0 && l.country != country {
 					continue
 				}
-				if d := haversineKM(p, orb.Point{l.lon, l.lat}); d < bestD {
-					best, bestD = i, d
+				d := haversineKM(p, orb.Point{l.lon, l.lat})
+				if d > reverseLocalityKM {
+					continue
+				}
+				// As likeliestLocality: distance relative to a radius
+				// growing with population.
+				if v := d / (1 + math.Sqrt(float64(l.pop))/100); v < bestD {
+					best, bestD = i, v
 				}
 			}
 		}

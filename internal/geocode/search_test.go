@@ -163,6 +163,10 @@ func TestReverse(t *testing.T) {
 		{"nearest of one type", ReverseQuery{Lon: 5.0002, Lat: 5.0002, Limit: 3, Types: []PlaceType{TypeLocality}},
 			[]string{"locality.1001", "locality.1007"}},
 		{"region by nearest locality", ReverseQuery{Lon: 2.9, Lat: 2.9, Types: []PlaceType{TypeRegion}}, []string{"region.3"}},
+		{"big city beats a nearer village", ReverseQuery{Lon: 5.004, Lat: 5.0, Types: []PlaceType{TypeLocality}},
+			[]string{"locality.1001"}},
+		{"village at its own center", ReverseQuery{Lon: 5.005, Lat: 5.0, Types: []PlaceType{TypeLocality}},
+			[]string{"locality.1007"}},
 		{"open sea", ReverseQuery{Lon: -100, Lat: -40}, nil},
 		{"country without polygon", ReverseQuery{Lon: 20.01, Lat: 20.01, Types: []PlaceType{TypeCountry}}, []string{"country.998"}},
 	}
