@@ -2,6 +2,7 @@ package public
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/url"
 	"strings"
@@ -180,4 +181,34 @@ func (a *API) viewerRedirect(w http.ResponseWriter, r *http.Request) {
 		target += "?" + r.URL.RawQuery
 	}
 	http.Redirect(w, r, target, http.StatusMovedPermanently)
+}
+
+// index serves the root page listing the published maps and tilesets.
+func (a *API) index(w http.ResponseWriter, r *http.Request) {
+	base, err := url.Parse(respond.BaseURL(r, a.d.PublicURL))
+	if err != nil {
+		a.jsonDocument(w, r, "", nil, err)
+		return
+	}
+	view := web.IndexView{BasePath: strings.TrimRight(base.Path, "/")}
+	if a.d.Maps != nil {
+		for _, m := range a.d.Maps.List() {
+			if m.Served() {
+				view.Maps = append(view.Maps, web.IndexItem{ID: m.ID, Title: m.Title, Meta: "map"})
+			}
+		}
+	}
+	for _, e := range a.d.Catalog.List() {
+		if e.Served() {
+			meta := fmt.Sprintf("%s tileset, %s, zooms %d to %d", e.TileType(), e.Info.Format, e.Info.MinZoom, e.Info.MaxZoom)
+			view.Tilesets = append(view.Tilesets, web.IndexItem{ID: e.Name, Title: tileSet(e).Title, Meta: meta})
+		}
+	}
+	var b strings.Builder
+	if err := web.Index(&b, view); err != nil {
+		a.jsonDocument(w, r, "", nil, err)
+		return
+	}
+	w.Header().Set("Cache-Control", "no-cache")
+	respond.Bytes(w, http.StatusOK, "text/html; charset=utf-8", []byte(b.String()))
 }

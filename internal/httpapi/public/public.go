@@ -77,6 +77,7 @@ func (a *API) Register(mux *http.ServeMux) {
 	mux.HandleFunc("GET /tiles/{tilesId}", a.viewerRedirect)
 	mux.HandleFunc("GET /ogc/conformance", a.conformance)
 	mux.HandleFunc("GET /health", a.health)
+	mux.HandleFunc("GET /{$}", a.index)
 }
 
 // served returns the published, readable tileset named in the path, or

@@ -312,6 +312,9 @@ func TestDocuments(t *testing.T) {
 	if rd := e.do("GET", "/tiles/roads", nil); rd.status != 301 || rd.header.Get("Location") != "/tiles/roads/" {
 		t.Errorf("redirect: %d %q", rd.status, rd.header.Get("Location"))
 	}
+	if idx := e.do("GET", "/", nil); idx.status != 200 || !strings.Contains(string(idx.body), `href="/tiles/roads/"`) || strings.Contains(string(idx.body), "/tiles/broken/") {
+		t.Errorf("index page: %d", idx.status)
+	}
 	h := decodeJSON[map[string]any](t, e.do("GET", "/health", nil).body)
 	if h["status"] != "ok" || h["tilesets"].(float64) != 3 || h["tilesetsUnreadable"].(float64) != 1 {
 		t.Errorf("health = %v", h)
