@@ -99,11 +99,16 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	log.Info("tessera ready", "listen", ln.Addr().String(), "data", cfg.DataDir,
 		"tilesets", len(srv.Catalog.List()), "startup", time.Since(start).Round(time.Millisecond))
-	fmt.Fprintf(stdout, "\nTessera %s is serving %s on %s\n\n", version, cfg.DataDir, base)
+	fmt.Fprintf(stdout, "\nTessera %s is serving %s on %s\n\nOpen %s/ for the list of maps and tilesets.\n\n", version, cfg.DataDir, base, base)
 	if srv.TokenGenerated {
 		fmt.Fprintf(stdout, "Admin API:   %s/v1/admin   (header  Authorization: Basic %s)\n", base, srv.AdminToken())
 	} else {
 		fmt.Fprintf(stdout, "Admin API:   %s/v1/admin   (credentials from the configuration)\n", base)
+	}
+	for _, m := range srv.Maps.List() {
+		if m.Served() {
+			fmt.Fprintf(stdout, "Map     %-12s %s/maps/%s/   (style: %s/maps/%s/style.json)\n", m.ID, base, m.ID, base, m.ID)
+		}
 	}
 	for _, e := range srv.Catalog.List() {
 		if e.Served() {
