@@ -111,7 +111,7 @@ func (ix *Index) feature(i int, langs []string, fullGeom bool) Feature {
 		BBox:          ix.bbox(i),
 		Center:        [2]float64{ctr[0], ctr[1]},
 		PlaceType:     []string{t.String()},
-		PlaceTypeName: []string{typeLabels[t]},
+		PlaceTypeName: []string{t.Label(first)},
 		Geometry:      orb.Point(ctr),
 	}
 	// language is the query's primary language (spec); the language each

@@ -84,6 +84,9 @@ func TestForwardResultFields(t *testing.T) {
 		t.Fatalf("features %d query %q", len(res.Features), res.Query)
 	}
 	f := res.Features[0]
+	if f.PlaceTypeName[0] != "Ort" || f.PlaceType[0] != "locality" {
+		t.Errorf("place type %v %v", f.PlaceType, f.PlaceTypeName)
+	}
 	if f.Text != "Alphastadt" || f.Language != "de" {
 		t.Errorf("text %q language %q, want Alphastadt/de", f.Text, f.Language)
 	}

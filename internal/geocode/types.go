@@ -44,6 +44,37 @@ var typeLabels = [numTypes]string{"", "Continental marine area", "Country", "Maj
 	"County", "Joint municipality", "Joint submunicipality", "Municipality", "Municipal district", "Locality",
 	"Neighbourhood", "Place", "Postal code", "Address", "Road", "Point of interest"}
 
+// localizedLabels are place_type_name in a few more languages (English
+// otherwise), indexed like typeLabels.
+var localizedLabels = map[string][numTypes]string{
+	"de": {"", "Meeresgebiet", "Land", "Landform", "Region", "Unterregion", "Landkreis", "Gemeindeverband",
+		"Gemeindeteilverband", "Gemeinde", "Gemeindebezirk", "Ort", "Stadtviertel", "Platz", "Postleitzahl",
+		"Adresse", "Straße", "Sehenswürdigkeit"},
+	"fr": {"", "Zone maritime", "Pays", "Relief", "Région", "Sous-région", "Comté", "Intercommunalité",
+		"Groupement de quartiers", "Commune", "Arrondissement", "Localité", "Quartier", "Lieu", "Code postal",
+		"Adresse", "Route", "Point d'intérêt"},
+	"es": {"", "Zona marítima", "País", "Accidente geográfico", "Región", "Subregión", "Condado", "Mancomunidad",
+		"Submancomunidad", "Municipio", "Distrito municipal", "Localidad", "Barrio", "Lugar", "Código postal",
+		"Dirección", "Calle", "Punto de interés"},
+	"it": {"", "Zona marittima", "Paese", "Rilievo", "Regione", "Sottoregione", "Contea", "Unione di comuni",
+		"Unione di frazioni", "Comune", "Municipio", "Località", "Quartiere", "Luogo", "Codice postale",
+		"Indirizzo", "Strada", "Punto di interesse"},
+	"pt": {"", "Zona marítima", "País", "Relevo", "Região", "Sub-região", "Condado", "Associação de municípios",
+		"Associação de freguesias", "Município", "Distrito municipal", "Localidade", "Bairro", "Lugar",
+		"Código postal", "Endereço", "Rua", "Ponto de interesse"},
+}
+
+// Label returns the display name of t in lang (English when unknown).
+func (t PlaceType) Label(lang string) string {
+	if t >= numTypes {
+		return ""
+	}
+	if l, ok := localizedLabels[lang]; ok {
+		return l[t]
+	}
+	return typeLabels[t]
+}
+
 // String returns the spec's name of t ("" for TypeInvalid).
 func (t PlaceType) String() string {
 	if t >= numTypes {
