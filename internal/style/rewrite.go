@@ -22,8 +22,11 @@ import (
 //     accepts), name a tileset of this server: a source "url" becomes
 //     {base}/tiles/ID/tiles.json, an entry of "tiles" becomes
 //     {base}/tiles/ID/{z}/{x}/{y};
-//   - "local://PATH" is PATH under the server's root, as in tileserver-gl
-//     ("local://fonts/{fontstack}/{range}.pbf" is {base}/fonts/...);
+//   - "local://PATH": tileserver-gl's "local://data/NAME.json" is the tileset
+//     NAME; a PATH under one of the server's routes (fonts/, tiles/, maps/)
+//     is taken from the server's root ("local://fonts/{fontstack}/{range}.pbf"
+//     is {base}/fonts/...); any other PATH is relative, as below
+//     ("local://sprites/sprite" is {base}/maps/MAPID/sprites/sprite);
 //   - other relative URLs are resolved against the style's own folder,
 //     {base}/maps/MAPID/ (sprite "sprite" is {base}/maps/MAPID/sprite), except
 //     a relative "glyphs" template, which is resolved under {base}/fonts/;
@@ -179,7 +182,7 @@ func (rw *rewriter) resolve(p, u string, kind urlKind) string {
 	case hasScheme && (scheme == "mbtiles" || scheme == "pmtiles"):
 		return rw.tilesetURL(p, u, rest, kind)
 	case hasScheme && scheme == "local":
-		return rw.local("/"+strings.TrimLeft(rest, "/"), p, u)
+		return rw.localScheme(p, u, strings.TrimLeft(rest, "/"), kind)
 	case hasScheme && (scheme == "http" || scheme == "https"):
 		if rw.base != "" && strings.Contains(rw.base, "://") && hasPathPrefix(trimmed, rw.base) {
 			rw.checkTilesPath(p, u, trimmed[len(rw.base):])
@@ -196,12 +199,39 @@ func (rw *rewriter) resolve(p, u string, kind urlKind) string {
 	case strings.HasPrefix(trimmed, "/"):
 		return rw.local(trimmed, p, u)
 	}
-	// A relative reference.
+	return rw.relative(p, u, trimmed, kind)
+}
+
+// serverRoutes are the first path segments of this server's resources: a
+// local:// URL starting with one of them is taken from the server's root.
+var serverRoutes = []string{"fonts/", "tiles/", "maps/"}
+
+// localScheme resolves local://REST: tileserver-gl's local://data/NAME.json
+// (a tileset's TileJSON) is the tileset NAME; a path under one of this
+// server's routes is taken from its root; anything else from the style's
+// folder (or, for glyphs, from /fonts/).
+func (rw *rewriter) localScheme(p, orig, rest string, kind urlKind) string {
+	if name, ok := strings.CutPrefix(rest, "data/"); ok && kind == kindTileJSON {
+		if name, ok := strings.CutSuffix(name, ".json"); ok && name != "" && !strings.Contains(name, "/") {
+			return rw.tilesetURL(p, orig, name, kind)
+		}
+	}
+	for _, r := range serverRoutes {
+		if strings.HasPrefix(rest, r) {
+			return rw.local("/"+rest, p, orig)
+		}
+	}
+	return rw.relative(p, orig, rest, kind)
+}
+
+// relative resolves a relative reference against the style's folder,
+// {base}/maps/MAPID/, or /fonts/ for the glyphs template.
+func (rw *rewriter) relative(p, orig, ref string, kind urlKind) string {
 	dir := "/maps/" + url.PathEscape(rw.r.MapID) + "/"
 	if kind == kindGlyphs {
 		dir = "/fonts/"
 	}
-	return rw.local(joinRef(dir, trimmed), p, u)
+	return rw.local(joinRef(dir, ref), p, orig)
 }
 
 // local returns {base}+ref for a root-relative reference of this server.

@@ -3,6 +3,7 @@ package style
 import (
 	"bytes"
 	"encoding/json"
+	"os"
 	"reflect"
 	"strings"
 	"testing"
@@ -120,6 +121,22 @@ func TestRewrite(t *testing.T) {
 			style: `{"version":8,"sources":{},"layers":[],"glyphs":"local://fonts/{fontstack}/{range}.pbf"}`,
 			r:     Resolver{BaseURL: base + "/tessera/"},
 			want:  want{glyphs: base + "/tessera/fonts/{fontstack}/{range}.pbf"},
+		},
+		{
+			name:  "local scheme outside the server routes is relative to the map",
+			style: `{"version":8,"sources":{"s":{"type":"vector","tiles":["local://tiles/{z}-{x}-{y}.mvt"]}},"layers":[],"sprite":"local://sprites/sprite","glyphs":"local://glyphs/{fontstack}/{range}.pbf"}`,
+			r:     Resolver{BaseURL: base, MapID: "demo"},
+			want: want{
+				tiles:   []string{base + "/tiles/{z}-{x}-{y}.mvt"},
+				sprites: []string{base + "/maps/demo/sprites/sprite"},
+				glyphs:  base + "/fonts/glyphs/{fontstack}/{range}.pbf",
+			},
+		},
+		{
+			name:  "tileserver-gl local data URL names a tileset",
+			style: `{"version":8,"sources":{"s":{"type":"vector","url":"local://data/openmaptiles.json"}},"layers":[]}`,
+			r:     Resolver{BaseURL: base, Key: "K", Tileset: known("omt=openmaptiles")},
+			want:  want{url: base + "/tiles/omt/tiles.json?key=K"},
 		},
 		{
 			name:  "sprite string relative to the map folder",
@@ -285,4 +302,61 @@ func TestSplitScheme(t *testing.T) {
 			t.Errorf("splitScheme(%q) = %q, %q, %v; want %q, %q, %v", tt.u, scheme, rest, ok, tt.scheme, tt.rest, tt.ok)
 		}
 	}
+}
+
+// TestRewriteFixtures rewrites every shared style fixture and checks that the
+// result validates exactly as the original and that every resource URL of
+// the result is absolute.
+func TestRewriteFixtures(t *testing.T) {
+	shared := sharedDir(t)
+	fixtures := styleFixtures(t, shared)
+	const base = "https://maps.example.com"
+	rewritten := 0
+	for _, f := range fixtures {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := Parse(data)
+		if err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		out, _ := s.Rewrite(Resolver{BaseURL: base, MapID: "m", Key: "K"})
+		got, err := Parse(out)
+		if err != nil {
+			t.Fatalf("%s: rewritten style does not parse: %v", f, err)
+		}
+		if a, b := Validate(s, nil), Validate(got, nil); !reflect.DeepEqual(a, b) {
+			t.Errorf("%s: validation changed by the rewrite:\n%v\n%v", f, a, b)
+		}
+		var urls []string
+		for _, src := range got.Sources {
+			if src.URL != "" {
+				urls = append(urls, src.URL)
+			}
+			urls = append(urls, src.Tiles...)
+		}
+		if got.Glyphs != "" {
+			urls = append(urls, got.Glyphs)
+		}
+		for _, sp := range got.Sprites {
+			urls = append(urls, sp.URL)
+		}
+		for _, u := range urls {
+			switch {
+			case strings.HasPrefix(u, base+"/"):
+				rewritten++
+				if !strings.Contains(u, "key=") {
+					t.Errorf("%s: URL of this server without the key: %s", f, u)
+				}
+			case strings.HasPrefix(u, "https://"), strings.HasPrefix(u, "http://"), strings.HasPrefix(u, "mapbox://"):
+			default:
+				t.Errorf("%s: URL not made absolute: %s", f, u)
+			}
+		}
+	}
+	if rewritten == 0 {
+		t.Error("no URL of the fixtures was rewritten")
+	}
+	t.Logf("%d fixtures, %d URLs rewritten to this server", len(fixtures), rewritten)
 }
