@@ -18,9 +18,9 @@ import (
 )
 
 // StyleRewriter turns a stored style into the served one: every resource
-// URL absolute under base, the key query carried into this server's URLs.
+// URL absolute under base, the API key carried into this server's URLs.
 // hasTileset tells whether a tileset name exists; problems are logged.
-type StyleRewriter func(raw []byte, base, keyQuery string, hasTileset func(name string) bool) (out []byte, problems []string, err error)
+type StyleRewriter func(raw []byte, mapID, base, key string, hasTileset func(name string) bool) (out []byte, problems []string, err error)
 
 // RegisterMaps adds the routes of maps and fonts.
 func (a *API) RegisterMaps(mux *http.ServeMux) {
@@ -91,7 +91,7 @@ func (a *API) mapStyle(w http.ResponseWriter, r *http.Request) {
 		e, ok := a.d.Catalog.Get(name)
 		return ok && e.Served()
 	}
-	out, problems, err := a.d.RewriteStyle(m.Style, respond.BaseURL(r, a.d.PublicURL), respond.KeyQuery(r), has)
+	out, problems, err := a.d.RewriteStyle(m.Style, m.ID, respond.BaseURL(r, a.d.PublicURL), r.URL.Query().Get("key"), has)
 	if err != nil {
 		a.jsonDocument(w, r, "", nil, fmt.Errorf("map %s: %w", m.ID, err))
 		return

@@ -36,7 +36,9 @@ func mapEnv(t *testing.T) *testEnv {
 		os.WriteFile(filepath.Join(maps, "city", "style.json"), []byte(testStyle), 0o644)
 		os.WriteFile(filepath.Join(maps, "city", "icons", "dot.svg"), []byte(testIcon), 0o644)
 		os.MkdirAll(filepath.Join(maps, "bad"), 0o755)
-		os.WriteFile(filepath.Join(maps, "bad", "style.json"), []byte(`{"version": 7}`), 0o644)
+		os.WriteFile(filepath.Join(maps, "bad", "style.json"), []byte(`{"version": 8, "sources": {}, "layers": [{"id": "x", "type": "background", "paint": {"background-color": "bluish"}}]}`), 0o644)
+		os.MkdirAll(filepath.Join(maps, "ghost"), 0o755)
+		os.WriteFile(filepath.Join(maps, "ghost", "style.json"), []byte(`{"version": 8, "sources": {"g": {"type": "vector", "url": "mbtiles://nowhere"}}, "layers": [{"id": "g", "type": "fill", "source": "g", "source-layer": "a"}]}`), 0o644)
 		if dir := fixtures.SharedDir(); dir != "" {
 			font, err := os.ReadFile(filepath.Join(dir, "fixtures/tileserver-gl/public/resources/fonts/OpenSans-Regular.ttf"))
 			if err == nil {
@@ -52,6 +54,27 @@ func TestMapEndpoints(t *testing.T) {
 	st := e.do("GET", "/maps/city/style.json?key=abc", nil)
 	if st.status != 200 || !json.Valid(st.body) {
 		t.Fatalf("style.json: %d %s", st.status, st.body)
+	}
+	served := decodeJSON[struct {
+		Sources map[string]struct {
+			URL string `json:"url"`
+		} `json:"sources"`
+		Glyphs string `json:"glyphs"`
+		Sprite string `json:"sprite"`
+		Layers []any  `json:"layers"`
+	}](t, st.body)
+	if got := served.Sources["roads"].URL; got != e.http.URL+"/tiles/roads/tiles.json?key=abc" {
+		t.Errorf("source url = %q", got)
+	}
+	if served.Glyphs != e.http.URL+"/fonts/{fontstack}/{range}.pbf?key=abc" || served.Sprite != e.http.URL+"/maps/city/sprite?key=abc" {
+		t.Errorf("glyphs %q sprite %q", served.Glyphs, served.Sprite)
+	}
+	if len(served.Layers) != 2 {
+		t.Errorf("layers = %d", len(served.Layers))
+	}
+	// A style naming a tileset that does not exist is still served.
+	if r := e.do("GET", "/maps/ghost/style.json", nil); r.status != 200 || !strings.Contains(string(r.body), "/tiles/nowhere/tiles.json") {
+		t.Errorf("style with a missing tileset: %d", r.status)
 	}
 	// Sprites: 1x and 2x, PNG and JSON.
 	for _, tt := range []struct {
@@ -174,10 +197,16 @@ func TestAdminMaps(t *testing.T) {
 		URLs                           map[string]string
 	}
 	list := decodeJSON[struct{ Items []mapDetail }](t, e.admin("GET", "/maps", nil).body)
-	if len(list.Items) != 2 || list.Items[0].ID != "bad" || list.Items[0].State != "error" || len(list.Items[0].Problems) == 0 || list.Items[1].Title != "Roads map" {
+	if len(list.Items) != 3 || list.Items[0].ID != "bad" || list.Items[0].State != "error" || list.Items[1].Title != "Roads map" {
 		t.Fatalf("maps = %+v", list.Items)
 	}
+	if p := list.Items[0].Problems; len(p) != 1 || !strings.Contains(p[0], "layers[0].paint.background-color") || !strings.Contains(p[0], "bluish") {
+		t.Errorf("problems of the invalid style = %q", p)
+	}
 	d := decodeJSON[mapDetail](t, e.admin("GET", "/maps/city", nil).body)
+	if d.Title != "Roads map" {
+		t.Errorf("title = %q", d.Title)
+	}
 	base := e.http.URL + "/maps/city"
 	want := map[string]string{
 		"embeddable": base + "/", "ogcTiles": base + "/tiles", "stylejson": base + "/style.json", "tilejson": base + "/tiles.json",
