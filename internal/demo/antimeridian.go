@@ -52,13 +52,19 @@ func splitAntimeridian(p orb.Polygon) []orb.Polygon {
 			u = closeAroundPole(u)
 			changed = true
 		}
+		if i > 0 {
+			u = alignHole(u, rings[0])
+		}
 		for _, pt := range u {
 			minX, maxX = math.Min(minX, pt[0]), math.Max(maxX, pt[0])
 		}
 		rings = append(rings, u)
 	}
 	if !changed && minX >= -180 && maxX <= 180 {
-		return []orb.Polygon{p}
+		// Within range once unwrapped: the unwrapped rings, since a ring
+		// can touch the antimeridian with a vertex at -180 between
+		// vertices at +180 (a Fiji island), a jump across the whole map.
+		return []orb.Polygon{orb.Polygon(rings)}
 	}
 	var out []orb.Polygon
 	for k := math.Floor((minX - 180) / 360); k <= math.Ceil((maxX+180)/360); k++ {
@@ -77,6 +83,32 @@ func splitAntimeridian(p orb.Polygon) []orb.Polygon {
 		if len(poly) > 0 {
 			out = append(out, poly)
 		}
+	}
+	return out
+}
+
+// alignHole shifts an unwrapped hole by whole turns so that it lies within
+// the longitudes of its unwrapped exterior: both are unwrapped from their own
+// first positions, so a hole can come out 360° away from the exterior (the
+// Caspian Sea in Afro-Eurasia, whose exterior starts in Chukotka).
+func alignHole(hole, exterior orb.Ring) orb.Ring {
+	if len(hole) == 0 || len(exterior) == 0 {
+		return hole
+	}
+	hb, eb := hole.Bound(), exterior.Bound()
+	mid := (hb.Min[0] + hb.Max[0]) / 2
+	var k float64
+	switch {
+	case mid < eb.Min[0]:
+		k = math.Ceil((eb.Min[0] - mid) / 360)
+	case mid > eb.Max[0]:
+		k = -math.Ceil((mid - eb.Max[0]) / 360)
+	default:
+		return hole
+	}
+	out := make(orb.Ring, len(hole))
+	for i, pt := range hole {
+		out[i] = orb.Point{pt[0] + 360*k, pt[1]}
 	}
 	return out
 }

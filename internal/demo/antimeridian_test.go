@@ -43,6 +43,28 @@ func TestSplitAntimeridian(t *testing.T) {
 			outside: []orb.Point{{176, 65}, {0, 65}},
 		},
 		{
+			// The exterior unwraps from its first position (east of 180°)
+			// to longitudes below -180, the hole (a Caspian) stays near 50°.
+			name: "crossing with a hole far from the antimeridian",
+			poly: orb.Polygon{
+				{{-175, 30}, {-175, 70}, {175, 70}, {40, 70}, {40, 30}, {175, 30}, {-175, 30}},
+				{{45, 40}, {55, 40}, {55, 45}, {45, 45}, {45, 40}},
+			},
+			bounds:  []orb.Bound{{Min: orb.Point{40, 30}, Max: orb.Point{180, 70}}, {Min: orb.Point{-180, 30}, Max: orb.Point{-175, 70}}},
+			area:    5*40 + 140*40 - 10*5,
+			inside:  []orb.Point{{42, 50}, {-177, 65}},
+			outside: []orb.Point{{50, 42}, {0, 65}},
+		},
+		{
+			// A Natural Earth land island east of 180° whose ring touches the
+			// antimeridian with one vertex written as -180.
+			name:    "touching with a vertex at -180",
+			poly:    orb.Polygon{{{180, -16.96}, {179.9, -17}, {179.9, -16.8}, {180, -16.79}, {-180, -16.78}, {180, -16.96}}},
+			bounds:  []orb.Bound{{Min: orb.Point{179.9, -17}, Max: orb.Point{180, -16.78}}},
+			inside:  []orb.Point{{179.95, -16.9}},
+			outside: []orb.Point{{0, -16.9}},
+		},
+		{
 			name:    "around the South Pole like Antarctica",
 			poly:    orb.Polygon{{{-180, -70}, {-90, -72}, {0, -70}, {90, -72}, {180, -70}, {-180, -70}}},
 			bounds:  []orb.Bound{{Min: orb.Point{-180, -90}, Max: orb.Point{180, -70}}},

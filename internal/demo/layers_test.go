@@ -258,10 +258,12 @@ func TestPlaceRank(t *testing.T) {
 		{25_000, "PPL", 8, 8},
 		{6_000, "PPL", 9, 8},
 		{600, "PPL", 10, 8},
-		{0, "PPLG", 2, 2},
+		{474_292, "PPLG", 2, 2},
+		{0, "PPLG", 10, 8},
+		{0, "PPLC", 2, 2},
 	}
 	for _, tc := range tests {
-		r := placeRank(tc.pop, capitalLevel(tc.code))
+		r := placeRank(tc.pop, capitalLevel(tc.code, tc.pop))
 		if r != tc.rank || placeMinZoom(r) != tc.minZoom {
 			t.Errorf("%s pop %d: rank %d min zoom %d, want %d %d", tc.code, tc.pop, r, placeMinZoom(r), tc.rank, tc.minZoom)
 		}

@@ -135,12 +135,15 @@ func parsePlace(raw []byte) (place, bool, error) {
 
 // capitalLevel returns the administrative level a place is the capital of:
 // 2 for national capitals (PPLC) and seats of government (PPLG), 4 for
-// first-order division seats (PPLA), 0 otherwise.
-func capitalLevel(featureCode string) int {
-	switch featureCode {
-	case "PPLC", "PPLG":
+// first-order division seats (PPLA), 0 otherwise. GeoNames also marks
+// government buildings, castles and villages PPLG, always without a
+// population; a PPLG counts only with one (The Hague, Cotonou, La Paz,
+// Putrajaya).
+func capitalLevel(featureCode string, pop int64) int {
+	switch {
+	case featureCode == "PPLC", featureCode == "PPLG" && pop > 0:
 		return 2
-	case "PPLA":
+	case featureCode == "PPLA":
 		return 4
 	}
 	return 0
@@ -206,7 +209,7 @@ func placeFeatures(places []place) []tiler.Feature {
 	}
 	rs := make([]ranked, len(places))
 	for i, p := range places {
-		c := capitalLevel(p.FeatureCode)
+		c := capitalLevel(p.FeatureCode, p.Population)
 		rs[i] = ranked{p, placeRank(p.Population, c), c}
 	}
 	slices.SortStableFunc(rs, func(a, b ranked) int {
