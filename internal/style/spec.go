@@ -6,6 +6,9 @@ import (
 	"fmt"
 	"os"
 	"sync"
+	"sync/atomic"
+
+	"github.com/tesseramaps/tessera/internal/style/expr"
 )
 
 // The specification is data published by the MapLibre project under the
@@ -19,7 +22,15 @@ type Spec struct {
 	doc     *Object
 	version int
 	exprOps map[string]bool
+
+	propSpecs sync.Map     // *Object (a property's spec entry) -> *expr.PropertySpec, or nil
+	propCount atomic.Int64 // entries in propSpecs, bounded by maxPropSpecs
 }
+
+// maxPropSpecs bounds the cache of property specs (the specification has a
+// few hundred properties; the bound only guards against spec objects built
+// on the fly).
+const maxPropSpecs = 4096
 
 // LoadSpec reads a style specification from a file.
 func LoadSpec(path string) (*Spec, error) {
@@ -93,6 +104,24 @@ func (sp *Spec) IsExpressionOperator(name string) bool { return sp.exprOps[name]
 func (sp *Spec) entry(name string) *Object {
 	o, _ := get(sp.doc, name).(*Object)
 	return o
+}
+
+// propertySpec returns the expression compiler's view of a property spec
+// entry, cached (nil when the entry does not decode).
+func (sp *Spec) propertySpec(o *Object) *expr.PropertySpec {
+	if v, ok := sp.propSpecs.Load(o); ok {
+		return v.(*expr.PropertySpec)
+	}
+	ps := new(expr.PropertySpec)
+	if err := json.Unmarshal(specJSON(o), ps); err != nil {
+		ps = nil
+	}
+	if sp.propCount.Load() < maxPropSpecs {
+		if _, loaded := sp.propSpecs.LoadOrStore(o, ps); !loaded {
+			sp.propCount.Add(1)
+		}
+	}
+	return ps
 }
 
 // specJSON renders a spec entry back to JSON (for the expression compiler).

@@ -30,10 +30,7 @@ func (v *validator) expression(key string, val any, vs *Object, ctx *exprCtx) {
 	}
 	var ps *expr.PropertySpec
 	if vs != nil {
-		ps = new(expr.PropertySpec)
-		if err := json.Unmarshal(specJSON(vs), ps); err != nil {
-			ps = nil
-		}
+		ps = v.sp.propertySpec(vs)
 	}
 	if ps != nil && ctx.kind != "property" {
 		// The reference parses these with createExpression: the expected
