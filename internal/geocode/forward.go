@@ -306,6 +306,10 @@ func (ix *Index) Forward(ctx context.Context, q ForwardQuery) (SearchResults, er
 	if err := q.validate(); err != nil {
 		return SearchResults{}, err
 	}
+	if err := ix.acquire(); err != nil {
+		return SearchResults{}, err
+	}
+	defer ix.mu.RUnlock()
 	res := SearchResults{Type: "FeatureCollection", Attribution: ix.meta.Attribution}
 	words := textnorm.Tokens(q.Text)
 	if len(words) > MaxQueryTokens {

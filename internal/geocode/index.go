@@ -14,6 +14,10 @@ import (
 
 // Index is an opened, immutable geocoding index. It is safe for concurrent use.
 type Index struct {
+	// mu is held for reading by every search and for writing by Close, so
+	// the file is never unmapped under a running search.
+	mu          sync.RWMutex
+	closed      bool
 	path        string
 	c           columns
 	unmap       func() error
@@ -131,14 +135,32 @@ func Open(path string) (*Index, error) {
 	return ix, nil
 }
 
-// Close releases the mapped file. The Index must not be used afterwards.
+// ErrClosed is returned by searches on a closed Index.
+var ErrClosed = errors.New("geocoding index closed")
+
+// Close waits for running searches and releases the mapped file; later
+// searches return ErrClosed. Results already returned stay valid (they hold
+// copies).
 func (ix *Index) Close() error {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	ix.closed = true
 	if ix.unmap == nil {
 		return nil
 	}
 	err := ix.unmap()
 	ix.unmap = nil
 	return err
+}
+
+// acquire read-locks the index for one search; release with ix.mu.RUnlock.
+func (ix *Index) acquire() error {
+	ix.mu.RLock()
+	if ix.closed {
+		ix.mu.RUnlock()
+		return ErrClosed
+	}
+	return nil
 }
 
 // Attribution returns the attribution HTML of the index's sources.
@@ -268,7 +290,7 @@ func (ix *Index) localName(i int, lang string) string {
 	lo, hi := int(c.FLangStart[i]), int(c.FLangStart[i+1])
 	j := lo + sort.Search(hi-lo, func(k int) bool { return c.LangCode[lo+k] >= code })
 	if j < hi && c.LangCode[j] == code {
-		return ix.str(c.LangName[j])
+		return strings.Clone(ix.str(c.LangName[j]))
 	}
 	return ""
 }

@@ -7,7 +7,8 @@ import (
 	"github.com/paulmach/orb"
 )
 
-// displayName returns feature i's name in lang with the language it is in:
+// displayName returns feature i's name in lang with the language it is in
+// (copied out of the mapped file: results outlive Close):
 // the name in lang, else English, else the default name (language "").
 func (ix *Index) displayName(i int, lang string) (string, string) {
 	if lang != "" {
@@ -20,7 +21,7 @@ func (ix *Index) displayName(i int, lang string) (string, string) {
 			}
 		}
 	}
-	return ix.str(ix.c.FName[i]), ""
+	return strings.Clone(ix.str(ix.c.FName[i])), ""
 }
 
 // hierarchy returns the context features of i, smallest first.
@@ -63,7 +64,7 @@ func (ix *Index) placeName(i int, lang, name string) string {
 func (ix *Index) properties(i int) Properties {
 	c := &ix.c
 	fl := c.FFlags[i]
-	p := Properties{Ref: ix.str(c.FRef[i]), CountryCode: strings.ToLower(unpackLang(c.FCC[i]))}
+	p := Properties{Ref: strings.Clone(ix.str(c.FRef[i])), CountryCode: strings.ToLower(unpackLang(c.FCC[i]))}
 	if k := int(fl>>4) & 0xf; k < len(kinds) {
 		p.Kind = kinds[k]
 	}
@@ -154,7 +155,7 @@ func (ix *Index) setMatching(f *Feature, nameEntry int, langs []string) {
 	if nameEntry < 0 {
 		return
 	}
-	m := ix.str(ix.c.NStr[nameEntry])
+	m := strings.Clone(ix.str(ix.c.NStr[nameEntry]))
 	if m == f.Text {
 		return
 	}

@@ -108,6 +108,10 @@ func (ix *Index) Reverse(ctx context.Context, q ReverseQuery) (SearchResults, er
 	if err := q.validate(); err != nil {
 		return SearchResults{}, err
 	}
+	if err := ix.acquire(); err != nil {
+		return SearchResults{}, err
+	}
+	defer ix.mu.RUnlock()
 	res := SearchResults{Type: "FeatureCollection", Attribution: ix.meta.Attribution,
 		Query: []string{strconv.FormatFloat(q.Lon, 'f', -1, 64), strconv.FormatFloat(q.Lat, 'f', -1, 64)}}
 	p := orb.Point{q.Lon, q.Lat}
@@ -231,6 +235,10 @@ func (ix *Index) ByID(ctx context.Context, id string, opts IDOptions) (SearchRes
 	if err := checkCommon(nil, opts.Languages, opts.Worldview); err != nil {
 		return SearchResults{}, err
 	}
+	if err := ix.acquire(); err != nil {
+		return SearchResults{}, err
+	}
+	defer ix.mu.RUnlock()
 	res := SearchResults{Type: "FeatureCollection", Attribution: ix.meta.Attribution, Query: []string{id}}
 	m := idRe.FindStringSubmatch(id)
 	if m == nil {

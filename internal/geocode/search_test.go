@@ -394,3 +394,32 @@ func FuzzForward(f *testing.F) {
 		}
 	})
 }
+
+func TestCloseKeepsResults(t *testing.T) {
+	syntheticIndex(t)
+	ix, err := Open(filepath.Join(synthDir, "synthetic.tgi"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := ix.Forward(context.Background(), ForwardQuery{Text: "Alpha City", Languages: []string{"de", "fr"}})
+	if err != nil || len(res.Features) == 0 {
+		t.Fatalf("%v %v", ids(res), err)
+	}
+	if err := ix.Close(); err != nil {
+		t.Fatal(err)
+	}
+	// The results hold copies: encoding them after the unmap must work.
+	b, err := json.Marshal(res)
+	if err != nil || !strings.Contains(string(b), "Alphastadt") || !strings.Contains(string(b), "geonames:1001") {
+		t.Errorf("results after Close: %s %v", b, err)
+	}
+	if _, err := ix.Forward(context.Background(), ForwardQuery{Text: "x"}); !errors.Is(err, ErrClosed) {
+		t.Errorf("search after Close: %v", err)
+	}
+	if _, err := ix.Reverse(context.Background(), ReverseQuery{Lon: 1, Lat: 1}); !errors.Is(err, ErrClosed) {
+		t.Errorf("reverse after Close: %v", err)
+	}
+	if err := ix.Close(); err != nil {
+		t.Errorf("second Close: %v", err)
+	}
+}
