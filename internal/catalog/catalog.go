@@ -92,9 +92,10 @@ type Catalog struct {
 	log  *slog.Logger
 	open Opener
 
-	mu   sync.Mutex // serialises changes
-	snap atomic.Pointer[snapshot]
-	gen  atomic.Uint64
+	mu      sync.Mutex // serialises changes
+	snap    atomic.Pointer[snapshot]
+	gen     atomic.Uint64
+	version atomic.Uint64
 
 	onChange func()
 }
@@ -124,6 +125,10 @@ func New(dir string, db *store.DB, opts Options) *Catalog {
 	c.snap.Store(&snapshot{byName: map[string]*Entry{}, byID: map[string]*Entry{}})
 	return c
 }
+
+// Version changes whenever the catalog does (a tileset added, removed,
+// renamed, published or reopened).
+func (c *Catalog) Version() uint64 { return c.version.Load() }
 
 // Dir is the tiles directory.
 func (c *Catalog) Dir() string { return c.dir }
@@ -161,6 +166,7 @@ func (c *Catalog) publish(entries map[string]*Entry) {
 	}
 	slices.SortFunc(s.list, func(a, b *Entry) int { return strings.Compare(a.Name, b.Name) })
 	c.snap.Store(s)
+	c.version.Add(1)
 	if c.onChange != nil {
 		c.onChange()
 	}

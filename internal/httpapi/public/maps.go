@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync"
 
 	"github.com/tesseramaps/tessera/internal/catalog"
 	"github.com/tesseramaps/tessera/internal/glyphs"
@@ -87,11 +88,19 @@ func (a *API) mapStyle(w http.ResponseWriter, r *http.Request) {
 		a.document(w, r, "application/json", m.Style)
 		return
 	}
+	base, key := respond.BaseURL(r, a.d.PublicURL), r.URL.Query().Get("key")
+	// The served style depends on the map's version, the base URL, the key
+	// and which tilesets exist: cache it under all four.
+	ck := styleKey{gen: m.Gen, catalog: a.d.Catalog.Version(), base: base, key: key}
+	if out, ok := a.styles.get(ck); ok {
+		a.document(w, r, "application/json", out)
+		return
+	}
 	has := func(name string) bool {
 		e, ok := a.d.Catalog.Get(name)
 		return ok && e.Served()
 	}
-	out, problems, err := a.d.RewriteStyle(m.Style, m.ID, respond.BaseURL(r, a.d.PublicURL), r.URL.Query().Get("key"), has)
+	out, problems, err := a.d.RewriteStyle(m.Style, m.ID, base, key, has)
 	if err != nil {
 		a.jsonDocument(w, r, "", nil, fmt.Errorf("map %s: %w", m.ID, err))
 		return
@@ -99,7 +108,40 @@ func (a *API) mapStyle(w http.ResponseWriter, r *http.Request) {
 	for _, p := range problems {
 		a.d.Log.WarnContext(r.Context(), "map style reference", "map", m.ID, "problem", p)
 	}
+	a.styles.put(ck, out)
 	a.document(w, r, "application/json", out)
+}
+
+// styleKey names one served form of a style.
+type styleKey struct {
+	gen, catalog uint64
+	base, key    string
+}
+
+// maxServedStyles bounds the cache of served styles.
+const maxServedStyles = 512
+
+// styleCache keeps served styles; when full it is emptied (the entries are
+// cheap to make again, and few base URLs and keys are in use at once).
+type styleCache struct {
+	mu sync.Mutex
+	m  map[styleKey][]byte
+}
+
+func (c *styleCache) get(k styleKey) ([]byte, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	b, ok := c.m[k]
+	return b, ok
+}
+
+func (c *styleCache) put(k styleKey, b []byte) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.m == nil || len(c.m) >= maxServedStyles {
+		c.m = map[styleKey][]byte{}
+	}
+	c.m[k] = b
 }
 
 // mapSprite serves sprite.png, sprite.json, sprite@2x.png, sprite@2x.json.

@@ -53,6 +53,7 @@ type Deps struct {
 type API struct {
 	d       Deps
 	ccTiles []string
+	styles  styleCache
 }
 
 // New makes the public API.
