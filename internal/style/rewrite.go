@@ -56,10 +56,10 @@ type Resolver struct {
 
 // Problem is a resource reference that Rewrite could not resolve fully.
 type Problem struct {
-	Path    string // JSON path of the URL in the style, e.g. "sources.osm.url"
-	URL     string // the URL as written in the style
-	Tileset string // the name of the missing tileset, when that is the problem
-	Message string
+	Path    string `json:"path"`              // JSON path of the URL in the style, e.g. "sources.osm.url"
+	URL     string `json:"url"`               // the URL as written in the style
+	Tileset string `json:"tileset,omitempty"` // the name of the missing tileset, when that is the problem
+	Message string `json:"message"`
 }
 
 func (p Problem) String() string {

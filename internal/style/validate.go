@@ -19,8 +19,8 @@ const MaxValidationErrors = 10000
 // of the reference name a bare property, such as "exaggeration" inside
 // "terrain", and this package does the same).
 type ValidationError struct {
-	Path    string
-	Message string
+	Path    string `json:"path"`
+	Message string `json:"message"`
 }
 
 // Error returns "path: message", or the message alone when the path is empty.

@@ -1,9 +1,11 @@
 package style
 
 import (
+	"fmt"
 	"reflect"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -237,5 +239,47 @@ func TestValidateNil(t *testing.T) {
 	errs := Validate(nil, nil)
 	if len(errs) != 1 || errs[0].Message != "object expected, null found" {
 		t.Errorf("Validate(nil) = %v", errs)
+	}
+}
+
+// TestValidateConcurrent validates styles from several goroutines with the
+// shared default spec (run with -race).
+func TestValidateConcurrent(t *testing.T) {
+	docs := []string{
+		`{"version":8,"sources":{"g":{"type":"geojson","data":"x"}},"layers":[{"id":"c","type":"circle","source":"g","paint":{"circle-radius":["get","r"]}}]}`,
+		`{"version":8,"sources":{},"layers":[{"id":"b","type":"background","paint":{"background-color":"nope"}}]}`,
+	}
+	want := make([]int, len(docs))
+	for i, d := range docs {
+		s, err := Parse([]byte(d))
+		if err != nil {
+			t.Fatal(err)
+		}
+		want[i] = len(Validate(s, nil))
+	}
+	var wg sync.WaitGroup
+	errc := make(chan string, 64)
+	for g := 0; g < 8; g++ {
+		wg.Add(1)
+		go func(g int) {
+			defer wg.Done()
+			for i := 0; i < 50; i++ {
+				k := (g + i) % len(docs)
+				s, err := Parse([]byte(docs[k]))
+				if err != nil {
+					errc <- err.Error()
+					return
+				}
+				if n := len(Validate(s, nil)); n != want[k] {
+					errc <- fmt.Sprintf("doc %d: %d errors, want %d", k, n, want[k])
+					return
+				}
+			}
+		}(g)
+	}
+	wg.Wait()
+	close(errc)
+	for e := range errc {
+		t.Error(e)
 	}
 }
