@@ -13,8 +13,9 @@
 //     GL clients honour per image, so it displays at its correct size without resampling.
 //     Likewise a 1x sheet falls back to "name@2x.png" (pixelRatio 2) when there is no 1x file.
 //   - With Options.SDF every icon becomes a signed distance field (white, distance in alpha),
-//     3×ratio px larger on each side, and its index entry says "sdf": true. SDF is a property
-//     of the whole sheet, as in martin's sdf sprite endpoints.
+//     3×ratio px larger on each side, and its index entry says "sdf": true, as in martin's
+//     sdf sprite endpoints. On any sheet, an icon file named "name.sdf.svg" (or .sdf.png) is
+//     icon "name" drawn as a signed distance field.
 //   - Icons are packed without gaps (like the reference sheets), tallest first, with a
 //     deterministic skyline packer.
 //
@@ -58,6 +59,10 @@ type Icon struct {
 	Data2x []byte
 	// Source describes where the icon came from (a file path), for messages.
 	Source string
+	// SDF makes this icon a signed distance field (recolourable with
+	// icon-color) even when the sheet is not an SDF sheet. LoadIcons sets
+	// it for files named "name.sdf.svg" or "name.sdf.png" (icon "name").
+	SDF bool
 }
 
 // Options control a build.
@@ -204,6 +209,7 @@ type rendered struct {
 	img   *image.NRGBA
 	ratio int
 	meta  stretchMeta
+	sdf   bool
 }
 
 type stretchMeta struct {
@@ -294,7 +300,7 @@ feed:
 		img := imgs[i].img
 		draw.Draw(canvas, image.Rect(r.x, r.y, r.x+r.w, r.y+r.h), img, img.Bounds().Min, draw.Src)
 		m := imgs[i].meta
-		sheet.Entries[r.name] = Entry{X: r.x, Y: r.y, Width: r.w, Height: r.h, PixelRatio: imgs[i].ratio, SDF: opts.SDF,
+		sheet.Entries[r.name] = Entry{X: r.x, Y: r.y, Width: r.w, Height: r.h, PixelRatio: imgs[i].ratio, SDF: imgs[i].sdf,
 			Content: m.content, StretchX: m.stretchX, StretchY: m.stretchY}
 	}
 	var buf bytes.Buffer
@@ -327,6 +333,8 @@ var pngMagic = []byte("\x89PNG\r\n\x1a\n")
 
 // renderIcon produces the bitmap of one icon at the sheet's pixel ratio.
 func renderIcon(ctx context.Context, ic Icon, opts Options) (rendered, error) {
+	// An icon marked SDF is one even on a sheet that is not.
+	opts.SDF = opts.SDF || ic.SDF
 	ratio := opts.PixelRatio
 	var res rendered
 	switch {
@@ -375,6 +383,7 @@ func renderIcon(ctx context.Context, ic Icon, opts Options) (rendered, error) {
 	if opts.SDF {
 		r := res.ratio
 		res.img = sdfIcon(res.img, sdfBuffer*r, float64(sdfRadius*r), sdfCutoff)
+		res.sdf = true
 	}
 	return res, nil
 }
@@ -458,6 +467,10 @@ func LoadIcons(ctx context.Context, fsys fs.FS, opts Options) ([]Icon, []IconErr
 			name = strings.TrimSuffix(name, "@2x")
 			is2x = true
 		}
+		sdf := false
+		if n, ok := strings.CutSuffix(name, ".sdf"); ok && n != "" && !strings.HasSuffix(n, "/") {
+			name, sdf = n, true
+		}
 		data, rerr := readLimited(fsys, p, opts.MaxFileBytes)
 		if rerr != nil {
 			skipped = append(skipped, IconError{Name: name, Source: p, Err: rerr})
@@ -473,6 +486,7 @@ func LoadIcons(ctx context.Context, fsys fs.FS, opts Options) ([]Icon, []IconErr
 			byName[name] = ic
 			names = append(names, name)
 		}
+		ic.SDF = ic.SDF || sdf
 		switch {
 		case is2x:
 			ic.Data2x = data
