@@ -259,7 +259,9 @@ func WriteDataset(ctx context.Context, ds *sources.Dataset, out string) error {
 		f := &bfeat{typ: typ, num: uint64(p.GeonameID), name: p.Name, ref: fmt.Sprintf("geonames:%d", p.GeonameID),
 			names: map[string][]string{}, lon: p.Lon, lat: p.Lat, cc: p.Country, country: ci, region: -1, subregion: -1,
 			pop: p.Population, capital: capital, kind: kindPlace}
-		f.extend(p.Lon, p.Lat)
+		// GeoNames gives points; the bbox is a box of a radius that grows
+		// with population, like the one reverse geocoding uses.
+		f.bbox, f.hasBBox = pointBox(p.Lon, p.Lat, placeRadiusKM(typ, p.Population)), true
 		f.alts = append(f.alts, p.ASCIIName)
 		f.asciiAlt = true
 		f.alts = append(f.alts, p.Alternates...)
@@ -930,4 +932,26 @@ func (lf *localityFinder) nearest(p orb.Point, country int) int {
 		}
 	}
 	return best
+}
+
+// placeRadiusKM is the assumed radius of a populated place: 1 km plus
+// sqrt(population)/100 km for localities (at most 30 km), less for
+// neighbourhoods and other places.
+func placeRadiusKM(t PlaceType, pop uint64) float64 {
+	r := math.Min(30, 1+math.Sqrt(float64(pop))/100)
+	switch t {
+	case TypeNeighbourhood:
+		r = math.Min(r, 2)
+	case TypePlace:
+		r = math.Min(r, 1)
+	}
+	return r
+}
+
+// pointBox is the [w, s, e, n] box of radius km around a point, clamped to
+// the valid range.
+func pointBox(lon, lat, km float64) [4]float64 {
+	dLat := km / 111.0
+	dLon := math.Min(180, km/(111.32*math.Max(0.01, math.Cos(lat*math.Pi/180))))
+	return [4]float64{math.Max(-180, lon-dLon), math.Max(-90, lat-dLat), math.Min(180, lon+dLon), math.Min(90, lat+dLat)}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"math"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -106,6 +107,10 @@ func TestForwardResultFields(t *testing.T) {
 	if f.Center != [2]float64{5, 5} || f.Properties.CountryCode != "qz" || f.Properties.PlaceDesignation != "city" ||
 		f.Properties.Ref != "geonames:1001" || f.Properties.Kind != "place" {
 		t.Errorf("center %v properties %+v", f.Center, f.Properties)
+	}
+	// A place's bbox spans a population-based radius (15.1 km for 2 million).
+	if bb := f.BBox; bb[0] >= 5 || bb[2] <= 5 || math.Abs((bb[3]-bb[1])*111-2*15.14) > 0.1 {
+		t.Errorf("bbox %v", bb)
 	}
 	var ctxIDs []string
 	for _, c := range f.Context {
