@@ -8,7 +8,7 @@ set -euo pipefail
 
 PLAYWRIGHT_VERSION="${PLAYWRIGHT_VERSION:-1.65.1}"
 PMTILES_VERSION="${PMTILES_VERSION:-4.5.0}"
-STYLE_SPEC_VERSION="${STYLE_SPEC_VERSION:-24.8.5}"
+STYLE_SPEC_VERSION="${STYLE_SPEC_VERSION:-26.6.0}"
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cache="$root/.cache/npm-test"
 
