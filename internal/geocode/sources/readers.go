@@ -523,13 +523,19 @@ func mergeCountryNames(cs []Country, codes map[string]map[string]string, iso map
 }
 
 // mergeAdminNames adds libgeonames names by admin code and, for admin1, the
-// translations of the ISO 3166-2 subdivision whose name matches.
+// translations of the ISO 3166-2 subdivision whose name matches: the same
+// folded name, else the only one with the same name without generic words
+// ("Province", "Oblast", "Governorate", ...).
 func mergeAdminNames(as []Admin, codes map[string]map[string]string, subs map[string][]Subdivision) {
 	type key struct{ cc, name string }
 	byName := map[key]*Subdivision{}
+	byCore := map[key][]*Subdivision{}
 	for cc, list := range subs {
 		for i := range list {
 			byName[key{cc, textnorm.Fold(list[i].Name)}] = &list[i]
+			if c := coreName(list[i].Name); c != "" {
+				byCore[key{cc, c}] = append(byCore[key{cc, c}], &list[i])
+			}
 		}
 	}
 	for i := range as {
@@ -538,7 +544,13 @@ func mergeAdminNames(as []Admin, codes map[string]map[string]string, subs map[st
 			a.Names = map[string]string{}
 		}
 		cc, _, _ := strings.Cut(a.Code, ".")
-		if s := byName[key{cc, textnorm.Fold(a.Name)}]; s != nil {
+		s := byName[key{cc, textnorm.Fold(a.Name)}]
+		if s == nil {
+			if m := byCore[key{cc, coreName(a.Name)}]; len(m) == 1 {
+				s = m[0]
+			}
+		}
+		if s != nil {
 			for lang, v := range s.Names {
 				a.Names[lang] = v
 			}
@@ -547,4 +559,26 @@ func mergeAdminNames(as []Admin, codes map[string]map[string]string, subs map[st
 			a.Names[lang] = v
 		}
 	}
+}
+
+// genericWords are the kinds of subdivisions names often carry or omit.
+var genericWords = map[string]bool{}
+
+func init() {
+	for _, w := range strings.Fields(`province provincia parish region state governorate oblast prefecture county
+		district department municipality city of al el la le the de du des autonomous republic kray krai okrug
+		voivodeship canton kanton`) {
+		genericWords[w] = true
+	}
+}
+
+// coreName is the folded name without generic words.
+func coreName(s string) string {
+	var out []string
+	for _, w := range textnorm.Tokens(s) {
+		if !genericWords[w] {
+			out = append(out, w)
+		}
+	}
+	return strings.Join(out, " ")
 }

@@ -133,9 +133,10 @@ func TestReadISOCodesAndAdmins(t *testing.T) {
 		}
 	}
 	write("usr/share/iso-codes/json/iso_3166-1.json", `{"3166-1":[{"alpha_2":"CH","name":"Switzerland","official_name":"Swiss Confederation"}]}`)
-	write("usr/share/iso-codes/json/iso_3166-2.json", `{"3166-2":[{"code":"CH-BS","name":"Basel-Stadt"},{"code":"bad","name":"x"}]}`)
+	write("usr/share/iso-codes/json/iso_3166-2.json", `{"3166-2":[{"code":"CH-BS","name":"Basel-Stadt"},{"code":"bad","name":"x"},
+		{"code":"CH-TI","name":"Ticino"}]}`)
 	write("usr/share/locale/it/LC_MESSAGES/iso_3166-1.mo", string(moFile("Switzerland", "Svizzera")))
-	write("usr/share/locale/it/LC_MESSAGES/iso_3166-2.mo", string(moFile("Basel-Stadt", "Basilea Città")))
+	write("usr/share/locale/it/LC_MESSAGES/iso_3166-2.mo", string(moFile("Basel-Stadt", "Basilea Città", "Ticino", "Canton Ticino")))
 	countries, subs, err := ReadISOCodes(root)
 	if err != nil {
 		t.Fatal(err)
@@ -143,12 +144,12 @@ func TestReadISOCodesAndAdmins(t *testing.T) {
 	if !slices.Equal(countries["CH"]["it"], []string{"Svizzera"}) || !slices.Equal(countries["CH"]["en"], []string{"Switzerland", "Swiss Confederation"}) {
 		t.Errorf("countries %v", countries)
 	}
-	if len(subs["CH"]) != 1 || subs["CH"][0].Names["it"] != "Basilea Città" {
+	if len(subs["CH"]) != 2 || subs["CH"][0].Names["it"] != "Basilea Città" {
 		t.Errorf("subdivisions %v", subs)
 	}
-	admins := []Admin{{Code: "CH.BS", Name: "Basel-Stadt"}, {Code: "CH.ZH", Name: "Zurich"}}
+	admins := []Admin{{Code: "CH.BS", Name: "Basel-Stadt"}, {Code: "CH.ZH", Name: "Zurich"}, {Code: "CH.TI", Name: "Canton of Ticino"}}
 	mergeAdminNames(admins, map[string]map[string]string{"CH.ZH": {"de": "Zürich"}}, subs)
-	if admins[0].Names["it"] != "Basilea Città" || admins[1].Names["de"] != "Zürich" {
+	if admins[0].Names["it"] != "Basilea Città" || admins[1].Names["de"] != "Zürich" || admins[2].Names["it"] != "Canton Ticino" {
 		t.Errorf("admins %+v", admins)
 	}
 }
