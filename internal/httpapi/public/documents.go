@@ -74,65 +74,42 @@ func (a *API) jsonDocument(w http.ResponseWriter, r *http.Request, contentType s
 	a.document(w, r, contentType, b)
 }
 
-func (a *API) tileJSON(w http.ResponseWriter, r *http.Request) {
-	e, ok := a.served(w, r)
-	if !ok {
+// builder makes a document of a tileset or map: JSON-encodable values
+// are served as application/json, []byte as XML.
+type builder[T any] func(item T, ep ogc.Endpoint) (any, error)
+
+// jsonBuilder adapts a typed document function.
+func jsonBuilder[T, D any](f func(T, ogc.Endpoint) (D, error)) builder[T] {
+	return func(item T, ep ogc.Endpoint) (any, error) { return f(item, ep) }
+}
+
+// serveDoc writes a built document or the error of building it.
+func (a *API) serveDoc(w http.ResponseWriter, r *http.Request, doc any, err error) {
+	if b, ok := doc.([]byte); ok && err == nil {
+		a.document(w, r, "text/xml; charset=utf-8", b)
 		return
 	}
-	ep, err := a.endpoint(r)
-	if err != nil {
-		a.jsonDocument(w, r, "", nil, err)
-		return
-	}
-	doc, err := ogc.TileJSON(tileSet(e), ep)
 	a.jsonDocument(w, r, "application/json", doc, err)
 }
 
-func (a *API) ogcTileSet(w http.ResponseWriter, r *http.Request) {
-	e, ok := a.served(w, r)
-	if !ok {
-		return
+// tilesetDoc serves a document of the tileset named in the path.
+func (a *API) tilesetDoc(build builder[ogc.TileSet]) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		e, ok := a.served(w, r)
+		if !ok {
+			return
+		}
+		ep, err := a.endpoint(r)
+		if err != nil {
+			a.serveDoc(w, r, nil, err)
+			return
+		}
+		doc, err := build(tileSet(e), ep)
+		a.serveDoc(w, r, doc, err)
 	}
-	ep, err := a.endpoint(r)
-	if err != nil {
-		a.jsonDocument(w, r, "", nil, err)
-		return
-	}
-	doc, err := ogc.OGCTileSet(tileSet(e), ep)
-	a.jsonDocument(w, r, "application/json", doc, err)
 }
 
-func (a *API) tileMatrixSet(w http.ResponseWriter, r *http.Request) {
-	e, ok := a.served(w, r)
-	if !ok {
-		return
-	}
-	ep, err := a.endpoint(r)
-	if err != nil {
-		a.jsonDocument(w, r, "", nil, err)
-		return
-	}
-	doc, err := ogc.TileSetMatrixSet(tileSet(e), ep)
-	a.jsonDocument(w, r, "application/json", doc, err)
-}
-
-func (a *API) wmts(w http.ResponseWriter, r *http.Request) {
-	e, ok := a.served(w, r)
-	if !ok {
-		return
-	}
-	ep, err := a.endpoint(r)
-	if err != nil {
-		a.jsonDocument(w, r, "", nil, err)
-		return
-	}
-	b, err := ogc.TileSetWMTS(tileSet(e), ep, ogc.WMTSOptions{Title: "Tessera"})
-	if err != nil {
-		a.jsonDocument(w, r, "", nil, err)
-		return
-	}
-	a.document(w, r, "text/xml; charset=utf-8", b)
-}
+var wmtsOptions = ogc.WMTSOptions{Title: "Tessera"}
 
 func (a *API) conformance(w http.ResponseWriter, r *http.Request) {
 	seen := map[string]bool{}

@@ -178,58 +178,37 @@ func (a *API) mapSprite(w http.ResponseWriter, r *http.Request, rest string) {
 	a.document(w, r, "application/json", sheet.Index)
 }
 
-func (a *API) mapEndpoint(w http.ResponseWriter, r *http.Request) (ogc.Endpoint, bool) {
-	ep, err := a.endpoint(r)
-	if err != nil {
-		a.jsonDocument(w, r, "", nil, err)
-		return ep, false
-	}
-	return ep, true
-}
-
-func (a *API) mapTileJSON(w http.ResponseWriter, r *http.Request, size int) {
+// mapDocument serves a document of the map named in the path.
+func (a *API) mapDocument(w http.ResponseWriter, r *http.Request, build builder[ogc.Map]) {
 	m, ok := a.servedMap(w, r)
 	if !ok {
 		return
 	}
-	if ep, ok := a.mapEndpoint(w, r); ok {
-		doc, err := ogc.MapTileJSON(mapDoc(m), ep, size)
-		a.jsonDocument(w, r, "application/json", doc, err)
+	ep, err := a.endpoint(r)
+	if err != nil {
+		a.serveDoc(w, r, nil, err)
+		return
 	}
+	doc, err := build(mapDoc(m), ep)
+	a.serveDoc(w, r, doc, err)
+}
+
+func (a *API) mapTileJSON(w http.ResponseWriter, r *http.Request, size int) {
+	a.mapDocument(w, r, func(m ogc.Map, ep ogc.Endpoint) (any, error) { return ogc.MapTileJSON(m, ep, size) })
 }
 
 func (a *API) mapTileJSON256(w http.ResponseWriter, r *http.Request) { a.mapTileJSON(w, r, 256) }
 
 func (a *API) mapOGC(w http.ResponseWriter, r *http.Request) {
-	m, ok := a.servedMap(w, r)
-	if !ok {
-		return
-	}
-	if ep, ok := a.mapEndpoint(w, r); ok {
-		doc, err := ogc.OGCMap(mapDoc(m), ep)
-		a.jsonDocument(w, r, "application/json", doc, err)
-	}
+	a.mapDocument(w, r, jsonBuilder(ogc.OGCMap))
 }
 
 func (a *API) mapMatrixSet(w http.ResponseWriter, r *http.Request) {
-	m, ok := a.servedMap(w, r)
-	if !ok {
-		return
-	}
-	if ep, ok := a.mapEndpoint(w, r); ok {
-		doc, err := ogc.MapMatrixSet(mapDoc(m), ep)
-		a.jsonDocument(w, r, "application/json", doc, err)
-	}
+	a.mapDocument(w, r, jsonBuilder(ogc.MapMatrixSet))
 }
 
 func (a *API) mapWMTS(w http.ResponseWriter, r *http.Request) {
-	m, ok := a.servedMap(w, r)
-	if !ok {
-		return
-	}
-	if ep, ok := a.mapEndpoint(w, r); ok {
-		a.xmlDocument(w, r)(ogc.MapWMTS(mapDoc(m), ep, ogc.WMTSOptions{Title: "Tessera"}))
-	}
+	a.mapDocument(w, r, func(m ogc.Map, ep ogc.Endpoint) (any, error) { return ogc.MapWMTS(m, ep, wmtsOptions) })
 }
 
 // servedMaps lists the maps public endpoints serve.
@@ -246,10 +225,19 @@ func (a *API) servedMaps() []ogc.Map {
 	return out
 }
 
-func (a *API) allMapsWMTS(w http.ResponseWriter, r *http.Request) {
-	if ep, ok := a.mapEndpoint(w, r); ok {
-		a.xmlDocument(w, r)(ogc.AllMapsWMTS(a.servedMaps(), ep, ogc.WMTSOptions{Title: "Tessera"}))
+// allMaps serves a document of every published map.
+func (a *API) allMaps(w http.ResponseWriter, r *http.Request, build func([]ogc.Map, ogc.Endpoint) (any, error)) {
+	ep, err := a.endpoint(r)
+	if err != nil {
+		a.serveDoc(w, r, nil, err)
+		return
 	}
+	doc, err := build(a.servedMaps(), ep)
+	a.serveDoc(w, r, doc, err)
+}
+
+func (a *API) allMapsWMTS(w http.ResponseWriter, r *http.Request) {
+	a.allMaps(w, r, func(maps []ogc.Map, ep ogc.Endpoint) (any, error) { return ogc.AllMapsWMTS(maps, ep, wmtsOptions) })
 }
 
 // wmsRequest checks the fixed service=WMS&request=GetCapabilities query
@@ -275,35 +263,20 @@ func wmsRequest(w http.ResponseWriter, r *http.Request) bool {
 	return true
 }
 
+var wmsOptions = ogc.WMSOptions{Title: "Tessera"}
+
 func (a *API) mapWMS(w http.ResponseWriter, r *http.Request) {
-	m, ok := a.servedMap(w, r)
-	if !ok || !wmsRequest(w, r) {
+	if _, ok := a.servedMap(w, r); !ok || !wmsRequest(w, r) {
 		return
 	}
-	if ep, ok := a.mapEndpoint(w, r); ok {
-		a.xmlDocument(w, r)(ogc.MapWMS(mapDoc(m), ep, ogc.WMSOptions{Title: "Tessera"}))
-	}
+	a.mapDocument(w, r, func(m ogc.Map, ep ogc.Endpoint) (any, error) { return ogc.MapWMS(m, ep, wmsOptions) })
 }
 
 func (a *API) allMapsWMS(w http.ResponseWriter, r *http.Request) {
 	if !wmsRequest(w, r) {
 		return
 	}
-	if ep, ok := a.mapEndpoint(w, r); ok {
-		a.xmlDocument(w, r)(ogc.AllMapsWMS(a.servedMaps(), ep, ogc.WMSOptions{Title: "Tessera"}))
-	}
-}
-
-// xmlDocument returns a function that writes a built XML document or the
-// error of building it.
-func (a *API) xmlDocument(w http.ResponseWriter, r *http.Request) func([]byte, error) {
-	return func(b []byte, err error) {
-		if err != nil {
-			a.jsonDocument(w, r, "", nil, err)
-			return
-		}
-		a.document(w, r, "text/xml; charset=utf-8", b)
-	}
+	a.allMaps(w, r, func(maps []ogc.Map, ep ogc.Endpoint) (any, error) { return ogc.AllMapsWMS(maps, ep, wmsOptions) })
 }
 
 func (a *API) mapViewer(w http.ResponseWriter, r *http.Request) {

@@ -20,6 +20,7 @@ import (
 	"github.com/tesseramaps/tessera/internal/glyphs"
 	"github.com/tesseramaps/tessera/internal/httpapi/middleware"
 	"github.com/tesseramaps/tessera/internal/httpapi/respond"
+	"github.com/tesseramaps/tessera/internal/ogc"
 	"github.com/tesseramaps/tessera/internal/sprite"
 	"github.com/tesseramaps/tessera/internal/tilecache"
 	"github.com/tesseramaps/tessera/internal/tilecoord"
@@ -70,10 +71,12 @@ func New(d Deps) *API {
 // Register adds the public routes to mux.
 func (a *API) Register(mux *http.ServeMux) {
 	mux.HandleFunc(TilePattern, a.tile)
-	mux.HandleFunc("GET /tiles/{tilesId}/tiles.json", a.tileJSON)
-	mux.HandleFunc("GET /tiles/{tilesId}/tiles", a.ogcTileSet)
-	mux.HandleFunc("GET /tiles/{tilesId}/tileMatrixSet", a.tileMatrixSet)
-	mux.HandleFunc("GET /tiles/{tilesId}/WMTSCapabilities.xml", a.wmts)
+	mux.HandleFunc("GET /tiles/{tilesId}/tiles.json", a.tilesetDoc(jsonBuilder(ogc.TileJSON)))
+	mux.HandleFunc("GET /tiles/{tilesId}/tiles", a.tilesetDoc(jsonBuilder(ogc.OGCTileSet)))
+	mux.HandleFunc("GET /tiles/{tilesId}/tileMatrixSet", a.tilesetDoc(jsonBuilder(ogc.TileSetMatrixSet)))
+	mux.HandleFunc("GET /tiles/{tilesId}/WMTSCapabilities.xml", a.tilesetDoc(func(ts ogc.TileSet, ep ogc.Endpoint) (any, error) {
+		return ogc.TileSetWMTS(ts, ep, wmtsOptions)
+	}))
 	mux.HandleFunc("GET /tiles/{tilesId}/{$}", a.viewer)
 	mux.HandleFunc("GET /tiles/{tilesId}", a.viewerRedirect)
 	mux.HandleFunc("GET /ogc/conformance", a.conformance)
