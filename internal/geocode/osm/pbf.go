@@ -107,7 +107,7 @@ func (p *pbfReader) next() (string, []byte, error) {
 		case num == 1 && wt == protowire.BytesType:
 			typ = string(b)
 		case num == 3 && wt == protowire.VarintType:
-			dataSize = int64(int32(v))
+			dataSize = int64(v)
 		}
 		return nil
 	})
@@ -139,7 +139,7 @@ func (p *pbfReader) decompress(blob []byte) ([]byte, error) {
 		case num == 1 && wt == protowire.BytesType:
 			raw, hasRaw = b, true
 		case num == 2 && wt == protowire.VarintType:
-			rawSize = int64(int32(v))
+			rawSize = int64(v)
 		case num == 3 && wt == protowire.BytesType:
 			zdata, hasZlib = b, true
 		case num >= 4 && num <= 7 && wt == protowire.BytesType:

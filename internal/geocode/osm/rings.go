@@ -235,6 +235,7 @@ func ringCentroid(r orb.Ring) orb.Point {
 func buildPolygons(rings []orb.Ring) (mp orb.MultiPolygon, bad int) {
 	type rinfo struct {
 		r     orb.Ring
+		b     orb.Bound
 		area  float64
 		pt    orb.Point
 		depth int
@@ -252,13 +253,16 @@ func buildPolygons(rings []orb.Ring) (mp orb.MultiPolygon, bad int) {
 			bad++
 			continue
 		}
-		rs = append(rs, rinfo{r: r, area: a, pt: pt})
+		rs = append(rs, rinfo{r: r, b: r.Bound(), area: a, pt: pt})
 	}
 	sort.SliceStable(rs, func(i, j int) bool { return rs[i].area > rs[j].area })
 	for i := range rs {
 		container := -1
 		for j := i - 1; j >= 0; j-- { // smallest containing ring first
-			if rs[j].area > rs[i].area && rs[j].r.Bound().Contains(rs[i].pt) && pointInRing(rs[i].pt, rs[j].r) {
+			// Crossing rings (invalid data) must not nest: the container's
+			// bounds must hold the whole ring.
+			jb, ib := rs[j].b, rs[i].b
+			if rs[j].area > rs[i].area && jb.Contains(ib.Min) && jb.Contains(ib.Max) && pointInRing(rs[i].pt, rs[j].r) {
 				container = j
 				break
 			}
