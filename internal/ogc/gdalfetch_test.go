@@ -17,26 +17,16 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/tesseramaps/tessera/internal/fixtures"
+
 	_ "modernc.org/sqlite"
 )
 
-// sharedDir finds ../shared relative to the repository root.
+// sharedDir returns ../shared beside the repository, skipping the test when
+// it is absent.
 func sharedDir(t *testing.T) string {
 	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return filepath.Join(dir, "..", "shared")
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("go.mod not found")
-		}
-		dir = parent
-	}
+	return fixtures.Dir(t)
 }
 
 // TestGDALFetchesTilesThroughWMTS serves the raster tiles of a fixture

@@ -12,30 +12,15 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/tesseramaps/tessera/internal/fixtures"
 )
 
-// sharedDir finds ../shared next to the repository root, or skips the test.
+// sharedDir returns ../shared beside the repository, skipping the test when
+// it is absent.
 func sharedDir(t testing.TB) string {
 	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Skip("go.mod not found above the test directory")
-		}
-		dir = parent
-	}
-	shared := filepath.Join(dir, "..", "shared")
-	if _, err := os.Stat(shared); err != nil {
-		t.Skipf("shared fixtures not found at %s: %v", shared, err)
-	}
-	return shared
+	return fixtures.Dir(t)
 }
 
 func fixtureIcons(t testing.TB, set string) []Icon {

@@ -10,6 +10,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/tesseramaps/tessera/internal/fixtures"
 )
 
 // repoRoot walks up from the test's directory to the folder holding go.mod.
@@ -31,14 +33,11 @@ func repoRoot(t testing.TB) string {
 	}
 }
 
-// sharedDir returns ../shared beside the repository, or skips.
+// sharedDir returns ../shared beside the repository, skipping the test when
+// it is absent.
 func sharedDir(t testing.TB) string {
 	t.Helper()
-	d := filepath.Join(repoRoot(t), "..", "shared")
-	if _, err := os.Stat(filepath.Join(d, "style-spec", "v8.json")); err != nil {
-		t.Skipf("shared material not found at %s: %v", d, err)
-	}
-	return d
+	return fixtures.Dir(t)
 }
 
 // styleFixtures lists the style documents found in the shared material.

@@ -10,25 +10,14 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/tesseramaps/tessera/internal/fixtures"
 )
 
-// sharedDir returns ../shared relative to the repository root, or "".
+// sharedDir returns ../shared beside the repository, or "" when absent.
 func sharedDir(t testing.TB) string {
 	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatalf("getwd: %v", err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return filepath.Join(dir, "..", "shared")
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return ""
-		}
-		dir = parent
-	}
+	return fixtures.SharedDir()
 }
 
 type fixture struct {
