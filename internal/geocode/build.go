@@ -489,7 +489,28 @@ const (
 	gridCell      = 0.5
 	gridW         = int(360 / gridCell)
 	gridH         = int(180 / gridCell)
+	areaCell      = 1.0
+	areaW         = int(360 / areaCell)
+	areaH         = int(180 / areaCell)
 )
+
+// isAreaGeometry reports whether an encoded geometry is a (multi)polygon.
+func isAreaGeometry(b []byte) bool {
+	return len(b) > 0 && (b[0] == gPolygon || b[0] == gMultiPolygon)
+}
+
+// areaCells calls fn with every area grid cell a bbox overlaps.
+func areaCells(w, s, e, n float64, fn func(int)) {
+	x0 := max(0, min(areaW-1, int((w+180)/areaCell)))
+	x1 := max(0, min(areaW-1, int((e+180)/areaCell)))
+	y0 := max(0, min(areaH-1, int((s+90)/areaCell)))
+	y1 := max(0, min(areaH-1, int((n+90)/areaCell)))
+	for y := y0; y <= y1; y++ {
+		for x := x0; x <= x1; x++ {
+			fn(y*areaW + x)
+		}
+	}
+}
 
 // isPointType reports types kept in the reverse-geocoding grid.
 func isPointType(t PlaceType) bool {
@@ -750,6 +771,33 @@ func assemble(ctx context.Context, feats []*bfeat, attribution []string) (*colum
 			cells[cell]++
 		}
 	}
+	// Area grid of polygon features (not countries).
+	areaCount := make([]uint32, areaW*areaH+1)
+	isArea := func(i int) bool {
+		return PlaceType(c.FType[i]) != TypeCountry && isAreaGeometry(c.GeomBlob[c.FGeomOff[i]:c.FGeomOff[i+1]])
+	}
+	cellsOf := func(i int, fn func(int)) {
+		b := c.FBBox[4*i : 4*i+4]
+		areaCells(fromE7(b[0]), fromE7(b[1]), fromE7(b[2]), fromE7(b[3]), fn)
+	}
+	for i := 0; i < n; i++ {
+		if isArea(i) {
+			cellsOf(i, func(cell int) { areaCount[cell+1]++ })
+		}
+	}
+	for i := 1; i < len(areaCount); i++ {
+		areaCount[i] += areaCount[i-1]
+	}
+	c.AreaStart = slices.Clone(areaCount)
+	c.AreaItems = make([]uint32, areaCount[len(areaCount)-1])
+	for i := 0; i < n; i++ {
+		if isArea(i) {
+			cellsOf(i, func(cell int) {
+				c.AreaItems[areaCount[cell]] = uint32(i)
+				areaCount[cell]++
+			})
+		}
+	}
 	// Id lookup.
 	ids := make([]int, n)
 	for i := range ids {
@@ -817,7 +865,7 @@ func addFeatures(existing []*bfeat, in []sources.Feature, countryIdx map[string]
 	nearestLocality := newLocalityFinder(existing).nearest
 	for _, sf := range in {
 		typ, ok := ParsePlaceType(sf.Type)
-		if !ok || typ == TypeCountry || typ == TypeRegion || typ == TypeSubregion {
+		if !ok {
 			return fmt.Errorf("feature %s.%d: unsupported type %q", sf.Type, sf.Num, sf.Type)
 		}
 		if sf.Name == "" {
@@ -860,22 +908,39 @@ func addFeatures(existing []*bfeat, in []sources.Feature, countryIdx map[string]
 		if f.country >= 0 {
 			f.cc = existing[f.country].cc
 		}
-		if typ != TypeLocality {
+		// Parents only of broader types: a region gets no region, a
+		// municipality no locality.
+		if typ > TypeRegion {
 			if l := nearestLocality(orb.Point{f.lon, f.lat}, f.country); l >= 0 {
-				f.locality = l + 1
-				f.region, f.subregion = existing[l].region, existing[l].subregion
+				if typ > TypeLocality {
+					f.locality = l + 1
+				}
+				f.region = existing[l].region
+				if typ > TypeSubregion {
+					f.subregion = existing[l].subregion
+				}
 				if f.country < 0 {
 					f.country, f.cc = existing[l].country, existing[l].cc
 				}
 			}
+		}
+		if typ == TypeCountry {
+			f.country = -1 // its own country; set below once it has an index
 		}
 		switch typ {
 		case TypeRoad:
 			f.kind = 3 // road
 		case TypeLocality, TypeNeighbourhood, TypePlace:
 			f.kind = kindPlace
-		case TypeMunicipality, TypeMunicipalDistrict, TypeCounty, TypeJointMunicipality, TypeJointSubmunicipality:
+		case TypeCountry, TypeRegion, TypeSubregion, TypeMunicipality, TypeMunicipalDistrict, TypeCounty,
+			TypeJointMunicipality, TypeJointSubmunicipality:
 			f.kind = kindAdmin
+		}
+		if typ == TypeCountry {
+			f.country = len(*out)
+			if f.cc == "" {
+				f.cc = strings.ToUpper(sf.Country)
+			}
 		}
 		if sf.Address != "" || len(sf.Categories) > 0 || len(sf.Tags) > 0 {
 			f.extra = &featureExtra{Address: sf.Address, Categories: sf.Categories, Tags: sf.Tags}

@@ -39,6 +39,11 @@ func featureIndex(t *testing.T) *Index {
 			{Type: "road", Num: 601, Ref: "osm:way/601", Name: "Main Street", Geometry: orb.LineString{{4.99, 5.0}, {5.02, 5.0}}},
 			{Type: "address", Num: 701, Ref: "osm:node/701", Name: "Main Street", Address: "12", Lon: 5.003, Lat: 5.0},
 			{Type: "postal_code", Num: 801, Name: "QZ-1000", Lon: 5.0, Lat: 5.0, Country: "QZ"},
+			// Administrative areas with polygons, as the OSM import gives them.
+			{Type: "region", Num: 9001, Ref: "osm:relation/9001", Name: "Eastmark", Country: "QZ",
+				Geometry: orb.Polygon{{{6, 0}, {10, 0}, {10, 4}, {6, 4}, {6, 0}}}},
+			{Type: "municipality", Num: 9101, Ref: "osm:relation/9101", Name: "Southburg",
+				Geometry: orb.MultiPolygon{{{{7, 1}, {9, 1}, {9, 3}, {7, 3}, {7, 1}}}}},
 		}
 		out := filepath.Join(synthDir, "features.tgi")
 		if featErr = WriteDataset(context.Background(), ds, out); featErr != nil {
@@ -130,11 +135,51 @@ func TestGenericFeatures(t *testing.T) {
 	}
 }
 
+func TestAreaFeatures(t *testing.T) {
+	ix := featureIndex(t)
+	ctx := context.Background()
+	tests := []struct {
+		name string
+		q    ReverseQuery
+		want []string
+	}{
+		{"polygons first", ReverseQuery{Lon: 8, Lat: 2, Types: []PlaceType{TypeRegion, TypeMunicipality}},
+			[]string{"municipality.9101", "region.9001"}},
+		{"outside the polygons", ReverseQuery{Lon: 2.9, Lat: 2.9, Types: []PlaceType{TypeRegion, TypeMunicipality}},
+			[]string{"region.3"}},
+		{"nearest with limit", ReverseQuery{Lon: 8, Lat: 2, Limit: 3, Types: []PlaceType{TypeMunicipality}},
+			[]string{"municipality.9101"}},
+		{"containing region with limit", ReverseQuery{Lon: 8, Lat: 2, Limit: 2, Types: []PlaceType{TypeRegion}},
+			[]string{"region.9001"}},
+	}
+	for _, tt := range tests {
+		res, err := ix.Reverse(ctx, tt.q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := ids(res); !slices.Equal(got, tt.want) {
+			t.Errorf("%s: got %v, want %v", tt.name, got, tt.want)
+		}
+	}
+	res, _ := ix.ByID(ctx, "region.9001", IDOptions{})
+	if len(res.Features) != 1 {
+		t.Fatalf("region.9001: %v", ids(res))
+	}
+	f := res.Features[0]
+	if _, ok := f.Geometry.(orb.Polygon); !ok || f.PlaceName != "Eastmark, Squareland" || len(f.Context) != 1 ||
+		f.Properties.Kind != "admin_area" {
+		t.Errorf("region: %+v", f)
+	}
+	res, _ = ix.Forward(ctx, ForwardQuery{Text: "Southburg", Limit: 1})
+	if len(res.Features) != 1 || res.Features[0].ID != "municipality.9101" || res.Features[0].Properties.CountryCode != "qz" {
+		t.Errorf("forward municipality: %+v", res.Features)
+	}
+}
+
 func TestWriteDatasetRejectsBadFeatures(t *testing.T) {
 	syntheticIndex(t)
 	for name, f := range map[string]sources.Feature{
 		"unknown type": {Type: "shop", Num: 1, Name: "x"},
-		"country type": {Type: "country", Num: 1, Name: "x"},
 		"no name":      {Type: "poi", Num: 1},
 		"bad center":   {Type: "poi", Num: 1, Name: "x", Lon: 200, Lat: 0},
 	} {

@@ -16,7 +16,7 @@ import (
 // time apart from validation.
 const (
 	fileMagic     = "TSRGEO\x00\x01"
-	formatVersion = 6
+	formatVersion = 7
 	headerSize    = 32
 	sectionName   = 24
 	sectionEntry  = sectionName + 16
@@ -78,6 +78,12 @@ type columns struct {
 	GridStart []uint32 // cells+1
 	GridItems []uint32
 
+	// Grid of area features with polygons (cell = areaCell degrees): each
+	// feature is listed in every cell its bbox overlaps. Countries are not
+	// in it (they have their own list).
+	AreaStart []uint32 // areaW*areaH+1
+	AreaItems []uint32
+
 	// Lookup of "<type>.<num>" ids.
 	IDKey  []uint64 // type<<56 | num, sorted
 	IDFeat []uint32
@@ -101,6 +107,7 @@ func (c *columns) sections() []sectionRef {
 		{"tokoff", &c.TokOff}, {"tokblob", &c.TokBlob}, {"poststart", &c.PostStart}, {"postings", &c.Postings},
 		{"delhash", &c.DelHash}, {"deltok", &c.DelTok},
 		{"gridstart", &c.GridStart}, {"griditems", &c.GridItems},
+		{"areastart", &c.AreaStart}, {"areaitems", &c.AreaItems},
 		{"idkey", &c.IDKey}, {"idfeat", &c.IDFeat},
 	}
 }

@@ -23,6 +23,7 @@ type Index struct {
 	unmap       func() error
 	meta        indexMeta
 	countries   []countryShape // features with polygons, for reverse lookup
+	areaShapes  sync.Map       // feature index -> *countryShape, decoded on first use
 	byCC        map[string]int // alpha-2 -> country feature
 	scratchPool sync.Pool
 }
@@ -241,6 +242,7 @@ func (c *columns) validate() error {
 		checkBelow(c.IDFeat, n, false),
 		checkCSR(c.FLangStart, n, len(c.LangCode)), checkCSR(c.NLangStart, m, len(c.NLangList)), checkCSR(c.FNameStart, n, m), checkCSR(c.NTokStart, m, len(c.NToks)),
 		checkCSR(c.PostStart, t, len(c.Postings)), checkCSR(c.GridStart, gridW*gridH, len(c.GridItems)),
+		checkCSR(c.AreaStart, areaW*areaH, len(c.AreaItems)), checkBelow(c.AreaItems, n, false),
 	}
 	if len(c.LangName) != len(c.LangCode) || len(c.NStr) != m || len(c.NFlags) != m || t < 0 ||
 		len(c.DelHash) != len(c.DelTok) || len(c.IDKey) != len(c.IDFeat) {

@@ -93,6 +93,49 @@ func (ix *Index) nearest(p orb.Point, maxKM float64, n int, keep func(int) bool)
 	return out
 }
 
+// areaAt returns the feature of type t whose polygon holds p (the one with
+// the smallest bbox when several do), or -1.
+func (ix *Index) areaAt(p orb.Point, t PlaceType) int {
+	c := &ix.c
+	x := max(0, min(areaW-1, int((p[0]+180)/areaCell)))
+	y := max(0, min(areaH-1, int((p[1]+90)/areaCell)))
+	cell := y*areaW + x
+	best, bestArea := -1, math.Inf(1)
+	for _, it := range c.AreaItems[c.AreaStart[cell]:c.AreaStart[cell+1]] {
+		f := int(it)
+		if PlaceType(c.FType[f]) != t {
+			continue
+		}
+		bb := ix.bbox(f)
+		if p[0] < bb[0] || p[0] > bb[2] || p[1] < bb[1] || p[1] > bb[3] {
+			continue
+		}
+		area := (bb[2] - bb[0]) * (bb[3] - bb[1])
+		if area >= bestArea {
+			continue
+		}
+		if sh := ix.areaShape(f); sh != nil && sh.contains(p) {
+			best, bestArea = f, area
+		}
+	}
+	return best
+}
+
+// areaShape returns the decoded polygons of feature f (cached), nil when it
+// has none.
+func (ix *Index) areaShape(f int) *countryShape {
+	if v, ok := ix.areaShapes.Load(f); ok {
+		return v.(*countryShape)
+	}
+	g, err := ix.geometry(f)
+	if err != nil || g == nil {
+		return nil
+	}
+	sh := newCountryShape(f, g)
+	v, _ := ix.areaShapes.LoadOrStore(f, &sh)
+	return v.(*countryShape)
+}
+
 // countryAt returns the country whose polygon holds p, or -1.
 func (ix *Index) countryAt(p orb.Point) int {
 	for i := range ix.countries {
@@ -127,8 +170,15 @@ func (ix *Index) Reverse(ctx context.Context, q ReverseQuery) (SearchResults, er
 		case TypeCountry, TypeRegion, TypeSubregion:
 			feats = ix.containing(p, t)
 		default:
+			// A polygon holding the point is at distance 0: first.
+			inside := ix.areaAt(p, t)
+			if inside >= 0 {
+				feats = append(feats, inside)
+			}
 			for _, n := range ix.nearest(p, ReverseNearestKM, q.Limit, ofType(t)) {
-				feats = append(feats, n.feat)
+				if n.feat != inside && len(feats) < q.Limit {
+					feats = append(feats, n.feat)
+				}
 			}
 		}
 	} else {
@@ -161,10 +211,14 @@ func (ix *Index) Reverse(ctx context.Context, q ReverseQuery) (SearchResults, er
 				continue
 			}
 			f := -1
-			switch t {
-			case TypeCountry:
+			if t != TypeCountry {
+				f = ix.areaAt(p, t) // a polygon holding the point comes first
+			}
+			switch {
+			case f >= 0:
+			case t == TypeCountry:
 				f = country
-			case TypeRegion, TypeSubregion:
+			case t == TypeRegion || t == TypeSubregion:
 				if inCountry >= 0 {
 					if t == TypeRegion {
 						f = int(c.FRegion[inCountry])
@@ -172,7 +226,7 @@ func (ix *Index) Reverse(ctx context.Context, q ReverseQuery) (SearchResults, er
 						f = int(c.FSubregion[inCountry])
 					}
 				}
-			case TypeLocality:
+			case t == TypeLocality:
 				f = locality
 			default:
 				radius := reverseOtherKM
@@ -206,6 +260,11 @@ func (ix *Index) Reverse(ctx context.Context, q ReverseQuery) (SearchResults, er
 // region and subregion through the nearest locality).
 func (ix *Index) containing(p orb.Point, t PlaceType) []int {
 	c := &ix.c
+	if t != TypeCountry {
+		if f := ix.areaAt(p, t); f >= 0 {
+			return []int{f}
+		}
+	}
 	country := ix.countryAt(p)
 	if t == TypeCountry {
 		if country < 0 {
