@@ -52,15 +52,31 @@
 // the language actually used for text_xx (the requested
 // one, else English, else omitted for the default name).
 //
+// # Other sources
+//
+// sources.Dataset.Features adds features of any type from other sources
+// (the OpenStreetMap import of package osm): POIs with categories and tags
+// (categories are searchable, so "cafe" finds cafés), roads, addresses
+// (the house number matches a query word), postal codes, and
+// administrative areas with polygons. Their parents (locality, subregion,
+// region, country) come from the GeoNames hierarchy: the country polygon
+// holding them and the likeliest locality nearby; only broader types
+// become parents.
+//
 // # Reverse geocoding
 //
 // Without limit (or limit=1) reverse geocoding returns one feature per type,
-// most specific first: the nearest neighbourhood within 3 km, the nearest
-// locality within 50 km (its subregion and region are the point's), places
-// within 5 km, other point types (POIs, addresses, roads: none yet) within
-// 1 km, and the country whose polygon holds the point (else the country of
-// a locality within 25 km). With limit above 1 exactly one type is required
-// and the nearest features of that type within 1 km are returned.
+// most specific first. For every type but country, a feature whose polygon
+// holds the point comes first (the smallest when several do). Otherwise:
+// the nearest neighbourhood within 3 km; the likeliest locality within
+// 50 km (the smallest distance relative to a radius of 1 km plus
+// sqrt(population)/100 km, so a point in a city's suburbs gets the city,
+// not a hamlet nearer by), whose subregion and region are the point's;
+// places within 5 km; other point types (POIs, addresses, roads, postal
+// codes) within 1 km; and the country whose polygon holds the point (else
+// the country of a locality within 25 km). With limit above 1 exactly one
+// type is required and the features of that type within 1 km are returned,
+// nearest first (a polygon holding the point at distance 0).
 //
 // # Parameters the data cannot honour
 //
