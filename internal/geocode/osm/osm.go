@@ -120,11 +120,17 @@ func Scan(ctx context.Context, path string, opts Options, fn func(sources.Featur
 	if err := pass("ways", &handler{way: r.way}); err != nil {
 		return err
 	}
+	// The nodes needed: those of the kept ways and the label nodes, sorted.
+	r.nodeIDs = make([]int64, len(r.arena), len(r.arena)+len(r.labels))
+	copy(r.nodeIDs, r.arena)
 	for id := range r.labels {
 		r.nodeIDs = append(r.nodeIDs, id)
 	}
 	slices.Sort(r.nodeIDs)
 	r.nodeIDs = slices.Compact(r.nodeIDs)
+	if len(r.nodeIDs) < cap(r.nodeIDs)/2 {
+		r.nodeIDs = slices.Clone(r.nodeIDs)
+	}
 	if len(r.nodeIDs) > opts.MaxNodes {
 		return fmt.Errorf("osm: %s: %d nodes needed for ways: %w (MaxNodes %d)", path, len(r.nodeIDs), ErrLimit, opts.MaxNodes)
 	}
@@ -386,7 +392,6 @@ func (r *reader) way(id int64, refs []int64, tags tagList) error {
 	w := wayRec{id: id, start: len(r.arena), flags: flags}
 	r.arena = append(r.arena, refs...)
 	w.end = len(r.arena)
-	r.nodeIDs = append(r.nodeIDs, refs...)
 	wi := len(r.ways)
 	if member {
 		r.wayPos[id] = wi
