@@ -405,3 +405,128 @@ func TestMapSprites(t *testing.T) {
 		}
 	}
 }
+
+// fixtureStyles are the peers' style fixtures served as maps by the
+// validator test (map id -> path under the shared folder). Their sources,
+// glyphs and sprites use every URL form: absolute third-party URLs,
+// root-relative paths and tileserver-rs's /data/{id}.json.
+var fixtureStyles = map[string]string{
+	"maplibre-demo":    "fixtures/martin/tests/fixtures/styles/maplibre_demo.json",
+	"maptiler-basic":   "fixtures/martin/tests/fixtures/styles/src2/maptiler_basic.json",
+	"osm-liberty-lite": "fixtures/martin/tests/fixtures/styles/src2/osm-liberty-lite.json",
+	"relative-urls":    "fixtures/martin/tests/fixtures/styles/relative_urls.json",
+	"unauthorized":     "fixtures/martin/tests/fixtures/styles/unauthorized.json",
+	"protomaps-light":  "fixtures/tileserver-rs/data/styles/protomaps-light/style.json",
+}
+
+// styleURLs returns the resource URLs of a style document: sprite,
+// glyphs, and each source's url and tiles.
+func styleURLs(t *testing.T, doc []byte) []string {
+	t.Helper()
+	var s struct {
+		Sprite  any    `json:"sprite"`
+		Glyphs  string `json:"glyphs"`
+		Sources map[string]struct {
+			URL   string   `json:"url"`
+			Tiles []string `json:"tiles"`
+		} `json:"sources"`
+	}
+	if err := json.Unmarshal(doc, &s); err != nil {
+		t.Fatalf("style: %v", err)
+	}
+	var out []string
+	switch sp := s.Sprite.(type) {
+	case string:
+		out = append(out, sp)
+	case []any:
+		for _, v := range sp {
+			if m, ok := v.(map[string]any); ok {
+				u, _ := m["url"].(string)
+				out = append(out, u)
+			}
+		}
+	}
+	if s.Glyphs != "" {
+		out = append(out, s.Glyphs)
+	}
+	for _, src := range s.Sources {
+		if src.URL != "" {
+			out = append(out, src.URL)
+		}
+		out = append(out, src.Tiles...)
+	}
+	return out
+}
+
+// TestMapStylesValidate fetches every served style (the test maps and the
+// peers' fixture styles) from /maps/{id}/style.json and runs MapLibre's
+// own validator, gl-style-validate of @maplibre/maplibre-gl-style-spec, on
+// it: it must report nothing. Every resource URL of a served style must be
+// absolute. The validator must reject the same style with a layer of an
+// unknown type, so that its silence means something.
+func TestMapStylesValidate(t *testing.T) {
+	t.Parallel()
+	validate := styleValidator(t)
+	ctx := t.Context()
+	dir := mapsDataDir(t)
+	ids := []string{}
+	for _, m := range testMaps() {
+		ids = append(ids, m.ID)
+	}
+	for id, rel := range fixtureStyles {
+		b, err := os.ReadFile(fixtures.Path(t, rel))
+		if err != nil {
+			t.Fatal(err)
+		}
+		writeRawMap(t, dir, id, b)
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	e := serveDataDir(t, dir)
+	tmp := t.TempDir()
+	for _, id := range ids {
+		t.Run(id, func(t *testing.T) {
+			for _, q := range []string{"", "?key=k%201"} {
+				status, hdr, b := e.get(ctx, "/maps/"+id+"/style.json"+q)
+				if status != http.StatusOK || !strings.HasPrefix(hdr.Get("Content-Type"), "application/json") {
+					t.Fatalf("GET /maps/%s/style.json%s: %d %s %.200s", id, q, status, hdr.Get("Content-Type"), b)
+				}
+				for _, u := range styleURLs(t, b) {
+					if !strings.HasPrefix(u, "http://") && !strings.HasPrefix(u, "https://") {
+						t.Errorf("served style%s has a URL that is not absolute: %q", q, u)
+					}
+					if q != "" && strings.HasPrefix(u, e.URL+"/") {
+						_, rawQuery, _ := strings.Cut(u, "?")
+						if v, err := url.ParseQuery(rawQuery); err != nil || v.Get("key") != "k 1" {
+							t.Errorf("served style%s: the server's URL %q does not carry the key", q, u)
+						}
+					}
+				}
+				path := filepath.Join(tmp, id+".json")
+				if err := os.WriteFile(path, b, 0o644); err != nil {
+					t.Fatal(err)
+				}
+				out, stderr, err := run(ctx, t, nil, validate, path)
+				if err != nil || len(bytes.TrimSpace(out)) > 0 || len(bytes.TrimSpace(stderr)) > 0 {
+					t.Errorf("gl-style-validate rejects the served style%s: %v\n%s%s", q, err, out, stderr)
+				}
+			}
+		})
+	}
+
+	t.Run("validator rejects a broken style", func(t *testing.T) {
+		_, _, b := e.get(ctx, "/maps/cities/style.json")
+		broken := bytes.Replace(b, []byte(`"type":"circle"`), []byte(`"type":"circles"`), 1)
+		if bytes.Equal(broken, b) {
+			t.Fatalf("served style has no compact circle layer to break: %s", b)
+		}
+		path := filepath.Join(tmp, "broken.json")
+		if err := os.WriteFile(path, broken, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		out, _, err := run(ctx, t, nil, validate, path)
+		if err == nil || !bytes.Contains(out, []byte(`"circles"`)) {
+			t.Errorf("gl-style-validate accepted a layer of type circles: %v %s", err, out)
+		}
+	})
+}
