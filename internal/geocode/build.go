@@ -862,7 +862,8 @@ func addFeatures(existing []*bfeat, in []sources.Feature, countryIdx map[string]
 			shapes = append(shapes, newCountryShape(i, f.geom))
 		}
 	}
-	nearestLocality := newLocalityFinder(existing).nearest
+	lf := newLocalityFinder(existing)
+	nearestLocality := lf.nearest
 	for _, sf := range in {
 		typ, ok := ParsePlaceType(sf.Type)
 		if !ok {
@@ -889,6 +890,9 @@ func addFeatures(existing []*bfeat, in []sources.Feature, countryIdx map[string]
 		}
 		if !validLonLat(f.lon, f.lat) {
 			return fmt.Errorf("feature %s.%d: center out of range", sf.Type, sf.Num)
+		}
+		if typ == TypeLocality && lf.hasNamesake(orb.Point{f.lon, f.lat}, f.name, dedupeKM) {
+			continue // the GeoNames locality already stands for it
 		}
 		for lang, n := range sf.Names {
 			f.names[lang] = []string{n}
@@ -948,6 +952,33 @@ func addFeatures(existing []*bfeat, in []sources.Feature, countryIdx map[string]
 		*out = append(*out, f)
 	}
 	return nil
+}
+
+// dedupeKM is how near a GeoNames locality of the same name must be for a
+// locality of another source to be dropped as a duplicate.
+const dedupeKM = 10.0
+
+// hasNamesake reports whether a locality with the same folded name lies
+// within km of p.
+func (lf *localityFinder) hasNamesake(p orb.Point, name string, km float64) bool {
+	fold := textnorm.Fold(name)
+	cell := gridCellOf(p[0], p[1])
+	cx, cy := cell%gridW, cell/gridW
+	for dy := -1; dy <= 1; dy++ {
+		for dx := -1; dx <= 1; dx++ {
+			x, y := (cx+dx+gridW)%gridW, cy+dy
+			if y < 0 || y >= gridH {
+				continue
+			}
+			for _, i := range lf.grid[y*gridW+x] {
+				l := lf.feats[i]
+				if haversineKM(p, orb.Point{l.lon, l.lat}) <= km && textnorm.Fold(l.name) == fold {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }
 
 // localityFinder finds the nearest locality of a country at build time.

@@ -39,6 +39,9 @@ func featureIndex(t *testing.T) *Index {
 			{Type: "road", Num: 601, Ref: "osm:way/601", Name: "Main Street", Geometry: orb.LineString{{4.99, 5.0}, {5.02, 5.0}}},
 			{Type: "address", Num: 701, Ref: "osm:node/701", Name: "Main Street", Address: "12", Lon: 5.003, Lat: 5.0},
 			{Type: "postal_code", Num: 801, Name: "QZ-1000", Lon: 5.0, Lat: 5.0, Country: "QZ"},
+			// A duplicate of the GeoNames Betaburg (dropped) and a new village.
+			{Type: "locality", Num: 9201, Name: "Betaburg", Lon: 7.01, Lat: 7.01},
+			{Type: "locality", Num: 9202, Name: "Epsilonia", Lon: 8.5, Lat: 8.5},
 			// Administrative areas with polygons, as the OSM import gives them.
 			{Type: "region", Num: 9001, Ref: "osm:relation/9001", Name: "Eastmark", Country: "QZ",
 				Geometry: orb.Polygon{{{6, 0}, {10, 0}, {10, 4}, {6, 4}, {6, 0}}}},
@@ -169,6 +172,10 @@ func TestAreaFeatures(t *testing.T) {
 	if _, ok := f.Geometry.(orb.Polygon); !ok || f.PlaceName != "Eastmark, Squareland" || len(f.Context) != 1 ||
 		f.Properties.Kind != "admin_area" {
 		t.Errorf("region: %+v", f)
+	}
+	res, _ = ix.Forward(ctx, ForwardQuery{Text: "Betaburg Epsilonia", NoFuzzy: true})
+	if got := ids(res); !slices.Equal(got, []string{"locality.1005", "locality.9202"}) {
+		t.Errorf("duplicate localities: %v", got)
 	}
 	res, _ = ix.Forward(ctx, ForwardQuery{Text: "Southburg", Limit: 1})
 	if len(res.Features) != 1 || res.Features[0].ID != "municipality.9101" || res.Features[0].Properties.CountryCode != "qz" {
