@@ -4,8 +4,8 @@
 //
 // The world tileset DIR/tiles/world.mbtiles is a vector tileset cut by
 // Tessera's own tiler (internal/tiler), zooms 0 to Options.MaxZoom (8 by
-// default), with the layers water, land, countries, boundaries, places and
-// country_labels (the Layer* constants; attributes below).
+// default), with the layers water, land, countries, boundaries, places,
+// country_labels and water_labels (the Layer* constants; attributes below).
 //
 // Sources, what each gives, and their licences:
 //
@@ -55,6 +55,9 @@
 //   - country_labels: one point per country inside its largest polygon (the
 //     inside point farthest from its edges), with the countries attributes,
 //     area_km2 and rank (1 largest .. 5), MinZoom 0 to 5 from the area.
+//   - water_labels: label points of oceans, seas and gulfs written for the
+//     demo (marine.go): name, class (ocean, sea, gulf), rank (1 oceans, 2
+//     large seas, 3 others), MinZoom 0 to 5.
 //
 // Beside the tileset, the demo writes a default map for it and the fonts the
 // map uses (mapstyle.go, fonts.go):

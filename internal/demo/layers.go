@@ -56,6 +56,7 @@ func worldLayers(in worldInputs) ([]tiler.Layer, error) {
 		{Name: LayerBoundaries, Description: "Land boundaries between countries (arcs shared by two countries); admin_level 2, disputed, maritime", Features: boundaries},
 		{Name: LayerPlaces, Description: "GeoNames populated places with at least 500 inhabitants; name, population, rank (1 = most important), capital (admin level), country", Features: placeFeatures(in.Places)},
 		{Name: LayerCountryLabels, Description: "One label point per country, inside its largest polygon", Features: labels},
+		{Name: LayerWaterLabels, Description: "Label points of oceans, seas and gulfs; name, class (ocean, sea, gulf), rank (1 = oceans)", Features: waterLabelFeatures()},
 	}, nil
 }
 

@@ -49,7 +49,7 @@ func TestWorldLayers(t *testing.T) {
 			t.Errorf("layer %s has no description", l.Name)
 		}
 	}
-	if got := strings.Join(names, ","); got != "water,land,countries,boundaries,places,country_labels" {
+	if got := strings.Join(names, ","); got != "water,land,countries,boundaries,places,country_labels,water_labels" {
 		t.Errorf("layers = %s", got)
 	}
 

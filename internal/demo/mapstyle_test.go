@@ -504,7 +504,7 @@ func checkWorldMapFiles(t *testing.T, data string, debs map[string]string, real 
 	if !bytes.Contains(lic, []byte("Open Font License")) || !bytes.Contains(lic2, []byte("Apache")) {
 		t.Errorf("licence files: noto %d bytes, open sans %d bytes", len(lic), len(lic2))
 	}
-	lib, err := glyphs.Open(context.Background(), fontsDir)
+	lib, err := glyphs.Open(context.Background(), fontsDir, glyphs.WithLogger(discardLogger()))
 	if err != nil {
 		t.Fatal(err)
 	}
