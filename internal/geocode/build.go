@@ -33,6 +33,11 @@ type BuildOptions struct {
 	Fetcher sources.Fetcher
 	// Logger receives progress; nil uses slog.Default().
 	Logger *slog.Logger
+	// Extra, when set, returns more features to index (for example those
+	// of an OpenStreetMap extract read by package osm); ExtraAttribution is
+	// added to the index's attribution.
+	Extra            func(ctx context.Context) ([]sources.Feature, error)
+	ExtraAttribution string
 }
 
 type openDataFetcher struct{ cacheDir string }
@@ -73,8 +78,19 @@ func Build(ctx context.Context, opts BuildOptions) error {
 	if err != nil {
 		return fmt.Errorf("geocode build: %w", err)
 	}
+	if opts.Extra != nil {
+		extra, err := opts.Extra(ctx)
+		if err != nil {
+			return fmt.Errorf("geocode build: extra features: %w", err)
+		}
+		ds.Features = append(ds.Features, extra...)
+		if opts.ExtraAttribution != "" {
+			ds.Attribution = append(ds.Attribution, opts.ExtraAttribution)
+		}
+	}
 	log.Info("geocode sources loaded", "places", len(ds.Places), "countries", len(ds.Countries),
-		"admin1", len(ds.Admin1), "admin2", len(ds.Admin2), "elapsed", time.Since(start).Round(time.Millisecond))
+		"admin1", len(ds.Admin1), "admin2", len(ds.Admin2), "features", len(ds.Features),
+		"elapsed", time.Since(start).Round(time.Millisecond))
 	if err := WriteDataset(ctx, ds, opts.Out); err != nil {
 		return fmt.Errorf("geocode build: %w", err)
 	}

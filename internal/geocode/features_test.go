@@ -3,6 +3,7 @@ package geocode
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -194,5 +195,33 @@ func TestWriteDatasetRejectsBadFeatures(t *testing.T) {
 		if err := WriteDataset(context.Background(), ds, filepath.Join(t.TempDir(), "x.tgi")); err == nil {
 			t.Errorf("%s: accepted", name)
 		}
+	}
+}
+
+func TestBuildExtraFeatures(t *testing.T) {
+	syntheticIndex(t)
+	f := writeSyntheticPackages(t, filepath.Join(t.TempDir(), "pkgs"))
+	out := filepath.Join(t.TempDir(), "extra.tgi")
+	err := Build(context.Background(), BuildOptions{Out: out, Fetcher: f, ExtraAttribution: "© Extra",
+		Extra: func(context.Context) ([]sources.Feature, error) {
+			return []sources.Feature{{Type: "poi", Num: 1, Name: "Zeta Tower", Lon: 5.01, Lat: 5.01}}, nil
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ix, err := Open(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	res, _ := ix.Forward(context.Background(), ForwardQuery{Text: "Zeta Tower"})
+	if len(res.Features) == 0 || res.Features[0].ID != "poi.1" || !strings.HasSuffix(res.Attribution, ", © Extra") {
+		t.Errorf("extra feature: %v %q", ids(res), res.Attribution)
+	}
+	failing := BuildOptions{Out: out, Fetcher: f, Extra: func(context.Context) ([]sources.Feature, error) {
+		return nil, errors.New("boom")
+	}}
+	if err := Build(context.Background(), failing); err == nil || !strings.Contains(err.Error(), "boom") {
+		t.Errorf("failing extra: %v", err)
 	}
 }
