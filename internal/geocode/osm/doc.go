@@ -11,10 +11,10 @@
 // bounded: a blob header at most 64 KiB, a blob at most 32 MiB, inflated
 // data exactly its announced size):
 //
-//  1. relations: boundary relations are kept with the ids of their member
-//     ways;
-//  2. ways: the ways of those relations, named roads, addressed buildings
-//     and POI ways are kept (their node references in one []int64 arena);
+//  1. relations: boundary relations and place and POI multipolygons are
+//     kept with the ids of their member ways;
+//  2. ways: the ways of those relations, named roads, addressed buildings,
+//     place areas and POI ways are kept (their node references in one []int64 arena);
 //  3. nodes: tagged nodes become place, address and POI features at once;
 //     the coordinates of the nodes the kept ways use are stored beside a
 //     sorted id slice (int32 lat/lon in 1e-7 degrees: 16 bytes a node).
@@ -43,7 +43,8 @@
 // admin_centre) node when it is inside, else the centroid of the largest
 // polygon, else a point inside it.
 //
-// Places: nodes with place=* and a name:
+// Places: nodes, closed ways and multipolygon relations with place=* and a
+// name (areas get their polygon and a center inside it):
 //
 //	city, town, village, hamlet                          locality
 //	borough, suburb, quarter, neighbourhood, city_block  neighbourhood
@@ -60,7 +61,7 @@
 // Options.MergeDistance (100 m: dual carriageways), are one feature: a
 // MultiLineString of the ways joined end to end, centered halfway along its
 // longest line, numbered after its smallest way id; the ref tag is an
-// alternate name.
+// alternate name, and the name of unnamed roads of kind road.
 //
 // Addresses: nodes and ways (a way's center is its centroid) with
 // addr:housenumber and addr:street (else addr:place): type address, the
@@ -71,8 +72,9 @@
 // addresses that no such relation gives, centered on the mean of its
 // addresses and numbered 1, 2... in code order.
 //
-// POIs: nodes and ways with a name and amenity, shop, tourism, leisure,
-// office, craft or historic: type poi, categories = the tag values (not
+// POIs: nodes, ways and multipolygon relations with a name and amenity,
+// shop, tourism, leisure, office, craft or historic: type poi (a point at
+// the node, or at the centroid of the way or the largest polygon), categories = the tag values (not
 // "yes") then the keys ("cafe", "amenity"), feature_tags = those key=value
 // pairs and opening_hours, cuisine, website, phone, email, contact:*,
 // wheelchair, brand, operator and a few more.

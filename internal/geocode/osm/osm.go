@@ -10,6 +10,7 @@ import (
 	"slices"
 	"sort"
 	"strconv"
+	"strings"
 
 	"github.com/paulmach/orb"
 
@@ -110,7 +111,7 @@ func Scan(ctx context.Context, path string, opts Options, fn func(sources.Featur
 		return nil
 	}
 	if r.want("country", "region", "subregion", "county", "joint_municipality", "municipality",
-		"municipal_district", "neighbourhood", "postal_code") {
+		"municipal_district", "neighbourhood", "postal_code", "locality", "place", "poi") {
 		if err := pass("relations", &handler{relation: r.relation}); err != nil {
 			return err
 		}
@@ -174,6 +175,7 @@ type rel struct {
 	country string
 	pop     uint64
 	design  string
+	cats    []string // POI categories (tags are the feature_tags)
 }
 
 // way flags.
@@ -182,6 +184,7 @@ const (
 	wayStreet
 	wayAddress
 	wayPOI
+	wayPlace
 )
 
 // wayRec is a kept way: its node references are arena[start:end].
@@ -206,6 +209,14 @@ type addrRec struct {
 	postcode string
 	city     string
 	country  string
+}
+
+type placeRec struct {
+	way    int
+	typ    string
+	design string
+	names  nameInfo
+	pop    uint64
 }
 
 type poiRec struct {
@@ -239,6 +250,7 @@ type reader struct {
 	streets []streetRec
 	addrs   []addrRec
 	pois    []poiRec
+	places  []placeRec
 
 	nodeIDs []int64 // sorted
 	coords  []int32 // lat, lon per nodeIDs entry
@@ -281,16 +293,31 @@ func (r *reader) relation(id int64, members []member, tags tagList) error {
 		return nil
 	}
 	var typ string
+	admin := false
 	switch tags.get("boundary") {
 	case "administrative":
 		typ = adminTypes[tags.get("admin_level")]
+		admin = typ != ""
 	case "postal_code":
 		typ = "postal_code"
+	}
+	var cats []string
+	var ft map[string]string
+	if typ == "" && t == "multipolygon" {
+		if pt, ok := placeTypes[tags.get("place")]; ok {
+			typ = pt[0]
+		} else if cats, ft = poiInfo(tags); cats != nil {
+			typ = "poi"
+		}
 	}
 	if typ == "" || !r.want(typ) {
 		return nil
 	}
-	rl := rel{id: id, typ: typ, tags: map[string]string{}, pop: population(tags), design: placeTypes[tags.get("place")][1]}
+	rl := rel{id: id, typ: typ, tags: map[string]string{}, pop: population(tags), design: placeTypes[tags.get("place")][1],
+		cats: cats}
+	if typ == "poi" {
+		rl.tags = ft
+	}
 	if typ == "postal_code" {
 		code := normPostcode(tags.get("postal_code"))
 		if code == "" {
@@ -308,6 +335,11 @@ func (r *reader) relation(id int64, members []member, tags tagList) error {
 		if rl.names.name == "" {
 			return nil
 		}
+	}
+	if !admin && typ != "postal_code" && typ != "poi" {
+		rl.tags[TagKind] = "place"
+	}
+	if admin {
 		rl.tags[TagKind] = "admin_area"
 		rl.tags[TagAdminLevel] = tags.get("admin_level")
 		iso1 := tags.get("ISO3166-1:alpha2")
@@ -364,9 +396,23 @@ func (r *reader) way(id int64, refs []int64, tags tagList) error {
 	var po poiRec
 	if len(tags) > 0 {
 		if kind := roadKinds[tags.get("highway")]; kind != "" && r.want("road") {
-			if st.names = namesOf(tags); st.names.name != "" {
+			st.names = namesOf(tags)
+			st.ref = strings.TrimSpace(tags.get("ref"))
+			if st.names.name == "" && kind == "road" {
+				// Unnamed motorways and main roads are found by their ref.
+				st.names.name, st.ref = st.ref, ""
+			}
+			if st.names.name != "" {
 				flags |= wayStreet
-				st.name, st.kind, st.ref = st.names.name, kind, tags.get("ref")
+				st.name, st.kind = st.names.name, kind
+			}
+		}
+		var pl placeRec
+		if pt, ok := placeTypes[tags.get("place")]; ok && len(refs) >= 4 && refs[0] == refs[len(refs)-1] && r.want(pt[0]) {
+			if pl.names = namesOf(tags); pl.names.name != "" {
+				flags |= wayPlace
+				pl.typ, pl.design, pl.pop = pt[0], pt[1], population(tags)
+				r.places = append(r.places, pl)
 			}
 		}
 		if num, street, ok := addressOf(tags); ok && r.want("address", "postal_code") {
@@ -407,6 +453,9 @@ func (r *reader) way(id int64, refs []int64, tags tagList) error {
 	if flags&wayPOI != 0 {
 		po.way = wi
 		r.pois = append(r.pois, po)
+	}
+	if flags&wayPlace != 0 {
+		r.places[len(r.places)-1].way = wi
 	}
 	r.ways = append(r.ways, w)
 	return nil
@@ -551,6 +600,11 @@ func (r *reader) finish(ctx context.Context) error {
 			return err
 		}
 	}
+	for _, p := range r.places {
+		if err := r.placeArea(p); err != nil {
+			return err
+		}
+	}
 	for _, p := range r.pois {
 		w := r.ways[p.way]
 		c, ok := r.wayCenter(w)
@@ -569,6 +623,29 @@ func (r *reader) finish(ctx context.Context) error {
 		}
 	}
 	return r.postalCodes()
+}
+
+// placeArea emits a place mapped as a closed way.
+func (r *reader) placeArea(p placeRec) error {
+	w := r.ways[p.way]
+	pts := r.wayPoints(w)
+	if len(pts) != w.end-w.start {
+		return nil // nodes missing
+	}
+	mp, bad := buildPolygons([]orb.Ring{orb.Ring(pts)})
+	r.badRings += bad
+	num, ok := featureNum(w.id, codeWay)
+	if len(mp) == 0 || !ok {
+		return nil
+	}
+	c := areaCenter(mp)
+	f := sources.Feature{Type: p.typ, Num: num, Ref: "osm:way/" + strconv.FormatInt(w.id, 10), Name: p.names.name,
+		Names: p.names.names, Alternates: p.names.alts, Lon: c[0], Lat: c[1], Geometry: mp[0], Population: p.pop,
+		Tags: map[string]string{TagKind: "place"}}
+	if p.design != "" {
+		f.Tags[TagPlaceDesignation] = p.design
+	}
+	return r.emit(f)
 }
 
 // wayCenter is the centroid of a closed way, the middle of an open one.
@@ -648,27 +725,19 @@ func (r *reader) area(rl *rel) error {
 		}
 	}
 	if !found {
-		largest := mp[0]
-		for _, poly := range mp[1:] {
-			if math.Abs(signedArea(poly[0])) > math.Abs(signedArea(largest[0])) {
-				largest = poly
-			}
-		}
-		center = ringCentroid(largest[0])
-		if !pointInPolygon(center, largest) {
-			if p, ok := interiorPoint(largest); ok {
-				center = p
-			}
-		}
+		center = areaCenter(mp)
 	}
 	var geom orb.Geometry = mp
 	if len(mp) == 1 {
 		geom = mp[0]
 	}
+	if rl.typ == "poi" {
+		geom = nil // POIs are points
+	}
 	f := sources.Feature{Type: rl.typ, Num: num, Ref: "osm:relation/" + strconv.FormatInt(rl.id, 10),
 		Name: rl.names.name, Names: rl.names.names, Alternates: rl.names.alts, Country: rl.country,
-		Lon: center[0], Lat: center[1], Geometry: geom, Population: rl.pop}
-	if len(rl.tags) > 0 || rl.design != "" {
+		Lon: center[0], Lat: center[1], Geometry: geom, Population: rl.pop, Categories: rl.cats}
+	if (len(rl.tags) > 0 || rl.design != "") && rl.typ != "poi" {
 		f.Tags = map[string]string{}
 		for k, v := range rl.tags {
 			f.Tags[k] = v
@@ -676,11 +745,31 @@ func (r *reader) area(rl *rel) error {
 		if rl.design != "" {
 			f.Tags[TagPlaceDesignation] = rl.design
 		}
+	} else if rl.typ == "poi" {
+		f.Tags = rl.tags
 	}
 	if rl.typ == "postal_code" {
 		r.pcRels[rl.names.name] = true
 	}
 	return r.emit(f)
+}
+
+// areaCenter is the centroid of the largest polygon of mp when it lies
+// inside it, else a point inside it.
+func areaCenter(mp orb.MultiPolygon) orb.Point {
+	largest := mp[0]
+	for _, poly := range mp[1:] {
+		if math.Abs(signedArea(poly[0])) > math.Abs(signedArea(largest[0])) {
+			largest = poly
+		}
+	}
+	center := ringCentroid(largest[0])
+	if !pointInPolygon(center, largest) {
+		if p, ok := interiorPoint(largest); ok {
+			center = p
+		}
+	}
+	return center
 }
 
 func inMulti(p orb.Point, mp orb.MultiPolygon) bool {

@@ -66,6 +66,30 @@ const testOSM = `<?xml version="1.0" encoding="UTF-8"?>
   <node id="70" version="1" lat="50.045" lon="10.045">
     <tag k="place" v="suburb"/><tag k="name" v="Altstadt"/>
   </node>
+  <node id="81" version="1" lat="50.091" lon="10.091"/>
+  <node id="82" version="1" lat="50.093" lon="10.091"/>
+  <node id="83" version="1" lat="50.093" lon="10.093"/>
+  <node id="84" version="1" lat="50.091" lon="10.093"/>
+  <node id="86" version="1" lat="50.011" lon="10.011"/>
+  <node id="87" version="1" lat="50.011" lon="10.013"/>
+  <node id="88" version="1" lat="50.013" lon="10.013"/>
+  <node id="89" version="1" lat="50.013" lon="10.011"/>
+  <node id="91" version="1" lat="50.2" lon="10.2"/>
+  <node id="92" version="1" lat="50.2" lon="10.21"/>
+  <way id="80" version="1">
+    <nd ref="81"/><nd ref="82"/><nd ref="83"/><nd ref="84"/><nd ref="81"/>
+    <tag k="place" v="quarter"/><tag k="name" v="Hafenviertel"/>
+  </way>
+  <way id="85" version="1">
+    <nd ref="86"/><nd ref="87"/><nd ref="88"/><nd ref="89"/><nd ref="86"/>
+  </way>
+  <way id="90" version="1">
+    <nd ref="91"/><nd ref="92"/><tag k="highway" v="motorway"/><tag k="ref" v="A 99"/>
+  </way>
+  <relation id="104" version="1">
+    <member type="way" ref="85" role="outer"/>
+    <tag k="type" v="multipolygon"/><tag k="leisure" v="park"/><tag k="name" v="Stadtpark"/>
+  </relation>
   <way id="10" version="1">
     <nd ref="1"/><nd ref="2"/><nd ref="3"/>
   </way>
@@ -191,8 +215,8 @@ func checkExtract(t *testing.T, fs []sources.Feature) {
 	for _, f := range fs {
 		counts[f.Type]++
 	}
-	want := map[string]int{"municipality": 1, "country": 1, "postal_code": 2, "locality": 1, "neighbourhood": 1,
-		"road": 3, "address": 3, "poi": 2}
+	want := map[string]int{"municipality": 1, "country": 1, "postal_code": 2, "locality": 1, "neighbourhood": 2,
+		"road": 4, "address": 3, "poi": 3}
 	for typ, n := range want {
 		if counts[typ] != n {
 			t.Errorf("%d %s features, want %d (all: %v)", counts[typ], typ, n, counts)
@@ -269,6 +293,25 @@ func checkExtract(t *testing.T, fs []sources.Feature) {
 	// The mean of node 50 (10.051, 50.061) and building 51's centroid (10.053, 50.063).
 	if pa.Name != "12345" || pa.Num != 1 || !near(pa.Lon, 10.052) || !near(pa.Lat, 50.062) {
 		t.Errorf("postal code of addresses %q #%d at %v,%v", pa.Name, pa.Num, pa.Lon, pa.Lat)
+	}
+
+	// A place mapped as a closed way (drawn clockwise), a park as a
+	// multipolygon relation, an unnamed motorway.
+	q := byRef(t, fs, "neighbourhood", "osm:way/80")
+	if q.Name != "Hafenviertel" || q.Tags[TagPlaceDesignation] != "quarter" || !near(q.Lon, 10.092) || !near(q.Lat, 50.092) {
+		t.Errorf("quarter %+v", q)
+	}
+	if p, ok := q.Geometry.(orb.Polygon); !ok || len(p) != 1 || !(signedArea(p[0]) > 0) {
+		t.Errorf("quarter geometry %v, want a counter-clockwise polygon", q.Geometry)
+	}
+	park := byRef(t, fs, "poi", "osm:relation/104")
+	if park.Name != "Stadtpark" || !slices.Equal(park.Categories, []string{"park", "leisure"}) || park.Geometry != nil ||
+		!near(park.Lon, 10.012) || !near(park.Lat, 50.012) || park.Tags["leisure"] != "park" {
+		t.Errorf("park %+v", park)
+	}
+	mw := byRef(t, fs, "road", "osm:way/90")
+	if mw.Name != "A 99" || mw.Tags[TagKind] != "road" {
+		t.Errorf("motorway %+v", mw)
 	}
 
 	// Places.
@@ -351,7 +394,7 @@ func TestReadTypesFilter(t *testing.T) {
 	for _, f := range fs {
 		got = append(got, f.Type+" "+f.Ref)
 	}
-	want := []string{"poi osm:node/60", "poi osm:way/61", "postal_code osm:addr:postcode=12345", "postal_code osm:relation/102"}
+	want := []string{"poi osm:node/60", "poi osm:way/61", "poi osm:relation/104", "postal_code osm:addr:postcode=12345", "postal_code osm:relation/102"}
 	if !slices.Equal(got, want) {
 		t.Errorf("features %v, want %v", got, want)
 	}

@@ -140,9 +140,13 @@ func splitAtRepeats(ring []int64) [][]int64 {
 // signedArea is the planar shoelace area of a ring in degrees² (positive
 // when counter-clockwise).
 func signedArea(r orb.Ring) float64 {
+	if len(r) == 0 {
+		return 0
+	}
+	o := r[0] // relative to the first vertex, to keep the products small
 	var a float64
 	for i := 0; i+1 < len(r); i++ {
-		a += r[i][0]*r[i+1][1] - r[i+1][0]*r[i][1]
+		a += (r[i][0]-o[0])*(r[i+1][1]-o[1]) - (r[i+1][0]-o[0])*(r[i][1]-o[1])
 	}
 	return a / 2
 }
@@ -208,12 +212,18 @@ func interiorPoint(rings []orb.Ring) (orb.Point, bool) {
 // ringCentroid is the area-weighted centroid of a ring, the mean of its
 // vertices when its area is zero.
 func ringCentroid(r orb.Ring) orb.Point {
+	if len(r) == 0 {
+		return orb.Point{}
+	}
+	// Relative to the first vertex, to keep the products small.
+	o := r[0]
 	var cx, cy, a float64
 	for i := 0; i+1 < len(r); i++ {
-		cross := r[i][0]*r[i+1][1] - r[i+1][0]*r[i][1]
+		x0, y0, x1, y1 := r[i][0]-o[0], r[i][1]-o[1], r[i+1][0]-o[0], r[i+1][1]-o[1]
+		cross := x0*y1 - x1*y0
 		a += cross
-		cx += (r[i][0] + r[i+1][0]) * cross
-		cy += (r[i][1] + r[i+1][1]) * cross
+		cx += (x0 + x1) * cross
+		cy += (y0 + y1) * cross
 	}
 	if math.Abs(a) < 1e-18 {
 		var sx, sy float64
@@ -224,7 +234,7 @@ func ringCentroid(r orb.Ring) orb.Point {
 		n := float64(max(len(r), 1))
 		return orb.Point{sx / n, sy / n}
 	}
-	return orb.Point{cx / (3 * a), cy / (3 * a)}
+	return orb.Point{o[0] + cx/(3*a), o[1] + cy/(3*a)}
 }
 
 // buildPolygons nests rings into polygons by containment (roles are not
