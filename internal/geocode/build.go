@@ -505,6 +505,9 @@ const (
 	gridCell      = 0.5
 	gridW         = int(360 / gridCell)
 	gridH         = int(180 / gridCell)
+	fineCell      = 0.01
+	fineW         = int(360 / fineCell)
+	fineH         = int(180 / fineCell)
 	areaCell      = 1.0
 	areaW         = int(360 / areaCell)
 	areaH         = int(180 / areaCell)
@@ -528,9 +531,21 @@ func areaCells(w, s, e, n float64, fn func(int)) {
 	}
 }
 
-// isPointType reports types kept in the reverse-geocoding grid.
+// isPointType reports types kept in the coarse reverse-geocoding grid.
 func isPointType(t PlaceType) bool {
-	return t >= TypeMunicipality
+	return t >= TypeMunicipality && !isFineType(t)
+}
+
+// isFineType reports the dense point types kept in the fine grid.
+func isFineType(t PlaceType) bool {
+	return t >= TypePostalCode
+}
+
+// fineCellOf is the fine grid cell of a point.
+func fineCellOf(lon, lat float64) uint32 {
+	x := max(0, min(fineW-1, int((lon+180)/fineCell)))
+	y := max(0, min(fineH-1, int((lat+90)/fineCell)))
+	return uint32(y*fineW + x)
 }
 
 func gridCellOf(lon, lat float64) int {
@@ -786,6 +801,24 @@ func assemble(ctx context.Context, feats []*bfeat, attribution []string) (*colum
 			c.GridItems[cells[cell]] = uint32(i)
 			cells[cell]++
 		}
+	}
+	// Fine grid of the dense point types.
+	type fine struct{ cell, feat uint32 }
+	var fines []fine
+	for i := 0; i < n; i++ {
+		if isFineType(PlaceType(c.FType[i])) {
+			fines = append(fines, fine{fineCellOf(fromE7(c.FLon[i]), fromE7(c.FLat[i])), uint32(i)})
+		}
+	}
+	slices.SortFunc(fines, func(a, b fine) int {
+		if c := cmp.Compare(a.cell, b.cell); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.feat, b.feat)
+	})
+	for _, f := range fines {
+		c.FineCell = append(c.FineCell, f.cell)
+		c.FineFeat = append(c.FineFeat, f.feat)
 	}
 	// Area grid of polygon features (not countries).
 	areaCount := make([]uint32, areaW*areaH+1)

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -223,5 +224,41 @@ func TestBuildExtraFeatures(t *testing.T) {
 	}}
 	if err := Build(context.Background(), failing); err == nil || !strings.Contains(err.Error(), "boom") {
 		t.Errorf("failing extra: %v", err)
+	}
+}
+
+// BenchmarkReverseDenseAddresses reverse-geocodes among 200 000 addresses
+// packed in a city-sized box (the fine grid keeps this fast).
+func BenchmarkReverseDenseAddresses(b *testing.B) {
+	syntheticIndex(b)
+	f := writeSyntheticPackages(b, filepath.Join(b.TempDir(), "pkgs"))
+	ds, err := sources.Load(context.Background(), f)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for i := 0; i < 200_000; i++ {
+		x, y := float64(i%447)/447*0.2, float64(i/447)/447*0.2
+		ds.Features = append(ds.Features, sources.Feature{Type: "address", Num: uint64(i + 1), Name: "Long Street",
+			Address: strconv.Itoa(i%300 + 1), Lon: 4.9 + x, Lat: 4.9 + y, Country: "QZ"})
+	}
+	out := filepath.Join(b.TempDir(), "dense.tgi")
+	if err := WriteDataset(context.Background(), ds, out); err != nil {
+		b.Fatal(err)
+	}
+	ix, err := Open(out)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer ix.Close()
+	ctx := context.Background()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		res, err := ix.Reverse(ctx, ReverseQuery{Lon: 5.0001, Lat: 5.0001})
+		if err != nil || len(res.Features) == 0 {
+			b.Fatal(err)
+		}
+		if _, err := ix.Reverse(ctx, ReverseQuery{Lon: 5.0001, Lat: 5.0001, Limit: 5, Types: []PlaceType{TypeAddress}}); err != nil {
+			b.Fatal(err)
+		}
 	}
 }

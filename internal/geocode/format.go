@@ -16,7 +16,7 @@ import (
 // time apart from validation.
 const (
 	fileMagic     = "TSRGEO\x00\x01"
-	formatVersion = 7
+	formatVersion = 8
 	headerSize    = 32
 	sectionName   = 24
 	sectionEntry  = sectionName + 16
@@ -78,6 +78,11 @@ type columns struct {
 	GridStart []uint32 // cells+1
 	GridItems []uint32
 
+	// Sparse fine grid (cell = fineCell degrees) of the dense point types:
+	// cell numbers sorted, with their features.
+	FineCell []uint32
+	FineFeat []uint32
+
 	// Grid of area features with polygons (cell = areaCell degrees): each
 	// feature is listed in every cell its bbox overlaps. Countries are not
 	// in it (they have their own list).
@@ -107,6 +112,7 @@ func (c *columns) sections() []sectionRef {
 		{"tokoff", &c.TokOff}, {"tokblob", &c.TokBlob}, {"poststart", &c.PostStart}, {"postings", &c.Postings},
 		{"delhash", &c.DelHash}, {"deltok", &c.DelTok},
 		{"gridstart", &c.GridStart}, {"griditems", &c.GridItems},
+		{"finecell", &c.FineCell}, {"finefeat", &c.FineFeat},
 		{"areastart", &c.AreaStart}, {"areaitems", &c.AreaItems},
 		{"idkey", &c.IDKey}, {"idfeat", &c.IDFeat},
 	}

@@ -243,9 +243,10 @@ func (c *columns) validate() error {
 		checkCSR(c.FLangStart, n, len(c.LangCode)), checkCSR(c.NLangStart, m, len(c.NLangList)), checkCSR(c.FNameStart, n, m), checkCSR(c.NTokStart, m, len(c.NToks)),
 		checkCSR(c.PostStart, t, len(c.Postings)), checkCSR(c.GridStart, gridW*gridH, len(c.GridItems)),
 		checkCSR(c.AreaStart, areaW*areaH, len(c.AreaItems)), checkBelow(c.AreaItems, n, false),
+		checkBelow(c.FineFeat, n, false),
 	}
 	if len(c.LangName) != len(c.LangCode) || len(c.NStr) != m || len(c.NFlags) != m || t < 0 ||
-		len(c.DelHash) != len(c.DelTok) || len(c.IDKey) != len(c.IDFeat) {
+		len(c.DelHash) != len(c.DelTok) || len(c.FineCell) != len(c.FineFeat) || len(c.IDKey) != len(c.IDFeat) {
 		return errCorrupt
 	}
 	if t >= 0 && (c.TokOff[0] != 0 || int(c.TokOff[t]) != len(c.TokBlob)) {

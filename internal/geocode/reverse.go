@@ -47,50 +47,107 @@ type near struct {
 // maxKM of p, nearest first.
 func (ix *Index) nearest(p orb.Point, maxKM float64, n int, keep func(int) bool) []near {
 	c := &ix.c
+	nc := newNearCollector(ix, p, maxKM, n, keep)
+	x0, x1, y0, y1 := cellRange(p, maxKM, gridCell, gridW, gridH)
+	for y := y0; y <= y1; y++ {
+		for xx := x0; xx <= x1; xx++ {
+			cell := y*gridW + ((xx%gridW)+gridW)%gridW
+			nc.scan(c.GridItems[c.GridStart[cell]:c.GridStart[cell+1]])
+		}
+	}
+	return nc.out
+}
+
+// nearestFine is nearest over the fine grid of the dense point types
+// (postal codes, addresses, roads, POIs).
+func (ix *Index) nearestFine(p orb.Point, maxKM float64, n int, keep func(int) bool) []near {
+	c := &ix.c
+	nc := newNearCollector(ix, p, maxKM, n, keep)
+	x0, x1, y0, y1 := cellRange(p, maxKM, fineCell, fineW, fineH)
+	if x1-x0 > 200 || y1-y0 > 200 {
+		return nil // radius far too large for the fine grid
+	}
+	for y := y0; y <= y1; y++ {
+		for xx := x0; xx <= x1; xx++ {
+			cell := uint32(y*fineW + ((xx%fineW)+fineW)%fineW)
+			i, _ := slices.BinarySearch(c.FineCell, cell)
+			j := i
+			for j < len(c.FineCell) && c.FineCell[j] == cell {
+				j++
+			}
+			nc.scan(c.FineFeat[i:j])
+		}
+	}
+	return nc.out
+}
+
+// nearestOf searches the grid that holds type t.
+func (ix *Index) nearestOf(t PlaceType, p orb.Point, maxKM float64, n int, keep func(int) bool) []near {
+	if isFineType(t) {
+		return ix.nearestFine(p, maxKM, n, keep)
+	}
+	return ix.nearest(p, maxKM, n, keep)
+}
+
+// cellRange returns the cells [x0, x1] x [y0, y1] of a grid of cell
+// degrees covering the circle of maxKM around p; x may wrap (take it
+// modulo w).
+func cellRange(p orb.Point, maxKM, cell float64, w, h int) (x0, x1, y0, y1 int) {
 	dLat := maxKM / 111.0
 	cosLat := math.Max(0.01, math.Cos(math.Min(89.9, math.Abs(p[1])+dLat)*math.Pi/180))
 	dLon := math.Min(180, maxKM/(111.32*cosLat))
-	y0 := int(math.Floor((math.Max(-90, p[1]-dLat) + 90) / gridCell))
-	y1 := int(math.Floor((math.Min(90, p[1]+dLat) + 90) / gridCell))
-	x0 := int(math.Floor((p[0] - dLon + 180) / gridCell))
-	x1 := int(math.Floor((p[0] + dLon + 180) / gridCell))
-	if x1-x0 >= gridW {
-		x0, x1 = 0, gridW-1
+	y0 = max(0, int(math.Floor((math.Max(-90, p[1]-dLat)+90)/cell)))
+	y1 = min(h-1, int(math.Floor((math.Min(90, p[1]+dLat)+90)/cell)))
+	x0 = int(math.Floor((p[0] - dLon + 180) / cell))
+	x1 = int(math.Floor((p[0] + dLon + 180) / cell))
+	if x1-x0 >= w {
+		x0, x1 = 0, w-1
 	}
-	var out []near
-	for y := max(0, y0); y <= min(gridH-1, y1); y++ {
-		for xx := x0; xx <= x1; xx++ {
-			x := ((xx % gridW) + gridW) % gridW
-			cell := y*gridW + x
-			for _, it := range c.GridItems[c.GridStart[cell]:c.GridStart[cell+1]] {
-				f := int(it)
-				lon, lat := fromE7(c.FLon[f]), fromE7(c.FLat[f])
-				dx := (lon - p[0]) * 111.32 * cosLat
-				if dx > 180*111.32*cosLat {
-					dx -= 360 * 111.32 * cosLat
-				} else if dx < -180*111.32*cosLat {
-					dx += 360 * 111.32 * cosLat
-				}
-				dy := (lat - p[1]) * 111.0
-				if dx*dx+dy*dy > 4*maxKM*maxKM { // generous screen before the exact distance
-					continue
-				}
-				d := haversineKM(p, orb.Point{lon, lat})
-				if d > maxKM {
-					continue
-				}
-				if len(out) == n && d >= out[n-1].km || !keep(f) {
-					continue
-				}
-				i, _ := slices.BinarySearchFunc(out, d, func(a near, d float64) int { return cmp.Compare(a.km, d) })
-				out = slices.Insert(out, i, near{f, d})
-				if len(out) > n {
-					out = out[:n]
-				}
-			}
+	return x0, x1, y0, y1
+}
+
+// nearCollector keeps the n nearest features within maxKM.
+type nearCollector struct {
+	ix     *Index
+	p      orb.Point
+	maxKM  float64
+	n      int
+	keep   func(int) bool
+	cosLat float64
+	out    []near
+}
+
+func newNearCollector(ix *Index, p orb.Point, maxKM float64, n int, keep func(int) bool) *nearCollector {
+	return &nearCollector{ix: ix, p: p, maxKM: maxKM, n: n, keep: keep,
+		cosLat: math.Max(0.01, math.Cos(math.Min(89.9, math.Abs(p[1])+maxKM/111.0)*math.Pi/180))}
+}
+
+func (nc *nearCollector) scan(items []uint32) {
+	c := &nc.ix.c
+	kmLon := 111.32 * nc.cosLat
+	for _, it := range items {
+		f := int(it)
+		lon, lat := fromE7(c.FLon[f]), fromE7(c.FLat[f])
+		dx := (lon - nc.p[0]) * kmLon
+		if dx > 180*kmLon {
+			dx -= 360 * kmLon
+		} else if dx < -180*kmLon {
+			dx += 360 * kmLon
+		}
+		dy := (lat - nc.p[1]) * 111.0
+		if dx*dx+dy*dy > 4*nc.maxKM*nc.maxKM { // generous screen before the exact distance
+			continue
+		}
+		d := haversineKM(nc.p, orb.Point{lon, lat})
+		if d > nc.maxKM || len(nc.out) == nc.n && d >= nc.out[nc.n-1].km || !nc.keep(f) {
+			continue
+		}
+		i, _ := slices.BinarySearchFunc(nc.out, d, func(a near, d float64) int { return cmp.Compare(a.km, d) })
+		nc.out = slices.Insert(nc.out, i, near{f, d})
+		if len(nc.out) > nc.n {
+			nc.out = nc.out[:nc.n]
 		}
 	}
-	return out
 }
 
 // areaAt returns the feature of type t whose polygon holds p (the one with
@@ -175,7 +232,7 @@ func (ix *Index) Reverse(ctx context.Context, q ReverseQuery) (SearchResults, er
 			if inside >= 0 {
 				feats = append(feats, inside)
 			}
-			for _, n := range ix.nearest(p, ReverseNearestKM, q.Limit, ofType(t)) {
+			for _, n := range ix.nearestOf(t, p, ReverseNearestKM, q.Limit, ofType(t)) {
 				if n.feat != inside && len(feats) < q.Limit {
 					feats = append(feats, n.feat)
 				}
@@ -236,7 +293,7 @@ func (ix *Index) Reverse(ctx context.Context, q ReverseQuery) (SearchResults, er
 				case TypePlace:
 					radius = reversePlaceKM
 				}
-				if n := ix.nearest(p, radius, 1, sameCountry(t)); len(n) > 0 {
+				if n := ix.nearestOf(t, p, radius, 1, sameCountry(t)); len(n) > 0 {
 					f = n[0].feat
 				}
 			}
