@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -42,7 +43,7 @@ func ReadGeoNamesDir(ctx context.Context, dir string) ([]Place, error) {
 }
 
 // ReadGeoNames reads GeoNames "geoname" table rows (19 tab-separated columns).
-func ReadGeoNames(ctx context.Context, r interface{ Read([]byte) (int, error) }) ([]Place, error) {
+func ReadGeoNames(ctx context.Context, r io.Reader) ([]Place, error) {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64<<10), maxLine)
 	var out []Place
