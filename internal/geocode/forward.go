@@ -46,6 +46,7 @@ const (
 	prefixScanMax  = 400_000
 	maxCandidates  = 20_000
 	contextTop     = 300
+	capContextScan = 5000
 )
 
 // qtok is one query token with its matching dictionary tokens.
@@ -223,9 +224,9 @@ func (ix *Index) matchName(nm int, qs []qtok, typing bool) (sum float64, unmatch
 // feature's region, subregion and country; it returns the added quality and
 // the tokens still unmatched.
 //
-// admins maps the area features having a name with a query word to those
-// names: the only names that can match.
-func (ix *Index) contextMatch(f int, qs []qtok, unmatched uint32, admins map[int32][]uint32) (float64, uint32) {
+// admins lists (sorted) the area features having a name with a query word
+// and those names: the only names that can match.
+func (ix *Index) contextMatch(f int, qs []qtok, unmatched uint32, admins []featName) (float64, uint32) {
 	c := &ix.c
 	var add float64
 	sub := make([]qtok, 0, len(qs))
@@ -234,10 +235,9 @@ func (ix *Index) contextMatch(f int, qs []qtok, unmatched uint32, admins map[int
 		if p < 0 || int(p) == f || unmatched == 0 {
 			continue
 		}
-		for _, nm := range admins[p] {
-			if unmatched == 0 {
-				break
-			}
+		lo, _ := slices.BinarySearchFunc(admins, p, func(a featName, p int32) int { return cmp.Compare(a.feat, p) })
+		for k := lo; k < len(admins) && admins[k].feat == p && unmatched != 0; k++ {
+			nm := admins[k].name
 			sub, idx = sub[:0], idx[:0]
 			for i := range qs {
 				if unmatched&(1<<i) != 0 {
@@ -525,7 +525,7 @@ func (ix *Index) forwardMatches(ctx context.Context, q ForwardQuery, words []str
 		}
 		return cmp.Compare(a.feat, b.feat)
 	}
-	slices.SortFunc(ms, byScore)
+	ms = topMatches(ms, contextTop, byScore) // only the best can be returned
 	if len(qs) > 1 {
 		// Words the name lacks may name the context ("Paris France").
 		n := min(len(ms), contextTop)
@@ -535,32 +535,37 @@ func (ix *Index) forwardMatches(ctx context.Context, q ForwardQuery, words []str
 			um                     uint32
 		}
 		cache := map[ckey]float64{}
-		// Area features (countries, regions, subregions) having a name
-		// with one of the query's words: the only possible context matches.
-		admins := map[int32][]uint32{}
+		// Area features and localities having a name with one of the
+		// query's missing words: the only possible context matches.
 		var need uint32 // query words some top candidate lacks
 		for i := 0; i < n; i++ {
 			need |= ms[i].unmatched
 		}
+		var admins []featName
 		for i := range gens {
 			if need&(1<<i) == 0 {
 				continue
 			}
 			for _, t := range gens[i].toks {
-				for j, nm := range ix.posting(t, 20000) {
+				for j, nm := range ix.posting(t, capContextScan) {
 					f := c.NFeat[nm]
 					if c.FImp[f] < minAreaImportance && j > 64 {
 						break
 					}
 					switch PlaceType(c.FType[f]) {
 					case TypeCountry, TypeRegion, TypeSubregion, TypeLocality:
-						if l := admins[int32(f)]; !slices.Contains(l, nm) {
-							admins[int32(f)] = append(l, nm)
-						}
+						admins = append(admins, featName{int32(f), nm})
 					}
 				}
 			}
 		}
+		slices.SortFunc(admins, func(a, b featName) int {
+			if c := cmp.Compare(a.feat, b.feat); c != 0 {
+				return c
+			}
+			return cmp.Compare(a.name, b.name)
+		})
+		admins = slices.Compact(admins)
 		for i := 0; i < n; i++ {
 			m := &ms[i]
 			if m.unmatched == 0 {
@@ -599,6 +604,12 @@ func haversineKM(a, b orb.Point) float64 {
 	return 2 * r * math.Asin(math.Min(1, math.Sqrt(h)))
 }
 
+// featName is a feature with one of its name entries.
+type featName struct {
+	feat int32
+	name uint32
+}
+
 // scratch holds per-query marks over names and features, reused through a
 // pool; a mark equal to stamp means "set in this query".
 type scratch struct {
@@ -621,4 +632,52 @@ func (ix *Index) getScratch() *scratch {
 		sc.stamp = 1
 	}
 	return sc
+}
+
+// topMatches returns the k best matches of ms by cmp (best first), using a
+// bounded heap instead of sorting everything.
+func topMatches(ms []nameMatch, k int, cmpFn func(a, b nameMatch) int) []nameMatch {
+	if len(ms) <= k {
+		slices.SortFunc(ms, cmpFn)
+		return ms
+	}
+	// h is a heap whose root is the worst of the kept matches.
+	h := make([]nameMatch, 0, k)
+	worse := func(i, j int) bool { return cmpFn(h[i], h[j]) > 0 }
+	down := func(i int) {
+		for {
+			l, best := 2*i+1, i
+			if l < len(h) && worse(l, best) {
+				best = l
+			}
+			if r := l + 1; r < len(h) && worse(r, best) {
+				best = r
+			}
+			if best == i {
+				return
+			}
+			h[i], h[best] = h[best], h[i]
+			i = best
+		}
+	}
+	for _, m := range ms {
+		if len(h) < k {
+			h = append(h, m)
+			for i := len(h) - 1; i > 0; {
+				p := (i - 1) / 2
+				if !worse(i, p) {
+					break
+				}
+				h[i], h[p] = h[p], h[i]
+				i = p
+			}
+			continue
+		}
+		if cmpFn(m, h[0]) < 0 { // better than the worst kept
+			h[0] = m
+			down(0)
+		}
+	}
+	slices.SortFunc(h, cmpFn)
+	return h
 }

@@ -428,3 +428,28 @@ func TestCloseKeepsResults(t *testing.T) {
 		t.Errorf("second Close: %v", err)
 	}
 }
+
+func TestTopMatches(t *testing.T) {
+	var ms []nameMatch
+	for i := 0; i < 1000; i++ {
+		ms = append(ms, nameMatch{feat: i, score: float64((i * 7919) % 1000)})
+	}
+	byScore := func(a, b nameMatch) int {
+		if a.score != b.score {
+			if a.score > b.score {
+				return -1
+			}
+			return 1
+		}
+		return a.feat - b.feat
+	}
+	got := topMatches(slices.Clone(ms), 10, byScore)
+	want := slices.Clone(ms)
+	slices.SortFunc(want, byScore)
+	if !slices.Equal(got, want[:10]) {
+		t.Errorf("top 10 %v, want %v", got, want[:10])
+	}
+	if small := topMatches(slices.Clone(ms[:5]), 10, byScore); len(small) != 5 || small[0].score < small[4].score {
+		t.Errorf("fewer than k: %v", small)
+	}
+}
