@@ -581,3 +581,18 @@ func TestCopyFontsErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestCopyFontsWithoutApt: on a machine without apt the fonts step leaves
+// the fonts out (with a warning) instead of failing the demo.
+func TestCopyFontsWithoutApt(t *testing.T) {
+	t.Setenv("PATH", t.TempDir())
+	data := t.TempDir()
+	b := &builder{opts: Options{DataDir: data, CacheDir: t.TempDir()}, log: discardLogger(), fetched: map[string]string{}}
+	if err := b.copyFonts(context.Background()); err != nil {
+		t.Fatalf("copyFonts without apt: %v", err)
+	}
+	ents, err := os.ReadDir(filepath.Join(data, FontsDir))
+	if err != nil || len(ents) != 0 {
+		t.Errorf("fonts folder: %v, %d entries", err, len(ents))
+	}
+}

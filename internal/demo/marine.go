@@ -26,7 +26,7 @@ var waterLabels = []waterLabel{
 	{"Pacific Ocean", 165, 22, "ocean", 0},
 	{"Atlantic Ocean", -40, 30, "ocean", 0},
 	{"Atlantic Ocean", -15, -28, "ocean", 0},
-	{"Indian Ocean", 78, -20, "ocean", 0},
+	{"Indian Ocean", 80, -25, "ocean", 0},
 	{"Arctic Ocean", 0, 83, "ocean", 1},
 	{"Southern Ocean", 60, -60, "ocean", 1},
 
@@ -35,7 +35,7 @@ var waterLabels = []waterLabel{
 	{"Gulf of Mexico", -90, 25, "gulf", 2},
 	{"Arabian Sea", 64, 15, "sea", 2},
 	{"Bay of Bengal", 88, 15, "gulf", 2},
-	{"South China Sea", 114, 13, "sea", 2},
+	{"South China Sea", 115, 15, "sea", 2},
 	{"Philippine Sea", 132, 20, "sea", 2},
 	{"Coral Sea", 155, -17, "sea", 2},
 	{"Tasman Sea", 160, -38, "sea", 2},
