@@ -430,3 +430,50 @@ func TestReadStreamStopsOnError(t *testing.T) {
 		t.Errorf("missing file: %v", err)
 	}
 }
+
+// FuzzRead runs the whole reader (three passes, rings, street merging,
+// postal codes) on arbitrary files: it must return features or an error,
+// never panic, and every feature must have a name, a number and a center
+// on the globe.
+func FuzzRead(f *testing.F) {
+	if bin, err := exec.LookPath("osmium"); err == nil {
+		dir := f.TempDir()
+		in, out := filepath.Join(dir, "in.osm"), filepath.Join(dir, "out.osm.pbf")
+		if err := os.WriteFile(in, []byte(testOSM), 0o644); err != nil {
+			f.Fatal(err)
+		}
+		// Uncompressed, so that mutations reach the elements.
+		if b, err := exec.Command(bin, "cat", in, "-f", "pbf,pbf_compression=none", "-o", out).CombinedOutput(); err != nil {
+			f.Fatalf("osmium: %v\n%s", err, b)
+		}
+		data, err := os.ReadFile(out)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(data)
+	}
+	strs := []string{"", "highway", "residential", "name", "A", "type", "boundary", "administrative", "admin_level", "8", "outer"}
+	block := testBlock{strs: strs,
+		dense: []testNode{{id: 1, lat: 0, lon: 0}, {id: 2, lat: 0, lon: 10}, {id: 3, lat: 10, lon: 10}},
+		ways:  []testWay{{id: 5, refs: []int64{1, 2, 3}, kv: []int64{1, 2, 3, 4}}, {id: 6, refs: []int64{3, 1}}},
+		rels: []testRel{{id: 7, ids: []int64{5, 6}, types: []int64{1, 1}, roles: []int64{10, 10},
+			kv: []int64{5, 6, 6, 7, 8, 9, 3, 4}}}}
+	f.Add(append(testHeader(), testBlob("OSMData", block.encode(), blobRaw)...))
+	path := filepath.Join(f.TempDir(), "fuzz.osm.pbf")
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		fs, err := Read(context.Background(), path, Options{Logger: quietLogger(), MaxNodes: 1 << 16,
+			MaxWayRefs: 1 << 16, MaxFeatures: 1 << 16})
+		if err != nil {
+			return
+		}
+		for _, ft := range fs {
+			if ft.Name == "" || ft.Num == 0 || ft.Type == "" || math.IsNaN(ft.Lon) || math.IsNaN(ft.Lat) ||
+				ft.Lon < -180 || ft.Lon > 180 || ft.Lat < -90 || ft.Lat > 90 {
+				t.Fatalf("bad feature %+v", ft)
+			}
+		}
+	})
+}
