@@ -262,3 +262,43 @@ func BenchmarkReverseDenseAddresses(b *testing.B) {
 		}
 	}
 }
+
+// TestLocalBeyondCap: with proximity or bbox, a modest local feature is
+// found even when thousands of more important namesakes fill the cap.
+func TestLocalBeyondCap(t *testing.T) {
+	syntheticIndex(t)
+	f := writeSyntheticPackages(t, filepath.Join(t.TempDir(), "pkgs"))
+	ds, err := sources.Load(context.Background(), f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := capExact + 500
+	for i := 0; i < n; i++ {
+		ds.Features = append(ds.Features, sources.Feature{Type: "poi", Num: uint64(i + 1), Name: "Kiosk",
+			Lon: 20 + float64(i%100)/100, Lat: 20 + float64(i/100)/100, Population: 1000, Country: "QY"})
+	}
+	ds.Features = append(ds.Features, sources.Feature{Type: "poi", Num: 999999, Name: "Kiosk", Lon: 5.01, Lat: 5.01})
+	out := filepath.Join(t.TempDir(), "kiosks.tgi")
+	if err := WriteDataset(context.Background(), ds, out); err != nil {
+		t.Fatal(err)
+	}
+	ix, err := Open(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	ctx := context.Background()
+	near := orb.Point{5, 5}
+	res, _ := ix.Forward(ctx, ForwardQuery{Text: "Kiosk", Proximity: &near, Limit: 1})
+	if got := ids(res); !slices.Equal(got, []string{"poi.999999"}) {
+		t.Errorf("proximity: %v", got)
+	}
+	res, _ = ix.Forward(ctx, ForwardQuery{Text: "Kiosk", BBox: &[4]float64{4, 4, 6, 6}})
+	if got := ids(res); !slices.Equal(got, []string{"poi.999999"}) {
+		t.Errorf("bbox: %v", got)
+	}
+	res, _ = ix.Forward(ctx, ForwardQuery{Text: "Kiosk", Limit: 1})
+	if got := ids(res); len(got) != 1 || got[0] == "poi.999999" {
+		t.Errorf("without a place the important namesakes come first: %v", got)
+	}
+}

@@ -38,15 +38,17 @@ const (
 	scoreAlternate  = 0.96 // factor of untagged alternate names (GeoNames alternatenames) and English ones
 	scoreForeign    = 0.88 // factor of names in a language other than the requested one
 
-	capExact       = 6000
-	capFuzzy       = 400
-	capPrefixToken = 300
-	capPrefixTotal = 4000
-	maxPrefixToks  = 64
-	prefixScanMax  = 400_000
-	maxCandidates  = 20_000
-	contextTop     = 300
-	capContextScan = 5000
+	capExact        = 6000
+	capFuzzy        = 400
+	capPrefixToken  = 300
+	capPrefixTotal  = 4000
+	maxPrefixToks   = 64
+	prefixScanMax   = 400_000
+	maxCandidates   = 20_000
+	contextTop      = 300
+	capContextScan  = 5000
+	capSpatialScan  = 100_000 // names scanned beyond the cap with bbox or proximity
+	proximityScanKM = 100.0   // radius of that scan around the proximity point
 )
 
 // qtok is one query token with its matching dictionary tokens.
@@ -451,6 +453,29 @@ func (ix *Index) forwardMatches(ctx context.Context, q ForwardQuery, words []str
 			default:
 				addList(ix.posting(t, max(16, capFuzzy*scale/div)))
 			}
+		}
+	}
+	// With a place to look at (bbox or proximity), the selective word's
+	// names beyond its cap are scanned too, keeping only those in the box
+	// or near the point: local features of modest importance still count.
+	if (q.BBox != nil || q.Proximity != nil) && qs[sel].exact >= 0 {
+		t := qs[sel].exact
+		all := ix.c.Postings[ix.c.PostStart[t]:ix.c.PostStart[t+1]]
+		from := min(len(all), capExact*scale)
+		to := min(len(all), from+capSpatialScan)
+		inBox := filter{types: newTypeSet(nil, false), bbox: q.BBox}
+		for _, nm := range all[from:to] {
+			if len(cands) >= maxCandidates*scale {
+				break
+			}
+			f := int(c.NFeat[nm])
+			if q.Proximity != nil && haversineKM(*q.Proximity, ix.center(f)) > proximityScanKM {
+				continue
+			}
+			if q.BBox != nil && !ix.pass(f, &inBox) {
+				continue
+			}
+			addList([]uint32{nm})
 		}
 	}
 	if ctx.Err() != nil {
