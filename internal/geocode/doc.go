@@ -46,7 +46,11 @@
 // name is an alternate or another language's name; words the name lacks may
 // match the feature's region or country ("Springfield Illinois"). The score
 // adds the feature's importance (type, population, capital rank) and, with
-// proximity, closeness. The first language gives a small bonus to names in
+// proximity, closeness. Candidates are the best names (by importance) of
+// each query word's postings, within fixed budgets, so every query costs a
+// bounded amount of work; with bbox or proximity the rest of the most
+// selective word's names is scanned for features in the box or near the
+// point. The first language gives a small bonus to names in
 // that language; every requested language fills text_xx, language_xx and
 // place_name_xx; language is the first requested language and language_xx
 // the language actually used for text_xx (the requested
