@@ -9,6 +9,7 @@ import (
 	"github.com/paulmach/orb"
 	"github.com/paulmach/orb/planar"
 
+	"github.com/tesseramaps/tessera/internal/mvt"
 	"github.com/tesseramaps/tessera/internal/tiler"
 )
 
@@ -358,6 +359,40 @@ func TestStitchLines(t *testing.T) {
 			if !orb.Equal(got[i], tc.want[i]) {
 				t.Errorf("%s: line %d = %v, want %v", tc.name, i, got[i], tc.want[i])
 			}
+		}
+	}
+}
+
+// TestCapitalBesideBigCity: a national capital 2 km from a much bigger city
+// (New Delhi and Delhi) survives the tiler's point thinning at every zoom
+// the capital is shown at, since capitals come first.
+func TestCapitalBesideBigCity(t *testing.T) {
+	places := []place{
+		{GeonameID: 1273294, Name: "Delhi", Lat: 28.65195, Lon: 77.23149, FeatureCode: "PPLA", Country: "IN", Population: 10_927_986},
+		{GeonameID: 1261481, Name: "New Delhi", Lat: 28.63576, Lon: 77.22445, FeatureCode: "PPLC", Country: "IN", Population: 317_797},
+	}
+	feats := placeFeatures(places)
+	if feats[0].Properties["name"] != "New Delhi" {
+		t.Errorf("first place = %v, want the capital", feats[0].Properties["name"])
+	}
+	opts := tiler.DefaultOptions()
+	opts.MinZoom, opts.MaxZoom, opts.Gzip, opts.Logger = 0, 8, false, discardLogger()
+	sink := tiler.NewMemorySink()
+	if _, err := tiler.Build(context.Background(), []tiler.Layer{{Name: LayerPlaces, Features: feats}}, opts, sink); err != nil {
+		t.Fatal(err)
+	}
+	for z := 2; z <= 8; z++ {
+		x, y := tileOf(77.23, 28.64, z)
+		data, ok := sink.Get(z, x, y)
+		if !ok {
+			t.Fatalf("no tile %d/%d/%d", z, x, y)
+		}
+		tile, err := mvt.Decode(data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if findByName(layerProps(t, tile, LayerPlaces), "New Delhi") == nil {
+			t.Errorf("z%d: New Delhi thinned out", z)
 		}
 	}
 }

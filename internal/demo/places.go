@@ -198,9 +198,12 @@ func placeClass(pop int64, capital int) string {
 	return "village"
 }
 
-// placeFeatures turns places into tiler features ordered by importance (rank,
-// then population), so that renderers which place labels in feature order
-// favour the important ones.
+// placeFeatures turns places into tiler features ordered by importance:
+// national capitals first, then by rank and population. Renderers that place
+// labels in feature order favour the important ones, and the tiler's point
+// thinning (one point per pixel below the highest zoom, the first one in
+// input order) keeps a capital over a bigger city next to it (New Delhi
+// beside Delhi).
 func placeFeatures(places []place) []tiler.Feature {
 	type ranked struct {
 		p    place
@@ -213,6 +216,12 @@ func placeFeatures(places []place) []tiler.Feature {
 		rs[i] = ranked{p, placeRank(p.Population, c), c}
 	}
 	slices.SortStableFunc(rs, func(a, b ranked) int {
+		if ca, cb := a.cap == 2, b.cap == 2; ca != cb {
+			if ca {
+				return -1
+			}
+			return 1
+		}
 		if a.rank != b.rank {
 			return a.rank - b.rank
 		}
