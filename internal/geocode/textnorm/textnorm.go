@@ -59,8 +59,8 @@ func Fold(s string) string {
 			seg = seg[n:]
 			isMark := unicode.Is(unicode.Mn, r) || unicode.Is(unicode.Me, r) || unicode.Is(unicode.Mc, r)
 			switch {
-			case isMark && stripBase, isApostrophe(r):
-				// dropped
+			case isMark && (stripBase || space), isApostrophe(r):
+				// dropped (a mark after a separator has no letter to belong to)
 			case isMark:
 				b.WriteRune(r) // vowel signs of Indic scripts, kana voicing: part of the word
 			case r < utf8.RuneSelf:
