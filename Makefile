@@ -8,7 +8,7 @@ VERSION   ?= $(shell git describe --always --dirty 2>/dev/null || echo dev)
 GOBIN_DIR := $(shell $(GO) env GOPATH)/bin
 export PATH := $(GOBIN_DIR):$(PATH)
 
-.PHONY: all build run demo test test-short setup-run setup-test setup-bench web-assets bench fuzz vet fmt clean
+.PHONY: all build run demo geocode-eval test test-short setup-run setup-test setup-bench web-assets bench fuzz vet fmt clean
 
 all: build
 
@@ -49,6 +49,12 @@ setup-bench: build
 ## bench: Go benchmarks and the wrk load run against nginx (results in bench/out/)
 bench: setup-bench
 	bench/run.sh
+
+## geocode-eval: score the geocoding evaluation against a running server (URL=...)
+URL     ?= http://127.0.0.1:8080
+QUERIES ?= ../shared/geocode-eval/queries.jsonl
+geocode-eval: build
+	bin/tessera geocode eval --url "$(URL)" --queries "$(QUERIES)"
 
 ## fuzz: a short run of every fuzz test
 fuzz:

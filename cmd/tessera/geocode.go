@@ -10,13 +10,19 @@ import (
 	"time"
 
 	"github.com/tesseramaps/tessera/internal/geocode"
+	"github.com/tesseramaps/tessera/internal/geocode/osm"
+	"github.com/tesseramaps/tessera/internal/geocode/sources"
+	"github.com/tesseramaps/tessera/internal/geoeval"
 	"github.com/tesseramaps/tessera/internal/httpapi/server"
 )
 
 // geocodeCmd runs the geocoding verbs: "tessera geocode build".
 func geocodeCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if len(args) > 0 && args[0] == "eval" {
+		return geocodeEval(ctx, args[1:], stdout, stderr)
+	}
 	if len(args) == 0 || args[0] != "build" {
-		return fmt.Errorf("geocode: usage: tessera geocode build [--data DIR | --out FILE] [--cache DIR]")
+		return fmt.Errorf("geocode: usage: tessera geocode build [--data DIR | --out FILE] [--cache DIR]\n       tessera geocode eval [--url URL] [--queries FILE]")
 	}
 	fs := flag.NewFlagSet("geocode build", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -24,6 +30,7 @@ func geocodeCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	out := fs.String("out", "", "index file to write (overrides --data)")
 	cacheDir := fs.String("cache", "", "folder for fetched packages (default DATA/cache)")
 	logLevel := fs.String("log-level", "info", "debug, info, warn or error")
+	osmFile := fs.String("osm", "", "an OpenStreetMap extract (.osm.pbf) whose boundaries, streets, addresses, postal codes and POIs are added")
 	if err := fs.Parse(args[1:]); err != nil {
 		return err
 	}
@@ -40,9 +47,47 @@ func geocodeCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		return fmt.Errorf("geocode build: %w", err)
 	}
 	start := time.Now()
-	if err := geocode.Build(ctx, geocode.BuildOptions{CacheDir: cache, Out: path, Logger: log}); err != nil {
+	opts := geocode.BuildOptions{CacheDir: cache, Out: path, Logger: log}
+	if *osmFile != "" {
+		file := *osmFile
+		opts.Extra = func(ctx context.Context) ([]sources.Feature, error) {
+			// Countries come from Natural Earth: OSM's would be duplicates.
+			return osm.Read(ctx, file, osm.Options{Logger: log, Types: osmTypes})
+		}
+		opts.ExtraAttribution = osm.Attribution
+	}
+	if err := geocode.Build(ctx, opts); err != nil {
 		return err
 	}
 	fmt.Fprintf(stdout, "geocoding index written to %s in %s\n", path, time.Since(start).Round(time.Second))
+	return nil
+}
+
+// osmTypes are the place types taken from OpenStreetMap extracts.
+var osmTypes = []string{"region", "subregion", "county", "joint_municipality", "municipality", "municipal_district",
+	"locality", "neighbourhood", "place", "postal_code", "address", "road", "poi"}
+
+// geocodeEval runs an evaluation file against a running server and prints
+// the score table.
+func geocodeEval(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("geocode eval", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	base := fs.String("url", "http://127.0.0.1:8080", "the server's root URL")
+	queries := fs.String("queries", "../shared/geocode-eval/queries.jsonl", "evaluation file (JSON lines)")
+	conc := fs.Int("concurrency", 8, "concurrency of the throughput run")
+	dur := fs.Duration("throughput-for", 10*time.Second, "length of the throughput run (negative: none)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	qs, err := geoeval.Load(*queries)
+	if err != nil {
+		return err
+	}
+	rep, err := geoeval.Run(ctx, *base, qs, geoeval.Options{Concurrency: *conc, ThroughputFor: *dur})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "geocoding evaluation: %d queries from %s against %s\n", len(qs), *queries, *base)
+	rep.Print(stdout)
 	return nil
 }
