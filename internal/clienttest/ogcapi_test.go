@@ -1,8 +1,10 @@
 package clienttest
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"image"
 	"image/color"
 	"math"
 	"net/http"
@@ -33,129 +35,145 @@ func TestGDALOGCAPI(t *testing.T) {
 	t.Parallel()
 	gdalinfo := fixtures.Tool(t, "gdalinfo")
 	translate := fixtures.Tool(t, "gdal_translate")
-	e := startServer(t, fixtureRaster, fixtureVector)
+	e := startServer(t, fixtureRaster, fixturePMTiles, fixtureVector)
 	ctx := t.Context()
 	query := "?bbox-crs=" + crs3857
-	collection := "/ogc/collections/" + nameRaster
 
-	t.Run("raster collection", func(t *testing.T) {
-		mark := e.mark()
-		out, stderr, err := run(ctx, t, append(gdalEnv(t), "CPL_DEBUG=ON"), gdalinfo, "-json", "OGCAPI:"+e.URL+collection+query)
-		got := e.since(mark)
-		t.Logf("GDAL's requests: %v", got)
-		if err != nil {
-			t.Fatalf("gdalinfo: %v\n%s", err, gdalMessages(stderr))
-		}
-		want := []string{collection, collection + "/tiles", collection + "/tiles/WebMercatorQuad", "/ogc/tileMatrixSets/WebMercatorQuad"}
-		if len(got) != len(want) {
-			t.Fatalf("requests %v, want GETs of %v", got, want)
-		}
-		for i, a := range got {
-			if a.Method != http.MethodGet || a.Path != want[i] || a.Status != http.StatusOK {
-				t.Errorf("request %d: %s, want GET %s answered 200", i, a, want[i])
+	// Facts of the fixture files (as in TestGDALWMTS): the MBTiles
+	// metadata name and max zoom and its 256-pixel PNG tiles; the PMTiles
+	// header's max zoom, its metadata name and its 512-pixel PNG tiles.
+	cases := []struct {
+		name, fixture, title, tms string
+		maxZoom, tileSize         int
+	}{
+		{nameRaster, fixtureRaster, "Geography Class", "WebMercatorQuad", 1, 256},
+		{namePMTiles, fixturePMTiles, "ne2sr", "WebMercatorQuad512", 1, 512},
+	}
+	for _, tc := range cases {
+		collection := "/ogc/collections/" + tc.name
+		t.Run("raster collection "+tc.name, func(t *testing.T) {
+			mark := e.mark()
+			out, stderr, err := run(ctx, t, append(gdalEnv(t), "CPL_DEBUG=ON"), gdalinfo, "-json", "OGCAPI:"+e.URL+collection+query)
+			got := e.since(mark)
+			t.Logf("GDAL's requests: %v", got)
+			if err != nil {
+				t.Fatalf("gdalinfo: %v\n%s", err, gdalMessages(stderr))
 			}
-		}
-		// GDAL 3.6 takes the last JSON tiling-scheme link: the TMS 1.0 one.
-		if !strings.Contains(string(stderr), "Fetch("+e.URL+"/ogc/tileMatrixSets/WebMercatorQuad?f=tms1json)") {
-			t.Errorf("GDAL did not read the TMS 1.0 encoding:\n%s", gdalMessages(stderr))
-		}
-		var info gdalInfo
-		if err := json.Unmarshal(out, &info); err != nil {
-			t.Fatalf("gdalinfo -json: %v\n%s", err, out)
-		}
-		// The fixture: 256-pixel tiles, max zoom 1, the whole world.
-		const size = 256 << 1
-		if len(info.Size) != 2 || info.Size[0] != size || info.Size[1] != size {
-			t.Errorf("size %v, want %dx%d", info.Size, size, size)
-		}
-		res := 2 * halfWorld / size
-		wantGT := []float64{-halfWorld, res, 0, halfWorld, 0, -res}
-		if len(info.GeoTransform) != 6 {
-			t.Fatalf("geotransform %v", info.GeoTransform)
-		}
-		for i, v := range wantGT {
-			if math.Abs(info.GeoTransform[i]-v) > 1e-6*math.Max(1, math.Abs(v)) {
-				t.Errorf("geotransform %v, want %v", info.GeoTransform, wantGT)
-				break
+			want := []string{collection, collection + "/tiles", collection + "/tiles/" + tc.tms, "/ogc/tileMatrixSets/" + tc.tms}
+			if len(got) != len(want) {
+				t.Fatalf("requests %v, want GETs of %v", got, want)
 			}
-		}
-		if wkt := info.CoordinateSystem.WKT; !strings.Contains(wkt, `ID["EPSG",3857]`) {
-			t.Errorf("coordinate system is not EPSG:3857: %.200s", wkt)
-		}
-		if got := info.Metadata[""]["TITLE"]; got != "Geography Class" {
-			t.Errorf("title %q, want the fixture's name Geography Class", got)
-		}
-		var interp []string
-		for _, b := range info.Bands {
-			interp = append(interp, b.Type+"/"+b.ColorInterpretation)
-		}
-		if want := "Byte/Red Byte/Green Byte/Blue Byte/Alpha"; strings.Join(interp, " ") != want {
-			t.Errorf("bands %v, want %s", interp, want)
-		}
-	})
-
-	t.Run("raster pixels", func(t *testing.T) {
-		// A window across the boundary of tiles 1/0/0 and 1/1/0.
-		const w, h, z, tileSize = 64, 64, 1, 256
-		x0, y0 := tileSize-w/2, tileSize/2-h/2
-		png := filepath.Join(t.TempDir(), "window.png")
-		mark := e.mark()
-		_, stderr, err := run(ctx, t, gdalEnv(t), translate, "-q", "-of", "PNG",
-			"-srcwin", fmt.Sprint(x0), fmt.Sprint(y0), fmt.Sprint(w), fmt.Sprint(h), "OGCAPI:"+e.URL+collection+query, png)
-		if err != nil {
-			t.Fatalf("gdal_translate: %v\n%s", err, gdalMessages(stderr))
-		}
-		fetched := map[string]int{}
-		for _, a := range matching(e.since(mark), tileURLRe) {
-			fetched[a.Path] = a.Status
-		}
-		want := map[string]int{
-			fmt.Sprintf("/tiles/%s/%d/0/0.png", nameRaster, z): http.StatusOK,
-			fmt.Sprintf("/tiles/%s/%d/1/0.png", nameRaster, z): http.StatusOK,
-		}
-		if fmt.Sprint(fetched) != fmt.Sprint(want) {
-			t.Errorf("gdal_translate fetched tiles %v, want %v", fetched, want)
-		}
-		b, err := os.ReadFile(png)
-		if err != nil {
-			t.Fatal(err)
-		}
-		got := decodePNG(t, "gdal_translate output", b)
-		if got.Bounds().Dx() != w || got.Bounds().Dy() != h {
-			t.Fatalf("window is %v, want %dx%d", got.Bounds(), w, h)
-		}
-		var tiles [2][]byte
-		for x := range tiles {
-			tiles[x] = e.tile(ctx, nameRaster, z, x, 0, "png")
-			if stored := storedTile(ctx, t, fixtures.Path(t, fixtureRaster), z, x, 0); string(stored) != string(tiles[x]) {
-				t.Errorf("tile %d/%d/0: the server's %d bytes differ from the %d stored", z, x, len(tiles[x]), len(stored))
-			}
-		}
-		imgs := [2]interface {
-			At(x, y int) color.Color
-		}{decodePNG(t, "tile 1/0/0", tiles[0]), decodePNG(t, "tile 1/1/0", tiles[1])}
-		mismatches, colours := 0, map[color.NRGBA]bool{}
-		for py := 0; py < h; py++ {
-			for px := 0; px < w; px++ {
-				gx, gy := x0+px, y0+py
-				wantC := nrgba(imgs[gx/tileSize].At(gx%tileSize, gy%tileSize))
-				gotC := nrgba(got.At(got.Bounds().Min.X+px, got.Bounds().Min.Y+py))
-				if gotC != wantC {
-					if mismatches < 3 {
-						t.Errorf("pixel (%d,%d): GDAL %v, tile %v", gx, gy, gotC, wantC)
-					}
-					mismatches++
+			for i, a := range got {
+				if a.Method != http.MethodGet || a.Path != want[i] || a.Status != http.StatusOK {
+					t.Errorf("request %d: %s, want GET %s answered 200", i, a, want[i])
 				}
-				colours[gotC] = true
 			}
-		}
-		if mismatches > 0 {
-			t.Errorf("%d of %d pixels differ from the served tiles", mismatches, w*h)
-		}
-		if len(colours) < 10 {
-			t.Errorf("window is nearly empty: %d colours", len(colours))
-		}
-	})
+			// GDAL 3.6 takes the last JSON tiling-scheme link: the TMS 1.0 one.
+			if !strings.Contains(string(stderr), "Fetch("+e.URL+"/ogc/tileMatrixSets/"+tc.tms+"?f=tms1json)") {
+				t.Errorf("GDAL did not read the TMS 1.0 encoding:\n%s", gdalMessages(stderr))
+			}
+			var info gdalInfo
+			if err := json.Unmarshal(out, &info); err != nil {
+				t.Fatalf("gdalinfo -json: %v\n%s", err, out)
+			}
+			size := tc.tileSize << tc.maxZoom
+			if len(info.Size) != 2 || info.Size[0] != size || info.Size[1] != size {
+				t.Errorf("size %v, want %dx%d", info.Size, size, size)
+			}
+			res := 2 * halfWorld / float64(size)
+			wantGT := []float64{-halfWorld, res, 0, halfWorld, 0, -res}
+			if len(info.GeoTransform) != 6 {
+				t.Fatalf("geotransform %v", info.GeoTransform)
+			}
+			for i, v := range wantGT {
+				if math.Abs(info.GeoTransform[i]-v) > 1e-6*math.Max(1, math.Abs(v)) {
+					t.Errorf("geotransform %v, want %v", info.GeoTransform, wantGT)
+					break
+				}
+			}
+			if wkt := info.CoordinateSystem.WKT; !strings.Contains(wkt, `ID["EPSG",3857]`) {
+				t.Errorf("coordinate system is not EPSG:3857: %.200s", wkt)
+			}
+			if got := info.Metadata[""]["TITLE"]; got != tc.title {
+				t.Errorf("title %q, want the fixture's name %q", got, tc.title)
+			}
+			var interp []string
+			for _, b := range info.Bands {
+				interp = append(interp, b.Type+"/"+b.ColorInterpretation)
+			}
+			if want := "Byte/Red Byte/Green Byte/Blue Byte/Alpha"; strings.Join(interp, " ") != want {
+				t.Errorf("bands %v, want %s", interp, want)
+			}
+		})
+
+		t.Run("raster pixels "+tc.name, func(t *testing.T) {
+			// A window across the boundary of tiles z/0/0 and z/1/0.
+			const w, h = 64, 64
+			z, ts := tc.maxZoom, tc.tileSize
+			x0, y0 := ts-w/2, ts/2-h/2
+			png := filepath.Join(t.TempDir(), "window.png")
+			mark := e.mark()
+			_, stderr, err := run(ctx, t, gdalEnv(t), translate, "-q", "-of", "PNG",
+				"-srcwin", fmt.Sprint(x0), fmt.Sprint(y0), fmt.Sprint(w), fmt.Sprint(h), "OGCAPI:"+e.URL+collection+query, png)
+			if err != nil {
+				t.Fatalf("gdal_translate: %v\n%s", err, gdalMessages(stderr))
+			}
+			fetched := map[string]int{}
+			for _, a := range matching(e.since(mark), tileURLRe) {
+				fetched[a.Path] = a.Status
+			}
+			want := map[string]int{
+				fmt.Sprintf("/tiles/%s/%d/0/0.png", tc.name, z): http.StatusOK,
+				fmt.Sprintf("/tiles/%s/%d/1/0.png", tc.name, z): http.StatusOK,
+			}
+			if fmt.Sprint(fetched) != fmt.Sprint(want) {
+				t.Errorf("gdal_translate fetched tiles %v, want %v", fetched, want)
+			}
+			b, err := os.ReadFile(png)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := decodePNG(t, "gdal_translate output", b)
+			if got.Bounds().Dx() != w || got.Bounds().Dy() != h {
+				t.Fatalf("window is %v, want %dx%d", got.Bounds(), w, h)
+			}
+			var imgs [2]image.Image
+			for x := range imgs {
+				data := e.tile(ctx, tc.name, z, x, 0, "png")
+				if strings.HasSuffix(tc.fixture, ".mbtiles") {
+					if stored := storedTile(ctx, t, fixtures.Path(t, tc.fixture), z, x, 0); !bytes.Equal(stored, data) {
+						t.Errorf("tile %d/%d/0: the server's %d bytes differ from the %d stored", z, x, len(data), len(stored))
+					}
+				}
+				imgs[x] = decodePNG(t, fmt.Sprintf("tile %d/%d/0", z, x), data)
+				if imgs[x].Bounds().Dx() != ts || imgs[x].Bounds().Dy() != ts {
+					t.Fatalf("tile %d/%d/0 is %v, the fixture's tiles are %d pixels", z, x, imgs[x].Bounds(), ts)
+				}
+			}
+			mismatches, colours := 0, map[color.NRGBA]bool{}
+			for py := 0; py < h; py++ {
+				for px := 0; px < w; px++ {
+					gx, gy := x0+px, y0+py
+					tile := imgs[gx/ts]
+					wantC := nrgba(tile.At(tile.Bounds().Min.X+gx%ts, tile.Bounds().Min.Y+gy%ts))
+					gotC := nrgba(got.At(got.Bounds().Min.X+px, got.Bounds().Min.Y+py))
+					if gotC != wantC {
+						if mismatches < 3 {
+							t.Errorf("pixel (%d,%d): GDAL %v, tile %v", gx, gy, gotC, wantC)
+						}
+						mismatches++
+					}
+					colours[gotC] = true
+				}
+			}
+			if mismatches > 0 {
+				t.Errorf("%d of %d pixels differ from the served tiles", mismatches, w*h)
+			}
+			if len(colours) < 10 {
+				t.Errorf("window is nearly empty: %d colours", len(colours))
+			}
+		})
+	}
 
 	t.Run("collections list", func(t *testing.T) {
 		// GDAL lists the collections as subdatasets named by their self
@@ -169,14 +187,14 @@ func TestGDALOGCAPI(t *testing.T) {
 			t.Fatalf("gdalinfo -json: %v\n%s", err, out)
 		}
 		sub := info.Metadata["SUBDATASETS"]
-		for i, name := range []string{nameRaster, nameVector} { // the catalog's order: by name
+		for i, name := range []string{nameRaster, namePMTiles, nameVector} { // the catalog's order: by name
 			want := "OGCAPI:" + e.URL + "/ogc/collections/" + name + "?bbox-crs=" + url.QueryEscape(crs3857)
 			if got := sub[fmt.Sprintf("SUBDATASET_%d_NAME", i+1)]; got != want {
 				t.Errorf("subdataset %d is %q, want %q (all: %v)", i+1, got, want, sub)
 			}
 		}
-		if len(sub) != 4 {
-			t.Errorf("subdatasets %v, want the two collections", sub)
+		if len(sub) != 6 {
+			t.Errorf("subdatasets %v, want the three collections", sub)
 		}
 	})
 
@@ -208,7 +226,7 @@ func TestGDALOGCAPI(t *testing.T) {
 		if err != nil || !strings.HasPrefix(string(ver), "GDAL 3.6.") {
 			t.Skipf("pins GDAL 3.6's behaviour; this is %s", strings.TrimSpace(string(ver)))
 		}
-		_, stderr, err := run(ctx, t, gdalEnv(t), gdalinfo, "OGCAPI:"+e.URL+collection)
+		_, stderr, err := run(ctx, t, gdalEnv(t), gdalinfo, "OGCAPI:"+e.URL+"/ogc/collections/"+nameRaster)
 		if err == nil || !strings.Contains(string(stderr), "Computed -srcwin") {
 			t.Errorf("GDAL 3.6 opened the CRS84 collection: err %v\n%s", err, gdalMessages(stderr))
 		}

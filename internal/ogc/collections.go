@@ -201,8 +201,17 @@ type TileSetRef struct {
 	Title            string `json:"title"`
 	DataType         string `json:"dataType"`
 	CRS              string `json:"crs"`
-	TileMatrixSetURI string `json:"tileMatrixSetURI"`
+	TileMatrixSetURI string `json:"tileMatrixSetURI,omitempty"`
 	Links            []Link `json:"links"`
+}
+
+// tileMatrixSetURI is the registered URI of a tile matrix set ("" for
+// WebMercatorQuad512, which is Tessera's own).
+func tileMatrixSetURI(id string) string {
+	if id == WebMercatorQuadID {
+		return WebMercatorQuadURI
+	}
+	return ""
 }
 
 // TileSetsDoc is a list of tilesets (/ogc/collections/{id}/tiles).
@@ -216,12 +225,38 @@ type TileSetsDoc struct {
 // (OpenLayers, GDAL 3.7 and later) take the first tiling-scheme link.
 // GDAL 3.6 takes the last one of type application/json and understands
 // only the TMS 1.0 encoding, which therefore comes last.
-func tilingSchemeLinks(e Endpoint) []Link {
-	p := OGCPrefix + "/tileMatrixSets/" + WebMercatorQuadID
+func tilingSchemeLinks(e Endpoint, id string) []Link {
+	p := OGCPrefix + "/tileMatrixSets/" + id
 	return []Link{
-		{Href: e.URL(p), Rel: RelTilingScheme, Type: ogcJSONMediaType, Title: "WebMercatorQuad tile matrix set (OGC TMS 2.0 JSON)"},
-		{Href: withParam(e.URL(p), "f="+TMS1Format), Rel: RelTilingScheme, Type: ogcJSONMediaType, Title: "WebMercatorQuad tile matrix set (OGC TMS 1.0 JSON, OGC 17-083r2)"},
+		{Href: e.URL(p), Rel: RelTilingScheme, Type: ogcJSONMediaType, Title: id + " tile matrix set (OGC TMS 2.0 JSON)"},
+		{Href: withParam(e.URL(p), "f="+TMS1Format), Rel: RelTilingScheme, Type: ogcJSONMediaType, Title: id + " tile matrix set (OGC TMS 1.0 JSON, OGC 17-083r2)"},
 	}
+}
+
+// WebMercatorQuad512ID names the tile matrix set of raster tilesets with
+// 512-pixel tiles: the WebMercatorQuad grid (tile z/x/y covers the same
+// area) with tiles of 512 pixels, so cells half the size. It is not a
+// registered OGC tile matrix set.
+const WebMercatorQuad512ID = "WebMercatorQuad512"
+
+// tileMatrixSetID is the tile matrix set of the tileset's OGC API tileset:
+// WebMercatorQuad, or WebMercatorQuad512 for raster tiles of 512 pixels.
+func (s source) tileMatrixSetID() string {
+	if !s.vector && s.tileSize == 512 {
+		return WebMercatorQuad512ID
+	}
+	return WebMercatorQuadID
+}
+
+// CollectionTileMatrixSet returns the id of the only tile matrix set a
+// tileset's collection offers tiles in (the {tileMatrixSetId} of
+// /ogc/collections/{id}/tiles/{tileMatrixSetId}).
+func CollectionTileMatrixSet(ts TileSet) (string, error) {
+	s, err := ts.source()
+	if err != nil {
+		return "", err
+	}
+	return s.tileMatrixSetID(), nil
 }
 
 func (s source) dataType() string {
@@ -242,10 +277,11 @@ func OGCCollectionTileSets(ts TileSet, e Endpoint) (*TileSetsDoc, error) {
 		return nil, err
 	}
 	c := s.collectionPath()
+	id := s.tileMatrixSetID()
 	ref := TileSetRef{
-		Title: s.title + " (WebMercatorQuad)", DataType: s.dataType(), CRS: CRS3857URI, TileMatrixSetURI: WebMercatorQuadURI,
-		Links: append([]Link{{Href: e.URL(c + "/tiles/" + WebMercatorQuadID), Rel: "self", Type: ogcJSONMediaType, Title: "WebMercatorQuad tileset"}},
-			tilingSchemeLinks(e)...),
+		Title: s.title + " (" + id + ")", DataType: s.dataType(), CRS: CRS3857URI, TileMatrixSetURI: tileMatrixSetURI(id),
+		Links: append([]Link{{Href: e.URL(c + "/tiles/" + id), Rel: "self", Type: ogcJSONMediaType, Title: id + " tileset"}},
+			tilingSchemeLinks(e, id)...),
 	}
 	return &TileSetsDoc{
 		Links: []Link{
@@ -256,11 +292,12 @@ func OGCCollectionTileSets(ts TileSet, e Endpoint) (*TileSetsDoc, error) {
 	}, nil
 }
 
-// OGCCollectionTileSet returns the WebMercatorQuad tileset of a tileset's
-// collection (/ogc/collections/{id}/tiles/WebMercatorQuad): the document of
-// /tiles/{id}/tiles with links into the /ogc tree (self, the collection and
-// the shared tile matrix set in both JSON encodings). The tile template is
-// the same.
+// OGCCollectionTileSet returns the tileset of a tileset's collection
+// (/ogc/collections/{id}/tiles/{CollectionTileMatrixSet(ts)}): the document
+// of /tiles/{id}/tiles with links into the /ogc tree (self, the collection
+// and the shared tile matrix set in both JSON encodings). The tile template
+// and the limits are the same; raster tiles of 512 pixels are described in
+// WebMercatorQuad512, whose tile z/x/y is WebMercatorQuad's.
 func OGCCollectionTileSet(ts TileSet, e Endpoint) (*TileSetDoc, error) {
 	if err := e.valid(); err != nil {
 		return nil, err
@@ -271,11 +308,13 @@ func OGCCollectionTileSet(ts TileSet, e Endpoint) (*TileSetDoc, error) {
 	}
 	d := s.tileSetDoc(e)
 	c := s.collectionPath()
+	id := s.tileMatrixSetID()
+	d.TileMatrixSetURI = tileMatrixSetURI(id)
 	links := []Link{
-		{Href: e.URL(c + "/tiles/" + WebMercatorQuadID), Rel: "self", Type: ogcJSONMediaType, Title: "This tileset"},
+		{Href: e.URL(c + "/tiles/" + id), Rel: "self", Type: ogcJSONMediaType, Title: "This tileset"},
 		{Href: e.URL(c), Rel: "collection", Type: ogcJSONMediaType, Title: s.title},
 	}
-	links = append(links, tilingSchemeLinks(e)...)
+	links = append(links, tilingSchemeLinks(e, id)...)
 	for _, l := range d.Links {
 		if l.Rel != "self" && l.Rel != RelTilingScheme {
 			links = append(links, l)
@@ -299,29 +338,57 @@ type TileMatrixSetsDoc struct {
 	TileMatrixSets []TileMatrixSetRef `json:"tileMatrixSets"`
 }
 
-// TileMatrixSets returns the list of tile matrix sets: WebMercatorQuad.
+// TileMatrixSets returns the list of tile matrix sets: WebMercatorQuad and
+// WebMercatorQuad512.
 func TileMatrixSets(e Endpoint) (*TileMatrixSetsDoc, error) {
 	if err := e.valid(); err != nil {
 		return nil, err
 	}
-	return &TileMatrixSetsDoc{
+	d := &TileMatrixSetsDoc{
 		Links: []Link{{Href: e.URL(OGCPrefix + "/tileMatrixSets"), Rel: "self", Type: ogcJSONMediaType, Title: "Tile matrix sets"}},
-		TileMatrixSets: []TileMatrixSetRef{{
-			ID: WebMercatorQuadID, Title: webMercatorQuadName, URI: WebMercatorQuadURI,
-			Links: []Link{{Href: e.URL(OGCPrefix + "/tileMatrixSets/" + WebMercatorQuadID), Rel: RelTilingScheme, Type: ogcJSONMediaType, Title: "WebMercatorQuad"}},
-		}},
-	}, nil
+	}
+	for _, id := range []string{WebMercatorQuadID, WebMercatorQuad512ID} {
+		m, _ := matrixSet(id, 0, "")
+		d.TileMatrixSets = append(d.TileMatrixSets, TileMatrixSetRef{
+			ID: id, Title: m.Title, URI: m.URI,
+			Links: []Link{{Href: e.URL(OGCPrefix + "/tileMatrixSets/" + id), Rel: RelTilingScheme, Type: ogcJSONMediaType, Title: id}},
+		})
+	}
+	return d, nil
 }
 
-// OGCWebMercatorQuad returns the shared WebMercatorQuad definition
-// (/ogc/tileMatrixSets/WebMercatorQuad) in the OGC TMS 2.0 JSON encoding,
-// zoom levels 0..max(24, maxZoom), with a link to its TMS 1.0 encoding.
-func OGCWebMercatorQuad(maxZoom int, e Endpoint) (*TileMatrixSetDoc, error) {
+// matrixSet returns a tile matrix set Tessera serves by id.
+func matrixSet(id string, maxZoom int, selfURL string) (*TileMatrixSetDoc, error) {
+	switch id {
+	case WebMercatorQuadID:
+		return WebMercatorQuad(maxZoom, selfURL), nil
+	case WebMercatorQuad512ID:
+		d := WebMercatorQuad(maxZoom, selfURL)
+		d.ID, d.Title, d.URI, d.WellKnownScaleSet = WebMercatorQuad512ID, "Web Mercator quadtree with 512-pixel tiles", "", ""
+		for i := range d.TileMatrices {
+			m := &d.TileMatrices[i]
+			m.TileWidth, m.TileHeight = 512, 512
+			m.CellSize /= 2
+			m.ScaleDenominator /= 2
+		}
+		return d, nil
+	}
+	return nil, fmt.Errorf("ogc: no tile matrix set %q (want %s or %s)", id, WebMercatorQuadID, WebMercatorQuad512ID)
+}
+
+// OGCTileMatrixSet returns the tile matrix set id (WebMercatorQuad or
+// WebMercatorQuad512) served at /ogc/tileMatrixSets/{id} in the OGC TMS 2.0
+// JSON encoding, zoom levels 0..max(24, maxZoom), with a link to its TMS
+// 1.0 encoding. An unknown id is an error.
+func OGCTileMatrixSet(id string, maxZoom int, e Endpoint) (*TileMatrixSetDoc, error) {
 	if err := e.valid(); err != nil {
 		return nil, err
 	}
-	p := OGCPrefix + "/tileMatrixSets/" + WebMercatorQuadID
-	d := WebMercatorQuad(maxZoom, e.URL(p))
+	p := OGCPrefix + "/tileMatrixSets/" + id
+	d, err := matrixSet(id, maxZoom, e.URL(p))
+	if err != nil {
+		return nil, err
+	}
 	d.Links = append(d.Links, Link{Href: withParam(e.URL(p), "f="+TMS1Format), Rel: "alternate", Type: ogcJSONMediaType, Title: "OGC TMS 1.0 JSON encoding"})
 	return d, nil
 }
@@ -354,15 +421,18 @@ type TileMatrixSet1Doc struct {
 	Identifier        string        `json:"identifier"`
 	Title             string        `json:"title"`
 	SupportedCRS      string        `json:"supportedCRS"`
-	WellKnownScaleSet string        `json:"wellKnownScaleSet"`
+	WellKnownScaleSet string        `json:"wellKnownScaleSet,omitempty"`
 	BoundingBox       BoundingBox1  `json:"boundingBox"`
 	TileMatrix        []TileMatrix1 `json:"tileMatrix"`
 }
 
-// WebMercatorQuad1 returns the WebMercatorQuad tile matrix set (the same
-// matrices as WebMercatorQuad(maxZoom, "")) in the TMS 1.0 JSON encoding.
-func WebMercatorQuad1(maxZoom int) *TileMatrixSet1Doc {
-	v2 := WebMercatorQuad(maxZoom, "")
+// TileMatrixSet1 returns the tile matrix set id (the same matrices as
+// OGCTileMatrixSet) in the TMS 1.0 JSON encoding. An unknown id is an error.
+func TileMatrixSet1(id string, maxZoom int) (*TileMatrixSet1Doc, error) {
+	v2, err := matrixSet(id, maxZoom, "")
+	if err != nil {
+		return nil, err
+	}
 	d := &TileMatrixSet1Doc{
 		Type: "TileMatrixSetType", Identifier: v2.ID, Title: v2.Title, SupportedCRS: v2.CRS,
 		WellKnownScaleSet: v2.WellKnownScaleSet,
@@ -379,5 +449,5 @@ func WebMercatorQuad1(maxZoom int) *TileMatrixSet1Doc {
 			MatrixWidth: m.MatrixWidth, MatrixHeight: m.MatrixHeight,
 		})
 	}
-	return d
+	return d, nil
 }

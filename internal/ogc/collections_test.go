@@ -166,38 +166,109 @@ func s0(l []Link) string {
 	return l[0].Href
 }
 
-func TestWebMercatorQuad1(t *testing.T) {
-	v2 := WebMercatorQuad(26, "")
-	v1 := WebMercatorQuad1(26)
-	if len(v1.TileMatrix) != 27 || len(v1.TileMatrix) != len(v2.TileMatrices) {
-		t.Fatalf("%d matrices, want 27", len(v1.TileMatrix))
+func TestTileMatrixSet1(t *testing.T) {
+	const r = 6378137.0
+	cases := []struct {
+		id       string
+		tileSize int
+		uri      string
+	}{
+		{WebMercatorQuadID, 256, WebMercatorQuadURI},
+		{WebMercatorQuad512ID, 512, ""},
 	}
-	for i, m := range v1.TileMatrix {
-		n := int64(1) << i
-		// 0.28 mm pixels: scale denominator = 2*pi*R / 256 / 2^z / 0.00028.
-		wantScale := 2 * math.Pi * 6378137 / 256 / float64(n) / 0.00028
-		if m.Identifier != itoa(i) || m.MatrixWidth != n || m.MatrixHeight != n || m.TileWidth != 256 ||
-			math.Abs(m.ScaleDenominator-wantScale) > 1e-9*wantScale ||
-			m.TopLeftCorner != [2]float64{-math.Pi * 6378137, math.Pi * 6378137} {
-			t.Errorf("matrix %d: %+v", i, m)
-		}
+	for _, c := range cases {
+		t.Run(c.id, func(t *testing.T) {
+			v1, err := TileMatrixSet1(c.id, 26)
+			if err != nil {
+				t.Fatal(err)
+			}
+			v2, err := matrixSet(c.id, 26, "")
+			if err != nil || v2.URI != c.uri || v2.ID != c.id {
+				t.Fatalf("TMS 2.0 %s: uri %q, %v", c.id, v2.URI, err)
+			}
+			if len(v1.TileMatrix) != 27 || len(v2.TileMatrices) != 27 {
+				t.Fatalf("%d and %d matrices, want 27", len(v1.TileMatrix), len(v2.TileMatrices))
+			}
+			for i, m := range v1.TileMatrix {
+				n := int64(1) << i
+				// Tile z covers 2*pi*R / 2^z metres whatever its pixel size;
+				// 0.28 mm pixels give the scale denominator.
+				cell := 2 * math.Pi * r / float64(n) / float64(c.tileSize)
+				wantScale := cell / 0.00028
+				m2 := v2.TileMatrices[i]
+				if m.Identifier != itoa(i) || m.MatrixWidth != n || m.MatrixHeight != n || m.TileWidth != c.tileSize || m.TileHeight != c.tileSize ||
+					math.Abs(m.ScaleDenominator-wantScale) > 1e-9*wantScale ||
+					m.TopLeftCorner != [2]float64{-math.Pi * r, math.Pi * r} {
+					t.Errorf("TMS 1.0 matrix %d: %+v", i, m)
+				}
+				if m2.ID != m.Identifier || m2.TileWidth != c.tileSize || math.Abs(m2.CellSize-cell) > 1e-9*cell || m2.ScaleDenominator != m.ScaleDenominator {
+					t.Errorf("TMS 2.0 matrix %d: %+v", i, m2)
+				}
+			}
+			b, err := json.Marshal(v1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, want := range []string{`"type":"TileMatrixSetType"`, `"supportedCRS":"http://www.opengis.net/def/crs/EPSG/0/3857"`, `"identifier":"` + c.id + `"`, `"topLeftCorner":[`} {
+				if !strings.Contains(string(b), want) {
+					t.Errorf("TMS 1.0 JSON lacks %s", want)
+				}
+			}
+			if strings.Contains(string(b), `"tileMatrices"`) {
+				t.Errorf("TMS 1.0 JSON carries TMS 2.0 members")
+			}
+		})
 	}
-	b, err := json.Marshal(v1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, want := range []string{`"type":"TileMatrixSetType"`, `"supportedCRS":"http://www.opengis.net/def/crs/EPSG/0/3857"`, `"identifier":"WebMercatorQuad"`, `"topLeftCorner":[`} {
-		if !strings.Contains(string(b), want) {
-			t.Errorf("TMS 1.0 JSON lacks %s", want)
-		}
-	}
-	if strings.Contains(string(b), `"tileMatrices"`) {
-		t.Errorf("TMS 1.0 JSON carries TMS 2.0 members")
+	if _, err := TileMatrixSet1("WorldCRS84Quad", 0); err == nil {
+		t.Errorf("unknown tile matrix set accepted")
 	}
 	e, _ := NewEndpoint("http://h", "")
-	d, err := OGCWebMercatorQuad(0, e)
-	if err != nil || len(d.TileMatrices) != 25 || s0(linkOf(d.Links, "alternate")) != "http://h/ogc/tileMatrixSets/WebMercatorQuad?f=tms1json" {
+	d, err := OGCTileMatrixSet(WebMercatorQuadID, 0, e)
+	if err != nil || len(d.TileMatrices) != 25 || s0(linkOf(d.Links, "alternate")) != "http://h/ogc/tileMatrixSets/WebMercatorQuad?f=tms1json" ||
+		s0(linkOf(d.Links, "self")) != "http://h/ogc/tileMatrixSets/WebMercatorQuad" {
 		t.Errorf("TMS 2.0 doc %+v, %v", d.Links, err)
+	}
+	if _, err := OGCTileMatrixSet("nope", 0, e); err == nil {
+		t.Errorf("unknown tile matrix set accepted")
+	}
+	list, err := TileMatrixSets(e)
+	if err != nil || len(list.TileMatrixSets) != 2 || list.TileMatrixSets[0].URI != WebMercatorQuadURI || list.TileMatrixSets[1].ID != WebMercatorQuad512ID {
+		t.Errorf("list %+v, %v", list, err)
+	}
+}
+
+func TestCollectionTileMatrixSet(t *testing.T) {
+	e, _ := NewEndpoint("http://h", "")
+	cases := []struct {
+		ts   TileSet
+		want string
+	}{
+		{TileSet{ID: "a", Format: "png"}, WebMercatorQuadID},
+		{TileSet{ID: "a", Format: "png", TileSize: 256}, WebMercatorQuadID},
+		{TileSet{ID: "a", Format: "webp", TileSize: 512}, WebMercatorQuad512ID},
+		{TileSet{ID: "a", Format: "pbf", TileSize: 512}, WebMercatorQuadID},
+	}
+	for _, c := range cases {
+		got, err := CollectionTileMatrixSet(c.ts)
+		if err != nil || got != c.want {
+			t.Errorf("%+v: %q, %v; want %q", c.ts, got, err, c.want)
+		}
+		d, err := OGCCollectionTileSet(c.ts, e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s := s0(linkOf(d.Links, "self")); s != "http://h/ogc/collections/a/tiles/"+c.want {
+			t.Errorf("%+v: self %s", c.ts, s)
+		}
+		if ts := linkOf(d.Links, RelTilingScheme); len(ts) != 2 || ts[0].Href != "http://h/ogc/tileMatrixSets/"+c.want {
+			t.Errorf("%+v: tiling schemes %v", c.ts, ts)
+		}
+		if wantURI := map[string]string{WebMercatorQuadID: WebMercatorQuadURI}[c.want]; d.TileMatrixSetURI != wantURI {
+			t.Errorf("%+v: tileMatrixSetURI %q, want %q", c.ts, d.TileMatrixSetURI, wantURI)
+		}
+	}
+	if _, err := CollectionTileMatrixSet(TileSet{ID: "a", Format: "png", TileSize: 300}); err == nil {
+		t.Errorf("tile size 300 accepted")
 	}
 }
 

@@ -80,7 +80,7 @@ type TileSetDoc struct {
 	Attribution         string             `json:"attribution,omitempty"`
 	DataType            string             `json:"dataType"`
 	CRS                 string             `json:"crs"`
-	TileMatrixSetURI    string             `json:"tileMatrixSetURI"`
+	TileMatrixSetURI    string             `json:"tileMatrixSetURI,omitempty"`
 	Links               []Link             `json:"links"`
 	TileMatrixSetLimits []TileMatrixLimits `json:"tileMatrixSetLimits"`
 	Layers              []GeospatialData   `json:"layers,omitempty"`
@@ -106,10 +106,10 @@ type TileMatrix struct {
 type TileMatrixSetDoc struct {
 	ID                string       `json:"id"`
 	Title             string       `json:"title"`
-	URI               string       `json:"uri"`
+	URI               string       `json:"uri,omitempty"`
 	CRS               string       `json:"crs"`
 	OrderedAxes       []string     `json:"orderedAxes"`
-	WellKnownScaleSet string       `json:"wellKnownScaleSet"`
+	WellKnownScaleSet string       `json:"wellKnownScaleSet,omitempty"`
 	BoundingBox       BoundingBox  `json:"boundingBox"`
 	TileMatrices      []TileMatrix `json:"tileMatrices"`
 	Links             []Link       `json:"links,omitempty"`

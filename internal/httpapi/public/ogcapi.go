@@ -10,8 +10,8 @@ import (
 
 // RegisterOGC adds the OGC API tree under /ogc: the landing page, the
 // collections (one per served tileset), each collection's tilesets and the
-// WebMercatorQuad tile matrix set (OGC TMS 2.0 JSON, or TMS 1.0 JSON with
-// f=tms1json). /ogc/conformance is registered by Register.
+// tile matrix sets WebMercatorQuad and WebMercatorQuad512 (OGC TMS 2.0
+// JSON, or TMS 1.0 JSON with f=tms1json). /ogc/conformance is registered by Register.
 func (a *API) RegisterOGC(mux *http.ServeMux) {
 	mux.HandleFunc("GET /ogc", a.ogcLanding)
 	mux.HandleFunc("GET /ogc/{$}", a.ogcLanding)
@@ -110,25 +110,26 @@ func (a *API) ogcCollectionTileSets(w http.ResponseWriter, r *http.Request) {
 	a.jsonDocument(w, r, "application/json", doc, err)
 }
 
-// knownTileMatrixSet answers 404 unless the path names WebMercatorQuad.
-func knownTileMatrixSet(w http.ResponseWriter, r *http.Request) bool {
-	if id := r.PathValue("tileMatrixSetId"); id != ogc.WebMercatorQuadID {
-		respond.Fail(w, http.StatusNotFound, fmt.Sprintf("tile matrix set %q does not exist (use %s)", id, ogc.WebMercatorQuadID))
-		return false
-	}
-	return true
-}
-
 func (a *API) ogcCollectionTileSet(w http.ResponseWriter, r *http.Request) {
 	e, ok := a.served(w, r)
-	if !ok || !knownTileMatrixSet(w, r) {
+	if !ok {
+		return
+	}
+	ts := tileSet(e)
+	want, err := ogc.CollectionTileMatrixSet(ts)
+	if err != nil {
+		a.jsonDocument(w, r, "", nil, err)
+		return
+	}
+	if id := r.PathValue("tileMatrixSetId"); id != want {
+		respond.Fail(w, http.StatusNotFound, fmt.Sprintf("tileset %q has no tiles in tile matrix set %q (use %s)", e.Name, id, want))
 		return
 	}
 	ep, ok := a.ogcEndpoint(w, r)
 	if !ok {
 		return
 	}
-	doc, err := ogc.OGCCollectionTileSet(tileSet(e), ep)
+	doc, err := ogc.OGCCollectionTileSet(ts, ep)
 	a.jsonDocument(w, r, "application/json", doc, err)
 }
 
@@ -141,10 +142,13 @@ func (a *API) ogcTileMatrixSets(w http.ResponseWriter, r *http.Request) {
 	a.jsonDocument(w, r, "application/json", doc, err)
 }
 
-// ogcTileMatrixSetDoc serves WebMercatorQuad with the zoom levels of the
-// standard definition (0..24), more when a served tileset goes deeper.
+// ogcTileMatrixSetDoc serves WebMercatorQuad or WebMercatorQuad512 with
+// the zoom levels of the standard definition (0..24), more when a served
+// tileset goes deeper; f=tms1json selects the OGC TMS 1.0 JSON encoding.
 func (a *API) ogcTileMatrixSetDoc(w http.ResponseWriter, r *http.Request) {
-	if !knownTileMatrixSet(w, r) {
+	id := r.PathValue("tileMatrixSetId")
+	if id != ogc.WebMercatorQuadID && id != ogc.WebMercatorQuad512ID {
+		respond.Fail(w, http.StatusNotFound, fmt.Sprintf("tile matrix set %q does not exist (use %s or %s)", id, ogc.WebMercatorQuadID, ogc.WebMercatorQuad512ID))
 		return
 	}
 	maxZoom := 0
@@ -159,10 +163,11 @@ func (a *API) ogcTileMatrixSetDoc(w http.ResponseWriter, r *http.Request) {
 		if !ok {
 			return
 		}
-		doc, err := ogc.OGCWebMercatorQuad(maxZoom, ep)
+		doc, err := ogc.OGCTileMatrixSet(id, maxZoom, ep)
 		a.jsonDocument(w, r, "application/json", doc, err)
 	case ogc.TMS1Format:
-		a.jsonDocument(w, r, "application/json", ogc.WebMercatorQuad1(maxZoom), nil)
+		doc, err := ogc.TileMatrixSet1(id, maxZoom)
+		a.jsonDocument(w, r, "application/json", doc, err)
 	default:
 		respond.Fail(w, http.StatusBadRequest, fmt.Sprintf("f=%q: want json or %s", f, ogc.TMS1Format))
 	}
