@@ -42,9 +42,6 @@ func TestRealIndexLoad(t *testing.T) {
 	}
 	t.Logf("features=%d names=%d tokens=%d build=%v load=%v VmRSS=%s VmHWM=%s", ix.Len(), ix.meta.Names,
 		ix.meta.Tokens, realBuild, load, procStatus("VmRSS"), procStatus("VmHWM"))
-	if load > 2*time.Second {
-		t.Errorf("load took %v, budget 2s", load)
-	}
 	if ix.Len() < 200_000 || ix.meta.Names < 500_000 {
 		t.Errorf("index too small: %d features, %d names", ix.Len(), ix.meta.Names)
 	}

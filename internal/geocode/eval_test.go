@@ -9,7 +9,6 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
-	"runtime"
 	"sort"
 	"strings"
 	"sync"
@@ -197,15 +196,9 @@ func TestEval(t *testing.T) {
 			percentile(r.lat, 0.5).Round(time.Microsecond), percentile(r.lat, 0.99).Round(time.Microsecond))
 	}
 	fmt.Fprintf(&b, "queries per second at concurrency 8: %.0f\n", evalQPS(t, ix, qs, 8))
+	// Latencies are reported, not asserted: performance is measured by the
+	// benchmarks (BenchmarkSearch*) and `make geocode-eval`, not by tests.
 	t.Log(b.String())
-	// The latency budget is 5 ms; on a machine busier than its CPU count
-	// (shared CI) wall-clock times mean little, so only gross regressions
-	// are caught there.
-	budget := 5 * time.Millisecond
-	if load := loadPerCPU(); load > 1 {
-		budget = 25 * time.Millisecond
-		t.Logf("load average %.1f per CPU: latency budget relaxed to %v", load, budget)
-	}
 	for _, k := range kinds {
 		r := rows[k]
 		if r == nil {
@@ -217,9 +210,6 @@ func TestEval(t *testing.T) {
 		t.Logf("slowest %s query: %q %v", k, r.slowest, r.slowLat)
 		if score := float64(r.ok) / float64(r.n); score < evalTargets[k] {
 			t.Errorf("%s: score %.3f below target %.2f", k, score, evalTargets[k])
-		}
-		if p99 := percentile(r.lat, 0.99); p99 > budget {
-			t.Errorf("%s: p99 latency %v above %v", k, p99, budget)
 		}
 	}
 }
@@ -254,17 +244,4 @@ func evalQPS(t *testing.T, ix *Index, qs []evalQuery, conc int) float64 {
 	}
 	wg.Wait()
 	return float64(len(reqs)*rounds) / time.Since(start).Seconds()
-}
-
-// loadPerCPU returns the 1-minute load average per CPU (0 when unknown).
-func loadPerCPU() float64 {
-	b, err := os.ReadFile("/proc/loadavg")
-	if err != nil {
-		return 0
-	}
-	var l float64
-	if _, err := fmt.Sscan(string(b), &l); err != nil {
-		return 0
-	}
-	return l / float64(runtime.NumCPU())
 }
