@@ -995,13 +995,44 @@ func addFeatures(existing []*bfeat, in []sources.Feature, countryIdx map[string]
 				f.cc = strings.ToUpper(sf.Country)
 			}
 		}
-		if sf.Address != "" || len(sf.Categories) > 0 || len(sf.Tags) > 0 {
-			f.extra = &featureExtra{Address: sf.Address, Categories: sf.Categories, Tags: sf.Tags}
+		// Sources pass index hints as "tessera:" tags (see package osm):
+		// they set the kind and designation and are never shown.
+		tags := map[string]string{}
+		for k, v := range sf.Tags {
+			switch {
+			case k == hintKind:
+				if i := slices.Index(kinds, v); i > 0 {
+					f.kind = uint32(i)
+				}
+			case k == hintDesignation:
+				if designationIndex(v) != 0 {
+					f.design = v
+				}
+			case strings.HasPrefix(k, hintPrefix):
+			default:
+				tags[k] = v
+			}
+		}
+		if typ != TypePOI {
+			tags = nil // feature_tags are for POIs only
+		}
+		if len(tags) == 0 {
+			tags = nil
+		}
+		if sf.Address != "" || len(sf.Categories) > 0 || len(tags) > 0 {
+			f.extra = &featureExtra{Address: sf.Address, Categories: sf.Categories, Tags: tags}
 		}
 		*out = append(*out, f)
 	}
 	return nil
 }
+
+// Index hints carried in source feature tags.
+const (
+	hintPrefix      = "tessera:"
+	hintKind        = "tessera:kind"
+	hintDesignation = "tessera:place_designation"
+)
 
 // dedupeKM is how near a GeoNames locality of the same name must be for a
 // locality of another source to be dropped as a duplicate.

@@ -36,9 +36,10 @@ func featureIndex(t *testing.T) *Index {
 		cafe := orb.Polygon{{{5.004, 5.001}, {5.0045, 5.001}, {5.0045, 5.0015}, {5.004, 5.0015}, {5.004, 5.001}}}
 		ds.Features = []sources.Feature{
 			{Type: "poi", Num: 501, Ref: "osm:way/501", Name: "Café Central", Geometry: cafe, Categories: []string{"cafe"},
-				Tags: map[string]string{"opening_hours": "Mo-Fr 08:00-18:00"}, Names: map[string]string{"de": "Zentralcafé"}},
+				Tags: map[string]string{"opening_hours": "Mo-Fr 08:00-18:00", "tessera:source": "test"}, Names: map[string]string{"de": "Zentralcafé"}},
 			{Type: "poi", Num: 502, Ref: "osm:node/502", Name: "Alpha Books", Lon: 5.002, Lat: 5.0, Categories: []string{"books"}},
-			{Type: "road", Num: 601, Ref: "osm:way/601", Name: "Main Street", Geometry: orb.LineString{{4.99, 5.0}, {5.02, 5.0}}},
+			{Type: "road", Num: 601, Ref: "osm:way/601", Name: "Main Street", Geometry: orb.LineString{{4.99, 5.0}, {5.02, 5.0}},
+				Tags: map[string]string{"tessera:kind": "street", "highway": "residential"}},
 			{Type: "address", Num: 701, Ref: "osm:node/701", Name: "Main Street", Address: "12", Lon: 5.003, Lat: 5.0},
 			{Type: "postal_code", Num: 801, Name: "QZ-1000", Lon: 5.0, Lat: 5.0, Country: "QZ"},
 			// A duplicate of the GeoNames Betaburg (dropped) and a new village.
@@ -79,6 +80,14 @@ func TestGenericFeatures(t *testing.T) {
 	}
 	if _, ok := f.Geometry.(orb.Point); !ok {
 		t.Errorf("forward geometry %T, want a point", f.Geometry)
+	}
+	if _, hint := f.Properties.FeatureTags["tessera:source"]; hint {
+		t.Errorf("index hints shown in feature_tags: %v", f.Properties.FeatureTags)
+	}
+	// A source's kind hint sets the kind; feature_tags stay on POIs only.
+	road, err := ix.ByID(ctx, "road.601", IDOptions{})
+	if err != nil || len(road.Features) != 1 || road.Features[0].Properties.Kind != "street" || len(road.Features[0].Properties.FeatureTags) != 0 {
+		t.Errorf("road: %+v %v", road.Features, err)
 	}
 	b, err := json.Marshal(f)
 	if err != nil || !strings.Contains(string(b), `"categories":["cafe"]`) || !strings.Contains(string(b), `"feature_tags":{"opening_hours"`) {
