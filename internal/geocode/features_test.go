@@ -141,7 +141,7 @@ func TestGenericFeatures(t *testing.T) {
 		t.Errorf("address: %+v", res.Features)
 	}
 	res, _ = ix.ByID(ctx, "road.601", IDOptions{})
-	if len(res.Features) != 1 || res.Features[0].Properties.Kind != "road" {
+	if len(res.Features) != 1 || res.Features[0].Properties.Kind != "street" {
 		t.Fatalf("road: %+v", res.Features)
 	}
 	if _, ok := res.Features[0].Geometry.(orb.LineString); !ok {
