@@ -50,6 +50,10 @@ fi
 rm -rf "$out/data-mb" "$out/data-pm"
 mkdir -p "$out/data-mb/tiles" "$out/data-pm/tiles"
 ln -f "$world" "$out/data-mb/tiles/world.mbtiles"
+# The MBTiles server also serves the demo's map, fonts and geocoding index.
+for d in maps fonts geocoding; do
+	[[ -d "$out/demo/$d" ]] && cp -r "$out/demo/$d" "$out/data-mb/$d"
+done
 ln -f "$out/world.pmtiles" "$out/data-pm/tiles/world.pmtiles"
 
 # 3. The servers.
@@ -114,6 +118,23 @@ for r in $(seq "$ROUNDS"); do
 		run_wrk "$1" "$2" "$DURATION" | sed "s/^/$r /" | tee -a "$out/rounds.txt"
 	done
 done
+# Single-URL runs: a cached tile, the served style, a warm glyph range.
+run_url() { # name url
+	wrk -t"$THREADS" -c"$CONNS" -d"$DURATION" --latency -H 'Accept-Encoding: gzip' "$2" >"$out/wrk-$1.txt" 2>&1
+	echo "$1 $(awk '/^Requests\/sec/ {print $2}' "$out/wrk-$1.txt") $(awk '$1=="99%" {print $2}' "$out/wrk-$1.txt") $(awk '/Non-2xx/ {print $NF}' "$out/wrk-$1.txt")"
+}
+: >"$out/urls.txt"
+if curl -fs -o /dev/null "http://127.0.0.1:18081/maps/world/style.json"; then
+	run_url tile "http://127.0.0.1:18081/tiles/world/4/8/5.pbf" | tee -a "$out/urls.txt"
+	run_url style "http://127.0.0.1:18081/maps/world/style.json" | tee -a "$out/urls.txt"
+	run_url glyphs "http://127.0.0.1:18081/fonts/Noto%20Sans%20Regular/0-255.pbf" | tee -a "$out/urls.txt"
+fi
+geo=""
+if curl -fs -o /dev/null "http://127.0.0.1:18081/geocoding/paris.json" && [[ -f "$root/../shared/geocode-eval/queries.jsonl" ]]; then
+	"$bin" geocode eval --url http://127.0.0.1:18081 --queries "$root/../shared/geocode-eval/queries.jsonl" >"$out/geocode-eval.txt" 2>&1 || true
+	geo=yes
+fi
+
 rss_kb() { awk '/VmRSS/ {print $2}' "/proc/$1/status"; }
 # Anonymous (heap, stacks) and file-backed (mapped PMTiles, binary) parts.
 rss_parts() { awk '/RssAnon/ {a=$2} /RssFile/ {f=$2} END {printf "anonymous %d MB, file-backed %d MB", a/1024, f/1024}' "/proc/$1/status"; }
@@ -171,5 +192,17 @@ done
 		echo "- $k: mean $v requests/s = $(echo "scale=2; $v / $ng" | bc) of nginx ($ng)"
 	done
 	echo "- resident memory after the load run: MBTiles server $((mbrss / 1024)) MB ($mbparts), PMTiles server $((pmrss / 1024)) MB ($pmparts)"
+	if [[ -s "$out/urls.txt" ]]; then
+		echo
+		echo "Single URLs against the MBTiles server (requests/s, p99):"
+		awk '{printf "- %s: %s requests/s, p99 %s\n", $1, $2, $3}' "$out/urls.txt"
+	fi
+	if [[ -n "$geo" ]]; then
+		echo
+		echo "Geocoding evaluation through HTTP (the MBTiles server, demo index):"
+		echo '```'
+		cat "$out/geocode-eval.txt"
+		echo '```'
+	fi
 	echo "- 100 tilesets (50 MBTiles + 50 PMTiles): ready in ${startup}s (server log: $logged), resident memory $((rss100 / 1024)) MB ($parts100) after a load run"
 } | tee "$results"
