@@ -206,3 +206,9 @@ done
 	fi
 	echo "- 100 tilesets (50 MBTiles + 50 PMTiles): ready in ${startup}s (server log: $logged), resident memory $((rss100 / 1024)) MB ($parts100) after a load run"
 } | tee "$results"
+
+# 6. Go benchmarks of the hot paths (one run each; see docs/benchmarks.md).
+go test -run '^$' -bench . -benchmem -benchtime 1s \
+	./internal/tilecache ./internal/pmtiles ./internal/httpapi/server ./internal/glyphs ./internal/style/expr ./internal/sprite \
+	>"$out/go-bench.txt" 2>&1 || true
+grep -E '^(Benchmark|ok|FAIL)' "$out/go-bench.txt" | tee -a "$results"
