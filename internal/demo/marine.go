@@ -30,7 +30,7 @@ var waterLabels = []waterLabel{
 	{"Arctic Ocean", 0, 83, "ocean", 1},
 	{"Southern Ocean", 60, -60, "ocean", 1},
 
-	{"Mediterranean Sea", 18, 34, "sea", 2},
+	{"Mediterranean Sea", 20, 35.3, "sea", 2},
 	{"Caribbean Sea", -75, 15, "sea", 2},
 	{"Gulf of Mexico", -90, 25, "gulf", 2},
 	{"Arabian Sea", 64, 15, "sea", 2},
@@ -68,7 +68,7 @@ var waterLabels = []waterLabel{
 	{"Gulf of Aden", 48, 12.3, "gulf", 4},
 	{"Bay of Biscay", -5, 45.5, "gulf", 4},
 	{"Tyrrhenian Sea", 12, 40, "sea", 4},
-	{"Ionian Sea", 19, 37, "sea", 4},
+	{"Ionian Sea", 18.5, 38, "sea", 4},
 	{"Aegean Sea", 25, 39, "sea", 5},
 	{"Adriatic Sea", 15.3, 43, "sea", 5},
 	{"Gulf of Bothnia", 19.5, 62, "gulf", 5},
