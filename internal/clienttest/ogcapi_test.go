@@ -296,3 +296,209 @@ func gdalMessages(stderr []byte) string {
 	}
 	return b.String()
 }
+
+// TestOGCAPIDocuments reads the /ogc tree with Go's HTTP client: the links
+// between the documents, the extents in both CRSs (checked against the
+// tilesets' TileJSON bounds and the spherical Mercator formulas), the tile
+// matrix sets in both encodings, and the answers to bad requests.
+func TestOGCAPIDocuments(t *testing.T) {
+	t.Parallel()
+	e := startServer(t, fixtureRaster, fixturePMTiles, fixtureVector)
+	ctx := t.Context()
+	getJSON := func(path string, want int, v any) {
+		t.Helper()
+		status, h, body := e.get(ctx, path)
+		if status != want {
+			t.Fatalf("GET %s: %d, want %d: %.300s", path, status, want, body)
+		}
+		if ct := h.Get("Content-Type"); !strings.HasPrefix(ct, "application/json") {
+			t.Errorf("GET %s: Content-Type %q", path, ct)
+		}
+		if v != nil {
+			if err := json.Unmarshal(body, v); err != nil {
+				t.Fatalf("GET %s: %v: %.300s", path, err, body)
+			}
+		}
+	}
+	type link struct{ Href, Rel, Type string }
+	hrefOf := func(links []link, rel string) string {
+		for _, l := range links {
+			if l.Rel == rel {
+				return l.Href
+			}
+		}
+		return ""
+	}
+
+	for _, p := range []string{"/ogc", "/ogc/"} {
+		var landing struct{ Links []link }
+		getJSON(p, http.StatusOK, &landing)
+		if got := hrefOf(landing.Links, "data"); got != e.URL+"/ogc/collections" {
+			t.Errorf("%s: data link %q", p, got)
+		}
+		if got := hrefOf(landing.Links, "http://www.opengis.net/def/rel/ogc/1.0/conformance"); got != e.URL+"/ogc/conformance" {
+			t.Errorf("%s: conformance link %q", p, got)
+		}
+	}
+	var conf struct{ ConformsTo []string }
+	getJSON("/ogc/conformance", http.StatusOK, &conf)
+	for _, c := range []string{
+		"http://www.opengis.net/spec/ogcapi-common-2/1.0/conf/collections",
+		"http://www.opengis.net/spec/ogcapi-tiles-1/1.0/conf/tilesets-list",
+		"http://www.opengis.net/spec/ogcapi-tiles-1/1.0/conf/geodata-tilesets",
+	} {
+		if !strings.Contains(strings.Join(conf.ConformsTo, " "), c) {
+			t.Errorf("conformance lacks %s: %v", c, conf.ConformsTo)
+		}
+	}
+
+	type collection struct {
+		ID       string
+		DataType string
+		Extent   struct {
+			Spatial struct {
+				BBox [][]float64
+				CRS  string
+			}
+		}
+		Links []link
+	}
+	var list struct{ Collections []collection }
+	getJSON("/ogc/collections", http.StatusOK, &list)
+	var ids []string
+	for _, c := range list.Collections {
+		ids = append(ids, c.ID+"/"+c.DataType)
+	}
+	if got := strings.Join(ids, " "); got != nameRaster+"/map "+namePMTiles+"/map "+nameVector+"/vector" {
+		t.Errorf("collections %s", got)
+	}
+
+	// The vector tileset's bounds, from its TileJSON.
+	var tj struct{ Bounds []float64 }
+	getJSON("/tiles/"+nameVector+"/tiles.json", http.StatusOK, &tj)
+	if len(tj.Bounds) != 4 {
+		t.Fatalf("TileJSON bounds %v", tj.Bounds)
+	}
+	merc := func(lon, lat float64) (float64, float64) {
+		const r = 6378137.0
+		return r * lon * math.Pi / 180, r * math.Log(math.Tan(math.Pi/4+lat*math.Pi/360))
+	}
+	x0, y0 := merc(tj.Bounds[0], tj.Bounds[1])
+	x1, y1 := merc(tj.Bounds[2], tj.Bounds[3])
+	c := "/ogc/collections/" + nameVector
+	for _, tc := range []struct {
+		query, crs string
+		bbox       []float64
+	}{
+		{"", "http://www.opengis.net/def/crs/OGC/1.3/CRS84", tj.Bounds},
+		{"?bbox-crs=" + url.QueryEscape(crs3857), "", []float64{x0, y0, x1, y1}},
+	} {
+		var col collection
+		getJSON(c+tc.query, http.StatusOK, &col)
+		if col.Extent.Spatial.CRS != tc.crs || len(col.Extent.Spatial.BBox) != 1 || len(col.Extent.Spatial.BBox[0]) != 4 {
+			t.Fatalf("%s: extent %+v", tc.query, col.Extent)
+		}
+		for i, v := range col.Extent.Spatial.BBox[0] {
+			if math.Abs(v-tc.bbox[i]) > 1e-6*math.Max(1, math.Abs(v)) {
+				t.Errorf("%s: bbox %v, want %v", tc.query, col.Extent.Spatial.BBox[0], tc.bbox)
+				break
+			}
+		}
+		if got := hrefOf(col.Links, "http://www.opengis.net/def/rel/ogc/1.0/tilesets-vector"); got != e.URL+c+"/tiles" {
+			t.Errorf("tilesets-vector link %q", got)
+		}
+	}
+
+	// Each collection's tilesets list names the tileset it serves, and the
+	// tileset links the tile template of /tiles/{id} and the tile matrix set.
+	for _, tc := range []struct{ name, tms string }{
+		{nameRaster, "WebMercatorQuad"}, {namePMTiles, "WebMercatorQuad512"}, {nameVector, "WebMercatorQuad"},
+	} {
+		var ts struct {
+			Tilesets []struct {
+				DataType string
+				Links    []link
+			}
+		}
+		cp := "/ogc/collections/" + tc.name
+		getJSON(cp+"/tiles", http.StatusOK, &ts)
+		if len(ts.Tilesets) != 1 || hrefOf(ts.Tilesets[0].Links, "self") != e.URL+cp+"/tiles/"+tc.tms {
+			t.Errorf("%s: tilesets %+v", tc.name, ts)
+		}
+		var doc struct{ Links []link }
+		getJSON(cp+"/tiles/"+tc.tms, http.StatusOK, &doc)
+		if got := hrefOf(doc.Links, "item"); !strings.HasPrefix(got, e.URL+"/tiles/"+tc.name+"/{tileMatrix}/{tileCol}/{tileRow}.") {
+			t.Errorf("%s: item link %q", tc.name, got)
+		}
+		if got := hrefOf(doc.Links, "http://www.opengis.net/def/rel/ogc/1.0/tiling-scheme"); got != e.URL+"/ogc/tileMatrixSets/"+tc.tms {
+			t.Errorf("%s: first tiling-scheme link %q", tc.name, got)
+		}
+		other := map[string]string{"WebMercatorQuad": "WebMercatorQuad512", "WebMercatorQuad512": "WebMercatorQuad"}[tc.tms]
+		getJSON(cp+"/tiles/"+other, http.StatusNotFound, nil)
+	}
+
+	// Tile matrix sets: cells of the 512-pixel set are half those of
+	// WebMercatorQuad at the same zoom.
+	type tms2 struct {
+		ID           string
+		TileMatrices []struct {
+			ID        string
+			CellSize  float64
+			TileWidth int
+		}
+	}
+	var wmq, wmq512 tms2
+	getJSON("/ogc/tileMatrixSets/WebMercatorQuad", http.StatusOK, &wmq)
+	getJSON("/ogc/tileMatrixSets/WebMercatorQuad512", http.StatusOK, &wmq512)
+	if len(wmq.TileMatrices) != 25 || len(wmq512.TileMatrices) != 25 {
+		t.Fatalf("%d and %d tile matrices, want 0..24", len(wmq.TileMatrices), len(wmq512.TileMatrices))
+	}
+	for z := range wmq.TileMatrices {
+		a, b := wmq.TileMatrices[z], wmq512.TileMatrices[z]
+		want := 2 * halfWorld / 256 / math.Exp2(float64(z))
+		if a.TileWidth != 256 || b.TileWidth != 512 || math.Abs(a.CellSize-want) > 1e-9*want || math.Abs(b.CellSize-want/2) > 1e-9*want {
+			t.Errorf("zoom %d: %+v and %+v", z, a, b)
+		}
+	}
+	var tms1 struct {
+		Type       string
+		Identifier string
+		TileMatrix []struct{ Identifier string }
+	}
+	getJSON("/ogc/tileMatrixSets/WebMercatorQuad?f=tms1json", http.StatusOK, &tms1)
+	if tms1.Type != "TileMatrixSetType" || tms1.Identifier != "WebMercatorQuad" || len(tms1.TileMatrix) != 25 {
+		t.Errorf("TMS 1.0 encoding: %+v", tms1)
+	}
+	var sets struct{ TileMatrixSets []struct{ ID string } }
+	getJSON("/ogc/tileMatrixSets", http.StatusOK, &sets)
+	if len(sets.TileMatrixSets) != 2 {
+		t.Errorf("tile matrix sets %+v", sets)
+	}
+
+	// The per-tileset documents of /tiles/{id} are unchanged.
+	var old struct{ Links []link }
+	getJSON("/tiles/"+nameRaster+"/tiles", http.StatusOK, &old)
+	if got := hrefOf(old.Links, "http://www.opengis.net/def/rel/ogc/1.0/tiling-scheme"); got != e.URL+"/tiles/"+nameRaster+"/tileMatrixSet" {
+		t.Errorf("/tiles/{id}/tiles tiling-scheme link %q", got)
+	}
+
+	// Bad requests.
+	for _, tc := range []struct {
+		path string
+		want int
+	}{
+		{"/ogc/collections/nope", http.StatusNotFound},
+		{"/ogc/collections/nope/tiles", http.StatusNotFound},
+		{c + "?bbox-crs=EPSG:4326", http.StatusBadRequest},
+		{c + "?bbox-crs=&bbox-crs=", http.StatusBadRequest},
+		{"/ogc/collections?bbox-crs=x", http.StatusBadRequest},
+		{"/ogc/tileMatrixSets/WorldCRS84Quad", http.StatusNotFound},
+		{"/ogc/tileMatrixSets/WebMercatorQuad?f=xml", http.StatusBadRequest},
+	} {
+		var msg struct{ Message string }
+		getJSON(tc.path, tc.want, &msg)
+		if msg.Message == "" {
+			t.Errorf("GET %s: no message", tc.path)
+		}
+	}
+}
