@@ -10,6 +10,15 @@
 //
 // All documents use the WebMercatorQuad tiling (EPSG:3857, "GoogleMapsCompatible"
 // in WMTS), with tiles addressed as XYZ (row 0 at the north).
+//
+// The OGC API tree under /ogc (collections.go) describes every tileset as an
+// OGC API - Common collection with one OGC API - Tiles tileset, in
+// WebMercatorQuad, or in WebMercatorQuad512 (the same grid with 512-pixel
+// tiles) for raster tiles of 512 pixels. Tile matrix sets are served in the
+// OGC TMS 2.0 JSON encoding and, with f=tms1json, in the TMS 1.0 (OGC
+// 17-083r2) JSON encoding that GDAL 3.6 reads; a collection's extent is in
+// CRS84, or in EPSG:3857 metres when asked with bbox-crs (GDAL 3.6 takes the
+// bbox as tile matrix set coordinates).
 package ogc
 
 import (
