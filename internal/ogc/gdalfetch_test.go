@@ -94,7 +94,8 @@ func TestGDALFetchesTilesThroughWMTS(t *testing.T) {
 	}
 	out := filepath.Join(dir, "world.png")
 	cmd := exec.CommandContext(t.Context(), translate, "-q", "-of", "PNG", "-b", "1", "-b", "2", "-b", "3", "WMTS:"+caps, out)
-	cmd.Env = append(os.Environ(), "GDAL_HTTP_TIMEOUT=20", "CPL_VSIL_CURL_USE_CACHE=NO", "GDAL_DISABLE_READDIR_ON_OPEN=YES", "NO_PROXY=127.0.0.1")
+	cmd.Env = append(os.Environ(), "GDAL_HTTP_TIMEOUT=20", "CPL_VSIL_CURL_USE_CACHE=NO", "GDAL_DISABLE_READDIR_ON_OPEN=YES", "NO_PROXY=127.0.0.1",
+		"GDAL_ENABLE_WMS_CACHE=NO", "GDAL_DEFAULT_WMS_CACHE_PATH="+filepath.Join(t.TempDir(), "gdalwmscache"))
 	if b, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("gdal_translate: %v\n%s", err, b)
 	}
