@@ -31,13 +31,19 @@ if command -v npm >/dev/null 2>&1; then
 	done
 	missing=("${filtered[@]+"${filtered[@]}"}")
 fi
-if [[ ${#missing[@]} -eq 0 ]]; then
-	echo "apt-packages: all present (${pkgs[*]})"
-	exit 0
-fi
 SUDO=""
 if [[ "$(id -u)" != 0 ]]; then
 	SUDO="sudo"
+fi
+# The demo and the geocoding index fetch Debian packages with apt-get
+# download, which needs the package lists: make sure they exist.
+if ! compgen -G "/var/lib/apt/lists/*_Packages*" >/dev/null; then
+	echo "apt-packages: no package lists yet: apt-get update"
+	$SUDO apt-get update -qq
+fi
+if [[ ${#missing[@]} -eq 0 ]]; then
+	echo "apt-packages: all present (${pkgs[*]})"
+	exit 0
 fi
 echo "apt-packages: installing ${missing[*]}"
 export DEBIAN_FRONTEND=noninteractive
