@@ -51,7 +51,7 @@ var waterLabels = []waterLabel{
 	{"Weddell Sea", -45, -72, "sea", 3},
 	{"Ross Sea", -175, -75, "sea", 3},
 	{"Caspian Sea", 50.5, 42, "sea", 3},
-	{"Black Sea", 34, 43.3, "sea", 3},
+	{"Black Sea", 35.5, 43.2, "sea", 3},
 	{"Red Sea", 38, 20.5, "sea", 3},
 	{"North Sea", 3, 56, "sea", 3},
 	{"Baltic Sea", 19.8, 56, "sea", 3},
