@@ -198,8 +198,9 @@ func TestDemoMap(t *testing.T) {
 		Name: "maplibre-demo", URL: e.URL + "/maps/maplibre-demo/", Scale: 1, LabelProperty: "name",
 		Screenshot: filepath.Join(shots, "clienttest-demo-maplibre-demo.png"),
 	})
-	mark := e.mark()
+	mark := settled(e)
 	results := viewMaps(ctx, t, pages)
+	settled(e)
 	for _, a := range e.since(mark) {
 		if a.Status >= 400 {
 			t.Errorf("the browser's request %s failed", a)

@@ -55,7 +55,7 @@ func TestGDALMapWMTS(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.path, func(t *testing.T) {
 			caps := e.URL + tc.path
-			mark := e.mark()
+			mark := settled(e)
 			out, stderr, err := run(ctx, t, gdalEnv(t), gdalinfo, "-json", "WMTS:"+caps)
 			if err != nil {
 				t.Fatalf("gdalinfo: %v\n%s", err, stderr)
@@ -127,6 +127,7 @@ func TestGDALMapWMTS(t *testing.T) {
 					t.Errorf("%s: %d bands, want 4 (RGBA of PNG tiles)", l.ID, len(li.Bands))
 				}
 			}
+			settled(e)
 			for _, a := range e.since(mark) {
 				if a.Path != tc.path || a.Status != http.StatusOK {
 					t.Errorf("gdalinfo made an unexpected request: %s", a)
@@ -255,7 +256,7 @@ func TestOWSLibMaps(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			mark := e.mark()
+			mark := settled(e)
 			out, stderr, err := run(ctx, t, nil, python, "-c", owslibMapsScript, e.URL+tc.wms, e.URL+tc.wmts)
 			if err != nil {
 				t.Fatalf("OWSLib: %v\n%s", err, stderr)
@@ -264,6 +265,7 @@ func TestOWSLibMaps(t *testing.T) {
 			if err := json.Unmarshal(out, &r); err != nil {
 				t.Fatalf("OWSLib output: %v\n%s", err, out)
 			}
+			settled(e)
 			reqs := e.since(mark)
 			for _, a := range reqs {
 				if a.Status != http.StatusOK {

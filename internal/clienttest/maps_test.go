@@ -216,8 +216,9 @@ func TestMapLibreMaps(t *testing.T) {
 			ScreenshotHidden: filepath.Join(shots, "clienttest-map-"+name+"-nosymbols.png"),
 		})
 	}
-	mark := e.mark()
+	mark := settled(e)
 	results := viewMaps(ctx, t, pages)
+	settled(e)
 	for _, a := range e.since(mark) {
 		if a.Status >= 400 {
 			t.Errorf("the browser's request %s failed", a)
