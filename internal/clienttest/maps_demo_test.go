@@ -134,6 +134,9 @@ func maplibreDemoOverWorld(t *testing.T) []byte {
 // too (its countries).
 func TestDemoMap(t *testing.T) {
 	t.Parallel()
+	if testing.Short() {
+		t.Skip("builds the demo world (about 15 s): skipped with -short")
+	}
 	if _, err := exec.LookPath("npm"); err != nil {
 		needTool(t, false, "npm (the demo fetches its data with it)")
 	}
