@@ -37,6 +37,7 @@ setup-test: web-assets
 ## test: install the test tools, then run every test with the tools required
 test: setup-test
 	$(GO) vet ./...
+	@$(GO) test -count=1 -v -run 'TestFixtures$$' ./internal/style/expr | grep -E '^\s*fixtures_test.go:[0-9]+: expression fixtures' || true
 	TESSERA_REQUIRE_TOOLS=1 TESSERA_NODE_PATH=$(CURDIR)/.cache/npm-test/node_modules $(GO) test -count=1 -timeout 40m ./...
 
 ## test-short: the self-contained core suite (no external tools needed)
