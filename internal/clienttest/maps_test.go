@@ -182,7 +182,8 @@ func tilesetNames(ctx context.Context, t *testing.T, maxZoom int) map[string]boo
 
 // TestMapLibreMaps opens the map viewer (/maps/{id}/) of two maps over the
 // world_cities tileset in headless Chromium with MapLibre GL JS, at device
-// pixel ratios 1 and 2 and once with an API key in the page URL. Each page
+// pixel ratios 1 and 2 and once with an API key in the page URL (written
+// without the trailing slash, which the server redirects). Each page
 // must load with no console error, failed request or HTTP error; the style
 // MapLibre holds must carry the server's absolute sprite and glyph URLs;
 // circles and symbols must be rendered, the symbols' labels must be city
@@ -207,8 +208,10 @@ func TestMapLibreMaps(t *testing.T) {
 		name := fmt.Sprintf("%s@%dx", c.m.ID, c.scale)
 		u := e.URL + "/maps/" + c.m.ID + "/"
 		if c.key != "" {
+			// Without the trailing slash: the server redirects to the
+			// viewer, keeping the key.
 			name += "-key"
-			u += "?key=" + c.key
+			u = strings.TrimSuffix(u, "/") + "?key=" + c.key
 		}
 		pages = append(pages, mapPage{
 			Name: name, URL: u, Scale: c.scale, SymbolLayers: []string{"city-labels"}, LabelProperty: "name",
@@ -219,9 +222,19 @@ func TestMapLibreMaps(t *testing.T) {
 	mark := settled(e)
 	results := viewMaps(ctx, t, pages)
 	settled(e)
-	for _, a := range e.since(mark) {
+	reqs := e.since(mark)
+	for _, a := range reqs {
 		if a.Status >= 400 {
 			t.Errorf("the browser's request %s failed", a)
+		}
+	}
+	for _, c := range cases {
+		if c.key == "" {
+			continue
+		}
+		redirect := matching(reqs, regexp.MustCompile(`^/maps/`+regexp.QuoteMeta(c.m.ID)+`$`))
+		if len(redirect) != 1 || redirect[0].Status != http.StatusMovedPermanently {
+			t.Errorf("requests of /maps/%s: %v, want one answered 301", c.m.ID, redirect)
 		}
 	}
 	names := tilesetNames(ctx, t, 6)
