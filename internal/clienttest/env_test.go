@@ -176,7 +176,29 @@ func (e *env) accessLog() []access {
 }
 
 // mark is the position in the access log; since returns the lines after it.
-func (e *env) mark() int { return len(e.accessLog()) }
+// mark returns the position in the access log after the requests made so
+// far: the server logs a request after answering it, so the log is first
+// left to settle.
+func (e *env) mark() int { return settled(e) }
+
+// settled waits until the server's access log has stopped growing (no new
+// line for 100 ms, at most 3 s) and returns its length. The server logs a
+// request after answering it, so a client may be done before its last
+// request is logged: marks and counts taken after settled see every
+// request made before it.
+func settled(e *env) int {
+	n := len(e.accessLog())
+	deadline := time.Now().Add(3 * time.Second)
+	for time.Now().Before(deadline) {
+		time.Sleep(100 * time.Millisecond)
+		m := len(e.accessLog())
+		if m == n {
+			return n
+		}
+		n = m
+	}
+	return n
+}
 
 func (e *env) since(mark int) []access { return e.accessLog()[mark:] }
 

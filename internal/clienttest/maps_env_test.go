@@ -10,7 +10,6 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
-	"time"
 
 	"github.com/tesseramaps/tessera/internal/config"
 	"github.com/tesseramaps/tessera/internal/fixtures"
@@ -247,23 +246,4 @@ func owslibPython(t *testing.T) string {
 		t.Skipf("OWSLib is not installed for %s (apt-get install python3-owslib): skipping", python)
 	}
 	return python
-}
-
-// settled waits until the server's access log has stopped growing (no new
-// line for 100 ms, at most 3 s) and returns its length. The server logs a
-// request after answering it, so a client may be done before its last
-// request is logged: marks and counts taken after settled see every
-// request made before it.
-func settled(e *env) int {
-	n := len(e.accessLog())
-	deadline := time.Now().Add(3 * time.Second)
-	for time.Now().Before(deadline) {
-		time.Sleep(100 * time.Millisecond)
-		m := len(e.accessLog())
-		if m == n {
-			return n
-		}
-		n = m
-	}
-	return n
 }
