@@ -1,11 +1,16 @@
-// Package tilecache keeps recently served tiles in memory, bounded by bytes:
-// a sharded least-recently-used cache keyed by tileset generation and tile
-// address, holding each tile's bytes and its strong ETag. Absent tiles are
+// Package tilecache keeps recently served tiles in memory, bounded by bytes.
+//
+// Tile bytes live in large append-only slabs, and the index maps a tile
+// key to a position in a slab with values that hold no pointers, so the
+// garbage collector has almost nothing to scan however many tiles are
+// cached. Eviction is first in, first out by slab: when the budget is
+// spent, the oldest slab is dropped as a whole (tiles still being written
+// to a client keep their slab alive until they are done). Each tile's
+// strong ETag (a CRC-64 of its bytes) is kept beside it. Absent tiles are
 // cached too, so that empty areas cost nothing on the second request.
 package tilecache
 
 import (
-	"container/list"
 	"hash/crc64"
 	"sync"
 	"sync/atomic"
@@ -23,23 +28,33 @@ type Tile struct {
 	ETag string
 }
 
-// entryOverhead approximates the bookkeeping bytes of one entry.
-const entryOverhead = 96
+const (
+	shards = 16
+	// slabSize is the size of one slab; tiles larger than a quarter of it
+	// are not cached.
+	slabSize = 1 << 20
+	// entryBytes approximates the index cost of one tile.
+	entryBytes = 48
+)
 
-const shards = 16
+// loc is where a tile lives: slab sequence number, offset and length, and
+// its ETag's CRC. It holds no pointers.
+type loc struct {
+	seq    uint64
+	off    uint32
+	n      uint32 // 0 = absent tile
+	crc    uint64
+	absent bool
+}
 
 type shard struct {
 	mu    sync.Mutex
-	items map[Key]*list.Element
-	order *list.List // front = most recent
-	bytes int64
-	max   int64
-}
-
-type item struct {
-	key  Key
-	tile Tile
-	size int64
+	index map[Key]loc
+	slabs [][]byte // live slabs, oldest first
+	first uint64   // sequence number of slabs[0]
+	max   int      // slabs kept
+	// keys per slab, to drop them from the index with their slab.
+	keys [][]Key
 }
 
 // Cache is safe for concurrent use. The zero value is not usable: call New.
@@ -47,13 +62,18 @@ type Cache struct {
 	shards [shards]shard
 	hits   atomic.Uint64
 	misses atomic.Uint64
+	off    bool
 }
 
-// New makes a cache of at most maxBytes (0 disables caching).
+// New makes a cache of at most about maxBytes (0 disables caching).
 func New(maxBytes int64) *Cache {
-	c := &Cache{}
+	c := &Cache{off: maxBytes <= 0}
+	perShard := int(maxBytes / shards / slabSize)
+	if perShard < 2 {
+		perShard = 2 // the current slab and one older
+	}
 	for i := range c.shards {
-		c.shards[i] = shard{items: map[Key]*list.Element{}, order: list.New(), max: maxBytes / shards}
+		c.shards[i] = shard{index: map[Key]loc{}, max: perShard}
 	}
 	return c
 }
@@ -66,57 +86,74 @@ func (c *Cache) shard(k Key) *shard {
 
 // Get returns the cached tile for k.
 func (c *Cache) Get(k Key) (Tile, bool) {
+	if c.off {
+		c.misses.Add(1)
+		return Tile{}, false
+	}
 	s := c.shard(k)
 	s.mu.Lock()
-	el, ok := s.items[k]
-	if ok {
-		s.order.MoveToFront(el)
-		t := el.Value.(*item).tile
-		s.mu.Unlock()
-		c.hits.Add(1)
-		return t, true
+	l, ok := s.index[k]
+	var data []byte
+	if ok && !l.absent {
+		slab := s.slabs[l.seq-s.first]
+		data = slab[l.off : l.off+l.n : l.off+l.n]
 	}
 	s.mu.Unlock()
-	c.misses.Add(1)
-	return Tile{}, false
+	if !ok {
+		c.misses.Add(1)
+		return Tile{}, false
+	}
+	c.hits.Add(1)
+	if l.absent {
+		return Tile{}, true
+	}
+	return Tile{Data: data, ETag: formatETag(l.crc)}, true
 }
 
-// Put stores a tile, evicting the least recently used ones as needed.
-// Tiles larger than a shard's budget are not cached.
+// Put stores a tile (Data nil for an absent one). Its ETag is computed
+// here; the ETag field of t is ignored. The bytes are copied.
 func (c *Cache) Put(k Key, t Tile) {
-	s := c.shard(k)
-	size := int64(len(t.Data)+len(t.ETag)) + entryOverhead
-	if size > s.max {
+	if c.off || len(t.Data) > slabSize/4 {
 		return
 	}
+	l := loc{absent: t.Data == nil, n: uint32(len(t.Data))}
+	if !l.absent {
+		l.crc = crc64.Checksum(t.Data, crcTable)
+	}
+	s := c.shard(k)
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if el, ok := s.items[k]; ok {
-		it := el.Value.(*item)
-		s.bytes += size - it.size
-		it.tile, it.size = t, size
-		s.order.MoveToFront(el)
-	} else {
-		s.items[k] = s.order.PushFront(&item{key: k, tile: t, size: size})
-		s.bytes += size
+	if _, ok := s.index[k]; ok {
+		return // a concurrent miss stored it already
 	}
-	for s.bytes > s.max {
-		el := s.order.Back()
-		if el == nil {
-			break
+	cur := len(s.slabs) - 1
+	if cur < 0 || len(s.slabs[cur])+len(t.Data) > slabSize || len(s.keys[cur])*entryBytes > slabSize/2 {
+		s.slabs = append(s.slabs, make([]byte, 0, slabSize))
+		s.keys = append(s.keys, nil)
+		cur++
+		if len(s.slabs) > s.max {
+			for _, old := range s.keys[0] {
+				delete(s.index, old)
+			}
+			s.slabs[0], s.keys[0] = nil, nil
+			s.slabs, s.keys = s.slabs[1:], s.keys[1:]
+			s.first++
+			cur--
 		}
-		it := el.Value.(*item)
-		s.order.Remove(el)
-		delete(s.items, it.key)
-		s.bytes -= it.size
 	}
+	l.seq = s.first + uint64(cur)
+	l.off = uint32(len(s.slabs[cur]))
+	s.slabs[cur] = append(s.slabs[cur], t.Data...)
+	s.keys[cur] = append(s.keys[cur], k)
+	s.index[k] = l
 }
 
 // Stats are the cache's counters.
 type Stats struct {
 	Hits, Misses uint64
-	Bytes        int64
-	Entries      int
+	// Bytes is the memory held by the slabs.
+	Bytes   int64
+	Entries int
 }
 
 // Stats returns the counters.
@@ -125,26 +162,27 @@ func (c *Cache) Stats() Stats {
 	for i := range c.shards {
 		s := &c.shards[i]
 		s.mu.Lock()
-		st.Bytes += s.bytes
-		st.Entries += len(s.items)
+		st.Bytes += int64(len(s.slabs)) * slabSize
+		st.Entries += len(s.index)
 		s.mu.Unlock()
 	}
 	return st
 }
 
+// crcTable makes tags that are the same on every node and across restarts.
+var crcTable = crc64.MakeTable(crc64.ECMA)
+
 // ETag returns a strong entity tag for tile bytes: a 64-bit hash of the
-// content (CRC-64), quoted. Absent tiles get the tag of empty content.
-func ETag(data []byte) string {
+// content (CRC-64), quoted.
+func ETag(data []byte) string { return formatETag(crc64.Checksum(data, crcTable)) }
+
+func formatETag(v uint64) string {
 	const hex = "0123456789abcdef"
 	var b [18]byte
 	b[0], b[17] = '"', '"'
-	v := crc64.Checksum(data, crcTable)
 	for i := 16; i >= 1; i-- {
 		b[i] = hex[v&0xf]
 		v >>= 4
 	}
 	return string(b[:])
 }
-
-// crcTable makes tags that are the same on every node and across restarts.
-var crcTable = crc64.MakeTable(crc64.ECMA)

@@ -1,67 +1,82 @@
 package tilecache
 
 import (
+	"bytes"
 	"fmt"
 	"sync"
 	"testing"
 )
 
-func TestGetPutEvict(t *testing.T) {
-	c := New(16 * 1024) // 1 KiB per shard
+func TestGetPut(t *testing.T) {
+	c := New(64 << 20)
 	k := Key{Gen: 1, Z: 3, X: 2, Y: 1}
 	if _, ok := c.Get(k); ok {
 		t.Fatal("empty cache hit")
 	}
-	c.Put(k, Tile{Data: []byte("abc"), ETag: ETag([]byte("abc"))})
+	src := []byte("abc")
+	c.Put(k, Tile{Data: src})
+	src[0] = 'X' // the cache keeps its own copy
 	got, ok := c.Get(k)
 	if !ok || string(got.Data) != "abc" || got.ETag != ETag([]byte("abc")) {
-		t.Fatalf("Get = %+v %v", got, ok)
+		t.Fatalf("Get = %q %q %v", got.Data, got.ETag, ok)
 	}
-	// Another generation is another key.
+	// Appending to a returned slice must not overwrite the next tile.
+	c.Put(Key{Gen: 1, Z: 3, X: 2, Y: 2}, Tile{Data: []byte("def")})
+	_ = append(got.Data, 'Z')
+	if again, _ := c.Get(Key{Gen: 1, Z: 3, X: 2, Y: 2}); string(again.Data) != "def" {
+		t.Errorf("neighbour corrupted: %q", again.Data)
+	}
+	// Another generation is another key; absent tiles are cached as such.
 	if _, ok := c.Get(Key{Gen: 2, Z: 3, X: 2, Y: 1}); ok {
 		t.Error("generation ignored")
 	}
-	// Fill far beyond the budget: the byte count stays bounded.
+	c.Put(Key{Gen: 2}, Tile{})
+	if got, ok := c.Get(Key{Gen: 2}); !ok || got.Data != nil || got.ETag != "" {
+		t.Errorf("absent tile: %+v %v", got, ok)
+	}
+}
+
+func TestBoundedAndFIFO(t *testing.T) {
+	c := New(2 * shards * slabSize) // two slabs a shard
+	tile := bytes.Repeat([]byte{7}, 100<<10)
+	var keys []Key
 	for i := range 2000 {
-		c.Put(Key{Gen: 1, Z: 10, X: uint32(i), Y: 0}, Tile{Data: make([]byte, 100)})
+		k := Key{Gen: 1, Z: 20, X: uint32(i)}
+		keys = append(keys, k)
+		c.Put(k, Tile{Data: tile})
 	}
 	st := c.Stats()
-	if st.Bytes > 16*1024 {
-		t.Errorf("cache holds %d bytes, budget 16384", st.Bytes)
+	if st.Bytes > 2*shards*slabSize {
+		t.Errorf("cache holds %d bytes, budget %d", st.Bytes, 2*shards*slabSize)
 	}
-	if st.Entries == 0 || st.Hits < 1 || st.Misses < 2 {
-		t.Errorf("stats = %+v", st)
+	if st.Entries == 0 || st.Entries >= 2000 {
+		t.Errorf("entries = %d", st.Entries)
 	}
-	// Too large for a shard: not cached.
-	c.Put(Key{Gen: 9}, Tile{Data: make([]byte, 4096)})
+	// The newest tiles survive, the oldest are gone.
+	if _, ok := c.Get(keys[len(keys)-1]); !ok {
+		t.Error("newest tile evicted")
+	}
+	if _, ok := c.Get(keys[0]); ok {
+		t.Error("oldest tile survived")
+	}
+	// Surviving tiles are intact.
+	for _, k := range keys {
+		if got, ok := c.Get(k); ok && !bytes.Equal(got.Data, tile) {
+			t.Fatalf("tile %v corrupted", k)
+		}
+	}
+	// Too large: not cached.
+	c.Put(Key{Gen: 9}, Tile{Data: make([]byte, slabSize)})
 	if _, ok := c.Get(Key{Gen: 9}); ok {
 		t.Error("oversized tile cached")
 	}
 }
 
-func TestLRUOrder(t *testing.T) {
-	c := New(shards * (3*(entryOverhead+10) + 5))
-	// Keys that land in one shard, so the order is observable.
-	var keys []Key
-	first := c.shard(Key{Gen: 1})
-	for i := 0; len(keys) < 4; i++ {
-		k := Key{Gen: 1, X: uint32(i)}
-		if c.shard(k) == first {
-			keys = append(keys, k)
-		}
-	}
-	for _, k := range keys[:3] {
-		c.Put(k, Tile{Data: make([]byte, 10)})
-	}
-	c.Get(keys[0]) // keys[1] is now the least recent
-	c.Put(keys[3], Tile{Data: make([]byte, 10)})
-	if _, ok := c.Get(keys[1]); ok {
-		t.Error("least recently used entry survived")
-	}
-	for _, k := range []Key{keys[0], keys[2], keys[3]} {
-		if _, ok := c.Get(k); !ok {
-			t.Errorf("%v evicted", k)
-		}
+func TestOff(t *testing.T) {
+	c := New(0)
+	c.Put(Key{Gen: 1}, Tile{Data: []byte("x")})
+	if _, ok := c.Get(Key{Gen: 1}); ok {
+		t.Error("disabled cache hit")
 	}
 }
 
@@ -76,23 +91,24 @@ func TestETag(t *testing.T) {
 }
 
 func TestConcurrent(t *testing.T) {
-	c := New(1 << 20)
+	c := New(4 << 20)
 	var wg sync.WaitGroup
 	for g := range 8 {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for i := range 1000 {
-				k := Key{Gen: uint64(g), X: uint32(i % 50)}
-				c.Put(k, Tile{Data: []byte(fmt.Sprint(i))})
-				c.Get(k)
+			for i := range 3000 {
+				k := Key{Gen: uint64(g), X: uint32(i % 500)}
+				want := fmt.Sprint(g, "/", i%500)
+				c.Put(k, Tile{Data: []byte(want)})
+				if got, ok := c.Get(k); ok && string(got.Data) != want {
+					t.Errorf("got %q, want %q", got.Data, want)
+					return
+				}
 			}
 		}()
 	}
 	wg.Wait()
-	if c.Stats().Entries == 0 {
-		t.Error("nothing cached")
-	}
 }
 
 func BenchmarkGet(b *testing.B) {
