@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/http"
+	"net/http/pprof"
 	"os"
 	"os/signal"
 	"runtime/debug"
@@ -60,6 +62,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs.SetOutput(stderr)
 	dataDir := fs.String("data", "", "data directory (default ./data, or TESSERA_DATA_DIR)")
 	cfgFile := fs.String("config", "", "configuration file (default DATA/tessera.yaml when present)")
+	pprofAddr := fs.String("pprof", "", "HOST:PORT for Go's profiling endpoints (/debug/pprof/), off by default; never expose it publicly")
 	sf := newSettingFlags(fs, "listen", "public_url", "tile_cache_mb", "log_level", "log_format", "access_log", "watch")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -116,6 +119,19 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	fmt.Fprintf(stdout, "Health:      %s/health   Metrics: %s/metrics\n\n", base, base)
+
+	if *pprofAddr != "" {
+		go func() {
+			mux := http.NewServeMux()
+			mux.HandleFunc("/debug/pprof/", pprof.Index)
+			mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+			mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
+			log.Info("profiling endpoints on", "addr", *pprofAddr)
+			if err := http.ListenAndServe(*pprofAddr, mux); err != nil {
+				log.Error("profiling listener", "err", err)
+			}
+		}()
+	}
 
 	// SIGHUP rescans the tiles directory.
 	hup := make(chan os.Signal, 1)

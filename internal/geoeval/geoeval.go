@@ -225,11 +225,16 @@ type Options struct {
 // Run sends every query once (one at a time, for the latencies), scores
 // them, then measures the throughput.
 func Run(ctx context.Context, base string, qs []Query, opts Options) (*Report, error) {
-	if opts.Client == nil {
-		opts.Client = &http.Client{Timeout: 10 * time.Second}
-	}
 	if opts.Concurrency <= 0 {
 		opts.Concurrency = 8
+	}
+	if opts.Client == nil {
+		// One kept-alive connection per worker: the default keeps only two
+		// idle connections per host, and new connections would be timed.
+		tr := http.DefaultTransport.(*http.Transport).Clone()
+		tr.MaxIdleConnsPerHost = opts.Concurrency + 1
+		tr.DisableCompression = true
+		opts.Client = &http.Client{Timeout: 10 * time.Second, Transport: tr}
 	}
 	if opts.ThroughputFor == 0 {
 		opts.ThroughputFor = 10 * time.Second
