@@ -13,6 +13,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tesseramaps/tessera/internal/fixtures"
+
 	"github.com/tesseramaps/tessera/internal/glyphs"
 	"github.com/tesseramaps/tessera/internal/opendata"
 	"github.com/tesseramaps/tessera/internal/sprite"
@@ -53,20 +55,7 @@ func parseWorldStyle(t *testing.T, data []byte) glStyle {
 // repoRoot is the folder holding go.mod.
 func repoRoot(t *testing.T) string {
 	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("no go.mod above the test folder")
-		}
-		dir = parent
-	}
+	return fixtures.RepoRoot()
 }
 
 // requireTool skips (or fails under TESSERA_REQUIRE_TOOLS=1) when a program

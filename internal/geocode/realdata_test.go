@@ -8,25 +8,14 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/tesseramaps/tessera/internal/fixtures"
 )
 
-// repoRoot walks up from the test's folder to the folder holding go.mod.
+// repoRoot is the folder holding go.mod.
 func repoRoot(t testing.TB) string {
 	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("go.mod not found above the test folder")
-		}
-		dir = parent
-	}
+	return fixtures.RepoRoot()
 }
 
 var (

@@ -80,4 +80,3 @@ func BenchmarkLibraryRangeWarm(b *testing.B) {
 		}
 	}
 }
-

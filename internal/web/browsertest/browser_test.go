@@ -20,29 +20,18 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tesseramaps/tessera/internal/fixtures"
+
 	_ "modernc.org/sqlite"
 
 	"github.com/tesseramaps/tessera/internal/ogc"
 	"github.com/tesseramaps/tessera/internal/web"
 )
 
-// repoRoot walks up from the test's folder to the one holding go.mod.
+// repoRoot is the folder holding go.mod.
 func repoRoot(t *testing.T) string {
 	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("go.mod not found")
-		}
-		dir = parent
-	}
+	return fixtures.RepoRoot()
 }
 
 func needTool(t *testing.T, ok bool, what string) {
