@@ -1,8 +1,10 @@
 package public
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"net/url"
 	"strings"
@@ -123,36 +125,25 @@ func (a *API) conformance(w http.ResponseWriter, r *http.Request) {
 	a.jsonDocument(w, r, "application/json", ogc.Conformance(formats...), nil)
 }
 
-func (a *API) viewer(w http.ResponseWriter, r *http.Request) {
-	e, ok := a.served(w, r)
-	if !ok {
-		return
-	}
+// html writes a page rendered by render, which gets the base path of the
+// public API and the request's key query (without "?").
+func (a *API) html(w http.ResponseWriter, r *http.Request, render func(out io.Writer, basePath, query string) error) {
 	base, err := url.Parse(respond.BaseURL(r, a.d.PublicURL))
 	if err != nil {
 		a.jsonDocument(w, r, "", nil, err)
 		return
 	}
-	var b strings.Builder
-	view := web.TilesetView{
-		ID:       e.Name,
-		Title:    tileSet(e).Title,
-		Vector:   e.Info.Format.Vector(),
-		BasePath: strings.TrimRight(base.Path, "/"),
-		Query:    strings.TrimPrefix(respond.KeyQuery(r), "?"),
-	}
-	if err := web.TilesetViewer(&b, view); err != nil {
+	var b bytes.Buffer
+	if err := render(&b, strings.TrimRight(base.Path, "/"), strings.TrimPrefix(respond.KeyQuery(r), "?")); err != nil {
 		a.jsonDocument(w, r, "", nil, err)
 		return
 	}
 	w.Header().Set("Cache-Control", "no-cache")
-	respond.Bytes(w, http.StatusOK, "text/html; charset=utf-8", []byte(b.String()))
+	respond.Bytes(w, http.StatusOK, "text/html; charset=utf-8", b.Bytes())
 }
 
-func (a *API) viewerRedirect(w http.ResponseWriter, r *http.Request) {
-	if _, ok := a.served(w, r); !ok {
-		return
-	}
+// slashRedirect sends /x to /x/ (the viewer pages), keeping the query.
+func slashRedirect(w http.ResponseWriter, r *http.Request) {
 	target := r.URL.EscapedPath() + "/"
 	if r.URL.RawQuery != "" {
 		target += "?" + r.URL.RawQuery
@@ -160,14 +151,25 @@ func (a *API) viewerRedirect(w http.ResponseWriter, r *http.Request) {
 	http.Redirect(w, r, target, http.StatusMovedPermanently)
 }
 
-// index serves the root page listing the published maps and tilesets.
-func (a *API) index(w http.ResponseWriter, r *http.Request) {
-	base, err := url.Parse(respond.BaseURL(r, a.d.PublicURL))
-	if err != nil {
-		a.jsonDocument(w, r, "", nil, err)
+func (a *API) viewer(w http.ResponseWriter, r *http.Request) {
+	e, ok := a.served(w, r)
+	if !ok {
 		return
 	}
-	view := web.IndexView{BasePath: strings.TrimRight(base.Path, "/")}
+	a.html(w, r, func(out io.Writer, basePath, query string) error {
+		return web.TilesetViewer(out, web.TilesetView{ID: e.Name, Title: tileSet(e).Title, Vector: e.Info.Format.Vector(), BasePath: basePath, Query: query})
+	})
+}
+
+func (a *API) viewerRedirect(w http.ResponseWriter, r *http.Request) {
+	if _, ok := a.served(w, r); ok {
+		slashRedirect(w, r)
+	}
+}
+
+// index serves the root page listing the published maps and tilesets.
+func (a *API) index(w http.ResponseWriter, r *http.Request) {
+	var view web.IndexView
 	if a.d.Maps != nil {
 		for _, m := range a.d.Maps.List() {
 			if m.Served() {
@@ -181,11 +183,8 @@ func (a *API) index(w http.ResponseWriter, r *http.Request) {
 			view.Tilesets = append(view.Tilesets, web.IndexItem{ID: e.Name, Title: tileSet(e).Title, Meta: meta})
 		}
 	}
-	var b strings.Builder
-	if err := web.Index(&b, view); err != nil {
-		a.jsonDocument(w, r, "", nil, err)
-		return
-	}
-	w.Header().Set("Cache-Control", "no-cache")
-	respond.Bytes(w, http.StatusOK, "text/html; charset=utf-8", []byte(b.String()))
+	a.html(w, r, func(out io.Writer, basePath, _ string) error {
+		view.BasePath = basePath
+		return web.Index(out, view)
+	})
 }

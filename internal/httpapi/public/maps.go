@@ -1,12 +1,11 @@
 package public
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"net/http"
-	"net/url"
 	"strings"
 	"sync"
 
@@ -284,30 +283,15 @@ func (a *API) mapViewer(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	base, err := url.Parse(respond.BaseURL(r, a.d.PublicURL))
-	if err != nil {
-		a.jsonDocument(w, r, "", nil, err)
-		return
-	}
-	var b bytes.Buffer
-	view := web.MapView{ID: m.ID, Title: m.Title, BasePath: strings.TrimRight(base.Path, "/"), Query: strings.TrimPrefix(respond.KeyQuery(r), "?")}
-	if err := web.MapViewer(&b, view); err != nil {
-		a.jsonDocument(w, r, "", nil, err)
-		return
-	}
-	w.Header().Set("Cache-Control", "no-cache")
-	respond.Bytes(w, http.StatusOK, "text/html; charset=utf-8", b.Bytes())
+	a.html(w, r, func(out io.Writer, basePath, query string) error {
+		return web.MapViewer(out, web.MapView{ID: m.ID, Title: m.Title, BasePath: basePath, Query: query})
+	})
 }
 
 func (a *API) mapRedirect(w http.ResponseWriter, r *http.Request) {
-	if _, ok := a.servedMap(w, r); !ok {
-		return
+	if _, ok := a.servedMap(w, r); ok {
+		slashRedirect(w, r)
 	}
-	target := r.URL.EscapedPath() + "/"
-	if r.URL.RawQuery != "" {
-		target += "?" + r.URL.RawQuery
-	}
-	http.Redirect(w, r, target, http.StatusMovedPermanently)
 }
 
 // glyphRange serves /fonts/{fontstack}/{start}-{end}.pbf.
