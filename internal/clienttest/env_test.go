@@ -117,6 +117,13 @@ func startServer(t *testing.T, fixtureFiles ...string) *env {
 			t.Fatal(err)
 		}
 	}
+	return serveDataDir(t, dir)
+}
+
+// serveDataDir serves an existing data directory on a loopback port until
+// the test ends .
+func serveDataDir(t *testing.T, dir string) *env {
+	t.Helper()
 	cfg := config.Default()
 	cfg.DataDir = dir
 	cfg.AdminCredentials = "client-test-admin"

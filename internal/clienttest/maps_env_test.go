@@ -1,17 +1,11 @@
 package clienttest
 
 import (
-	"context"
 	"encoding/json"
-	"errors"
-	"log/slog"
-	"net"
-	"net/http"
 	"os"
 	"path/filepath"
 	"testing"
 
-	"github.com/tesseramaps/tessera/internal/config"
 	"github.com/tesseramaps/tessera/internal/fixtures"
 	"github.com/tesseramaps/tessera/internal/httpapi/server"
 	"github.com/tesseramaps/tessera/internal/web"
@@ -161,44 +155,6 @@ func mapsDataDir(t *testing.T) string {
 		writeMap(t, dir, m)
 	}
 	return dir
-}
-
-// serveDataDir serves an existing data directory on a loopback port until
-// the test ends (like startServer, which builds its own directory).
-func serveDataDir(t *testing.T, dir string) *env {
-	t.Helper()
-	cfg := config.Default()
-	cfg.DataDir = dir
-	cfg.AdminCredentials = "client-test-admin"
-	cfg.Watch = false
-	cfg.AccessLog = true
-	rec := &logRecorder{}
-	ctx, cancel := context.WithCancel(context.Background())
-	srv, err := server.New(ctx, cfg, slog.New(rec))
-	if err != nil {
-		cancel()
-		t.Fatalf("start server: %v", err)
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		cancel()
-		srv.Close()
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- srv.Serve(ctx, ln) }()
-	e := &env{t: t, URL: "http://" + ln.Addr().String(), log: rec}
-	t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil && !errors.Is(err, http.ErrServerClosed) {
-			t.Errorf("serve: %v", err)
-		}
-		srv.Close()
-		if t.Failed() {
-			e.dumpLog()
-		}
-	})
-	return e
 }
 
 // browserTools returns node, the Chromium executable and the folder of
