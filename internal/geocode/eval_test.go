@@ -1,7 +1,6 @@
 package geocode
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -15,21 +14,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/paulmach/orb"
-	"github.com/tesseramaps/tessera/internal/geocode/textnorm"
+	"github.com/tesseramaps/tessera/internal/geoeval"
 )
 
-type evalQuery struct {
-	Q             string            `json:"q"`
-	Kind          string            `json:"kind"`
-	Params        map[string]string `json:"params"`
-	ExpectName    string            `json:"expect_name"`
-	ExpectCountry string            `json:"expect_country"`
-	ExpectLonLat  []float64         `json:"expect_lonlat"`
-	ToleranceKM   float64           `json:"tolerance_km"`
-	Metric        string            `json:"metric"`
-	ID            string            `json:"id"`
-}
+// evalQuery is one query of the evaluation file; package geoeval reads and
+// scores them the same way `make geocode-eval` does through HTTP.
+type evalQuery = geoeval.Query
 
 // evalTargets are the minimum scores per kind.
 var evalTargets = map[string]float64{"forward": 0.95, "typo": 0.85, "lang": 0.90, "autocomplete": 0.90, "reverse": 0.95}
@@ -40,52 +30,14 @@ func loadEvalQueries(t testing.TB) []evalQuery {
 	if p := os.Getenv("TESSERA_GEOCODE_EVAL"); p != "" {
 		path = p // another query file of the same format
 	}
-	f, err := os.Open(path)
-	if err != nil {
+	if _, err := os.Stat(path); err != nil {
 		t.Skipf("geocoding eval queries not available (%v)", err)
 	}
-	defer f.Close()
-	var qs []evalQuery
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<20), 1<<20)
-	for sc.Scan() {
-		var q evalQuery
-		if err := json.Unmarshal(sc.Bytes(), &q); err != nil {
-			t.Fatalf("parse %s: %v", path, err)
-		}
-		qs = append(qs, q)
-	}
-	if err := sc.Err(); err != nil {
+	qs, err := geoeval.Load(path)
+	if err != nil {
 		t.Fatal(err)
 	}
 	return qs
-}
-
-// evalMatch applies the README's rule to one feature.
-func evalMatch(q evalQuery, f Feature) bool {
-	cc := strings.EqualFold(f.Properties.CountryCode, q.ExpectCountry)
-	for _, c := range f.Context {
-		if strings.HasPrefix(c.ID, "country.") && strings.EqualFold(c.Properties.CountryCode, q.ExpectCountry) {
-			cc = true
-		}
-	}
-	if !cc {
-		return false
-	}
-	want := textnorm.Fold(q.ExpectName)
-	names := []string{f.Text, f.MatchingText}
-	for _, l := range f.Localized {
-		names = append(names, l.Text)
-	}
-	for _, n := range names {
-		if n != "" && textnorm.Fold(n) == want {
-			return true
-		}
-	}
-	if len(q.ExpectLonLat) == 2 {
-		return haversineKM(orb.Point{f.Center[0], f.Center[1]}, orb.Point{q.ExpectLonLat[0], q.ExpectLonLat[1]}) <= q.ToleranceKM
-	}
-	return false
 }
 
 type evalRow struct {
@@ -132,19 +84,13 @@ func runEval(t *testing.T, ix *Index, qs []evalQuery) map[string]*evalRow {
 			r.fails = append(r.fails, fmt.Sprintf("%s %q: error %v", q.ID, q.Q, err))
 			continue
 		}
-		n := 1
-		switch {
-		case q.Kind == "autocomplete":
-			n = 5
-		case q.Kind == "reverse":
-			n = len(res.Features)
+		body, err := json.Marshal(res)
+		if err != nil {
+			t.Fatal(err)
 		}
-		hit := false
-		for i := 0; i < n && i < len(res.Features); i++ {
-			if evalMatch(q, res.Features[i]) {
-				hit = true
-				break
-			}
+		hit, err := q.Score(body)
+		if err != nil {
+			t.Fatal(err)
 		}
 		if hit {
 			r.ok++
