@@ -29,9 +29,11 @@ const StyleFile = "style.json"
 // IconsDir is the folder of a map's icons inside its folder.
 const IconsDir = "icons"
 
-// StyleCheck reads a style document: it returns the style's title (its
-// "name") and the problems that make it unservable (empty when valid).
-type StyleCheck func(raw []byte) (title string, problems []string)
+// StyleCheck reads the style document of the map in dir: it returns the
+// style's title (its "name"), the problems that make it unservable (empty
+// when valid) and warnings about what it references but the server lacks
+// (fonts, icons), with which it is still served.
+type StyleCheck func(dir string, raw []byte) (title string, problems, warnings []string)
 
 // Map is one map (DATA_DIR/maps/<id>/style.json) as the catalog knows it.
 // Maps are immutable: a change makes a new Map.
@@ -46,6 +48,8 @@ type Map struct {
 	// State is StateOK, StateError (Problems says why) or StateMissing.
 	State    string
 	Problems []string
+	// Warnings name what the style references but the server lacks.
+	Warnings []string
 	// Gen changes whenever the style is re-read: caches key on it.
 	Gen uint64
 
@@ -84,7 +88,7 @@ func NewMaps(dir string, db *store.DB, check StyleCheck, log *slog.Logger) *Maps
 		log = slog.Default()
 	}
 	if check == nil {
-		check = func([]byte) (string, []string) { return "", nil }
+		check = func(string, []byte) (string, []string, []string) { return "", nil, nil }
 	}
 	m := &Maps{dir: dir, db: db, log: log, check: check}
 	m.snap.Store(&mapSnapshot{byID: map[string]*Map{}})
@@ -189,9 +193,13 @@ func (ms *Maps) read(rec store.Map, path string, st os.FileInfo) *Map {
 		return m
 	}
 	m.Style = raw
-	title, problems := ms.check(raw)
+	title, problems, warnings := ms.check(m.Dir, raw)
 	if title != "" {
 		m.Title = title
+	}
+	m.Warnings = warnings
+	for _, w := range warnings {
+		ms.log.Warn("map style reference", "map", rec.ID, "warning", w)
 	}
 	if len(problems) > 0 {
 		m.State, m.Problems = StateError, problems

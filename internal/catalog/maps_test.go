@@ -23,22 +23,26 @@ func writeStyle(t *testing.T, dir, id, body string) {
 
 // check is a stand-in style check for these tests: a style must mention
 // "version" and its name is whatever follows "name:".
-func check(raw []byte) (string, []string) {
+func check(_ string, raw []byte) (string, []string, []string) {
 	s := string(raw)
 	if !strings.Contains(s, "version") {
-		return "", []string{"version: missing"}
+		return "", []string{"version: missing"}, nil
+	}
+	var warnings []string
+	if strings.Contains(s, "nofont") {
+		warnings = []string{"font nofont is not installed"}
 	}
 	if _, name, ok := strings.Cut(s, "name:"); ok {
-		return strings.TrimSpace(name), nil
+		return strings.TrimSpace(name), nil, warnings
 	}
-	return "", nil
+	return "", nil, warnings
 }
 
 func TestMaps(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
 	maps := filepath.Join(dir, "maps")
-	writeStyle(t, maps, "world", "version name: World")
+	writeStyle(t, maps, "world", "version nofont name: World")
 	writeStyle(t, maps, "broken", "nothing")
 	writeStyle(t, maps, ".hidden", "version")
 	os.MkdirAll(filepath.Join(maps, "empty"), 0o755)
@@ -59,7 +63,7 @@ func TestMaps(t *testing.T) {
 		t.Fatalf("maps = %v", ids)
 	}
 	w, _ := ms.Get("world")
-	if w.Title != "World" || !w.Served() || w.Format != "png" || w.Quality != 90 {
+	if w.Title != "World" || !w.Served() || w.Format != "png" || w.Quality != 90 || len(w.Warnings) != 1 {
 		t.Errorf("world = %+v", w)
 	}
 	b, _ := ms.Get("broken")

@@ -29,6 +29,8 @@ type MapSummary struct {
 	// Beyond the spec: whether the style is valid, and why not.
 	State    string   `json:"state"`
 	Problems []string `json:"problems,omitempty"`
+	// Warnings name fonts and icons the style uses that the server lacks.
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 // MapDetail is the summary plus quality and URLs.
@@ -39,7 +41,7 @@ type MapDetail struct {
 }
 
 func mapSummary(m *catalog.Map) MapSummary {
-	return MapSummary{ID: m.ID, Name: m.ID, Title: m.Title, Published: m.Published, Format: m.Format, State: m.State, Problems: m.Problems}
+	return MapSummary{ID: m.ID, Name: m.ID, Title: m.Title, Published: m.Published, Format: m.Format, State: m.State, Problems: m.Problems, Warnings: m.Warnings}
 }
 
 // extension of a map format in tile URLs.

@@ -38,7 +38,7 @@ func mapEnv(t *testing.T) *testEnv {
 		os.MkdirAll(filepath.Join(maps, "bad"), 0o755)
 		os.WriteFile(filepath.Join(maps, "bad", "style.json"), []byte(`{"version": 8, "sources": {}, "layers": [{"id": "x", "type": "background", "paint": {"background-color": "bluish"}}]}`), 0o644)
 		os.MkdirAll(filepath.Join(maps, "ghost"), 0o755)
-		os.WriteFile(filepath.Join(maps, "ghost", "style.json"), []byte(`{"version": 8, "sources": {"g": {"type": "vector", "url": "mbtiles://nowhere"}}, "layers": [{"id": "g", "type": "fill", "source": "g", "source-layer": "a"}]}`), 0o644)
+		os.WriteFile(filepath.Join(maps, "ghost", "style.json"), []byte(`{"version": 8, "sources": {"g": {"type": "vector", "url": "mbtiles://nowhere"}}, "glyphs": "/fonts/{fontstack}/{range}.pbf", "layers": [{"id": "g", "type": "fill", "source": "g", "source-layer": "a"}, {"id": "s", "type": "symbol", "source": "g", "source-layer": "a", "layout": {"text-field": "x", "text-font": ["Missing Font"], "icon-image": "nosuchicon"}}]}`), 0o644)
 		if dir := fixtures.SharedDir(); dir != "" {
 			font, err := os.ReadFile(filepath.Join(dir, "fixtures/tileserver-gl/public/resources/fonts/OpenSans-Regular.ttf"))
 			if err == nil {
@@ -193,7 +193,7 @@ func TestAdminMaps(t *testing.T) {
 		ID, Name, Title, Format, State string
 		Published                      bool
 		Quality                        int
-		Problems                       []string
+		Problems, Warnings             []string
 		URLs                           map[string]string
 	}
 	list := decodeJSON[struct{ Items []mapDetail }](t, e.admin("GET", "/maps", nil).body)
@@ -202,6 +202,11 @@ func TestAdminMaps(t *testing.T) {
 	}
 	if p := list.Items[0].Problems; len(p) != 1 || !strings.Contains(p[0], "layers[0].paint.background-color") || !strings.Contains(p[0], "bluish") {
 		t.Errorf("problems of the invalid style = %q", p)
+	}
+	// A style naming a font and an icon the server lacks is served, with warnings.
+	ghost := list.Items[2]
+	if ghost.ID != "ghost" || ghost.State != "ok" || len(ghost.Warnings) != 2 || !strings.Contains(strings.Join(ghost.Warnings, ";"), `"Missing Font"`) || !strings.Contains(strings.Join(ghost.Warnings, ";"), `"nosuchicon"`) {
+		t.Errorf("ghost map = %+v", ghost)
 	}
 	d := decodeJSON[mapDetail](t, e.admin("GET", "/maps/city", nil).body)
 	if d.Title != "Roads map" {

@@ -86,11 +86,6 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (*Server, err
 		db.Close()
 		return nil, err
 	}
-	s.Maps = catalog.NewMaps(filepath.Join(cfg.DataDir, MapsDir), db, checkStyle, log)
-	if err := s.Maps.Scan(ctx); err != nil {
-		db.Close()
-		return nil, err
-	}
 	if err := os.MkdirAll(filepath.Join(cfg.DataDir, FontsDir), 0o755); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("make fonts directory: %w", err)
@@ -100,6 +95,11 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (*Server, err
 		return nil, err
 	}
 	s.sprites = sprite.NewCache()
+	s.Maps = catalog.NewMaps(filepath.Join(cfg.DataDir, MapsDir), db, s.checkStyle, log)
+	if err := s.Maps.Scan(ctx); err != nil {
+		db.Close()
+		return nil, err
+	}
 	if err := s.openGeocoder(); err != nil {
 		db.Close()
 		return nil, err
@@ -248,7 +248,8 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 // Rescan picks up changes in the tiles, maps and fonts directories.
 func (s *Server) Rescan(ctx context.Context) error {
 	_, err := s.Catalog.Rescan(ctx)
-	return errors.Join(err, s.Maps.Scan(ctx), s.fonts.Rescan(ctx))
+	fontsErr := s.fonts.Rescan(ctx) // before the maps: their check looks fonts up
+	return errors.Join(err, fontsErr, s.Maps.Scan(ctx))
 }
 
 // openGeocoder opens the geocoding index when there is one.

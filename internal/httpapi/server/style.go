@@ -1,7 +1,12 @@
 package server
 
 import (
+	"context"
 	"fmt"
+	"path/filepath"
+
+	"github.com/tesseramaps/tessera/internal/catalog"
+	"github.com/tesseramaps/tessera/internal/sprite"
 
 	"github.com/tesseramaps/tessera/internal/style"
 )
@@ -11,10 +16,12 @@ const maxStyleProblems = 50
 
 // checkStyle parses a map's style and validates it against the style
 // specification; any validation error keeps the map from being served.
-func checkStyle(raw []byte) (string, []string) {
+// Fonts and icons the style names that the server lacks are warnings: the
+// map is served with what exists.
+func (srv *Server) checkStyle(dir string, raw []byte) (string, []string, []string) {
 	s, err := style.Parse(raw)
 	if err != nil {
-		return "", []string{err.Error()}
+		return "", []string{err.Error()}, nil
 	}
 	var problems []string
 	for _, e := range style.Validate(s, style.DefaultSpec()) {
@@ -24,7 +31,34 @@ func checkStyle(raw []byte) (string, []string) {
 		}
 		problems = append(problems, e.Error())
 	}
-	return s.Name, problems
+	return s.Name, problems, srv.missingResources(dir, s)
+}
+
+// missingResources lists the fonts and icons a style names that the server
+// does not have.
+func (srv *Server) missingResources(dir string, s *style.Style) []string {
+	res := s.Resources()
+	var out []string
+	for _, f := range res.Fonts {
+		if !srv.fonts.Has(f) {
+			out = append(out, fmt.Sprintf("font %q is not installed in the fonts directory", f))
+		}
+	}
+	if len(res.Icons) > 0 {
+		icons := map[string]bool{}
+		sheet, err := srv.sprites.Get(context.Background(), filepath.Join(dir, catalog.IconsDir), sprite.Options{})
+		if err == nil {
+			for name := range sheet.Entries {
+				icons[name] = true
+			}
+		}
+		for _, name := range res.Icons {
+			if !icons[name] {
+				out = append(out, fmt.Sprintf("icon %q is not among the map's icons", name))
+			}
+		}
+	}
+	return out
 }
 
 // rewriteStyle serves a stored style with every resource URL made an
