@@ -94,35 +94,7 @@ func TestGDALWMTS(t *testing.T) {
 			if err := json.Unmarshal(out, &info); err != nil {
 				t.Fatalf("gdalinfo -json: %v\n%s", err, out)
 			}
-			size := tc.tileSize << tc.maxZoom
-			if len(info.Size) != 2 || info.Size[0] != size || info.Size[1] != size {
-				t.Errorf("size %v, want %dx%d (tiles of %d pixels, max zoom %d)", info.Size, size, size, tc.tileSize, tc.maxZoom)
-			}
-			res := 2 * halfWorld / float64(size)
-			wantGT := []float64{-halfWorld, res, 0, halfWorld, 0, -res}
-			if len(info.GeoTransform) != 6 {
-				t.Fatalf("geotransform %v", info.GeoTransform)
-			}
-			for i, v := range wantGT {
-				if math.Abs(info.GeoTransform[i]-v) > 1e-6*math.Max(1, math.Abs(v)) {
-					t.Errorf("geotransform %v, want %v", info.GeoTransform, wantGT)
-					break
-				}
-			}
-			if wkt := info.CoordinateSystem.WKT; !strings.Contains(wkt, `ID["EPSG",3857]`) {
-				t.Errorf("coordinate system is not EPSG:3857: %.200s", wkt)
-			}
-			if got := info.Metadata[""]["TITLE"]; got != tc.title {
-				t.Errorf("layer title %q, want %q", got, tc.title)
-			}
-			// PNG tiles: GDAL exposes red, green, blue and alpha bytes.
-			var interp []string
-			for _, b := range info.Bands {
-				interp = append(interp, b.Type+"/"+b.ColorInterpretation)
-			}
-			if want := "Byte/Red Byte/Green Byte/Blue Byte/Alpha"; strings.Join(interp, " ") != want {
-				t.Errorf("bands %v, want %s", interp, want)
-			}
+			checkWebMercatorRaster(t, info, tc.tileSize, tc.maxZoom, tc.title)
 			for _, a := range e.since(mark) {
 				if a.Path != "/tiles/"+tc.name+"/WMTSCapabilities.xml" || a.Status != http.StatusOK {
 					t.Errorf("gdalinfo made an unexpected request: %s", a)
@@ -201,7 +173,7 @@ func TestGDALWMTS(t *testing.T) {
 			if opaque == 0 || len(colours) < 10 {
 				t.Errorf("window is nearly empty: %d non-transparent pixels, %d colours", opaque, len(colours))
 			}
-			t.Logf("%s: %dx%d, window of %d colours from %v", tc.name, size, size, len(colours), fetched)
+			t.Logf("%s: %v, window of %d colours from %v", tc.name, info.Size, len(colours), fetched)
 		})
 	}
 
@@ -223,4 +195,40 @@ func TestGDALWMTS(t *testing.T) {
 			}
 		}
 	})
+}
+
+// checkWebMercatorRaster checks what gdalinfo reports of a raster tileset
+// read through the server: the size and geotransform of the whole Web
+// Mercator square at the deepest zoom, EPSG:3857, the title and RGBA bands.
+func checkWebMercatorRaster(t *testing.T, info gdalInfo, tileSize, maxZoom int, title string) {
+	t.Helper()
+	size := tileSize << maxZoom
+	if len(info.Size) != 2 || info.Size[0] != size || info.Size[1] != size {
+		t.Errorf("size %v, want %dx%d (tiles of %d pixels, max zoom %d)", info.Size, size, size, tileSize, maxZoom)
+	}
+	res := 2 * halfWorld / float64(size)
+	wantGT := []float64{-halfWorld, res, 0, halfWorld, 0, -res}
+	if len(info.GeoTransform) != 6 {
+		t.Fatalf("geotransform %v", info.GeoTransform)
+	}
+	for i, v := range wantGT {
+		if math.Abs(info.GeoTransform[i]-v) > 1e-6*math.Max(1, math.Abs(v)) {
+			t.Errorf("geotransform %v, want %v", info.GeoTransform, wantGT)
+			break
+		}
+	}
+	if wkt := info.CoordinateSystem.WKT; !strings.Contains(wkt, `ID["EPSG",3857]`) {
+		t.Errorf("coordinate system is not EPSG:3857: %.200s", wkt)
+	}
+	if got := info.Metadata[""]["TITLE"]; got != title {
+		t.Errorf("title %q, want %q", got, title)
+	}
+	// PNG tiles: GDAL exposes red, green, blue and alpha bytes.
+	var interp []string
+	for _, b := range info.Bands {
+		interp = append(interp, b.Type+"/"+b.ColorInterpretation)
+	}
+	if want := "Byte/Red Byte/Green Byte/Blue Byte/Alpha"; strings.Join(interp, " ") != want {
+		t.Errorf("bands %v, want %s", interp, want)
+	}
 }

@@ -79,34 +79,7 @@ func TestGDALOGCAPI(t *testing.T) {
 			if err := json.Unmarshal(out, &info); err != nil {
 				t.Fatalf("gdalinfo -json: %v\n%s", err, out)
 			}
-			size := tc.tileSize << tc.maxZoom
-			if len(info.Size) != 2 || info.Size[0] != size || info.Size[1] != size {
-				t.Errorf("size %v, want %dx%d", info.Size, size, size)
-			}
-			res := 2 * halfWorld / float64(size)
-			wantGT := []float64{-halfWorld, res, 0, halfWorld, 0, -res}
-			if len(info.GeoTransform) != 6 {
-				t.Fatalf("geotransform %v", info.GeoTransform)
-			}
-			for i, v := range wantGT {
-				if math.Abs(info.GeoTransform[i]-v) > 1e-6*math.Max(1, math.Abs(v)) {
-					t.Errorf("geotransform %v, want %v", info.GeoTransform, wantGT)
-					break
-				}
-			}
-			if wkt := info.CoordinateSystem.WKT; !strings.Contains(wkt, `ID["EPSG",3857]`) {
-				t.Errorf("coordinate system is not EPSG:3857: %.200s", wkt)
-			}
-			if got := info.Metadata[""]["TITLE"]; got != tc.title {
-				t.Errorf("title %q, want the fixture's name %q", got, tc.title)
-			}
-			var interp []string
-			for _, b := range info.Bands {
-				interp = append(interp, b.Type+"/"+b.ColorInterpretation)
-			}
-			if want := "Byte/Red Byte/Green Byte/Blue Byte/Alpha"; strings.Join(interp, " ") != want {
-				t.Errorf("bands %v, want %s", interp, want)
-			}
+			checkWebMercatorRaster(t, info, tc.tileSize, tc.maxZoom, tc.title)
 		})
 
 		t.Run("raster pixels "+tc.name, func(t *testing.T) {

@@ -228,7 +228,7 @@ func BuildSheet(ctx context.Context, icons []Icon, opts Options) (*Sheet, error)
 	}
 	sheet := &Sheet{Entries: map[string]Entry{}}
 	seen := map[string]bool{}
-	var todo []Icon
+	var pending []Icon
 	for _, ic := range icons {
 		if err := validName(ic.Name); err != nil {
 			sheet.Skipped = append(sheet.Skipped, IconError{Name: ic.Name, Source: ic.Source, Err: err})
@@ -239,14 +239,14 @@ func BuildSheet(ctx context.Context, icons []Icon, opts Options) (*Sheet, error)
 			continue
 		}
 		seen[ic.Name] = true
-		todo = append(todo, ic)
+		pending = append(pending, ic)
 	}
-	sort.Slice(todo, func(i, j int) bool { return todo[i].Name < todo[j].Name })
+	sort.Slice(pending, func(i, j int) bool { return pending[i].Name < pending[j].Name })
 
 	// Render concurrently.
-	out := make([]rendered, len(todo))
-	errs := make([]error, len(todo))
-	workers := min(runtime.GOMAXPROCS(0), len(todo))
+	out := make([]rendered, len(pending))
+	errs := make([]error, len(pending))
+	workers := min(runtime.GOMAXPROCS(0), len(pending))
 	var wg sync.WaitGroup
 	next := make(chan int)
 	for w := 0; w < workers; w++ {
@@ -254,12 +254,12 @@ func BuildSheet(ctx context.Context, icons []Icon, opts Options) (*Sheet, error)
 		go func() {
 			defer wg.Done()
 			for i := range next {
-				out[i], errs[i] = renderIcon(ctx, todo[i], opts)
+				out[i], errs[i] = renderIcon(ctx, pending[i], opts)
 			}
 		}()
 	}
 feed:
-	for i := range todo {
+	for i := range pending {
 		select {
 		case next <- i:
 		case <-ctx.Done():
@@ -274,7 +274,7 @@ feed:
 
 	var rs []rect
 	var imgs []rendered
-	for i, ic := range todo {
+	for i, ic := range pending {
 		if errs[i] != nil {
 			if ctx.Err() != nil {
 				return nil, fmt.Errorf("sprite: build: %w", ctx.Err())
