@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"image"
-	"image/png"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -43,29 +42,6 @@ type viewerResult struct {
 	PopupTitle        string         `json:"popupTitle"`
 	PopupText         string         `json:"popupText"`
 	ClickedProps      map[string]any `json:"clickedProps"`
-}
-
-// screenshotColours counts the distinct colours of a PNG screenshot
-// (every third pixel of every third row).
-func screenshotColours(t *testing.T, path string) int {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("screenshot: %v", err)
-	}
-	img, err := png.Decode(bytes.NewReader(b))
-	if err != nil {
-		t.Fatalf("decode %s: %v", path, err)
-	}
-	seen := map[[3]uint32]bool{}
-	r := img.Bounds()
-	for y := r.Min.Y; y < r.Max.Y; y += 3 {
-		for x := r.Min.X; x < r.Max.X; x += 3 {
-			cr, cg, cb, _ := img.At(x, y).RGBA()
-			seen[[3]uint32{cr >> 8, cg >> 8, cb >> 8}] = true
-		}
-	}
-	return len(seen)
 }
 
 // TestMapLibreViewers opens Tessera's viewer pages (/tiles/{name}/) in
@@ -168,7 +144,7 @@ func TestMapLibreViewers(t *testing.T) {
 				t.Errorf("%s: the page never requested %s", p.Name, doc)
 			}
 		}
-		n := screenshotColours(t, p.Screenshot)
+		n := fixtures.Colours(t, p.Screenshot)
 		t.Logf("%s: %d tile requests (server: %v by status), %d rendered features from %v, screenshot %s with %d colours",
 			p.Name, r.TileRequests, counts, r.RenderedFeatures, r.SourceLayers, p.Screenshot, n)
 		if p.Kind == "raster" && n < 50 {

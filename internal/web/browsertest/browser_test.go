@@ -8,7 +8,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"image/png"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -281,35 +280,9 @@ type pageResult struct {
 	ClickedProps      map[string]any `json:"clickedProps"`
 }
 
-// colours counts the distinct colours of a PNG screenshot (sampled).
-func colours(t *testing.T, path string) int {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	img, err := png.Decode(f)
-	if err != nil {
-		t.Fatalf("decode %s: %v", path, err)
-	}
-	seen := map[[3]uint32]bool{}
-	b := img.Bounds()
-	for y := b.Min.Y; y < b.Max.Y; y += 3 {
-		for x := b.Min.X; x < b.Max.X; x += 3 {
-			r, g, bl, _ := img.At(x, y).RGBA()
-			seen[[3]uint32{r >> 8, g >> 8, bl >> 8}] = true
-		}
-	}
-	return len(seen)
-}
-
 func TestViewersInChromium(t *testing.T) {
 	root := repoRoot(t)
-	fixtures := filepath.Join(root, "..", "shared", "fixtures", "mbtileserver", "testdata")
-	if _, err := os.Stat(filepath.Join(fixtures, "world_cities.mbtiles")); err != nil {
-		t.Skipf("shared fixtures absent (%v)", err)
-	}
+	fixtureDir := filepath.Dir(fixtures.Path(t, "fixtures/mbtileserver/testdata/world_cities.mbtiles"))
 	chromium := os.Getenv("CHROMIUM")
 	if chromium == "" {
 		chromium = "/usr/bin/chromium"
@@ -326,8 +299,8 @@ func TestViewersInChromium(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), 150*time.Second)
 	defer cancel()
 	srv := server(t, map[string]*mbtiles{
-		"world": openMBTiles(ctx, t, filepath.Join(fixtures, "world_cities.mbtiles")),
-		"geo":   openMBTiles(ctx, t, filepath.Join(fixtures, "geography-class-png.mbtiles")),
+		"world": openMBTiles(ctx, t, filepath.Join(fixtureDir, "world_cities.mbtiles")),
+		"geo":   openMBTiles(ctx, t, filepath.Join(fixtureDir, "geography-class-png.mbtiles")),
 	})
 
 	shots := os.Getenv("TESSERA_SCREENSHOT_DIR")
@@ -373,7 +346,7 @@ func TestViewersInChromium(t *testing.T) {
 		if !r.Loaded || r.TileRequests == 0 || r.TileResponses == 0 || r.Status != "" {
 			t.Errorf("%s: loaded %v, %d tile requests, %d tile responses, status %q", r.Name, r.Loaded, r.TileRequests, r.TileResponses, r.Status)
 		}
-		if n := colours(t, pages[i].Screenshot); n < 2 {
+		if n := fixtures.Colours(t, pages[i].Screenshot); n < 2 {
 			t.Errorf("%s: screenshot has %d colours", r.Name, n)
 		}
 	}
@@ -393,7 +366,7 @@ func TestViewersInChromium(t *testing.T) {
 		t.Errorf("vector: popup %q / %q for clicked feature %v", vec.PopupTitle, vec.PopupText, vec.ClickedProps)
 	}
 	// the raster map of the world has many colours
-	if n := colours(t, pages[1].Screenshot); n < 50 {
+	if n := fixtures.Colours(t, pages[1].Screenshot); n < 50 {
 		t.Errorf("raster: screenshot has only %d colours", n)
 	}
 	if raster.StyleLayers != 1 {
