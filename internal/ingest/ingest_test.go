@@ -1,0 +1,163 @@
+package ingest
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/tesseramaps/tessera/internal/catalog"
+	"github.com/tesseramaps/tessera/internal/store"
+)
+
+func newService(t *testing.T, maxSize int64) (*Service, *catalog.Catalog, string) {
+	t.Helper()
+	ctx := context.Background()
+	dir := t.TempDir()
+	db, err := store.Open(ctx, filepath.Join(dir, "state.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	log := slog.New(slog.DiscardHandler)
+	cat := catalog.New(filepath.Join(dir, "tiles"), db, catalog.Options{Logger: log})
+	if err := cat.Load(ctx); err != nil {
+		t.Fatal(err)
+	}
+	svc, err := New(db, cat, filepath.Join(dir, "uploads"), maxSize, log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return svc, cat, dir
+}
+
+const lines = `{"type":"FeatureCollection","features":[{"type":"Feature","properties":{"name":"A"},"geometry":{"type":"LineString","coordinates":[[0,0],[1,1]]}}]}`
+
+func TestChunksResumeAndProcess(t *testing.T) {
+	ctx := context.Background()
+	svc, cat, _ := newService(t, 1<<20)
+	data := []byte(lines)
+	rec, err := svc.Create(ctx, "roads.geojson", int64(len(data)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	half := int64(len(data) / 2)
+	tests := []struct {
+		name     string
+		rng      Range
+		body     []byte
+		err      error
+		received int64
+	}{
+		{"gap", Range{Start: half, End: int64(len(data)) - 1, Total: int64(len(data))}, data[half:], ErrInvalid, 0},
+		{"first half", Range{Start: 0, End: half - 1, Total: -1}, data[:half], nil, half},
+		{"short chunk", Range{Start: half, End: int64(len(data)) - 1, Total: int64(len(data))}, data[half : half+3], ErrInvalid, half + 3},
+		{"wrong total", Range{Start: half, End: half, Total: 5}, data[half : half+1], ErrInvalid, half + 3},
+		{"past the end", Range{Start: half, End: int64(len(data)), Total: int64(len(data))}, data[half:], ErrInvalid, half + 3},
+		{"the rest, overlapping", Range{Start: half, End: int64(len(data)) - 1, Total: int64(len(data))}, data[half:], nil, int64(len(data))},
+	}
+	for _, tt := range tests {
+		rng := tt.rng
+		got, err := svc.Upload(ctx, rec.ID, bytes.NewReader(tt.body), &rng)
+		if !errors.Is(err, tt.err) && !(tt.err == nil && err == nil) {
+			t.Fatalf("%s: err = %v, want %v", tt.name, err, tt.err)
+		}
+		if r, _ := svc.Get(ctx, rec.ID); r.Received != tt.received {
+			t.Fatalf("%s: received %d (returned %d), want %d", tt.name, r.Received, got.Received, tt.received)
+		}
+	}
+	e, err := svc.Process(ctx, rec.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e.ID != rec.DocumentID || e.Name != "roads" || e.TileType() != "vector" {
+		t.Errorf("tileset = %s %s %s", e.ID, e.Name, e.TileType())
+	}
+	if _, ok := cat.Get("roads"); !ok {
+		t.Error("tileset not in the catalog")
+	}
+	if r, _ := svc.Get(ctx, rec.ID); r.State != store.IngestDone {
+		t.Errorf("state = %s", r.State)
+	}
+	// Processing again returns the same tileset; uploading is refused.
+	if again, err := svc.Process(ctx, rec.ID); err != nil || again.ID != e.ID {
+		t.Errorf("second process: %v", err)
+	}
+	if _, err := svc.Upload(ctx, rec.ID, bytes.NewReader(data), nil); !errors.Is(err, ErrState) {
+		t.Errorf("upload after processing: %v", err)
+	}
+}
+
+func TestRefusals(t *testing.T) {
+	ctx := context.Background()
+	svc, cat, _ := newService(t, 100)
+	for _, tt := range []struct {
+		file string
+		size int64
+		err  error
+	}{
+		{"a.mbtiles", 101, ErrTooLarge},
+		{"a.mbtiles", 0, ErrInvalid},
+		{"a.txt", 10, ErrInvalid},
+		{"", 10, ErrInvalid},
+		{"../a.mbtiles", 10, ErrInvalid},
+		{"a\x01.mbtiles", 10, ErrInvalid},
+		{strings.Repeat("a", 256) + ".json", 10, ErrInvalid},
+	} {
+		if _, err := svc.Create(ctx, tt.file, tt.size); !errors.Is(err, tt.err) {
+			t.Errorf("Create(%q, %d) = %v, want %v", tt.file, tt.size, err, tt.err)
+		}
+	}
+	if _, err := svc.Get(ctx, "not-a-uuid"); !errors.Is(err, ErrNotFound) {
+		t.Errorf("Get of a bad id: %v", err)
+	}
+	// Content decides, not the name: a PNG named .mbtiles is refused.
+	png := []byte("\x89PNG\r\n\x1a\nnot a tileset at all")
+	rec, _ := svc.Create(ctx, "pic.mbtiles", int64(len(png)))
+	if _, err := svc.Process(ctx, rec.ID); !errors.Is(err, ErrState) {
+		t.Errorf("process before upload: %v", err)
+	}
+	if _, err := svc.Upload(ctx, rec.ID, bytes.NewReader(png), nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svc.Process(ctx, rec.ID); !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), "unknown file format") {
+		t.Errorf("process of a PNG: %v", err)
+	}
+	if r, _ := svc.Get(ctx, rec.ID); r.State != store.IngestFailed || len(r.Errors) != 1 {
+		t.Errorf("record after failure: %+v", r)
+	}
+	if len(cat.List()) != 0 {
+		t.Errorf("a refused upload made a tileset")
+	}
+	// A whole-body upload of the wrong size is refused and leaves nothing.
+	rec, _ = svc.Create(ctx, "b.geojson", 50)
+	if _, err := svc.Upload(ctx, rec.ID, strings.NewReader("short"), nil); !errors.Is(err, ErrInvalid) {
+		t.Errorf("short body: %v", err)
+	}
+	if r, _ := svc.Get(ctx, rec.ID); r.Received != 0 {
+		t.Errorf("short body kept %d bytes", r.Received)
+	}
+}
+
+func TestStaleTemporaryFilesRemoved(t *testing.T) {
+	_, cat, dir := newService(t, 1<<20)
+	stale := filepath.Join(cat.Dir(), ".ingest-0000.mbtiles")
+	if err := os.WriteFile(stale, []byte("half a tileset"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	db, err := store.Open(context.Background(), filepath.Join(dir, "state2.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := New(db, cat, filepath.Join(dir, "uploads"), 1<<20, slog.New(slog.DiscardHandler)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(stale); !os.IsNotExist(err) {
+		t.Error("a crash's temporary file survived the start")
+	}
+}
