@@ -24,16 +24,7 @@ type Expression struct {
 // string, []any, map[string]any). A JSON object is a legacy function and is
 // converted first. spec may be nil: no expected type and no restrictions.
 func Compile(raw any, spec *PropertySpec) (*Expression, []CompileError) {
-	var doc any
-	var err error
-	switch r := raw.(type) {
-	case json.RawMessage:
-		doc, err = decodeJSON(r)
-	case []byte:
-		doc, err = decodeJSON(r)
-	default:
-		doc, err = normalizeJSON(raw, 0)
-	}
+	doc, err := decodeInput(raw)
 	if err != nil {
 		return nil, []CompileError{{Message: fmt.Sprintf("invalid expression JSON: %v", err)}}
 	}
@@ -313,16 +304,7 @@ func IsExpression(doc any) bool {
 // as "red", [0, 0] or ["Open Sans Regular"]), which is taken literally and
 // coerced to the property type.
 func CompileValue(raw any, spec *PropertySpec) (*Expression, []CompileError) {
-	var doc any
-	var err error
-	switch r := raw.(type) {
-	case json.RawMessage:
-		doc, err = decodeJSON(r)
-	case []byte:
-		doc, err = decodeJSON(r)
-	default:
-		doc, err = normalizeJSON(raw, 0)
-	}
+	doc, err := decodeInput(raw)
 	if err != nil {
 		return nil, []CompileError{{Message: fmt.Sprintf("invalid value JSON: %v", err)}}
 	}
@@ -351,4 +333,16 @@ func (e *Expression) ZoomInterpolationFactor(zoom, lower, upper float64) float64
 		return 0
 	}
 	return in.interp.factor(zoom, lower, upper)
+}
+
+// decodeInput reads what Compile, CompileValue and CompileFilter take: JSON
+// text (json.RawMessage or []byte) or already decoded JSON.
+func decodeInput(raw any) (any, error) {
+	switch r := raw.(type) {
+	case json.RawMessage:
+		return decodeJSON(r)
+	case []byte:
+		return decodeJSON(r)
+	}
+	return normalizeJSON(raw, 0)
 }

@@ -14,16 +14,7 @@ var filterSpec = &PropertySpec{Type: "boolean", PropertyType: "data-driven", Def
 // (["==", "class", "street"], ["in", "$type", ...], ["!has", "name"], ...)
 // that is converted first. Evaluate it with EvalBool.
 func CompileFilter(raw any) (*Expression, []CompileError) {
-	var doc any
-	var err error
-	switch r := raw.(type) {
-	case json.RawMessage:
-		doc, err = decodeJSON(r)
-	case []byte:
-		doc, err = decodeJSON(r)
-	default:
-		doc, err = normalizeJSON(raw, 0)
-	}
+	doc, err := decodeInput(raw)
 	if err != nil {
 		return nil, []CompileError{{Message: fmt.Sprintf("invalid filter JSON: %v", err)}}
 	}
