@@ -22,7 +22,9 @@ results="$out/results.md"
 pids=()
 cleanup() {
 	for p in "${pids[@]+"${pids[@]}"}"; do kill "$p" 2>/dev/null || true; done
-	[[ -f "$out/nginx.pid" ]] && kill "$(cat "$out/nginx.pid")" 2>/dev/null || true
+	for f in nginx.pid nginx1.pid; do
+		[[ -f "$out/$f" ]] && kill "$(cat "$out/$f")" 2>/dev/null || true
+	done
 }
 trap cleanup EXIT
 
@@ -56,11 +58,16 @@ for d in maps fonts geocoding; do
 done
 ln -f "$out/world.pmtiles" "$out/data-pm/tiles/world.pmtiles"
 
-# 3. The servers.
-cat >"$out/nginx.conf" <<NGINX
-worker_processes auto;
+# 3. The servers. nginx runs in two configurations, one worker per core
+#    ("auto") and a single worker, because on a small machine where wrk
+#    shares the cores one worker can be the faster; Tessera is compared with
+#    the faster of the two. Tessera also runs once with GOMAXPROCS=1 to show
+#    what leaving a core to wrk does for it.
+nginx_conf() { # workers port pidfile
+	cat <<NGINX
+worker_processes $1;
 worker_rlimit_nofile 20000;
-pid $out/nginx.pid;
+pid $3;
 error_log $out/nginx-error.log;
 events { worker_connections 4096; }
 http {
@@ -71,7 +78,7 @@ http {
   keepalive_timeout 120s;
   open_file_cache max=8000 inactive=60s;
   server {
-    listen 127.0.0.1:18080;
+    listen 127.0.0.1:$2;
     root $out/static;
     location /tiles/ {
       default_type application/vnd.mapbox-vector-tile;
@@ -81,15 +88,21 @@ http {
   }
 }
 NGINX
+}
 ulimit -n 400000 2>/dev/null || ulimit -n 65536 2>/dev/null || true
+nginx_conf auto 18080 "$out/nginx.pid" >"$out/nginx.conf"
+nginx_conf 1 18079 "$out/nginx1.pid" >"$out/nginx1.conf"
 nginx -c "$out/nginx.conf"
+nginx -c "$out/nginx1.conf"
 TESSERA_ADMIN_CREDENTIALS=bench "$bin" serve --data "$out/data-mb" --listen 127.0.0.1:18081 --watch=false >"$out/tessera-mb.log" 2>&1 &
 pids+=($!)
 mbpid=$!
 TESSERA_ADMIN_CREDENTIALS=bench "$bin" serve --data "$out/data-pm" --listen 127.0.0.1:18082 --watch=false >"$out/tessera-pm.log" 2>&1 &
 pids+=($!)
 pmpid=$!
-for port in 18080 18081 18082; do
+GOMAXPROCS=1 TESSERA_ADMIN_CREDENTIALS=bench "$bin" serve --data "$out/data-mb" --listen 127.0.0.1:18084 --watch=false >"$out/tessera-mb1.log" 2>&1 &
+pids+=($!)
+for port in 18079 18080 18081 18082 18084; do
 	for _ in $(seq 100); do
 		curl -fs -o /dev/null "http://127.0.0.1:$port/tiles/world/0/0/0.pbf" && break
 		sleep 0.1
@@ -107,13 +120,14 @@ run_wrk() { # name port duration
 }
 
 # Warm up every server (file caches, tile cache, page cache) once.
-for s in "nginx 18080" "mbtiles 18081" "pmtiles 18082"; do
+servers=("nginx-auto 18080" "nginx-1 18079" "mbtiles 18081" "pmtiles 18082" "mbtiles-gomaxprocs1 18084")
+for s in "${servers[@]}"; do
 	set -- $s
 	run_wrk "warm-$1" "$2" 10s >/dev/null
 done
 : >"$out/rounds.txt"
 for r in $(seq "$ROUNDS"); do
-	for s in "nginx 18080" "mbtiles 18081" "pmtiles 18082"; do
+	for s in "${servers[@]}"; do
 		set -- $s
 		run_wrk "$1" "$2" "$DURATION" | sed "s/^/$r /" | tee -a "$out/rounds.txt"
 	done
@@ -143,7 +157,7 @@ pmrss=$(rss_kb "$pmpid")
 mbparts=$(rss_parts "$mbpid")
 pmparts=$(rss_parts "$pmpid")
 kill "$mbpid" "$pmpid" 2>/dev/null || true
-kill "$(cat "$out/nginx.pid")" 2>/dev/null || true
+kill "$(cat "$out/nginx.pid")" "$(cat "$out/nginx1.pid")" 2>/dev/null || true
 
 # 4. Start-up and memory with 100 tilesets (50 MBTiles, 50 PMTiles: hard links).
 rm -rf "$out/data-100"
@@ -186,10 +200,15 @@ done
 	awk '{printf "| %s | %s | %s | %s | %s |\n", $1, $2, $3, $4, $5}' "$out/rounds.txt"
 	echo
 	awk '{s[$2]+=$3; n[$2]++} END {for (k in s) printf "mean %s %.0f\n", k, s[k]/n[k]}' "$out/rounds.txt" | sort >"$out/means.txt"
-	ng=$(awk '$2=="nginx" {print $3}' "$out/means.txt")
-	for k in mbtiles pmtiles; do
+	ngauto=$(awk '$2=="nginx-auto" {print $3}' "$out/means.txt")
+	ng1=$(awk '$2=="nginx-1" {print $3}' "$out/means.txt")
+	ng=$ngauto
+	best="nginx-auto"
+	if ((ng1 > ngauto)); then ng=$ng1 best="nginx-1"; fi
+	echo "- nginx: worker_processes auto $ngauto requests/s, worker_processes 1 $ng1 requests/s; the faster ($best) is the reference"
+	for k in mbtiles pmtiles mbtiles-gomaxprocs1; do
 		v=$(awk -v k=$k '$2==k {print $3}' "$out/means.txt")
-		echo "- $k: mean $v requests/s = $(echo "scale=2; $v / $ng" | bc) of nginx ($ng)"
+		echo "- $k: mean $v requests/s = $(echo "scale=2; $v / $ng" | bc) of $best ($ng), $(echo "scale=2; $v / $ngauto" | bc) of nginx-auto"
 	done
 	echo "- resident memory after the load run: MBTiles server $((mbrss / 1024)) MB ($mbparts), PMTiles server $((pmrss / 1024)) MB ($pmparts)"
 	if [[ -s "$out/urls.txt" ]]; then
