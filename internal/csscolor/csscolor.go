@@ -1,6 +1,7 @@
-// Package csscolor holds the facts of CSS colors shared by the style
-// expression language and the SVG renderer: the named colors of CSS Color
-// Level 4.
+// Package csscolor reads CSS colors for the style expression language, the
+// SVG renderer and static map overlays: one parser (hex, rgb(), rgba(),
+// hsl(), hsla(), legacy and modern syntax) and the named colors of CSS
+// Color Level 4.
 package csscolor
 
 // Named maps the CSS named colors (lower case) to 0xRRGGBB.

@@ -79,16 +79,3 @@ func FuzzPathData(f *testing.F) {
 		strokePolylines(lines, strokeParams{width: 2, join: joinRound, cap: capRound, miterLimit: 4, dash: []float64{1, 0.5}}, 0.1, func([]point) {})
 	})
 }
-
-// FuzzParseColor checks the colour parser.
-func FuzzParseColor(f *testing.F) {
-	for _, s := range []string{"#fff", "#12345678", "rgb(1,2,3)", "rgba(1 2 3 / 50%)", "hsl(-720deg, 50%, 50%)", "RED", "transparent"} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		c, ok := parseColor(s)
-		if ok && (c.r < 0 || c.r > 1 || c.g < 0 || c.g > 1 || c.b < 0 || c.b > 1 || c.a < 0 || c.a > 1) {
-			t.Fatalf("%q: out of range %+v", s, c)
-		}
-	})
-}
