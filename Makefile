@@ -8,7 +8,7 @@ VERSION   ?= $(shell git describe --always --dirty 2>/dev/null || echo dev)
 GOBIN_DIR := $(shell $(GO) env GOPATH)/bin
 export PATH := $(GOBIN_DIR):$(PATH)
 
-.PHONY: all build run demo geocode-eval test test-short setup-run setup-test setup-bench web-assets bench fuzz vet fmt clean
+.PHONY: all build run demo geocode-eval test test-race test-short setup-run setup-test setup-bench web-assets bench fuzz vet fmt clean
 
 all: build
 
@@ -34,11 +34,24 @@ setup-test: web-assets
 	scripts/test-tools-npm.sh
 	scripts/install-versitygw.sh
 
-## test: install the test tools, then run every test with the tools required
+# The environment of the full test runs: external tools are required.
+TEST_ENV  := TESSERA_REQUIRE_TOOLS=1 TESSERA_NODE_PATH=$(CURDIR)/.cache/npm-test/node_modules
+# The packages the race detector runs over: all of them. Goroutines are
+# everywhere an HTTP server, a cache or a worker pool is (grep -rln
+# "go func\|errgroup\|sync\." internal cmd), and the end-to-end packages drive
+# the real server concurrently. Timings in docs/architecture.md (Tests).
+RACE_PKGS ?= ./...
+
+## test: install the test tools, then run every test with the tools required, then again under the race detector
 test: setup-test
 	$(GO) vet ./...
 	@$(GO) test -count=1 -v -run 'TestFixtures$$' ./internal/style/expr | grep -E '^\s*fixtures_test.go:[0-9]+: expression fixtures' || true
-	TESSERA_REQUIRE_TOOLS=1 TESSERA_NODE_PATH=$(CURDIR)/.cache/npm-test/node_modules $(GO) test -count=1 -timeout 40m ./...
+	$(TEST_ENV) $(GO) test -count=1 -timeout 40m ./...
+	@$(MAKE) --no-print-directory test-race
+
+## test-race: every test under the race detector (after make setup-test; needs cgo and gcc)
+test-race:
+	CGO_ENABLED=1 $(TEST_ENV) $(GO) test -race -count=1 -timeout 40m $(RACE_PKGS)
 
 ## test-short: the self-contained core suite (no external tools needed)
 test-short:

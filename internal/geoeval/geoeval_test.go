@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -60,9 +61,16 @@ func TestRun(t *testing.T) {
 	if err != nil || len(qs) != 3 {
 		t.Fatalf("Load: %d, %v", len(qs), err)
 	}
-	var paths []string
+	// The throughput phase calls the handler from several connections at
+	// once: the record of requests is shared, so it is guarded.
+	var (
+		mu    sync.Mutex
+		paths []string
+	)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
 		paths = append(paths, r.URL.RequestURI())
+		mu.Unlock()
 		if strings.Contains(r.URL.EscapedPath(), "Lyon") {
 			w.Write([]byte(`{"features":[{"text":"Lyons","properties":{"country_code":"FR"}}]}`))
 			return
@@ -73,6 +81,12 @@ func TestRun(t *testing.T) {
 	rep, err := Run(context.Background(), srv.URL, qs, Options{ThroughputFor: 200 * time.Millisecond, Concurrency: 2})
 	if err != nil {
 		t.Fatal(err)
+	}
+	// Close waits for handlers still running after the throughput phase gave
+	// up on them, so the record is complete and no longer written.
+	srv.Close()
+	if len(paths) < 3 {
+		t.Fatalf("requests = %v, want at least the 3 queries", paths)
 	}
 	if len(rep.Rows) != 2 || rep.Rows[0].Kind != "forward" || rep.Rows[0].Score != 0.5 || rep.Rows[1].Score != 1 || rep.QPS <= 0 {
 		t.Errorf("report = %+v", rep)

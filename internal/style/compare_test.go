@@ -152,17 +152,48 @@ func pathSet(paths []string) string {
 	return strings.Join(out, " | ")
 }
 
+// minCompared is the number of inputs compared with the reference when this
+// guard was set (3,413, all agreeing in verdict, error paths and messages).
+// Fewer means inputs are lost or the reference crashes on more of them, and
+// fails the test.
+const minCompared = 3413
+
+// knownDifferencesFile lists the inputs on which Validate may disagree with
+// the reference, each with a reason; it is reviewed like code and is empty
+// while every input agrees. A key is the aspect (verdict, paths or messages)
+// and the input's name (see inputName).
+const knownDifferencesFile = "testdata/known-differences.txt"
+
+// inputName names a compared input stably: a shared fixture by its path below
+// the shared folder, a generated variant by its file name, a hand-written
+// case by its path in the package.
+func inputName(shared, f string, group string) string {
+	switch group {
+	case "fixtures":
+		if rel, err := filepath.Rel(shared, f); err == nil {
+			return filepath.ToSlash(rel)
+		}
+	case "hand-written":
+		return "testdata/broken/" + filepath.Base(f)
+	}
+	return filepath.Base(f)
+}
+
 // TestAgainstGLStyleValidate compares Validate with the reference validator
-// on the shared style fixtures and on broken variants of them.
+// on the shared style fixtures and on broken variants of them. Any input on
+// which the verdict, the set of error paths or the set of messages differs
+// fails the test unless knownDifferencesFile lists it; so does a listed entry
+// that agrees again, and a drop in the number of inputs compared.
 func TestAgainstGLStyleValidate(t *testing.T) {
 	shared := sharedDir(t)
-	fixtures := styleFixtures(t, shared)
-	if len(fixtures) < 10 {
-		t.Fatalf("only %d style fixtures found under %s", len(fixtures), shared)
+	styleFiles := styleFixtures(t, shared)
+	if len(styleFiles) < 10 {
+		t.Fatalf("only %d style fixtures found under %s", len(styleFiles), shared)
 	}
+	known := fixtures.LoadKnown(t, knownDifferencesFile)
 	tmp := t.TempDir()
-	variants := writeBrokenVariants(t, fixtures, tmp)
-	variants = append(variants, writeRandomVariants(t, fixtures, tmp, 2000)...)
+	variants := writeBrokenVariants(t, styleFiles, tmp)
+	variants = append(variants, writeRandomVariants(t, styleFiles, tmp, 2000)...)
 	handWritten, _ := filepath.Glob("testdata/broken/*.json")
 	for i, f := range handWritten {
 		abs, err := filepath.Abs(f)
@@ -171,21 +202,21 @@ func TestAgainstGLStyleValidate(t *testing.T) {
 		}
 		handWritten[i] = abs
 	}
-	all := append(append(append([]string{}, fixtures...), variants...), handWritten...)
+	all := append(append(append([]string{}, styleFiles...), variants...), handWritten...)
 	ref := runReference(t, all)
 
 	type tally struct{ n, verdict, paths, messages int }
 	groups := map[string]*tally{"fixtures": {}, "variants": {}, "hand-written": {}}
 	groupOf := func(i int) string {
 		switch {
-		case i < len(fixtures):
+		case i < len(styleFiles):
 			return "fixtures"
-		case i < len(fixtures)+len(variants):
+		case i < len(styleFiles)+len(variants):
 			return "variants"
 		}
 		return "hand-written"
 	}
-	var disagreements, msgDiffs []string
+	var differences []string // unlisted disagreements: each fails the test
 	crashed := 0
 	for i, f := range all {
 		r, ok := ref[f]
@@ -218,20 +249,30 @@ func TestAgainstGLStyleValidate(t *testing.T) {
 			}
 		}
 		ourValid := len(ourPaths) == 0
-		g := groups[groupOf(i)]
+		group := groupOf(i)
+		name := inputName(shared, f, group)
+		g := groups[group]
 		g.n++
+		bothUnparsable := r.ParseError != "" && err != nil
+		differ := func(aspect string) {
+			if !known.Excuses(aspect + " " + name) {
+				differences = append(differences, fmt.Sprintf("%s differ on %s:\n    ours: %v\n    ref:  %v", aspect, name, ourMsgs, refMsgs))
+			}
+		}
 		if ourValid == refValid {
 			g.verdict++
+		} else {
+			differ("verdict")
 		}
-		if r.ParseError != "" && err != nil || pathSet(ourPaths) == pathSet(refPaths) {
+		if bothUnparsable || pathSet(ourPaths) == pathSet(refPaths) {
 			g.paths++
-		} else if len(disagreements) < 40 {
-			disagreements = append(disagreements, fmt.Sprintf("%s:\n    ours: %v\n    ref:  %v", strings.TrimPrefix(f, shared), ourMsgs, refMsgs))
+		} else {
+			differ("paths")
 		}
-		if r.ParseError != "" && err != nil || pathSet(ourMsgs) == pathSet(refMsgs) {
+		if bothUnparsable || pathSet(ourMsgs) == pathSet(refMsgs) {
 			g.messages++
-		} else if len(msgDiffs) < 20 {
-			msgDiffs = append(msgDiffs, fmt.Sprintf("%s:\n    ours: %v\n    ref:  %v", filepath.Base(f), ourMsgs, refMsgs))
+		} else {
+			differ("messages")
 		}
 	}
 	total := tally{}
@@ -246,22 +287,20 @@ func TestAgainstGLStyleValidate(t *testing.T) {
 	}
 	t.Logf("%-12s %4d files: verdict agrees %4d (%.1f%%), error paths agree %4d (%.1f%%), messages agree %4d (%.1f%%)",
 		"total", total.n, total.verdict, pct(total.verdict, total.n), total.paths, pct(total.paths, total.n), total.messages, pct(total.messages, total.n))
-	t.Logf("reference crashed on %d inputs (not compared)", crashed)
-	for _, d := range disagreements {
-		t.Log("paths differ: " + d)
+	t.Logf("reference crashed on %d inputs (not compared); known differences listed in %s: %d; inputs required: at least %d",
+		crashed, knownDifferencesFile, known.Len(), minCompared)
+	if total.n < minCompared {
+		t.Errorf("%d inputs compared, want at least %d: fixtures are missing or the reference crashes on more inputs", total.n, minCompared)
 	}
-	for _, d := range msgDiffs {
-		t.Log("messages differ: " + d)
+	const shown = 40
+	for i, d := range differences {
+		if i == shown {
+			t.Errorf("... and %d more differences", len(differences)-shown)
+			break
+		}
+		t.Errorf("not a listed known difference: %s", d)
 	}
-	if pct(total.verdict, total.n) < 99.5 {
-		t.Errorf("verdict agreement %.1f%% is below 99.5%%", pct(total.verdict, total.n))
-	}
-	if pct(total.paths, total.n) < 99 {
-		t.Errorf("error-path agreement %.1f%% is below 99%%", pct(total.paths, total.n))
-	}
-	if pct(total.messages, total.n) < 98 {
-		t.Errorf("message agreement %.1f%% is below 98%%", pct(total.messages, total.n))
-	}
+	known.ReportStale(t)
 }
 
 func pct(a, b int) float64 {

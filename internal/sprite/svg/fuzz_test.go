@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/tesseramaps/tessera/internal/fixtures"
 )
 
 // FuzzParseSVG parses arbitrary input and renders whatever parses into a small image: neither
@@ -22,7 +24,7 @@ func FuzzParseSVG(f *testing.F) {
 		`<svg xmlns="http://www.w3.org/2000/svg"><mask id="m" style="mask-type:alpha"><rect width="5" height="5" mask="url(#m)"/></mask><circle r="4" cx="5" cy="5" mask="url(#m)"/></svg>`,
 	}
 	// The fixture icons, when the shared folder is there.
-	if shared := sharedDir(); shared != "" {
+	if shared := fixtures.SharedDir(); shared != "" {
 		matches, _ := filepath.Glob(filepath.Join(shared, "fixtures", "martin", "tests", "fixtures", "sprites", "*", "*.svg"))
 		for _, m := range matches {
 			if b, err := os.ReadFile(m); err == nil {

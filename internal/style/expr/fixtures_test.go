@@ -352,12 +352,25 @@ func runFixture(path string) (reason string) {
 	return ""
 }
 
+// minFixtures is the number of expression fixtures in the shared material
+// when this guard was set (577, all passing). Fewer means fixtures are
+// silently skipped or lost, and fails the test.
+const minFixtures = 577
+
+// knownFailuresFile lists the fixtures allowed to fail, each with a reason;
+// it is reviewed like code and is empty while every fixture passes.
+const knownFailuresFile = "testdata/known-failures.txt"
+
+// TestFixtures runs every expression fixture of the shared material. Any
+// fixture that fails and is not listed in knownFailuresFile fails the test,
+// as does a listed fixture that passes (or no longer exists).
 func TestFixtures(t *testing.T) {
 	shared := sharedDir(t)
 	root := filepath.Join(shared, "expression-tests", "tests")
 	if _, err := os.Stat(root); err != nil {
 		t.Skipf("expression fixtures not found at %s (../shared is absent): %v", root, err)
 	}
+	known := fixtures.LoadKnown(t, knownFailuresFile)
 	var paths []string
 	err := filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
 		if err == nil && !d.IsDir() && d.Name() == "test.json" {
@@ -369,22 +382,28 @@ func TestFixtures(t *testing.T) {
 		t.Fatalf("walk fixtures: %v", err)
 	}
 	sort.Strings(paths)
-	var failures []string
+	var failures, regressions []string
 	for _, p := range paths {
-		name := strings.TrimSuffix(strings.TrimPrefix(p, root+string(filepath.Separator)), string(filepath.Separator)+"test.json")
+		name := filepath.ToSlash(strings.TrimSuffix(strings.TrimPrefix(p, root+string(filepath.Separator)), string(filepath.Separator)+"test.json"))
 		if reason := runFixture(p); reason != "" {
 			failures = append(failures, name+": "+reason)
+			if !known.Excuses(name) {
+				regressions = append(regressions, name+": "+reason)
+			}
 		}
 	}
 	passed := len(paths) - len(failures)
+	// The first line of `make test` greps this line: keep its wording.
 	t.Logf("expression fixtures: %d passed, %d failed", passed, len(failures))
+	t.Logf("known failures listed in %s: %d; fixtures required: at least %d", knownFailuresFile, known.Len(), minFixtures)
 	for _, f := range failures {
 		t.Log(f)
 	}
-	if len(paths) == 0 {
-		t.Fatal("no fixtures found")
+	if len(paths) < minFixtures {
+		t.Errorf("%d fixtures found under %s, want at least %d: fixtures are missing or skipped", len(paths), root, minFixtures)
 	}
-	if rate := float64(passed) / float64(len(paths)); rate < 0.98 {
-		t.Fatalf("pass rate %.1f%% is below 98%%", rate*100)
+	for _, r := range regressions {
+		t.Errorf("fixture fails and is not a listed known failure: %s", r)
 	}
+	known.ReportStale(t)
 }
