@@ -141,6 +141,15 @@ func Load(file, dataDir string, getenv func(string) string) (Config, error) {
 	if dataDir != "" {
 		c.DataDir = dataDir
 	}
+	if c.DataDir != "" {
+		// Later work may change directory (tools run inside caches):
+		// resolve the data directory once, here.
+		abs, err := filepath.Abs(c.DataDir)
+		if err != nil {
+			return c, fmt.Errorf("data directory %s: %w", c.DataDir, err)
+		}
+		c.DataDir = abs
+	}
 	return c, c.Validate()
 }
 

@@ -77,3 +77,26 @@ func TestKeysMatchDocs(t *testing.T) {
 		}
 	}
 }
+
+func TestRelativeDataDirIsResolved(t *testing.T) {
+	work := t.TempDir()
+	t.Chdir(work)
+	for _, tc := range []struct{ flag, env string }{{"data", ""}, {"", "rel/data"}} {
+		c, err := Load("", tc.flag, func(k string) string {
+			if k == "TESSERA_DATA_DIR" {
+				return tc.env
+			}
+			return ""
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := filepath.Join(work, tc.flag)
+		if tc.env != "" {
+			want = filepath.Join(work, tc.env)
+		}
+		if c.DataDir != want {
+			t.Errorf("flag %q env %q: DataDir = %q, want %q", tc.flag, tc.env, c.DataDir, want)
+		}
+	}
+}

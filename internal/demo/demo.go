@@ -146,6 +146,14 @@ func Build(ctx context.Context, opts Options) error {
 	if opts.CacheDir == "" {
 		opts.CacheDir = filepath.Join(opts.DataDir, "cache")
 	}
+	// Resolve both folders once: the fetchers run tools inside the cache.
+	for _, dir := range []*string{&opts.DataDir, &opts.CacheDir} {
+		abs, err := filepath.Abs(*dir)
+		if err != nil {
+			return fmt.Errorf("demo: folder %s: %w", *dir, err)
+		}
+		*dir = abs
+	}
 	if opts.MaxZoom == 0 {
 		opts.MaxZoom = DefaultMaxZoom
 	}

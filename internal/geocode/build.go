@@ -68,7 +68,11 @@ func Build(ctx context.Context, opts BuildOptions) error {
 		if opts.CacheDir == "" {
 			return errors.New("geocode build: no cache folder")
 		}
-		f = openDataFetcher{cacheDir: opts.CacheDir}
+		cache, err := filepath.Abs(opts.CacheDir)
+		if err != nil {
+			return fmt.Errorf("geocode build: cache folder %s: %w", opts.CacheDir, err)
+		}
+		f = openDataFetcher{cacheDir: cache}
 	}
 	// The build holds the whole dataset; collect garbage more eagerly to
 	// keep the peak well under the 1.5 GB budget (costs a little time).

@@ -20,7 +20,12 @@ func Debian(ctx context.Context, cacheDir, pkg string) (string, error) {
 	if err := checkDebName(pkg); err != nil {
 		return "", err
 	}
-	root := filepath.Join(cacheDir, "deb")
+	// apt-get and dpkg-deb run inside a temporary folder of the cache: a
+	// relative cache path would be resolved again from there.
+	root, err := filepath.Abs(filepath.Join(cacheDir, "deb"))
+	if err != nil {
+		return "", fmt.Errorf("debian %s: cache folder: %w", pkg, err)
+	}
 	for _, tool := range []string{"apt-get", "apt-cache", "dpkg-deb"} {
 		if err := lookTool(tool); err != nil {
 			return "", fmt.Errorf("debian %s: %w", pkg, err)

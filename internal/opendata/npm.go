@@ -28,7 +28,12 @@ func NPM(ctx context.Context, cacheDir, spec string) (string, error) {
 	if strings.TrimSpace(spec) == "" || strings.HasPrefix(spec, "-") {
 		return "", fmt.Errorf("npm: bad package spec %q", spec)
 	}
-	root := filepath.Join(cacheDir, "npm")
+	// npm runs inside a temporary folder of the cache: a relative cache
+	// path would be resolved again from there.
+	root, err := filepath.Abs(filepath.Join(cacheDir, "npm"))
+	if err != nil {
+		return "", fmt.Errorf("npm %s: cache folder: %w", spec, err)
+	}
 	resolvedFile := filepath.Join(root, ".resolved", url.PathEscape(spec))
 	if name, version, ok := exactSpec(spec); ok {
 		if dir, err := npmDir(root, name, version); err == nil && exists(dir) {

@@ -287,3 +287,43 @@ func TestDebianBadName(t *testing.T) {
 		}
 	}
 }
+
+// TestRelativeCache fetches with a relative cache folder, as `tessera demo
+// --data data` does: the tools run inside the cache, so a relative path must
+// not be resolved a second time from there.
+func TestRelativeCache(t *testing.T) {
+	ctx := context.Background()
+	t.Run("npm", func(t *testing.T) {
+		requireTool(t, "npm")
+		work := t.TempDir()
+		t.Chdir(work)
+		dir, err := NPM(ctx, filepath.Join("data", "cache"), "is-number@7.0.0")
+		if err != nil {
+			t.Fatalf("NPM with a relative cache: %v", err)
+		}
+		if want := filepath.Join(work, "data", "cache", "npm", "is-number@7.0.0"); dir != want {
+			t.Errorf("dir = %s, want %s", dir, want)
+		}
+		if _, err := os.Stat(filepath.Join(dir, "package.json")); err != nil {
+			t.Error(err)
+		}
+	})
+	t.Run("debian", func(t *testing.T) {
+		requireTool(t, "apt-get", "apt-cache", "dpkg-deb")
+		if _, err := debCandidate(ctx, "hello"); err != nil {
+			t.Skipf("apt package lists unavailable: %v", err)
+		}
+		work := t.TempDir()
+		t.Chdir(work)
+		dir, err := Debian(ctx, "cache", "hello")
+		if err != nil {
+			t.Fatalf("Debian with a relative cache: %v", err)
+		}
+		if !filepath.IsAbs(dir) || !strings.HasPrefix(dir, filepath.Join(work, "cache", "deb")) {
+			t.Errorf("dir = %s, want inside %s", dir, filepath.Join(work, "cache", "deb"))
+		}
+		if _, err := os.Stat(filepath.Join(dir, "usr", "bin", "hello")); err != nil {
+			t.Error(err)
+		}
+	})
+}
