@@ -178,4 +178,3 @@ func cleanEnv() []string {
 	}
 	return env
 }
-
