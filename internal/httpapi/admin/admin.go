@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/tesseramaps/tessera/internal/httpapi/route"
 	"io"
 	"log/slog"
 	"net/http"
@@ -49,7 +50,7 @@ func New(d Deps) *API {
 }
 
 // Register adds the admin routes that need credentials to mux.
-func (a *API) Register(mux *http.ServeMux) {
+func (a *API) Register(mux route.Router) {
 	p := Prefix
 	mux.HandleFunc("GET "+p+"/tiles", a.listTiles)
 	mux.HandleFunc("POST "+p+"/tiles/rescan", a.rescan)
@@ -64,18 +65,13 @@ func (a *API) Register(mux *http.ServeMux) {
 	mux.HandleFunc("GET "+p+"/tiles/ingest/{id}", a.getIngest)
 	mux.HandleFunc("POST "+p+"/tiles/ingest/{id}/process", a.processIngest)
 	a.RegisterMaps(mux)
-	mux.HandleFunc(p+"/", a.notFound)
 }
 
 // RegisterUpload adds the upload route, which needs no credentials: its
 // path holds the ingest id, a random UUID that only the creator of the
 // ingest knows (the spec's example upload carries no Authorization header).
-func (a *API) RegisterUpload(mux *http.ServeMux) {
+func (a *API) RegisterUpload(mux route.Router) {
 	mux.HandleFunc("PUT "+Prefix+"/tiles/ingest/{id}/upload", a.upload)
-}
-
-func (a *API) notFound(w http.ResponseWriter, r *http.Request) {
-	respond.Fail(w, http.StatusNotFound, fmt.Sprintf("no admin endpoint %s %s", r.Method, r.URL.Path))
 }
 
 // TilesetSummary is a list item.

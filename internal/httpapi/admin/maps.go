@@ -1,6 +1,7 @@
 package admin
 
 import (
+	"github.com/tesseramaps/tessera/internal/httpapi/route"
 	"net/http"
 	"net/url"
 
@@ -9,7 +10,7 @@ import (
 )
 
 // RegisterMaps adds the map routes.
-func (a *API) RegisterMaps(mux *http.ServeMux) {
+func (a *API) RegisterMaps(mux route.Router) {
 	p := Prefix
 	mux.HandleFunc("GET "+p+"/maps", a.listMaps)
 	mux.HandleFunc("GET "+p+"/maps/{id}", a.getMap)

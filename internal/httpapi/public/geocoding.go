@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/tesseramaps/tessera/internal/httpapi/route"
 	"net/http"
 	"strings"
 
@@ -12,7 +13,7 @@ import (
 )
 
 // RegisterGeocoding adds the geocoding routes.
-func (a *API) RegisterGeocoding(mux *http.ServeMux) {
+func (a *API) RegisterGeocoding(mux route.Router) {
 	mux.HandleFunc("GET /geocoding/{query}", a.geocoding)
 }
 

@@ -3,6 +3,7 @@ package public
 import (
 	"errors"
 	"fmt"
+	"github.com/tesseramaps/tessera/internal/httpapi/route"
 	"io"
 	"io/fs"
 	"net/http"
@@ -23,7 +24,7 @@ import (
 type StyleRewriter func(raw []byte, mapID, base, key string, hasTileset func(name string) bool) (out []byte, problems []string, err error)
 
 // RegisterMaps adds the routes of maps and fonts.
-func (a *API) RegisterMaps(mux *http.ServeMux) {
+func (a *API) RegisterMaps(mux route.Router) {
 	mux.HandleFunc("GET /maps/{mapId}/{$}", a.mapViewer)
 	mux.HandleFunc("GET /maps/{mapId}", a.mapRedirect)
 	mux.HandleFunc("GET /maps/{mapId}/{file}", a.mapFile)

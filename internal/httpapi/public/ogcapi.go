@@ -2,6 +2,7 @@ package public
 
 import (
 	"fmt"
+	"github.com/tesseramaps/tessera/internal/httpapi/route"
 	"net/http"
 
 	"github.com/tesseramaps/tessera/internal/httpapi/respond"
@@ -12,7 +13,7 @@ import (
 // collections (one per served tileset), each collection's tilesets and the
 // tile matrix sets WebMercatorQuad and WebMercatorQuad512 (OGC TMS 2.0
 // JSON, or TMS 1.0 JSON with f=tms1json). /ogc/conformance is registered by Register.
-func (a *API) RegisterOGC(mux *http.ServeMux) {
+func (a *API) RegisterOGC(mux route.Router) {
 	mux.HandleFunc("GET /ogc", a.ogcLanding)
 	mux.HandleFunc("GET /ogc/{$}", a.ogcLanding)
 	mux.HandleFunc("GET /ogc/collections", a.ogcCollections)

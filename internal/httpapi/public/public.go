@@ -9,6 +9,7 @@ import (
 	"compress/gzip"
 	"errors"
 	"fmt"
+	"github.com/tesseramaps/tessera/internal/httpapi/route"
 	"io"
 	"log/slog"
 	"net/http"
@@ -69,7 +70,7 @@ func New(d Deps) *API {
 }
 
 // Register adds the public routes to mux.
-func (a *API) Register(mux *http.ServeMux) {
+func (a *API) Register(mux route.Router) {
 	mux.HandleFunc(TilePattern, a.tile)
 	mux.HandleFunc("GET /tiles/{tilesId}/tiles.json", a.tilesetDoc(jsonBuilder(ogc.TileJSON)))
 	mux.HandleFunc("GET /tiles/{tilesId}/tiles", a.tilesetDoc(jsonBuilder(ogc.OGCTileSet)))

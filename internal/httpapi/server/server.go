@@ -10,6 +10,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"github.com/tesseramaps/tessera/internal/httpapi/route"
 	"log/slog"
 	"net"
 	"net/http"
@@ -26,7 +27,6 @@ import (
 	"github.com/tesseramaps/tessera/internal/httpapi/admin"
 	"github.com/tesseramaps/tessera/internal/httpapi/middleware"
 	"github.com/tesseramaps/tessera/internal/httpapi/public"
-	"github.com/tesseramaps/tessera/internal/httpapi/respond"
 	"github.com/tesseramaps/tessera/internal/ingest"
 	"github.com/tesseramaps/tessera/internal/sprite"
 	"github.com/tesseramaps/tessera/internal/store"
@@ -53,6 +53,8 @@ type Server struct {
 	// be printed) rather than configured.
 	TokenGenerated bool
 	handler        http.Handler
+	// The route tables, kept so that every route can be walked.
+	publicRoutes, adminRoutes *route.Table
 }
 
 // Paths inside the data directory.
@@ -170,7 +172,7 @@ func (s *Server) registerMetrics() {
 
 // routes builds the handler: one table per API document.
 func (s *Server) routes() http.Handler {
-	mux := http.NewServeMux()
+	mux := route.New()
 
 	pub := public.New(public.Deps{
 		Catalog: s.Catalog, Cache: s.cache, Metrics: s.metrics, Log: s.log, PublicURL: s.cfg.PublicURL,
@@ -183,15 +185,13 @@ func (s *Server) routes() http.Handler {
 	pub.RegisterGeocoding(mux)
 	mux.Handle("GET /static/", web.Static())
 	mux.Handle("GET /metrics", s.metrics.Handler())
-	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		respond.Fail(w, http.StatusNotFound, fmt.Sprintf("no such resource: %s", r.URL.Path))
-	})
 
-	adminMux := http.NewServeMux()
+	adminMux := route.New()
 	adm := admin.New(admin.Deps{Catalog: s.Catalog, Maps: s.Maps, Ingest: s.ingest, Log: s.log, PublicURL: s.cfg.PublicURL})
 	adm.Register(adminMux)
-	mux.Handle(admin.Prefix+"/", middleware.AdminAuth(func() string { return s.token })(adminMux))
+	mux.Mount(admin.Prefix+"/", middleware.AdminAuth(func() string { return s.token })(adminMux))
 	adm.RegisterUpload(mux)
+	s.publicRoutes, s.adminRoutes = mux, adminMux
 
 	var accessLog *slog.Logger
 	if s.cfg.AccessLog {
@@ -204,6 +204,13 @@ func (s *Server) routes() http.Handler {
 		middleware.Limits(s.cfg.MaxURIBytes, s.cfg.MaxBodyKB<<10),
 		middleware.CORS(s.cfg.CORSOrigins),
 	)
+}
+
+// Routes returns the patterns of the public route table (which also holds
+// the upload URL and mounts the admin table at /v1/admin/) and of the admin
+// table (paths relative to the server root).
+func (s *Server) Routes() (public, admin []string) {
+	return s.publicRoutes.Patterns(), s.adminRoutes.Patterns()
 }
 
 // Handler is the server's HTTP handler.
