@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/netip"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -30,6 +31,10 @@ type Config struct {
 	// inside documents); empty means: from the request's Host and
 	// X-Forwarded-* headers.
 	PublicURL string `yaml:"public_url"`
+	// TrustedProxies lists the addresses (IPs or CIDR prefixes) of reverse
+	// proxies whose Forwarded and X-Forwarded-* headers are believed. Empty
+	// (the default): the headers are ignored from every peer.
+	TrustedProxies []string `yaml:"trusted_proxies"`
 	// AdminCredentials is the token expected after "Basic " on admin
 	// requests. Empty: a random token is generated once and kept in state.db.
 	AdminCredentials string `yaml:"admin_credentials"`
@@ -224,6 +229,29 @@ func setField(f reflect.Value, s string) error {
 	return nil
 }
 
+// Proxies returns the trusted proxy addresses (IP addresses and CIDR
+// prefixes) as prefixes.
+func (c Config) Proxies() ([]netip.Prefix, error) {
+	list := c.TrustedProxies
+	var out []netip.Prefix
+	for _, s := range list {
+		s = strings.TrimSpace(s)
+		if s == "" {
+			continue
+		}
+		if p, err := netip.ParsePrefix(s); err == nil {
+			out = append(out, p.Masked())
+			continue
+		}
+		a, err := netip.ParseAddr(s)
+		if err != nil {
+			return nil, fmt.Errorf("trusted proxy %q is neither an IP address nor a CIDR prefix", s)
+		}
+		out = append(out, netip.PrefixFrom(a.Unmap(), a.Unmap().BitLen()))
+	}
+	return out, nil
+}
+
 // Validate checks the settings for values that cannot work.
 func (c Config) Validate() error {
 	var errs []error
@@ -232,6 +260,9 @@ func (c Config) Validate() error {
 	}
 	if c.Listen == "" {
 		errs = append(errs, errors.New("listen is empty"))
+	}
+	if _, err := c.Proxies(); err != nil {
+		errs = append(errs, fmt.Errorf("trusted_proxies: %w", err))
 	}
 	if c.PublicURL != "" {
 		u, err := url.Parse(c.PublicURL)

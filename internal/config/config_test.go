@@ -100,3 +100,30 @@ func TestRelativeDataDirIsResolved(t *testing.T) {
 		}
 	}
 }
+
+func TestTrustedProxies(t *testing.T) {
+	c := Default()
+	if len(c.TrustedProxies) != 0 {
+		t.Errorf("default trusted proxies %v, want none", c.TrustedProxies)
+	}
+	c.TrustedProxies = []string{"10.0.0.0/8", "127.0.0.1", " ::1 ", "::ffff:192.0.2.1"}
+	got, err := c.Proxies()
+	if err != nil || len(got) != 4 || got[1].String() != "127.0.0.1/32" || got[2].String() != "::1/128" || got[3].String() != "192.0.2.1/32" {
+		t.Errorf("Proxies() = %v, %v", got, err)
+	}
+	for _, bad := range []string{"10.0.0.0/33", "not-an-ip", "example.com"} {
+		c.TrustedProxies = []string{bad}
+		if c.Validate() == nil {
+			t.Errorf("trusted_proxies %q accepted", bad)
+		}
+	}
+	env := func(k string) string {
+		if k == "TESSERA_TRUSTED_PROXIES" {
+			return "10.0.0.1,10.0.0.2"
+		}
+		return ""
+	}
+	if c, err := Load("", t.TempDir(), env); err != nil || len(c.TrustedProxies) != 2 {
+		t.Errorf("from the environment: %v, %v", c.TrustedProxies, err)
+	}
+}

@@ -197,8 +197,10 @@ func (s *Server) routes() http.Handler {
 	if s.cfg.AccessLog {
 		accessLog = s.log
 	}
+	proxies, _ := s.cfg.Proxies() // checked by the configuration's Validate
 	return middleware.Chain(pub.FastTiles(mux),
 		middleware.Recover(s.log),
+		middleware.TrustProxies(proxies),
 		middleware.RequestID,
 		middleware.Observe(s.metrics, accessLog),
 		middleware.Limits(s.cfg.MaxURIBytes, s.cfg.MaxBodyKB<<10),

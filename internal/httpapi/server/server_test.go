@@ -253,7 +253,8 @@ func TestTiles(t *testing.T) {
 }
 
 func TestDocuments(t *testing.T) {
-	e := newEnv(t, nil)
+	// The test client is this server's reverse proxy.
+	e := newEnv(t, func(c *config.Config) { c.TrustedProxies = []string{"127.0.0.1", "::1"} })
 	r := e.do("GET", "/tiles/roads/tiles.json?key=k1", nil, "X-Forwarded-Proto", "https", "X-Forwarded-Host", "maps.example.com")
 	if r.status != 200 {
 		t.Fatalf("tiles.json: %d %s", r.status, r.body)
