@@ -29,11 +29,21 @@ const StyleFile = "style.json"
 // IconsDir is the folder of a map's icons inside its folder.
 const IconsDir = "icons"
 
-// StyleCheck reads the style document of the map in dir: it returns the
-// style's title (its "name"), the problems that make it unservable (empty
-// when valid) and warnings about what it references but the server lacks
-// (fonts, icons), with which it is still served.
-type StyleCheck func(dir string, raw []byte) (title string, problems, warnings []string)
+// StyleCheck reads the style document of the map in dir.
+type StyleCheck func(dir string, raw []byte) StyleReport
+
+// StyleReport is what a StyleCheck finds in a style.
+type StyleReport struct {
+	// Title is the style's name.
+	Title string
+	// Problems make the style unservable (empty when valid).
+	Problems []string
+	// Warnings name fonts and icons the style uses that the server lacks;
+	// the map is still served.
+	Warnings []string
+	// Tilesets are the names of the server's tilesets the sources name.
+	Tilesets []string
+}
 
 // Map is one map (DATA_DIR/maps/<id>/style.json) as the catalog knows it.
 // Maps are immutable: a change makes a new Map.
@@ -48,13 +58,40 @@ type Map struct {
 	// State is StateOK, StateError (Problems says why) or StateMissing.
 	State    string
 	Problems []string
-	// Warnings name what the style references but the server lacks.
+	// Warnings name fonts and icons the style uses that the server lacks
+	// (tilesets are checked when asked: see MissingTilesets).
 	Warnings []string
+	// Tilesets are the names of the server's tilesets its sources name.
+	Tilesets []string
 	// Gen changes whenever the style is re-read: caches key on it.
 	Gen uint64
 
 	modTime time.Time
 	size    int64
+}
+
+// MissingTilesets lists, as warnings, the tilesets the map's sources name
+// that has (the tileset catalog) does not know.
+func (m *Map) MissingTilesets(has func(name string) bool) []string {
+	var out []string
+	for _, name := range m.Tilesets {
+		if !has(name) {
+			out = append(out, fmt.Sprintf("tileset %q named by a source does not exist: the map draws without it", name))
+		}
+	}
+	return out
+}
+
+// NamingTileset returns the ids of the maps whose sources name the tileset
+// called name.
+func (ms *Maps) NamingTileset(name string) []string {
+	var ids []string
+	for _, m := range ms.List() {
+		if slices.Contains(m.Tilesets, name) {
+			ids = append(ids, m.ID)
+		}
+	}
+	return ids
 }
 
 // Served reports whether public endpoints serve this map.
@@ -88,7 +125,7 @@ func NewMaps(dir string, db *store.DB, check StyleCheck, log *slog.Logger) *Maps
 		log = slog.Default()
 	}
 	if check == nil {
-		check = func(string, []byte) (string, []string, []string) { return "", nil, nil }
+		check = func(string, []byte) StyleReport { return StyleReport{} }
 	}
 	m := &Maps{dir: dir, db: db, log: log, check: check}
 	m.snap.Store(&mapSnapshot{byID: map[string]*Map{}})
@@ -193,11 +230,12 @@ func (ms *Maps) read(rec store.Map, path string, st os.FileInfo) *Map {
 		return m
 	}
 	m.Style = raw
-	title, problems, warnings := ms.check(m.Dir, raw)
+	rep := ms.check(m.Dir, raw)
+	title, problems, warnings := rep.Title, rep.Problems, rep.Warnings
 	if title != "" {
 		m.Title = title
 	}
-	m.Warnings = warnings
+	m.Warnings, m.Tilesets = warnings, rep.Tilesets
 	for _, w := range warnings {
 		ms.log.Warn("map style reference", "map", rec.ID, "warning", w)
 	}

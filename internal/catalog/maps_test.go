@@ -22,20 +22,24 @@ func writeStyle(t *testing.T, dir, id, body string) {
 }
 
 // check is a stand-in style check for these tests: a style must mention
-// "version" and its name is whatever follows "name:".
-func check(_ string, raw []byte) (string, []string, []string) {
+// "version" and its name is whatever follows "name:"; "uses:X" names the
+// tileset X.
+func check(_ string, raw []byte) StyleReport {
 	s := string(raw)
 	if !strings.Contains(s, "version") {
-		return "", []string{"version: missing"}, nil
+		return StyleReport{Problems: []string{"version: missing"}}
 	}
-	var warnings []string
+	var rep StyleReport
 	if strings.Contains(s, "nofont") {
-		warnings = []string{"font nofont is not installed"}
+		rep.Warnings = []string{"font nofont is not installed"}
+	}
+	if _, rest, ok := strings.Cut(s, "uses:"); ok {
+		rep.Tilesets = []string{strings.Fields(rest)[0]}
 	}
 	if _, name, ok := strings.Cut(s, "name:"); ok {
-		return strings.TrimSpace(name), nil, warnings
+		rep.Title = strings.TrimSpace(name)
 	}
-	return "", nil, warnings
+	return rep
 }
 
 func TestMaps(t *testing.T) {

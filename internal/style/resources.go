@@ -161,3 +161,22 @@ func outputs(v any, depth int) []string {
 	}
 	return nil
 }
+
+// Tilesets lists the names of the server's own tilesets that the style's
+// sources name (mbtiles://NAME, pmtiles://NAME, or a /tiles/NAME/ path of
+// this server), each once, without a .mbtiles or .pmtiles extension. The
+// names are found by the same code that rewrites the URLs when the style is
+// served.
+func (s *Style) Tilesets() []string {
+	var names []string
+	seen := map[string]bool{}
+	s.Rewrite(Resolver{MapID: "_", Tileset: func(name string) (string, bool) {
+		name = strings.TrimSuffix(strings.TrimSuffix(name, ".mbtiles"), ".pmtiles")
+		if name != "" && !seen[name] {
+			seen[name] = true
+			names = append(names, name)
+		}
+		return name, true
+	}})
+	return names
+}

@@ -216,12 +216,28 @@ func (a *API) changeTiles(w http.ResponseWriter, r *http.Request) {
 	if !decode(w, r, &body) {
 		return
 	}
+	oldName := e.Name
 	e, err := a.d.Catalog.Update(r.Context(), e.ID, catalog.Change{Name: body.Name, Title: body.Title, Published: body.Published})
 	if err != nil {
 		a.fail(w, r, err)
 		return
 	}
-	respond.JSON(w, http.StatusOK, a.detail(r, e))
+	out := renamed{TilesetDetail: a.detail(r, e)}
+	if e.Name != oldName && a.d.Maps != nil {
+		// A rename breaks the styles that name the old name: say which.
+		out.MapsNamingOldName = a.d.Maps.NamingTileset(oldName)
+		for _, id := range out.MapsNamingOldName {
+			a.d.Log.WarnContext(r.Context(), "tileset renamed: a map's style names the old name", "map", id, "old", oldName, "new", e.Name)
+		}
+	}
+	respond.JSON(w, http.StatusOK, out)
+}
+
+// renamed is the answer to a change of a tileset: its detail, and after a
+// rename the maps whose styles name the old name (and no longer find it).
+type renamed struct {
+	TilesetDetail
+	MapsNamingOldName []string `json:"mapsNamingOldName,omitempty"`
 }
 
 func (a *API) deleteTiles(w http.ResponseWriter, r *http.Request) {

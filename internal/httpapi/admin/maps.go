@@ -4,6 +4,7 @@ import (
 	"github.com/tesseramaps/tessera/internal/httpapi/route"
 	"net/http"
 	"net/url"
+	"slices"
 
 	"github.com/tesseramaps/tessera/internal/catalog"
 	"github.com/tesseramaps/tessera/internal/httpapi/respond"
@@ -30,7 +31,8 @@ type MapSummary struct {
 	// Beyond the spec: whether the style is valid, and why not.
 	State    string   `json:"state"`
 	Problems []string `json:"problems,omitempty"`
-	// Warnings name fonts and icons the style uses that the server lacks.
+	// Warnings name fonts, icons and tilesets the style uses that the
+	// server lacks.
 	Warnings []string `json:"warnings,omitempty"`
 }
 
@@ -41,8 +43,16 @@ type MapDetail struct {
 	URLs    map[string]string `json:"urls"`
 }
 
-func mapSummary(m *catalog.Map) MapSummary {
-	return MapSummary{ID: m.ID, Name: m.ID, Title: m.Title, Published: m.Published, Format: m.Format, State: m.State, Problems: m.Problems, Warnings: m.Warnings}
+func (a *API) mapSummary(m *catalog.Map) MapSummary {
+	warnings := append(slices.Clone(m.Warnings), m.MissingTilesets(a.servesTileset)...)
+	return MapSummary{ID: m.ID, Name: m.ID, Title: m.Title, Published: m.Published, Format: m.Format, State: m.State, Problems: m.Problems, Warnings: warnings}
+}
+
+// servesTileset reports whether a tileset of that name exists and is
+// published.
+func (a *API) servesTileset(name string) bool {
+	e, ok := a.d.Catalog.Get(name)
+	return ok && e.Served()
 }
 
 // extension of a map format in tile URLs.
@@ -58,7 +68,7 @@ func (a *API) mapDetail(r *http.Request, m *catalog.Map) MapDetail {
 	base := root + "/maps/" + url.PathEscape(m.ID)
 	ext := extension(m.Format)
 	return MapDetail{
-		MapSummary: mapSummary(m),
+		MapSummary: a.mapSummary(m),
 		Quality:    m.Quality,
 		URLs: map[string]string{
 			"embeddable":  base + "/",
@@ -83,7 +93,7 @@ func (a *API) listMaps(w http.ResponseWriter, r *http.Request) {
 	all := a.d.Maps.List()
 	items := []MapSummary{}
 	for i := offset; i < len(all) && len(items) < limit; i++ {
-		items = append(items, mapSummary(all[i]))
+		items = append(items, a.mapSummary(all[i]))
 	}
 	respond.JSON(w, http.StatusOK, map[string]any{"items": items, "total": len(all)})
 }

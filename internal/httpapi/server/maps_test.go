@@ -203,9 +203,10 @@ func TestAdminMaps(t *testing.T) {
 	if p := list.Items[0].Problems; len(p) != 1 || !strings.Contains(p[0], "layers[0].paint.background-color") || !strings.Contains(p[0], "bluish") {
 		t.Errorf("problems of the invalid style = %q", p)
 	}
-	// A style naming a font and an icon the server lacks is served, with warnings.
+	// A style naming a font, an icon and a tileset the server lacks is
+	// served, with warnings.
 	ghost := list.Items[2]
-	if ghost.ID != "ghost" || ghost.State != "ok" || len(ghost.Warnings) != 2 || !strings.Contains(strings.Join(ghost.Warnings, ";"), `"Missing Font"`) || !strings.Contains(strings.Join(ghost.Warnings, ";"), `"nosuchicon"`) {
+	if w := strings.Join(ghost.Warnings, ";"); ghost.ID != "ghost" || ghost.State != "ok" || len(ghost.Warnings) != 3 || !strings.Contains(w, `"Missing Font"`) || !strings.Contains(w, `"nosuchicon"`) || !strings.Contains(w, `tileset "nowhere"`) {
 		t.Errorf("ghost map = %+v", ghost)
 	}
 	d := decodeJSON[mapDetail](t, e.admin("GET", "/maps/city", nil).body)
@@ -250,4 +251,53 @@ func TestAdminMaps(t *testing.T) {
 		t.Error("map folder left after delete")
 	}
 	checkError(t, e.do("GET", "/maps/city/style.json", nil), 404)
+}
+
+// TestRenameTilesetNamesTheMaps renames the tileset a map's style names: the
+// answer says which maps name the old name, the map's admin warnings say
+// the tileset is missing, and renaming back clears the warning.
+func TestRenameTilesetNamesTheMaps(t *testing.T) {
+	e := mapEnv(t)
+	list := decodeJSON[struct{ Items []struct{ ID, Name string } }](t, e.admin("GET", "/tiles", nil).body)
+	var id string
+	for _, it := range list.Items {
+		if it.Name == "roads" {
+			id = it.ID
+		}
+	}
+	if id == "" {
+		t.Fatal("no tileset roads")
+	}
+	cityWarnings := func() []string {
+		return decodeJSON[struct{ Warnings []string }](t, e.admin("GET", "/maps/city", nil).body).Warnings
+	}
+	if w := cityWarnings(); len(w) != 0 {
+		t.Fatalf("warnings before the rename: %q", w)
+	}
+	r := e.admin("POST", "/tiles/"+id, map[string]any{"name": "streets"})
+	if r.status != 200 {
+		t.Fatalf("rename: %d %s", r.status, r.body)
+	}
+	got := decodeJSON[struct {
+		Name              string
+		MapsNamingOldName []string
+	}](t, r.body)
+	if got.Name != "streets" || len(got.MapsNamingOldName) != 1 || got.MapsNamingOldName[0] != "city" {
+		t.Errorf("rename answer: %s", r.body)
+	}
+	if w := cityWarnings(); len(w) != 1 || !strings.Contains(w[0], `tileset "roads"`) {
+		t.Errorf("warnings after the rename: %q", w)
+	}
+	// A change that is not a rename names no maps.
+	r = e.admin("POST", "/tiles/"+id, map[string]any{"title": "Streets"})
+	if strings.Contains(string(r.body), "mapsNamingOldName") {
+		t.Errorf("a title change named maps: %s", r.body)
+	}
+	r = e.admin("POST", "/tiles/"+id, map[string]any{"name": "roads"})
+	if r.status != 200 || strings.Contains(string(r.body), "mapsNamingOldName") {
+		t.Errorf("renaming back: %d %s", r.status, r.body)
+	}
+	if w := cityWarnings(); len(w) != 0 {
+		t.Errorf("warnings after renaming back: %q", w)
+	}
 }

@@ -18,10 +18,10 @@ const maxStyleProblems = 50
 // specification; any validation error keeps the map from being served.
 // Fonts and icons the style names that the server lacks are warnings: the
 // map is served with what exists.
-func (srv *Server) checkStyle(dir string, raw []byte) (string, []string, []string) {
+func (srv *Server) checkStyle(dir string, raw []byte) catalog.StyleReport {
 	s, err := style.Parse(raw)
 	if err != nil {
-		return "", []string{err.Error()}, nil
+		return catalog.StyleReport{Problems: []string{err.Error()}}
 	}
 	var problems []string
 	for _, e := range style.Validate(s, style.DefaultSpec()) {
@@ -31,7 +31,15 @@ func (srv *Server) checkStyle(dir string, raw []byte) (string, []string, []strin
 		}
 		problems = append(problems, e.Error())
 	}
-	return s.Name, problems, srv.missingResources(dir, s)
+	rep := catalog.StyleReport{Title: s.Name, Problems: problems, Warnings: srv.missingResources(dir, s), Tilesets: s.Tilesets()}
+	if srv.Catalog != nil {
+		for _, name := range rep.Tilesets {
+			if e, ok := srv.Catalog.Get(name); !ok || !e.Served() {
+				srv.log.Warn("map style names a tileset the server does not serve", "tileset", name, "dir", dir)
+			}
+		}
+	}
+	return rep
 }
 
 // missingResources lists the fonts and icons a style names that the server
