@@ -8,8 +8,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/tesseramaps/tessera/internal/egress"
 	"io/fs"
 	"log/slog"
+	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
@@ -322,11 +324,47 @@ func (c *Catalog) openEntry(ctx context.Context, rec store.Tileset, path string,
 	src, err := c.open(ctx, rec, path)
 	if err != nil {
 		e.State, e.Error = StateError, err.Error()
-		c.log.Error("tileset unreadable", "name", rec.Name, "source", rec.Source, "err", err)
+		source := rec.Source
+		if rec.Storage != store.StorageFile {
+			e.Error = remoteProblem(rec.Source, err)
+			source = egress.Redact(rec.Source)
+			err = errors.New(scrubUserinfo(err.Error(), rec.Source))
+		}
+		c.log.Error("tileset unreadable", "name", rec.Name, "source", source, "err", err)
 		return e
 	}
 	e.Reader, e.Info, e.State = src, src.Info(), StateOK
 	return e
+}
+
+// remoteProblem is what the admin API says of a remote archive that cannot
+// be opened: the rule that refused its address, or one message that holds
+// nothing of what the remote did (not its status, its bytes, nor whether
+// anything answered at all), so that the admin API cannot be used to probe
+// other services. The URL is shown without credentials.
+func remoteProblem(source string, err error) string {
+	if f, ok := egress.Forbidden(err); ok {
+		return fmt.Sprintf("%s: %s", egress.Redact(source), f.Error())
+	}
+	return fmt.Sprintf("could not read a PMTiles archive at %s", egress.Redact(source))
+}
+
+// scrubUserinfo removes the user information of source's URL from a
+// message, for the log.
+func scrubUserinfo(msg, source string) string {
+	u, err := url.Parse(source)
+	if err != nil || u.User == nil {
+		return msg
+	}
+	for _, s := range []string{u.User.String(), u.User.Username()} {
+		if s != "" {
+			msg = strings.ReplaceAll(msg, s, "xxxxx")
+		}
+	}
+	if pw, ok := u.User.Password(); ok && pw != "" {
+		msg = strings.ReplaceAll(msg, pw, "xxxxx")
+	}
+	return msg
 }
 
 type fileInfo struct {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/tesseramaps/tessera/internal/egress"
 	"net/url"
 	"os"
 	"path"
@@ -120,20 +121,20 @@ func (c *Catalog) AddRemote(ctx context.Context, storage, rawURL string) (*Entry
 	}
 	u, err := url.Parse(rawURL)
 	if err != nil || u.Host == "" {
-		return nil, fmt.Errorf("url %q is not an absolute URL", rawURL)
+		return nil, fmt.Errorf("url %s is not an absolute URL", egress.Redact(rawURL))
 	}
 	switch {
 	case storage == store.StorageHTTP && u.Scheme != "http" && u.Scheme != "https":
-		return nil, fmt.Errorf("url %q: http storage needs an http or https URL", rawURL)
+		return nil, fmt.Errorf("url %s: http storage needs an http or https URL", egress.Redact(rawURL))
 	case storage == store.StorageS3 && u.Scheme != "s3" && u.Scheme != "http" && u.Scheme != "https":
-		return nil, fmt.Errorf("url %q: s3 storage needs an s3:// or http(s) URL", rawURL)
+		return nil, fmt.Errorf("url %s: s3 storage needs an s3:// or http(s) URL", egress.Redact(rawURL))
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	entries := c.current()
 	for _, e := range entries {
 		if e.Storage != store.StorageFile && e.Tileset.Source == rawURL {
-			return nil, fmt.Errorf("%w: %s is already registered as %q", ErrNameTaken, rawURL, e.Name)
+			return nil, fmt.Errorf("%w: %s is already registered as %q", ErrNameTaken, egress.Redact(rawURL), e.Name)
 		}
 	}
 	base := path.Base(u.Path)
@@ -151,7 +152,7 @@ func (c *Catalog) AddRemote(ctx context.Context, storage, rawURL string) (*Entry
 	// refused rather than stored.
 	e := c.openEntry(ctx, rec, "", zeroTime, 0)
 	if e.State != StateOK {
-		return nil, fmt.Errorf("open %s: %s", rawURL, e.Error)
+		return nil, errors.New(e.Error) // already free of remote bytes and credentials
 	}
 	if e.Type != "pmtiles" {
 		retire(e.Reader)
@@ -163,7 +164,7 @@ func (c *Catalog) AddRemote(ctx context.Context, storage, rawURL string) (*Entry
 	}
 	entries[rec.ID] = e
 	c.publish(entries)
-	c.log.Info("remote tileset added", "name", rec.Name, "url", rawURL)
+	c.log.Info("remote tileset added", "name", rec.Name, "url", egress.Redact(rawURL))
 	return e, nil
 }
 

@@ -7,6 +7,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/tesseramaps/tessera/internal/egress"
 	"io"
 	"net/netip"
 	"net/url"
@@ -35,6 +36,11 @@ type Config struct {
 	// proxies whose Forwarded and X-Forwarded-* headers are believed. Empty
 	// (the default): the headers are ignored from every peer.
 	TrustedProxies []string `yaml:"trusted_proxies"`
+	// RemoteAllow lists addresses (IPs or CIDR prefixes) that outbound
+	// requests (remote tilesets, marker icons) may reach although they are
+	// not public: loopback, private, link-local... Empty (the default):
+	// only public addresses.
+	RemoteAllow []string `yaml:"remote_allow"`
 	// AdminCredentials is the token expected after "Basic " on admin
 	// requests. Empty: a random token is generated once and kept in state.db.
 	AdminCredentials string `yaml:"admin_credentials"`
@@ -263,6 +269,9 @@ func (c Config) Validate() error {
 	}
 	if _, err := c.Proxies(); err != nil {
 		errs = append(errs, fmt.Errorf("trusted_proxies: %w", err))
+	}
+	if _, err := egress.ParseAllow(c.RemoteAllow); err != nil {
+		errs = append(errs, fmt.Errorf("remote_allow: %w", err))
 	}
 	if c.PublicURL != "" {
 		u, err := url.Parse(c.PublicURL)

@@ -7,7 +7,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/tesseramaps/tessera/internal/egress"
 	"github.com/tesseramaps/tessera/internal/httpapi/route"
+	"github.com/tesseramaps/tessera/internal/store"
 	"io"
 	"log/slog"
 	"net/http"
@@ -98,8 +100,12 @@ type TilesetDetail struct {
 }
 
 func summary(e *catalog.Entry) TilesetSummary {
+	source := e.Tileset.Source
+	if e.Storage != store.StorageFile {
+		source = egress.Redact(source) // never echo credentials of a remote URL
+	}
 	return TilesetSummary{
-		ID: e.ID, Name: e.Name, Title: e.Title, FileName: e.Tileset.Source, Published: e.Published,
+		ID: e.ID, Name: e.Name, Title: e.Title, FileName: source, Published: e.Published,
 		Type: e.Type, TileType: e.TileType(), Format: string(e.Info.Format), Storage: e.Storage,
 		State: e.State, Error: e.Error,
 	}

@@ -10,6 +10,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"github.com/tesseramaps/tessera/internal/egress"
 	"github.com/tesseramaps/tessera/internal/httpapi/route"
 	"log/slog"
 	"net"
@@ -53,6 +54,10 @@ type Server struct {
 	// be printed) rather than configured.
 	TokenGenerated bool
 	handler        http.Handler
+	// remoteClient reads remote tilesets: only from the addresses the egress
+	// policy allows (public ones and remote_allow), checked on every
+	// connection.
+	remoteClient *http.Client
 	// The route tables, kept so that every route can be walked.
 	publicRoutes, adminRoutes *route.Table
 }
@@ -82,6 +87,12 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (*Server, err
 		return nil, err
 	}
 	s := &Server{cfg: cfg, log: log, db: db, metrics: middleware.NewMetrics()}
+	allow, err := egress.ParseAllow(cfg.RemoteAllow)
+	if err != nil {
+		db.Close()
+		return nil, fmt.Errorf("remote_allow: %w", err)
+	}
+	s.remoteClient = egress.Policy{Allow: allow}.Client(60 * time.Second)
 	s.cache = tilecache.New(int64(cfg.TileCacheMB) << 20)
 	s.Catalog = catalog.New(filepath.Join(cfg.DataDir, TilesDir), db, catalog.Options{Logger: log, Opener: s.open})
 	if err := s.Catalog.Load(ctx); err != nil {
@@ -127,7 +138,10 @@ func (s *Server) open(ctx context.Context, rec store.Tileset, path string) (tile
 	}
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
-	return tilesource.OpenPMTiles(ctx, rec.Source, tilesource.PMTilesOptions{Logger: s.log})
+	opts := tilesource.PMTilesOptions{Logger: s.log}
+	opts.Source.HTTP.Client = s.remoteClient
+	opts.Source.S3.Client = s.remoteClient
+	return tilesource.OpenPMTiles(ctx, rec.Source, opts)
 }
 
 // adminToken takes the configured credentials, or the generated token kept

@@ -39,6 +39,13 @@ type testEnv struct {
 
 func newEnv(t *testing.T, mutate func(*config.Config)) *testEnv {
 	t.Helper()
+	return newLoggedEnv(t, mutate, nil)
+}
+
+// newLoggedEnv is newEnv with the server's log written to log (nil:
+// discarded).
+func newLoggedEnv(t *testing.T, mutate func(*config.Config), log io.Writer) *testEnv {
+	t.Helper()
 	dir := t.TempDir()
 	tiles := filepath.Join(dir, "tiles")
 	os.MkdirAll(tiles, 0o755)
@@ -52,7 +59,11 @@ func newEnv(t *testing.T, mutate func(*config.Config)) *testEnv {
 	if mutate != nil {
 		mutate(&cfg)
 	}
-	srv, err := New(context.Background(), cfg, slog.New(slog.DiscardHandler))
+	logger := slog.New(slog.DiscardHandler)
+	if log != nil {
+		logger = slog.New(slog.NewTextHandler(log, nil))
+	}
+	srv, err := New(context.Background(), cfg, logger)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -454,7 +465,8 @@ func TestAdminTilesets(t *testing.T) {
 }
 
 func TestAdminRemote(t *testing.T) {
-	e := newEnv(t, nil)
+	// The remote archive is served on loopback: allow it.
+	e := newEnv(t, func(c *config.Config) { c.RemoteAllow = []string{"127.0.0.0/8", "::1"} })
 	archive := fixtures.Path(t, "fixtures/martin/tests/fixtures/pmtiles/png.pmtiles")
 	remote := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		http.ServeFile(w, r, archive)
@@ -503,7 +515,7 @@ func TestAdminRemoteS3(t *testing.T) {
 	os.WriteFile(filepath.Join(root, "maps", "aerial.pmtiles"), data, 0o644)
 	t.Setenv("AWS_ACCESS_KEY_ID", "TESSERAKEY")
 	t.Setenv("AWS_SECRET_ACCESS_KEY", "tessera-secret")
-	e := newEnv(t, nil)
+	e := newEnv(t, func(c *config.Config) { c.RemoteAllow = []string{"127.0.0.0/8", "::1"} })
 	url := "s3://maps/aerial.pmtiles?endpoint=" + endpoint + "&region=us-east-1"
 	r := e.admin("POST", "/tiles/add", map[string]string{"storage": "s3", "url": url})
 	if r.status != 200 {
