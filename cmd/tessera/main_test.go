@@ -3,37 +3,19 @@ package main
 import (
 	"bytes"
 	"context"
+	"github.com/tesseramaps/tessera/internal/fixtures"
 	"io"
 	"net"
 	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/tesseramaps/tessera/internal/mbtiles"
 )
-
-// syncBuffer is a bytes.Buffer safe for the server goroutine and the test.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 func freeAddr(t *testing.T) string {
 	t.Helper()
@@ -80,11 +62,11 @@ func waitFor(t *testing.T, url string, status int) {
 }
 
 // startServe runs "tessera serve" in this process.
-func startServe(t *testing.T, args ...string) (base string, out *syncBuffer) {
+func startServe(t *testing.T, args ...string) (base string, out *fixtures.SyncBuffer) {
 	t.Helper()
 	addr := freeAddr(t)
 	ctx, cancel := context.WithCancel(context.Background())
-	out = &syncBuffer{}
+	out = &fixtures.SyncBuffer{}
 	done := make(chan error, 1)
 	go func() { done <- run(ctx, append([]string{"serve", "--listen", addr}, args...), out, io.Discard) }()
 	t.Cleanup(func() {

@@ -7,7 +7,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"github.com/tesseramaps/tessera/internal/egress"
 	"io"
 	"net/netip"
 	"net/url"
@@ -235,10 +234,16 @@ func setField(f reflect.Value, s string) error {
 	return nil
 }
 
-// Proxies returns the trusted proxy addresses (IP addresses and CIDR
-// prefixes) as prefixes.
-func (c Config) Proxies() ([]netip.Prefix, error) {
-	list := c.TrustedProxies
+// Proxies returns the trusted proxy addresses as prefixes.
+func (c Config) Proxies() ([]netip.Prefix, error) { return ParsePrefixes(c.TrustedProxies) }
+
+// RemoteAllowed returns the remote_allow addresses as prefixes.
+func (c Config) RemoteAllowed() ([]netip.Prefix, error) { return ParsePrefixes(c.RemoteAllow) }
+
+// ParsePrefixes reads a list of IP addresses and CIDR prefixes (an address
+// is the prefix of that one address; IPv4-mapped IPv6 forms are read as
+// IPv4).
+func ParsePrefixes(list []string) ([]netip.Prefix, error) {
 	var out []netip.Prefix
 	for _, s := range list {
 		s = strings.TrimSpace(s)
@@ -251,9 +256,10 @@ func (c Config) Proxies() ([]netip.Prefix, error) {
 		}
 		a, err := netip.ParseAddr(s)
 		if err != nil {
-			return nil, fmt.Errorf("trusted proxy %q is neither an IP address nor a CIDR prefix", s)
+			return nil, fmt.Errorf("%q is neither an IP address nor a CIDR prefix", s)
 		}
-		out = append(out, netip.PrefixFrom(a.Unmap(), a.Unmap().BitLen()))
+		a = a.Unmap()
+		out = append(out, netip.PrefixFrom(a, a.BitLen()))
 	}
 	return out, nil
 }
@@ -270,7 +276,7 @@ func (c Config) Validate() error {
 	if _, err := c.Proxies(); err != nil {
 		errs = append(errs, fmt.Errorf("trusted_proxies: %w", err))
 	}
-	if _, err := egress.ParseAllow(c.RemoteAllow); err != nil {
+	if _, err := c.RemoteAllowed(); err != nil {
 		errs = append(errs, fmt.Errorf("remote_allow: %w", err))
 	}
 	if c.PublicURL != "" {

@@ -98,28 +98,6 @@ type Policy struct {
 	Allow []netip.Prefix
 }
 
-// ParseAllow reads an allowlist of IP addresses and CIDR prefixes.
-func ParseAllow(list []string) ([]netip.Prefix, error) {
-	var out []netip.Prefix
-	for _, s := range list {
-		s = strings.TrimSpace(s)
-		if s == "" {
-			continue
-		}
-		if p, err := netip.ParsePrefix(s); err == nil {
-			out = append(out, p.Masked())
-			continue
-		}
-		a, err := netip.ParseAddr(s)
-		if err != nil {
-			return nil, fmt.Errorf("%q is neither an IP address nor a CIDR prefix", s)
-		}
-		a = a.Unmap()
-		out = append(out, netip.PrefixFrom(a, a.BitLen()))
-	}
-	return out, nil
-}
-
 // Check returns a *ForbiddenError when addr may not be reached.
 func (p Policy) Check(addr netip.Addr) error {
 	addr = addr.Unmap()

@@ -3,34 +3,16 @@ package server
 import (
 	"bytes"
 	"encoding/json"
+	"github.com/tesseramaps/tessera/internal/fixtures"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/tesseramaps/tessera/internal/config"
 	"github.com/tesseramaps/tessera/internal/egress"
 )
-
-// syncBuffer is a log sink safe for the server's goroutines.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 // TestRemoteTilesetsWithoutSSRF: with no allowlist, remote tilesets on
 // loopback, private or link-local addresses (also through a name, or a
@@ -52,7 +34,7 @@ func TestRemoteTilesetsWithoutSSRF(t *testing.T) {
 	ln.Close()
 	_, secretPort, _ := net.SplitHostPort(secret.Listener.Addr().String())
 
-	var log syncBuffer
+	var log fixtures.SyncBuffer
 	e := newLoggedEnv(t, nil, &log)
 	refused := []struct{ url, rule string }{
 		{secret.URL + "/a.pmtiles", "loopback"},
@@ -75,7 +57,7 @@ func TestRemoteTilesetsWithoutSSRF(t *testing.T) {
 
 	// Loopback allowed: what the remote does is never echoed, and every
 	// failure reads the same.
-	log2 := &syncBuffer{}
+	log2 := &fixtures.SyncBuffer{}
 	e = newLoggedEnv(t, func(c *config.Config) { c.RemoteAllow = []string{"127.0.0.1"} }, log2)
 	redirect := httptest.NewServer(http.RedirectHandler("http://[::1]:"+secretPort+"/a.pmtiles", http.StatusFound))
 	defer redirect.Close()

@@ -87,7 +87,7 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (*Server, err
 		return nil, err
 	}
 	s := &Server{cfg: cfg, log: log, db: db, metrics: middleware.NewMetrics()}
-	allow, err := egress.ParseAllow(cfg.RemoteAllow)
+	allow, err := cfg.RemoteAllowed()
 	if err != nil {
 		db.Close()
 		return nil, fmt.Errorf("remote_allow: %w", err)
