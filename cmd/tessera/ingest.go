@@ -41,7 +41,7 @@ func ingestCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err := cat.Load(ctx); err != nil {
 		return err
 	}
-	svc, err := ingest.New(db, cat, filepath.Join(cfg.DataDir, server.UploadsDir), cfg.MaxUploadMB<<20, log)
+	svc, err := ingest.New(ctx, db, cat, filepath.Join(cfg.DataDir, server.UploadsDir), ingest.Options{MaxSize: cfg.MaxUploadMB << 20, Expiry: cfg.UploadExpiry, Logger: log})
 	if err != nil {
 		return err
 	}

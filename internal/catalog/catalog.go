@@ -333,6 +333,12 @@ func (c *Catalog) openEntry(ctx context.Context, rec store.Tileset, path string,
 		c.log.Error("tileset unreadable", "name", rec.Name, "source", source, "err", err)
 		return e
 	}
+	if err := tilesource.CheckTileSize(src.Info()); err != nil {
+		src.Close()
+		e.State, e.Error = StateError, err.Error()
+		c.log.Error("tileset not served", "name", rec.Name, "err", err)
+		return e
+	}
 	e.Reader, e.Info, e.State = src, src.Info(), StateOK
 	return e
 }

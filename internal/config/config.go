@@ -60,6 +60,9 @@ type Config struct {
 	MemoryLimitMB int `yaml:"memory_limit_mb"`
 	// MaxUploadMB is the largest accepted ingest upload, in MiB.
 	MaxUploadMB int64 `yaml:"max_upload_mb"`
+	// UploadExpiry removes an ingest upload (record and file) that has
+	// received nothing for this long.
+	UploadExpiry time.Duration `yaml:"upload_expiry"`
 	// MaxBodyKB bounds JSON request bodies, in KiB.
 	MaxBodyKB int64 `yaml:"max_body_kb"`
 	// MaxURIBytes bounds the request URI (414 above).
@@ -95,6 +98,7 @@ func Default() Config {
 		CORSOrigins:           []string{"*"},
 		TileCacheMB:           48,
 		MaxUploadMB:           2048,
+		UploadExpiry:          24 * time.Hour,
 		MaxBodyKB:             1024,
 		MaxURIBytes:           8192,
 		MaxHeaderKB:           64,
@@ -272,6 +276,9 @@ func (c Config) Validate() error {
 	}
 	if c.Listen == "" {
 		errs = append(errs, errors.New("listen is empty"))
+	}
+	if c.UploadExpiry < time.Second {
+		errs = append(errs, fmt.Errorf("upload_expiry %v is shorter than a second", c.UploadExpiry))
 	}
 	if _, err := c.Proxies(); err != nil {
 		errs = append(errs, fmt.Errorf("trusted_proxies: %w", err))

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"os"
 	"strconv"
@@ -26,12 +27,9 @@ func ConvertGeoJSON(ctx context.Context, r io.Reader, path, name string, log *sl
 	if err != nil {
 		var gerr *geojson.Error
 		if errors.As(err, &gerr) || errors.Is(err, geojson.ErrLimit) {
-			return fmt.Errorf("%w: %v", ErrInvalid, err)
+			return fmt.Errorf("%w: %w", ErrInvalid, err)
 		}
-		if ctx.Err() != nil {
-			return err
-		}
-		return fmt.Errorf("%w: %v", ErrInvalid, err)
+		return fmt.Errorf("read the GeoJSON upload: %w", err) // the server's (disk, cancellation)
 	}
 	if len(features) == 0 {
 		return fmt.Errorf("%w: the GeoJSON has no features", ErrInvalid)
@@ -118,34 +116,65 @@ func LayerName(name string) string {
 // CheckTileset checks an uploaded MBTiles or PMTiles file completely
 // enough that a truncated or corrupt file is refused: the database's own
 // consistency check and its metadata for MBTiles; the header, the size and
-// every directory for PMTiles.
+// every directory for PMTiles; and a raster tile size the documents can
+// describe. What is wrong with the file wraps ErrInvalid; a failure to read
+// it (disk, cancellation) does not.
 func CheckTileset(ctx context.Context, path string, k kind) error {
+	var src tilesource.Source
 	switch k {
 	case kindMBTiles:
 		r, err := mbtiles.Open(ctx, path)
 		if err != nil {
-			return fmt.Errorf("%w: %v", ErrInvalid, err)
+			return classify(ctx, err)
 		}
 		err = r.Check(ctx)
 		r.Close()
 		if err != nil {
-			return fmt.Errorf("%w: %v", ErrInvalid, err)
+			return classify(ctx, err)
 		}
-		src, err := tilesource.OpenFileAs(ctx, path, ".mbtiles")
-		if err != nil {
-			return fmt.Errorf("%w: %v", ErrInvalid, err)
+		if src, err = tilesource.OpenFileAs(ctx, path, ".mbtiles"); err != nil {
+			return classify(ctx, err)
 		}
-		return src.Close()
 	case kindPMTiles:
-		src, err := tilesource.OpenPMTiles(ctx, path, tilesource.PMTilesOptions{})
+		p, err := tilesource.OpenPMTiles(ctx, path, tilesource.PMTilesOptions{})
 		if err != nil {
-			return fmt.Errorf("%w: %v", ErrInvalid, err)
+			return classify(ctx, err)
 		}
-		defer src.Close()
-		if err := src.Check(ctx); err != nil {
-			return fmt.Errorf("%w: %v", ErrInvalid, err)
+		if err := p.Check(ctx); err != nil {
+			p.Close()
+			return classify(ctx, err)
 		}
-		return nil
+		src = p
+	default:
+		return fmt.Errorf("%w: not a tileset file", ErrInvalid)
 	}
-	return fmt.Errorf("%w: not a tileset file", ErrInvalid)
+	defer src.Close()
+	if err := tilesource.CheckTileSize(src.Info()); err != nil {
+		return fmt.Errorf("%w: %w", ErrInvalid, err)
+	}
+	return nil
+}
+
+// sqliteServerCodes are SQLite's primary result codes of failures that are
+// the machine's, not the file's: busy, locked, out of memory, read-only,
+// interrupted, I/O error, disk full, cannot open, protocol.
+var sqliteServerCodes = map[int]bool{5: true, 6: true, 7: true, 8: true, 9: true, 10: true, 13: true, 14: true, 15: true}
+
+// classify tells whether an error met while reading an uploaded file is the
+// file's fault (wrapped in ErrInvalid) or the server's (returned as is):
+// cancellation, file-system errors and SQLite's I/O, memory and locking
+// codes are the server's; every other problem is the file's.
+func classify(ctx context.Context, err error) error {
+	if ctx.Err() != nil || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return err
+	}
+	var pathErr *fs.PathError
+	if errors.As(err, &pathErr) {
+		return err
+	}
+	var coded interface{ Code() int }
+	if errors.As(err, &coded) && sqliteServerCodes[coded.Code()&0xff] {
+		return err
+	}
+	return fmt.Errorf("%w: %w", ErrInvalid, err)
 }

@@ -11,11 +11,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
+	"time"
 	"unicode/utf8"
 
 	"github.com/google/uuid"
@@ -27,17 +29,38 @@ import (
 // Errors callers map to statuses.
 var (
 	ErrNotFound = errors.New("ingest not found")
-	// ErrInvalid is wrapped by errors in what the client sent (4xx).
+	// ErrInvalid is wrapped by errors in what the client sent (4xx): a
+	// malformed request or a file that is not a valid tileset. Every other
+	// failure (disk, database, cancellation) is the server's.
 	ErrInvalid = errors.New("invalid ingest")
 	// ErrTooLarge is wrapped when a file exceeds the configured maximum.
 	ErrTooLarge = errors.New("file too large")
 	// ErrState is wrapped when the ingest is not in a state that allows the
 	// operation (for example processing an incomplete upload).
 	ErrState = errors.New("ingest state does not allow this")
+	// ErrBusy is wrapped when another request is uploading to or processing
+	// the same ingest.
+	ErrBusy = errors.New("ingest busy")
 )
 
 // MaxFilenameBytes is the longest accepted file name.
 const MaxFilenameBytes = 255
+
+// DefaultExpiry is how long an upload may receive nothing before it is
+// removed.
+const DefaultExpiry = 24 * time.Hour
+
+// Options tune a Service.
+type Options struct {
+	// MaxSize is the largest accepted file, in bytes.
+	MaxSize int64
+	// Expiry removes uploads (record and file) that received nothing for
+	// this long; DefaultExpiry when zero.
+	Expiry time.Duration
+	Logger *slog.Logger
+	// Now is the clock (time.Now when nil).
+	Now func() time.Time
+}
 
 // Service runs upload sessions.
 type Service struct {
@@ -45,23 +68,34 @@ type Service struct {
 	cat     *catalog.Catalog
 	dir     string // uploads directory
 	maxSize int64
+	expiry  time.Duration
+	now     func() time.Time
 	log     *slog.Logger
 
-	mu    sync.Mutex             // guards locks
-	locks map[string]*sync.Mutex // one per ingest: uploads and processing do not overlap
+	mu   sync.Mutex      // guards busy
+	busy map[string]bool // ingests with an upload or processing under way
 }
 
-// New makes the service. Uploads go to dir; files above maxSize bytes are
-// refused.
-func New(db *store.DB, cat *catalog.Catalog, dir string, maxSize int64, log *slog.Logger) (*Service, error) {
+// New makes the service over the uploads directory dir and puts the
+// directory in order after a crash (see Recover).
+func New(ctx context.Context, db *store.DB, cat *catalog.Catalog, dir string, opts Options) (*Service, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("make uploads directory: %w", err)
 	}
-	if log == nil {
-		log = slog.Default()
+	s := &Service{db: db, cat: cat, dir: dir, maxSize: opts.MaxSize, expiry: opts.Expiry, now: opts.Now, log: opts.Logger, busy: map[string]bool{}}
+	if s.log == nil {
+		s.log = slog.Default()
 	}
-	s := &Service{db: db, cat: cat, dir: dir, maxSize: maxSize, log: log, locks: map[string]*sync.Mutex{}}
+	if s.expiry <= 0 {
+		s.expiry = DefaultExpiry
+	}
+	if s.now == nil {
+		s.now = time.Now
+	}
 	s.cleanStale()
+	if err := s.Recover(ctx); err != nil {
+		return nil, err
+	}
 	return s, nil
 }
 
@@ -76,16 +110,84 @@ func (s *Service) cleanStale() {
 	}
 }
 
-func (s *Service) lock(id string) func() {
-	s.mu.Lock()
-	l, ok := s.locks[id]
-	if !ok {
-		l = &sync.Mutex{}
-		s.locks[id] = l
+// Recover puts the ingests in order after a crash: a processing that was
+// interrupted goes back to "uploaded" (its upload is complete and can be
+// processed again) or, when its file is gone, to "failed" with the reason;
+// an upload whose file is gone fails; files of the uploads directory that
+// belong to no live upload are removed.
+func (s *Service) Recover(ctx context.Context) error {
+	all, err := s.db.Ingests(ctx)
+	if err != nil {
+		return fmt.Errorf("recover ingests: %w", err)
 	}
-	s.mu.Unlock()
-	l.Lock()
-	return l.Unlock
+	live := map[string]bool{}
+	for _, in := range all {
+		size := int64(-1)
+		if st, err := os.Stat(s.partPath(in.ID)); err == nil {
+			size = st.Size()
+		}
+		switch in.State {
+		case store.IngestProcessing:
+			if size == in.Size {
+				in.State, in.Errors = store.IngestUploaded, nil
+				s.log.Warn("an interrupted processing was found: the upload can be processed again", "ingest", in.ID, "file", in.Filename)
+			} else {
+				in.State = store.IngestFailed
+				in.Errors = append(in.Errors, "processing was interrupted (the server stopped) and the uploaded file is gone: upload it again")
+				s.log.Warn("an interrupted processing was found and its upload is gone", "ingest", in.ID, "file", in.Filename)
+			}
+			if _, err := s.db.UpdateIngest(ctx, in); err != nil {
+				return fmt.Errorf("recover ingest %s: %w", in.ID, err)
+			}
+		case store.IngestUpload, store.IngestUploaded:
+			if size < 0 || size > in.Size {
+				in.State = store.IngestFailed
+				in.Errors = append(in.Errors, "the uploaded file is gone: upload it again")
+				if _, err := s.db.UpdateIngest(ctx, in); err != nil {
+					return fmt.Errorf("recover ingest %s: %w", in.ID, err)
+				}
+				continue
+			}
+		default:
+			continue
+		}
+		if in.State == store.IngestUpload || in.State == store.IngestUploaded {
+			live[in.ID] = true
+		}
+	}
+	entries, err := os.ReadDir(s.dir)
+	if err != nil {
+		return fmt.Errorf("read uploads directory: %w", err)
+	}
+	for _, de := range entries {
+		name := de.Name()
+		id, ext := strings.TrimSuffix(name, filepath.Ext(name)), filepath.Ext(name)
+		if ext == ".part" && live[id] {
+			continue
+		}
+		if ext == ".part" || ext == ".chunk" {
+			if err := os.Remove(filepath.Join(s.dir, name)); err == nil {
+				s.log.Info("removed an upload file with no live ingest", "file", name)
+			}
+		}
+	}
+	return nil
+}
+
+// begin marks the ingest busy; it fails with ErrBusy while another request
+// holds it.
+func (s *Service) begin(id string) (end func(), err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.busy[id] {
+		return nil, fmt.Errorf("%w: another request is uploading to or processing this ingest; retry when it is done", ErrBusy)
+	}
+	s.busy[id] = true
+	return func() {
+		s.mu.Lock()
+		delete(s.busy, id)
+		s.mu.Unlock()
+	}, nil
 }
 
 // Record is an ingest as the API shows it.
@@ -116,6 +218,7 @@ func (s *Service) Create(ctx context.Context, filename string, size int64) (Reco
 	}
 	f, err := os.Create(s.partPath(in.ID))
 	if err != nil {
+		s.db.DeleteIngest(context.WithoutCancel(ctx), in.ID)
 		return Record{}, fmt.Errorf("create upload file: %w", err)
 	}
 	f.Close()
@@ -139,7 +242,8 @@ func checkFilename(name string) error {
 	return nil
 }
 
-func (s *Service) partPath(id string) string { return filepath.Join(s.dir, id+".part") }
+func (s *Service) partPath(id string) string  { return filepath.Join(s.dir, id+".part") }
+func (s *Service) chunkPath(id string) string { return filepath.Join(s.dir, id+".chunk") }
 
 // Get returns the session.
 func (s *Service) Get(ctx context.Context, id string) (Record, error) {
@@ -153,13 +257,115 @@ func (s *Service) Get(ctx context.Context, id string) (Record, error) {
 	if err != nil {
 		return Record{}, err
 	}
+	return s.record(in), nil
+}
+
+// record adds the bytes received to a stored ingest.
+func (s *Service) record(in store.Ingest) Record {
 	rec := Record{Ingest: in}
-	if st, err := os.Stat(s.partPath(id)); err == nil {
+	if st, err := os.Stat(s.partPath(in.ID)); err == nil {
 		rec.Received = st.Size()
 	} else if in.State == store.IngestDone || in.State == store.IngestProcessing {
 		rec.Received = in.Size
 	}
-	return rec, nil
+	return rec
+}
+
+// List returns every ingest, newest first.
+func (s *Service) List(ctx context.Context) ([]Record, error) {
+	all, err := s.db.Ingests(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Record, len(all))
+	for i, in := range all {
+		out[i] = s.record(in)
+	}
+	return out, nil
+}
+
+// Cancel ends an ingest that is not being processed: its record and its
+// upload file are removed (a tileset it made stays).
+func (s *Service) Cancel(ctx context.Context, id string) error {
+	rec, err := s.Get(ctx, id)
+	if err != nil {
+		return err
+	}
+	end, err := s.begin(id)
+	if err != nil {
+		return err
+	}
+	defer end()
+	if rec, err = s.Get(ctx, id); err != nil {
+		return err
+	}
+	if rec.State == store.IngestProcessing {
+		return fmt.Errorf("%w: the ingest is being processed", ErrState)
+	}
+	return s.remove(ctx, id)
+}
+
+// remove deletes an ingest's files and record.
+func (s *Service) remove(ctx context.Context, id string) error {
+	for _, p := range []string{s.partPath(id), s.chunkPath(id)} {
+		if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("remove upload file: %w", err)
+		}
+	}
+	if err := s.db.DeleteIngest(ctx, id); err != nil && !errors.Is(err, store.ErrNotFound) {
+		return err
+	}
+	return nil
+}
+
+// Expire removes the uploads (not yet processed) that received nothing for
+// longer than the expiry, and returns their ids.
+func (s *Service) Expire(ctx context.Context) ([]string, error) {
+	all, err := s.db.Ingests(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var removed []string
+	for _, in := range all {
+		if in.State != store.IngestUpload && in.State != store.IngestUploaded {
+			continue
+		}
+		last, _ := time.Parse(time.RFC3339Nano, in.Changed)
+		if st, err := os.Stat(s.partPath(in.ID)); err == nil && st.ModTime().After(last) {
+			last = st.ModTime()
+		}
+		if s.now().Sub(last) <= s.expiry {
+			continue
+		}
+		end, err := s.begin(in.ID)
+		if err != nil {
+			continue // an upload is arriving right now
+		}
+		err = s.remove(ctx, in.ID)
+		end()
+		if err != nil {
+			return removed, err
+		}
+		s.log.Info("an upload received nothing for too long and was removed", "ingest", in.ID, "file", in.Filename, "expiry", s.expiry)
+		removed = append(removed, in.ID)
+	}
+	return removed, nil
+}
+
+// RunExpiry calls Expire now and then every interval until ctx ends.
+func (s *Service) RunExpiry(ctx context.Context, interval time.Duration) {
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		if _, err := s.Expire(ctx); err != nil && ctx.Err() == nil {
+			s.log.Error("expire uploads", "err", err)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
 }
 
 // Range is the part of the file a chunk carries (from Content-Range).
@@ -171,94 +377,142 @@ type Range struct {
 // Upload writes bytes into the session. With no range, body is the whole
 // file. With a range, the chunk must start where the bytes received so far
 // end (or earlier, to resend an overlapping part), so an interrupted upload
-// resumes at Record.Received. It returns the session afterwards; the upload
-// is complete when Received equals Size.
+// resumes at Record.Received. A chunk is received whole into a side file
+// before any of it is committed: a refused or broken chunk changes nothing.
+// It returns the session afterwards; the upload is complete when Received
+// equals Size.
 func (s *Service) Upload(ctx context.Context, id string, body io.Reader, rng *Range) (Record, error) {
 	rec, err := s.Get(ctx, id)
 	if err != nil {
 		return Record{}, err
 	}
-	unlock := s.lock(id)
-	defer unlock()
+	end, err := s.begin(id)
+	if err != nil {
+		return rec, err
+	}
+	defer end()
 	if rec, err = s.Get(ctx, id); err != nil {
 		return Record{}, err
 	}
 	if rec.State != store.IngestUpload && rec.State != store.IngestUploaded {
 		return rec, fmt.Errorf("%w: the ingest is %s", ErrState, rec.State)
 	}
-	start := int64(0)
-	limit := rec.Size
+	start, limit := int64(0), rec.Size
 	if rng != nil {
-		if rng.Total >= 0 && rng.Total != rec.Size {
+		switch {
+		case rng.Total >= 0 && rng.Total != rec.Size:
 			return rec, fmt.Errorf("%w: Content-Range total %d differs from the declared size %d", ErrInvalid, rng.Total, rec.Size)
-		}
-		if rng.Start < 0 || rng.End < rng.Start || rng.End >= rec.Size {
-			return rec, fmt.Errorf("%w: Content-Range bytes %d-%d outside the file of %d bytes", ErrInvalid, rng.Start, rng.End, rec.Size)
-		}
-		if rng.Start > rec.Received {
+		case rng.Start < 0 || rng.End < rng.Start:
+			return rec, fmt.Errorf("%w: Content-Range bytes %d-%d is not a range", ErrInvalid, rng.Start, rng.End)
+		case rng.End >= rec.Size:
+			return rec, fmt.Errorf("%w: Content-Range bytes %d-%d ends at byte %d, past the end of the file of %d bytes (its last byte is %d)", ErrInvalid, rng.Start, rng.End, rng.End, rec.Size, rec.Size-1)
+		case rng.Start > rec.Received:
 			return rec, fmt.Errorf("%w: chunk starts at byte %d but only %d bytes were received: resume at %d", ErrInvalid, rng.Start, rec.Received, rec.Received)
 		}
-		start = rng.Start
-		limit = rng.End - rng.Start + 1
+		start, limit = rng.Start, rng.End-rng.Start+1
 	}
-	f, err := os.OpenFile(s.partPath(id), os.O_WRONLY|os.O_CREATE, 0o644)
+	chunk := s.chunkPath(id)
+	defer os.Remove(chunk) // renamed or copied on success; dropped otherwise
+	n, err := receive(body, chunk, limit)
 	if err != nil {
-		return rec, fmt.Errorf("open upload file: %w", err)
+		return rec, err
 	}
-	defer f.Close()
-	if rng == nil {
-		if err := f.Truncate(0); err != nil {
-			return rec, fmt.Errorf("truncate upload file: %w", err)
-		}
-	}
-	if _, err := f.Seek(start, io.SeekStart); err != nil {
-		return rec, fmt.Errorf("seek upload file: %w", err)
-	}
-	// Read one byte more than allowed, to tell an oversized body.
-	n, err := io.Copy(f, io.LimitReader(body, limit+1))
-	if err != nil {
-		// Keep what arrived: the client resumes from Received.
-		f.Sync()
-		return rec, fmt.Errorf("receive upload: %w", err)
-	}
-	if n > limit {
-		// Drop the excess so Received stays honest.
-		f.Truncate(start + limit)
-		if rng == nil {
-			f.Truncate(0)
-			return rec, fmt.Errorf("%w: the body has more bytes than the declared size %d", ErrInvalid, rec.Size)
-		}
+	switch {
+	case n > limit && rng == nil:
+		return rec, fmt.Errorf("%w: the body has more bytes than the declared size %d", ErrInvalid, rec.Size)
+	case n > limit:
 		return rec, fmt.Errorf("%w: the chunk has more bytes than its Content-Range says (%d)", ErrInvalid, limit)
-	}
-	if rng != nil && n < limit {
-		f.Truncate(start + n)
-		f.Sync()
+	case n < limit && rng == nil:
+		return rec, fmt.Errorf("%w: received %d bytes, the declared size is %d", ErrInvalid, n, rec.Size)
+	case n < limit:
 		return rec, fmt.Errorf("%w: the chunk has %d bytes, its Content-Range says %d", ErrInvalid, n, limit)
 	}
-	if err := f.Sync(); err != nil {
-		return rec, fmt.Errorf("sync upload file: %w", err)
+	if rng == nil {
+		if err := os.Rename(chunk, s.partPath(id)); err != nil {
+			return rec, fmt.Errorf("commit upload: %w", err)
+		}
+	} else if err := commitChunk(chunk, s.partPath(id), start); err != nil {
+		return rec, err
 	}
-	st, err := f.Stat()
+	st, err := os.Stat(s.partPath(id))
 	if err != nil {
 		return rec, fmt.Errorf("stat upload file: %w", err)
-	}
-	if rng == nil && st.Size() != rec.Size {
-		size := st.Size()
-		f.Truncate(0)
-		return rec, fmt.Errorf("%w: received %d bytes, the declared size is %d", ErrInvalid, size, rec.Size)
 	}
 	rec.Received = st.Size()
 	state := store.IngestUpload
 	if rec.Received == rec.Size {
 		state = store.IngestUploaded
 	}
-	if state != rec.State {
-		rec.State = state
-		if rec.Ingest, err = s.db.UpdateIngest(ctx, rec.Ingest); err != nil {
-			return rec, err
-		}
+	rec.State = state
+	// Recording the change (even of nothing but the time) marks activity
+	// for the expiry.
+	if rec.Ingest, err = s.db.UpdateIngest(context.WithoutCancel(ctx), rec.Ingest); err != nil {
+		return rec, err
 	}
 	return rec, nil
+}
+
+// receive copies at most limit+1 bytes of body into a new file at path
+// and returns how many arrived. A body that breaks off is the client's
+// problem (ErrInvalid); a failure to write is the server's.
+func receive(body io.Reader, path string, limit int64) (int64, error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return 0, fmt.Errorf("create chunk file: %w", err)
+	}
+	defer f.Close()
+	n, err := io.Copy(f, io.LimitReader(readErrors{body}, limit+1))
+	if err != nil {
+		var re bodyError
+		if errors.As(err, &re) {
+			return n, fmt.Errorf("%w: the upload broke off after %d bytes: %v", ErrInvalid, n, re.err)
+		}
+		return n, fmt.Errorf("write chunk file: %w", err)
+	}
+	if err := f.Sync(); err != nil {
+		return n, fmt.Errorf("sync chunk file: %w", err)
+	}
+	return n, nil
+}
+
+// readErrors marks the errors of reading the request body, so that they
+// can be told from the errors of writing the file.
+type readErrors struct{ r io.Reader }
+
+type bodyError struct{ err error }
+
+func (e bodyError) Error() string { return e.err.Error() }
+func (e bodyError) Unwrap() error { return e.err }
+
+func (r readErrors) Read(p []byte) (int, error) {
+	n, err := r.r.Read(p)
+	if err != nil && err != io.EOF {
+		err = bodyError{err}
+	}
+	return n, err
+}
+
+// commitChunk writes the chunk file's bytes into the upload file at
+// offset and syncs it.
+func commitChunk(chunk, part string, offset int64) error {
+	in, err := os.Open(chunk)
+	if err != nil {
+		return fmt.Errorf("open chunk file: %w", err)
+	}
+	defer in.Close()
+	out, err := os.OpenFile(part, os.O_WRONLY|os.O_CREATE, 0o644)
+	if err != nil {
+		return fmt.Errorf("open upload file: %w", err)
+	}
+	if _, err := io.Copy(io.NewOffsetWriter(out, offset), in); err != nil {
+		out.Close()
+		return fmt.Errorf("write upload file: %w", err)
+	}
+	if err := out.Sync(); err != nil {
+		out.Close()
+		return fmt.Errorf("sync upload file: %w", err)
+	}
+	return out.Close()
 }
 
 // Process validates a complete upload and turns it into a tileset whose
@@ -270,8 +524,11 @@ func (s *Service) Process(ctx context.Context, id string) (*catalog.Entry, error
 	if err != nil {
 		return nil, err
 	}
-	unlock := s.lock(id)
-	defer unlock()
+	end, err := s.begin(id)
+	if err != nil {
+		return nil, err
+	}
+	defer end()
 	if rec, err = s.Get(ctx, id); err != nil {
 		return nil, err
 	}
@@ -350,10 +607,7 @@ func (s *Service) process(ctx context.Context, rec Record) (*catalog.Entry, erro
 	}
 	e, err := s.cat.AddFile(ctx, tmp, name, kind.ext(), rec.DocumentID)
 	if err != nil {
-		if errors.Is(err, catalog.ErrNameTaken) {
-			return nil, err
-		}
-		return nil, fmt.Errorf("%w: %v", ErrInvalid, err)
+		return nil, fmt.Errorf("add the tileset: %w", err)
 	}
 	return e, nil
 }

@@ -28,7 +28,7 @@ func newService(t *testing.T, maxSize int64) (*Service, *catalog.Catalog, string
 	if err := cat.Load(ctx); err != nil {
 		t.Fatal(err)
 	}
-	svc, err := New(db, cat, filepath.Join(dir, "uploads"), maxSize, log)
+	svc, err := New(ctx, db, cat, filepath.Join(dir, "uploads"), Options{MaxSize: maxSize, Logger: log})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,9 +55,10 @@ func TestChunksResumeAndProcess(t *testing.T) {
 	}{
 		{"gap", Range{Start: half, End: int64(len(data)) - 1, Total: int64(len(data))}, data[half:], ErrInvalid, 0},
 		{"first half", Range{Start: 0, End: half - 1, Total: -1}, data[:half], nil, half},
-		{"short chunk", Range{Start: half, End: int64(len(data)) - 1, Total: int64(len(data))}, data[half : half+3], ErrInvalid, half + 3},
-		{"wrong total", Range{Start: half, End: half, Total: 5}, data[half : half+1], ErrInvalid, half + 3},
-		{"past the end", Range{Start: half, End: int64(len(data)), Total: int64(len(data))}, data[half:], ErrInvalid, half + 3},
+		{"short chunk (refused whole)", Range{Start: half, End: int64(len(data)) - 1, Total: int64(len(data))}, data[half : half+3], ErrInvalid, half},
+		{"long chunk (refused whole)", Range{Start: half, End: half + 2, Total: int64(len(data))}, data[half : half+5], ErrInvalid, half},
+		{"wrong total", Range{Start: half, End: half, Total: 5}, data[half : half+1], ErrInvalid, half},
+		{"past the end", Range{Start: half, End: int64(len(data)), Total: int64(len(data))}, data[half:], ErrInvalid, half},
 		{"the rest, overlapping", Range{Start: half, End: int64(len(data)) - 1, Total: int64(len(data))}, data[half:], nil, int64(len(data))},
 	}
 	for _, tt := range tests {
@@ -154,7 +155,7 @@ func TestStaleTemporaryFilesRemoved(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	if _, err := New(db, cat, filepath.Join(dir, "uploads"), 1<<20, slog.New(slog.DiscardHandler)); err != nil {
+	if _, err := New(context.Background(), db, cat, filepath.Join(dir, "uploads"), Options{MaxSize: 1 << 20, Logger: slog.New(slog.DiscardHandler)}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(stale); !os.IsNotExist(err) {

@@ -105,3 +105,15 @@ func encodeErrors(errs []string) string {
 	b, _ := json.Marshal(errs)
 	return string(b)
 }
+
+// DeleteIngest removes a session's record.
+func (s *DB) DeleteIngest(ctx context.Context, id string) error {
+	res, err := s.db.ExecContext(ctx, `DELETE FROM ingests WHERE id = ?`, id)
+	if err != nil {
+		return fmt.Errorf("delete ingest %s: %w", id, err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return fmt.Errorf("ingest %s: %w", id, ErrNotFound)
+	}
+	return nil
+}

@@ -194,3 +194,17 @@ func RasterSize(b []byte) int {
 	}
 	return cfg.Width
 }
+
+// ErrTileSize is wrapped by CheckTileSize's refusals.
+var ErrTileSize = errors.New("unsupported raster tile size")
+
+// CheckTileSize refuses raster tiles of a size the tileset documents cannot
+// describe: TileJSON, WMTS and OGC API - Tiles describe the Web Mercator
+// grid with tiles of 256 or 512 pixels. Vector tiles and raster tiles of
+// unknown size pass.
+func CheckTileSize(info Info) error {
+	if info.Format.Vector() || info.TileSize == 0 || info.TileSize == 256 || info.TileSize == 512 {
+		return nil
+	}
+	return fmt.Errorf("%w: raster tiles of %d pixels (only 256- and 512-pixel tiles can be served: the TileJSON, WMTS and OGC API documents describe the Web Mercator grid with those sizes)", ErrTileSize, info.TileSize)
+}

@@ -64,7 +64,9 @@ func (a *API) Register(mux route.Router) {
 	mux.HandleFunc("POST "+p+"/tiles/{id}/publish", a.publish(true))
 	mux.HandleFunc("POST "+p+"/tiles/{id}/unpublish", a.publish(false))
 	mux.HandleFunc("POST "+p+"/tiles/ingest", a.createIngest)
+	mux.HandleFunc("GET "+p+"/tiles/ingest", a.listIngests)
 	mux.HandleFunc("GET "+p+"/tiles/ingest/{id}", a.getIngest)
+	mux.HandleFunc("DELETE "+p+"/tiles/ingest/{id}", a.cancelIngest)
 	mux.HandleFunc("POST "+p+"/tiles/ingest/{id}/process", a.processIngest)
 	a.RegisterMaps(mux)
 }
@@ -314,14 +316,16 @@ func (a *API) fail(w http.ResponseWriter, r *http.Request, err error) {
 		respond.Fail(w, http.StatusBadRequest, err.Error())
 	case errors.Is(err, ingest.ErrTooLarge):
 		respond.Fail(w, http.StatusRequestEntityTooLarge, err.Error())
-	case errors.Is(err, ingest.ErrState):
+	case errors.Is(err, ingest.ErrState), errors.Is(err, ingest.ErrBusy):
 		respond.Fail(w, http.StatusConflict, err.Error())
 	default:
 		if r.Context().Err() != nil {
 			return
 		}
+		// The server's own failure (disk, database): the cause goes to the
+		// log, not to the client.
 		a.d.Log.ErrorContext(r.Context(), "admin request failed", "method", r.Method, "path", r.URL.Path, "err", err)
-		respond.Fail(w, http.StatusInternalServerError, "internal error: "+err.Error())
+		respond.Fail(w, http.StatusInternalServerError, "the server could not do this (its log has the cause); try again later")
 	}
 }
 

@@ -66,6 +66,36 @@ func (a *API) createIngest(w http.ResponseWriter, r *http.Request) {
 	respond.JSON(w, http.StatusOK, a.record(r, rec))
 }
 
+// listIngests lists every ingest, newest first, paged like the other lists.
+func (a *API) listIngests(w http.ResponseWriter, r *http.Request) {
+	offset, limit, err := page(r)
+	if err != nil {
+		respond.Fail(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	all, err := a.d.Ingest.List(r.Context())
+	if err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	items := []IngestRecord{}
+	for i := offset; i < len(all) && len(items) < limit; i++ {
+		items = append(items, a.record(r, all[i]))
+	}
+	respond.JSON(w, http.StatusOK, map[string]any{"items": items, "total": len(all)})
+}
+
+// cancelIngest ends an ingest that is not being processed: its record and
+// its upload file are removed.
+func (a *API) cancelIngest(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	if err := a.d.Ingest.Cancel(r.Context(), id); err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	respond.JSON(w, http.StatusOK, map[string]any{"removed": []string{id}})
+}
+
 func (a *API) getIngest(w http.ResponseWriter, r *http.Request) {
 	rec, err := a.d.Ingest.Get(r.Context(), r.PathValue("id"))
 	if err != nil {
@@ -132,8 +162,13 @@ func parseContentRange(v string) (ingest.Range, error) {
 	}
 	if total == "*" {
 		rg.Total = -1
-	} else if rg.Total, err = strconv.ParseInt(total, 10, 64); err != nil || rg.Total <= rg.End {
+		return rg, nil
+	}
+	if rg.Total, err = strconv.ParseInt(total, 10, 64); err != nil || rg.Total <= 0 {
 		return ingest.Range{}, bad
+	}
+	if rg.End >= rg.Total {
+		return ingest.Range{}, fmt.Errorf("Content-Range %q ends at byte %d, past the total of %d bytes (the last byte is %d)", v, rg.End, rg.Total, rg.Total-1)
 	}
 	return rg, nil
 }

@@ -2,6 +2,7 @@ package admin
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 )
 
@@ -23,12 +24,17 @@ func TestParseContentRange(t *testing.T) {
 		{"bytes a-b/c", 0, 0, 0, false},
 		{"items 0-9/10", 0, 0, 0, false},
 		{"bytes 0-99999999999999999999/1", 0, 0, 0, false},
+		{"bytes 90-139/100", 0, 0, 0, false},
+		{"bytes 0-0/0", 0, 0, 0, false},
 	}
 	for _, tt := range tests {
 		r, err := parseContentRange(tt.in)
 		if (err == nil) != tt.ok {
 			t.Errorf("%q: err = %v", tt.in, err)
 			continue
+		}
+		if tt.in == "bytes 90-139/100" && !strings.Contains(err.Error(), "ends at byte 139, past the total of 100 bytes") {
+			t.Errorf("%q: the message %q does not say the range ends past the total", tt.in, err)
 		}
 		if tt.ok && (r.Start != tt.start || r.End != tt.end || r.Total != tt.total) {
 			t.Errorf("%q = %+v", tt.in, r)
@@ -37,7 +43,7 @@ func TestParseContentRange(t *testing.T) {
 }
 
 func FuzzParseContentRange(f *testing.F) {
-	for _, s := range []string{"bytes 0-99/1000", "bytes 0-0/*", "bytes 10-9/100", "bytes=1-2/3", ""} {
+	for _, s := range []string{"bytes 0-99/1000", "bytes 0-0/*", "bytes 10-9/100", "bytes=1-2/3", "", "bytes 90-139/100"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {

@@ -117,7 +117,7 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (*Server, err
 		db.Close()
 		return nil, err
 	}
-	if s.ingest, err = ingest.New(db, s.Catalog, filepath.Join(cfg.DataDir, UploadsDir), cfg.MaxUploadMB<<20, log); err != nil {
+	if s.ingest, err = ingest.New(ctx, db, s.Catalog, filepath.Join(cfg.DataDir, UploadsDir), ingest.Options{MaxSize: cfg.MaxUploadMB << 20, Expiry: cfg.UploadExpiry, Logger: log}); err != nil {
 		db.Close()
 		return nil, err
 	}
@@ -254,6 +254,9 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	if s.cfg.Watch {
 		go s.watch(ctx)
 	}
+	// Abandoned uploads are removed every quarter of the expiry (at most
+	// every ten minutes).
+	go s.ingest.RunExpiry(ctx, min(max(s.cfg.UploadExpiry/4, time.Second), 10*time.Minute))
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
 	select {
