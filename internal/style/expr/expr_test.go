@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"math"
-	"math/rand/v2"
 	"os"
 	"testing"
 	"time"
@@ -478,42 +477,6 @@ func TestConcurrentEval(t *testing.T) {
 	for g := 0; g < 8; g++ {
 		if err := <-done; err != nil {
 			t.Fatal(err)
-		}
-	}
-}
-
-// TestSetDistancePruning checks the bounding-box pruned distance against
-// the pairwise computation on random point sets and polylines.
-func TestSetDistancePruning(t *testing.T) {
-	rng := rand.New(rand.NewPCG(1, 2))
-	randSet := func(n int, x0, y0 float64) []lngLat {
-		s := make([]lngLat, n)
-		x, y := x0, y0
-		for i := range s {
-			x += rng.Float64()*0.02 - 0.01
-			y += rng.Float64()*0.02 - 0.01
-			s[i] = lngLat{x, y}
-		}
-		return s
-	}
-	r := newCheapRuler(45)
-	for i := 0; i < 40; i++ {
-		a := randSet(20+rng.IntN(300), 8, 45)
-		b := randSet(20+rng.IntN(300), 8+rng.Float64()*0.2, 45+rng.Float64()*0.2)
-		aLine, bLine := i%2 == 0, i%3 != 0
-		var want float64
-		switch {
-		case aLine && bLine:
-			want = r.lineToLine(a, b)
-		case aLine:
-			want = r.pointsToLine(b, a)
-		case bLine:
-			want = r.pointsToLine(a, b)
-		default:
-			want = r.pointsToPoints(a, b)
-		}
-		if got := r.setDistance(a, aLine, b, bLine, math.Inf(1)); math.Abs(got-want) > 1e-9*math.Max(1, want) {
-			t.Fatalf("case %d (lines %v/%v): pruned %v, pairwise %v", i, aLine, bLine, got, want)
 		}
 	}
 }

@@ -3,6 +3,7 @@ package expr
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/tesseramaps/tessera/internal/geo"
 	"math"
 	"os"
 	"path/filepath"
@@ -62,8 +63,9 @@ type fixtureFeature struct {
 // canonical tile (extent 8192), like a vector tile pipeline does.
 func tilePoint(c [2]float64, id TileID) Point {
 	tiles := math.Exp2(float64(id.Z))
-	x := (mercatorX(c[0])*tiles - float64(id.X)) * 8192
-	y := (mercatorY(c[1])*tiles - float64(id.Y)) * 8192
+	wx, wy := geo.LonLatToWorld(c[0], c[1])
+	x := (wx*tiles - float64(id.X)) * 8192
+	y := (wy*tiles - float64(id.Y)) * 8192
 	return Point{jsRound(x), jsRound(y)}
 }
 
