@@ -827,152 +827,210 @@ func supportsInterpolation(ps *Object) bool {
 	return ok && truthy(e.Get("interpolated"))
 }
 
-// function validates a legacy function ({stops, base, type, property, default}).
+// function validates a legacy function object ({type, property, base,
+// stops, default, colorSpace}) of the value spec valueSpec; see
+// legacyFunction for the rules.
 func (v *validator) function(key string, o *Object, valueSpec *Object) {
-	ftype := get(o, "type")
-	_, hasProperty := o.Get("property")
-	isZoom := ftype != "categorical" && !hasProperty
-	isProperty := !isZoom
-	stops, _ := get(o, "stops").([]any)
-	isZoomAndProperty := false
-	if len(stops) > 0 {
-		if s0, ok := stops[0].([]any); ok && len(s0) > 0 {
-			_, isZoomAndProperty = s0[0].(*Object)
-		}
-	}
-	var (
-		stopKeyType  string
-		domainValues = map[string]bool{}
-		prevValue    *float64
-		prevZoom     *float64
-	)
-	domain := func(k string, val any) {
-		typ := jsType(val)
-		switch {
-		case stopKeyType == "":
-			stopKeyType = typ
-		case typ != stopKeyType:
-			v.errorf(k, "%s stop domain type must match previous stop domain type %s", typ, stopKeyType)
-			return
-		}
-		if typ != "number" && typ != "string" && typ != "boolean" {
-			v.errorf(k, "stop domain value must be a number, string, or boolean")
-			return
-		}
-		if typ != "number" && ftype != "categorical" {
-			msg := fmt.Sprintf("number expected, %s found", typ)
-			if supportsPropertyExpression(valueSpec) && !o.Has("type") {
-				msg += "\nIf you intended to use a categorical function, specify `\"type\": \"categorical\"`."
-			}
-			v.errorf(k, "%s", msg)
-			return
-		}
-		f, _ := num(val)
-		if ftype == "categorical" && typ == "number" && (math.IsInf(f, 0) || math.IsNaN(f) || math.Floor(f) != f) {
-			v.errorf(k, "integer expected, found %s", jsNumber(f))
-			return
-		}
-		if ftype != "categorical" && typ == "number" && prevValue != nil && f < *prevValue {
-			v.errorf(k, "stop domain values must appear in ascending order")
-			return
-		}
-		if typ == "number" {
-			prevValue = &f
-		}
-		if ftype == "categorical" {
-			ks := jsString(val)
-			if domainValues[ks] {
-				v.errorf(k, "stop domain values must be unique")
-				return
-			}
-			domainValues[ks] = true
-		}
-	}
-	stop := func(k string, val any, _ *Object) {
-		a, ok := val.([]any)
-		if !ok {
-			v.errorf(k, "array expected, %s found", jsType(val))
-			return
-		}
-		if len(a) != 2 {
-			v.errorf(k, "array length 2 expected, length %d found", len(a))
-			return
-		}
-		if isZoomAndProperty {
-			so, ok := a[0].(*Object)
-			if !ok {
-				v.errorf(k, "object expected, %s found", jsType(a[0]))
-				return
-			}
-			z, hasZoom := so.Get("zoom")
-			if !hasZoom {
-				v.errorf(k, "object stop key must have zoom")
-				return
-			}
-			if !so.Has("value") {
-				v.errorf(k, "object stop key must have value")
-				return
-			}
-			zf, zIsNum := num(z)
-			if prevZoom != nil && *prevZoom != 0 && zIsNum && *prevZoom > zf {
-				v.errorf(k, "stop zoom values must appear in ascending order")
-				return
-			}
-			if !zIsNum || prevZoom == nil || zf != *prevZoom {
-				if zIsNum {
-					prevZoom = &zf
-				} else {
-					prevZoom = nil
-				}
-				prevValue = nil
-				domainValues = map[string]bool{}
-			}
-			zspec := NewObject()
-			zspec.Set("zoom", NewObject())
-			v.object(k+"[0]", so, zspec, map[string]elemFunc{
-				"zoom":  func(zk string, zv any, _ *Object) { v.number(zk, zv, NewObject()) },
-				"value": func(vk string, vv any, _ *Object) { domain(vk, vv) },
-			})
-		} else {
-			domain(k+"[0]", a[0])
-		}
-		if v.isExpression(a[1]) {
-			v.errorf(k+"[1]", "expressions are not allowed in function stops.")
-			return
-		}
-		v.value(k+"[1]", a[1], valueSpec, nil)
-	}
-	fnSpec := v.sp.entry("function")
-	v.object(key, o, fnSpec, map[string]elemFunc{
+	fn := newLegacyFunction(o)
+	stops := stopRules{v: v, fn: fn, valueSpec: valueSpec}
+	v.object(key, o, v.sp.entry("function"), map[string]elemFunc{
 		"stops": func(k string, val any, es *Object) {
-			if ftype == "identity" {
+			if fn.typ == "identity" {
 				v.errorf(k, `identity function may not have a "stops" property`)
 				return
 			}
-			v.array(k, val, es, stop)
+			v.array(k, val, es, stops.stop)
 			if a, ok := val.([]any); ok && len(a) == 0 {
 				v.errorf(k, "array must have at least one stop")
 			}
 		},
 		"default": func(k string, val any, _ *Object) { v.value(k, val, valueSpec, nil) },
 	})
-	if ftype == "identity" && isZoom {
-		v.errorf(key, `missing required property "property"`)
-	}
-	if ftype != "identity" && !truthy(o.Get("stops")) {
-		v.errorf(key, `missing required property "stops"`)
-	}
-	if ftype == "exponential" && valueSpec.Has("expression") && !supportsInterpolation(valueSpec) {
-		v.errorf(key, "exponential functions not supported")
-	}
-	if v.sp.version >= 8 {
-		if isProperty && !supportsPropertyExpression(valueSpec) {
-			v.errorf(key, "property functions not supported")
-		} else if isZoom && !supportsZoomExpression(valueSpec) {
-			v.errorf(key, "zoom functions not supported")
+	for _, rule := range fn.wholeRules(v.sp.version, valueSpec) {
+		if rule.broken {
+			v.errorf(key, "%s", rule.msg)
 		}
 	}
-	if (ftype == "categorical" || isZoomAndProperty) && !hasProperty {
-		v.errorf(key, `"property" property is required`)
+}
+
+// legacyFunction is what the rules need to know of a legacy function.
+// The style specification's function section defines its kinds: a zoom
+// function (no "property"; its stop inputs are zooms), a property function
+// (a "property" or the categorical type; inputs are property values), and
+// a composite one (a property function whose stop inputs are {zoom,
+// value} objects).
+type legacyFunction struct {
+	obj         *Object
+	typ         any // "identity", "exponential", "interval", "categorical" or absent
+	hasProperty bool
+	byZoom      bool // a zoom function
+	composite   bool // stop inputs are {zoom, value}
+}
+
+func newLegacyFunction(o *Object) legacyFunction {
+	fn := legacyFunction{obj: o, typ: get(o, "type"), hasProperty: o.Has("property")}
+	fn.byZoom = fn.typ != "categorical" && !fn.hasProperty
+	if stops, _ := get(o, "stops").([]any); len(stops) > 0 {
+		if first, ok := stops[0].([]any); ok && len(first) > 0 {
+			_, fn.composite = first[0].(*Object)
+		}
+	}
+	return fn
+}
+
+// functionRule is one rule about a function as a whole.
+type functionRule struct {
+	broken bool
+	msg    string
+}
+
+// wholeRules are the rules checked after the members: what each type
+// requires, and whether the property the function sets accepts it.
+func (fn legacyFunction) wholeRules(specVersion int, valueSpec *Object) []functionRule {
+	stops, stopsPresent := fn.obj.Get("stops")
+	rules := []functionRule{
+		{fn.typ == "identity" && fn.byZoom, `missing required property "property"`},
+		{fn.typ != "identity" && !truthy(stops, stopsPresent), `missing required property "stops"`},
+		{fn.typ == "exponential" && valueSpec.Has("expression") && !supportsInterpolation(valueSpec), "exponential functions not supported"},
+	}
+	if specVersion >= 8 {
+		switch {
+		case !fn.byZoom && !supportsPropertyExpression(valueSpec):
+			rules = append(rules, functionRule{true, "property functions not supported"})
+		case fn.byZoom && !supportsZoomExpression(valueSpec):
+			rules = append(rules, functionRule{true, "zoom functions not supported"})
+		}
+	}
+	rules = append(rules, functionRule{(fn.typ == "categorical" || fn.composite) && !fn.hasProperty, `"property" property is required`})
+	return rules
+}
+
+// stopRules checks the stops of one function in order. Stop inputs must
+// all have one type; numeric inputs of non-categorical functions ascend;
+// categorical inputs are unique integers, strings or booleans. In a
+// composite function these run per zoom level: each new zoom starts afresh.
+type stopRules struct {
+	v         *validator
+	fn        legacyFunction
+	valueSpec *Object
+
+	inputType string          // the type of the first input seen
+	lastInput *float64        // the last numeric input
+	seen      map[string]bool // categorical inputs seen
+	lastZoom  *float64        // composite: the zoom of the current level
+}
+
+// stop checks one [input, output] stop.
+func (r *stopRules) stop(k string, val any, _ *Object) {
+	v := r.v
+	pair, ok := val.([]any)
+	if !ok {
+		v.errorf(k, "array expected, %s found", jsType(val))
+		return
+	}
+	if len(pair) != 2 {
+		v.errorf(k, "array length 2 expected, length %d found", len(pair))
+		return
+	}
+	if r.fn.composite {
+		if !r.compositeInput(k, pair[0]) {
+			return
+		}
+	} else {
+		r.input(k+"[0]", pair[0])
+	}
+	if v.isExpression(pair[1]) {
+		v.errorf(k+"[1]", "expressions are not allowed in function stops.")
+		return
+	}
+	v.value(k+"[1]", pair[1], r.valueSpec, nil)
+}
+
+// compositeInput checks a {zoom, value} stop input; false stops the
+// checks of this stop.
+func (r *stopRules) compositeInput(k string, in any) bool {
+	v := r.v
+	obj, ok := in.(*Object)
+	if !ok {
+		v.errorf(k, "object expected, %s found", jsType(in))
+		return false
+	}
+	zoom, hasZoom := obj.Get("zoom")
+	switch {
+	case !hasZoom:
+		v.errorf(k, "object stop key must have zoom")
+		return false
+	case !obj.Has("value"):
+		v.errorf(k, "object stop key must have value")
+		return false
+	}
+	z, numeric := num(zoom)
+	// A zoom lower than the level before is out of order (a level at zoom
+	// 0 orders nothing, as in the reference validator).
+	if numeric && r.lastZoom != nil && *r.lastZoom != 0 && *r.lastZoom > z {
+		v.errorf(k, "stop zoom values must appear in ascending order")
+		return false
+	}
+	if !numeric || r.lastZoom == nil || z != *r.lastZoom {
+		r.lastZoom = nil
+		if numeric {
+			r.lastZoom = &z
+		}
+		r.lastInput, r.seen = nil, nil // a new zoom level starts afresh
+	}
+	members := NewObject()
+	members.Set("zoom", NewObject())
+	v.object(k+"[0]", obj, members, map[string]elemFunc{
+		"zoom":  func(zk string, zv any, _ *Object) { v.number(zk, zv, NewObject()) },
+		"value": func(vk string, vv any, _ *Object) { r.input(vk, vv) },
+	})
+	return true
+}
+
+// input checks one stop input (a zoom, or a property value).
+func (r *stopRules) input(k string, in any) {
+	v := r.v
+	typ := jsType(in)
+	if r.inputType == "" {
+		r.inputType = typ
+	} else if typ != r.inputType {
+		v.errorf(k, "%s stop domain type must match previous stop domain type %s", typ, r.inputType)
+		return
+	}
+	categorical := r.fn.typ == "categorical"
+	switch {
+	case typ != "number" && typ != "string" && typ != "boolean":
+		v.errorf(k, "stop domain value must be a number, string, or boolean")
+		return
+	case typ != "number" && !categorical:
+		msg := fmt.Sprintf("number expected, %s found", typ)
+		if supportsPropertyExpression(r.valueSpec) && !r.fn.obj.Has("type") {
+			msg += "\nIf you intended to use a categorical function, specify `\"type\": \"categorical\"`."
+		}
+		v.errorf(k, "%s", msg)
+		return
+	}
+	f, _ := num(in)
+	if typ == "number" {
+		if categorical && (math.IsInf(f, 0) || math.IsNaN(f) || math.Floor(f) != f) {
+			v.errorf(k, "integer expected, found %s", jsNumber(f))
+			return
+		}
+		if !categorical && r.lastInput != nil && f < *r.lastInput {
+			v.errorf(k, "stop domain values must appear in ascending order")
+			return
+		}
+		r.lastInput = &f
+	}
+	if categorical {
+		if r.seen == nil {
+			r.seen = map[string]bool{}
+		}
+		id := jsString(in)
+		if r.seen[id] {
+			v.errorf(k, "stop domain values must be unique")
+			return
+		}
+		r.seen[id] = true
 	}
 }
