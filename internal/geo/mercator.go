@@ -35,7 +35,7 @@ func MercatorToLonLat(x, y float64) (lon, lat float64) {
 // 0 at -180° to 1 at 180°, y grows south from 0 at MaxLat to 1 at -MaxLat
 // (the orientation of tile rows). Latitudes are clamped to ±MaxLat.
 func LonLatToWorld(lon, lat float64) (x, y float64) {
-	x = lon/360 + 0.5
+	x = (lon + 180) / 360
 	switch {
 	case lat >= MaxLat:
 		return x, 0
@@ -50,7 +50,7 @@ func LonLatToWorld(lon, lat float64) (x, y float64) {
 
 // WorldToLonLat is the inverse of LonLatToWorld.
 func WorldToLonLat(x, y float64) (lon, lat float64) {
-	lon = (x - 0.5) * 360
+	lon = x*360 - 180
 	lat = math.Atan(math.Sinh((0.5-y)*2*math.Pi)) * 180 / math.Pi
 	return lon, lat
 }

@@ -17,6 +17,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/paulmach/orb"
+	"github.com/tesseramaps/tessera/internal/geo"
 	"io"
 	"math"
 	"net/http"
@@ -185,13 +187,9 @@ func Fold(s string) string {
 	return strings.ToLower(strings.TrimSpace(out))
 }
 
-// Distance is the great-circle distance in kilometres.
+// Distance is the great-circle distance in kilometres (geo.Distance).
 func Distance(lon1, lat1, lon2, lat2 float64) float64 {
-	const r = 6371.0088
-	p1, p2 := lat1*math.Pi/180, lat2*math.Pi/180
-	dp, dl := p2-p1, (lon2-lon1)*math.Pi/180
-	a := math.Sin(dp/2)*math.Sin(dp/2) + math.Cos(p1)*math.Cos(p2)*math.Sin(dl/2)*math.Sin(dl/2)
-	return 2 * r * math.Asin(math.Min(1, math.Sqrt(a)))
+	return geo.Distance(orb.Point{lon1, lat1}, orb.Point{lon2, lat2}) / 1000
 }
 
 // Row is the result of one kind of query.

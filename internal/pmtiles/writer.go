@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
+	"github.com/tesseramaps/tessera/internal/geo"
 	"math"
 	"os"
 	"path/filepath"
@@ -329,11 +330,9 @@ func (w *Writer) fillGeo(h *Header) {
 	h.MinLon, h.MinLat, h.MaxLon, h.MaxLat = b[0], b[1], b[2], b[3]
 }
 
-func unitXToLon(x float64) float64 { return x*360 - 180 }
+func unitXToLon(x float64) float64 { lon, _ := geo.WorldToLonLat(x, 0.5); return lon }
 
-func unitYToLat(y float64) float64 {
-	return math.Atan(math.Sinh(math.Pi*(1-2*y))) * 180 / math.Pi
-}
+func unitYToLat(y float64) float64 { _, lat := geo.WorldToLonLat(0.5, y); return lat }
 
 // maxRootBytes is the space left for the root directory in the first 16 KiB.
 const maxRootBytes = RootDirMaxEnd - HeaderLen

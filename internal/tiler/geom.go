@@ -1,13 +1,14 @@
 package tiler
 
 import (
+	"github.com/tesseramaps/tessera/internal/geo"
 	"math"
 
 	"github.com/paulmach/orb"
 )
 
 // MaxLatitude is the latitude limit of Web Mercator.
-const MaxLatitude = 85.05112877980659
+const MaxLatitude = geo.MaxLat
 
 // pt is a position in world coordinates: x and y in [0, 1], y growing
 // southwards (the Web Mercator square seen as one tile at zoom 0).
@@ -15,20 +16,10 @@ type pt struct{ x, y float64 }
 
 // Project returns the world coordinates (0..1, y down) of a longitude and
 // latitude, clamping the latitude to ±MaxLatitude.
-func Project(lon, lat float64) (x, y float64) {
-	lat = math.Max(-MaxLatitude, math.Min(MaxLatitude, lat))
-	x = (lon + 180) / 360
-	s := math.Sin(lat * math.Pi / 180)
-	y = 0.5 - math.Log((1+s)/(1-s))/(4*math.Pi)
-	return x, y
-}
+func Project(lon, lat float64) (x, y float64) { return geo.LonLatToWorld(lon, lat) }
 
 // Unproject is the inverse of Project.
-func Unproject(x, y float64) (lon, lat float64) {
-	lon = x*360 - 180
-	lat = 180 / math.Pi * math.Atan(math.Sinh(math.Pi*(1-2*y)))
-	return lon, lat
-}
+func Unproject(x, y float64) (lon, lat float64) { return geo.WorldToLonLat(x, y) }
 
 func project(p orb.Point) pt {
 	x, y := Project(p[0], p[1])
