@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/tesseramaps/tessera/internal/geo"
 	"log/slog"
 	"math"
 	"os"
@@ -461,9 +462,9 @@ func countryCenter(g orb.Geometry) (float64, float64) {
 func planarContains(g orb.Geometry, p orb.Point) bool {
 	switch g := g.(type) {
 	case orb.Polygon:
-		return planar.PolygonContains(g, p)
+		return geo.PointInPolygon(p, g)
 	case orb.MultiPolygon:
-		return planar.MultiPolygonContains(g, p)
+		return geo.PointInMultiPolygon(p, g)
 	}
 	return false
 }

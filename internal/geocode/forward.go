@@ -3,6 +3,7 @@ package geocode
 import (
 	"cmp"
 	"context"
+	"github.com/tesseramaps/tessera/internal/geo"
 	"math"
 	"math/bits"
 	"slices"
@@ -620,14 +621,7 @@ func (ix *Index) forwardMatches(ctx context.Context, q ForwardQuery, words []str
 }
 
 // haversineKM is the great-circle distance in kilometres.
-func haversineKM(a, b orb.Point) float64 {
-	const r = 6371.0088
-	la1, la2 := a[1]*math.Pi/180, b[1]*math.Pi/180
-	dla := la2 - la1
-	dlo := (b[0] - a[0]) * math.Pi / 180
-	h := math.Sin(dla/2)*math.Sin(dla/2) + math.Cos(la1)*math.Cos(la2)*math.Sin(dlo/2)*math.Sin(dlo/2)
-	return 2 * r * math.Asin(math.Min(1, math.Sqrt(h)))
-}
+func haversineKM(a, b orb.Point) float64 { return geo.Distance(a, b) / 1000 }
 
 // featName is a feature with one of its name entries.
 type featName struct {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/tesseramaps/tessera/internal/geo"
 	"sort"
 	"strconv"
 	"strings"
@@ -68,34 +69,11 @@ func (cs *countryShape) contains(p orb.Point) bool {
 		if !ps.bound.Contains(p) {
 			continue
 		}
-		in := false
-		for _, r := range ps.rings {
-			if ringCrosses(r, p) {
-				in = !in
-			}
-		}
-		if in {
+		if geo.Locate(p, ps.rings) != geo.Outside {
 			return true
 		}
 	}
 	return false
-}
-
-// ringCrosses reports whether a ray from p toward +x crosses ring r an odd
-// number of times.
-func ringCrosses(r orb.Ring, p orb.Point) bool {
-	in := false
-	n := len(r)
-	for i, j := 0, n-1; i < n; j, i = i, i+1 {
-		a, b := r[i], r[j]
-		if (a[1] > p[1]) != (b[1] > p[1]) {
-			x := a[0] + (p[1]-a[1])*(b[0]-a[0])/(b[1]-a[1])
-			if p[0] < x {
-				in = !in
-			}
-		}
-	}
-	return in
 }
 
 // Open maps the index file at path. Close releases it.

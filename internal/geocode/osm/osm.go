@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"github.com/tesseramaps/tessera/internal/geo"
 	"log/slog"
 	"math"
 	"os"
@@ -658,7 +659,7 @@ func (r *reader) wayCenter(w wayRec) (orb.Point, bool) {
 	if len(pts) == len(refs) && len(pts) >= 4 && refs[0] == refs[len(refs)-1] {
 		ring := orb.Ring(pts)
 		c := ringCentroid(ring)
-		if !pointInRing(c, ring) {
+		if !geo.PointInRing(c, ring) {
 			if p, ok := interiorPoint([]orb.Ring{ring}); ok {
 				c = p
 			}
@@ -759,12 +760,12 @@ func (r *reader) area(rl *rel) error {
 func areaCenter(mp orb.MultiPolygon) orb.Point {
 	largest := mp[0]
 	for _, poly := range mp[1:] {
-		if math.Abs(signedArea(poly[0])) > math.Abs(signedArea(largest[0])) {
+		if math.Abs(geo.SignedArea(poly[0])) > math.Abs(geo.SignedArea(largest[0])) {
 			largest = poly
 		}
 	}
 	center := ringCentroid(largest[0])
-	if !pointInPolygon(center, largest) {
+	if !geo.PointInPolygon(center, largest) {
 		if p, ok := interiorPoint(largest); ok {
 			center = p
 		}
@@ -774,7 +775,7 @@ func areaCenter(mp orb.MultiPolygon) orb.Point {
 
 func inMulti(p orb.Point, mp orb.MultiPolygon) bool {
 	for _, poly := range mp {
-		if pointInPolygon(p, poly) {
+		if geo.PointInPolygon(p, poly) {
 			return true
 		}
 	}

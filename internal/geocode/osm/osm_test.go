@@ -3,6 +3,7 @@ package osm
 import (
 	"context"
 	"errors"
+	"github.com/tesseramaps/tessera/internal/geo"
 	"log/slog"
 	"math"
 	"os"
@@ -259,10 +260,10 @@ func checkExtract(t *testing.T, fs []sources.Feature) {
 			t.Errorf("ring %d not a closed square: %v", i, r)
 		}
 	}
-	if a := signedArea(poly[0]); !(a > 0) || math.Abs(a-0.01) > 1e-9 {
+	if a := geo.SignedArea(poly[0]); !(a > 0) || math.Abs(a-0.01) > 1e-9 {
 		t.Errorf("outer ring area %v, want +0.01 (counter-clockwise)", a)
 	}
-	if a := signedArea(poly[1]); !(a < 0) || math.Abs(a+0.0001) > 1e-9 {
+	if a := geo.SignedArea(poly[1]); !(a < 0) || math.Abs(a+0.0001) > 1e-9 {
 		t.Errorf("hole area %v, want -0.0001 (clockwise)", a)
 	}
 	if b := poly.Bound(); b.Min != (orb.Point{10, 50}) || b.Max != (orb.Point{10.1, 50.1}) {
@@ -273,7 +274,7 @@ func checkExtract(t *testing.T, fs []sources.Feature) {
 	if c.Country != "DE" || c.Name != "Testland" {
 		t.Errorf("country %q %q", c.Country, c.Name)
 	}
-	if p, ok := c.Geometry.(orb.Polygon); !ok || len(p) != 1 || signedArea(p[0]) <= 0 {
+	if p, ok := c.Geometry.(orb.Polygon); !ok || len(p) != 1 || geo.SignedArea(p[0]) <= 0 {
 		t.Errorf("country geometry %v", c.Geometry)
 	}
 	// No label: the centroid of the square.
@@ -286,7 +287,7 @@ func checkExtract(t *testing.T, fs []sources.Feature) {
 	if pc.Name != "12340" || !near(pc.Lon, 10.025) || !near(pc.Lat, 50.025) {
 		t.Errorf("postal code relation %q at %v,%v", pc.Name, pc.Lon, pc.Lat)
 	}
-	if p, ok := pc.Geometry.(orb.Polygon); !ok || signedArea(p[0]) <= 0 {
+	if p, ok := pc.Geometry.(orb.Polygon); !ok || geo.SignedArea(p[0]) <= 0 {
 		t.Errorf("postal code geometry %v", pc.Geometry)
 	}
 	pa := byRef(t, fs, "postal_code", "osm:addr:postcode=12345")
@@ -301,7 +302,7 @@ func checkExtract(t *testing.T, fs []sources.Feature) {
 	if q.Name != "Hafenviertel" || q.Tags[TagPlaceDesignation] != "quarter" || !near(q.Lon, 10.092) || !near(q.Lat, 50.092) {
 		t.Errorf("quarter %+v", q)
 	}
-	if p, ok := q.Geometry.(orb.Polygon); !ok || len(p) != 1 || !(signedArea(p[0]) > 0) {
+	if p, ok := q.Geometry.(orb.Polygon); !ok || len(p) != 1 || !(geo.SignedArea(p[0]) > 0) {
 		t.Errorf("quarter geometry %v, want a counter-clockwise polygon", q.Geometry)
 	}
 	park := byRef(t, fs, "poi", "osm:relation/104")

@@ -1,6 +1,7 @@
 package osm
 
 import (
+	"github.com/tesseramaps/tessera/internal/geo"
 	"math"
 	"sort"
 
@@ -137,49 +138,6 @@ func splitAtRepeats(ring []int64) [][]int64 {
 	return out
 }
 
-// signedArea is the planar shoelace area of a ring in degrees² (positive
-// when counter-clockwise).
-func signedArea(r orb.Ring) float64 {
-	if len(r) == 0 {
-		return 0
-	}
-	o := r[0] // relative to the first vertex, to keep the products small
-	var a float64
-	for i := 0; i+1 < len(r); i++ {
-		a += (r[i][0]-o[0])*(r[i+1][1]-o[1]) - (r[i+1][0]-o[0])*(r[i][1]-o[1])
-	}
-	return a / 2
-}
-
-// pointInRing reports whether p is inside ring r (even-odd rule).
-func pointInRing(p orb.Point, r orb.Ring) bool {
-	in := false
-	for i, j := 0, len(r)-1; i < len(r); j, i = i, i+1 {
-		a, b := r[i], r[j]
-		if (a[1] > p[1]) != (b[1] > p[1]) {
-			x := a[0] + (p[1]-a[1])*(b[0]-a[0])/(b[1]-a[1])
-			if p[0] < x {
-				in = !in
-			}
-		}
-	}
-	return in
-}
-
-// pointInPolygon reports whether p is inside the outer ring and outside
-// every hole of poly.
-func pointInPolygon(p orb.Point, poly orb.Polygon) bool {
-	if len(poly) == 0 || !pointInRing(p, poly[0]) {
-		return false
-	}
-	for _, h := range poly[1:] {
-		if pointInRing(p, h) {
-			return false
-		}
-	}
-	return true
-}
-
 // interiorPoint returns a point inside the polygon made of rings (outer
 // first): the middle of the widest inside span of a horizontal line
 // through the middle of the outer ring's bounds. ok is false for degenerate
@@ -253,7 +211,7 @@ func buildPolygons(rings []orb.Ring) (mp orb.MultiPolygon, bad int) {
 	}
 	var rs []rinfo
 	for _, r := range rings {
-		a := math.Abs(signedArea(r))
+		a := math.Abs(geo.SignedArea(r))
 		if len(r) < 4 || a == 0 {
 			bad++
 			continue
@@ -272,7 +230,7 @@ func buildPolygons(rings []orb.Ring) (mp orb.MultiPolygon, bad int) {
 			// Crossing rings (invalid data) must not nest: the container's
 			// bounds must hold the whole ring.
 			jb, ib := rs[j].b, rs[i].b
-			if rs[j].area > rs[i].area && jb.Contains(ib.Min) && jb.Contains(ib.Max) && pointInRing(rs[i].pt, rs[j].r) {
+			if rs[j].area > rs[i].area && jb.Contains(ib.Min) && jb.Contains(ib.Max) && geo.PointInRing(rs[i].pt, rs[j].r) {
 				container = j
 				break
 			}
@@ -282,14 +240,14 @@ func buildPolygons(rings []orb.Ring) (mp orb.MultiPolygon, bad int) {
 		}
 		r := rs[i].r
 		if rs[i].depth%2 == 0 {
-			if signedArea(r) < 0 {
+			if geo.SignedArea(r) < 0 {
 				r.Reverse()
 			}
 			rs[i].poly = len(mp)
 			mp = append(mp, orb.Polygon{r})
 			continue
 		}
-		if signedArea(r) > 0 {
+		if geo.SignedArea(r) > 0 {
 			r.Reverse()
 		}
 		p := rs[container].poly

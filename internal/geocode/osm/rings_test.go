@@ -2,6 +2,7 @@ package osm
 
 import (
 	"fmt"
+	"github.com/tesseramaps/tessera/internal/geo"
 	"math"
 	"slices"
 	"testing"
@@ -97,16 +98,16 @@ func TestBuildPolygons(t *testing.T) {
 		t.Errorf("island and other %v %v", mp[1], mp[2])
 	}
 	for i, p := range mp {
-		if signedArea(p[0]) <= 0 {
+		if geo.SignedArea(p[0]) <= 0 {
 			t.Errorf("polygon %d outer ring clockwise", i)
 		}
 		for _, h := range p[1:] {
-			if signedArea(h) >= 0 {
+			if geo.SignedArea(h) >= 0 {
 				t.Errorf("polygon %d hole counter-clockwise", i)
 			}
 		}
 	}
-	if a := signedArea(mp[0][0]); a != 100 {
+	if a := geo.SignedArea(mp[0][0]); a != 100 {
 		t.Errorf("outer area %v, want 100", a)
 	}
 }
@@ -115,21 +116,21 @@ func TestInteriorPointAndCentroid(t *testing.T) {
 	// A U shape: its centroid lies in the notch, outside the shape.
 	u := orb.Ring{{0, 0}, {3, 0}, {3, 3}, {2, 3}, {2, 1}, {1, 1}, {1, 3}, {0, 3}, {0, 0}}
 	c := ringCentroid(u)
-	if pointInRing(c, u) {
+	if geo.PointInRing(c, u) {
 		t.Fatalf("centroid %v of the U is inside: the test shape is wrong", c)
 	}
 	if math.Abs(c[0]-1.5) > 1e-9 {
 		t.Errorf("centroid x %v, want 1.5 by symmetry", c[0])
 	}
 	p, ok := interiorPoint([]orb.Ring{u})
-	if !ok || !pointInRing(p, u) {
+	if !ok || !geo.PointInRing(p, u) {
 		t.Errorf("interior point %v (ok %v) not inside the U", p, ok)
 	}
 	// With a hole covering the middle of a square, the interior point
 	// avoids the hole.
 	sq, hole := square(0, 0, 10, 10), square(1, 1, 9, 9)
 	p, ok = interiorPoint([]orb.Ring{sq, hole})
-	if !ok || !pointInPolygon(p, orb.Polygon{sq, hole}) {
+	if !ok || !geo.PointInPolygon(p, orb.Polygon{sq, hole}) {
 		t.Errorf("interior point %v of the frame not inside it", p)
 	}
 	if c := ringCentroid(square(2, 4, 4, 8)); c != (orb.Point{3, 6}) {
@@ -235,12 +236,12 @@ func FuzzBuildPolygons(f *testing.F) {
 		n := 0
 		for _, p := range mp {
 			n += len(p)
-			if signedArea(p[0]) <= 0 {
+			if geo.SignedArea(p[0]) <= 0 {
 				t.Fatalf("outer ring %v not counter-clockwise", p[0])
 			}
 			ob := p[0].Bound()
 			for _, h := range p[1:] {
-				if signedArea(h) >= 0 {
+				if geo.SignedArea(h) >= 0 {
 					t.Fatalf("hole %v not clockwise", h)
 				}
 				if hb := h.Bound(); !ob.Contains(hb.Min) || !ob.Contains(hb.Max) {
