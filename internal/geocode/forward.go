@@ -3,13 +3,14 @@ package geocode
 import (
 	"cmp"
 	"context"
-	"github.com/tesseramaps/tessera/internal/geo"
 	"math"
 	"math/bits"
 	"slices"
 	"sort"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/tesseramaps/tessera/internal/geo"
 
 	"github.com/paulmach/orb"
 	"github.com/tesseramaps/tessera/internal/geocode/textnorm"

@@ -4,11 +4,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/tesseramaps/tessera/internal/geo"
 	"sort"
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/tesseramaps/tessera/internal/geo"
 
 	"github.com/paulmach/orb"
 )
