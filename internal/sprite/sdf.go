@@ -68,55 +68,73 @@ func sdfIcon(img *image.NRGBA, buffer int, radius, cutoff float64) *image.NRGBA 
 	return out
 }
 
-// edt2D replaces grid (squared distances seeds) by the squared Euclidean distance transform,
-// separably: columns then rows.
+// edt2D replaces grid (squared distances to the nearest seed: 0 on a seed,
+// edtInf elsewhere) by the squared Euclidean distance transform. The
+// transform is separable: a pass down every column, then along every row,
+// each the exact one-dimensional transform of envelope.transform.
 func edt2D(grid []float64, w, h int, f, z []float64, v []int, d []float64) {
+	env := envelope{apex: v, bound: z}
+	line := f
 	for x := 0; x < w; x++ {
 		for y := 0; y < h; y++ {
-			f[y] = grid[y*w+x]
+			line[y] = grid[y*w+x]
 		}
-		edt1D(f[:h], z, v, d[:h])
+		env.transform(line[:h], d[:h])
 		for y := 0; y < h; y++ {
 			grid[y*w+x] = d[y]
 		}
 	}
 	for y := 0; y < h; y++ {
-		copy(f[:w], grid[y*w:(y+1)*w])
-		edt1D(f[:w], z, v, d[:w])
-		copy(grid[y*w:(y+1)*w], d[:w])
+		row := grid[y*w : (y+1)*w]
+		copy(line[:w], row)
+		env.transform(line[:w], d[:w])
+		copy(row, d[:w])
 	}
 }
 
-// edt1D computes the 1D squared distance transform of sampled function f into d
-// (lower envelope of parabolas, Felzenszwalb & Huttenlocher 2012).
-func edt1D(f []float64, z []float64, v []int, d []float64) {
-	n := len(f)
-	k := 0
-	v[0] = 0
-	z[0] = math.Inf(-1)
-	z[1] = math.Inf(1)
-	for q := 1; q < n; q++ {
-		var s float64
-		for {
-			r := v[k]
-			s = ((f[q] + float64(q*q)) - (f[r] + float64(r*r))) / float64(2*(q-r))
-			if s <= z[k] {
-				k-- // z[0] is -Inf, so k never goes below 0
-				continue
-			}
-			break
-		}
-		k++
-		v[k] = q
-		z[k] = s
-		z[k+1] = math.Inf(1)
+// envelope is the lower envelope of the parabolas y = (q - i)² + cost[i]
+// of a sampled cost function (the distance transform of Felzenszwalb and
+// Huttenlocher, "Distance Transforms of Sampled Functions", 2012): apex
+// holds the sample index of each parabola on the envelope, bound the
+// position where each takes over from the one before.
+type envelope struct {
+	apex  []int
+	bound []float64
+}
+
+// transform writes into out the squared distance transform of cost:
+// out[q] = min over i of (q - i)² + cost[i].
+func (e envelope) transform(cost, out []float64) {
+	n := len(cost)
+	if n == 0 {
+		return
 	}
-	k = 0
+	// meet is where the parabolas of samples i and j (i < j) cross.
+	meet := func(i, j int) float64 {
+		return ((cost[j] + float64(j*j)) - (cost[i] + float64(i*i))) / float64(2*(j-i))
+	}
+	top := 0 // index of the last parabola on the envelope
+	e.apex[0] = 0
+	e.bound[0], e.bound[1] = math.Inf(-1), math.Inf(1)
+	for j := 1; j < n; j++ {
+		x := meet(e.apex[top], j)
+		// The new parabola hides the last ones while it takes over at or
+		// before the point where they took over (bound[0] is -Inf, so the
+		// first parabola always stays).
+		for x <= e.bound[top] {
+			top--
+			x = meet(e.apex[top], j)
+		}
+		top++
+		e.apex[top] = j
+		e.bound[top], e.bound[top+1] = x, math.Inf(1)
+	}
+	k := 0
 	for q := 0; q < n; q++ {
-		for z[k+1] < float64(q) {
+		for e.bound[k+1] < float64(q) {
 			k++
 		}
-		r := v[k]
-		d[q] = float64((q-r)*(q-r)) + f[r]
+		i := e.apex[k]
+		out[q] = float64((q-i)*(q-i)) + cost[i]
 	}
 }
