@@ -98,7 +98,7 @@ const (
 type interpolation struct {
 	kind interpKind
 	base float64
-	bez  unitBezier
+	ease cubicEase
 }
 
 // interpolateNode: ["interpolate", type, input, stop, out, ...].
@@ -138,7 +138,7 @@ func (in interpolation) factor(x, lower, upper float64) float64 {
 	case interpExponential:
 		return exponentialFactor(x, in.base, lower, upper)
 	case interpCubicBezier:
-		return in.bez.solve(exponentialFactor(x, 1, lower, upper), 1e-6)
+		return in.ease.at(exponentialFactor(x, 1, lower, upper))
 	}
 	return exponentialFactor(x, 1, lower, upper)
 }
@@ -282,7 +282,7 @@ func parseInterpolate(args []any, c *pctx) node {
 		if !valid {
 			return c.error("Cubic bezier interpolation requires four numeric arguments with values between 0 and 1.", 1)
 		}
-		in.kind, in.bez = interpCubicBezier, newUnitBezier(p[0], p[1], p[2], p[3])
+		in.kind, in.ease = interpCubicBezier, cubicEase{p[0], p[1], p[2], p[3]}
 	default:
 		return c.error(fmt.Sprintf("Unknown interpolation type %s", toStringValue(jsonToValue(spec[0]))), 1, 0)
 	}
@@ -354,62 +354,47 @@ func parseInterpolate(args []any, c *pctx) node {
 	return n
 }
 
-// unitBezier solves cubic Bézier timing curves from (0,0) to (1,1).
-type unitBezier struct {
-	cx, bx, ax, cy, by, ay float64
+// cubicEase is the easing curve of a CSS cubic-bezier(x1, y1, x2, y2):
+// the cubic Bézier curve from (0, 0) to (1, 1) with control points
+// (x1, y1) and (x2, y2), read as y as a function of x.
+type cubicEase struct{ x1, y1, x2, y2 float64 }
+
+// bezierCoord is one coordinate of a cubic Bézier from 0 to 1 with inner
+// control values p1 and p2, at parameter t (Bernstein form).
+func bezierCoord(p1, p2, t float64) float64 {
+	u := 1 - t
+	return 3*u*u*t*p1 + 3*u*t*t*p2 + t*t*t
 }
 
-func newUnitBezier(p1x, p1y, p2x, p2y float64) unitBezier {
-	var u unitBezier
-	u.cx = 3 * p1x
-	u.bx = 3*(p2x-p1x) - u.cx
-	u.ax = 1 - u.cx - u.bx
-	u.cy = 3 * p1y
-	u.by = 3*(p2y-p1y) - u.cy
-	u.ay = 1 - u.cy - u.by
-	return u
+// bezierSlope is the derivative of bezierCoord in t.
+func bezierSlope(p1, p2, t float64) float64 {
+	u := 1 - t
+	return 3*u*u*p1 + 6*u*t*(p2-p1) + 3*t*t*(1-p2)
 }
 
-func (u unitBezier) sampleX(t float64) float64 { return ((u.ax*t+u.bx)*t + u.cx) * t }
-func (u unitBezier) sampleY(t float64) float64 { return ((u.ay*t+u.by)*t + u.cy) * t }
-func (u unitBezier) sampleDX(t float64) float64 {
-	return (3*u.ax*t+2*u.bx)*t + u.cx
-}
-
-func (u unitBezier) solveX(x, eps float64) float64 {
-	t := x
-	for i := 0; i < 8; i++ {
-		x2 := u.sampleX(t) - x
-		if math.Abs(x2) < eps {
-			return t
-		}
-		d := u.sampleDX(t)
-		if math.Abs(d) < 1e-6 {
+// at returns y where the curve's x equals x (clamped to 0..1): the
+// parameter is found by Newton's method kept inside a bracket that
+// bisection narrows whenever a Newton step would leave it.
+func (c cubicEase) at(x float64) float64 {
+	x = math.Max(0, math.Min(1, x))
+	lo, hi, t := 0.0, 1.0, x
+	for i := 0; i < 64; i++ {
+		dx := bezierCoord(c.x1, c.x2, t) - x
+		if math.Abs(dx) < 1e-12 {
 			break
 		}
-		t -= x2 / d
-	}
-	t0, t1 := 0.0, 1.0
-	t = x
-	if t < t0 {
-		return t0
-	}
-	if t > t1 {
-		return t1
-	}
-	for i := 0; t0 < t1 && i < 100; i++ {
-		x2 := u.sampleX(t)
-		if math.Abs(x2-x) < eps {
-			return t
-		}
-		if x > x2 {
-			t0 = t
+		if dx > 0 {
+			hi = t
 		} else {
-			t1 = t
+			lo = t
 		}
-		t = (t1-t0)*0.5 + t0
+		next := (lo + hi) / 2
+		if d := bezierSlope(c.x1, c.x2, t); d != 0 {
+			if n := t - dx/d; n > lo && n < hi {
+				next = n
+			}
+		}
+		t = next
 	}
-	return t
+	return bezierCoord(c.y1, c.y2, t)
 }
-
-func (u unitBezier) solve(x, eps float64) float64 { return u.sampleY(u.solveX(x, eps)) }
