@@ -28,7 +28,7 @@ const nameOfficial = 1
 // the feature and name columns, the token dictionary and its postings, the
 // deletion neighbourhoods for typo tolerance, the spatial grids and the
 // id lookup.
-func assemble(ctx context.Context, feats []*bfeat, attribution []string) (*columns, error) {
+func assemble(ctx context.Context, feats []*bfeat, attribution []string, localLanguages map[string]string) (*columns, error) {
 	c := &columns{}
 	strs := newInterner()
 	toks := &tokenTable{ids: map[string]uint32{}}
@@ -65,7 +65,7 @@ func assemble(ctx context.Context, feats []*bfeat, attribution []string) (*colum
 	c.buildPointGrids()
 	c.buildAreaGrid()
 	c.buildIDLookup()
-	meta := indexMeta{Attribution: strings.Join(attribution, ", "), Features: len(feats), Names: len(c.NFeat), Tokens: len(toks.strs),
+	meta := indexMeta{LocalLanguages: localLanguages, Attribution: strings.Join(attribution, ", "), Features: len(feats), Names: len(c.NFeat), Tokens: len(toks.strs),
 		Built: time.Now().UTC().Format(time.RFC3339)}
 	var err error
 	if c.Meta, err = json.Marshal(meta); err != nil {
@@ -392,9 +392,12 @@ func (c *columns) buildIDLookup() {
 }
 
 type indexMeta struct {
-	Attribution string `json:"attribution"`
-	Features    int    `json:"features"`
-	Names       int    `json:"names"`
-	Tokens      int    `json:"tokens"`
-	Built       string `json:"built"`
+	// LocalLanguages maps a country (ISO alpha-2) to its main language,
+	// the language names are given in when the query asks for none.
+	LocalLanguages map[string]string `json:"local_languages,omitempty"`
+	Attribution    string            `json:"attribution"`
+	Features       int               `json:"features"`
+	Names          int               `json:"names"`
+	Tokens         int               `json:"tokens"`
+	Built          string            `json:"built"`
 }

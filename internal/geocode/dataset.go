@@ -292,7 +292,13 @@ func WriteDataset(ctx context.Context, ds *sources.Dataset, out string) error {
 		f.subregion = remapIdx(pos, f.subregion)
 		f.locality = remapIdx(pos, f.locality-1) + 1
 	}
-	cols, err := assemble(ctx, sorted, ds.Attribution)
+	local := map[string]string{}
+	for _, c := range ds.Countries {
+		if len(c.Languages) > 0 {
+			local[c.Alpha2] = c.Languages[0]
+		}
+	}
+	cols, err := assemble(ctx, sorted, ds.Attribution, local)
 	if err != nil {
 		return err
 	}

@@ -25,6 +25,16 @@ const (
 	wProximity  = 0.4
 	wLanguage   = 0.02
 	wCoverage   = 0.4
+	// wExactName is the bonus of a name that is exactly the query.
+	wExactName = 0.4
+	// wImportantLocality is the bonus of an exactly named locality of at
+	// least importantPopulation people, or a capital, over regions of the
+	// same name; countries have it too.
+	wImportantLocality  = 0.12
+	importantPopulation = 20000
+	// wRelevanceCover is how much the name's words missing from the query
+	// lower the relevance.
+	wRelevanceCover = 0.3
 	// trailingWeight is the weight of a name's words not typed yet.
 	trailingWeight = 0.2
 	// minAreaImportance is the lowest importance of an area feature
@@ -39,6 +49,7 @@ const (
 	scoreContext    = 0.95
 	scoreAlternate  = 0.96 // factor of untagged alternate names (GeoNames alternatenames) and English ones
 	scoreForeign    = 0.88 // factor of names in a language other than the requested one
+	scoreObscure    = 0.85 // factor of abbreviations among the untagged alternates
 
 	capExact        = 6000
 	capFuzzy        = 400
@@ -58,6 +69,7 @@ type qtok struct {
 	s      string
 	runes  int
 	exact  int              // token id or -1
+	same   []int            // tokens of words that mean the same ("st", "saint")
 	fuzzy  map[uint32]uint8 // token id -> edit distance
 	prefix bool
 	lo, hi int // prefix range of the dictionary
@@ -192,7 +204,7 @@ func (ix *Index) matchName(nm int, qs []qtok, typing bool) (sum float64, unmatch
 			}
 			var s float64
 			switch {
-			case int(t) == q.exact:
+			case int(t) == q.exact || slices.Contains(q.same, int(t)):
 				s = 1
 			case q.prefix && int(t) >= q.lo && int(t) < q.hi:
 				s = scorePrefixBase + (1-scorePrefixBase)*float64(q.runes)/float64(max(q.runes, utf8.RuneCountInString(ix.tok(t))))
@@ -268,6 +280,7 @@ type filter struct {
 	types     [numTypes]bool
 	countries []string
 	bbox      *[4]float64
+	within    map[int32]bool // regions or countries (nil: anywhere)
 }
 
 func newTypeSet(types []PlaceType, exclude bool) [numTypes]bool {
@@ -290,6 +303,9 @@ func (ix *Index) pass(f int, fl *filter) bool {
 		return false
 	}
 	if len(fl.countries) > 0 && !slices.Contains(fl.countries, unpackLang(c.FCC[f])) {
+		return false
+	}
+	if fl.within != nil && !fl.within[c.FRegion[f]] && !fl.within[c.FCountry[f]] {
 		return false
 	}
 	if b := fl.bbox; b != nil {
@@ -327,10 +343,24 @@ func (ix *Index) Forward(ctx context.Context, q ForwardQuery) (SearchResults, er
 	if limit == 0 {
 		limit = DefaultLimit
 	}
-	matches := ix.forwardMatches(ctx, q, words)
+	typing := !q.NoAutocomplete
+	matches := ix.forwardMatches(ctx, q, words, matchOptions{typing: typing, autocomplete: typing && !strings.HasSuffix(q.Text, " ")})
 	if err := ctx.Err(); err != nil {
 		return SearchResults{}, err
 	}
+	// A trailing region or country ("springfield, il", "paris tx") narrows
+	// the search when the whole query names nothing by itself.
+	if !hasWholeMatch(matches) {
+		if qual := ix.trailingQualifier(q.Text, words); qual != nil {
+			name := words[:len(words)-qual.words]
+			qm := ix.forwardMatches(ctx, q, name, matchOptions{typing: false, within: qual.admins})
+			if err := ctx.Err(); err != nil {
+				return SearchResults{}, err
+			}
+			matches = mergeQualified(qm, matches, len(name), len(words))
+		}
+	}
+	matches = dropFiller(matches)
 	if len(matches) > limit {
 		matches = matches[:limit]
 	}
@@ -343,14 +373,25 @@ func (ix *Index) Forward(ctx context.Context, q ForwardQuery) (SearchResults, er
 	return res, nil
 }
 
-func (ix *Index) forwardMatches(ctx context.Context, q ForwardQuery, words []string) []nameMatch {
-	// With autocomplete the last word is a prefix, unless followed by a
-	// space; either way the name may go on beyond the query (typing).
-	typing := !q.NoAutocomplete
-	autocomplete := typing && !strings.HasSuffix(q.Text, " ")
+// matchOptions tune one pass of forwardMatches.
+type matchOptions struct {
+	// typing: the name may go on beyond the query; autocomplete: the last
+	// word is a prefix.
+	typing, autocomplete bool
+	// within keeps only features whose region or country is one of these.
+	within map[int32]bool
+}
+
+func (ix *Index) forwardMatches(ctx context.Context, q ForwardQuery, words []string, opt matchOptions) []nameMatch {
+	typing, autocomplete := opt.typing, opt.autocomplete
 	qs := make([]qtok, len(words))
 	for i, w := range words {
 		qs[i] = qtok{s: w, runes: utf8.RuneCountInString(w), exact: ix.findToken(w)}
+		for _, alt := range sameWords[w] {
+			if t := ix.findToken(alt); t >= 0 {
+				qs[i].same = append(qs[i].same, t)
+			}
+		}
 		if !q.NoFuzzy {
 			qs[i].fuzzy = ix.fuzzyTokens(w, qs[i].runes)
 		}
@@ -381,8 +422,8 @@ func (ix *Index) forwardMatches(ctx context.Context, q ForwardQuery, words []str
 		}
 	}
 	c := &ix.c
-	fl := filter{types: newTypeSet(q.Types, q.ExcludeTypes), countries: q.Countries, bbox: q.BBox}
-	filtered := len(q.Types) > 0 || len(q.Countries) > 0 || q.BBox != nil
+	fl := filter{types: newTypeSet(q.Types, q.ExcludeTypes), countries: q.Countries, bbox: q.BBox, within: opt.within}
+	filtered := len(q.Types) > 0 || len(q.Countries) > 0 || q.BBox != nil || opt.within != nil
 	scale := 1
 	if filtered {
 		scale = 4
@@ -416,10 +457,12 @@ func (ix *Index) forwardMatches(ctx context.Context, q ForwardQuery, words []str
 		if qt.exact >= 0 {
 			g.toks = append(g.toks, qt.exact)
 		}
+		g.toks = append(g.toks, qt.same...)
+		fixed := len(g.toks)
 		for t := range qt.fuzzy {
 			g.toks = append(g.toks, int(t))
 		}
-		slices.Sort(g.toks[min(1, len(g.toks)):])
+		slices.Sort(g.toks[fixed:])
 		if qt.prefix && (len(qs) == 1 || qt.hi-qt.lo <= maxPrefixToks*4) {
 			g.toks = append(g.toks, ix.prefixTokens(qt.lo, qt.hi)...)
 		}
@@ -445,9 +488,9 @@ func (ix *Index) forwardMatches(ctx context.Context, q ForwardQuery, words []str
 				nPrefix++
 			}
 		}
-		for j, t := range gens[i].toks {
+		for _, t := range gens[i].toks {
 			switch {
-			case j == 0 && t == qt.exact:
+			case t == qt.exact || slices.Contains(qt.same, t):
 				addList(ix.posting(t, capExact*scale/div))
 			case qt.prefix && t >= qt.lo && t < qt.hi:
 				// The prefix's completions share one budget.
@@ -515,7 +558,31 @@ func (ix *Index) forwardMatches(ctx context.Context, q ForwardQuery, words []str
 		}
 		text := sum / k
 		score := text * (1 - wCoverage + wCoverage*cover)
+		// The whole query is the whole name, word for word: it beats any
+		// completion or fuzzy match of a longer name ("Par" before
+		// "Paris"); among such names an important locality beats a region
+		// of the same name ("New York", "Schleswig").
+		official := c.NFlags[nm]&nameOfficial != 0
 		tags := c.NLangList[c.NLangStart[nm]:c.NLangStart[nm+1]]
+		// An untagged alternate that is an abbreviation ("PAR", "NYC") is
+		// obscure: it finds the place but does not rank it as its name.
+		obscure := !official && len(tags) == 0 && isAbbreviation(ix.str(c.NStr[nm]))
+		if um == 0 && sum == k && cover == 1 && !obscure {
+			score += wExactName
+			switch PlaceType(c.FType[f]) {
+			case TypeCountry: // a country keeps its rank over a namesake town
+				score += wImportantLocality
+			case TypeLocality:
+				if c.FPop[f] >= importantPopulation || c.FFlags[f]>>12&15 > 0 {
+					score += wImportantLocality
+				}
+			}
+		}
+		if obscure {
+			score *= scoreObscure
+		}
+		// Relevance counts the name's words the query left out, a little.
+		text *= 1 - wRelevanceCover*(1-cover)
 		inLang := langCode != 0 && slices.Contains(tags, langCode)
 		if inLang {
 			score += wLanguage
@@ -619,6 +686,29 @@ func (ix *Index) forwardMatches(ctx context.Context, q ForwardQuery, words []str
 		ms[i].text = math.Min(1, ms[i].text)
 	}
 	return ms
+}
+
+// sameWords lists, for the common abbreviations of place names, the words
+// they stand for, and back: "st louis" finds "Saint-Louis", "fort worth"
+// finds "Ft. Worth".
+var sameWords = map[string][]string{
+	"st": {"saint", "sainte", "sankt"}, "saint": {"st"}, "sainte": {"ste", "st"}, "ste": {"sainte"}, "sankt": {"st"},
+	"mt": {"mount", "mont", "monte"}, "mount": {"mt"}, "mont": {"mt"},
+	"ft": {"fort"}, "fort": {"ft"},
+}
+
+// isAbbreviation reports whether a name is written as an abbreviation or
+// code: two to four capital letters ("PAR", "NYC").
+func isAbbreviation(s string) bool {
+	if len(s) < 2 || len(s) > 4 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < 'A' || s[i] > 'Z' {
+			return false
+		}
+	}
+	return true
 }
 
 // haversineKM is the great-circle distance in kilometres.

@@ -24,9 +24,11 @@ type Index struct {
 	c           columns
 	unmap       func() error
 	meta        indexMeta
-	countries   []countryShape // features with polygons, for reverse lookup
-	areaShapes  sync.Map       // feature index -> *countryShape, decoded on first use
-	byCC        map[string]int // alpha-2 -> country feature
+	countries   []countryShape    // features with polygons, for reverse lookup
+	areaShapes  sync.Map          // feature index -> *countryShape, decoded on first use
+	byCC        map[string]int    // alpha-2 -> country feature
+	admin       adminCodes        // region and country codes, for query qualifiers
+	localLang   map[uint16]uint16 // country code -> its places' language (packed)
 	scratchPool sync.Pool
 }
 
@@ -96,6 +98,7 @@ func Open(path string) (*Index, error) {
 		unmap()
 		return nil, fmt.Errorf("open geocoding index %s: metadata: %w", path, err)
 	}
+	ix.loadLocalLanguages()
 	ix.byCC = map[string]int{}
 	for i, t := range ix.c.FType {
 		if PlaceType(t) != TypeCountry {

@@ -8,9 +8,17 @@ import (
 )
 
 // displayName returns feature i's name in lang with the language it is in
-// (copied out of the mapped file: results outlive Close):
-// the name in lang, else English, else the default name (language "").
+// (copied out of the mapped file: results outlive Close): the name in lang,
+// else English, else the default name (language ""). With no language
+// (lang ""), the name in the place's own language, else the default name.
 func (ix *Index) displayName(i int, lang string) (string, string) {
+	if lang == "" {
+		if local := ix.localLanguage(i); local != "" {
+			if s := ix.localName(i, local); s != "" {
+				return s, local
+			}
+		}
+	}
 	if lang != "" {
 		if s := ix.localName(i, lang); s != "" {
 			return s, lang

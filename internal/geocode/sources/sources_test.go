@@ -153,3 +153,22 @@ func TestReadISOCodesAndAdmins(t *testing.T) {
 		t.Errorf("admins %+v", admins)
 	}
 }
+
+func TestReadCountryLanguages(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "countries.min.json"), []byte(`{"DE":{"name":"Germany","languages":["de"]},"ch":{"languages":["de","fr","it"]},"AQ":{"languages":[]},"XYZ":{"languages":["en"]}}`), 0o644)
+	got, err := ReadCountryLanguages(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 2 || got["DE"][0] != "de" || len(got["CH"]) != 3 || got["CH"][0] != "de" {
+		t.Errorf("languages: %v", got)
+	}
+	os.WriteFile(filepath.Join(dir, "countries.min.json"), []byte(`[`), 0o644)
+	if _, err := ReadCountryLanguages(dir); err == nil {
+		t.Error("broken JSON accepted")
+	}
+	if _, err := ReadCountryLanguages(t.TempDir()); err == nil {
+		t.Error("a missing file accepted")
+	}
+}

@@ -1,0 +1,121 @@
+package geocode
+
+import (
+	"context"
+	"strings"
+	"testing"
+)
+
+// TestWhatUsersType checks, on the real index, each class of query that
+// users type and the answer they expect: qualifiers (region codes and
+// names, countries), exact names before completions, localities before
+// namesake regions, abbreviations, no filler, and local names.
+func TestWhatUsersType(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: needs the real index")
+	}
+	ix := openRealIndex(t)
+	type want struct {
+		text, placeName, typ string // of the first result ("" = any)
+	}
+	tests := []struct {
+		class, query string
+		langs        []string
+		want         want
+	}{
+		// Qualifiers after a comma or at the end: region codes and names,
+		// country codes and names.
+		{"qualifier", "springfield, il", nil, want{"Springfield", "Illinois", "locality"}},
+		{"qualifier", "springfield, ma", nil, want{"Springfield", "Massachusetts", "locality"}},
+		{"qualifier", "paris tx", nil, want{"Paris", "Texas", "locality"}},
+		{"qualifier", "portland, or", nil, want{"Portland", "Oregon", "locality"}},
+		{"qualifier", "london ontario", nil, want{"London", "Ontario", "locality"}},
+		{"qualifier", "springfield usa", nil, want{"Springfield", "United States", "locality"}},
+		{"qualifier", "paris france", []string{"en"}, want{"Paris", "France", "locality"}},
+		{"qualifier", "munich bavaria", []string{"en"}, want{"Munich", "Bavaria", "locality"}},
+		// A qualifier-looking last word that is part of the name.
+		{"qualifier", "new mexico", []string{"en"}, want{"New Mexico", "", "region"}},
+		// Exact names, and localities before namesake regions.
+		{"ranking", "new york", []string{"en"}, want{"", "New York", "locality"}},
+		{"ranking", "par", nil, want{"Par", "", "locality"}},
+		{"ranking", "Schleswig", nil, want{"Schleswig", "Schleswig-Holstein", "locality"}},
+		{"ranking", "Gard", nil, want{"Gard", "", "subregion"}},
+		{"ranking", "Bû", nil, want{"Bû", "", "locality"}},
+		{"ranking", "sao paulo", []string{"en"}, want{"São Paulo", "Brazil", "locality"}},
+		{"ranking", "Grenada", []string{"en"}, want{"Grenada", "", "country"}},
+		// Abbreviations both ways.
+		{"abbreviation", "ft worth", nil, want{"Fort Worth", "Texas", "locality"}},
+		{"abbreviation", "ste foy", nil, want{"Sainte-Foy", "", "locality"}},
+		{"abbreviation", "mt vernon", nil, want{"Mount Vernon", "", "locality"}},
+		// No language: the place's own language.
+		{"names", "münchen", nil, want{"München", "Bayern", "locality"}},
+		{"names", "munich", nil, want{"München", "Deutschland", "locality"}},
+		{"names", "münchen", []string{"en"}, want{"Munich", "Germany", "locality"}},
+	}
+	for _, tc := range tests {
+		res, err := ix.Forward(context.Background(), ForwardQuery{Text: tc.query, Languages: tc.langs, Limit: 5})
+		if err != nil {
+			t.Fatalf("%s: %v", tc.query, err)
+		}
+		if len(res.Features) == 0 {
+			t.Errorf("%s %q: no result", tc.class, tc.query)
+			continue
+		}
+		f := res.Features[0]
+		if tc.want.text != "" && !strings.HasPrefix(f.Text, tc.want.text) || !strings.Contains(f.PlaceName, tc.want.placeName) || tc.want.typ != "" && f.PlaceType[0] != tc.want.typ {
+			t.Errorf("%s %q: first %q (%s, %s), want %+v", tc.class, tc.query, f.Text, f.PlaceName, f.PlaceType[0], tc.want)
+		}
+	}
+}
+
+// TestNoFiller: when a result matches the whole query, results matching
+// much less of it are left out.
+func TestNoFiller(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: needs the real index")
+	}
+	ix := openRealIndex(t)
+	for _, q := range []string{"den haag", "springfield, il", "sao paulo", "paris tx"} {
+		res, err := ix.Forward(context.Background(), ForwardQuery{Text: q, Limit: 10})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range res.Features {
+			if f.Relevance < fillerRelevance {
+				t.Errorf("%q: filler %q (%s) at relevance %v", q, f.Text, f.PlaceName, f.Relevance)
+			}
+		}
+	}
+}
+
+// TestReverseLocalNames: reverse geocoding names places in their own
+// language when no language is asked.
+func TestReverseLocalNames(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: needs the real index")
+	}
+	ix := openRealIndex(t)
+	res, err := ix.Reverse(context.Background(), ReverseQuery{Lon: 16.37, Lat: 48.21})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var texts []string
+	for _, f := range res.Features {
+		texts = append(texts, f.Text)
+		if f.PlaceType[0] == "locality" && f.Text != "Wien" {
+			t.Errorf("locality %q, want Wien", f.Text)
+		}
+		if f.PlaceType[0] == "country" && f.Text != "Österreich" {
+			t.Errorf("country %q, want Österreich", f.Text)
+		}
+	}
+	if len(texts) == 0 {
+		t.Fatal("no result")
+	}
+	res, _ = ix.Reverse(context.Background(), ReverseQuery{Lon: 16.37, Lat: 48.21, Languages: []string{"en"}})
+	for _, f := range res.Features {
+		if f.PlaceType[0] == "locality" && f.Text != "Vienna" {
+			t.Errorf("in English: locality %q, want Vienna", f.Text)
+		}
+	}
+}
