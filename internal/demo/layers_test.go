@@ -262,12 +262,24 @@ func TestPlaceRank(t *testing.T) {
 		{474_292, "PPLG", 2, 2},
 		{0, "PPLG", 10, 8},
 		{0, "PPLC", 2, 2},
+		{332, "PPLA", 10, 8}, // a PPLA hamlet is no regional centre
+		{15_000, "PPLA", 9, 8},
 	}
 	for _, tc := range tests {
 		r := placeRank(tc.pop, capitalLevel(tc.code, tc.pop))
 		if r != tc.rank || placeMinZoom(r) != tc.minZoom {
 			t.Errorf("%s pop %d: rank %d min zoom %d, want %d %d", tc.code, tc.pop, r, placeMinZoom(r), tc.rank, tc.minZoom)
 		}
+	}
+	// A district never ranks above its city, whatever its population.
+	leipzig := place{Name: "Leipzig", FeatureCode: "PPLA3", Population: 504_971}
+	quarter := place{Name: "Kleinzschocher", FeatureCode: "PPLX", Population: 597_493}
+	if lr, qr := rankOf(leipzig, 0), rankOf(quarter, 0); qr <= lr || placeMinZoom(qr) < 8 {
+		t.Errorf("Leipzig rank %d, its quarter %d (min zoom %d)", lr, qr, placeMinZoom(qr))
+	}
+	feats := placeFeatures([]place{quarter, leipzig})
+	if feats[0].Properties["name"] != "Leipzig" || feats[1].Properties["class"] != "village" {
+		t.Errorf("order and class: %v, %v", feats[0].Properties, feats[1].Properties)
 	}
 }
 

@@ -161,7 +161,9 @@ func placeRank(pop int64, capital int) int {
 		return 3
 	case pop >= 500_000, capital == 4 && pop >= 100_000:
 		return 4
-	case pop >= 200_000, capital == 4:
+	case pop >= 200_000, capital == 4 && pop >= 20_000:
+		// A first-order seat counts as a regional centre only with the
+		// people of one (GeoNames has PPLA hamlets: West Ilsley, 332).
 		return 5
 	case pop >= 100_000:
 		return 6
@@ -173,6 +175,21 @@ func placeRank(pop int64, capital int) int {
 		return 9
 	}
 	return 10
+}
+
+// districtRank is the highest rank a section of a populated place (PPLX)
+// gets: a district never shows before its city, whatever population
+// GeoNames gives it (Kleinzschocher, a quarter of Leipzig, is listed with
+// more people than Leipzig).
+const districtRank = 9
+
+// rankOf is a place's rank (see placeRank) with districts kept back.
+func rankOf(p place, capital int) int {
+	r := placeRank(p.Population, capital)
+	if p.FeatureCode == "PPLX" {
+		r = max(r, districtRank)
+	}
+	return r
 }
 
 // placeMinZoom is the lowest zoom a place of the rank appears at: ranks 1
@@ -188,8 +205,10 @@ func placeMinZoom(rank int) int {
 }
 
 // placeClass is a coarse kind for styling: city, town or village.
-func placeClass(pop int64, capital int) string {
+func placeClass(pop int64, capital int, featureCode string) string {
 	switch {
+	case featureCode == "PPLX":
+		return "village" // a district is styled small, whatever its population
 	case pop >= 100_000 || capital == 2:
 		return "city"
 	case pop >= 10_000:
@@ -213,7 +232,7 @@ func placeFeatures(places []place) []tiler.Feature {
 	rs := make([]ranked, len(places))
 	for i, p := range places {
 		c := capitalLevel(p.FeatureCode, p.Population)
-		rs[i] = ranked{p, placeRank(p.Population, c), c}
+		rs[i] = ranked{p, rankOf(p, c), c}
 	}
 	slices.SortStableFunc(rs, func(a, b ranked) int {
 		if ca, cb := a.cap == 2, b.cap == 2; ca != cb {
@@ -240,7 +259,7 @@ func placeFeatures(places []place) []tiler.Feature {
 			"population":   r.p.Population,
 			"rank":         r.rank,
 			"capital":      r.cap,
-			"class":        placeClass(r.p.Population, r.cap),
+			"class":        placeClass(r.p.Population, r.cap, r.p.FeatureCode),
 			"feature_code": r.p.FeatureCode,
 			"geonameid":    r.p.GeonameID,
 		}
