@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tesseramaps/tessera/internal/fixtures"
 	"github.com/tesseramaps/tessera/internal/geoeval"
 )
 
@@ -21,8 +22,15 @@ import (
 // scores them the same way `make geocode-eval` does through HTTP.
 type evalQuery = geoeval.Query
 
-// evalTargets are the minimum scores per kind.
+// evalTargets are the minimum scores per kind of a query file other than
+// the shared one (TESSERA_GEOCODE_EVAL). The shared set is held at the
+// level reached: every query answered, but those listed with a reason in
+// testdata/known-misses.txt.
 var evalTargets = map[string]float64{"forward": 0.95, "typo": 0.85, "lang": 0.90, "autocomplete": 0.90, "reverse": 0.95}
+
+// minSharedEvalQueries is the size of the shared set when the guard was
+// set: fewer queries means some were skipped.
+const minSharedEvalQueries = 227
 
 func loadEvalQueries(t testing.TB) []evalQuery {
 	t.Helper()
@@ -44,6 +52,7 @@ type evalRow struct {
 	n, ok   int
 	lat     []time.Duration
 	fails   []string
+	failIDs []string
 	slowest string
 	slowLat time.Duration
 }
@@ -101,6 +110,7 @@ func runEval(t *testing.T, ix *Index, qs []evalQuery) map[string]*evalRow {
 			got = fmt.Sprintf("%s (%s, %s)", res.Features[0].PlaceName, res.Features[0].ID, res.Features[0].Properties.CountryCode)
 		}
 		r.fails = append(r.fails, fmt.Sprintf("%s %q want %s/%s got %s", q.ID, q.Q, q.ExpectName, q.ExpectCountry, got))
+		r.failIDs = append(r.failIDs, q.ID)
 	}
 	return rows
 }
@@ -145,18 +155,37 @@ func TestEval(t *testing.T) {
 	// Latencies are reported, not asserted: performance is measured by the
 	// benchmarks (BenchmarkSearch*) and `make geocode-eval`, not by tests.
 	t.Log(b.String())
+	shared := os.Getenv("TESSERA_GEOCODE_EVAL") == ""
+	var known *fixtures.Known
+	if shared {
+		known = fixtures.LoadKnown(t, filepath.Join("testdata", "known-misses.txt"))
+		if len(qs) < minSharedEvalQueries {
+			t.Errorf("%d shared queries, want at least %d", len(qs), minSharedEvalQueries)
+		}
+	}
 	for _, k := range kinds {
 		r := rows[k]
 		if r == nil {
 			continue
 		}
+		t.Logf("slowest %s query: %q %v", k, r.slowest, r.slowLat)
+		if shared {
+			for i, f := range r.fails {
+				if !known.Excuses(r.failIDs[i]) {
+					t.Errorf("regression: %s", f)
+				}
+			}
+			continue
+		}
 		for _, f := range r.fails {
 			t.Logf("miss: %s", f)
 		}
-		t.Logf("slowest %s query: %q %v", k, r.slowest, r.slowLat)
 		if score := float64(r.ok) / float64(r.n); score < evalTargets[k] {
 			t.Errorf("%s: score %.3f below target %.2f", k, score, evalTargets[k])
 		}
+	}
+	if shared {
+		known.ReportStale(t)
 	}
 }
 
