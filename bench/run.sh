@@ -49,9 +49,10 @@ if [[ ! -f "$out/paths.txt" ]]; then
 	"$bin" convert --list "$out/paths.txt" "$world" "$out/static/tiles/world"
 fi
 [[ -f "$out/world.pmtiles" ]] || "$bin" convert "$world" "$out/world.pmtiles"
-rm -rf "$out/data-mb" "$out/data-pm"
-mkdir -p "$out/data-mb/tiles" "$out/data-pm/tiles"
+rm -rf "$out/data-mb" "$out/data-pm" "$out/data-mb1"
+mkdir -p "$out/data-mb/tiles" "$out/data-pm/tiles" "$out/data-mb1/tiles"
 ln -f "$world" "$out/data-mb/tiles/world.mbtiles"
+ln -f "$world" "$out/data-mb1/tiles/world.mbtiles" # each server its own state.db
 # The MBTiles server also serves the demo's map, fonts and geocoding index.
 for d in maps fonts geocoding; do
 	[[ -d "$out/demo/$d" ]] && cp -r "$out/demo/$d" "$out/data-mb/$d"
@@ -100,7 +101,7 @@ mbpid=$!
 TESSERA_ADMIN_CREDENTIALS=bench "$bin" serve --data "$out/data-pm" --listen 127.0.0.1:18082 --watch=false >"$out/tessera-pm.log" 2>&1 &
 pids+=($!)
 pmpid=$!
-GOMAXPROCS=1 TESSERA_ADMIN_CREDENTIALS=bench "$bin" serve --data "$out/data-mb" --listen 127.0.0.1:18084 --watch=false >"$out/tessera-mb1.log" 2>&1 &
+GOMAXPROCS=1 TESSERA_ADMIN_CREDENTIALS=bench "$bin" serve --data "$out/data-mb1" --listen 127.0.0.1:18084 --watch=false >"$out/tessera-mb1.log" 2>&1 &
 pids+=($!)
 for port in 18079 18080 18081 18082 18084; do
 	for _ in $(seq 100); do
@@ -119,6 +120,13 @@ run_wrk() { # name port duration
 	echo "$1 $rps $p99 ${non2xx:-0}"
 }
 
+# Every server must serve the tileset before anything is measured.
+for port in 18079 18080 18081 18082 18084; do
+	if ! curl -fs -o /dev/null "http://127.0.0.1:$port/tiles/world/0/0/0.pbf"; then
+		echo "bench: the server on port $port does not serve the tileset" >&2
+		exit 1
+	fi
+done
 # Warm up every server (file caches, tile cache, page cache) once.
 servers=("nginx-auto 18080" "nginx-1 18079" "mbtiles 18081" "pmtiles 18082" "mbtiles-gomaxprocs1 18084")
 for s in "${servers[@]}"; do

@@ -53,6 +53,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return geocodeCmd(ctx, args, stdout, stderr)
 	case "convert":
 		return convertCmd(ctx, args, stdout, stderr)
+	case "render":
+		return renderCmd(ctx, args, stdout, stderr)
 	case "version":
 		fmt.Fprintln(stdout, "tessera", version)
 		return nil
@@ -73,6 +75,7 @@ Verbs:
   ingest   add tileset files to DIR               tessera ingest --data DIR FILE...
   convert  MBTiles to PMTiles, or to z/x/y files  tessera convert IN.mbtiles OUT.pmtiles|OUT_DIR
   geocode  build the geocoding index              tessera geocode build --data DIR
+  render   draw a style to an image               tessera render --style style.json -o map.png
   version  print the version
 
 Run "tessera VERB -h" for the flags of a verb.

@@ -132,3 +132,6 @@ func specJSON(o *Object) json.RawMessage {
 	}
 	return b
 }
+
+// SpecJSON returns the embedded style specification document (v8.json).
+func SpecJSON() []byte { return embeddedSpec }

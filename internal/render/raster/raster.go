@@ -1,0 +1,282 @@
+// Package raster draws into a premultiplied RGBA8 canvas the way a GL
+// renderer does: areas are sampled at pixel centres (a pixel belongs to a
+// polygon when its centre does, the top-left rule deciding centres on an
+// edge), coverage comes only from explicit antialiasing ramps, and every
+// draw is blended as src + dst*(1-src.alpha) and rounded to 8 bits, as a
+// GL framebuffer stores it.
+//
+// Shapes are first turned into a coverage mask (one byte a pixel, spans
+// only where they are), then composited with one colour: overlapping parts
+// of one shape are drawn once, as GL's stencil and depth tests do for a
+// layer.
+package raster
+
+import (
+	"image"
+	"math"
+)
+
+// Canvas is a premultiplied RGBA8 image.
+type Canvas struct {
+	*image.RGBA
+}
+
+// NewCanvas returns a transparent canvas of w x h pixels.
+func NewCanvas(w, h int) *Canvas {
+	return &Canvas{image.NewRGBA(image.Rect(0, 0, w, h))}
+}
+
+// Color is a straight-alpha colour with components in 0..1.
+type Color struct{ R, G, B, A float64 }
+
+// premul returns the colour premultiplied and scaled by opacity, in 0..255.
+func (c Color) premul(opacity float64) (r, g, b, a float64) {
+	a = c.A * opacity
+	return c.R * a * 255, c.G * a * 255, c.B * a * 255, a * 255
+}
+
+// Fill blends c (with opacity) over the whole canvas.
+func (cv *Canvas) Fill(c Color, opacity float64) {
+	r, g, b, a := c.premul(opacity)
+	if a <= 0 {
+		return
+	}
+	pix := cv.Pix
+	for i := 0; i < len(pix); i += 4 {
+		blend(pix[i:i+4], r, g, b, a)
+	}
+}
+
+// blend composites a premultiplied colour (0..255 floats) over one pixel.
+func blend(p []uint8, r, g, b, a float64) {
+	k := 1 - a/255
+	p[0] = round8(r + float64(p[0])*k)
+	p[1] = round8(g + float64(p[1])*k)
+	p[2] = round8(b + float64(p[2])*k)
+	p[3] = round8(a + float64(p[3])*k)
+}
+
+func round8(v float64) uint8 {
+	if v <= 0 {
+		return 0
+	}
+	if v >= 255 {
+		return 255
+	}
+	return uint8(v + 0.5)
+}
+
+// Mask is a coverage mask: one value in 0..1 a pixel, with the bounds of
+// what was touched so that compositing walks only those rows.
+type Mask struct {
+	W, H   int
+	Cov    []float32
+	y0, y1 int // rows touched: [y0, y1)
+	x0, x1 int // columns touched
+}
+
+// NewMask returns an empty mask of w x h.
+func NewMask(w, h int) *Mask {
+	return &Mask{W: w, H: h, Cov: make([]float32, w*h), y0: h, x0: w}
+}
+
+// Reset empties the mask for reuse.
+func (m *Mask) Reset() {
+	if m.y0 < m.y1 {
+		for y := m.y0; y < m.y1; y++ {
+			clear(m.Cov[y*m.W+m.x0 : y*m.W+m.x1])
+		}
+	}
+	m.y0, m.y1, m.x0, m.x1 = m.H, 0, m.W, 0
+}
+
+func (m *Mask) touch(x0, x1, y int) {
+	m.y0, m.y1 = min(m.y0, y), max(m.y1, y+1)
+	m.x0, m.x1 = min(m.x0, x0), max(m.x1, x1)
+}
+
+// max sets the coverage of pixel x, y to at least v.
+func (m *Mask) max(x, y int, v float32) {
+	i := y*m.W + x
+	if v > m.Cov[i] {
+		m.Cov[i] = v
+	}
+}
+
+// Composite blends colour c with opacity over the canvas where the mask
+// covers it, each pixel at its coverage.
+func (cv *Canvas) Composite(m *Mask, c Color, opacity float64) {
+	r, g, b, a := c.premul(opacity)
+	if a <= 0 || m.y0 >= m.y1 {
+		return
+	}
+	for y := m.y0; y < m.y1; y++ {
+		row := m.Cov[y*m.W : (y+1)*m.W]
+		for x := m.x0; x < m.x1; x++ {
+			v := float64(row[x])
+			if v <= 0 {
+				continue
+			}
+			o := cv.PixOffset(x, y)
+			blend(cv.Pix[o:o+4], r*v, g*v, b*v, a*v)
+		}
+	}
+}
+
+// Point is a position in canvas pixels (x right, y down).
+type Point struct{ X, Y float64 }
+
+// FillPolygon sets to 1 the pixels whose centres lie inside the rings by
+// the even-odd rule (rings may be open or closed). A centre exactly on a
+// left edge is inside, on a right edge outside.
+func (m *Mask) FillPolygon(rings [][]Point) {
+	minY, maxY := math.Inf(1), math.Inf(-1)
+	for _, r := range rings {
+		for _, p := range r {
+			minY, maxY = math.Min(minY, p.Y), math.Max(maxY, p.Y)
+		}
+	}
+	if math.IsInf(minY, 0) {
+		return
+	}
+	y0 := max(0, int(math.Ceil(minY-0.5)))
+	y1 := min(m.H, int(math.Ceil(maxY-0.5)))
+	var xs []float64
+	for y := y0; y < y1; y++ {
+		cy := float64(y) + 0.5
+		xs = xs[:0]
+		for _, r := range rings {
+			n := len(r)
+			for i := 0; i < n; i++ {
+				a, b := r[i], r[(i+1)%n]
+				if (a.Y <= cy) != (b.Y <= cy) {
+					xs = append(xs, a.X+(cy-a.Y)*(b.X-a.X)/(b.Y-a.Y))
+				}
+			}
+		}
+		sortFloats(xs)
+		for i := 0; i+1 < len(xs); i += 2 {
+			// Pixels whose centre x+0.5 lies in [xs[i], xs[i+1]).
+			x0 := max(0, int(math.Ceil(xs[i]-0.5)))
+			x1 := min(m.W, int(math.Ceil(xs[i+1]-0.5)))
+			if x0 >= x1 {
+				continue
+			}
+			row := m.Cov[y*m.W:]
+			for x := x0; x < x1; x++ {
+				row[x] = 1
+			}
+			m.touch(x0, x1, y)
+		}
+	}
+}
+
+func sortFloats(a []float64) {
+	for i := 1; i < len(a); i++ {
+		for j := i; j > 0 && a[j] < a[j-1]; j-- {
+			a[j], a[j-1] = a[j-1], a[j]
+		}
+	}
+}
+
+// Cap is how a line ends.
+type Cap int
+
+// The caps.
+const (
+	ButtCap Cap = iota
+	RoundCap
+	SquareCap
+)
+
+// Stroke adds to the mask a polyline of the given width: coverage is 1
+// within half the width of the line and falls to 0 over the antialiasing
+// ramp (blur, at least one pixel, centred on the edge), as GL draws line
+// geometry. Joins are round; the ends have the cap asked (a butt end is
+// cut sharp at the end point, as GL's line geometry is).
+func (m *Mask) Stroke(line []Point, width, blur float64, c Cap) {
+	if len(line) < 2 || width <= 0 {
+		return
+	}
+	half := width / 2
+	ramp := math.Max(blur, 1)
+	outer := half + ramp/2
+	last := len(line) - 2
+	for i := 0; i <= last; i++ {
+		a, b := line[i], line[i+1]
+		l := math.Hypot(b.X-a.X, b.Y-a.Y)
+		if l == 0 {
+			continue
+		}
+		ux, uy := (b.X-a.X)/l, (b.Y-a.Y)/l
+		x0 := max(0, int(math.Floor(math.Min(a.X, b.X)-outer)))
+		x1 := min(m.W, int(math.Ceil(math.Max(a.X, b.X)+outer)))
+		y0 := max(0, int(math.Floor(math.Min(a.Y, b.Y)-outer)))
+		y1 := min(m.H, int(math.Ceil(math.Max(a.Y, b.Y)+outer)))
+		for y := y0; y < y1; y++ {
+			py := float64(y) + 0.5
+			touched := false
+			for x := x0; x < x1; x++ {
+				px := float64(x) + 0.5
+				t := (px-a.X)*ux + (py-a.Y)*uy           // along the segment
+				d := math.Abs((px-a.X)*uy - (py-a.Y)*ux) // across it
+				beyond := 0.0                            // past an end, along the line
+				end := false                             // that end is the line's own end
+				switch {
+				case t < 0:
+					beyond, end = -t, i == 0
+				case t > l:
+					beyond, end = t-l, i == last
+				}
+				dist := d
+				if beyond > 0 {
+					switch {
+					case !end, c == RoundCap:
+						dist = math.Hypot(beyond, d) // round join or cap
+					case c == SquareCap:
+						dist = math.Max(d, beyond)
+					default: // butt
+						continue
+					}
+				}
+				cov := (outer - dist) / ramp
+				if cov <= 0 {
+					continue
+				}
+				m.max(x, y, float32(math.Min(1, cov)))
+				touched = true
+			}
+			if touched {
+				m.touch(x0, x1, y)
+			}
+		}
+	}
+}
+
+// Disc adds a filled circle of radius r at c with an antialiasing ramp of
+// blur pixels (at least one) inside its edge.
+func (m *Mask) Disc(c Point, r, blur float64) {
+	if r <= 0 {
+		return
+	}
+	ramp := math.Max(blur, 1)
+	x0 := max(0, int(math.Floor(c.X-r-1)))
+	x1 := min(m.W, int(math.Ceil(c.X+r+1)))
+	y0 := max(0, int(math.Floor(c.Y-r-1)))
+	y1 := min(m.H, int(math.Ceil(c.Y+r+1)))
+	for y := y0; y < y1; y++ {
+		touched := false
+		for x := x0; x < x1; x++ {
+			d := math.Hypot(float64(x)+0.5-c.X, float64(y)+0.5-c.Y)
+			cov := (r - d) / ramp
+			if cov <= 0 {
+				continue
+			}
+			m.max(x, y, float32(math.Min(1, cov)))
+			touched = true
+		}
+		if touched {
+			m.touch(x0, x1, y)
+		}
+	}
+}

@@ -1,0 +1,85 @@
+package raster
+
+import (
+	"math"
+	"testing"
+)
+
+func TestFillBlendsLikeGL(t *testing.T) {
+	cv := NewCanvas(2, 1)
+	cv.Fill(Color{1, 0, 0, 1}, 0.5) // half-transparent red over nothing
+	if p := cv.Pix[0:4]; p[0] != 128 || p[1] != 0 || p[3] != 128 {
+		t.Errorf("first draw %v, want premultiplied 128,0,0,128", p)
+	}
+	cv.Fill(Color{0, 0, 1, 1}, 0.5) // half blue over it: src + dst*(1-a), rounded
+	if p := cv.Pix[0:4]; p[0] != 64 || p[2] != 128 || p[3] != 192 {
+		t.Errorf("second draw %v, want 64,0,128,192", p)
+	}
+}
+
+func TestFillPolygonSamplesPixelCentres(t *testing.T) {
+	m := NewMask(10, 10)
+	// A square from 1.5 to 4.5: centres 1.5..4.0 -> pixels 1, 2, 3 (the
+	// centre 4.5 is on the right edge: outside).
+	m.FillPolygon([][]Point{{{1.5, 1.5}, {4.5, 1.5}, {4.5, 4.5}, {1.5, 4.5}}})
+	for y := 0; y < 10; y++ {
+		for x := 0; x < 10; x++ {
+			want := x >= 1 && x <= 3 && y >= 1 && y <= 3
+			if got := m.Cov[y*10+x] == 1; got != want {
+				t.Errorf("pixel %d,%d covered %v, want %v", x, y, got, want)
+			}
+		}
+	}
+	// A hole (even-odd).
+	m = NewMask(10, 10)
+	m.FillPolygon([][]Point{{{0, 0}, {10, 0}, {10, 10}, {0, 10}}, {{3, 3}, {7, 3}, {7, 7}, {3, 7}}})
+	if m.Cov[5*10+5] != 0 || m.Cov[1*10+1] != 1 {
+		t.Error("hole not left out")
+	}
+	m.Reset()
+	for _, v := range m.Cov {
+		if v != 0 {
+			t.Fatal("Reset left coverage")
+		}
+	}
+}
+
+func TestStrokeCoverage(t *testing.T) {
+	m := NewMask(20, 10)
+	m.Stroke([]Point{{2, 5}, {18, 5}}, 2, 0, ButtCap)
+	// Across the line at x=10: the centre rows 4 and 5 (centres 4.5, 5.5
+	// at distance 0.5) are fully covered; rows 3 and 6 (distance 1.5) get
+	// (1 + 0.5 - 1.5) = 0.
+	col := func(y int) float32 { return m.Cov[y*20+10] }
+	if col(4) != 1 || col(5) != 1 || col(3) != 0 || col(6) != 0 {
+		t.Errorf("coverage across: %v %v %v %v", col(3), col(4), col(5), col(6))
+	}
+	// A butt end is cut at the end point; a round one goes on.
+	if m.Cov[5*20+1] != 0 {
+		t.Error("butt cap drew before the start")
+	}
+	r := NewMask(20, 10)
+	r.Stroke([]Point{{2, 5}, {18, 5}}, 2, 0, RoundCap)
+	if r.Cov[5*20+1] == 0 || r.Cov[4*20+1] == 0 {
+		t.Error("round cap missing")
+	}
+	// A 1-pixel line halfway between rows covers each by half.
+	h := NewMask(10, 10)
+	h.Stroke([]Point{{0, 5}, {10, 5}}, 1, 0, ButtCap)
+	if v := h.Cov[4*10+5]; math.Abs(float64(v)-0.5) > 1e-6 {
+		t.Errorf("half coverage %v", v)
+	}
+}
+
+func TestDisc(t *testing.T) {
+	m := NewMask(20, 20)
+	m.Disc(Point{10, 10}, 5, 1)
+	if m.Cov[10*20+10] != 1 || m.Cov[10*20+17] != 0 || m.Cov[0] != 0 {
+		t.Error("disc coverage")
+	}
+	cv := NewCanvas(20, 20)
+	cv.Composite(m, Color{0, 1, 0, 1}, 1)
+	if p := cv.Pix[cv.PixOffset(10, 10):]; p[1] != 255 || p[3] != 255 {
+		t.Errorf("composited %v", p[:4])
+	}
+}

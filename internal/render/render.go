@@ -1,0 +1,459 @@
+package render
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"image"
+	"log/slog"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/paulmach/orb"
+
+	"github.com/tesseramaps/tessera/internal/geo"
+	"github.com/tesseramaps/tessera/internal/geojson"
+	"github.com/tesseramaps/tessera/internal/mvt"
+	"github.com/tesseramaps/tessera/internal/render/raster"
+	"github.com/tesseramaps/tessera/internal/style"
+	"github.com/tesseramaps/tessera/internal/style/expr"
+)
+
+// View is what to draw: the map around Center at Zoom (on the 512-pixel
+// tile pyramid, as GL styles count zooms), Width x Height CSS pixels drawn
+// at PixelRatio device pixels each.
+type View struct {
+	Center     [2]float64 // longitude, latitude
+	Zoom       float64
+	Bearing    float64 // degrees clockwise
+	Width      int
+	Height     int
+	PixelRatio float64
+}
+
+// Resources gives the renderer the bytes behind the style's URLs.
+type Resources interface {
+	Fetch(ctx context.Context, url string) ([]byte, error)
+}
+
+// Limits of one render.
+const (
+	MaxPixels = 4096 * 4096
+	maxTiles  = 64
+)
+
+// Renderer draws styles. It is safe for concurrent use.
+type Renderer struct {
+	specs map[string]map[string]*expr.PropertySpec
+	log   *slog.Logger
+}
+
+// New returns a renderer.
+func New(log *slog.Logger) (*Renderer, error) {
+	specs, err := expr.PropertySpecs(style.SpecJSON())
+	if err != nil {
+		return nil, fmt.Errorf("render: %w", err)
+	}
+	if log == nil {
+		log = slog.Default()
+	}
+	return &Renderer{specs: specs, log: log}, nil
+}
+
+// ViewOf returns the style's own view (its center and zoom) at a size.
+func ViewOf(st *style.Style, width, height int, pixelRatio float64) View {
+	v := View{Width: width, Height: height, PixelRatio: pixelRatio}
+	if len(st.Center) == 2 {
+		v.Center = [2]float64{st.Center[0], st.Center[1]}
+	}
+	if st.Zoom != nil {
+		v.Zoom = *st.Zoom
+	}
+	if b, ok := st.Doc().Get("bearing"); ok {
+		if f, ok := b.(float64); ok {
+			v.Bearing = f
+		}
+	}
+	return v
+}
+
+// frame maps world coordinates (the unit Web Mercator square) to device
+// pixels of the image.
+type frame struct {
+	cx, cy   float64 // center, world units
+	scale    float64 // device pixels per world unit
+	w, h     float64 // image size, device pixels
+	sin, cos float64 // of the bearing
+	zoom     float64
+	ratio    float64
+}
+
+func newFrame(v View) frame {
+	cx, cy := geo.LonLatToWorld(v.Center[0], v.Center[1])
+	s, c := math.Sincos(-v.Bearing * math.Pi / 180)
+	return frame{cx: cx, cy: cy, scale: 512 * math.Exp2(v.Zoom) * v.PixelRatio,
+		w: float64(v.Width) * v.PixelRatio, h: float64(v.Height) * v.PixelRatio, sin: s, cos: c, zoom: v.Zoom, ratio: v.PixelRatio}
+}
+
+// toScreen maps a world position to device pixels.
+func (f frame) toScreen(wx, wy float64) raster.Point {
+	dx, dy := (wx-f.cx)*f.scale, (wy-f.cy)*f.scale
+	return raster.Point{X: dx*f.cos - dy*f.sin + f.w/2, Y: dx*f.sin + dy*f.cos + f.h/2}
+}
+
+// Render draws st in view v.
+func (r *Renderer) Render(ctx context.Context, st *style.Style, v View, res Resources) (*image.RGBA, error) {
+	if v.PixelRatio <= 0 {
+		v.PixelRatio = 1
+	}
+	w, h := int(math.Round(float64(v.Width)*v.PixelRatio)), int(math.Round(float64(v.Height)*v.PixelRatio))
+	if w <= 0 || h <= 0 || w*h > MaxPixels {
+		return nil, fmt.Errorf("render: image size %dx%d outside 1..%d pixels", w, h, MaxPixels)
+	}
+	cv := raster.NewCanvas(w, h)
+	mask := raster.NewMask(w, h)
+	fr := newFrame(v)
+	srcs := &sourceSet{r: r, st: st, res: res, frame: fr, view: v, cache: map[string][]sourceFeature{}}
+	for _, l := range st.Layers {
+		if err := ctx.Err(); err != nil {
+			return nil, fmt.Errorf("render: %w", err)
+		}
+		if !visible(l, v.Zoom) {
+			continue
+		}
+		lr := &layerRender{r: r, l: l, cv: cv, mask: mask, fr: fr, zoom: v.Zoom}
+		if err := lr.compile(); err != nil {
+			r.log.Warn("render: layer skipped", "layer", l.ID, "err", err)
+			continue
+		}
+		switch l.Type {
+		case "background":
+			lr.background()
+		case "fill", "line", "circle":
+			feats, err := srcs.features(ctx, l)
+			if err != nil {
+				r.log.Warn("render: source unreadable", "layer", l.ID, "source", l.Source, "err", err)
+				continue
+			}
+			lr.draw(feats)
+		}
+	}
+	return cv.RGBA, nil
+}
+
+// visible tells whether a layer shows at zoom.
+func visible(l *style.Layer, zoom float64) bool {
+	if l.Layout != nil {
+		if v, ok := l.Layout.Get("visibility"); ok && v == "none" {
+			return false
+		}
+	}
+	if l.MinZoom != nil && zoom < *l.MinZoom {
+		return false
+	}
+	if l.MaxZoom != nil && zoom >= *l.MaxZoom {
+		return false
+	}
+	return true
+}
+
+// sourceFeature is a feature ready to draw: its properties for the
+// expressions and its geometry in world coordinates.
+type sourceFeature struct {
+	feat  *expr.MapFeature
+	layer string // source layer ("" for GeoJSON)
+	kind  string // Point, LineString, Polygon
+	parts [][]orb.Point
+	// polygons groups rings of a polygon feature, outer ring first.
+	polygons [][][]orb.Point
+}
+
+type sourceSet struct {
+	r     *Renderer
+	st    *style.Style
+	res   Resources
+	frame frame
+	view  View
+	cache map[string][]sourceFeature
+}
+
+// features returns the features of the layer's source (and source layer).
+func (s *sourceSet) features(ctx context.Context, l *style.Layer) ([]sourceFeature, error) {
+	all, ok := s.cache[l.Source]
+	if !ok {
+		src := s.st.SourceByKey[l.Source]
+		if src == nil {
+			return nil, fmt.Errorf("no source %q", l.Source)
+		}
+		var err error
+		switch src.Type {
+		case "geojson":
+			all, err = s.geoJSON(ctx, src)
+		case "vector":
+			all, err = s.vector(ctx, src)
+		default:
+			err = fmt.Errorf("source type %q is not drawn yet", src.Type)
+		}
+		if err != nil {
+			return nil, err
+		}
+		s.cache[l.Source] = all
+	}
+	if l.SourceLayer == "" {
+		return all, nil
+	}
+	var out []sourceFeature
+	for _, f := range all {
+		if f.layer == l.SourceLayer {
+			out = append(out, f)
+		}
+	}
+	return out, nil
+}
+
+func (s *sourceSet) geoJSON(ctx context.Context, src *style.Source) ([]sourceFeature, error) {
+	data, ok := src.Raw.Get("data")
+	if !ok {
+		return nil, fmt.Errorf("geojson source without data")
+	}
+	var body []byte
+	switch d := data.(type) {
+	case string:
+		b, err := s.res.Fetch(ctx, d)
+		if err != nil {
+			return nil, err
+		}
+		body = b
+	default:
+		b, err := json.Marshal(d)
+		if err != nil {
+			return nil, err
+		}
+		body = b
+	}
+	feats, err := geojson.Read(ctx, bytes.NewReader(body), geojson.DefaultLimits())
+	if err != nil {
+		return nil, err
+	}
+	out := make([]sourceFeature, 0, len(feats))
+	for _, f := range feats {
+		sf := sourceFeature{feat: &expr.MapFeature{Props: propsObject(f.Properties), Id: idValue(f.ID, f.Properties)}}
+		addGeometry(&sf, f.Geometry)
+		if sf.kind != "" {
+			sf.feat.Type = sf.kind
+			out = append(out, sf)
+		}
+	}
+	return out, nil
+}
+
+// addGeometry projects an orb geometry into world coordinates.
+func addGeometry(sf *sourceFeature, g orb.Geometry) {
+	world := func(p orb.Point) orb.Point {
+		x, y := geo.LonLatToWorld(p[0], p[1])
+		return orb.Point{x, y}
+	}
+	line := func(ps []orb.Point) []orb.Point {
+		out := make([]orb.Point, len(ps))
+		for i, p := range ps {
+			out[i] = world(p)
+		}
+		return out
+	}
+	switch g := g.(type) {
+	case orb.Point:
+		sf.kind, sf.parts = "Point", [][]orb.Point{{world(g)}}
+	case orb.MultiPoint:
+		sf.kind, sf.parts = "Point", [][]orb.Point{line(g)}
+	case orb.LineString:
+		sf.kind, sf.parts = "LineString", [][]orb.Point{line(g)}
+	case orb.MultiLineString:
+		sf.kind = "LineString"
+		for _, l := range g {
+			sf.parts = append(sf.parts, line(l))
+		}
+	case orb.Polygon:
+		sf.kind = "Polygon"
+		var rings [][]orb.Point
+		for _, r := range g {
+			rings = append(rings, line(r))
+		}
+		sf.polygons = [][][]orb.Point{rings}
+	case orb.MultiPolygon:
+		sf.kind = "Polygon"
+		for _, p := range g {
+			var rings [][]orb.Point
+			for _, r := range p {
+				rings = append(rings, line(r))
+			}
+			sf.polygons = append(sf.polygons, rings)
+		}
+	}
+}
+
+func propsObject(m map[string]any) *expr.Object {
+	o := expr.NewObject()
+	for k, v := range m {
+		if val, err := expr.ValueFromGo(v); err == nil {
+			o.Set(k, val)
+		}
+	}
+	return o
+}
+
+func idValue(id uint64, props map[string]any) expr.Value {
+	if id != 0 {
+		return expr.Number(float64(id))
+	}
+	return expr.Null()
+}
+
+// vector reads the vector tiles of the view.
+func (s *sourceSet) vector(ctx context.Context, src *style.Source) ([]sourceFeature, error) {
+	tiles, minZ, maxZ, scheme, err := s.tileTemplates(ctx, src)
+	if err != nil {
+		return nil, err
+	}
+	z := int(math.Floor(s.view.Zoom))
+	z = max(minZ, min(z, maxZ))
+	n := 1 << z
+	// The tiles under the view (its corners, unrotated bounding box).
+	fr := s.frame
+	half := math.Hypot(fr.w, fr.h) / 2 / fr.scale
+	x0, x1 := int(math.Floor((fr.cx-half)*float64(n))), int(math.Floor((fr.cx+half)*float64(n)))
+	y0, y1 := max(0, int(math.Floor((fr.cy-half)*float64(n)))), min(n-1, int(math.Floor((fr.cy+half)*float64(n))))
+	if (x1-x0+1)*(y1-y0+1) > maxTiles {
+		return nil, fmt.Errorf("the view needs more than %d tiles", maxTiles)
+	}
+	var out []sourceFeature
+	for ty := y0; ty <= y1; ty++ {
+		for tx := x0; tx <= x1; tx++ {
+			wrapX := ((tx % n) + n) % n
+			row := ty
+			if scheme == "tms" {
+				row = n - 1 - ty
+			}
+			url := strings.NewReplacer("{z}", strconv.Itoa(z), "{x}", strconv.Itoa(wrapX), "{y}", strconv.Itoa(row)).Replace(tiles[0])
+			data, err := s.res.Fetch(ctx, url)
+			if err != nil || len(data) == 0 {
+				continue // an absent tile is empty
+			}
+			feats, err := decodeTile(data, z, tx, ty)
+			if err != nil {
+				s.r.log.Warn("render: corrupt tile skipped", "url", url, "err", err)
+				continue
+			}
+			out = append(out, feats...)
+		}
+	}
+	return out, nil
+}
+
+// tileTemplates returns the source's tile URL templates and zoom range,
+// reading its TileJSON when it has a url.
+func (s *sourceSet) tileTemplates(ctx context.Context, src *style.Source) ([]string, int, int, string, error) {
+	tiles, minZ, maxZ := src.Tiles, 0, 14
+	scheme, _ := src.Raw.Get("scheme")
+	sch, _ := scheme.(string)
+	if src.MinZoom != nil {
+		minZ = int(*src.MinZoom)
+	}
+	if src.MaxZoom != nil {
+		maxZ = int(*src.MaxZoom)
+	}
+	if len(tiles) == 0 && src.URL != "" {
+		b, err := s.res.Fetch(ctx, src.URL)
+		if err != nil {
+			return nil, 0, 0, "", err
+		}
+		var tj struct {
+			Tiles   []string `json:"tiles"`
+			MinZoom *int     `json:"minzoom"`
+			MaxZoom *int     `json:"maxzoom"`
+			Scheme  string   `json:"scheme"`
+		}
+		if err := json.Unmarshal(b, &tj); err != nil {
+			return nil, 0, 0, "", fmt.Errorf("TileJSON %s: %w", src.URL, err)
+		}
+		tiles = tj.Tiles
+		if tj.MinZoom != nil {
+			minZ = *tj.MinZoom
+		}
+		if tj.MaxZoom != nil {
+			maxZ = *tj.MaxZoom
+		}
+		if tj.Scheme != "" {
+			sch = tj.Scheme
+		}
+	}
+	if len(tiles) == 0 {
+		return nil, 0, 0, "", fmt.Errorf("vector source without tiles")
+	}
+	return tiles, minZ, maxZ, sch, nil
+}
+
+// decodeTile decodes an MVT tile z/x/y into world-coordinate features.
+func decodeTile(data []byte, z, tx, ty int) ([]sourceFeature, error) {
+	t, err := mvt.Decode(data)
+	if err != nil {
+		return nil, err
+	}
+	n := float64(int(1) << z)
+	var out []sourceFeature
+	for _, l := range t.Layers {
+		ext := float64(l.Extent)
+		world := func(p mvt.XY) orb.Point {
+			return orb.Point{(float64(tx) + float64(p.X)/ext) / n, (float64(ty) + float64(p.Y)/ext) / n}
+		}
+		for i := 0; i < l.Len(); i++ {
+			f, err := l.Feature(i)
+			if err != nil {
+				return nil, err
+			}
+			g, err := f.Geometry()
+			if err != nil {
+				continue
+			}
+			props, err := f.Properties()
+			if err != nil {
+				continue
+			}
+			sf := sourceFeature{layer: l.Name, feat: &expr.MapFeature{Props: propsObject(props), Id: expr.Null()}}
+			if f.HasID {
+				sf.feat.Id = expr.Number(float64(f.ID))
+			}
+			conv := func(ps []mvt.XY) []orb.Point {
+				out := make([]orb.Point, len(ps))
+				for k, p := range ps {
+					out[k] = world(p)
+				}
+				return out
+			}
+			switch {
+			case len(g.Points) > 0:
+				sf.kind, sf.parts = "Point", [][]orb.Point{conv(g.Points)}
+			case len(g.Lines) > 0:
+				sf.kind = "LineString"
+				for _, l := range g.Lines {
+					sf.parts = append(sf.parts, conv(l))
+				}
+			case len(g.Polygons) > 0:
+				sf.kind = "Polygon"
+				for _, p := range g.Polygons {
+					var rings [][]orb.Point
+					for _, r := range p {
+						rings = append(rings, conv(r))
+					}
+					sf.polygons = append(sf.polygons, rings)
+				}
+			default:
+				continue
+			}
+			sf.feat.Type = sf.kind
+			out = append(out, sf)
+		}
+	}
+	return out, nil
+}

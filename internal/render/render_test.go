@@ -1,0 +1,99 @@
+package render
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"testing"
+	"time"
+
+	"github.com/tesseramaps/tessera/internal/style"
+)
+
+type mapResources map[string][]byte
+
+func (m mapResources) Fetch(_ context.Context, url string) ([]byte, error) {
+	if b, ok := m[url]; ok {
+		return b, nil
+	}
+	return nil, errors.New("not found")
+}
+
+func parse(t testing.TB, doc string) *style.Style {
+	t.Helper()
+	st, err := style.Parse([]byte(doc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st
+}
+
+func TestRenderLayers(t *testing.T) {
+	r, err := New(slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := parse(t, `{"version": 8, "center": [0, 0], "zoom": 0,
+		"sources": {"g": {"type": "geojson", "data": {"type": "FeatureCollection", "features": [
+			{"type": "Feature", "properties": {"kind": "a"}, "geometry": {"type": "Polygon", "coordinates": [[[-20,-20],[20,-20],[20,20],[-20,20],[-20,-20]]]}},
+			{"type": "Feature", "properties": {"kind": "b"}, "geometry": {"type": "Point", "coordinates": [25, 0]}}]}}},
+		"layers": [
+			{"id": "bg", "type": "background", "paint": {"background-color": "white"}},
+			{"id": "f", "type": "fill", "source": "g", "filter": ["==", ["get", "kind"], "a"], "paint": {"fill-color": "red", "fill-antialias": false}},
+			{"id": "c", "type": "circle", "source": "g", "paint": {"circle-color": ["match", ["get", "kind"], "b", "blue", "black"], "circle-radius": 6}},
+			{"id": "hidden", "type": "fill", "source": "g", "layout": {"visibility": "none"}, "paint": {"fill-color": "green"}}]}`)
+	img, err := r.Render(context.Background(), st, ViewOf(st, 64, 64, 1), mapResources{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := func(x, y int) [4]uint8 {
+		o := img.PixOffset(x, y)
+		return [4]uint8(img.Pix[o : o+4])
+	}
+	if p := at(32, 32); p != [4]uint8{255, 0, 0, 255} {
+		t.Errorf("polygon centre %v, want red", p)
+	}
+	if p := at(2, 2); p != [4]uint8{255, 255, 255, 255} {
+		t.Errorf("corner %v, want white", p)
+	}
+	// The point at 25°E is 512*25/360 = 35.6 px east of the centre at zoom
+	// 0 (a 512 px world): the circle (radius 6) covers x = 67 - ... inside
+	// the image at its left part, x 62-63.
+	if p := at(63, 32); p != [4]uint8{0, 0, 255, 255} {
+		t.Errorf("circle edge pixel %v, want blue", p)
+	}
+	// Twice the pixels at pixel ratio 2.
+	img2, err := r.Render(context.Background(), st, ViewOf(st, 64, 64, 2), mapResources{})
+	if err != nil || img2.Rect.Dx() != 128 {
+		t.Fatalf("ratio 2: %v %v", img2.Rect, err)
+	}
+	if _, err := r.Render(context.Background(), st, ViewOf(st, 100000, 100000, 1), mapResources{}); err == nil {
+		t.Error("a huge image was accepted")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Nanosecond)
+	defer cancel()
+	time.Sleep(time.Millisecond)
+	if _, err := r.Render(ctx, st, ViewOf(st, 64, 64, 1), mapResources{}); err == nil {
+		t.Error("a render past its deadline went on")
+	}
+}
+
+// FuzzCorruptTile feeds the vector source bytes that are not a good tile:
+// the render skips them and never panics.
+func FuzzCorruptTile(f *testing.F) {
+	f.Add([]byte{0x1a, 0x05, 0x0a, 0x01, 'x'})
+	f.Add([]byte("not a tile"))
+	f.Add([]byte{0x1a, 0x80})
+	r, err := New(slog.New(slog.DiscardHandler))
+	if err != nil {
+		f.Fatal(err)
+	}
+	st := parse(f, `{"version": 8, "center": [0, 0], "zoom": 0, "sources": {"v": {"type": "vector", "tiles": ["t/{z}/{x}/{y}"], "maxzoom": 0}},
+		"layers": [{"id": "f", "type": "fill", "source": "v", "source-layer": "x", "paint": {"fill-color": "red"}},
+			{"id": "l", "type": "line", "source": "v", "source-layer": "x"}, {"id": "c", "type": "circle", "source": "v", "source-layer": "x"}]}`)
+	f.Fuzz(func(t *testing.T, tile []byte) {
+		if _, err := r.Render(context.Background(), st, ViewOf(st, 32, 32, 1), mapResources{"t/0/0/0": tile}); err != nil {
+			t.Fatalf("a corrupt tile failed the render: %v", err)
+		}
+	})
+}
