@@ -35,6 +35,8 @@ const (
 	// wRelevanceCover is how much the name's words missing from the query
 	// lower the relevance.
 	wRelevanceCover = 0.3
+	// relevanceAlternate is the relevance factor of untagged alternates.
+	relevanceAlternate = 0.9
 	// trailingWeight is the weight of a name's words not typed yet.
 	trailingWeight = 0.2
 	// minAreaImportance is the lowest importance of an area feature
@@ -581,8 +583,14 @@ func (ix *Index) forwardMatches(ctx context.Context, q ForwardQuery, words []str
 		if obscure {
 			score *= scoreObscure
 		}
-		// Relevance counts the name's words the query left out, a little.
+		// Relevance counts the name's words the query left out, a little;
+		// an untagged alternate (a historical or colloquial name, a code) is
+		// not the place's name: it matches, but never fully ("sao paulo"
+		// is no full match of a town once called so).
 		text *= 1 - wRelevanceCover*(1-cover)
+		if !official && len(tags) == 0 {
+			text *= relevanceAlternate
+		}
 		inLang := langCode != 0 && slices.Contains(tags, langCode)
 		if inLang {
 			score += wLanguage

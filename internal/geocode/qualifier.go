@@ -140,9 +140,14 @@ func (ix *Index) namedAdmins(words []string) map[int32]bool {
 	return out
 }
 
+// wholeRelevance is the relevance from which a match covering every word
+// counts as naming the whole query (an untagged alternate name that is the
+// query scores relevanceAlternate).
+const wholeRelevance = 0.99 * relevanceAlternate
+
 // hasWholeMatch reports whether the best match covers the whole query.
 func hasWholeMatch(ms []nameMatch) bool {
-	return len(ms) > 0 && ms[0].unmatched == 0 && ms[0].text >= 0.99
+	return len(ms) > 0 && ms[0].unmatched == 0 && ms[0].text >= wholeRelevance
 }
 
 // mergeQualified puts the matches of a qualified search (over nameWords of
@@ -174,7 +179,7 @@ const fillerRelevance = 0.75
 // dropFiller leaves out results that match much less of the query than
 // the best one does, when the best one matched all of it.
 func dropFiller(ms []nameMatch) []nameMatch {
-	if len(ms) == 0 || ms[0].text < 0.99 {
+	if len(ms) == 0 || ms[0].text < wholeRelevance {
 		return ms
 	}
 	out := ms[:0]

@@ -119,8 +119,10 @@ func TestForwardResultFields(t *testing.T) {
 	if !slices.Equal(ctxIDs, []string{"subregion.1", "region.2", "country.999"}) {
 		t.Errorf("context %v", ctxIDs)
 	}
-	if f.Relevance != 1 {
-		t.Errorf("relevance %v, want 1", f.Relevance)
+	// "Alpha City" is an untagged alternate name: it matches the whole
+	// query but is not the place's own name.
+	if f.Relevance != relevanceAlternate {
+		t.Errorf("relevance %v, want %v", f.Relevance, relevanceAlternate)
 	}
 
 	b, err := json.Marshal(res)
