@@ -401,6 +401,7 @@ func decodeTile(data []byte, z, tx, ty int) ([]sourceFeature, error) {
 		return nil, err
 	}
 	n := float64(int(1) << z)
+	square := box{float64(tx) / n, float64(ty) / n, float64(tx+1) / n, float64(ty+1) / n}
 	var out []sourceFeature
 	for _, l := range t.Layers {
 		ext := float64(l.Extent)
@@ -437,16 +438,20 @@ func decodeTile(data []byte, z, tx, ty int) ([]sourceFeature, error) {
 			case len(g.Lines) > 0:
 				sf.kind = "LineString"
 				for _, l := range g.Lines {
-					sf.parts = append(sf.parts, conv(l))
+					sf.parts = append(sf.parts, clipLine(conv(l), square)...)
 				}
 			case len(g.Polygons) > 0:
 				sf.kind = "Polygon"
 				for _, p := range g.Polygons {
 					var rings [][]orb.Point
 					for _, r := range p {
-						rings = append(rings, conv(r))
+						if c := clipRing(conv(r), square); c != nil {
+							rings = append(rings, c)
+						}
 					}
-					sf.polygons = append(sf.polygons, rings)
+					if len(rings) > 0 {
+						sf.polygons = append(sf.polygons, rings)
+					}
 				}
 			default:
 				continue

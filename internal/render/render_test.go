@@ -3,6 +3,7 @@ package render
 import (
 	"context"
 	"errors"
+	"github.com/paulmach/orb"
 	"log/slog"
 	"testing"
 	"time"
@@ -96,4 +97,29 @@ func FuzzCorruptTile(f *testing.F) {
 			t.Fatalf("a corrupt tile failed the render: %v", err)
 		}
 	})
+}
+
+func TestClipToTile(t *testing.T) {
+	b := box{0, 0, 1, 1}
+	// A square straddling the right edge keeps its inside half.
+	ring := clipRing([]orb.Point{{0.5, 0.2}, {1.5, 0.2}, {1.5, 0.8}, {0.5, 0.8}}, b)
+	if len(ring) != 4 {
+		t.Fatalf("clipped ring %v", ring)
+	}
+	for _, p := range ring {
+		if p[0] < 0.5 || p[0] > 1 {
+			t.Errorf("point %v outside the kept half", p)
+		}
+	}
+	if clipRing([]orb.Point{{2, 2}, {3, 2}, {3, 3}}, b) != nil {
+		t.Error("a ring outside the box was kept")
+	}
+	// A line leaving and re-entering the box becomes two pieces.
+	parts := clipLine([]orb.Point{{0.2, 0.5}, {1.5, 0.5}, {1.5, 0.7}, {0.2, 0.7}}, b)
+	if len(parts) != 2 || parts[0][1] != (orb.Point{1, 0.5}) || parts[1][0] != (orb.Point{1, 0.7}) {
+		t.Errorf("pieces %v", parts)
+	}
+	if len(clipLine([]orb.Point{{2, 2}, {3, 3}}, b)) != 0 {
+		t.Error("a line outside the box was kept")
+	}
 }

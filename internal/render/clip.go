@@ -1,0 +1,108 @@
+package render
+
+import "github.com/paulmach/orb"
+
+// Each vector tile's lines and fills are clipped to the tile's square, as
+// GL's stencil clips them: the buffer a tile carries around its square is
+// for computing joins and outlines, not for drawing over its neighbours.
+
+// box is an axis-aligned rectangle in world coordinates.
+type box struct{ x0, y0, x1, y1 float64 }
+
+// clipRing clips a closed ring to the box (Sutherland-Hodgman, one edge of
+// the box at a time).
+func clipRing(ring []orb.Point, b box) []orb.Point {
+	edges := []struct {
+		inside func(p orb.Point) bool
+		cut    func(p, q orb.Point) orb.Point
+	}{
+		{func(p orb.Point) bool { return p[0] >= b.x0 }, func(p, q orb.Point) orb.Point { return atX(p, q, b.x0) }},
+		{func(p orb.Point) bool { return p[0] <= b.x1 }, func(p, q orb.Point) orb.Point { return atX(p, q, b.x1) }},
+		{func(p orb.Point) bool { return p[1] >= b.y0 }, func(p, q orb.Point) orb.Point { return atY(p, q, b.y0) }},
+		{func(p orb.Point) bool { return p[1] <= b.y1 }, func(p, q orb.Point) orb.Point { return atY(p, q, b.y1) }},
+	}
+	pts := ring
+	for _, e := range edges {
+		if len(pts) == 0 {
+			return nil
+		}
+		var out []orb.Point
+		prev := pts[len(pts)-1]
+		for _, p := range pts {
+			switch in, prevIn := e.inside(p), e.inside(prev); {
+			case in && prevIn:
+				out = append(out, p)
+			case in:
+				out = append(out, e.cut(prev, p), p)
+			case prevIn:
+				out = append(out, e.cut(prev, p))
+			}
+			prev = p
+		}
+		pts = out
+	}
+	if len(pts) < 3 {
+		return nil
+	}
+	return pts
+}
+
+func atX(p, q orb.Point, x float64) orb.Point {
+	t := (x - p[0]) / (q[0] - p[0])
+	return orb.Point{x, p[1] + t*(q[1]-p[1])}
+}
+
+func atY(p, q orb.Point, y float64) orb.Point {
+	t := (y - p[1]) / (q[1] - p[1])
+	return orb.Point{p[0] + t*(q[0]-p[0]), y}
+}
+
+// clipLine clips a polyline to the box, returning the pieces inside it
+// (parametric clipping of each segment, Liang-Barsky).
+func clipLine(line []orb.Point, b box) [][]orb.Point {
+	var out [][]orb.Point
+	var cur []orb.Point
+	flush := func() {
+		if len(cur) >= 2 {
+			out = append(out, cur)
+		}
+		cur = nil
+	}
+	for i := 0; i+1 < len(line); i++ {
+		p, q := line[i], line[i+1]
+		t0, t1 := 0.0, 1.0
+		dx, dy := q[0]-p[0], q[1]-p[1]
+		ok := true
+		for _, c := range [4][2]float64{{-dx, p[0] - b.x0}, {dx, b.x1 - p[0]}, {-dy, p[1] - b.y0}, {dy, b.y1 - p[1]}} {
+			den, num := c[0], c[1]
+			if den == 0 {
+				if num < 0 {
+					ok = false
+				}
+				continue
+			}
+			t := num / den
+			if den < 0 {
+				t0 = max(t0, t)
+			} else {
+				t1 = min(t1, t)
+			}
+		}
+		if !ok || t0 > t1 {
+			flush()
+			continue
+		}
+		a := orb.Point{p[0] + t0*dx, p[1] + t0*dy}
+		z := orb.Point{p[0] + t1*dx, p[1] + t1*dy}
+		if len(cur) == 0 || t0 > 0 || cur[len(cur)-1] != a {
+			flush()
+			cur = append(cur, a)
+		}
+		cur = append(cur, z)
+		if t1 < 1 {
+			flush()
+		}
+	}
+	flush()
+	return out
+}
