@@ -2,7 +2,6 @@ package render
 
 import (
 	"fmt"
-	"math"
 
 	"github.com/paulmach/orb"
 
@@ -261,18 +260,7 @@ func (lr *layerRender) circle(f sourceFeature, c *expr.EvalContext) {
 	sop := lr.num("circle-stroke-opacity", c, 1)
 	for _, part := range f.parts {
 		for _, p := range lr.project(part, dx, dy) {
-			outer := radius + stroke
-			// GL's circle blur is a share of the radius; its antialiasing
-			// is about one device pixel.
-			ramp := math.Max(1, blur*outer)
-			if stroke > 0 {
-				lr.mask.Reset()
-				lr.mask.Disc(p, outer, ramp)
-				lr.cv.Composite(lr.mask, scol, sop*opacity)
-			}
-			lr.mask.Reset()
-			lr.mask.Disc(p, radius, math.Max(1, blur*radius))
-			lr.cv.Composite(lr.mask, col, opacity)
+			lr.cv.Circle(p, radius, stroke, blur, col, scol, opacity, sop*opacity)
 		}
 	}
 }

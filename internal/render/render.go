@@ -434,7 +434,18 @@ func decodeTile(data []byte, z, tx, ty int) ([]sourceFeature, error) {
 			}
 			switch {
 			case len(g.Points) > 0:
-				sf.kind, sf.parts = "Point", [][]orb.Point{conv(g.Points)}
+				// Points of the buffer belong to the neighbour tile, which
+				// draws them: each is drawn once.
+				var pts []orb.Point
+				for _, p := range conv(g.Points) {
+					if p[0] >= square.x0 && p[0] < square.x1 && p[1] >= square.y0 && p[1] < square.y1 {
+						pts = append(pts, p)
+					}
+				}
+				if len(pts) == 0 {
+					continue
+				}
+				sf.kind, sf.parts = "Point", [][]orb.Point{pts}
 			case len(g.Lines) > 0:
 				sf.kind = "LineString"
 				for _, l := range g.Lines {
