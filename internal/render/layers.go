@@ -205,8 +205,7 @@ func (lr *layerRender) fill(f sourceFeature, c *expr.EvalContext) {
 			}
 			lr.mask.Reset()
 			for _, r := range rings {
-				closed := append(append([]raster.Point(nil), r...), r[0])
-				lr.mask.Stroke(closed, 1, 0, raster.ButtCap)
+				lr.mask.Outline(r)
 			}
 			lr.cv.Composite(lr.mask, outline, opacity)
 		}

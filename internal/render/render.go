@@ -237,10 +237,17 @@ func (s *sourceSet) geoJSON(ctx context.Context, src *style.Source) ([]sourceFea
 	if err != nil {
 		return nil, err
 	}
+	// GL cuts GeoJSON into tiles of 8192 units at the zoom it draws: the
+	// positions land on that grid.
+	maxZoom := 18.0
+	if src.MaxZoom != nil {
+		maxZoom = *src.MaxZoom
+	}
+	grid := math.Exp2(math.Max(0, math.Min(maxZoom, math.Floor(s.view.Zoom)))) * geoJSONExtent
 	out := make([]sourceFeature, 0, len(feats))
 	for _, f := range feats {
 		sf := sourceFeature{feat: &expr.MapFeature{Props: propsObject(f.Properties), Id: idValue(f.ID, f.Properties)}}
-		addGeometry(&sf, f.Geometry)
+		addGeometry(&sf, f.Geometry, grid)
 		if sf.kind != "" {
 			sf.feat.Type = sf.kind
 			out = append(out, sf)
@@ -249,11 +256,15 @@ func (s *sourceSet) geoJSON(ctx context.Context, src *style.Source) ([]sourceFea
 	return out, nil
 }
 
-// addGeometry projects an orb geometry into world coordinates.
-func addGeometry(sf *sourceFeature, g orb.Geometry) {
+// geoJSONExtent is the tile extent GeoJSON is cut into.
+const geoJSONExtent = 8192
+
+// addGeometry projects an orb geometry into world coordinates, rounded to
+// a grid of the given number of units across the world.
+func addGeometry(sf *sourceFeature, g orb.Geometry, grid float64) {
 	world := func(p orb.Point) orb.Point {
 		x, y := geo.LonLatToWorld(p[0], p[1])
-		return orb.Point{x, y}
+		return orb.Point{math.Round(x*grid) / grid, math.Round(y*grid) / grid}
 	}
 	line := func(ps []orb.Point) []orb.Point {
 		out := make([]orb.Point, len(ps))

@@ -322,3 +322,38 @@ func (cv *Canvas) Circle(c Point, radius, stroke, blur float64, fill, strokeColo
 		}
 	}
 }
+
+// Outline adds a closed ring's edges as GL draws fill outlines: hairlines
+// whose coverage is 1 - smoothstep(0, 1, distance) from the edge, about two
+// pixels wide.
+func (m *Mask) Outline(ring []Point) {
+	n := len(ring)
+	for i := 0; i < n; i++ {
+		a, b := ring[i], ring[(i+1)%n]
+		x0 := max(0, int(math.Floor(math.Min(a.X, b.X)-1)))
+		x1 := min(m.W, int(math.Ceil(math.Max(a.X, b.X)+1)))
+		y0 := max(0, int(math.Floor(math.Min(a.Y, b.Y)-1)))
+		y1 := min(m.H, int(math.Ceil(math.Max(a.Y, b.Y)+1)))
+		dx, dy := b.X-a.X, b.Y-a.Y
+		l2 := dx*dx + dy*dy
+		for y := y0; y < y1; y++ {
+			touched := false
+			for x := x0; x < x1; x++ {
+				px, py := float64(x)+0.5-a.X, float64(y)+0.5-a.Y
+				t := 0.0
+				if l2 > 0 {
+					t = math.Max(0, math.Min(1, (px*dx+py*dy)/l2))
+				}
+				d := math.Hypot(px-t*dx, py-t*dy)
+				if d >= 1 {
+					continue
+				}
+				m.max(x, y, float32(1-smoothstep(0, 1, d)))
+				touched = true
+			}
+			if touched {
+				m.touch(x0, x1, y)
+			}
+		}
+	}
+}
