@@ -204,7 +204,8 @@ func readPassing(t *testing.T) map[string]bool {
 // TestConformance renders the shared GL rendering suite and prints the
 // per-family table; it fails on any test that passed before (the list in
 // testdata) and no longer does. TESSERA_UPDATE_CONFORMANCE=1 rewrites the
-// list; TESSERA_RENDER_OUT=DIR keeps the images.
+// list; TESSERA_RENDER_OUT=DIR keeps the images; TESSERA_RENDER_REPORT=FILE
+// writes each test's result and differing share.
 func TestConformance(t *testing.T) {
 	root := fixtures.Path(t, "render-tests")
 	results := runConformance(t, root)
@@ -246,6 +247,27 @@ func TestConformance(t *testing.T) {
 	}
 	fmt.Fprintf(&b, "%-12s %5d %6.1f%% %6.1f%%\n", "all", tot.n, 100*float64(tot.strict)/float64(tot.n), 100*float64(tot.loose)/float64(tot.n))
 	t.Log(b.String())
+	if report := os.Getenv("TESSERA_RENDER_REPORT"); report != "" {
+		var names []string
+		for name := range results {
+			names = append(names, name)
+		}
+		sort.Strings(names)
+		var rb strings.Builder
+		for _, name := range names {
+			switch v := results[name]; {
+			case v == -1:
+				fmt.Fprintf(&rb, "%s error\n", name)
+			case v < -1:
+				fmt.Fprintf(&rb, "%s fail %.5f\n", name, -v-1)
+			default:
+				fmt.Fprintf(&rb, "%s pass %.5f\n", name, v)
+			}
+		}
+		if err := os.WriteFile(report, []byte(rb.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 	if os.Getenv("TESSERA_UPDATE_CONFORMANCE") == "1" {
 		body := "# Tests of ../shared/render-tests that pass strictly; TestConformance fails when one no longer does.\n" + strings.Join(passing, "\n") + "\n"
 		if err := os.WriteFile(passingFile, []byte(body), 0o644); err != nil {

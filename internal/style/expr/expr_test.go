@@ -506,3 +506,26 @@ func TestDistanceLargeGeometry(t *testing.T) {
 		t.Fatalf("distance over 20000x20000 vertices took %v", d)
 	}
 }
+
+// marshalerDoc stands for another package's JSON document type (a style's
+// ordered object).
+type marshalerDoc string
+
+func (m marshalerDoc) MarshalJSON() ([]byte, error) { return []byte(m), nil }
+
+func TestCompileValueMarshaler(t *testing.T) {
+	spec := &PropertySpec{Type: "color", PropertyType: "data-driven", Default: json.RawMessage(`"#000000"`),
+		Expression: &ExpressionSupport{Interpolated: true, Parameters: []string{"zoom", "feature"}}}
+	e, errs := CompileValue(marshalerDoc(`{"property": "rank", "stops": [[0, "red"], [10, "blue"]]}`), spec)
+	if len(errs) > 0 {
+		t.Fatalf("legacy function given as a json.Marshaler: %v", errs)
+	}
+	props := &Object{}
+	props.Set("rank", Number(10))
+	if v := e.EvalOrDefault(&EvalContext{Feature: &MapFeature{Props: props}}); v.Color() != (Color{0, 0, 1, 1}) {
+		t.Fatalf("rank 10 = %s, want blue", toStringJSON(v))
+	}
+	if _, errs := CompileValue(marshalerDoc(`{"broken"`), spec); len(errs) == 0 {
+		t.Fatal("a marshaler giving broken JSON compiled")
+	}
+}

@@ -198,6 +198,14 @@ func normalizeJSON(v any, depth int) (any, error) {
 		return o, nil
 	case *jobj:
 		return t, nil
+	case json.Marshaler:
+		// Documents of other packages (a style's ordered objects) pass
+		// through their JSON.
+		b, err := t.MarshalJSON()
+		if err != nil {
+			return nil, err
+		}
+		return decodeJSON(b)
 	}
 	return nil, fmt.Errorf("unsupported JSON value of type %T", v)
 }
