@@ -58,6 +58,14 @@ type Config struct {
 	// garbage collector works harder near it (0 = the tile cache plus
 	// 64 MiB; GOMEMLIMIT in the environment wins).
 	MemoryLimitMB int `yaml:"memory_limit_mb"`
+	// RenderWorkers is how many map images render at once (0: one per
+	// core); RenderQueue how many more may wait (0: four per worker) before
+	// requests get 503; RenderTimeout cuts a render; RenderCacheMB bounds
+	// the cache of rendered raster tiles, in MiB (0 = off).
+	RenderWorkers int           `yaml:"render_workers"`
+	RenderQueue   int           `yaml:"render_queue"`
+	RenderTimeout time.Duration `yaml:"render_timeout"`
+	RenderCacheMB int           `yaml:"render_cache_mb"`
 	// MaxUploadMB is the largest accepted ingest upload, in MiB.
 	MaxUploadMB int64 `yaml:"max_upload_mb"`
 	// UploadExpiry removes an ingest upload (record and file) that has
@@ -97,6 +105,8 @@ func Default() Config {
 		CacheControlDocuments: "public, max-age=60",
 		CORSOrigins:           []string{"*"},
 		TileCacheMB:           48,
+		RenderTimeout:         30 * time.Second,
+		RenderCacheMB:         64,
 		MaxUploadMB:           2048,
 		UploadExpiry:          24 * time.Hour,
 		MaxBodyKB:             1024,
@@ -294,6 +304,12 @@ func (c Config) Validate() error {
 	}
 	if c.TileCacheMB < 0 || c.MemoryLimitMB < 0 || c.MaxUploadMB <= 0 || c.MaxBodyKB <= 0 || c.MaxURIBytes < 256 || c.MaxHeaderKB <= 0 {
 		errs = append(errs, errors.New("sizes must be positive (tile_cache_mb may be 0; max_uri_bytes at least 256)"))
+	}
+	if c.RenderWorkers < 0 || c.RenderQueue < 0 || c.RenderCacheMB < 0 {
+		errs = append(errs, errors.New("render_workers, render_queue and render_cache_mb may not be negative"))
+	}
+	if c.RenderTimeout <= 0 {
+		errs = append(errs, fmt.Errorf("render_timeout %v must be positive", c.RenderTimeout))
 	}
 	if c.ReadTimeout <= 0 || c.WriteTimeout <= 0 || c.IdleTimeout <= 0 || c.UploadTimeout <= 0 {
 		errs = append(errs, errors.New("timeouts must be positive"))

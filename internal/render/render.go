@@ -140,6 +140,11 @@ func (r *Renderer) Render(ctx context.Context, st *style.Style, v View, res Reso
 			lr.draw(feats)
 		}
 	}
+	// A resource cut short by the deadline leaves a picture with holes:
+	// it is not the picture asked for.
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("render: %w", err)
+	}
 	return cv.RGBA, nil
 }
 

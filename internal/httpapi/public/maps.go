@@ -240,40 +240,66 @@ func (a *API) allMapsWMTS(w http.ResponseWriter, r *http.Request) {
 	a.allMaps(w, r, func(maps []ogc.Map, ep ogc.Endpoint) (any, error) { return ogc.AllMapsWMTS(maps, ep, wmtsOptions) })
 }
 
-// wmsRequest checks the fixed service=WMS&request=GetCapabilities query
-// (case-insensitive names and values, as OGC clients vary).
-func wmsRequest(w http.ResponseWriter, r *http.Request) bool {
-	var service, request string
-	for k, v := range r.URL.Query() {
-		switch strings.ToLower(k) {
-		case "service":
-			service = v[0]
-		case "request":
-			request = v[0]
-		}
-	}
-	if !strings.EqualFold(service, "WMS") {
+// wmsRequest reads the WMS request of the query (names and values in any
+// case, as OGC clients vary): "GetCapabilities" or "GetMap". Anything else
+// is answered with 400 here.
+func wmsRequest(w http.ResponseWriter, r *http.Request) (string, bool) {
+	request, _, serviceOK := ogc.WMSRequest(r.URL.Query())
+	if !serviceOK || !hasKeyFold(r, "service") {
 		respond.Fail(w, http.StatusBadRequest, "service=WMS is required")
-		return false
+		return "", false
 	}
-	if !strings.EqualFold(request, "GetCapabilities") {
-		respond.Fail(w, http.StatusBadRequest, fmt.Sprintf("request %q is not supported (GetCapabilities is)", request))
-		return false
+	switch {
+	case strings.EqualFold(request, "GetCapabilities"):
+		return "GetCapabilities", true
+	case strings.EqualFold(request, "GetMap"):
+		return "GetMap", true
 	}
-	return true
+	respond.Fail(w, http.StatusBadRequest, fmt.Sprintf("request %q is not supported (GetCapabilities and GetMap are)", request))
+	return "", false
 }
 
-var wmsOptions = ogc.WMSOptions{Title: "Tessera"}
+// hasKeyFold reports whether the query has key in any case.
+func hasKeyFold(r *http.Request, key string) bool {
+	for k := range r.URL.Query() {
+		if strings.EqualFold(k, key) {
+			return true
+		}
+	}
+	return false
+}
+
+var wmsOptions = ogc.WMSOptions{Title: "Tessera", MaxWidth: maxWMSSize, MaxHeight: maxWMSSize}
 
 func (a *API) mapWMS(w http.ResponseWriter, r *http.Request) {
-	if _, ok := a.servedMap(w, r); !ok || !wmsRequest(w, r) {
+	m, ok := a.servedMap(w, r)
+	if !ok {
+		return
+	}
+	req, ok := wmsRequest(w, r)
+	if !ok {
+		return
+	}
+	if req == "GetMap" {
+		a.wmsGetMap(w, r, func(name string) (*catalog.Map, bool) { return m, name == m.ID })
 		return
 	}
 	a.mapDocument(w, r, func(m ogc.Map, ep ogc.Endpoint) (any, error) { return ogc.MapWMS(m, ep, wmsOptions) })
 }
 
 func (a *API) allMapsWMS(w http.ResponseWriter, r *http.Request) {
-	if !wmsRequest(w, r) {
+	req, ok := wmsRequest(w, r)
+	if !ok {
+		return
+	}
+	if req == "GetMap" {
+		a.wmsGetMap(w, r, func(name string) (*catalog.Map, bool) {
+			if a.d.Maps == nil {
+				return nil, false
+			}
+			m, ok := a.d.Maps.Get(name)
+			return m, ok && m.Served()
+		})
 		return
 	}
 	a.allMaps(w, r, func(maps []ogc.Map, ep ogc.Endpoint) (any, error) { return ogc.AllMapsWMS(maps, ep, wmsOptions) })

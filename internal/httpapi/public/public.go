@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/tesseramaps/tessera/internal/httpapi/route"
+	"github.com/tesseramaps/tessera/internal/mapimage"
 	"io"
 	"log/slog"
 	"net/http"
@@ -41,6 +42,9 @@ type Deps struct {
 	Maps    *catalog.Maps
 	Fonts   *glyphs.Library
 	Sprites *sprite.Cache
+	// Images renders maps as raster tiles, static maps and WMS pictures
+	// (nil: not rendered).
+	Images *mapimage.Service
 	// Geocoder answers geocoding requests (nil: no index installed).
 	Geocoder *geocode.Index
 	// RewriteStyle turns stored styles into served ones (nil: as stored).

@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"github.com/tesseramaps/tessera/internal/egress"
 	"github.com/tesseramaps/tessera/internal/httpapi/route"
+	"github.com/tesseramaps/tessera/internal/mapimage"
 	"log/slog"
 	"net"
 	"net/http"
@@ -58,6 +59,8 @@ type Server struct {
 	// policy allows (public ones and remote_allow), checked on every
 	// connection.
 	remoteClient *http.Client
+	// images renders maps as raster tiles, static maps and WMS pictures.
+	images *mapimage.Service
 	// The route tables, kept so that every route can be walked.
 	publicRoutes, adminRoutes *route.Table
 }
@@ -125,6 +128,13 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (*Server, err
 		db.Close()
 		return nil, err
 	}
+	if s.images, err = mapimage.New(s.Catalog, mapimage.Options{
+		Workers: cfg.RenderWorkers, Depth: cfg.RenderQueue, Timeout: cfg.RenderTimeout,
+		CacheBytes: int64(cfg.RenderCacheMB) << 20, Remote: s.remoteClient, Sprites: s.sprites, Logger: log,
+	}); err != nil {
+		db.Close()
+		return nil, err
+	}
 	s.registerMetrics()
 	s.handler = s.routes()
 	return s, nil
@@ -179,6 +189,14 @@ func (s *Server) registerMetrics() {
 			func() float64 { return float64(s.cache.Stats().Misses) }),
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "tessera_tile_cache_bytes", Help: "Bytes held by the tile cache."},
 			func() float64 { return float64(s.cache.Stats().Bytes) }),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "tessera_renders_running", Help: "Map images rendering now."},
+			func() float64 { return float64(s.images.QueueStats().Running) }),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "tessera_renders_admitted", Help: "Map images rendering or waiting."},
+			func() float64 { return float64(s.images.QueueStats().Admitted) }),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "tessera_raster_cache_hits_total", Help: "Rendered raster tile cache hits."},
+			func() float64 { return float64(s.images.CacheStats().Hits) }),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "tessera_raster_cache_misses_total", Help: "Rendered raster tile cache misses."},
+			func() float64 { return float64(s.images.CacheStats().Misses) }),
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "tessera_tilesets", Help: "Tilesets in the catalog."},
 			func() float64 { return float64(len(s.Catalog.List())) }),
 	)
@@ -192,9 +210,11 @@ func (s *Server) routes() http.Handler {
 		Catalog: s.Catalog, Cache: s.cache, Metrics: s.metrics, Log: s.log, PublicURL: s.cfg.PublicURL,
 		CacheControlTiles: s.cfg.CacheControlTiles, CacheControlDocuments: s.cfg.CacheControlDocuments,
 		Maps: s.Maps, Fonts: s.fonts, Sprites: s.sprites, RewriteStyle: rewriteStyle, Geocoder: s.geo,
+		Images: s.images,
 	})
 	pub.Register(mux)
 	pub.RegisterMaps(mux)
+	pub.RegisterMapImages(mux)
 	pub.RegisterOGC(mux)
 	pub.RegisterGeocoding(mux)
 	mux.Handle("GET /static/", web.Static())

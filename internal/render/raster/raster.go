@@ -103,6 +103,16 @@ func (m *Mask) max(x, y int, v float32) {
 	}
 }
 
+// Raise sets the coverage of pixel x, y to at least v; pixels outside the
+// mask are ignored.
+func (m *Mask) Raise(x, y int, v float32) {
+	if x < 0 || y < 0 || x >= m.W || y >= m.H {
+		return
+	}
+	m.touch(x, x+1, y)
+	m.max(x, y, v)
+}
+
 // Composite blends colour c with opacity over the canvas where the mask
 // covers it, each pixel at its coverage.
 func (cv *Canvas) Composite(m *Mask, c Color, opacity float64) {

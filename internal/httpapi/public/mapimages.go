@@ -1,0 +1,176 @@
+package public
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/tesseramaps/tessera/internal/catalog"
+	"github.com/tesseramaps/tessera/internal/httpapi/respond"
+	"github.com/tesseramaps/tessera/internal/httpapi/route"
+	"github.com/tesseramaps/tessera/internal/imageenc"
+	"github.com/tesseramaps/tessera/internal/mapimage"
+	"github.com/tesseramaps/tessera/internal/ogc"
+	"github.com/tesseramaps/tessera/internal/staticmap"
+)
+
+// RegisterMapImages adds the routes of maps drawn as images: raster tiles
+// of 512 and 256 pixels and static maps (WMS GetMap shares the WMS routes).
+func (a *API) RegisterMapImages(mux route.Router) {
+	mux.HandleFunc("GET /maps/{mapId}/{z}/{x}/{y}", func(w http.ResponseWriter, r *http.Request) { a.mapTile(w, r, 512) })
+	mux.HandleFunc("GET /maps/{mapId}/256/{z}/{x}/{y}", func(w http.ResponseWriter, r *http.Request) { a.mapTile(w, r, 256) })
+	mux.HandleFunc("GET /maps/{mapId}/static/{viewport}/{size}", a.staticMap)
+}
+
+// retryAfter is the Retry-After of a 503 from a full render queue, seconds.
+const retryAfter = "2"
+
+// imageFailed answers a failed render: the request's fault 400, a full
+// queue or a render past its deadline 503, anything else 500 (logged).
+func (a *API) imageFailed(w http.ResponseWriter, r *http.Request, what string, err error) {
+	switch {
+	case r.Context().Err() != nil:
+		return // the client went away; its render was cancelled
+	case mapimage.IsRequestError(err):
+		respond.Fail(w, http.StatusBadRequest, err.Error())
+	case errors.Is(err, mapimage.ErrBusy):
+		w.Header().Set("Retry-After", retryAfter)
+		respond.Fail(w, http.StatusServiceUnavailable, "the server is busy rendering: try again shortly")
+	case errors.Is(err, mapimage.ErrTimeout):
+		w.Header().Set("Retry-After", retryAfter)
+		respond.Fail(w, http.StatusServiceUnavailable, "the image took too long to render")
+	default:
+		a.d.Log.ErrorContext(r.Context(), "render", "what", what, "err", err)
+		respond.Fail(w, http.StatusInternalServerError, "the image could not be rendered")
+	}
+}
+
+// sendImage writes an image with its ETag (answering 304 when the client
+// has it) and the tiles' Cache-Control.
+func (a *API) sendImage(w http.ResponseWriter, r *http.Request, img mapimage.Image) {
+	h := w.Header()
+	h.Set("Content-Type", img.MediaType)
+	h["Cache-Control"] = a.ccTiles
+	if img.ETag != "" {
+		h.Set("ETag", img.ETag)
+		if match(r.Header.Get("If-None-Match"), img.ETag) {
+			w.WriteHeader(http.StatusNotModified)
+			return
+		}
+	}
+	h.Set("Content-Length", strconv.Itoa(len(img.Data)))
+	w.WriteHeader(http.StatusOK)
+	if r.Method != http.MethodHead {
+		w.Write(img.Data)
+	}
+}
+
+// imageMap returns the served map of the path when images are rendered.
+func (a *API) imageMap(w http.ResponseWriter, r *http.Request) (*catalog.Map, bool) {
+	m, ok := a.servedMap(w, r)
+	if !ok {
+		return nil, false
+	}
+	if a.d.Images == nil {
+		respond.Fail(w, http.StatusNotFound, "this server renders no map images")
+		return nil, false
+	}
+	return m, true
+}
+
+// parseScaleFormat splits "{name}{@2x}.{format}" into name, scale and
+// format.
+func parseScaleFormat(seg string) (name string, scale int, f imageenc.Format, err error) {
+	name, ext, ok := strings.Cut(seg, ".")
+	if !ok {
+		return "", 0, "", fmt.Errorf("%q needs an extension: png, jpg or webp", seg)
+	}
+	if f, err = imageenc.ParseFormat(ext); err != nil {
+		return "", 0, "", err
+	}
+	scale = 1
+	if n, ok := strings.CutSuffix(name, "@2x"); ok {
+		name, scale = n, 2
+	}
+	return name, scale, f, nil
+}
+
+func (a *API) mapTile(w http.ResponseWriter, r *http.Request, size int) {
+	m, ok := a.imageMap(w, r)
+	if !ok {
+		return
+	}
+	ys, scale, f, err := parseScaleFormat(r.PathValue("y"))
+	if err != nil {
+		respond.Fail(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	var zxy [3]int
+	for i, s := range []string{r.PathValue("z"), r.PathValue("x"), ys} {
+		n, err := strconv.Atoi(s)
+		if err != nil || len(s) > 8 {
+			respond.Fail(w, http.StatusBadRequest, fmt.Sprintf("tile address: %q is not a whole number", s))
+			return
+		}
+		zxy[i] = n
+	}
+	img, err := a.d.Images.Tile(r.Context(), mapimage.TileRequest{Map: m, Z: zxy[0], X: zxy[1], Y: zxy[2], Size: size, Scale: scale, Format: f})
+	if err != nil {
+		a.imageFailed(w, r, "map "+m.ID+" tile", err)
+		return
+	}
+	a.sendImage(w, r, img)
+}
+
+func (a *API) staticMap(w http.ResponseWriter, r *http.Request) {
+	m, ok := a.imageMap(w, r)
+	if !ok {
+		return
+	}
+	req, err := staticmap.Parse(r.PathValue("viewport"), r.PathValue("size"), r.URL.Query())
+	if err != nil {
+		respond.Fail(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	img, err := a.d.Images.Static(r.Context(), m, req)
+	if err != nil {
+		a.imageFailed(w, r, "map "+m.ID+" static", err)
+		return
+	}
+	a.sendImage(w, r, img)
+}
+
+// maxWMSSize bounds WIDTH and HEIGHT of GetMap.
+const maxWMSSize = 4096
+
+// wmsGetMap answers GetMap; layers are the maps the endpoint offers.
+func (a *API) wmsGetMap(w http.ResponseWriter, r *http.Request, layers func(name string) (*catalog.Map, bool)) {
+	req, se := ogc.ParseGetMap(r.URL.Query(), maxWMSSize, func(name string) bool { _, ok := layers(name); return ok })
+	if se == nil && a.d.Images == nil {
+		se = &ogc.ServiceException{Version: r.URL.Query().Get("VERSION"), Code: "OperationNotSupported", Message: "this server renders no map images"}
+	}
+	if se != nil {
+		wmsException(w, se)
+		return
+	}
+	maps := make([]*catalog.Map, len(req.Layers))
+	for i, name := range req.Layers {
+		maps[i], _ = layers(name)
+	}
+	img, err := a.d.Images.GetMap(r.Context(), maps, req)
+	if err != nil {
+		if mapimage.IsRequestError(err) {
+			wmsException(w, &ogc.ServiceException{Version: req.Version, Message: err.Error()})
+			return
+		}
+		a.imageFailed(w, r, "wms GetMap", err)
+		return
+	}
+	a.sendImage(w, r, img)
+}
+
+func wmsException(w http.ResponseWriter, se *ogc.ServiceException) {
+	respond.Bytes(w, http.StatusBadRequest, se.ContentType(), se.XML())
+}

@@ -1,0 +1,229 @@
+package server
+
+import (
+	"bytes"
+	"image"
+	_ "image/jpeg"
+	_ "image/png"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tesseramaps/tessera/internal/config"
+)
+
+func decodeImage(t *testing.T, r resp) image.Image {
+	t.Helper()
+	img, _, err := image.Decode(bytes.NewReader(r.body))
+	if err != nil {
+		t.Fatalf("not an image (%d %s): %v", r.status, r.header.Get("Content-Type"), err)
+	}
+	return img
+}
+
+func TestMapRasterTiles(t *testing.T) {
+	e := mapEnv(t)
+	for _, tt := range []struct {
+		path string
+		side int
+	}{
+		{"/maps/city/0/0/0.png", 512},
+		{"/maps/city/0/0/0@2x.png", 1024},
+		{"/maps/city/256/0/0/0.png", 256},
+		{"/maps/city/256/1/1/0@2x.png", 512},
+		{"/maps/city/3/4/2.png", 512},
+	} {
+		r := e.do("GET", tt.path, nil)
+		if r.status != 200 || r.header.Get("Content-Type") != "image/png" || r.header.Get("ETag") == "" || r.header.Get("Cache-Control") == "" {
+			t.Fatalf("%s: %d %q etag %q", tt.path, r.status, r.header.Get("Content-Type"), r.header.Get("ETag"))
+		}
+		if b := decodeImage(t, r).Bounds(); b.Dx() != tt.side || b.Dy() != tt.side {
+			t.Errorf("%s: %v, want %d px", tt.path, b, tt.side)
+		}
+		if nm := e.do("GET", tt.path, nil, "If-None-Match", r.header.Get("ETag")); nm.status != 304 {
+			t.Errorf("%s with its ETag: %d, want 304", tt.path, nm.status)
+		}
+	}
+	// The map draws its roads: a tile with the road is not one colour.
+	img := decodeImage(t, e.do("GET", "/maps/city/0/0/0.png", nil))
+	colours := map[[4]uint32]bool{}
+	for y := 0; y < 512; y += 2 {
+		for x := 0; x < 512; x += 2 {
+			r, g, b, a := img.At(x, y).RGBA()
+			colours[[4]uint32{r, g, b, a}] = true
+		}
+	}
+	if len(colours) < 2 {
+		t.Errorf("tile 0/0/0 is one colour: the roads are not drawn")
+	}
+
+	// The documents describe exactly these URLs.
+	for _, doc := range []string{"/maps/city/tiles.json", "/maps/city/256/tiles.json"} {
+		tj := decodeJSON[struct {
+			Tiles []string `json:"tiles"`
+		}](t, e.do("GET", doc, nil).body)
+		if len(tj.Tiles) != 1 {
+			t.Fatalf("%s: tiles %v", doc, tj.Tiles)
+		}
+		u := strings.NewReplacer("{z}", "2", "{x}", "1", "{y}", "3").Replace(tj.Tiles[0])
+		path := strings.TrimPrefix(u, e.http.URL)
+		if r := e.do("GET", path, nil); r.status != 200 || !strings.HasPrefix(r.header.Get("Content-Type"), "image/") {
+			t.Errorf("%s advertises %s: %d", doc, path, r.status)
+		}
+	}
+
+	for path, status := range map[string]int{
+		"/maps/city/0/1/0.png":    400, // outside the grid
+		"/maps/city/1/0/2.png":    400,
+		"/maps/city/23/0/0.png":   400,
+		"/maps/city/0/0/0.jpg":    400, // the map serves png
+		"/maps/city/0/0/0.gif":    400,
+		"/maps/city/0/0/0":        400,
+		"/maps/city/a/0/0.png":    400,
+		"/maps/city/0/0/0@3x.png": 400,
+		"/maps/nosuch/0/0/0.png":  404,
+		"/maps/bad/0/0/0.png":     404, // a map whose style is broken is not served
+		"/maps/city/512/0/0/0.png": 404,
+	} {
+		r := e.do("GET", path, nil)
+		if r.status != status {
+			t.Errorf("%s: %d, want %d (%s)", path, r.status, status, r.body)
+			continue
+		}
+		checkError(t, r, status)
+	}
+}
+
+func TestStaticMaps(t *testing.T) {
+	e := mapEnv(t)
+	q := url.Values{}
+	q.Add("path", "stroke:red|width:4|-10,-10|10,10|30,5")
+	q.Add("markers", "2.35,48.85,P")
+	for _, tt := range []struct {
+		path string
+		w, h int
+	}{
+		{"/maps/city/static/0,0,1/300x200.png?" + q.Encode(), 300, 200},
+		{"/maps/city/static/0,0,1/300x200@2x.png?" + q.Encode(), 600, 400},
+		{"/maps/city/static/-20,-20,40,50/256x256.png?padding=0.05", 256, 256},
+		{"/maps/city/static/auto/400x300.png?" + q.Encode(), 400, 300},
+	} {
+		r := e.do("GET", tt.path, nil)
+		if r.status != 200 || r.header.Get("Content-Type") != "image/png" {
+			t.Fatalf("%s: %d %s", tt.path, r.status, r.body)
+		}
+		if b := decodeImage(t, r).Bounds(); b.Dx() != tt.w || b.Dy() != tt.h {
+			t.Errorf("%s: %v", tt.path, b)
+		}
+	}
+	for path, status := range map[string]int{
+		"/maps/city/static/0,0,1/3000x200.png":                     400,
+		"/maps/city/static/0,0,1/300x200.jpg":                      400,
+		"/maps/city/static/0,0,99/300x200.png":                     400,
+		"/maps/city/static/auto/300x200.png":                       400, // nothing to fit
+		"/maps/city/static/0,0,1/300x200.png?path=1,2":             400,
+		"/maps/city/static/0,0,1/300x200.png?markers=icon:nope|0,0": 400,
+		"/maps/nosuch/static/0,0,1/300x200.png":                    404,
+		"/maps/city/static/0,0,1/300x200.png?path=" + strings.Repeat("1,1|", 3000): 414,
+	} {
+		r := e.do("GET", path, nil)
+		if r.status != status {
+			t.Errorf("%s: %d, want %d (%s)", path[:min(len(path), 80)], r.status, status, r.body)
+			continue
+		}
+		if status != 414 {
+			checkError(t, r, status)
+		}
+	}
+}
+
+func TestWMSGetMap(t *testing.T) {
+	e := mapEnv(t)
+	for _, tt := range []struct {
+		path   string
+		w, h   int
+		format string
+	}{
+		{"/maps/city/wms?SERVICE=WMS&REQUEST=GetMap&VERSION=1.3.0&LAYERS=city&STYLES=&CRS=EPSG:3857&BBOX=-20037508,-20037508,20037508,20037508&WIDTH=300&HEIGHT=300&FORMAT=image/png", 300, 300, "image/png"},
+		{"/maps/wms?service=WMS&request=GetMap&version=1.1.1&layers=city&styles=&srs=EPSG:4326&bbox=-180,-80,180,80&width=400&height=200&format=image/jpeg", 400, 200, "image/jpeg"},
+		{"/maps/wms?service=WMS&request=GetMap&version=1.3.0&layers=city&styles=&crs=EPSG:4326&bbox=-80,-180,80,180&width=333&height=111&format=image/png&transparent=true", 333, 111, "image/png"},
+	} {
+		r := e.do("GET", tt.path, nil)
+		if r.status != 200 || r.header.Get("Content-Type") != tt.format {
+			t.Fatalf("%s: %d %s", tt.path, r.status, r.body)
+		}
+		if b := decodeImage(t, r).Bounds(); b.Dx() != tt.w || b.Dy() != tt.h {
+			t.Errorf("%s: %v", tt.path, b)
+		}
+	}
+	for path, code := range map[string]string{
+		"/maps/wms?service=WMS&request=GetMap&version=1.3.0&layers=nosuch&styles=&crs=EPSG:3857&bbox=0,0,1,1&width=10&height=10&format=image/png":     "LayerNotDefined",
+		"/maps/city/wms?service=WMS&request=GetMap&version=1.3.0&layers=city&styles=&crs=EPSG:2154&bbox=0,0,1,1&width=10&height=10&format=image/png": "InvalidCRS",
+		"/maps/city/wms?service=WMS&request=GetMap&version=1.3.0&layers=city&styles=&crs=EPSG:3857&bbox=0,0,1,1&width=10&height=10&format=image/gif": "InvalidFormat",
+		"/maps/city/wms?service=WMS&request=GetMap&version=1.3.0&layers=city&styles=&crs=EPSG:3857&bbox=0,0,1,1&width=99999&height=10&format=image/png": "InvalidParameterValue",
+	} {
+		r := e.do("GET", path, nil)
+		if r.status != 400 || !strings.Contains(string(r.body), code) || !strings.Contains(r.header.Get("Content-Type"), "xml") {
+			t.Errorf("%s: %d %s, want a %s exception", path, r.status, r.body, code)
+		}
+	}
+	// The capabilities declare GetMap with the size limit.
+	caps := e.do("GET", "/maps/city/wms?service=WMS&request=GetCapabilities", nil)
+	if !strings.Contains(string(caps.body), "<GetMap>") || !strings.Contains(string(caps.body), "<MaxWidth>4096</MaxWidth>") {
+		t.Errorf("capabilities: %s", caps.body)
+	}
+}
+
+// TestRenderQueueFull holds the only render worker on a GeoJSON source
+// whose server answers only when told: a second render finds the queue
+// full (503 with Retry-After, at once), and a render past render_timeout
+// is cut (503).
+func TestRenderQueueFull(t *testing.T) {
+	release := make(chan struct{})
+	slow := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-release:
+		case <-r.Context().Done():
+		}
+		w.Write([]byte(`{"type": "FeatureCollection", "features": []}`))
+	}))
+	defer slow.Close()
+	defer close(release)
+	styleJSON := `{"version": 8, "sources": {"g": {"type": "geojson", "data": "` + slow.URL + `/data.geojson"}},
+	  "layers": [{"id": "bg", "type": "background", "paint": {"background-color": "#fff"}}, {"id": "g", "type": "line", "source": "g"}]}`
+	e := newEnv(t, func(c *config.Config) {
+		c.RenderWorkers, c.RenderQueue, c.RenderTimeout = 1, 0, 2*time.Second
+		c.RemoteAllow = []string{"127.0.0.0/8"}
+		os.MkdirAll(filepath.Join(c.DataDir, MapsDir, "slow"), 0o755)
+		os.WriteFile(filepath.Join(c.DataDir, MapsDir, "slow", "style.json"), []byte(styleJSON), 0o644)
+	})
+	first := make(chan resp, 1)
+	go func() { first <- e.do("GET", "/maps/slow/0/0/0.png", nil) }()
+	// Wait until the first render holds the worker.
+	deadline := time.Now().Add(5 * time.Second)
+	for e.srv.images.QueueStats().Running == 0 && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
+	busy := e.do("GET", "/maps/slow/1/0/0.png", nil)
+	if busy.status != 503 || busy.header.Get("Retry-After") == "" {
+		t.Errorf("second render with the queue full: %d %s", busy.status, busy.body)
+	}
+	checkError(t, busy, 503)
+	// The first render is cut at its deadline.
+	r := <-first
+	if r.status != 503 {
+		t.Errorf("render past its deadline: %d %s", r.status, r.body)
+	}
+	checkError(t, r, 503)
+
+	cfg := config.Default()
+	cfg.RenderTimeout = 0
+	if err := cfg.Validate(); err == nil {
+		t.Error("render_timeout 0 accepted")
+	}
+}

@@ -1,0 +1,275 @@
+package mapimage
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"image"
+	"log/slog"
+	"math"
+	"net/http"
+	"runtime"
+	"sync"
+	"time"
+
+	"github.com/tesseramaps/tessera/internal/catalog"
+	"github.com/tesseramaps/tessera/internal/geo"
+	"github.com/tesseramaps/tessera/internal/imageenc"
+	"github.com/tesseramaps/tessera/internal/render"
+	"github.com/tesseramaps/tessera/internal/renderqueue"
+	"github.com/tesseramaps/tessera/internal/sprite"
+	"github.com/tesseramaps/tessera/internal/style"
+	"github.com/tesseramaps/tessera/internal/tilecache"
+)
+
+// Errors of the service; handlers map them to statuses.
+var (
+	// ErrBusy: the render queue is full (503 with Retry-After).
+	ErrBusy = renderqueue.ErrBusy
+	// ErrTimeout: a render passed its deadline (503).
+	ErrTimeout = renderqueue.ErrTimeout
+)
+
+// RequestError is a problem of the request (a 400): a tile outside the
+// grid, a format the map does not serve, a marker icon that cannot be read.
+type RequestError struct{ Msg string }
+
+func (e *RequestError) Error() string { return e.Msg }
+
+func badRequest(format string, args ...any) error {
+	return &RequestError{Msg: fmt.Sprintf(format, args...)}
+}
+
+// IsRequestError reports whether err is the request's fault.
+func IsRequestError(err error) bool {
+	var e *RequestError
+	return errors.As(err, &e)
+}
+
+// MaxZoom is the deepest zoom of a map's raster tiles (the documents
+// advertise 0 to MaxZoom).
+const MaxZoom = 22
+
+// Image is an encoded picture ready to send.
+type Image struct {
+	Data      []byte
+	MediaType string
+	ETag      string
+}
+
+// Options configure a Service.
+type Options struct {
+	// Workers renders run at once (0: one per core); Depth more may wait
+	// (0: 4 per worker); each render is cut after Timeout (0: 30 s).
+	Workers, Depth int
+	Timeout        time.Duration
+	// CacheBytes bounds the cache of encoded raster tiles (0: off).
+	CacheBytes int64
+	// Remote reads http(s) resources of styles and marker icons; it must
+	// enforce the egress rules. Nil: remote resources are refused.
+	Remote *http.Client
+	// Sprites builds the maps' sprites (for marker icons named by the
+	// sprite); nil: sprite icon names are refused.
+	Sprites *sprite.Cache
+	Logger  *slog.Logger
+}
+
+// Service renders maps. It is safe for concurrent use.
+type Service struct {
+	cat     *catalog.Catalog
+	render  *render.Renderer
+	queue   *renderqueue.Queue
+	cache   *tilecache.Cache
+	res     resources
+	sprites *sprite.Cache
+	icons   *iconCache
+	log     *slog.Logger
+
+	mu     sync.Mutex
+	styles map[string]styleEntry // by map id
+}
+
+// styleEntry is a map's style prepared for rendering, valid while the map
+// and the catalog keep the generations it was made from.
+type styleEntry struct {
+	gen, catalog uint64
+	st           *style.Style
+	attribution  string
+}
+
+// New returns a service drawing the maps of cat's tilesets.
+func New(cat *catalog.Catalog, opt Options) (*Service, error) {
+	r, err := render.New(opt.Logger)
+	if err != nil {
+		return nil, err
+	}
+	if opt.Workers <= 0 {
+		opt.Workers = runtime.GOMAXPROCS(0)
+	}
+	if opt.Depth <= 0 {
+		opt.Depth = 4 * opt.Workers
+	}
+	if opt.Timeout <= 0 {
+		opt.Timeout = 30 * time.Second
+	}
+	log := opt.Logger
+	if log == nil {
+		log = slog.Default()
+	}
+	return &Service{
+		cat: cat, render: r, log: log, sprites: opt.Sprites,
+		queue:  renderqueue.New(opt.Workers, opt.Depth, opt.Timeout),
+		cache:  tilecache.New(opt.CacheBytes),
+		res:    resources{cat: cat, remote: opt.Remote},
+		icons:  newIconCache(opt.Remote),
+		styles: map[string]styleEntry{},
+	}, nil
+}
+
+// QueueStats reports the render queue's load.
+func (s *Service) QueueStats() renderqueue.Stats { return s.queue.Stats() }
+
+// CacheStats reports the tile cache's use.
+func (s *Service) CacheStats() tilecache.Stats { return s.cache.Stats() }
+
+// style returns the map's style with its URLs made root-relative (this
+// server's tilesets resolved by name), parsed once per generation.
+func (s *Service) style(m *catalog.Map) (styleEntry, error) {
+	catGen := s.catalogVersion()
+	s.mu.Lock()
+	e, ok := s.styles[m.ID]
+	s.mu.Unlock()
+	if ok && e.gen == m.Gen && e.catalog == catGen {
+		return e, nil
+	}
+	st, err := style.Parse(m.Style)
+	if err != nil {
+		return styleEntry{}, fmt.Errorf("map %s: %w", m.ID, err)
+	}
+	raw, _ := st.Rewrite(style.Resolver{MapID: m.ID, Tileset: func(name string) (string, bool) {
+		if s.cat == nil {
+			return name, false
+		}
+		_, ok := s.cat.Get(name)
+		return name, ok
+	}})
+	if st, err = style.Parse(raw); err != nil {
+		return styleEntry{}, fmt.Errorf("map %s: rewritten style: %w", m.ID, err)
+	}
+	e = styleEntry{gen: m.Gen, catalog: catGen, st: st, attribution: s.attribution(st)}
+	s.mu.Lock()
+	s.styles[m.ID] = e
+	s.mu.Unlock()
+	return e, nil
+}
+
+func (s *Service) catalogVersion() uint64 {
+	if s.cat == nil {
+		return 0
+	}
+	return s.cat.Version()
+}
+
+// TileRequest names one raster tile of a map.
+type TileRequest struct {
+	Map     *catalog.Map
+	Z, X, Y int
+	Size    int // 256 or 512 CSS pixels
+	Scale   int // 1 or 2
+	Format  imageenc.Format
+}
+
+// Formats lists the formats a map serves: the one of its settings.
+func Formats(m *catalog.Map) []imageenc.Format {
+	f, err := imageenc.ParseFormat(m.Format)
+	if err != nil {
+		f = imageenc.PNG
+	}
+	return []imageenc.Format{f}
+}
+
+// checkFormat refuses a format the map does not serve.
+func checkFormat(m *catalog.Map, f imageenc.Format) error {
+	for _, ok := range Formats(m) {
+		if ok == f {
+			return nil
+		}
+	}
+	return badRequest("map %s serves %s images, not %s", m.ID, Formats(m)[0], f)
+}
+
+// Tile returns a raster tile, from the cache or rendered.
+func (s *Service) Tile(ctx context.Context, t TileRequest) (Image, error) {
+	if t.Z < 0 || t.Z > MaxZoom {
+		return Image{}, badRequest("zoom %d is outside 0..%d", t.Z, MaxZoom)
+	}
+	n := 1 << t.Z
+	if t.X < 0 || t.X >= n || t.Y < 0 || t.Y >= n {
+		return Image{}, badRequest("tile %d/%d/%d is outside the grid (0..%d at zoom %d)", t.Z, t.X, t.Y, n-1, t.Z)
+	}
+	if t.Size != 256 && t.Size != 512 {
+		return Image{}, badRequest("tile size %d: only 256 and 512", t.Size)
+	}
+	if t.Scale != 1 && t.Scale != 2 {
+		return Image{}, badRequest("scale %d: only 1 and @2x", t.Scale)
+	}
+	if err := checkFormat(t.Map, t.Format); err != nil {
+		return Image{}, err
+	}
+	se, err := s.style(t.Map)
+	if err != nil {
+		return Image{}, err
+	}
+	key := tilecache.Key{Gen: s.tileGen(t, se), Z: uint32(t.Z), X: uint32(t.X), Y: uint32(t.Y)}
+	if c, ok := s.cache.Get(key); ok {
+		return Image{Data: c.Data, ETag: c.ETag, MediaType: t.Format.MediaType()}, nil
+	}
+	qkey := fmt.Sprintf("tile/%d/%d/%d/%d", key.Gen, t.Z, t.X, t.Y)
+	data, err := s.queue.Do(ctx, qkey, func(ctx context.Context) ([]byte, error) {
+		img, err := s.render.Render(ctx, se.st, TileView(t.Z, t.X, t.Y, t.Size, t.Scale), s.res)
+		if err != nil {
+			return nil, err
+		}
+		return s.encode(img, t.Map, t.Format)
+	})
+	if err != nil {
+		return Image{}, err
+	}
+	etag := tilecache.ETag(data)
+	s.cache.Put(key, tilecache.Tile{Data: data, ETag: etag})
+	return Image{Data: data, ETag: etag, MediaType: t.Format.MediaType()}, nil
+}
+
+// tileGen names everything a tile's pixels depend on besides its address:
+// the map's style generation, the catalog's version (any tileset change),
+// the size, scale, format and quality.
+func (s *Service) tileGen(t TileRequest, se styleEntry) uint64 {
+	h := fnv.New64a()
+	fmt.Fprintf(h, "%s\x00%d\x00%d\x00%d\x00%d\x00%s\x00%d", t.Map.ID, se.gen, se.catalog, t.Size, t.Scale, t.Format, t.Map.Quality)
+	return h.Sum64()
+}
+
+// TileView is the view of tile z/x/y of size CSS pixels at scale: the
+// tile's square, centred, at the zoom where the world is 2^z tiles wide.
+func TileView(z, x, y, size, scale int) render.View {
+	n := math.Exp2(float64(z))
+	lon, lat := geo.WorldToLonLat((float64(x)+0.5)/n, (float64(y)+0.5)/n)
+	return render.View{
+		Center: [2]float64{lon, lat}, Zoom: float64(z) + math.Log2(float64(size)/512),
+		Width: size, Height: size, PixelRatio: float64(scale),
+	}
+}
+
+func (s *Service) encode(img image.Image, m *catalog.Map, f imageenc.Format) ([]byte, error) {
+	return encodeWith(img, imageenc.Options{Format: f, Quality: m.Quality})
+}
+
+func encodeWith(img image.Image, opt imageenc.Options) ([]byte, error) {
+	var buf bytes.Buffer
+	if err := imageenc.Encode(&buf, img, opt); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}

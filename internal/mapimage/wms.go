@@ -1,0 +1,67 @@
+package mapimage
+
+import (
+	"context"
+	"fmt"
+	"hash/fnv"
+	"image"
+	"image/color"
+	"image/draw"
+
+	"github.com/tesseramaps/tessera/internal/catalog"
+	"github.com/tesseramaps/tessera/internal/imageenc"
+	"github.com/tesseramaps/tessera/internal/ogc"
+	"github.com/tesseramaps/tessera/internal/render"
+)
+
+// GetMap renders a WMS GetMap request: each map (layer) in the order
+// given, drawn over the ones before, on the request's grid; flattened onto
+// its BGCOLOR unless TRANSPARENT.
+func (s *Service) GetMap(ctx context.Context, maps []*catalog.Map, req *ogc.GetMapRequest) (Image, error) {
+	styles := make([]styleEntry, len(maps))
+	h := fnv.New64a()
+	for i, m := range maps {
+		se, err := s.style(m)
+		if err != nil {
+			return Image{}, err
+		}
+		styles[i] = se
+		fmt.Fprintf(h, "%s\x00%d\x00%d\x00", m.ID, se.gen, se.catalog)
+	}
+	fmt.Fprintf(h, "%#v", *req)
+	plan := req.Plan()
+	data, err := s.queue.Do(ctx, fmt.Sprintf("wms/%x", h.Sum64()), func(ctx context.Context) ([]byte, error) {
+		var img *image.RGBA
+		v := render.View{Center: [2]float64{plan.CenterLon, plan.CenterLat}, Zoom: plan.Zoom, Width: plan.Width, Height: plan.Height, PixelRatio: 1}
+		for _, se := range styles {
+			layer, err := s.render.Render(ctx, se.st, v, s.res)
+			if err != nil {
+				return nil, err
+			}
+			if img == nil {
+				img = layer
+			} else {
+				draw.Draw(img, img.Rect, layer, image.Point{}, draw.Over)
+			}
+		}
+		if plan.Resample {
+			img = req.Warp(img, plan)
+		}
+		var out image.Image = img
+		if !req.Transparent {
+			flat := image.NewRGBA(img.Rect)
+			draw.Draw(flat, flat.Rect, image.NewUniform(req.BGColor), image.Point{}, draw.Src)
+			draw.Draw(flat, flat.Rect, img, image.Point{}, draw.Over)
+			out = flat
+		}
+		opt := imageenc.Options{Format: req.Format, Background: color.RGBA(req.BGColor)}
+		if len(maps) > 0 {
+			opt.Quality = maps[0].Quality
+		}
+		return encodeWith(out, opt)
+	})
+	if err != nil {
+		return Image{}, err
+	}
+	return Image{Data: data, MediaType: req.Format.MediaType()}, nil
+}
