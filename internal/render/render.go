@@ -115,7 +115,7 @@ func (r *Renderer) Render(ctx context.Context, st *style.Style, v View, res Reso
 	cv := raster.NewCanvas(w, h)
 	mask := raster.NewMask(w, h)
 	fr := newFrame(v)
-	srcs := &sourceSet{r: r, st: st, res: res, frame: fr, view: v, cache: map[string][]sourceFeature{}}
+	srcs := &sourceSet{r: r, st: st, res: res, frame: fr, view: v, cache: map[string][]sourceFeature{}, rasters: map[string]*rasterCover{}}
 	for _, l := range st.Layers {
 		if err := ctx.Err(); err != nil {
 			return nil, fmt.Errorf("render: %w", err)
@@ -138,6 +138,13 @@ func (r *Renderer) Render(ctx context.Context, st *style.Style, v View, res Reso
 				continue
 			}
 			lr.draw(feats)
+		case "raster":
+			cover, err := srcs.raster(ctx, l)
+			if err != nil {
+				r.log.Warn("render: source unreadable", "layer", l.ID, "source", l.Source, "err", err)
+				continue
+			}
+			lr.raster(cover)
 		}
 	}
 	return cv.RGBA, nil
@@ -177,6 +184,8 @@ type sourceSet struct {
 	frame frame
 	view  View
 	cache map[string][]sourceFeature
+	// rasters holds the decoded tiles of raster sources, by source name.
+	rasters map[string]*rasterCover
 }
 
 // features returns the features of the layer's source (and source layer).
