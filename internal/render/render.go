@@ -115,7 +115,7 @@ func (r *Renderer) Render(ctx context.Context, st *style.Style, v View, res Reso
 	cv := raster.NewCanvas(w, h)
 	mask := raster.NewMask(w, h)
 	fr := newFrame(v)
-	srcs := &sourceSet{r: r, st: st, res: res, frame: fr, view: v, cache: map[string][]sourceFeature{}}
+	srcs := &sourceSet{r: r, st: st, res: res, frame: fr, view: v, cache: map[string][]sourceFeature{}, rasters: map[string]*rasterCover{}}
 	for _, l := range st.Layers {
 		if err := ctx.Err(); err != nil {
 			return nil, fmt.Errorf("render: %w", err)
@@ -138,6 +138,13 @@ func (r *Renderer) Render(ctx context.Context, st *style.Style, v View, res Reso
 				continue
 			}
 			lr.draw(feats)
+		case "raster":
+			cover, err := srcs.raster(ctx, l)
+			if err != nil {
+				r.log.Warn("render: source unreadable", "layer", l.ID, "source", l.Source, "err", err)
+				continue
+			}
+			lr.raster(cover)
 		}
 	}
 	// A resource cut short by the deadline leaves a picture with holes:
@@ -182,6 +189,8 @@ type sourceSet struct {
 	frame frame
 	view  View
 	cache map[string][]sourceFeature
+	// rasters holds the decoded tiles of raster sources, by source name.
+	rasters map[string]*rasterCover
 }
 
 // features returns the features of the layer's source (and source layer).
@@ -328,12 +337,13 @@ func idValue(id uint64, props map[string]any) expr.Value {
 
 // vector reads the vector tiles of the view.
 func (s *sourceSet) vector(ctx context.Context, src *style.Source) ([]sourceFeature, error) {
-	tiles, minZ, maxZ, scheme, err := s.tileTemplates(ctx, src)
+	ts, err := s.tileTemplates(ctx, src, 14)
 	if err != nil {
 		return nil, err
 	}
+	tiles, scheme := ts.tiles, ts.scheme
 	z := int(math.Floor(s.view.Zoom))
-	z = max(minZ, min(z, maxZ))
+	z = max(ts.minZ, min(z, ts.maxZ))
 	n := 1 << z
 	// The tiles under the view (its corners, unrotated bounding box).
 	fr := s.frame
@@ -367,47 +377,65 @@ func (s *sourceSet) vector(ctx context.Context, src *style.Source) ([]sourceFeat
 	return out, nil
 }
 
-// tileTemplates returns the source's tile URL templates and zoom range,
-// reading its TileJSON when it has a url.
-func (s *sourceSet) tileTemplates(ctx context.Context, src *style.Source) ([]string, int, int, string, error) {
-	tiles, minZ, maxZ := src.Tiles, 0, 14
+// tileSet is what a tiled source (vector or raster) serves: its URL
+// templates and zoom range, and what a TileJSON may add.
+type tileSet struct {
+	tiles      []string
+	minZ, maxZ int
+	scheme     string    // "xyz" or "tms"
+	bounds     []float64 // [w, s, e, n], nil when the source gives none
+	tileSize   int       // 0 when the source gives none
+}
+
+// tileTemplates returns the source's tile URL templates and zoom range
+// (maxZ defaulting to defMaxZ), reading its TileJSON when it has a url.
+func (s *sourceSet) tileTemplates(ctx context.Context, src *style.Source, defMaxZ int) (tileSet, error) {
+	ts := tileSet{tiles: src.Tiles, maxZ: defMaxZ, bounds: src.Bounds, tileSize: src.TileSize}
 	scheme, _ := src.Raw.Get("scheme")
-	sch, _ := scheme.(string)
+	ts.scheme, _ = scheme.(string)
 	if src.MinZoom != nil {
-		minZ = int(*src.MinZoom)
+		ts.minZ = int(*src.MinZoom)
 	}
 	if src.MaxZoom != nil {
-		maxZ = int(*src.MaxZoom)
+		ts.maxZ = int(*src.MaxZoom)
 	}
-	if len(tiles) == 0 && src.URL != "" {
+	if len(ts.tiles) == 0 && src.URL != "" {
 		b, err := s.res.Fetch(ctx, src.URL)
 		if err != nil {
-			return nil, 0, 0, "", err
+			return tileSet{}, err
 		}
 		var tj struct {
-			Tiles   []string `json:"tiles"`
-			MinZoom *int     `json:"minzoom"`
-			MaxZoom *int     `json:"maxzoom"`
-			Scheme  string   `json:"scheme"`
+			Tiles    []string  `json:"tiles"`
+			MinZoom  *int      `json:"minzoom"`
+			MaxZoom  *int      `json:"maxzoom"`
+			Scheme   string    `json:"scheme"`
+			Bounds   []float64 `json:"bounds"`
+			TileSize int       `json:"tileSize"`
 		}
 		if err := json.Unmarshal(b, &tj); err != nil {
-			return nil, 0, 0, "", fmt.Errorf("TileJSON %s: %w", src.URL, err)
+			return tileSet{}, fmt.Errorf("TileJSON %s: %w", src.URL, err)
 		}
-		tiles = tj.Tiles
+		ts.tiles = tj.Tiles
 		if tj.MinZoom != nil {
-			minZ = *tj.MinZoom
+			ts.minZ = *tj.MinZoom
 		}
 		if tj.MaxZoom != nil {
-			maxZ = *tj.MaxZoom
+			ts.maxZ = *tj.MaxZoom
 		}
 		if tj.Scheme != "" {
-			sch = tj.Scheme
+			ts.scheme = tj.Scheme
+		}
+		if len(tj.Bounds) == 4 {
+			ts.bounds = tj.Bounds
+		}
+		if tj.TileSize > 0 {
+			ts.tileSize = tj.TileSize
 		}
 	}
-	if len(tiles) == 0 {
-		return nil, 0, 0, "", fmt.Errorf("vector source without tiles")
+	if len(ts.tiles) == 0 {
+		return tileSet{}, fmt.Errorf("%s source without tiles", src.Type)
 	}
-	return tiles, minZ, maxZ, sch, nil
+	return ts, nil
 }
 
 // decodeTile decodes an MVT tile z/x/y into world-coordinate features.

@@ -47,6 +47,25 @@ func (cv *Canvas) Fill(c Color, opacity float64) {
 	}
 }
 
+// BlendPremul composites a premultiplied colour (components in 0..1, as a
+// GL fragment shader outputs them: each clamped to 0..1) over pixel x, y.
+// Pixels outside the canvas are left alone.
+func (cv *Canvas) BlendPremul(x, y int, r, g, b, a float64) {
+	if !(image.Point{X: x, Y: y}).In(cv.Rect) {
+		return
+	}
+	a = clamp01(a)
+	if a <= 0 && r <= 0 && g <= 0 && b <= 0 {
+		return
+	}
+	o := cv.PixOffset(x, y)
+	blend(cv.Pix[o:o+4], clamp01(r)*255, clamp01(g)*255, clamp01(b)*255, a*255)
+}
+
+func clamp01(v float64) float64 {
+	return math.Max(0, math.Min(1, v))
+}
+
 // blend composites a premultiplied colour (0..255 floats) over one pixel.
 func blend(p []uint8, r, g, b, a float64) {
 	k := 1 - a/255

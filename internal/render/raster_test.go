@@ -1,0 +1,278 @@
+package render
+
+import (
+	"bytes"
+	"context"
+	"image"
+	"image/color"
+	"image/png"
+	"log/slog"
+	"math"
+	"testing"
+)
+
+func near(a, b [4]float64, tol float64) bool {
+	for i := range a {
+		if math.Abs(a[i]-b[i]) > tol {
+			return false
+		}
+	}
+	return true
+}
+
+func TestRasterAdjust(t *testing.T) {
+	type paint struct{ opacity, hue, bmin, bmax, sat, contrast float64 }
+	plain := paint{opacity: 1, bmax: 1}
+	with := func(f func(p *paint)) paint { p := plain; f(&p); return p }
+	tests := []struct {
+		name  string
+		paint paint
+		in    [4]float64 // premultiplied texel
+		want  [4]float64 // premultiplied output
+	}{
+		{"identity keeps the colour", plain, [4]float64{0.2, 0.4, 0.6, 1}, [4]float64{0.2, 0.4, 0.6, 1}},
+		{"identity keeps a premultiplied colour", plain, [4]float64{0.25, 0.1, 0, 0.5}, [4]float64{0.25, 0.1, 0, 0.5}},
+		{"transparent stays transparent", with(func(p *paint) { p.bmin = 0.5 }), [4]float64{}, [4]float64{}},
+		{"opacity scales all", with(func(p *paint) { p.opacity = 0.5 }), [4]float64{1, 0.5, 0, 1}, [4]float64{0.5, 0.25, 0, 0.5}},
+		{"hue 120 turns red to green", with(func(p *paint) { p.hue = 120 }), [4]float64{1, 0, 0, 1}, [4]float64{0, 1, 0, 1}},
+		{"hue 240 turns red to blue", with(func(p *paint) { p.hue = 240 }), [4]float64{1, 0, 0, 1}, [4]float64{0, 0, 1, 1}},
+		{"hue 360 is no turn", with(func(p *paint) { p.hue = 360 }), [4]float64{0.9, 0.3, 0.1, 1}, [4]float64{0.9, 0.3, 0.1, 1}},
+		{"hue keeps grey", with(func(p *paint) { p.hue = 77 }), [4]float64{0.4, 0.4, 0.4, 1}, [4]float64{0.4, 0.4, 0.4, 1}},
+		{"saturation -1 is grey", with(func(p *paint) { p.sat = -1 }), [4]float64{0.9, 0.3, 0, 1}, [4]float64{0.4, 0.4, 0.4, 1}},
+		{"saturation -0.5 halves the way to grey", with(func(p *paint) { p.sat = -0.5 }), [4]float64{0.9, 0.3, 0, 1}, [4]float64{0.65, 0.35, 0.2, 1}},
+		// Factor 1 - 1/(1.001 - 0.5) = -0.996: nearly twice as far from grey.
+		{"saturation 0.5 moves away from grey", with(func(p *paint) { p.sat = 0.5 }), [4]float64{0.5, 0.4, 0.3, 1}, [4]float64{0.5996, 0.4, 0.2004, 1}},
+		{"contrast -1 is mid grey", with(func(p *paint) { p.contrast = -1 }), [4]float64{0.9, 0.1, 0.3, 1}, [4]float64{0.5, 0.5, 0.5, 1}},
+		{"contrast 0.5 doubles the distance to mid grey", with(func(p *paint) { p.contrast = 0.5 }), [4]float64{0.6, 0.4, 0.5, 1}, [4]float64{0.7, 0.3, 0.5, 1}},
+		{"contrast clamps", with(func(p *paint) { p.contrast = 0.9 }), [4]float64{0.9, 0.1, 0.5, 1}, [4]float64{1, 0, 0.5, 1}},
+		{"brightness maps black and white to min and max", with(func(p *paint) { p.bmin, p.bmax = 0.2, 0.8 }), [4]float64{0, 1, 0.5, 1}, [4]float64{0.2, 0.8, 0.5, 1}},
+		{"brightness on a half-transparent texel", with(func(p *paint) { p.bmin = 0.2 }), [4]float64{0.5, 0, 0, 0.5}, [4]float64{0.5, 0.1, 0.1, 0.5}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			p := tc.paint
+			got := newRasterAdjust(p.opacity, p.hue, p.bmin, p.bmax, p.sat, p.contrast).apply(tc.in)
+			if !near(got, tc.want, 1e-3) {
+				t.Errorf("apply(%v) = %v, want %v", tc.in, got, tc.want)
+			}
+		})
+	}
+}
+
+// ramp returns an opaque texture of w x h whose texel x, y is
+// (step*x, step*y, 0, 255).
+func ramp(w, h int, step uint8) *texture {
+	img := image.NewRGBA(image.Rect(0, 0, w, h))
+	for y := 0; y < h; y++ {
+		for x := 0; x < w; x++ {
+			img.Set(x, y, color.RGBA{uint8(x) * step, uint8(y) * step, 0, 255})
+		}
+	}
+	return newTexture(w, h, img.Pix, img.Stride)
+}
+
+func TestSample(t *testing.T) {
+	tex := ramp(4, 4, 10) // texel x, y = (10x, 10y, 0, 255)
+	v := func(r, g float64) [4]float64 { return [4]float64{r / 255, g / 255, 0, 1} }
+	tests := []struct {
+		name    string
+		nearest bool
+		u, v    float64
+		want    [4]float64
+	}{
+		{"linear at a texel centre", false, 1.5 / 4, 2.5 / 4, v(10, 20)},
+		{"linear between four texels", false, 2.0 / 4, 2.0 / 4, v(15, 15)},
+		{"linear a quarter of the way", false, 1.75 / 4, 0.5 / 4, v(12.5, 0)},
+		{"linear clamps at the left edge", false, 0, 0.5 / 4, v(0, 0)},
+		{"linear clamps at the right edge", false, 1, 3.5 / 4, v(30, 30)},
+		{"nearest picks the texel under", true, 1.99 / 4, 3.01 / 4, v(10, 30)},
+		{"nearest at a texel boundary takes the next", true, 2.0 / 4, 0, v(20, 0)},
+		{"nearest clamps past the edge", true, 1.0, 1.0, v(30, 30)},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var got [4]float64
+			if tc.nearest {
+				got = tex.sampleNearest(tc.u, tc.v)
+			} else {
+				got = tex.sampleLinear(tc.u, tc.v)
+			}
+			if !near(got, tc.want, 1e-9) {
+				t.Errorf("sample(%v, %v) = %v, want %v", tc.u, tc.v, got, tc.want)
+			}
+		})
+	}
+}
+
+func TestTextureLevel(t *testing.T) {
+	tex := ramp(8, 8, 10)
+	tests := []struct {
+		perPixel float64
+		want     int // side of the level chosen
+	}{
+		{0.5, 8},  // magnified
+		{1, 8},    // one to one
+		{1.41, 8}, // lambda below 0.5: still the full image
+		{1.42, 4}, // the nearest level is the half
+		{2, 4},
+		{4, 2},
+		{8, 1},
+		{100, 1}, // no level below 1 x 1
+	}
+	for _, tc := range tests {
+		if got := tex.level(tc.perPixel); got.w != tc.want || got.h != tc.want {
+			t.Errorf("level(%v) is %dx%d, want side %d", tc.perPixel, got.w, got.h, tc.want)
+		}
+	}
+	// The half averages each 2x2 block: texel 0, 0 of level 1 is the mean
+	// of x 0..1 and y 0..1, (5, 5) rounded.
+	if got := tex.level(2).texel(0, 0); !near(got, [4]float64{5.0 / 255, 5.0 / 255, 0, 1}, 1e-9) {
+		t.Errorf("level 1 texel 0, 0 = %v", got)
+	}
+	if odd := ramp(6, 6, 1); odd.level(4) != odd {
+		t.Error("a texture whose side is not a power of two has mipmaps")
+	}
+}
+
+func TestRasterZoom(t *testing.T) {
+	tests := []struct {
+		zoom             float64
+		size, minZ, maxZ int
+		want             int
+		ok               bool
+	}{
+		{16, 256, 0, 22, 17, true},   // 256 px tiles: one zoom deeper
+		{16, 512, 0, 22, 16, true},   // the GL pyramid
+		{15.5, 512, 0, 22, 16, true}, // rounded, halves up
+		{15.49, 512, 0, 22, 15, true},
+		{15, 256, 17, 17, 0, false}, // below minzoom: nothing
+		{17, 256, 17, 17, 17, true}, // past maxzoom: the maxzoom tiles, scaled
+		{0, 1024, 0, 22, 0, true},   // never below 0
+	}
+	for _, tc := range tests {
+		z, ok := rasterZoom(tc.zoom, tc.size, tc.minZ, tc.maxZ)
+		if z != tc.want || ok != tc.ok {
+			t.Errorf("rasterZoom(%v, %d, %d, %d) = %d, %v; want %d, %v", tc.zoom, tc.size, tc.minZ, tc.maxZ, z, ok, tc.want, tc.ok)
+		}
+	}
+}
+
+func TestTileInBounds(t *testing.T) {
+	b := []float64{0, 0, 90, 45} // from the equator north, 0° to 90°E
+	tests := []struct {
+		z, x, y int
+		want    bool
+	}{
+		{0, 0, 0, true},
+		{1, 1, 0, true},  // north-east tile
+		{1, 0, 0, false}, // north-west
+		{1, 1, 1, false}, // south-east: the bounds end on the equator
+		{2, 2, 1, true},
+		{2, 3, 1, false}, // east of 90°
+	}
+	for _, tc := range tests {
+		if got := tileInBounds(b, tc.z, tc.x, tc.y); got != tc.want {
+			t.Errorf("tileInBounds %d/%d/%d = %v, want %v", tc.z, tc.x, tc.y, got, tc.want)
+		}
+	}
+	if !tileInBounds(nil, 3, 7, 7) {
+		t.Error("no bounds excluded a tile")
+	}
+}
+
+func TestRasterAligned(t *testing.T) {
+	for _, tc := range []struct {
+		name          string
+		w, h          int
+		ratio         float64
+		bearing, zoom float64
+	}{
+		{"even", 512, 256, 1, 0, 16.3},
+		{"odd", 511, 255, 1, 0, 3.7},
+		{"retina", 256, 128, 2, 0, 16},
+		{"quarter turn", 300, 201, 1, 90, 5.1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			fr := newFrame(View{Center: [2]float64{13.418056, 52.499167}, Zoom: tc.zoom, Bearing: tc.bearing, Width: tc.w, Height: tc.h, PixelRatio: tc.ratio})
+			al := fr.rasterAligned()
+			world := fr.scale / fr.ratio
+			if d := math.Hypot(al.cx-fr.cx, al.cy-fr.cy) * world; d > 1 {
+				t.Errorf("the center moved %.3f CSS px", d)
+			}
+			// Whole CSS pixels of the world land on whole device pixels.
+			x, y := math.Round(al.cx*world)+3, math.Round(al.cy*world)-7
+			p := al.toScreen(x/world, y/world)
+			if math.Abs(p.X-math.Round(p.X)) > 1e-6 || math.Abs(p.Y-math.Round(p.Y)) > 1e-6 {
+				t.Errorf("world pixel lands at %v", p)
+			}
+			// toWorld inverts toScreen.
+			wx, wy := al.toWorld(p.X, p.Y)
+			if math.Abs(wx*world-x) > 1e-6 || math.Abs(wy*world-y) > 1e-6 {
+				t.Errorf("toWorld(toScreen) = %v, %v; want %v, %v", wx*world, wy*world, x, y)
+			}
+		})
+	}
+}
+
+func pngTile(t *testing.T, c color.Color) []byte {
+	t.Helper()
+	img := image.NewNRGBA(image.Rect(0, 0, 4, 4))
+	for y := 0; y < 4; y++ {
+		for x := 0; x < 4; x++ {
+			img.Set(x, y, c)
+		}
+	}
+	var buf bytes.Buffer
+	if err := png.Encode(&buf, img); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+// TestRenderRaster draws a zoom-1 raster source whose four tiles are flat
+// colours: each quarter of the image shows its tile, a missing or corrupt
+// tile leaves its quarter to the background, and tms flips the rows.
+func TestRenderRaster(t *testing.T) {
+	r, err := New(slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := mapResources{
+		"t/1/0/0": pngTile(t, color.NRGBA{255, 0, 0, 255}),
+		"t/1/1/0": pngTile(t, color.NRGBA{0, 0, 255, 128}),
+		"t/1/0/1": pngTile(t, color.NRGBA{0, 255, 0, 255}),
+		"t/1/1/1": []byte("not an image"),
+	}
+	quarters := func(t *testing.T, scheme string) map[string][4]uint8 {
+		t.Helper()
+		st := parse(t, `{"version": 8, "center": [0, 0], "zoom": 0,
+			"sources": {"r": {"type": "raster", "tiles": ["t/{z}/{x}/{y}"], "tileSize": 256, "scheme": "`+scheme+`"}},
+			"layers": [{"id": "bg", "type": "background", "paint": {"background-color": "white"}},
+				{"id": "r", "type": "raster", "source": "r", "paint": {"raster-resampling": "nearest"}}]}`)
+		img, err := r.Render(context.Background(), st, ViewOf(st, 512, 512, 1), res)
+		if err != nil {
+			t.Fatal(err)
+		}
+		at := func(x, y int) [4]uint8 {
+			o := img.PixOffset(x, y)
+			return [4]uint8(img.Pix[o : o+4])
+		}
+		return map[string][4]uint8{"nw": at(100, 100), "ne": at(400, 100), "sw": at(100, 400), "se": at(400, 400)}
+	}
+	got := quarters(t, "xyz")
+	want := map[string][4]uint8{
+		"nw": {255, 0, 0, 255},
+		"ne": {127, 127, 255, 255}, // half-transparent blue over white
+		"sw": {0, 255, 0, 255},
+		"se": {255, 255, 255, 255}, // corrupt: skipped
+	}
+	for k, w := range want {
+		if g := got[k]; g != w {
+			t.Errorf("xyz %s = %v, want %v", k, g, w)
+		}
+	}
+	got = quarters(t, "tms")
+	if got["sw"] != want["nw"] || got["nw"] != want["sw"] {
+		t.Errorf("tms did not flip the rows: %v", got)
+	}
+}

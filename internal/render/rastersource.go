@@ -1,0 +1,212 @@
+package render
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"image"
+	"image/draw"
+	_ "image/jpeg" // raster tiles may be JPEG
+	_ "image/png"  // or PNG
+	"math"
+	"strconv"
+	"strings"
+
+	_ "golang.org/x/image/webp" // or WebP
+
+	"github.com/tesseramaps/tessera/internal/geo"
+	"github.com/tesseramaps/tessera/internal/style"
+)
+
+// Raster sources: the image tiles that cover the view, chosen as GL
+// chooses them. A raster source serves tiles of tileSize CSS pixels (512
+// by default); the zoom of the tiles drawn is the view's zoom on that
+// pyramid, rounded to the nearest integer (GL's roundZoom for raster
+// sources), so a tile is shown between 0.71 and 1.41 times its own size.
+// Past the source's maxzoom its maxzoom tiles are scaled up; below its
+// minzoom the source shows nothing.
+
+// defaultRasterTileSize is the tile size of a raster source that names
+// none, in CSS pixels.
+const defaultRasterTileSize = 512
+
+// rasterMaxZoom is a raster source's maxzoom when it names none.
+const rasterMaxZoom = 22
+
+// rasterCover is what a raster source shows of the view: its tiles at one
+// zoom, decoded.
+type rasterCover struct {
+	z     int                 // zoom of the tiles
+	tiles map[[2]int]*texture // by column (canonical, 0..2^z-1) and row (xyz)
+}
+
+// tile returns the tile holding world column col (any integer: the world
+// repeats east and west) and row, or nil.
+func (c *rasterCover) tile(col, row int) *texture {
+	n := 1 << c.z
+	return c.tiles[[2]int{((col % n) + n) % n, row}]
+}
+
+// rasterZoom returns the zoom of the tiles a raster source of tileSize
+// shows at view zoom, and false when the view is below the source's
+// minzoom and shows none.
+func rasterZoom(zoom float64, tileSize, minZ, maxZ int) (int, bool) {
+	// JavaScript's Math.round: halves go up.
+	z := int(math.Floor(zoom + math.Log2(512/float64(tileSize)) + 0.5))
+	z = max(0, z)
+	if z < minZ {
+		return 0, false
+	}
+	return min(z, maxZ), true
+}
+
+// raster returns the raster tiles of the layer's source under the view,
+// reading them on first use.
+func (s *sourceSet) raster(ctx context.Context, l *style.Layer) (*rasterCover, error) {
+	if c, ok := s.rasters[l.Source]; ok {
+		return c, nil
+	}
+	src := s.st.SourceByKey[l.Source]
+	if src == nil {
+		return nil, fmt.Errorf("no source %q", l.Source)
+	}
+	if src.Type != "raster" {
+		return nil, fmt.Errorf("raster layer on a %q source", src.Type)
+	}
+	c, err := s.rasterTiles(ctx, src)
+	if err != nil {
+		return nil, fmt.Errorf("raster source %q: %w", l.Source, err)
+	}
+	s.rasters[l.Source] = c
+	return c, nil
+}
+
+func (s *sourceSet) rasterTiles(ctx context.Context, src *style.Source) (*rasterCover, error) {
+	ts, err := s.tileTemplates(ctx, src, rasterMaxZoom)
+	if err != nil {
+		return nil, err
+	}
+	size := ts.tileSize
+	if size <= 0 {
+		size = defaultRasterTileSize
+	}
+	z, ok := rasterZoom(s.view.Zoom, size, ts.minZ, ts.maxZ)
+	c := &rasterCover{z: z, tiles: map[[2]int]*texture{}}
+	if !ok {
+		return c, nil
+	}
+	n := 1 << z
+	x0, y0, x1, y1 := s.frame.rasterAligned().worldBounds()
+	c0, c1 := int(math.Floor(x0*float64(n))), int(math.Floor(x1*float64(n)))
+	r0, r1 := max(0, int(math.Floor(y0*float64(n)))), min(n-1, int(math.Floor(y1*float64(n))))
+	c1 = min(c1, c0+n-1) // each column once, however wide the view
+	if (c1-c0+1)*(r1-r0+1) > maxTiles {
+		return nil, fmt.Errorf("the view needs more than %d tiles", maxTiles)
+	}
+	for row := r0; row <= r1; row++ {
+		for col := c0; col <= c1; col++ {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+			x := ((col % n) + n) % n
+			if !tileInBounds(ts.bounds, z, x, row) {
+				continue
+			}
+			y := row
+			if ts.scheme == "tms" {
+				y = n - 1 - row
+			}
+			url := strings.NewReplacer("{z}", strconv.Itoa(z), "{x}", strconv.Itoa(x), "{y}", strconv.Itoa(y)).Replace(ts.tiles[(x+row)%len(ts.tiles)])
+			data, err := s.res.Fetch(ctx, url)
+			if err != nil || len(data) == 0 {
+				s.r.log.Warn("render: raster tile missing", "url", url, "err", err)
+				continue
+			}
+			t, err := decodeTexture(data)
+			if err != nil {
+				s.r.log.Warn("render: corrupt raster tile skipped", "url", url, "err", err)
+				continue
+			}
+			c.tiles[[2]int{x, row}] = t
+		}
+	}
+	return c, nil
+}
+
+// tileInBounds tells whether tile z/x/y touches the source's bounds
+// ([w, s, e, n] in degrees; nil for the whole world), as GL tests it: the
+// bounds widened to whole tiles.
+func tileInBounds(bounds []float64, z, x, y int) bool {
+	if len(bounds) != 4 {
+		return true
+	}
+	n := float64(int(1) << z)
+	wx, ny := geo.LonLatToWorld(bounds[0], bounds[3])
+	ex, sy := geo.LonLatToWorld(bounds[2], bounds[1])
+	minX, minY := int(math.Floor(wx*n)), int(math.Floor(ny*n))
+	maxX, maxY := int(math.Ceil(ex*n)), int(math.Ceil(sy*n))
+	return x >= minX && x < maxX && y >= minY && y < maxY
+}
+
+// decodeTexture decodes a PNG, JPEG or WebP tile into premultiplied
+// texels.
+func decodeTexture(data []byte) (*texture, error) {
+	img, _, err := image.Decode(bytes.NewReader(data))
+	if err != nil {
+		return nil, fmt.Errorf("decode tile image: %w", err)
+	}
+	b := img.Bounds()
+	if b.Empty() {
+		return nil, fmt.Errorf("decode tile image: empty image")
+	}
+	rgba, ok := img.(*image.RGBA)
+	if !ok || rgba.Rect.Min != (image.Point{}) {
+		rgba = image.NewRGBA(image.Rect(0, 0, b.Dx(), b.Dy()))
+		draw.Draw(rgba, rgba.Rect, img, b.Min, draw.Src)
+	}
+	return newTexture(b.Dx(), b.Dy(), rgba.Pix, rgba.Stride), nil
+}
+
+// rasterAligned returns the frame GL draws raster tiles with: the view's
+// center moved by less than a pixel so that tile pixels fall on device
+// pixels (at a bearing that is a multiple of 90 degrees). GL rounds the
+// center to whole CSS pixels of the world, less half a pixel along a side
+// of odd length, the shift turned with the map and kept within half a
+// pixel.
+func (f frame) rasterAligned() frame {
+	world := f.scale / f.ratio // world size in CSS pixels
+	x, y := f.cx*world, f.cy*world
+	w, h := math.Round(f.w/f.ratio), math.Round(f.h/f.ratio)
+	xShift, yShift := math.Mod(w, 2)/2, math.Mod(h, 2)/2
+	dx := x - jsRound(x) + f.cos*xShift + f.sin*yShift
+	dy := y - jsRound(y) + f.cos*yShift + f.sin*xShift
+	if dx > 0.5 {
+		dx--
+	}
+	if dy > 0.5 {
+		dy--
+	}
+	f.cx, f.cy = (x-dx)/world, (y-dy)/world
+	return f
+}
+
+// jsRound rounds as JavaScript's Math.round does: halves up.
+func jsRound(v float64) float64 { return math.Floor(v + 0.5) }
+
+// toWorld maps a device pixel position back to world coordinates: the
+// inverse of toScreen.
+func (f frame) toWorld(sx, sy float64) (float64, float64) {
+	ex, ey := sx-f.w/2, sy-f.h/2
+	dx, dy := ex*f.cos+ey*f.sin, -ex*f.sin+ey*f.cos
+	return f.cx + dx/f.scale, f.cy + dy/f.scale
+}
+
+// worldBounds returns the world box that holds the whole image.
+func (f frame) worldBounds() (x0, y0, x1, y1 float64) {
+	x0, y0, x1, y1 = math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)
+	for _, c := range [4][2]float64{{0, 0}, {f.w, 0}, {0, f.h}, {f.w, f.h}} {
+		x, y := f.toWorld(c[0], c[1])
+		x0, y0, x1, y1 = math.Min(x0, x), math.Min(y0, y), math.Max(x1, x), math.Max(y1, y)
+	}
+	return x0, y0, x1, y1
+}
