@@ -73,7 +73,7 @@ func rgb(img image.Image, x, y int) [3]uint8 {
 
 func TestTileView(t *testing.T) {
 	for _, tt := range []struct {
-		z, x, y, size int
+		z, x, y, size  int
 		lon, lat, zoom float64
 	}{
 		{0, 0, 0, 512, 0, 0, 0},

@@ -366,4 +366,3 @@ func (s *Service) attribution(st *style.Style) string {
 	}
 	return strings.Join(parts, " | ")
 }
-

@@ -78,16 +78,16 @@ func TestMapRasterTiles(t *testing.T) {
 	}
 
 	for path, status := range map[string]int{
-		"/maps/city/0/1/0.png":    400, // outside the grid
-		"/maps/city/1/0/2.png":    400,
-		"/maps/city/23/0/0.png":   400,
-		"/maps/city/0/0/0.jpg":    400, // the map serves png
-		"/maps/city/0/0/0.gif":    400,
-		"/maps/city/0/0/0":        400,
-		"/maps/city/a/0/0.png":    400,
-		"/maps/city/0/0/0@3x.png": 400,
-		"/maps/nosuch/0/0/0.png":  404,
-		"/maps/bad/0/0/0.png":     404, // a map whose style is broken is not served
+		"/maps/city/0/1/0.png":     400, // outside the grid
+		"/maps/city/1/0/2.png":     400,
+		"/maps/city/23/0/0.png":    400,
+		"/maps/city/0/0/0.jpg":     400, // the map serves png
+		"/maps/city/0/0/0.gif":     400,
+		"/maps/city/0/0/0":         400,
+		"/maps/city/a/0/0.png":     400,
+		"/maps/city/0/0/0@3x.png":  400,
+		"/maps/nosuch/0/0/0.png":   404,
+		"/maps/bad/0/0/0.png":      404, // a map whose style is broken is not served
 		"/maps/city/512/0/0/0.png": 404,
 	} {
 		r := e.do("GET", path, nil)
@@ -122,13 +122,13 @@ func TestStaticMaps(t *testing.T) {
 		}
 	}
 	for path, status := range map[string]int{
-		"/maps/city/static/0,0,1/3000x200.png":                     400,
-		"/maps/city/static/0,0,1/300x200.jpg":                      400,
-		"/maps/city/static/0,0,99/300x200.png":                     400,
-		"/maps/city/static/auto/300x200.png":                       400, // nothing to fit
-		"/maps/city/static/0,0,1/300x200.png?path=1,2":             400,
-		"/maps/city/static/0,0,1/300x200.png?markers=icon:nope|0,0": 400,
-		"/maps/nosuch/static/0,0,1/300x200.png":                    404,
+		"/maps/city/static/0,0,1/3000x200.png":                                     400,
+		"/maps/city/static/0,0,1/300x200.jpg":                                      400,
+		"/maps/city/static/0,0,99/300x200.png":                                     400,
+		"/maps/city/static/auto/300x200.png":                                       400, // nothing to fit
+		"/maps/city/static/0,0,1/300x200.png?path=1,2":                             400,
+		"/maps/city/static/0,0,1/300x200.png?markers=icon:nope|0,0":                400,
+		"/maps/nosuch/static/0,0,1/300x200.png":                                    404,
 		"/maps/city/static/0,0,1/300x200.png?path=" + strings.Repeat("1,1|", 3000): 414,
 	} {
 		r := e.do("GET", path, nil)
@@ -162,9 +162,9 @@ func TestWMSGetMap(t *testing.T) {
 		}
 	}
 	for path, code := range map[string]string{
-		"/maps/wms?service=WMS&request=GetMap&version=1.3.0&layers=nosuch&styles=&crs=EPSG:3857&bbox=0,0,1,1&width=10&height=10&format=image/png":     "LayerNotDefined",
-		"/maps/city/wms?service=WMS&request=GetMap&version=1.3.0&layers=city&styles=&crs=EPSG:2154&bbox=0,0,1,1&width=10&height=10&format=image/png": "InvalidCRS",
-		"/maps/city/wms?service=WMS&request=GetMap&version=1.3.0&layers=city&styles=&crs=EPSG:3857&bbox=0,0,1,1&width=10&height=10&format=image/gif": "InvalidFormat",
+		"/maps/wms?service=WMS&request=GetMap&version=1.3.0&layers=nosuch&styles=&crs=EPSG:3857&bbox=0,0,1,1&width=10&height=10&format=image/png":       "LayerNotDefined",
+		"/maps/city/wms?service=WMS&request=GetMap&version=1.3.0&layers=city&styles=&crs=EPSG:2154&bbox=0,0,1,1&width=10&height=10&format=image/png":    "InvalidCRS",
+		"/maps/city/wms?service=WMS&request=GetMap&version=1.3.0&layers=city&styles=&crs=EPSG:3857&bbox=0,0,1,1&width=10&height=10&format=image/gif":    "InvalidFormat",
 		"/maps/city/wms?service=WMS&request=GetMap&version=1.3.0&layers=city&styles=&crs=EPSG:3857&bbox=0,0,1,1&width=99999&height=10&format=image/png": "InvalidParameterValue",
 	} {
 		r := e.do("GET", path, nil)
