@@ -106,3 +106,57 @@ func clipLine(line []orb.Point, b box) [][]orb.Point {
 	flush()
 	return out
 }
+
+// cutEdge tells which edges of a ring lie along the tile square the
+// feature was clipped to: GL's stencil hides a tile's outlines past its
+// square, so the cut edges draw no outline. Nil when nothing was clipped.
+func (f sourceFeature) cutEdge(ring []orb.Point) func(i int) bool {
+	if f.clip == nil {
+		return nil
+	}
+	b := *f.clip
+	return func(i int) bool {
+		p, q := ring[i], ring[(i+1)%len(ring)]
+		return p[0] == q[0] && (p[0] == b.x0 || p[0] == b.x1) || p[1] == q[1] && (p[1] == b.y0 || p[1] == b.y1)
+	}
+}
+
+// closeRing returns the ring with its first point repeated at its end.
+func closeRing(r []orb.Point) []orb.Point {
+	if len(r) == 0 || r[0] == r[len(r)-1] {
+		return r
+	}
+	return append(append(make([]orb.Point, 0, len(r)+1), r...), r[0])
+}
+
+// splitAtCuts breaks a closed ring (last point = first) into the runs of
+// edges that are not cut; with no cut it is one line.
+func splitAtCuts(ring []orb.Point, cut func(i int) bool) [][]orb.Point {
+	if cut == nil {
+		return [][]orb.Point{ring}
+	}
+	var out [][]orb.Point
+	var cur []orb.Point
+	for i := 0; i+1 < len(ring); i++ {
+		if cut(i) {
+			if len(cur) >= 2 {
+				out = append(out, cur)
+			}
+			cur = nil
+			continue
+		}
+		if len(cur) == 0 {
+			cur = append(cur, ring[i])
+		}
+		cur = append(cur, ring[i+1])
+	}
+	if len(cur) >= 2 {
+		// A run reaching the ring's end continues its first run.
+		if len(out) > 0 && !cut(0) && out[0][0] == cur[len(cur)-1] {
+			out[0] = append(cur, out[0][1:]...)
+		} else {
+			out = append(out, cur)
+		}
+	}
+	return out
+}

@@ -204,8 +204,8 @@ func (lr *layerRender) fill(f sourceFeature, c *expr.EvalContext) {
 				outline = oc
 			}
 			lr.mask.Reset()
-			for _, r := range rings {
-				lr.mask.Outline(r)
+			for k, r := range rings {
+				lr.mask.Outline(r, f.cutEdge(poly[k]))
 			}
 			lr.cv.Composite(lr.mask, outline, opacity)
 		}
@@ -228,8 +228,12 @@ func (lr *layerRender) line(f sourceFeature, c *expr.EvalContext) {
 	case "LineString":
 		lines = f.parts
 	case "Polygon":
+		// A ring drawn as a line is closed, but the edges the tile square
+		// cut are not the polygon's own: the line breaks there.
 		for _, p := range f.polygons {
-			lines = append(lines, p...)
+			for _, r := range p {
+				lines = append(lines, splitAtCuts(closeRing(r), f.cutEdge(closeRing(r)))...)
+			}
 		}
 	default:
 		return

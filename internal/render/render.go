@@ -180,6 +180,9 @@ type sourceFeature struct {
 	parts [][]orb.Point
 	// polygons groups rings of a polygon feature, outer ring first.
 	polygons [][][]orb.Point
+	// clip is the tile square the polygons were clipped to (nil for
+	// GeoJSON): edges along it are cuts, not the polygon's own edges.
+	clip *box
 }
 
 type sourceSet struct {
@@ -497,6 +500,7 @@ func decodeTile(data []byte, z, tx, ty int) ([]sourceFeature, error) {
 				}
 			case len(g.Polygons) > 0:
 				sf.kind = "Polygon"
+				sf.clip = &square
 				for _, p := range g.Polygons {
 					var rings [][]orb.Point
 					for _, r := range p {

@@ -123,3 +123,38 @@ func TestClipToTile(t *testing.T) {
 		t.Error("a line outside the box was kept")
 	}
 }
+
+func TestCutEdges(t *testing.T) {
+	b := box{0.25, 0.25, 0.5, 0.5}
+	// A square clipped on its left and top by the tile square.
+	ring := []orb.Point{{0.25, 0.25}, {0.4, 0.25}, {0.4, 0.4}, {0.25, 0.4}}
+	cut := sourceFeature{clip: &b}.cutEdge(ring)
+	want := []bool{true, false, false, true}
+	for i, w := range want {
+		if cut(i) != w {
+			t.Errorf("edge %d: cut %v, want %v", i, cut(i), w)
+		}
+	}
+	if (sourceFeature{}).cutEdge(ring) != nil {
+		t.Error("an unclipped feature has cut edges")
+	}
+}
+
+func TestSplitAtCuts(t *testing.T) {
+	b := box{0, 0, 1, 1}
+	// A ring cut along the tile's left edge (edge 3, back to the start).
+	ring := closeRing([]orb.Point{{0, 0.2}, {0.5, 0.2}, {0.5, 0.8}, {0, 0.8}})
+	got := splitAtCuts(ring, sourceFeature{clip: &b}.cutEdge(ring))
+	if len(got) != 1 || len(got[0]) != 4 || got[0][0] != (orb.Point{0, 0.2}) || got[0][3] != (orb.Point{0, 0.8}) {
+		t.Errorf("split = %v", got)
+	}
+	// Cut in the middle: the two runs around the ring's start join.
+	ring = closeRing([]orb.Point{{0.5, 0.2}, {1, 0.2}, {1, 0.8}, {0.5, 0.8}})
+	got = splitAtCuts(ring, sourceFeature{clip: &b}.cutEdge(ring))
+	if len(got) != 1 || len(got[0]) != 4 || got[0][0] != (orb.Point{1, 0.8}) {
+		t.Errorf("split = %v", got)
+	}
+	if got := splitAtCuts(ring, nil); len(got) != 1 || len(got[0]) != 5 {
+		t.Errorf("uncut = %v", got)
+	}
+}

@@ -354,10 +354,14 @@ func (cv *Canvas) Circle(c Point, radius, stroke, blur float64, fill, strokeColo
 
 // Outline adds a closed ring's edges as GL draws fill outlines: hairlines
 // whose coverage is 1 - smoothstep(0, 1, distance) from the edge, about two
-// pixels wide.
-func (m *Mask) Outline(ring []Point) {
+// pixels wide. When skip is not nil, the edges i (from ring[i] to the next
+// point) for which it is true are left out.
+func (m *Mask) Outline(ring []Point, skip func(i int) bool) {
 	n := len(ring)
 	for i := 0; i < n; i++ {
+		if skip != nil && skip(i) {
+			continue
+		}
 		a, b := ring[i], ring[(i+1)%n]
 		x0 := max(0, int(math.Floor(math.Min(a.X, b.X)-1)))
 		x1 := min(m.W, int(math.Ceil(math.Max(a.X, b.X)+1)))
