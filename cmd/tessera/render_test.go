@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -46,6 +47,55 @@ func TestRenderVerb(t *testing.T) {
 		{"render", "--style", stylePath, "--center", "abc", "-o", out},
 	} {
 		if err := run(context.Background(), bad, io.Discard, io.Discard); err == nil {
+			t.Errorf("%v accepted", bad)
+		}
+	}
+}
+
+func TestRenderVerbMaps(t *testing.T) {
+	data := t.TempDir()
+	os.MkdirAll(filepath.Join(data, "maps", "sq"), 0o755)
+	os.WriteFile(filepath.Join(data, "maps", "sq", "style.json"), []byte(`{"version": 8, "name": "Square",
+		"sources": {"g": {"type": "geojson", "data": {"type": "Polygon", "coordinates": [[[-30, -30], [30, -30], [30, 30], [-30, 30], [-30, -30]]]}}},
+		"layers": [{"id": "bg", "type": "background", "paint": {"background-color": "#00f"}},
+			{"id": "f", "type": "fill", "source": "g", "paint": {"fill-color": "#f00"}}]}`), 0o644)
+	ctx := context.Background()
+	out := filepath.Join(t.TempDir(), "sq.mbtiles")
+	var stdout strings.Builder
+	if err := run(ctx, []string{"render", "--data", data, "--map", "sq", "--zooms", "0-3", "--bbox", "-40,-40,40,40", "-o", out}, &stdout, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(stdout.String(), ": 13 tiles") {
+		t.Errorf("output %q, want 13 tiles (1 + 4 + 4 + 4 in the box)", stdout.String())
+	}
+	tilePNG := filepath.Join(t.TempDir(), "tile.png")
+	if err := run(ctx, []string{"render", "--data", data, "--map", "sq", "--tile", "1/1/1", "--tile-size", "256", "--pixel-ratio", "2", "-o", tilePNG}, io.Discard, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(tilePNG)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	img, err := png.Decode(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b := img.Bounds(); b.Dx() != 512 || b.Dy() != 512 {
+		t.Errorf("tile size %v, want 512 (256 at 2x)", b)
+	}
+	// Tile 1/1/1 is the south-east quarter: red at its top-left corner.
+	if r, _, _, _ := img.At(4, 4).RGBA(); r>>8 != 255 {
+		t.Errorf("top-left of 1/1/1 = %v, want red", img.At(4, 4))
+	}
+	for _, bad := range [][]string{
+		{"render", "--map", "sq", "-o", out},
+		{"render", "--data", data, "--map", "nosuch", "--zooms", "0-1", "-o", out},
+		{"render", "--data", data, "--map", "sq", "--zooms", "x", "-o", out},
+		{"render", "--data", data, "--map", "sq", "--tile", "1/5/0", "-o", tilePNG},
+		{"render", "--style", "a.json", "--map", "sq", "-o", out},
+	} {
+		if err := run(ctx, bad, io.Discard, io.Discard); err == nil {
 			t.Errorf("%v accepted", bad)
 		}
 	}

@@ -144,19 +144,9 @@ func (s *Service) style(m *catalog.Map) (styleEntry, error) {
 	if ok && e.gen == m.Gen && e.catalog == catGen {
 		return e, nil
 	}
-	st, err := style.Parse(m.Style)
+	st, err := s.PrepareStyle(m.Style, m.ID)
 	if err != nil {
-		return styleEntry{}, fmt.Errorf("map %s: %w", m.ID, err)
-	}
-	raw, _ := st.Rewrite(style.Resolver{MapID: m.ID, Tileset: func(name string) (string, bool) {
-		if s.cat == nil {
-			return name, false
-		}
-		_, ok := s.cat.Get(name)
-		return name, ok
-	}})
-	if st, err = style.Parse(raw); err != nil {
-		return styleEntry{}, fmt.Errorf("map %s: rewritten style: %w", m.ID, err)
+		return styleEntry{}, err
 	}
 	e = styleEntry{gen: m.Gen, catalog: catGen, st: st, attribution: s.attribution(st)}
 	s.mu.Lock()
@@ -164,6 +154,33 @@ func (s *Service) style(m *catalog.Map) (styleEntry, error) {
 	s.mu.Unlock()
 	return e, nil
 }
+
+// PrepareStyle parses a style and makes its resource URLs root-relative,
+// naming this server's tilesets, ready for Render with Resources.
+func (s *Service) PrepareStyle(raw []byte, mapID string) (*style.Style, error) {
+	st, err := style.Parse(raw)
+	if err != nil {
+		return nil, fmt.Errorf("map %s: %w", mapID, err)
+	}
+	out, _ := st.Rewrite(style.Resolver{MapID: mapID, Tileset: func(name string) (string, bool) {
+		if s.cat == nil {
+			return name, false
+		}
+		_, ok := s.cat.Get(name)
+		return name, ok
+	}})
+	if st, err = style.Parse(out); err != nil {
+		return nil, fmt.Errorf("map %s: rewritten style: %w", mapID, err)
+	}
+	return st, nil
+}
+
+// Resources reads what prepared styles name: this server's tilesets and
+// http(s) URLs (under the egress rules).
+func (s *Service) Resources() render.Resources { return s.res }
+
+// Renderer is the service's renderer.
+func (s *Service) Renderer() *render.Renderer { return s.render }
 
 func (s *Service) catalogVersion() uint64 {
 	if s.cat == nil {

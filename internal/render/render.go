@@ -48,6 +48,7 @@ const (
 type Renderer struct {
 	specs map[string]map[string]*expr.PropertySpec
 	log   *slog.Logger
+	prep  preparedCache
 }
 
 // New returns a renderer.
@@ -116,7 +117,8 @@ func (r *Renderer) Render(ctx context.Context, st *style.Style, v View, res Reso
 	mask := raster.NewMask(w, h)
 	fr := newFrame(v)
 	srcs := &sourceSet{r: r, st: st, res: res, frame: fr, view: v, cache: map[string][]sourceFeature{}, rasters: map[string]*rasterCover{}}
-	for _, l := range st.Layers {
+	prep := r.prepare(st)
+	for i, l := range st.Layers {
 		if err := ctx.Err(); err != nil {
 			return nil, fmt.Errorf("render: %w", err)
 		}
@@ -124,10 +126,11 @@ func (r *Renderer) Render(ctx context.Context, st *style.Style, v View, res Reso
 			continue
 		}
 		lr := &layerRender{r: r, l: l, cv: cv, mask: mask, fr: fr, zoom: v.Zoom}
-		if err := lr.compile(); err != nil {
-			r.log.Warn("render: layer skipped", "layer", l.ID, "err", err)
-			continue
+		c := prep.layers[i]
+		if c.err != nil {
+			continue // logged once, when the style was prepared
 		}
+		lr.filter, lr.props = c.filter, c.props
 		switch l.Type {
 		case "background":
 			lr.background()

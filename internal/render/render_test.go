@@ -158,3 +158,40 @@ func TestSplitAtCuts(t *testing.T) {
 		t.Errorf("uncut = %v", got)
 	}
 }
+
+// TestConcurrentRenders renders one parsed style (its layers compiled
+// once and shared) from several goroutines: the pictures are identical
+// (and the race detector, under make test-race, finds nothing).
+func TestConcurrentRenders(t *testing.T) {
+	r, err := New(slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := parse(t, `{"version": 8, "center": [0, 0], "zoom": 1,
+		"sources": {"g": {"type": "geojson", "data": {"type": "FeatureCollection", "features": [
+			{"type": "Feature", "properties": {"n": 1}, "geometry": {"type": "Polygon", "coordinates": [[[-20,-20],[20,-20],[20,20],[-20,20],[-20,-20]]]}},
+			{"type": "Feature", "properties": {"n": 2}, "geometry": {"type": "LineString", "coordinates": [[-60,10],[60,-10]]}}]}}},
+		"layers": [{"id": "bg", "type": "background", "paint": {"background-color": "#fff"}},
+			{"id": "f", "type": "fill", "source": "g", "filter": ["<=", ["get", "n"], ["step", ["zoom"], 0, 1, 1]], "paint": {"fill-color": ["interpolate", ["linear"], ["zoom"], 0, "red", 2, "blue"]}},
+			{"id": "l", "type": "line", "source": "g", "paint": {"line-width": ["*", 2, ["get", "n"]]}}]}`)
+	const n = 4
+	pics := make([][]byte, n)
+	done := make(chan struct{})
+	for i := range n {
+		go func() {
+			defer func() { done <- struct{}{} }()
+			img, err := r.Render(context.Background(), st, View{Zoom: 1, Width: 128, Height: 128, PixelRatio: 1}, mapResources{})
+			if err == nil {
+				pics[i] = img.Pix
+			}
+		}()
+	}
+	for range n {
+		<-done
+	}
+	for i := range pics {
+		if pics[i] == nil || string(pics[i]) != string(pics[0]) {
+			t.Fatalf("render %d differs or failed", i)
+		}
+	}
+}

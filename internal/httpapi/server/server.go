@@ -178,6 +178,9 @@ func (s *Server) adminToken(ctx context.Context) error {
 	return nil
 }
 
+// Images is the service that renders the maps as images.
+func (s *Server) Images() *mapimage.Service { return s.images }
+
 // AdminToken is the credentials token of the admin API.
 func (s *Server) AdminToken() string { return s.token }
 
@@ -303,6 +306,9 @@ func (s *Server) openGeocoder() error {
 	path := s.cfg.GeocodingIndex
 	if path == "" {
 		path = filepath.Join(s.cfg.DataDir, GeocodingIndex)
+	}
+	if path == "none" {
+		return nil
 	}
 	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
 		s.log.Info("no geocoding index: geocoding is off", "path", path)

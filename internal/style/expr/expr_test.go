@@ -529,3 +529,18 @@ func TestCompileValueMarshaler(t *testing.T) {
 		t.Fatal("a marshaler giving broken JSON compiled")
 	}
 }
+
+func TestFilterZoomAnywhere(t *testing.T) {
+	f, errs := CompileFilter([]byte(`["<=", ["get", "rank"], ["step", ["zoom"], 1, 3, 3, 5, 5]]`))
+	if len(errs) > 0 {
+		t.Fatalf("a filter with a nested zoom step: %v", errs)
+	}
+	props := &Object{}
+	props.Set("rank", Number(3))
+	for zoom, want := range map[float64]bool{2: false, 3: true, 6: true} {
+		v := f.EvalOrDefault(&EvalContext{Zoom: zoom, Feature: &MapFeature{Props: props}})
+		if v.Kind() != KindBoolean || v.Boolean() != want {
+			t.Errorf("zoom %g: %s, want %v", zoom, toStringJSON(v), want)
+		}
+	}
+}

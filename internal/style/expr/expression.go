@@ -61,11 +61,17 @@ func compileDoc(doc any, spec *PropertySpec) (*Expression, []CompileError) {
 	if !e.zoomConst && !spec.supportsZoomExpression() {
 		return nil, []CompileError{{Message: "zoom expressions not supported"}}
 	}
-	curve, cerr := findZoomCurve(root)
+	var curve node
+	var cerr *CompileError
+	if spec != filterSpec {
+		// Filters may use "zoom" anywhere: they are evaluated at one zoom
+		// and never interpolated.
+		curve, cerr = findZoomCurve(root)
+	}
 	switch {
 	case cerr != nil:
 		return nil, []CompileError{*cerr}
-	case curve == nil && !e.zoomConst:
+	case curve == nil && !e.zoomConst && spec != filterSpec:
 		return nil, []CompileError{{Message: `"zoom" expression may only be used as input to a top-level "step" or "interpolate" expression.`}}
 	}
 	if _, isInterp := curve.(*interpolateNode); isInterp && !spec.supportsInterpolation() {

@@ -1,0 +1,59 @@
+package render
+
+import (
+	"sync"
+
+	"github.com/tesseramaps/tessera/internal/style"
+	"github.com/tesseramaps/tessera/internal/style/expr"
+)
+
+// maxPrepared bounds the styles whose compiled layers are kept.
+const maxPrepared = 64
+
+// preparedStyle holds a style's layers compiled once: filters and
+// property expressions, or why a layer cannot be drawn.
+type preparedStyle struct {
+	layers []compiledLayer
+}
+
+type compiledLayer struct {
+	filter *expr.Expression
+	props  map[string]*expr.Expression
+	err    error
+}
+
+// preparedCache keeps prepared styles by identity: a caller that renders
+// one parsed style many times (a map's tiles) compiles it once. When full
+// it is emptied; styles are cheap to prepare again.
+type preparedCache struct {
+	mu sync.Mutex
+	m  map[*style.Style]*preparedStyle
+}
+
+// prepare returns st's compiled layers, compiling them (and logging the
+// layers that cannot be drawn) the first time.
+func (r *Renderer) prepare(st *style.Style) *preparedStyle {
+	r.prep.mu.Lock()
+	p, ok := r.prep.m[st]
+	r.prep.mu.Unlock()
+	if ok {
+		return p
+	}
+	p = &preparedStyle{layers: make([]compiledLayer, len(st.Layers))}
+	for i, l := range st.Layers {
+		lr := &layerRender{r: r, l: l}
+		if err := lr.compile(); err != nil {
+			r.log.Warn("render: layer skipped", "layer", l.ID, "err", err)
+			p.layers[i].err = err
+			continue
+		}
+		p.layers[i] = compiledLayer{filter: lr.filter, props: lr.props}
+	}
+	r.prep.mu.Lock()
+	if r.prep.m == nil || len(r.prep.m) >= maxPrepared {
+		r.prep.m = map[*style.Style]*preparedStyle{}
+	}
+	r.prep.m[st] = p
+	r.prep.mu.Unlock()
+	return p
+}
