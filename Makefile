@@ -63,6 +63,7 @@ setup-bench: build
 ## bench: Go benchmarks and the wrk load run against nginx (results in bench/out/)
 bench: setup-bench
 	bench/run.sh
+	bench/images.sh
 
 ## geocode-eval: score the geocoding evaluation against a running server (URL=...)
 URL     ?= http://127.0.0.1:8080

@@ -95,6 +95,7 @@ type Service struct {
 // and the catalog keep the generations it was made from.
 type styleEntry struct {
 	gen, catalog uint64
+	key          uint64 // hash of the map id and both generations
 	st           *style.Style
 	attribution  string
 }
@@ -148,7 +149,9 @@ func (s *Service) style(m *catalog.Map) (styleEntry, error) {
 	if err != nil {
 		return styleEntry{}, err
 	}
-	e = styleEntry{gen: m.Gen, catalog: catGen, st: st, attribution: s.attribution(st)}
+	h := fnv.New64a()
+	fmt.Fprintf(h, "%s\x00%d\x00%d", m.ID, m.Gen, catGen)
+	e = styleEntry{gen: m.Gen, catalog: catGen, st: st, attribution: s.attribution(st), key: h.Sum64()}
 	s.mu.Lock()
 	s.styles[m.ID] = e
 	s.mu.Unlock()
@@ -260,12 +263,25 @@ func (s *Service) Tile(ctx context.Context, t TileRequest) (Image, error) {
 }
 
 // tileGen names everything a tile's pixels depend on besides its address:
-// the map's style generation, the catalog's version (any tileset change),
-// the size, scale, format and quality.
+// the map and its style generation and the catalog's version (hashed once
+// per style entry), the size, scale, format and quality.
 func (s *Service) tileGen(t TileRequest, se styleEntry) uint64 {
-	h := fnv.New64a()
-	fmt.Fprintf(h, "%s\x00%d\x00%d\x00%d\x00%d\x00%s\x00%d", t.Map.ID, se.gen, se.catalog, t.Size, t.Scale, t.Format, t.Map.Quality)
-	return h.Sum64()
+	h := se.key
+	for _, v := range [...]uint64{uint64(t.Size), uint64(t.Scale), formatCode(t.Format), uint64(t.Map.Quality)} {
+		h ^= v
+		h *= 0x100000001b3 // FNV-1a's prime, a word at a time
+	}
+	return h
+}
+
+func formatCode(f imageenc.Format) uint64 {
+	switch f {
+	case imageenc.JPEG:
+		return 2
+	case imageenc.WebP:
+		return 3
+	}
+	return 1
 }
 
 // TileView is the view of tile z/x/y of size CSS pixels at scale: the

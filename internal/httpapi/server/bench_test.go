@@ -47,3 +47,40 @@ type discard struct{ h http.Header }
 func (d *discard) Header() http.Header         { return d.h }
 func (d *discard) Write(b []byte) (int, error) { return len(b), nil }
 func (d *discard) WriteHeader(int)             {}
+
+// BenchmarkMapTileHandler is BenchmarkTileHandler for cached raster tiles
+// of a map (the render happens once, before the timer).
+func BenchmarkMapTileHandler(b *testing.B) {
+	t := &testing.T{}
+	e := mapEnv(t)
+	if t.Failed() {
+		b.Fatal("setup failed")
+	}
+	h := e.srv.Handler()
+	var reqs []*http.Request
+	for z := 0; z <= 2; z++ {
+		for x := 0; x < 1<<z; x++ {
+			for y := 0; y < 1<<z; y++ {
+				reqs = append(reqs, httptest.NewRequest("GET", fmt.Sprintf("/maps/city/%d/%d/%d.png", z, x, y), nil))
+			}
+		}
+	}
+	for _, r := range reqs { // render and cache
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, r)
+		if w.Code != 200 {
+			b.Fatalf("%s: %d", r.URL, w.Code)
+		}
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	b.RunParallel(func(pb *testing.PB) {
+		i := 0
+		w := &discard{h: http.Header{}}
+		for pb.Next() {
+			clear(w.h)
+			h.ServeHTTP(w, reqs[i%len(reqs)])
+			i++
+		}
+	})
+}

@@ -42,6 +42,18 @@ func (cv *Canvas) Fill(c Color, opacity float64) {
 		return
 	}
 	pix := cv.Pix
+	if a >= 255 {
+		// Opaque: every pixel becomes the colour (what blend gives, since
+		// nothing of the old pixel remains), written by doubling copies.
+		if len(pix) == 0 {
+			return
+		}
+		pix[0], pix[1], pix[2], pix[3] = round8(r), round8(g), round8(b), 255
+		for n := 4; n < len(pix); n *= 2 {
+			copy(pix[n:], pix[:n])
+		}
+		return
+	}
 	for i := 0; i < len(pix); i += 4 {
 		blend(pix[i:i+4], r, g, b, a)
 	}
@@ -139,15 +151,25 @@ func (cv *Canvas) Composite(m *Mask, c Color, opacity float64) {
 	if a <= 0 || m.y0 >= m.y1 {
 		return
 	}
+	// An opaque colour at full coverage replaces the pixel: the bytes are
+	// computed once (what blend gives when nothing of the old pixel remains).
+	solid := a >= 255
+	sr, sg, sb := round8(r), round8(g), round8(b)
 	for y := m.y0; y < m.y1; y++ {
 		row := m.Cov[y*m.W : (y+1)*m.W]
 		for x := m.x0; x < m.x1; x++ {
-			v := float64(row[x])
+			v := row[x]
 			if v <= 0 {
 				continue
 			}
 			o := cv.PixOffset(x, y)
-			blend(cv.Pix[o:o+4], r*v, g*v, b*v, a*v)
+			p := cv.Pix[o : o+4 : o+4]
+			if solid && v >= 1 {
+				p[0], p[1], p[2], p[3] = sr, sg, sb, 255
+				continue
+			}
+			fv := float64(v)
+			blend(p, r*fv, g*fv, b*fv, a*fv)
 		}
 	}
 }
