@@ -3,6 +3,8 @@ package render
 import (
 	"sync"
 
+	"github.com/tesseramaps/tessera/internal/render/raster"
+
 	"github.com/tesseramaps/tessera/internal/style"
 	"github.com/tesseramaps/tessera/internal/style/expr"
 )
@@ -56,4 +58,18 @@ func (r *Renderer) prepare(st *style.Style) *preparedStyle {
 	r.prep.m[st] = p
 	r.prep.mu.Unlock()
 	return p
+}
+
+// maskPool keeps coverage masks between renders: a tile server draws many
+// pictures of one size, and a mask is four bytes a pixel to clear.
+var maskPool sync.Pool
+
+// getMask returns an empty mask of w x h, reused when one of that size is
+// free (masks are left empty by the layers that use them).
+func getMask(w, h int) *raster.Mask {
+	if m, ok := maskPool.Get().(*raster.Mask); ok && m.W == w && m.H == h {
+		m.Reset()
+		return m
+	}
+	return raster.NewMask(w, h)
 }

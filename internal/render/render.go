@@ -114,7 +114,8 @@ func (r *Renderer) Render(ctx context.Context, st *style.Style, v View, res Reso
 		return nil, fmt.Errorf("render: image size %dx%d outside 1..%d pixels", w, h, MaxPixels)
 	}
 	cv := raster.NewCanvas(w, h)
-	mask := raster.NewMask(w, h)
+	mask := getMask(w, h)
+	defer maskPool.Put(mask)
 	fr := newFrame(v)
 	srcs := &sourceSet{r: r, st: st, res: res, frame: fr, view: v, cache: map[string][]sourceFeature{}, rasters: map[string]*rasterCover{}}
 	prep := r.prepare(st)
