@@ -3,6 +3,8 @@ package clienttest
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
+	"image"
 	"image/png"
 	"io"
 	"log/slog"
@@ -292,8 +294,78 @@ func TestDemoMap(t *testing.T) {
 				t.Errorf("hiding %d labels changed only %d pixels of the screenshot", n, changed)
 			}
 			t.Logf("screenshot %s: hiding the symbols changes %d pixels", p.Screenshot, changed)
+
+			// Tessera's own picture of the same view (the style's centre
+			// and zoom, 900x600 at the page's scale, no attribution) looks
+			// like MapLibre's without its symbols (Tessera draws none yet).
+			shot, err := os.ReadFile(p.ScreenshotHidden)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cfg, err := png.DecodeConfig(bytes.NewReader(shot))
+			if err != nil {
+				t.Fatal(err)
+			}
+			static := fmt.Sprintf("/maps/world/static/10,25,1.5/%dx%d%s.png?attribution=false", cfg.Width/p.Scale, cfg.Height/p.Scale, suffix)
+			status, _, body := e.get(ctx, static)
+			if status != http.StatusOK {
+				t.Fatalf("GET %s: %d %s", static, status, body)
+			}
+			ours := filepath.Join(shots, "clienttest-demo-"+p.Name+"-tessera.png")
+			if err := os.WriteFile(ours, body, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			share := yiqDifferingShare(t, ours, p.ScreenshotHidden)
+			t.Logf("Tessera's static picture %s differs from MapLibre's in %.2f%% of its pixels", ours, 100*share)
+			if share > maxStaticDifference {
+				t.Errorf("Tessera's picture of the view differs from MapLibre's in %.2f%% of its pixels (at most %.2f%%)", 100*share, 100*maxStaticDifference)
+			}
 		})
 	}
+}
+
+// maxStaticDifference bounds the share of pixels where Tessera's picture of
+// a view may differ from MapLibre's (see docs/images.md for why this much).
+const maxStaticDifference = 0.035
+
+// yiqDifferingShare is the share of pixels of two pictures of one size
+// whose colours differ by more than pixelmatch's default threshold (0.1 of
+// the YIQ range, as the rendering suite counts), both over white.
+func yiqDifferingShare(t *testing.T, a, b string) float64 {
+	t.Helper()
+	load := func(path string) image.Image {
+		f, err := os.Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		img, err := png.Decode(f)
+		if err != nil {
+			t.Fatalf("decode %s: %v", path, err)
+		}
+		return img
+	}
+	ia, ib := load(a), load(b)
+	if ia.Bounds().Size() != ib.Bounds().Size() {
+		t.Fatalf("pictures of different sizes: %v, %v", ia.Bounds(), ib.Bounds())
+	}
+	const threshold = 35215 * 0.1 * 0.1
+	r := ia.Bounds()
+	n := 0
+	for y := 0; y < r.Dy(); y++ {
+		for x := 0; x < r.Dx(); x++ {
+			p, q := nrgba(ia.At(r.Min.X+x, r.Min.Y+y)), nrgba(ib.At(ib.Bounds().Min.X+x, ib.Bounds().Min.Y+y))
+			over := func(c, a uint8) float64 { return 255 + (float64(c)-255)*float64(a)/255 }
+			dr, dg, db := over(p.R, p.A)-over(q.R, q.A), over(p.G, p.A)-over(q.G, q.A), over(p.B, p.A)-over(q.B, q.A)
+			yy := dr*0.29889531 + dg*0.58662247 + db*0.11448223
+			ii := dr*0.59597799 - dg*0.27417610 - db*0.32180189
+			qq := dr*0.21147017 - dg*0.52261711 + db*0.31114694
+			if 0.5053*yy*yy+0.299*ii*ii+0.1957*qq*qq > threshold {
+				n++
+			}
+		}
+	}
+	return float64(n) / float64(r.Dx()*r.Dy())
 }
 
 // labelsOf returns the labels rendered by the given symbol layers.

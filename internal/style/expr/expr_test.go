@@ -544,3 +544,13 @@ func TestFilterZoomAnywhere(t *testing.T) {
 		}
 	}
 }
+
+func TestValueFromGoNumbers(t *testing.T) {
+	// Vector tiles carry unsigned and signed integers and floats.
+	for _, v := range []any{int(3), int32(3), int64(3), uint(3), uint32(3), uint64(3), float32(3), float64(3)} {
+		got, err := ValueFromGo(v)
+		if err != nil || got.Kind() != KindNumber || got.Num() != 3 {
+			t.Errorf("%T: %v %v", v, got, err)
+		}
+	}
+}

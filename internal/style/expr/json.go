@@ -146,6 +146,14 @@ func normalizeJSON(v any, depth int) (any, error) {
 		return float64(t), nil
 	case int64:
 		return float64(t), nil
+	case int32:
+		return float64(t), nil
+	case uint:
+		return float64(t), nil
+	case uint64:
+		return float64(t), nil
+	case uint32:
+		return float64(t), nil
 	case float32:
 		return float64(t), nil
 	case json.Number:
