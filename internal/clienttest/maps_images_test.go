@@ -173,6 +173,50 @@ func TestGDALMapWMS(t *testing.T) {
 			"crs=EPSG:3857&bbox=-2000000,3000000,4000000,8000000"},
 		{"EPSG:4326", "30,-20,60,40", "-20,30,40,60", "crs=CRS:84&bbox=-20,30,40,60"},
 	}
+	// From the capabilities of each version: GDAL lists the map as a
+	// subdataset of that version (a GetMap URL of the whole world) and
+	// gdal_translate draws it.
+	t.Run("capabilities", func(t *testing.T) {
+		var images []image.Image
+		for _, version := range []string{"1.3.0", "1.1.1"} {
+			caps := e.URL + "/maps/relief/wms?SERVICE=WMS&VERSION=" + version + "&REQUEST=GetCapabilities"
+			out, stderr, err := run(ctx, t, gdalEnv(t), fixtures.Tool(t, "gdalinfo"), "-json", "WMS:"+caps)
+			if err != nil {
+				t.Fatalf("gdalinfo %s: %v\n%s", caps, err, stderr)
+			}
+			var info gdalInfo
+			if err := json.Unmarshal(out, &info); err != nil {
+				t.Fatalf("gdalinfo -json: %v\n%s", err, out)
+			}
+			sub := info.Metadata["SUBDATASETS"]
+			name, desc := sub["SUBDATASET_1_NAME"], sub["SUBDATASET_1_DESC"]
+			if len(sub) != 2 || desc != reliefTitle || !strings.Contains(name, "VERSION="+version) || !strings.Contains(name, "LAYERS=relief") {
+				t.Fatalf("WMS %s: GDAL lists subdatasets %v", version, sub)
+			}
+			png := filepath.Join(t.TempDir(), "world.png")
+			mark := settled(e)
+			if _, stderr, err := run(ctx, t, gdalEnv(t), translate, "-q", "-of", "PNG", "-outsize", "400", "190", name, png); err != nil {
+				t.Fatalf("gdal_translate %s: %v\n%s", name, err, stderr)
+			}
+			settled(e)
+			for _, a := range e.since(mark) {
+				if a.Path != "/maps/relief/wms" || a.Status != http.StatusOK {
+					t.Errorf("WMS %s: unexpected request %s", version, a)
+				}
+			}
+			img := readPNG(t, png)
+			if img.Bounds().Dx() != 400 || img.Bounds().Dy() != 190 {
+				t.Fatalf("WMS %s: GDAL wrote %v, want 400x190", version, img.Bounds())
+			}
+			checkDrawn(t, "GDAL's world in WMS "+version, img)
+			images = append(images, img)
+		}
+		// 1.3.0 names the world in CRS:84, 1.1.1 in EPSG:4326: the same
+		// longitude-first box, the same image.
+		if d := diffShare(t, images[0], images[1]); d != 0 {
+			t.Errorf("the worlds of WMS 1.3.0 and 1.1.1 differ in %.1f%% of pixels", 100*d)
+		}
+	})
 	for _, path := range []string{"/maps/relief/wms", "/maps/wms"} {
 		for _, a := range areas {
 			t.Run(path+" "+a.crs, func(t *testing.T) {
