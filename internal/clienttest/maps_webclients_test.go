@@ -66,7 +66,8 @@ const done = (info) => { window.tesseraInfo = info || null; window.tesseraDone =
 
 // The scripts of the pages. OpenLayers: a WMTS layer built from the map's
 // capabilities (WMTSCapabilities + optionsFromCapabilities), an ImageWMS
-// layer (WMS 1.1.1, Web Mercator view) and a TileWMS layer (WMS 1.3.0 in
+// layer (WMS 1.1.1, Web Mercator view, after reading the 1.1.1
+// capabilities with ol/format/WMSCapabilities) and a TileWMS layer (WMS 1.3.0 in
 // EPSG:4326: OpenLayers sends the BBOX latitude first). Leaflet: the
 // 256-pixel XYZ tiles. Images are loaded with CORS (crossOrigin), as
 // from any other site.
@@ -84,10 +85,14 @@ const (
   map.once('rendercomplete', () => done({ url: options.urls[0], matrixSet: options.matrixSet, format: options.format, tileSize: options.tileGrid.getTileSize(0) }));
 `
 	olImageWMSScript = `
+  const text = await (await fetch(base + '/maps/relief/wms?service=WMS&request=GetCapabilities&version=1.1.1')).text();
+  const caps = new ol.format.WMSCapabilities().read(text);
+  const root = caps.Capability.Layer;
   const map = new ol.Map({ target: 'map', layers: [new ol.layer.Image({ source: new ol.source.ImageWMS({
       url: base + '/maps/relief/wms', params: { LAYERS: 'relief', VERSION: '1.1.1' }, ratio: 1, crossOrigin: 'anonymous' }) })],
     view: new ol.View({ center: ol.proj.fromLonLat([8, 47]), zoom: 3 }) });
-  map.once('rendercomplete', () => done());
+  map.once('rendercomplete', () => done({ version: caps.version, name: root.Name, title: root.Title, srs: root.SRS || root.CRS,
+    getMapFormats: caps.Capability.Request.GetMap.Format }));
 `
 	olTileWMSScript = `
   const map = new ol.Map({ target: 'map', layers: [new ol.layer.Tile({ source: new ol.source.TileWMS({
@@ -162,8 +167,8 @@ func TestWebMapClients(t *testing.T) {
 	}
 	cfgs := []pageCfg{
 		{"ol-wmts", site.URL + "/ol-wmts.html", `/maps/relief/256/\d+/\d+/\d+\.png$`, ""},
-		{"ol-imagewms", site.URL + "/ol-imagewms.html", `/maps/relief/wms\?`, ""},
-		{"ol-tilewms", site.URL + "/ol-tilewms.html", `/maps/wms\?`, ""},
+		{"ol-imagewms", site.URL + "/ol-imagewms.html", `/maps/relief/wms\?.*GetMap`, ""},
+		{"ol-tilewms", site.URL + "/ol-tilewms.html", `/maps/wms\?.*GetMap`, ""},
 		{"leaflet", site.URL + "/leaflet.html", `/maps/relief/256/\d+/\d+/\d+\.png$`, ""},
 	}
 	for i := range cfgs {
@@ -219,6 +224,10 @@ func TestWebMapClients(t *testing.T) {
 	}
 	if info := results[0].Info; fmt.Sprint(info["url"]) != e.URL+"/maps/relief/256/{TileMatrix}/{TileCol}/{TileRow}.png" || info["format"] != "image/png" {
 		t.Errorf("ol-wmts: OpenLayers read the capabilities as %v", info)
+	}
+	if info := results[1].Info; info["version"] != "1.1.1" || info["name"] != reliefID || info["title"] != reliefTitle ||
+		fmt.Sprint(info["srs"]) != "[EPSG:3857 EPSG:4326]" || fmt.Sprint(info["getMapFormats"]) != "[image/png image/jpeg image/webp]" {
+		t.Errorf("ol-imagewms: OpenLayers read the WMS 1.1.1 capabilities as %v", info)
 	}
 	// The server saw the same: every request of the pages answered 200.
 	settled(e)
