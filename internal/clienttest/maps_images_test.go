@@ -2,16 +2,19 @@ package clienttest
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"image"
 	"image/color"
+	"io"
 	"net/http"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/tesseramaps/tessera/internal/fixtures"
 	"github.com/tesseramaps/tessera/internal/httpapi/server"
@@ -127,6 +130,13 @@ func diffShare(t *testing.T, a, b image.Image) float64 {
 	return float64(n) / float64(ra.Dx()*ra.Dy())
 }
 
+// renderWait bounds a client run that waits on map renders; renderEnv
+// gives GDAL as long for each of its requests (its default in gdalEnv is
+// 20 s). Renders are slow under the race detector on a busy machine.
+const renderWait = 150 * time.Second
+
+func renderEnv(t *testing.T) []string { return append(gdalEnv(t), "GDAL_HTTP_TIMEOUT=120") }
+
 func readPNG(t *testing.T, path string) image.Image {
 	t.Helper()
 	b, err := os.ReadFile(path)
@@ -140,9 +150,20 @@ func readPNG(t *testing.T, path string) image.Image {
 // reference the clients' images are compared with.
 func (e *env) getMap(t *testing.T, path, query string) image.Image {
 	t.Helper()
-	status, h, b := e.get(t.Context(), path+"?"+query)
-	if status != http.StatusOK || h.Get("Content-Type") != "image/png" {
-		t.Fatalf("GET %s?%s: %d %s %.300s", path, query, status, h.Get("Content-Type"), b)
+	ctx, cancel := context.WithTimeout(t.Context(), renderWait)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, e.URL+path+"?"+query, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatalf("GET %s?%s: %v", path, query, err)
+	}
+	defer res.Body.Close()
+	b, err := io.ReadAll(io.LimitReader(res.Body, maxResponseBytes))
+	if err != nil || res.StatusCode != http.StatusOK || res.Header.Get("Content-Type") != "image/png" {
+		t.Fatalf("GET %s?%s: %d %s %v %.300s", path, query, res.StatusCode, res.Header.Get("Content-Type"), err, b)
 	}
 	return decodePNG(t, "GetMap "+query, b)
 }
@@ -195,7 +216,7 @@ func TestGDALMapWMS(t *testing.T) {
 			}
 			png := filepath.Join(t.TempDir(), "world.png")
 			mark := settled(e)
-			if _, stderr, err := run(ctx, t, gdalEnv(t), translate, "-q", "-of", "PNG", "-outsize", "400", "190", name, png); err != nil {
+			if _, stderr, err := runFor(ctx, t, renderWait, renderEnv(t), translate, "-q", "-of", "PNG", "-outsize", "400", "190", name, png); err != nil {
 				t.Fatalf("gdal_translate %s: %v\n%s", name, err, stderr)
 			}
 			settled(e)
@@ -227,7 +248,7 @@ func TestGDALMapWMS(t *testing.T) {
 						e.URL, path, v.version, v.crsKey, a.crs, v.bbox)
 					out := filepath.Join(t.TempDir(), "map.png")
 					mark := settled(e)
-					_, stderr, err := run(ctx, t, gdalEnv(t), translate, "-q", "-of", "PNG", "-outsize", fmt.Sprint(w), fmt.Sprint(h), src, out)
+					_, stderr, err := runFor(ctx, t, renderWait, renderEnv(t), translate, "-q", "-of", "PNG", "-outsize", fmt.Sprint(w), fmt.Sprint(h), src, out)
 					if err != nil {
 						t.Fatalf("gdal_translate %s: %v\n%s", src, err, stderr)
 					}
@@ -281,7 +302,7 @@ func TestGDALMapWMTSPixels(t *testing.T) {
 			x0, y0 := tc.size-win/2, tc.size-win/2
 			out := filepath.Join(t.TempDir(), "window.png")
 			mark := settled(e)
-			_, stderr, err := run(ctx, t, gdalEnv(t), translate, "-q", "-of", "PNG", "-oo", fmt.Sprintf("TILEMATRIX=%d", z),
+			_, stderr, err := runFor(ctx, t, renderWait, renderEnv(t), translate, "-q", "-of", "PNG", "-oo", fmt.Sprintf("TILEMATRIX=%d", z),
 				"-srcwin", fmt.Sprint(x0), fmt.Sprint(y0), fmt.Sprint(win), fmt.Sprint(win), "WMTS:"+caps+",layer="+tc.layer, out)
 			if err != nil {
 				t.Fatalf("gdal_translate: %v\n%s", err, stderr)
@@ -365,7 +386,7 @@ def save(name, resp, **kw):
     res.append(d)
 
 for version in ("1.1.1", "1.3.0"):
-    wms = WebMapService(wms_url, version=version)
+    wms = WebMapService(wms_url, version=version, timeout=120)
     assert "relief" in wms.contents, list(wms.contents)
     # OWSLib takes boxes in x/y order and puts EPSG:4326 latitude first in 1.3.0.
     for srs, bbox, size in (("EPSG:3857", (-2000000, 3000000, 4000000, 8000000), (301, 203)),
@@ -373,7 +394,7 @@ for version in ("1.1.1", "1.3.0"):
         resp = wms.getmap(layers=["relief"], styles=[""], srs=srs, bbox=bbox, size=size, format="image/png")
         save("wms-%s-%s.png" % (version, srs[5:]), resp, version=wms.identification.version, srs=srs, size=list(size))
 
-wmts = WebMapTileService(wmts_url)
+wmts = WebMapTileService(wmts_url, timeout=120)
 for layer in ("relief", "relief_512"):
     lyr = wmts.contents[layer]
     tms = list(lyr.tilematrixsetlinks)[0]
@@ -396,7 +417,7 @@ func TestOWSLibMapImages(t *testing.T) {
 	for _, wmsPath := range []string{"/maps/relief/wms", "/maps/wms"} {
 		t.Run(wmsPath, func(t *testing.T) {
 			dir := t.TempDir()
-			out, stderr, err := run(t.Context(), t, nil, python, "-c", owslibImagesScript, e.URL+wmsPath, e.URL+"/maps/relief/WMTSCapabilities.xml", dir)
+			out, stderr, err := runFor(t.Context(), t, renderWait, nil, python, "-c", owslibImagesScript, e.URL+wmsPath, e.URL+"/maps/relief/WMTSCapabilities.xml", dir)
 			if err != nil {
 				t.Fatalf("OWSLib: %v\n%s", err, stderr)
 			}

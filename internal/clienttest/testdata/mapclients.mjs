@@ -47,8 +47,8 @@ try {
       }
     });
     try {
-      await page.goto(p.url, { waitUntil: 'load', timeout: 30000 });
-      await page.waitForFunction(() => window.tesseraDone === true, null, { timeout: 45000, polling: 100 });
+      await page.goto(p.url, { waitUntil: 'load', timeout: 60000 });
+      await page.waitForFunction(() => window.tesseraDone === true, null, { timeout: 120000, polling: 100 });
       // let the last images be decoded and composed
       await page.waitForTimeout(300);
       r.info = await page.evaluate(() => window.tesseraInfo || null);
