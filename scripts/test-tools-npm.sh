@@ -3,12 +3,16 @@
 #   playwright-core                    drives Debian's /usr/bin/chromium (no browser is downloaded)
 #   pmtiles                            the reference PMTiles reader, for interoperability tests
 #   @maplibre/maplibre-gl-style-spec   gl-style-validate, the reference style validator
+#   ol, leaflet                        OpenLayers and Leaflet, whose browser builds (ol/dist/ol.js,
+#                                      leaflet/dist/leaflet.js) the map client tests load in Chromium
 # Needs node and npm. Does nothing when the pinned versions are there.
 set -euo pipefail
 
 PLAYWRIGHT_VERSION="${PLAYWRIGHT_VERSION:-1.65.1}"
 PMTILES_VERSION="${PMTILES_VERSION:-4.5.0}"
 STYLE_SPEC_VERSION="${STYLE_SPEC_VERSION:-26.6.0}"
+OL_VERSION="${OL_VERSION:-10.11.0}"
+LEAFLET_VERSION="${LEAFLET_VERSION:-1.9.4}"
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cache="$root/.cache/npm-test"
 
@@ -16,7 +20,8 @@ if ! command -v npm >/dev/null 2>&1; then
 	echo "test-tools-npm: npm not found (apt-get install -y nodejs npm)" >&2
 	exit 1
 fi
-want=("playwright-core@$PLAYWRIGHT_VERSION" "pmtiles@$PMTILES_VERSION" "@maplibre/maplibre-gl-style-spec@$STYLE_SPEC_VERSION")
+want=("playwright-core@$PLAYWRIGHT_VERSION" "pmtiles@$PMTILES_VERSION" "@maplibre/maplibre-gl-style-spec@$STYLE_SPEC_VERSION"
+	"ol@$OL_VERSION" "leaflet@$LEAFLET_VERSION")
 missing=()
 for spec in "${want[@]}"; do
 	name="${spec%@*}"

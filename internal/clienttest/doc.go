@@ -1,8 +1,10 @@
 // Package clienttest drives real third-party clients against Tessera's real
-// HTTP server, as users' tools would: GDAL's WMTS and OGC API drivers
-// (gdalinfo, gdal_translate), OWSLib's WebMapTileService (Debian's
-// python3-owslib) and MapLibre GL JS in headless Chromium (through the
-// viewer driver of internal/web/browsertest).
+// HTTP server, as users' tools would: GDAL's WMTS, WMS and OGC API drivers
+// (gdalinfo, gdal_translate), OWSLib's WebMapTileService and WebMapService
+// (Debian's python3-owslib), MapLibre GL JS in headless Chromium (through
+// the viewer driver of internal/web/browsertest), and OpenLayers and
+// Leaflet in headless Chromium (testdata/mapclients.mjs; the npm packages
+// ol and leaflet from scripts/test-tools-npm.sh) showing rendered maps.
 //
 // Each test builds a temporary data directory whose tiles/ folder holds
 // fixture files from ../shared/fixtures, starts the server with

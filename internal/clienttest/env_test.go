@@ -290,7 +290,14 @@ func storedTile(ctx context.Context, t *testing.T, path string, z, x, y int) []b
 // stderr; loopback requests never go through a proxy.
 func run(ctx context.Context, t *testing.T, env []string, name string, args ...string) (stdout, stderr []byte, err error) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(ctx, 60*time.Second)
+	return runFor(ctx, t, 60*time.Second, env, name, args...)
+}
+
+// runFor is run with another deadline: for clients that wait on map
+// renders, which are slow under the race detector on a busy machine.
+func runFor(ctx context.Context, t *testing.T, timeout time.Duration, env []string, name string, args ...string) (stdout, stderr []byte, err error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, name, args...)
 	cmd.Env = append(os.Environ(), "NO_PROXY=127.0.0.1,localhost", "no_proxy=127.0.0.1,localhost")

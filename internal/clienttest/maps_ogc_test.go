@@ -36,8 +36,8 @@ func mapLayers(base string, maps []testMap) []mapLayer {
 // (/maps/{id}/WMTSCapabilities.xml) and of all maps (/WMTSCapabilities.xml)
 // with GDAL's WMTS driver: gdalinfo must list every layer as a subdataset
 // and open each of them as a Web Mercator raster of the map's zooms, with
-// the map's title, fetching only the capabilities (raster map tiles are not
-// fetched: the renderer does not exist yet).
+// the map's title, fetching only the capabilities (TestGDALMapWMTSPixels
+// reads the layers' pixels).
 func TestGDALMapWMTS(t *testing.T) {
 	t.Parallel()
 	gdalinfo := fixtures.Tool(t, "gdalinfo")

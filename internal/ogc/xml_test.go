@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"encoding/xml"
 	"math"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -512,5 +513,146 @@ func TestOWSLibReadsWMS(t *testing.T) {
 	}
 	if f := v["getmap"].([]any); len(f) != 3 || v["url"] != "https://maps.example.com/maps/wms?key=abc&" {
 		t.Errorf("GetMap %v %v", f, v["url"])
+	}
+}
+
+// rWMS111 reads WMS 1.1.1 capabilities (no namespace).
+type rWMS111 struct {
+	XMLName xml.Name `xml:"WMT_MS_Capabilities"`
+	Version string   `xml:"version,attr"`
+	Name    string   `xml:"Service>Name"`
+	CapsFmt []string `xml:"Capability>Request>GetCapabilities>Format"`
+	GetMap  struct {
+		Formats []string `xml:"Format"`
+		Href    struct {
+			Href string `xml:"http://www.w3.org/1999/xlink href,attr"`
+		} `xml:"DCPType>HTTP>Get>OnlineResource"`
+	} `xml:"Capability>Request>GetMap"`
+	Exceptions []string     `xml:"Capability>Exception>Format"`
+	Root       rWMS111Layer `xml:"Capability>Layer"`
+}
+
+type rWMS111Layer struct {
+	Name   string   `xml:"Name"`
+	Title  string   `xml:"Title"`
+	SRS    []string `xml:"SRS"`
+	LatLon struct {
+		MinX float64 `xml:"minx,attr"`
+		MinY float64 `xml:"miny,attr"`
+		MaxX float64 `xml:"maxx,attr"`
+		MaxY float64 `xml:"maxy,attr"`
+	} `xml:"LatLonBoundingBox"`
+	Boxes []struct {
+		SRS  string  `xml:"SRS,attr"`
+		MinX float64 `xml:"minx,attr"`
+		MinY float64 `xml:"miny,attr"`
+		MaxX float64 `xml:"maxx,attr"`
+		MaxY float64 `xml:"maxy,attr"`
+	} `xml:"BoundingBox"`
+	Layers []rWMS111Layer `xml:"Layer"`
+}
+
+// TestWMS111 checks the WMS 1.1.1 capabilities: the 1.1.1 root element
+// and service name, SRS without CRS:84, EPSG:4326 boxes longitude first,
+// a LatLonBoundingBox, the 1.1.1 media types; and the version
+// negotiation of GetCapabilities.
+func TestWMS111(t *testing.T) {
+	e := mustEndpoint(t, "https://maps.example.com", "")
+	sat := Map{ID: "sat", Title: "Satellite", Format: "jpg", MaxZoom: 8, Bounds: [4]float64{5, 45, 10, 48}}
+	basic := Map{ID: "basic", Format: "png", MaxZoom: 5, Bounds: [4]float64{-20, -30, 8, 50}}
+	one, err := MapWMS(sat, e, WMSOptions{Version: WMS111, MaxWidth: 2048})
+	if err != nil {
+		t.Fatal(err)
+	}
+	all, err := AllMapsWMS([]Map{sat, basic}, e, WMSOptions{Version: WMS111})
+	if err != nil {
+		t.Fatal(err)
+	}
+	check := func(what string, l rWMS111Layer, b [4]float64, srs string) {
+		t.Helper()
+		if strings.Join(l.SRS, ",") != srs {
+			t.Errorf("%s: SRS %v, want %s", what, l.SRS, srs)
+		}
+		if l.LatLon.MinX != b[0] || l.LatLon.MinY != b[1] || l.LatLon.MaxX != b[2] || l.LatLon.MaxY != b[3] {
+			t.Errorf("%s: LatLonBoundingBox %+v, want %v", what, l.LatLon, b)
+		}
+		merc := func(lat float64) float64 { return 6378137 * math.Asinh(math.Tan(lat*math.Pi/180)) }
+		want := map[string][4]float64{
+			"EPSG:4326": b, // WMS 1.1.1: longitude first
+			"EPSG:3857": {b[0] * math.Pi / 180 * 6378137, merc(b[1]), b[2] * math.Pi / 180 * 6378137, merc(b[3])},
+		}
+		if len(l.Boxes) != 2 {
+			t.Fatalf("%s: %d bounding boxes, want EPSG:4326 and EPSG:3857", what, len(l.Boxes))
+		}
+		for _, bx := range l.Boxes {
+			w, ok := want[bx.SRS]
+			got := [4]float64{bx.MinX, bx.MinY, bx.MaxX, bx.MaxY}
+			for i := range got {
+				if !ok || math.Abs(got[i]-w[i]) > 1e-6*math.Max(1, math.Abs(w[i])) {
+					t.Errorf("%s: %s box %v, want %v", what, bx.SRS, got, w)
+					break
+				}
+			}
+		}
+	}
+	for _, tc := range []struct {
+		doc  []byte
+		href string
+	}{{one, "https://maps.example.com/maps/sat/wms?"}, {all, "https://maps.example.com/maps/wms?"}} {
+		if strings.Contains(string(tc.doc), "http://www.opengis.net/wms") || strings.Contains(string(tc.doc), "CRS:84") {
+			t.Errorf("1.1.1 document has the 1.3.0 namespace or CRS:84:\n%s", tc.doc)
+		}
+		var c rWMS111
+		if err := xml.Unmarshal(tc.doc, &c); err != nil {
+			t.Fatalf("%v\n%s", err, tc.doc)
+		}
+		if c.Version != WMS111 || c.Name != "OGC:WMS" || c.GetMap.Href.Href != tc.href ||
+			strings.Join(c.CapsFmt, ",") != "application/vnd.ogc.wms_xml" || strings.Join(c.Exceptions, ",") != "application/vnd.ogc.se_xml" ||
+			strings.Join(c.GetMap.Formats, ",") != "image/png,image/jpeg,image/webp" {
+			t.Errorf("1.1.1 document: %+v", c)
+		}
+	}
+	var c rWMS111
+	if err := xml.Unmarshal(one, &c); err != nil {
+		t.Fatal(err)
+	}
+	if c.Root.Name != "sat" || strings.Contains(string(one), "MaxWidth") {
+		t.Errorf("single map: root %q (MaxWidth has no place in 1.1.1)", c.Root.Name)
+	}
+	check("sat", c.Root, sat.Bounds, "EPSG:3857,EPSG:4326")
+	c = rWMS111{}
+	if err := xml.Unmarshal(all, &c); err != nil {
+		t.Fatal(err)
+	}
+	if c.Root.Name != "" || len(c.Root.Layers) != 2 || c.Root.Layers[1].Name != "basic" {
+		t.Fatalf("all maps: %+v", c.Root)
+	}
+	check("root", c.Root, [4]float64{-20, -30, 10, 50}, "EPSG:3857,EPSG:4326")
+	check("basic", c.Root.Layers[1], basic.Bounds, "")
+	if _, err := MapWMS(sat, e, WMSOptions{Version: "1.0.0"}); err == nil {
+		t.Error("a WMS 1.0.0 document was made")
+	}
+
+	for q, want := range map[string]string{
+		"":                    WMS130,
+		"version=1.3.0":       WMS130,
+		"VERSION=1.3.1":       WMS130,
+		"version=2.0":         WMS130,
+		"version=1.1.1":       WMS111,
+		"Version=1.1.0":       WMS111,
+		"version=1.0.7":       WMS111,
+		"WMTVER=1.0.0":        WMS111,
+		"version=&wmtver=1.0": WMS111,
+	} {
+		v, err := url.ParseQuery(q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := WMSCapabilitiesVersion(v); got != want {
+			t.Errorf("%q negotiates %s, want %s", q, got, want)
+		}
+	}
+	if WMSCapabilitiesType(WMS111) != "application/vnd.ogc.wms_xml" || !strings.HasPrefix(WMSCapabilitiesType(WMS130), "text/xml") {
+		t.Error("capabilities media types")
 	}
 }

@@ -284,7 +284,27 @@ func (a *API) mapWMS(w http.ResponseWriter, r *http.Request) {
 		a.wmsGetMap(w, r, func(name string) (*catalog.Map, bool) { return m, name == m.ID })
 		return
 	}
-	a.mapDocument(w, r, func(m ogc.Map, ep ogc.Endpoint) (any, error) { return ogc.MapWMS(m, ep, wmsOptions) })
+	m2 := mapDoc(m)
+	a.wmsCapabilities(w, r, func(ep ogc.Endpoint, opt ogc.WMSOptions) ([]byte, error) { return ogc.MapWMS(m2, ep, opt) })
+}
+
+// wmsCapabilities serves the capabilities of the version the request
+// negotiates (1.3.0 unless it asks for an earlier one: then 1.1.1, whose
+// GetMap the server answers too) with that version's media type.
+func (a *API) wmsCapabilities(w http.ResponseWriter, r *http.Request, build func(ogc.Endpoint, ogc.WMSOptions) ([]byte, error)) {
+	ep, err := a.endpoint(r)
+	if err != nil {
+		a.serveDoc(w, r, nil, err)
+		return
+	}
+	opt := wmsOptions
+	opt.Version = ogc.WMSCapabilitiesVersion(r.URL.Query())
+	doc, err := build(ep, opt)
+	if err != nil {
+		a.serveDoc(w, r, nil, err)
+		return
+	}
+	a.document(w, r, ogc.WMSCapabilitiesType(opt.Version), doc)
 }
 
 func (a *API) allMapsWMS(w http.ResponseWriter, r *http.Request) {
@@ -302,7 +322,8 @@ func (a *API) allMapsWMS(w http.ResponseWriter, r *http.Request) {
 		})
 		return
 	}
-	a.allMaps(w, r, func(maps []ogc.Map, ep ogc.Endpoint) (any, error) { return ogc.AllMapsWMS(maps, ep, wmsOptions) })
+	maps := a.servedMaps()
+	a.wmsCapabilities(w, r, func(ep ogc.Endpoint, opt ogc.WMSOptions) ([]byte, error) { return ogc.AllMapsWMS(maps, ep, opt) })
 }
 
 func (a *API) mapViewer(w http.ResponseWriter, r *http.Request) {

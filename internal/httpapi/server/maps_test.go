@@ -130,7 +130,28 @@ func TestMapEndpoints(t *testing.T) {
 		}
 	}
 	checkError(t, e.do("GET", "/maps/city/wms", nil), 400)
-	checkError(t, e.do("GET", "/maps/wms?service=WMS&request=GetMap", nil), 400)
+	// GetMap without VERSION: a WMS exception report, not a JSON error.
+	if r := e.do("GET", "/maps/wms?service=WMS&request=GetMap", nil); r.status != 400 || !strings.HasPrefix(r.header.Get("Content-Type"), "text/xml") ||
+		!strings.Contains(string(r.body), `code="MissingParameterValue"`) {
+		t.Errorf("GetMap without VERSION: %d %s %s", r.status, r.header.Get("Content-Type"), r.body)
+	}
+	// GetCapabilities negotiates its version: 1.1.1 (whose GetMap is
+	// served) for a client that asks for it or for anything earlier, 1.3.0
+	// otherwise, each with its media type.
+	for _, tc := range []struct{ query, root, ctype string }{
+		{"service=WMS&request=GetCapabilities&version=1.1.1", "<WMT_MS_Capabilities version=\"1.1.1\"", "application/vnd.ogc.wms_xml"},
+		{"SERVICE=WMS&REQUEST=GetCapabilities&WMTVER=1.0.0", "<WMT_MS_Capabilities version=\"1.1.1\"", "application/vnd.ogc.wms_xml"},
+		{"service=WMS&request=GetCapabilities&version=1.3.0", "<WMS_Capabilities", "text/xml"},
+		{"service=WMS&request=GetCapabilities&version=2.0.0", "<WMS_Capabilities", "text/xml"},
+	} {
+		for _, p := range []string{"/maps/city/wms?", "/maps/wms?"} {
+			r := e.do("GET", p+tc.query, nil)
+			if r.status != 200 || !strings.HasPrefix(r.header.Get("Content-Type"), tc.ctype) || !strings.Contains(string(r.body), tc.root) ||
+				xml.Unmarshal(r.body, new(struct{})) != nil || !strings.Contains(string(r.body), "<Name>city</Name>") {
+				t.Errorf("%s%s: %d %s\n%.300s", p, tc.query, r.status, r.header.Get("Content-Type"), r.body)
+			}
+		}
+	}
 	if v := e.do("GET", "/maps/city/", nil); v.status != 200 || !strings.Contains(string(v.body), "/maps/city/style.json") {
 		t.Errorf("viewer: %d", v.status)
 	}
