@@ -64,6 +64,7 @@ setup-bench: build
 bench: setup-bench
 	bench/run.sh
 	bench/images.sh
+	bench/renderer.sh
 
 ## geocode-eval: score the geocoding evaluation against a running server (URL=...)
 URL     ?= http://127.0.0.1:8080

@@ -342,6 +342,30 @@ func (f *DecodedFeature) Properties() (map[string]any, error) {
 	return props, nil
 }
 
+// Tags returns the feature's properties as pairs of indexes into its
+// layer's Keys and Values (key, value, key, value...), checked against
+// them: a caller that converts the layer's values once can then build each
+// feature's properties without a map.
+func (f *DecodedFeature) Tags() ([]uint32, error) {
+	keys, err := f.layer.Keys()
+	if err != nil {
+		return nil, err
+	}
+	values, err := f.layer.Values()
+	if err != nil {
+		return nil, err
+	}
+	if len(f.tags)%2 != 0 {
+		return nil, fmt.Errorf("mvt: layer %q: odd number of tags", f.layer.Name)
+	}
+	for i := 0; i+1 < len(f.tags); i += 2 {
+		if int64(f.tags[i]) >= int64(len(keys)) || int64(f.tags[i+1]) >= int64(len(values)) {
+			return nil, fmt.Errorf("mvt: layer %q: tag %d/%d out of range (%d keys, %d values)", f.layer.Name, f.tags[i], f.tags[i+1], len(keys), len(values))
+		}
+	}
+	return f.tags, nil
+}
+
 // Geometry decodes the feature's geometry into tile coordinates.
 func (f *DecodedFeature) Geometry() (Geometry, error) {
 	cmds := f.geom

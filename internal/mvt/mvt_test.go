@@ -218,6 +218,20 @@ func TestRoundTripProperties(t *testing.T) {
 		if !reflect.DeepEqual(p, want[i]) {
 			t.Errorf("feature %d properties\n got %#v\nwant %#v", i, p, want[i])
 		}
+		// The tag indexes name the same properties.
+		tags, err := f.Tags()
+		if err != nil {
+			t.Fatal(err)
+		}
+		keys, _ := l.Keys()
+		vals, _ := l.Values()
+		fromTags := map[string]any{}
+		for k := 0; k+1 < len(tags); k += 2 {
+			fromTags[keys[tags[k]]] = vals[tags[k+1]]
+		}
+		if !reflect.DeepEqual(fromTags, want[i]) {
+			t.Errorf("feature %d properties from its tags %#v", i, fromTags)
+		}
 		g, err := f.Geometry()
 		if err != nil {
 			t.Fatal(err)

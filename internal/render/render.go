@@ -49,6 +49,8 @@ type Renderer struct {
 	specs map[string]map[string]*expr.PropertySpec
 	log   *slog.Logger
 	prep  preparedCache
+	// decoded keeps decoded vector tiles between renders.
+	decoded *decodedCache
 }
 
 // New returns a renderer.
@@ -60,7 +62,7 @@ func New(log *slog.Logger) (*Renderer, error) {
 	if log == nil {
 		log = slog.Default()
 	}
-	return &Renderer{specs: specs, log: log}, nil
+	return &Renderer{specs: specs, log: log, decoded: newDecodedCache(DefaultDecodedCacheBytes)}, nil
 }
 
 // ViewOf returns the style's own view (its center and zoom) at a size.
@@ -198,6 +200,8 @@ type sourceSet struct {
 	cache map[string][]sourceFeature
 	// rasters holds the decoded tiles of raster sources, by source name.
 	rasters map[string]*rasterCover
+	// byLayer splits a source's features by source layer.
+	byLayer map[string]map[string][]sourceFeature
 }
 
 // features returns the features of the layer's source (and source layer).
@@ -225,13 +229,20 @@ func (s *sourceSet) features(ctx context.Context, l *style.Layer) ([]sourceFeatu
 	if l.SourceLayer == "" {
 		return all, nil
 	}
-	var out []sourceFeature
-	for _, f := range all {
-		if f.layer == l.SourceLayer {
-			out = append(out, f)
+	// Split by source layer once per source: a style has many layers
+	// per source layer and many source layers per source.
+	byLayer, ok := s.byLayer[l.Source]
+	if !ok {
+		byLayer = map[string][]sourceFeature{}
+		for _, f := range all {
+			byLayer[f.layer] = append(byLayer[f.layer], f)
 		}
+		if s.byLayer == nil {
+			s.byLayer = map[string]map[string][]sourceFeature{}
+		}
+		s.byLayer[l.Source] = byLayer
 	}
-	return out, nil
+	return byLayer[l.SourceLayer], nil
 }
 
 func (s *sourceSet) geoJSON(ctx context.Context, src *style.Source) ([]sourceFeature, error) {
@@ -335,6 +346,29 @@ func propsObject(m map[string]any) *expr.Object {
 	return o
 }
 
+// tileValue converts a vector tile property value (string, float, signed
+// or unsigned integer, boolean) to an expression value.
+func tileValue(v any) expr.Value {
+	switch t := v.(type) {
+	case string:
+		return expr.String(t)
+	case float64:
+		return expr.Number(t)
+	case float32:
+		return expr.Number(float64(t))
+	case int64:
+		return expr.Number(float64(t))
+	case uint64:
+		return expr.Number(float64(t))
+	case bool:
+		return expr.Bool(t)
+	}
+	if val, err := expr.ValueFromGo(v); err == nil {
+		return val
+	}
+	return expr.Null()
+}
+
 func idValue(id uint64, props map[string]any) expr.Value {
 	if id != 0 {
 		return expr.Number(float64(id))
@@ -369,14 +403,18 @@ func (s *sourceSet) vector(ctx context.Context, src *style.Source) ([]sourceFeat
 				row = n - 1 - ty
 			}
 			url := strings.NewReplacer("{z}", strconv.Itoa(z), "{x}", strconv.Itoa(wrapX), "{y}", strconv.Itoa(row)).Replace(tiles[0])
-			data, err := s.res.Fetch(ctx, url)
-			if err != nil || len(data) == 0 {
-				continue // an absent tile is empty
-			}
-			feats, err := decodeTile(data, z, tx, ty)
-			if err != nil {
-				s.r.log.Warn("render: corrupt tile skipped", "url", url, "err", err)
-				continue
+			key := url + "@" + strconv.Itoa(tx) + "," + strconv.Itoa(ty)
+			feats, ok := s.r.decoded.get(key)
+			if !ok {
+				data, err := s.res.Fetch(ctx, url)
+				if err != nil || len(data) == 0 {
+					continue // an absent tile is empty
+				}
+				if feats, err = decodeTile(data, z, tx, ty); err != nil {
+					s.r.log.Warn("render: corrupt tile skipped", "url", url, "err", err)
+					continue
+				}
+				s.r.decoded.put(key, feats)
 			}
 			out = append(out, feats...)
 		}
@@ -456,6 +494,19 @@ func decodeTile(data []byte, z, tx, ty int) ([]sourceFeature, error) {
 	var out []sourceFeature
 	for _, l := range t.Layers {
 		ext := float64(l.Extent)
+		keys, err := l.Keys()
+		if err != nil {
+			return nil, err
+		}
+		values, err := l.Values()
+		if err != nil {
+			return nil, err
+		}
+		// The layer's values, converted once for all its features.
+		vals := make([]expr.Value, len(values))
+		for i, v := range values {
+			vals[i] = tileValue(v)
+		}
 		world := func(p mvt.XY) orb.Point {
 			return orb.Point{(float64(tx) + float64(p.X)/ext) / n, (float64(ty) + float64(p.Y)/ext) / n}
 		}
@@ -468,11 +519,15 @@ func decodeTile(data []byte, z, tx, ty int) ([]sourceFeature, error) {
 			if err != nil {
 				continue
 			}
-			props, err := f.Properties()
+			tags, err := f.Tags()
 			if err != nil {
 				continue
 			}
-			sf := sourceFeature{layer: l.Name, feat: &expr.MapFeature{Props: propsObject(props), Id: expr.Null()}}
+			props := expr.NewObjectSize(len(tags) / 2)
+			for k := 0; k+1 < len(tags); k += 2 {
+				props.Set(keys[tags[k]], vals[tags[k+1]])
+			}
+			sf := sourceFeature{layer: l.Name, feat: &expr.MapFeature{Props: props, Id: expr.Null()}}
 			if f.HasID {
 				sf.feat.Id = expr.Number(float64(f.ID))
 			}

@@ -26,6 +26,11 @@ type Object struct {
 // NewObject returns an empty object.
 func NewObject() *Object { return &Object{} }
 
+// NewObjectSize returns an empty object with room for n keys.
+func NewObjectSize(n int) *Object {
+	return &Object{keys: make([]string, 0, n), vals: make([]Value, 0, n)}
+}
+
 // Set adds or replaces a key.
 func (o *Object) Set(k string, v Value) {
 	for i, kk := range o.keys {

@@ -1,0 +1,91 @@
+package render
+
+import (
+	"container/list"
+	"sync"
+)
+
+// DefaultDecodedCacheBytes bounds the decoded vector tiles a renderer keeps.
+const DefaultDecodedCacheBytes = 64 << 20
+
+// decodedCache keeps decoded vector tiles (their features in world
+// coordinates) between renders, least recently used first out, bounded by
+// an estimate of their bytes: neighbouring raster tiles and repeated views
+// read the same source tiles. Safe for concurrent use; the features are
+// never modified once decoded.
+type decodedCache struct {
+	mu    sync.Mutex
+	max   int64
+	bytes int64
+	ll    *list.List // front: most recently used
+	m     map[string]*list.Element
+}
+
+type decodedEntry struct {
+	key   string
+	feats []sourceFeature
+	size  int64
+}
+
+func newDecodedCache(max int64) *decodedCache {
+	return &decodedCache{max: max, ll: list.New(), m: map[string]*list.Element{}}
+}
+
+func (c *decodedCache) get(key string) ([]sourceFeature, bool) {
+	if c == nil || c.max <= 0 {
+		return nil, false
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e, ok := c.m[key]
+	if !ok {
+		return nil, false
+	}
+	c.ll.MoveToFront(e)
+	return e.Value.(*decodedEntry).feats, true
+}
+
+func (c *decodedCache) put(key string, feats []sourceFeature) {
+	if c == nil || c.max <= 0 {
+		return
+	}
+	size := featuresSize(feats)
+	if size > c.max/4 {
+		return // one huge tile would push everything else out
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if _, ok := c.m[key]; ok {
+		return
+	}
+	c.m[key] = c.ll.PushFront(&decodedEntry{key: key, feats: feats, size: size})
+	c.bytes += size
+	for c.bytes > c.max {
+		last := c.ll.Back()
+		ent := last.Value.(*decodedEntry)
+		c.ll.Remove(last)
+		delete(c.m, ent.key)
+		c.bytes -= ent.size
+	}
+}
+
+// featuresSize estimates the memory of decoded features: their points,
+// their property slots and a fixed overhead each.
+func featuresSize(feats []sourceFeature) int64 {
+	n := int64(0)
+	for _, f := range feats {
+		n += 200
+		if f.feat != nil && f.feat.Props != nil {
+			n += int64(f.feat.Props.Len()) * 64
+		}
+		for _, p := range f.parts {
+			n += int64(len(p))*16 + 24
+		}
+		for _, poly := range f.polygons {
+			for _, r := range poly {
+				n += int64(len(r))*16 + 24
+			}
+		}
+	}
+	return n
+}
