@@ -246,6 +246,14 @@ func (l *Library) font(name string, m member) (*Font, error) {
 	return ff.faces[m.index], nil
 }
 
+// Generation changes each time the fonts are scanned again: caches of
+// things drawn with the fonts key on it.
+func (l *Library) Generation() uint64 {
+	l.mu.RLock()
+	defer l.mu.RUnlock()
+	return l.gen
+}
+
 // Dir returns the library's folder.
 func (l *Library) Dir() string { return l.dir }
 

@@ -13,6 +13,7 @@ import (
 	"net/netip"
 	"net/url"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -21,6 +22,7 @@ import (
 	"github.com/tesseramaps/tessera/internal/egress"
 	"github.com/tesseramaps/tessera/internal/imageenc"
 	"github.com/tesseramaps/tessera/internal/ogc"
+	"github.com/tesseramaps/tessera/internal/sprite"
 	"github.com/tesseramaps/tessera/internal/staticmap"
 	"github.com/tesseramaps/tessera/internal/store"
 	"github.com/tesseramaps/tessera/internal/style"
@@ -344,5 +346,36 @@ func TestGetMap(t *testing.T) {
 		if !near(got[0], tt.corner[0]) || !near(got[1], tt.corner[1]) || !near(got[2], tt.corner[2]) {
 			t.Errorf("%s: top-left %v, want %v", tt.query, got, tt.corner)
 		}
+	}
+}
+
+// TestIconChangeMakesNewTiles edits a map's icon: the next tile request
+// renders again (a cache miss), although the style is the same.
+func TestIconChangeMakesNewTiles(t *testing.T) {
+	old := resourceRecheck
+	resourceRecheck = 0
+	defer func() { resourceRecheck = old }()
+	dir := t.TempDir()
+	os.MkdirAll(filepath.Join(dir, catalog.IconsDir), 0o755)
+	icon := filepath.Join(dir, catalog.IconsDir, "dot.svg")
+	os.WriteFile(icon, []byte(`<svg xmlns="http://www.w3.org/2000/svg" width="8" height="8"><circle cx="4" cy="4" r="3" fill="red"/></svg>`), 0o644)
+	s := newService(t, Options{CacheBytes: 8 << 20, Sprites: sprite.NewCache()})
+	m := testMap(quadrantStyle, 1)
+	m.Dir = dir
+	ctx := context.Background()
+	req := TileRequest{Map: m, Z: 0, Size: 512, Scale: 1, Format: imageenc.PNG}
+	if _, err := s.Tile(ctx, req); err != nil {
+		t.Fatal(err)
+	}
+	s.Tile(ctx, req)
+	misses := s.CacheStats().Misses
+	s.Tile(ctx, req)
+	if s.CacheStats().Misses != misses {
+		t.Fatal("an unchanged map's tile was not served from the cache")
+	}
+	os.WriteFile(icon, []byte(`<svg xmlns="http://www.w3.org/2000/svg" width="9" height="9"><circle cx="4" cy="4" r="4" fill="blue"/></svg>`), 0o644)
+	s.Tile(ctx, req)
+	if s.CacheStats().Misses != misses+1 {
+		t.Error("the tile was served from the cache after the map's icon changed")
 	}
 }

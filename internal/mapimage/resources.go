@@ -9,10 +9,13 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 
 	"github.com/tesseramaps/tessera/internal/catalog"
+	"github.com/tesseramaps/tessera/internal/glyphs"
+	"github.com/tesseramaps/tessera/internal/sprite"
 	"github.com/tesseramaps/tessera/internal/tilesource"
 )
 
@@ -30,19 +33,30 @@ var ErrNotServed = errors.New("tileset not served")
 // from the catalog, http(s) URLs through the remote client (which enforces
 // the egress rules), anything else is refused.
 type resources struct {
-	cat    *catalog.Catalog
-	remote *http.Client
+	cat     *catalog.Catalog
+	maps    *catalog.Maps
+	sprites *sprite.Cache
+	fonts   *glyphs.Library
+	remote  *http.Client
 }
 
-func (r resources) Fetch(ctx context.Context, url string) ([]byte, error) {
-	if rest, ok := strings.CutPrefix(url, "/tiles/"); ok {
+func (r resources) Fetch(ctx context.Context, rawURL string) ([]byte, error) {
+	if rest, ok := strings.CutPrefix(rawURL, "/tiles/"); ok {
 		rest, _, _ = strings.Cut(rest, "?")
 		return r.tileset(ctx, rest)
 	}
-	if strings.HasPrefix(url, "http://") || strings.HasPrefix(url, "https://") {
-		return r.fetchRemote(ctx, url)
+	if rest, ok := strings.CutPrefix(rawURL, "/maps/"); ok {
+		rest, _, _ = strings.Cut(rest, "?")
+		return r.sprite(ctx, rest)
 	}
-	return nil, fmt.Errorf("resource %q: only this server's tilesets and http(s) URLs are read", url)
+	if rest, ok := strings.CutPrefix(rawURL, "/fonts/"); ok {
+		rest, _, _ = strings.Cut(rest, "?")
+		return r.glyphs(ctx, rest)
+	}
+	if strings.HasPrefix(rawURL, "http://") || strings.HasPrefix(rawURL, "https://") {
+		return r.fetchRemote(ctx, rawURL)
+	}
+	return nil, fmt.Errorf("resource %q: only this server's tilesets and http(s) URLs are read", rawURL)
 }
 
 // tileset answers "{id}/tiles.json" and "{id}/{z}/{x}/{y}".
@@ -81,6 +95,56 @@ func (r resources) tileset(ctx context.Context, rest string) ([]byte, error) {
 		return data, nil
 	}
 	return nil, fmt.Errorf("tileset resource %q is not a TileJSON or a tile", rest)
+}
+
+// sprite answers "{mapId}/sprite{@2x}.json" and ".png" from the map's
+// icons, as the server's sprite endpoints do.
+func (r resources) sprite(ctx context.Context, rest string) ([]byte, error) {
+	id, file, ok := strings.Cut(rest, "/")
+	name, isSprite := strings.CutPrefix(file, "sprite")
+	if !ok || !isSprite || r.maps == nil || r.sprites == nil {
+		return nil, fmt.Errorf("map resource %q: only sprites are read", rest)
+	}
+	m, found := r.maps.Get(id)
+	if !found || !m.Served() {
+		return nil, fmt.Errorf("map %q: not served", id)
+	}
+	ratio := 1
+	if n, ok := strings.CutPrefix(name, "@2x"); ok {
+		ratio, name = 2, n
+	}
+	sheet, err := r.sprites.Get(ctx, m.IconsPath(), sprite.Options{PixelRatio: ratio})
+	if err != nil {
+		return nil, fmt.Errorf("sprite of map %s: %w", id, err)
+	}
+	switch name {
+	case ".json":
+		return sheet.Index, nil
+	case ".png":
+		return sheet.PNG, nil
+	}
+	return nil, fmt.Errorf("map resource %q: sprites are sprite.json and sprite.png", rest)
+}
+
+// glyphs answers "{fontstack}/{start}-{end}.pbf" from the server's fonts.
+func (r resources) glyphs(ctx context.Context, rest string) ([]byte, error) {
+	stackPart, rangePart, ok := strings.Cut(rest, "/")
+	rangePart, isPBF := strings.CutSuffix(rangePart, ".pbf")
+	if !ok || !isPBF || r.fonts == nil {
+		return nil, fmt.Errorf("font resource %q: want {fontstack}/{range}.pbf", rest)
+	}
+	if unescaped, err := url.PathUnescape(stackPart); err == nil {
+		stackPart = unescaped
+	}
+	stack, err := glyphs.ParseFontstack(stackPart)
+	if err != nil {
+		return nil, err
+	}
+	start, err := glyphs.ParseRange(rangePart)
+	if err != nil {
+		return nil, err
+	}
+	return r.fonts.Range(ctx, stack, start)
 }
 
 // tileJSON describes a tileset to the renderer: where its tiles are and

@@ -16,6 +16,7 @@ import (
 
 	"github.com/tesseramaps/tessera/internal/catalog"
 	"github.com/tesseramaps/tessera/internal/geo"
+	"github.com/tesseramaps/tessera/internal/glyphs"
 	"github.com/tesseramaps/tessera/internal/imageenc"
 	"github.com/tesseramaps/tessera/internal/render"
 	"github.com/tesseramaps/tessera/internal/renderqueue"
@@ -70,10 +71,13 @@ type Options struct {
 	// Remote reads http(s) resources of styles and marker icons; it must
 	// enforce the egress rules. Nil: remote resources are refused.
 	Remote *http.Client
-	// Sprites builds the maps' sprites (for marker icons named by the
-	// sprite); nil: sprite icon names are refused.
+	// Sprites builds the maps' sprites (for their icons and for marker
+	// icons named by the sprite); nil: no sprite is read.
 	Sprites *sprite.Cache
-	Logger  *slog.Logger
+	// Maps and Fonts give the styles' sprites and glyph ranges (nil: none).
+	Maps   *catalog.Maps
+	Fonts  *glyphs.Library
+	Logger *slog.Logger
 }
 
 // Service renders maps. It is safe for concurrent use.
@@ -96,8 +100,13 @@ type Service struct {
 type styleEntry struct {
 	gen, catalog uint64
 	key          uint64 // hash of the map id and both generations
-	st           *style.Style
-	attribution  string
+	// res names the map's sprite and the fonts as last checked (at most
+	// every resourceRecheck): an edited icon or a new font file makes new
+	// tiles although the style is the same.
+	res         uint64
+	resChecked  time.Time
+	st          *style.Style
+	attribution string
 }
 
 // New returns a service drawing the maps of cat's tilesets.
@@ -123,7 +132,7 @@ func New(cat *catalog.Catalog, opt Options) (*Service, error) {
 		cat: cat, render: r, log: log, sprites: opt.Sprites,
 		queue:  renderqueue.New(opt.Workers, opt.Depth, opt.Timeout),
 		cache:  tilecache.New(opt.CacheBytes),
-		res:    resources{cat: cat, remote: opt.Remote},
+		res:    resources{cat: cat, maps: opt.Maps, sprites: opt.Sprites, fonts: opt.Fonts, remote: opt.Remote},
 		icons:  newIconCache(opt.Remote),
 		styles: map[string]styleEntry{},
 	}, nil
@@ -143,6 +152,12 @@ func (s *Service) style(m *catalog.Map) (styleEntry, error) {
 	e, ok := s.styles[m.ID]
 	s.mu.Unlock()
 	if ok && e.gen == m.Gen && e.catalog == catGen {
+		if time.Since(e.resChecked) > resourceRecheck {
+			e.res, e.resChecked = s.resourcesGen(m), time.Now()
+			s.mu.Lock()
+			s.styles[m.ID] = e
+			s.mu.Unlock()
+		}
 		return e, nil
 	}
 	st, err := s.PrepareStyle(m.Style, m.ID)
@@ -151,7 +166,8 @@ func (s *Service) style(m *catalog.Map) (styleEntry, error) {
 	}
 	h := fnv.New64a()
 	fmt.Fprintf(h, "%s\x00%d\x00%d", m.ID, m.Gen, catGen)
-	e = styleEntry{gen: m.Gen, catalog: catGen, st: st, attribution: s.attribution(st), key: h.Sum64()}
+	e = styleEntry{gen: m.Gen, catalog: catGen, st: st, attribution: s.attribution(st), key: h.Sum64(),
+		res: s.resourcesGen(m), resChecked: time.Now()}
 	s.mu.Lock()
 	s.styles[m.ID] = e
 	s.mu.Unlock()
@@ -184,6 +200,25 @@ func (s *Service) Resources() render.Resources { return s.res }
 
 // Renderer is the service's renderer.
 func (s *Service) Renderer() *render.Renderer { return s.render }
+
+// resourceRecheck is how often a map's sprite and the fonts are looked at
+// again for the cache keys of its tiles.
+var resourceRecheck = 2 * time.Second
+
+// resourcesGen names the map's sprite (the 1x sheet's ETag, which changes
+// with any icon) and the fonts' generation.
+func (s *Service) resourcesGen(m *catalog.Map) uint64 {
+	h := fnv.New64a()
+	if s.sprites != nil {
+		if sheet, err := s.sprites.Get(context.Background(), m.IconsPath(), sprite.Options{PixelRatio: 1}); err == nil {
+			h.Write([]byte(sheet.ETag))
+		}
+	}
+	if s.res.fonts != nil {
+		fmt.Fprintf(h, "\x00%d", s.res.fonts.Generation())
+	}
+	return h.Sum64()
+}
 
 func (s *Service) catalogVersion() uint64 {
 	if s.cat == nil {
@@ -266,7 +301,7 @@ func (s *Service) Tile(ctx context.Context, t TileRequest) (Image, error) {
 // the map and its style generation and the catalog's version (hashed once
 // per style entry), the size, scale, format and quality.
 func (s *Service) tileGen(t TileRequest, se styleEntry) uint64 {
-	h := se.key
+	h := se.key ^ se.res
 	for _, v := range [...]uint64{uint64(t.Size), uint64(t.Scale), formatCode(t.Format), uint64(t.Map.Quality)} {
 		h ^= v
 		h *= 0x100000001b3 // FNV-1a's prime, a word at a time

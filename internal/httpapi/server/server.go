@@ -131,6 +131,7 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (*Server, err
 	if s.images, err = mapimage.New(s.Catalog, mapimage.Options{
 		Workers: cfg.RenderWorkers, Depth: cfg.RenderQueue, Timeout: cfg.RenderTimeout,
 		CacheBytes: int64(cfg.RenderCacheMB) << 20, Remote: s.remoteClient, Sprites: s.sprites, Logger: log,
+		Maps: s.Maps, Fonts: s.fonts,
 	}); err != nil {
 		db.Close()
 		return nil, err
