@@ -120,13 +120,33 @@ func (lr *layerRender) boolean(name string, c *expr.EvalContext, def bool) bool 
 	return v.Boolean()
 }
 
+// numbers returns the numbers of a numeric array value (a numberArray,
+// padding or plain array of numbers), nil for anything else.
+func numbers(v expr.Value) []float64 {
+	if f := v.Floats(); f != nil {
+		return f
+	}
+	items := v.Items()
+	if items == nil {
+		return nil
+	}
+	out := make([]float64, len(items))
+	for i, it := range items {
+		if it.Kind() != expr.KindNumber {
+			return nil
+		}
+		out[i] = it.Num()
+	}
+	return out
+}
+
 // translate returns the layer's translation in device pixels.
 func (lr *layerRender) translate(name string, c *expr.EvalContext) (float64, float64) {
 	e := lr.props[name]
 	if e == nil {
 		return 0, 0
 	}
-	v := e.EvalOrDefault(c).Floats()
+	v := numbers(e.EvalOrDefault(c))
 	if len(v) != 2 {
 		return 0, 0
 	}

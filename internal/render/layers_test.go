@@ -1,0 +1,41 @@
+package render
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/tesseramaps/tessera/internal/style/expr"
+)
+
+func TestNumbers(t *testing.T) {
+	tests := []struct {
+		name string
+		v    expr.Value
+		want []float64
+	}{
+		{"array of numbers", expr.Array([]expr.Value{expr.Number(5), expr.Number(-2)}), []float64{5, -2}},
+		{"array with a string", expr.Array([]expr.Value{expr.Number(5), expr.String("x")}), nil},
+		{"number", expr.Number(3), nil},
+	}
+	for _, tc := range tests {
+		if got := numbers(tc.v); !slices.Equal(got, tc.want) {
+			t.Errorf("%s: numbers = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
+
+func TestViewOfBearing(t *testing.T) {
+	tests := []struct {
+		doc  string
+		want float64
+	}{
+		{`{"version": 8, "sources": {}, "layers": [], "bearing": 90}`, 90},
+		{`{"version": 8, "sources": {}, "layers": [], "bearing": -12.5}`, -12.5},
+		{`{"version": 8, "sources": {}, "layers": []}`, 0},
+	}
+	for _, tc := range tests {
+		if got := ViewOf(parse(t, tc.doc), 64, 64, 1).Bearing; got != tc.want {
+			t.Errorf("%s: bearing %v, want %v", tc.doc, got, tc.want)
+		}
+	}
+}
