@@ -2,6 +2,7 @@ package render
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/paulmach/orb"
 
@@ -18,6 +19,8 @@ type layerRender struct {
 	mask *raster.Mask
 	fr   frame
 	zoom float64
+
+	lines  *lineBuilder // reused between features
 
 	filter *expr.Expression
 	props  map[string]*expr.Expression // paint and layout properties
@@ -238,31 +241,105 @@ func (lr *layerRender) line(f sourceFeature, c *expr.EvalContext) {
 		return
 	}
 	ratio := lr.fr.ratio
-	width := lr.num("line-width", c, 1) * ratio
-	blur := lr.num("line-blur", c, 0) * ratio
+	width := math.Max(0, lr.num("line-width", c, 1))
+	gap := math.Max(0, lr.num("line-gap-width", c, 0))
 	opacity := lr.num("line-opacity", c, 1)
 	dx, dy := lr.translate("line-translate", c)
-	capStyle := map[string]raster.Cap{"butt": raster.ButtCap, "round": raster.RoundCap, "square": raster.SquareCap}[lr.str("line-cap", c, "butt")]
+	shape := lineShape{
+		join:       lr.str("line-join", c, "miter"),
+		cap:        lr.str("line-cap", c, "butt"),
+		miterLimit: lr.num("line-miter-limit", c, 2),
+		roundLimit: lr.num("line-round-limit", c, 1.05),
+	}
+	// GL's line shader, in CSS pixels: the geometry reaches half an
+	// antialiasing pixel past the line's edge; a gap makes two lines of
+	// the width on either side of it.
+	aa := 0.5 / ratio
+	half, gapHalf := width/2, gap/2
+	inset, outset := 0.0, half
+	if gapHalf > 0 {
+		inset, outset = gapHalf+aa, gapHalf+2*half
+	}
+	if half > 0 {
+		outset += aa
+	}
+	if outset <= 0 {
+		return
+	}
+	paint := &raster.LinePaint{
+		Outset:  outset * ratio,
+		Inset:   inset * ratio,
+		Blur2:   (math.Max(0, lr.num("line-blur", c, 0)) + 1/ratio) * ratio,
+		Color:   col,
+		Opacity: opacity,
+	}
+	if e := lr.props["line-dasharray"]; e != nil && lr.l.Paint != nil && lr.l.Paint.Has("line-dasharray") {
+		// Dashes scale with the width at the zoom's floor, as GL's line
+		// atlas does.
+		floor := *c
+		floor.Zoom = math.Floor(lr.zoom)
+		fw := lr.num("line-width", &floor, 1)
+		paint.Dash = raster.NewDash(numbers(e.EvalOrDefault(c)), fw, ratio, shape.cap == "round")
+	}
 	var lines [][]orb.Point
+	var closed []bool
 	switch f.kind {
 	case "LineString":
 		lines = f.parts
+		closed = make([]bool, len(lines))
 	case "Polygon":
 		// A ring drawn as a line is closed, but the edges the tile square
 		// cut are not the polygon's own: the line breaks there.
 		for _, p := range f.polygons {
 			for _, r := range p {
-				lines = append(lines, splitAtCuts(closeRing(r), f.cutEdge(closeRing(r)))...)
+				ring := closeRing(r)
+				pieces := splitAtCuts(ring, f.cutEdge(ring))
+				for _, piece := range pieces {
+					lines = append(lines, piece)
+					closed = append(closed, len(pieces) == 1 && len(piece) == len(ring))
+				}
 			}
 		}
 	default:
 		return
 	}
-	lr.mask.Reset()
-	for _, l := range lines {
-		lr.mask.Stroke(lr.project(l, dx, dy), width, blur, capStyle)
+	b := lr.lines
+	if b == nil {
+		b = &lineBuilder{}
+		lr.lines = b
 	}
-	lr.cv.Composite(lr.mask, col, opacity)
+	b.outset, b.ratio = paint.Outset, ratio
+	b.offset = lr.num("line-offset", c, 0) * ratio
+	b.sharp = lr.tileUnit(f) * sharpCornerTiles
+	b.tris = b.tris[:0]
+	for i, l := range lines {
+		b.add(lr.project(l, dx, dy), shape, closed[i])
+	}
+	clip := lr.clipPolygon(f)
+	for i := range b.tris {
+		lr.cv.LineTriangle(&b.tris[i], clip, paint)
+	}
+}
+
+// tileUnit returns the device pixels of one unit of an 8192-unit tile the
+// feature's geometry came in (GeoJSON at the zoom drawn, vector tiles at
+// their own).
+func (lr *layerRender) tileUnit(f sourceFeature) float64 {
+	tileWorld := math.Exp2(-math.Floor(lr.zoom))
+	if f.clip != nil {
+		tileWorld = f.clip.x1 - f.clip.x0
+	}
+	return tileWorld * lr.fr.scale / 8192
+}
+
+// clipPolygon returns the feature's tile square in device pixels (GL's
+// stencil: a tile draws only inside its square), nil when it has none.
+func (lr *layerRender) clipPolygon(f sourceFeature) []raster.Point {
+	if f.clip == nil {
+		return nil
+	}
+	b := f.clip
+	return []raster.Point{lr.fr.toScreen(b.x0, b.y0), lr.fr.toScreen(b.x1, b.y0), lr.fr.toScreen(b.x1, b.y1), lr.fr.toScreen(b.x0, b.y1)}
 }
 
 func (lr *layerRender) circle(f sourceFeature, c *expr.EvalContext) {

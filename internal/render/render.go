@@ -498,8 +498,11 @@ func decodeTile(data []byte, z, tx, ty int) ([]sourceFeature, error) {
 				sf.kind, sf.parts = "Point", [][]orb.Point{pts}
 			case len(g.Lines) > 0:
 				sf.kind = "LineString"
+				// Lines keep the tile's buffer, for their joins and dash
+				// phase; they are clipped to the square as they are drawn.
+				sf.clip = &square
 				for _, l := range g.Lines {
-					sf.parts = append(sf.parts, clipLine(conv(l), square)...)
+					sf.parts = append(sf.parts, conv(l))
 				}
 			case len(g.Polygons) > 0:
 				sf.kind = "Polygon"

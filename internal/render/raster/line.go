@@ -1,0 +1,293 @@
+package raster
+
+import "math"
+
+// LineVertex is a vertex of a line's triangles, as GL's line shader sees
+// it: its position in device pixels, the normal it interpolates across the
+// line (|N| times the paint's Outset is a fragment's distance from the
+// line's centre; NY runs from -1 on one side to 1 on the other, NX is 1 at
+// the far end of a round cap or join), and its distance along the line in
+// CSS pixels (for dashes and patterns).
+type LineVertex struct {
+	X, Y   float64
+	NX, NY float64
+	Along  float64
+}
+
+// LinePaint is how the fragments of a line's triangles are coloured, in
+// device pixels: coverage rises from 0 at Inset-Blur2 to 1 at Inset (the
+// inner edge of a line with a gap) and falls from 1 at Outset-Blur2 to 0 at
+// Outset, as GL's line shader computes it.
+type LinePaint struct {
+	Outset, Inset, Blur2 float64
+	Color                Color
+	Opacity              float64
+	// Dash, when not nil, cuts the line into dashes.
+	Dash *Dash
+	// Pattern, when not nil, colours the line from an image instead of
+	// Color.
+	Pattern *LinePattern
+}
+
+// Dash is a line's dash array as GL draws it from a signed distance field:
+// Parts alternate dash and gap lengths in units of Width CSS pixels, and
+// edges fade over about one device pixel (Ratio device pixels a CSS pixel).
+// Round dashes end in half discs.
+type Dash struct {
+	Parts []float64
+	Width float64
+	Ratio float64
+	Round bool
+	total float64
+}
+
+// NewDash returns the dash of parts (in line widths) for a line width in
+// CSS pixels, or nil when the parts draw no dashes (empty or all zero, or a
+// negative part).
+func NewDash(parts []float64, width, ratio float64, round bool) *Dash {
+	total := 0.0
+	for _, p := range parts {
+		if p < 0 || math.IsNaN(p) {
+			return nil
+		}
+		total += p
+	}
+	if total <= 0 || width <= 0 {
+		return nil
+	}
+	if len(parts)%2 == 1 {
+		// An odd array repeats twice to alternate dash and gap.
+		parts = append(append([]float64(nil), parts...), parts...)
+		total *= 2
+	}
+	return &Dash{Parts: parts, Width: width, Ratio: ratio, Round: round, total: total}
+}
+
+// coverage returns how much of a fragment at along CSS pixels, across the
+// line at ny (-1..1), the dashes keep.
+func (d *Dash) coverage(along, ny float64) float64 {
+	pos := along / d.Width // in line widths
+	pos -= math.Floor(pos/d.total) * d.total
+	// The signed distance (line widths, positive inside a dash) to the
+	// nearest edge of the part holding pos.
+	start := 0.0
+	var inside bool
+	var dist float64
+	for i, p := range d.Parts {
+		if pos < start+p || i == len(d.Parts)-1 {
+			inside = i%2 == 0
+			dist = math.Min(pos-start, start+p-pos)
+			break
+		}
+		start += p
+	}
+	var sd float64
+	if d.Round {
+		half := 0.5
+		mid := math.Abs(ny) * half
+		if inside {
+			edge := half - mid
+			sd = math.Sqrt(dist*dist + edge*edge)
+		} else {
+			sd = half - math.Sqrt(dist*dist+mid*mid)
+		}
+	} else if inside {
+		sd = dist
+	} else {
+		sd = -dist
+	}
+	// GL stores the field in a 512-texel row a repeat, 8 bits offset by
+	// 128: its edge sits half a texel outside the dash. The edge fades over
+	// one device pixel.
+	sd += 0.5 * d.total / 512
+	g := 0.5 / (d.Ratio * d.Width)
+	return smoothstep(-g, g, sd)
+}
+
+// LinePattern is an image repeated along a line, each repeat Width CSS
+// pixels long and the image's height stretched over the line's width.
+type LinePattern struct {
+	Img    *Canvas
+	Rect   [4]int  // x0, y0, x1, y1 of the pattern in Img, device pixels of the image
+	Width  float64 // CSS pixels a repeat
+	Fade   float64 // unused for now
+	Height float64 // CSS pixels across (the line's width)
+}
+
+// sample returns the premultiplied colour (0..1) of the pattern at along
+// CSS pixels, across the line at ny (-1..1), sampled bilinearly.
+func (p *LinePattern) sample(along, ny float64) (r, g, b, a float64) {
+	w, h := float64(p.Rect[2]-p.Rect[0]), float64(p.Rect[3]-p.Rect[1])
+	u := along / p.Width
+	u -= math.Floor(u)
+	v := (ny + 1) / 2
+	return p.Img.bilinear(float64(p.Rect[0])+u*w, float64(p.Rect[1])+v*h, p.Rect)
+}
+
+// bilinear samples the canvas at x, y (pixel centres at .5) within rect,
+// wrapping horizontally and clamping vertically; components in 0..1.
+func (cv *Canvas) bilinear(x, y float64, rect [4]int) (r, g, b, a float64) {
+	x -= 0.5
+	y -= 0.5
+	x0, y0 := math.Floor(x), math.Floor(y)
+	fx, fy := x-x0, y-y0
+	var acc [4]float64
+	for j := 0; j < 2; j++ {
+		for i := 0; i < 2; i++ {
+			px := int(x0) + i
+			py := int(y0) + j
+			w := rect[2] - rect[0]
+			px = rect[0] + ((px-rect[0])%w+w)%w
+			py = max(rect[1], min(rect[3]-1, py))
+			wt := (1 - fx + float64(i)*(2*fx-1)) * (1 - fy + float64(j)*(2*fy-1))
+			o := cv.PixOffset(px, py)
+			for k := 0; k < 4; k++ {
+				acc[k] += wt * float64(cv.Pix[o+k])
+			}
+		}
+	}
+	return acc[0] / 255, acc[1] / 255, acc[2] / 255, acc[3] / 255
+}
+
+// LineTriangle draws one triangle of a line's geometry with GL's line
+// shader, blended on its own as GL blends each triangle (so parts of one
+// line that overlap, inside sharp joins, blend twice). clip, when not
+// nil, is a convex polygon (the tile's square) outside which nothing is
+// drawn.
+func (cv *Canvas) LineTriangle(t *[3]LineVertex, clip []Point, p *LinePaint) {
+	x0, y0 := t[0].X, t[0].Y
+	e1x, e1y := t[1].X-x0, t[1].Y-y0
+	e2x, e2y := t[2].X-x0, t[2].Y-y0
+	det := e1x*e2y - e2x*e1y
+	if math.Abs(det) < 1e-12 {
+		return
+	}
+	// Gradients of the attributes over the plane of the triangle.
+	grad := func(f0, f1, f2 float64) (float64, float64) {
+		d1, d2 := f1-f0, f2-f0
+		return (d1*e2y - d2*e1y) / det, (e1x*d2 - e2x*d1) / det
+	}
+	nxX, nxY := grad(t[0].NX, t[1].NX, t[2].NX)
+	nyX, nyY := grad(t[0].NY, t[1].NY, t[2].NY)
+	alX, alY := grad(t[0].Along, t[1].Along, t[2].Along)
+
+	var bufA, bufB [16]Point
+	poly := bufA[:0]
+	for _, v := range t {
+		poly = append(poly, Point{v.X, v.Y})
+	}
+	if clip != nil {
+		poly = clipConvex(poly, clip, bufB[:0])
+		if len(poly) < 3 {
+			return
+		}
+	}
+	minY, maxY := math.Inf(1), math.Inf(-1)
+	for _, q := range poly {
+		minY, maxY = math.Min(minY, q.Y), math.Max(maxY, q.Y)
+	}
+	W, H := cv.Rect.Dx(), cv.Rect.Dy()
+	ry0 := max(0, int(math.Ceil(minY-0.5)))
+	ry1 := min(H, int(math.Ceil(maxY-0.5)))
+	cr, cg, cb, ca := p.Color.premul(p.Opacity)
+	n := len(poly)
+	for y := ry0; y < ry1; y++ {
+		cy := float64(y) + 0.5
+		xl, xr := math.Inf(1), math.Inf(-1)
+		for i := 0; i < n; i++ {
+			a, b := poly[i], poly[(i+1)%n]
+			if (a.Y <= cy) != (b.Y <= cy) {
+				x := a.X + (cy-a.Y)*(b.X-a.X)/(b.Y-a.Y)
+				xl, xr = math.Min(xl, x), math.Max(xr, x)
+			}
+		}
+		if xl >= xr {
+			continue
+		}
+		px0 := max(0, int(math.Ceil(xl-0.5)))
+		px1 := min(W, int(math.Ceil(xr-0.5)))
+		if px0 >= px1 {
+			continue
+		}
+		dx, dy := float64(px0)+0.5-x0, cy-y0
+		nx := t[0].NX + nxX*dx + nxY*dy
+		ny := t[0].NY + nyX*dx + nyY*dy
+		al := t[0].Along + alX*dx + alY*dy
+		o := cv.PixOffset(px0, y)
+		for x := px0; x < px1; x++ {
+			dist := math.Hypot(nx, ny) * p.Outset
+			alpha := math.Min(dist-(p.Inset-p.Blur2), p.Outset-dist) / p.Blur2
+			if alpha > 0 {
+				alpha = math.Min(alpha, 1)
+				if p.Dash != nil {
+					alpha *= p.Dash.coverage(al, ny)
+				}
+				if alpha > 0 {
+					if p.Pattern != nil {
+						r, g, b, a := p.Pattern.sample(al, ny)
+						k := alpha * p.Opacity * 255
+						blend(cv.Pix[o:o+4], r*k, g*k, b*k, a*k)
+					} else {
+						blend(cv.Pix[o:o+4], cr*alpha, cg*alpha, cb*alpha, ca*alpha)
+					}
+				}
+			}
+			nx += nxX
+			ny += nyX
+			al += alX
+			o += 4
+		}
+	}
+}
+
+// clipConvex clips polygon poly to the convex polygon clip (either
+// winding), writing into out.
+func clipConvex(poly, clip []Point, out []Point) []Point {
+	// Orientation of the clip polygon.
+	area := 0.0
+	for i := range clip {
+		a, b := clip[i], clip[(i+1)%len(clip)]
+		area += a.X*b.Y - b.X*a.Y
+	}
+	sign := 1.0
+	if area < 0 {
+		sign = -1
+	}
+	var tmp [16]Point
+	cur := append(tmp[:0], poly...)
+	for i := range clip {
+		a, b := clip[i], clip[(i+1)%len(clip)]
+		side := func(p Point) float64 { return sign * ((b.X-a.X)*(p.Y-a.Y) - (b.Y-a.Y)*(p.X-a.X)) }
+		out = out[:0]
+		if len(cur) == 0 {
+			return out
+		}
+		prev := cur[len(cur)-1]
+		sp := side(prev)
+		for _, q := range cur {
+			sq := side(q)
+			if sq >= 0 {
+				if sp < 0 {
+					out = appendCap(out, lerpPoint(prev, q, sp/(sp-sq)))
+				}
+				out = appendCap(out, q)
+			} else if sp >= 0 {
+				out = appendCap(out, lerpPoint(prev, q, sp/(sp-sq)))
+			}
+			prev, sp = q, sq
+		}
+		cur = append(tmp[:0], out...)
+	}
+	return out
+}
+
+func appendCap(out []Point, p Point) []Point {
+	if len(out) < cap(out) {
+		return append(out, p)
+	}
+	return out
+}
+
+func lerpPoint(a, b Point, t float64) Point {
+	return Point{a.X + (b.X-a.X)*t, a.Y + (b.Y-a.Y)*t}
+}
