@@ -20,7 +20,7 @@ type layerRender struct {
 	fr   frame
 	zoom float64
 
-	lines  *lineBuilder // reused between features
+	lines *lineBuilder // reused between features
 
 	filter *expr.Expression
 	props  map[string]*expr.Expression // paint and layout properties
