@@ -21,6 +21,7 @@ type layerRender struct {
 	zoom float64
 
 	lines *lineBuilder // reused between features
+	tiles []box        // the view's tiles, once asked
 
 	filter *expr.Expression
 	props  map[string]*expr.Expression // paint and layout properties
@@ -280,6 +281,11 @@ func (lr *layerRender) line(f sourceFeature, c *expr.EvalContext) {
 		floor.Zoom = math.Floor(lr.zoom)
 		fw := lr.num("line-width", &floor, 1)
 		paint.Dash = raster.NewDash(numbers(e.EvalOrDefault(c)), fw, ratio, shape.cap == "round")
+		if paint.Dash != nil && lr.zoom == math.Floor(lr.zoom) {
+			// At an integer zoom GL fades from the dashes of the zoom
+			// below, drawn at half scale: the edges' ramp doubles.
+			paint.Dash.Ramp = 1
+		}
 	}
 	var lines [][]orb.Point
 	var closed []bool
@@ -308,17 +314,61 @@ func (lr *layerRender) line(f sourceFeature, c *expr.EvalContext) {
 		b = &lineBuilder{}
 		lr.lines = b
 	}
-	b.outset, b.ratio = paint.Outset, ratio
+	b.outset = paint.Outset
+	b.alongScale = math.Exp2(math.Floor(lr.zoom)-lr.zoom) / ratio
 	b.offset = lr.num("line-offset", c, 0) * ratio
-	b.sharp = lr.tileUnit(f) * sharpCornerTiles
-	b.tris = b.tris[:0]
-	for i, l := range lines {
-		b.add(lr.project(l, dx, dy), shape, closed[i])
+	b.tile = lr.tileUnit(f)
+	draw := func(lines [][]orb.Point, closed []bool, clip []raster.Point) {
+		b.tris = b.tris[:0]
+		for i, l := range lines {
+			b.add(lr.project(l, dx, dy), shape, closed[i])
+		}
+		for i := range b.tris {
+			lr.cv.LineTriangle(&b.tris[i], clip, paint)
+		}
 	}
-	clip := lr.clipPolygon(f)
-	for i := range b.tris {
-		lr.cv.LineTriangle(&b.tris[i], clip, paint)
+	if f.clip != nil || f.kind != "LineString" {
+		draw(lines, closed, lr.clipPolygon(f.clip))
+		return
 	}
+	// GL cuts GeoJSON lines into its tiles (with a buffer of a quarter
+	// tile): each tile's piece counts its distance from where it was cut,
+	// and draws inside its square.
+	for _, tile := range lr.viewTiles() {
+		buffered := box{tile.x0 - (tile.x1-tile.x0)/4, tile.y0 - (tile.y1-tile.y0)/4, tile.x1 + (tile.x1-tile.x0)/4, tile.y1 + (tile.y1-tile.y0)/4}
+		var pieces [][]orb.Point
+		for _, l := range lines {
+			pieces = append(pieces, clipLine(l, buffered)...)
+		}
+		if len(pieces) > 0 {
+			draw(pieces, make([]bool, len(pieces)), lr.clipPolygon(&tile))
+		}
+	}
+}
+
+// viewTiles returns the squares of the tiles (at the zoom's floor) that
+// the view shows.
+func (lr *layerRender) viewTiles() []box {
+	if lr.tiles != nil {
+		return lr.tiles
+	}
+	fr := lr.fr
+	z := math.Max(0, math.Floor(lr.zoom))
+	n := math.Exp2(z)
+	half := math.Hypot(fr.w, fr.h) / 2 / fr.scale
+	x0, x1 := math.Floor((fr.cx-half)*n), math.Floor((fr.cx+half)*n)
+	y0, y1 := math.Max(0, math.Floor((fr.cy-half)*n)), math.Min(n-1, math.Floor((fr.cy+half)*n))
+	if (x1-x0+1)*(y1-y0+1) > maxTiles {
+		// Too many to cut: one square for the whole view.
+		lr.tiles = []box{{fr.cx - half, fr.cy - half, fr.cx + half, fr.cy + half}}
+		return lr.tiles
+	}
+	for ty := y0; ty <= y1; ty++ {
+		for tx := x0; tx <= x1; tx++ {
+			lr.tiles = append(lr.tiles, box{tx / n, ty / n, (tx + 1) / n, (ty + 1) / n})
+		}
+	}
+	return lr.tiles
 }
 
 // tileUnit returns the device pixels of one unit of an 8192-unit tile the
@@ -332,13 +382,12 @@ func (lr *layerRender) tileUnit(f sourceFeature) float64 {
 	return tileWorld * lr.fr.scale / 8192
 }
 
-// clipPolygon returns the feature's tile square in device pixels (GL's
-// stencil: a tile draws only inside its square), nil when it has none.
-func (lr *layerRender) clipPolygon(f sourceFeature) []raster.Point {
-	if f.clip == nil {
+// clipPolygon returns a tile's square in device pixels (GL's stencil: a
+// tile draws only inside its square), nil for none.
+func (lr *layerRender) clipPolygon(b *box) []raster.Point {
+	if b == nil {
 		return nil
 	}
-	b := f.clip
 	return []raster.Point{lr.fr.toScreen(b.x0, b.y0), lr.fr.toScreen(b.x1, b.y0), lr.fr.toScreen(b.x1, b.y1), lr.fr.toScreen(b.x0, b.y1)}
 }
 

@@ -33,8 +33,11 @@ var cosHalfSharpCorner = math.Cos(75.0 / 2 * math.Pi / 180)
 type lineBuilder struct {
 	outset float64 // device pixels from the centre to the edge of the geometry
 	offset float64 // device pixels the line shifts to its right
-	ratio  float64 // device pixels a CSS pixel
-	sharp  float64 // sharpCornerTiles in device pixels
+	// alongScale turns device pixels along the line into the distance
+	// the shader counts: CSS pixels at the zoom's floor (GL measures
+	// dashes and patterns in the tile's own pixels).
+	alongScale float64
+	tile       float64 // device pixels a tile unit (8192 units a tile)
 
 	tris   [][3]raster.LineVertex
 	verts  []raster.LineVertex
@@ -74,10 +77,14 @@ func (b *lineBuilder) addHalf(p vec, ext vec, round, up bool, dir float64) {
 	// vertices of round ends.
 	u := 0.5 * dir
 	t := 1 - math.Abs(u)
-	o := ext.mul(b.offset * ny) // the shader negates the offset
+	o := ext.mul(-b.offset * ny)
 	shift := vec{t*o.x - u*o.y, u*o.x + t*o.y}
-	pos := p.add(ext.mul(b.outset)).add(shift)
-	b.verts = append(b.verts, raster.LineVertex{X: pos.x, Y: pos.y, NX: nx, NY: ny, Along: b.along / b.ratio})
+	// GL stores the extrusion in a byte, 63 a unit, and the distance in
+	// 14 bits of 2 tile units.
+	q := vec{math.Round(ext.x*63) / 63, math.Round(ext.y*63) / 63}
+	pos := p.add(q.mul(b.outset)).add(shift)
+	along := math.Mod(math.Floor(b.along/b.tile/2)*2, 1<<15) * b.tile * b.alongScale
+	b.verts = append(b.verts, raster.LineVertex{X: pos.x, Y: pos.y, NX: nx, NY: ny, Along: along})
 	e3 := len(b.verts) - 1
 	if b.e1 >= 0 && b.e2 >= 0 {
 		b.tris = append(b.tris, [3]raster.LineVertex{b.verts[b.e1], b.verts[b.e2], b.verts[e3]})
@@ -172,8 +179,8 @@ func (b *lineBuilder) add(pts []raster.Point, s lineShape, closed bool) {
 		turnsLeft := prevNormal.cross(nextNormal) > 0
 
 		if sharp && i > first {
-			if l := cur.dist(prev); l > 2*b.sharp {
-				np := cur.sub(cur.sub(prev).mul(b.sharp / l))
+			if l := cur.dist(prev); l > 2*sharpCornerTiles*b.tile {
+				np := cur.sub(cur.sub(prev).mul(sharpCornerTiles * b.tile / l))
 				b.along += np.dist(prev)
 				b.addPair(np, prevNormal, 0, 0, false)
 				prev = np
@@ -275,8 +282,8 @@ func (b *lineBuilder) add(pts []raster.Point, s lineShape, closed bool) {
 		}
 
 		if sharp && i < n-1 {
-			if l := cur.dist(next); l > 2*b.sharp {
-				nc := cur.add(next.sub(cur).mul(b.sharp / l))
+			if l := cur.dist(next); l > 2*sharpCornerTiles*b.tile {
+				nc := cur.add(next.sub(cur).mul(sharpCornerTiles * b.tile / l))
 				b.along += nc.dist(cur)
 				b.addPair(nc, nextNormal, 0, 0, false)
 				cur = nc

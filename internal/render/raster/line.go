@@ -38,6 +38,8 @@ type Dash struct {
 	Width float64
 	Ratio float64
 	Round bool
+	// Ramp is half the width of the edges' fade, in device pixels.
+	Ramp  float64
 	total float64
 }
 
@@ -60,7 +62,7 @@ func NewDash(parts []float64, width, ratio float64, round bool) *Dash {
 		parts = append(append([]float64(nil), parts...), parts...)
 		total *= 2
 	}
-	return &Dash{Parts: parts, Width: width, Ratio: ratio, Round: round, total: total}
+	return &Dash{Parts: parts, Width: width, Ratio: ratio, Round: round, Ramp: 0.5, total: total}
 }
 
 // coverage returns how much of a fragment at along CSS pixels, across the
@@ -98,9 +100,9 @@ func (d *Dash) coverage(along, ny float64) float64 {
 	}
 	// GL stores the field in a 512-texel row a repeat, 8 bits offset by
 	// 128: its edge sits half a texel outside the dash. The edge fades over
-	// one device pixel.
+	// Ramp device pixels either side.
 	sd += 0.5 * d.total / 512
-	g := 0.5 / (d.Ratio * d.Width)
+	g := d.Ramp / (d.Ratio * d.Width)
 	return smoothstep(-g, g, sd)
 }
 
