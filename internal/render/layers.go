@@ -22,6 +22,8 @@ type layerRender struct {
 
 	lines *lineBuilder // reused between features
 	tiles []box        // the view's tiles, once asked
+	// sprites gives the images of patterns.
+	sprites *spriteSource
 
 	filter *expr.Expression
 	props  map[string]*expr.Expression // paint and layout properties
@@ -164,6 +166,10 @@ func (lr *layerRender) translate(name string, c *expr.EvalContext) (float64, flo
 
 func (lr *layerRender) background() {
 	c := lr.ctx(nil)
+	if img := lr.patternImage("background-pattern", c); img != nil {
+		lr.cv.FillPattern(lr.planePattern(img, 0, 0), lr.num("background-opacity", c, 1))
+		return
+	}
 	col, ok := lr.color("background-color", c)
 	if !ok {
 		return
@@ -212,6 +218,10 @@ func (lr *layerRender) fill(f sourceFeature, c *expr.EvalContext) {
 	}
 	opacity := lr.num("fill-opacity", c, 1)
 	dx, dy := lr.translate("fill-translate", c)
+	var pattern *raster.Pattern
+	if img := lr.patternImage("fill-pattern", c); img != nil {
+		pattern = lr.planePattern(img, dx, dy)
+	}
 	for _, poly := range f.polygons {
 		rings := make([][]raster.Point, len(poly))
 		for i, r := range poly {
@@ -219,6 +229,18 @@ func (lr *layerRender) fill(f sourceFeature, c *expr.EvalContext) {
 		}
 		lr.mask.Reset()
 		lr.mask.FillPolygon(rings)
+		if pattern != nil {
+			// A pattern fill, and its outline, take the pattern's colours.
+			lr.cv.CompositePattern(lr.mask, pattern, opacity)
+			if lr.boolean("fill-antialias", c, true) {
+				lr.mask.Reset()
+				for k, r := range rings {
+					lr.mask.Outline(r, f.cutEdge(poly[k]))
+				}
+				lr.cv.CompositePattern(lr.mask, pattern, opacity)
+			}
+			continue
+		}
 		lr.cv.Composite(lr.mask, col, opacity)
 		// GL draws fills without antialiasing, then a one-pixel outline
 		// on top when fill-antialias is on.
@@ -285,6 +307,22 @@ func (lr *layerRender) line(f sourceFeature, c *expr.EvalContext) {
 			// At an integer zoom GL fades from the dashes of the zoom
 			// below, drawn at half scale: the edges' ramp doubles.
 			paint.Dash.Ramp = 1
+		}
+	}
+	if img := lr.patternImage("line-pattern", c); img != nil {
+		// The image's height spans the line's width (at the zoom's
+		// floor), its width keeping the aspect; across, rows follow the
+		// distance from the centre.
+		floor := *c
+		floor.Zoom = math.Floor(lr.zoom)
+		fw := lr.num("line-width", &floor, 1)
+		w, h := float64(img.rect.Dx())/img.ratio, float64(img.rect.Dy())/img.ratio
+		if fw > 0 {
+			paint.Pattern = &raster.LinePattern{
+				Img: img.sheet, Rect: img.rect,
+				Repeat: w * fw / h,
+				Across: math.Min(outset, (h+2)/2) / h,
+			}
 		}
 	}
 	var lines [][]orb.Point

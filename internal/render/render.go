@@ -118,6 +118,7 @@ func (r *Renderer) Render(ctx context.Context, st *style.Style, v View, res Reso
 	cv := raster.NewCanvas(w, h)
 	mask := raster.NewMask(w, h)
 	fr := newFrame(v)
+	sprites := &spriteSource{ctx: ctx, st: st, res: res, ratio: v.PixelRatio}
 	srcs := &sourceSet{r: r, st: st, res: res, frame: fr, view: v, cache: map[string][]sourceFeature{}, rasters: map[string]*rasterCover{}}
 	for _, l := range st.Layers {
 		if err := ctx.Err(); err != nil {
@@ -127,6 +128,7 @@ func (r *Renderer) Render(ctx context.Context, st *style.Style, v View, res Reso
 			continue
 		}
 		lr := &layerRender{r: r, l: l, cv: cv, mask: mask, fr: fr, zoom: v.Zoom}
+		lr.sprites = sprites
 		if err := lr.compile(); err != nil {
 			r.log.Warn("render: layer skipped", "layer", l.ID, "err", err)
 			continue

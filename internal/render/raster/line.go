@@ -1,6 +1,9 @@
 package raster
 
-import "math"
+import (
+	"image"
+	"math"
+)
 
 // LineVertex is a vertex of a line's triangles, as GL's line shader sees
 // it: its position in device pixels, the normal it interpolates across the
@@ -106,49 +109,24 @@ func (d *Dash) coverage(along, ny float64) float64 {
 	return smoothstep(-g, g, sd)
 }
 
-// LinePattern is an image repeated along a line, each repeat Width CSS
-// pixels long and the image's height stretched over the line's width.
+// LinePattern is an image repeated along a line as GL's line pattern
+// shader draws it: a repeat is Repeat CSS pixels long (of the distance the
+// line counts), and across the line a fragment at normal y ny takes the
+// image's row 0.5 + ny*Across (a share of the image's height).
 type LinePattern struct {
 	Img    *Canvas
-	Rect   [4]int  // x0, y0, x1, y1 of the pattern in Img, device pixels of the image
-	Width  float64 // CSS pixels a repeat
-	Fade   float64 // unused for now
-	Height float64 // CSS pixels across (the line's width)
+	Rect   image.Rectangle // the image within Img
+	Repeat float64
+	Across float64
 }
 
-// sample returns the premultiplied colour (0..1) of the pattern at along
-// CSS pixels, across the line at ny (-1..1), sampled bilinearly.
+// sample returns the premultiplied colour (0..255) of the pattern at along
+// CSS pixels, across the line at ny.
 func (p *LinePattern) sample(along, ny float64) (r, g, b, a float64) {
-	w, h := float64(p.Rect[2]-p.Rect[0]), float64(p.Rect[3]-p.Rect[1])
-	u := along / p.Width
+	u := along / p.Repeat
 	u -= math.Floor(u)
-	v := (ny + 1) / 2
-	return p.Img.bilinear(float64(p.Rect[0])+u*w, float64(p.Rect[1])+v*h, p.Rect)
-}
-
-// bilinear samples the canvas at x, y (pixel centres at .5) within rect,
-// wrapping horizontally and clamping vertically; components in 0..1.
-func (cv *Canvas) bilinear(x, y float64, rect [4]int) (r, g, b, a float64) {
-	x -= 0.5
-	y -= 0.5
-	x0, y0 := math.Floor(x), math.Floor(y)
-	fx, fy := x-x0, y-y0
-	var acc [4]float64
-	for j := 0; j < 2; j++ {
-		for i := 0; i < 2; i++ {
-			px := int(x0) + i
-			py := int(y0) + j
-			w := rect[2] - rect[0]
-			px = rect[0] + ((px-rect[0])%w+w)%w
-			py = max(rect[1], min(rect[3]-1, py))
-			wt := (1 - fx + float64(i)*(2*fx-1)) * (1 - fy + float64(j)*(2*fy-1))
-			o := cv.PixOffset(px, py)
-			for k := 0; k < 4; k++ {
-				acc[k] += wt * float64(cv.Pix[o+k])
-			}
-		}
-	}
-	return acc[0] / 255, acc[1] / 255, acc[2] / 255, acc[3] / 255
+	v := 0.5 + ny*p.Across
+	return p.Img.bilinearWrap(u*float64(p.Rect.Dx()), v*float64(p.Rect.Dy()), p.Rect, false)
 }
 
 // LineTriangle draws one triangle of a line's geometry with GL's line
@@ -227,7 +205,7 @@ func (cv *Canvas) LineTriangle(t *[3]LineVertex, clip []Point, p *LinePaint) {
 				if alpha > 0 {
 					if p.Pattern != nil {
 						r, g, b, a := p.Pattern.sample(al, ny)
-						k := alpha * p.Opacity * 255
+						k := alpha * p.Opacity
 						blend(cv.Pix[o:o+4], r*k, g*k, b*k, a*k)
 					} else {
 						blend(cv.Pix[o:o+4], cr*alpha, cg*alpha, cb*alpha, ca*alpha)
