@@ -235,7 +235,7 @@ func (lr *layerRender) fill(f sourceFeature, c *expr.EvalContext) {
 			if lr.boolean("fill-antialias", c, true) {
 				lr.mask.Reset()
 				for k, r := range rings {
-					lr.mask.Outline(r, f.cutEdge(poly[k]))
+					lr.mask.Hairline(r, f.cutEdge(poly[k]))
 				}
 				lr.cv.CompositePattern(lr.mask, pattern, opacity)
 			}
@@ -251,7 +251,7 @@ func (lr *layerRender) fill(f sourceFeature, c *expr.EvalContext) {
 			}
 			lr.mask.Reset()
 			for k, r := range rings {
-				lr.mask.Outline(r, f.cutEdge(poly[k]))
+				lr.mask.Hairline(r, f.cutEdge(poly[k]))
 			}
 			lr.cv.Composite(lr.mask, outline, opacity)
 		}
