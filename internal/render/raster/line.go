@@ -170,6 +170,10 @@ func (cv *Canvas) LineTriangle(t *[3]LineVertex, clip []Point, p *LinePaint) {
 	ry0 := max(0, int(math.Ceil(minY-0.5)))
 	ry1 := min(H, int(math.Ceil(maxY-0.5)))
 	cr, cg, cb, ca := p.Color.premul(p.Opacity)
+	inner, invBlur := p.Inset-p.Blur2, 1/p.Blur2
+	// An opaque colour at full coverage replaces the pixel.
+	opaque := ca >= 255
+	solid := [4]uint8{round8(cr), round8(cg), round8(cb), 255}
 	n := len(poly)
 	for y := ry0; y < ry1; y++ {
 		cy := float64(y) + 0.5
@@ -195,21 +199,23 @@ func (cv *Canvas) LineTriangle(t *[3]LineVertex, clip []Point, p *LinePaint) {
 		al := t[0].Along + alX*dx + alY*dy
 		o := cv.PixOffset(px0, y)
 		for x := px0; x < px1; x++ {
-			dist := math.Hypot(nx, ny) * p.Outset
-			alpha := math.Min(dist-(p.Inset-p.Blur2), p.Outset-dist) / p.Blur2
+			dist := math.Sqrt(nx*nx+ny*ny) * p.Outset
+			alpha := min(dist-inner, p.Outset-dist) * invBlur
 			if alpha > 0 {
-				alpha = math.Min(alpha, 1)
+				alpha = min(alpha, 1)
 				if p.Dash != nil {
 					alpha *= p.Dash.coverage(al, ny)
 				}
-				if alpha > 0 {
-					if p.Pattern != nil {
-						r, g, b, a := p.Pattern.sample(al, ny)
-						k := alpha * p.Opacity
-						blend(cv.Pix[o:o+4], r*k, g*k, b*k, a*k)
-					} else {
-						blend(cv.Pix[o:o+4], cr*alpha, cg*alpha, cb*alpha, ca*alpha)
-					}
+				switch {
+				case alpha <= 0:
+				case p.Pattern != nil:
+					r, g, b, a := p.Pattern.sample(al, ny)
+					k := alpha * p.Opacity
+					blend(cv.Pix[o:o+4], r*k, g*k, b*k, a*k)
+				case alpha == 1 && opaque:
+					copy(cv.Pix[o:o+4], solid[:])
+				default:
+					blend(cv.Pix[o:o+4], cr*alpha, cg*alpha, cb*alpha, ca*alpha)
 				}
 			}
 			nx += nxX
