@@ -332,6 +332,17 @@ func (lr *layerRender) line(f sourceFeature, c *expr.EvalContext) {
 		lines = f.parts
 		closed = make([]bool, len(lines))
 	case "Polygon":
+		if f.unclipped != nil {
+			// Rings as the tile has them, closed, drawn inside the
+			// tile's square.
+			for _, p := range f.unclipped {
+				for _, r := range p {
+					lines = append(lines, closeRing(r))
+					closed = append(closed, true)
+				}
+			}
+			break
+		}
 		// A ring drawn as a line is closed, but the edges the tile square
 		// cut are not the polygon's own: the line breaks there.
 		for _, p := range f.polygons {
@@ -356,6 +367,11 @@ func (lr *layerRender) line(f sourceFeature, c *expr.EvalContext) {
 	b.alongScale = math.Exp2(math.Floor(lr.zoom)-lr.zoom) / ratio
 	b.offset = lr.num("line-offset", c, 0) * ratio
 	b.tile = lr.tileUnit(f)
+	// Past 16 times overscaled GL adds no vertex pairs at sharp corners.
+	b.sharp = 0
+	if over := b.tile * 8192 / 512 / ratio / math.Exp2(lr.zoom-math.Floor(lr.zoom)); over <= 16 {
+		b.sharp = sharpCornerPixels * b.tile * 8192 / 512 / over
+	}
 	draw := func(lines [][]orb.Point, closed []bool, clip []raster.Point) {
 		b.tris = b.tris[:0]
 		for i, l := range lines {

@@ -20,10 +20,10 @@ type lineShape struct {
 	roundLimit float64 // shortest miter drawn round rather than mitred
 }
 
-// sharpCornerTiles is how far from a sharp corner (in tile units of an
-// 8192-unit tile) GL adds a vertex pair so that the corner's texture does
-// not stretch.
-const sharpCornerTiles = 15
+// sharpCornerPixels is how far from a sharp corner (in CSS pixels of the
+// tile's zoom) GL adds a vertex pair so that the corner's texture does not
+// stretch; overscaled tiles divide it by their overscaling.
+const sharpCornerPixels = 15
 
 // cosHalfSharpCorner is the cosine of half the turn past which a corner is
 // sharp (75 degrees).
@@ -38,6 +38,7 @@ type lineBuilder struct {
 	// dashes and patterns in the tile's own pixels).
 	alongScale float64
 	tile       float64 // device pixels a tile unit (8192 units a tile)
+	sharp      float64 // device pixels from a sharp corner to its extra vertex pair (0: none)
 
 	tris   [][3]raster.LineVertex
 	verts  []raster.LineVertex
@@ -179,8 +180,8 @@ func (b *lineBuilder) add(pts []raster.Point, s lineShape, closed bool) {
 		turnsLeft := prevNormal.cross(nextNormal) > 0
 
 		if sharp && i > first {
-			if l := cur.dist(prev); l > 2*sharpCornerTiles*b.tile {
-				np := cur.sub(cur.sub(prev).mul(sharpCornerTiles * b.tile / l))
+			if l := cur.dist(prev); b.sharp > 0 && l > 2*b.sharp {
+				np := cur.sub(b.roundTile(cur.sub(prev).mul(b.sharp / l)))
 				b.along += np.dist(prev)
 				b.addPair(np, prevNormal, 0, 0, false)
 				prev = np
@@ -282,14 +283,20 @@ func (b *lineBuilder) add(pts []raster.Point, s lineShape, closed bool) {
 		}
 
 		if sharp && i < n-1 {
-			if l := cur.dist(next); l > 2*sharpCornerTiles*b.tile {
-				nc := cur.add(next.sub(cur).mul(sharpCornerTiles * b.tile / l))
+			if l := cur.dist(next); b.sharp > 0 && l > 2*b.sharp {
+				nc := cur.add(b.roundTile(next.sub(cur).mul(b.sharp / l)))
 				b.along += nc.dist(cur)
 				b.addPair(nc, nextNormal, 0, 0, false)
 				cur = nc
 			}
 		}
 	}
+}
+
+// roundTile rounds a vector to whole tile units, as GL's integer tile
+// coordinates are.
+func (b *lineBuilder) roundTile(v vec) vec {
+	return vec{math.Round(v.x/b.tile) * b.tile, math.Round(v.y/b.tile) * b.tile}
 }
 
 // slerp turns unit vector a towards b (angle apart) by the share t of the

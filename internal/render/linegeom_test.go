@@ -16,22 +16,22 @@ func TestLineBuilderJoins(t *testing.T) {
 		name  string
 		pts   []raster.Point
 		shape lineShape
-		// triangles, with the vertex pairs GL adds near sharp corners
-		// (a right angle is sharp)
-		tris int
+		sharp float64 // px from a sharp corner to GL's extra vertex pair
+		tris  int
 		// farthest vertex on the outer side of the corner (20, 0), in
 		// outsets
 		far float64
 	}{
-		{"miter", corner, lineShape{join: "miter", cap: "butt", miterLimit: 2, roundLimit: 1.05}, 8, math.Sqrt2},
-		{"miter past the limit bevels", corner, lineShape{join: "miter", cap: "butt", miterLimit: 1.2, roundLimit: 1.05}, 10, 1},
-		{"bevel", corner, lineShape{join: "bevel", cap: "butt", miterLimit: 2, roundLimit: 1.05}, 10, 1},
-		{"round turns into a fan", corner, lineShape{join: "round", cap: "butt", miterLimit: 2, roundLimit: 1.05}, 14, 1},
-		{"round caps", corner[:2], lineShape{join: "miter", cap: "round", miterLimit: 2, roundLimit: 1.05}, 6, math.Sqrt2},
-		{"sharp turn flips its bevel", sharp, lineShape{join: "miter", cap: "butt", miterLimit: 2, roundLimit: 1.05}, 10, 0},
+		{"miter", corner, lineShape{join: "miter", cap: "butt", miterLimit: 2, roundLimit: 1.05}, 0, 4, math.Sqrt2},
+		{"a right angle is a sharp corner", corner, lineShape{join: "miter", cap: "butt", miterLimit: 2, roundLimit: 1.05}, 3, 8, math.Sqrt2},
+		{"miter past the limit bevels", corner, lineShape{join: "miter", cap: "butt", miterLimit: 1.2, roundLimit: 1.05}, 0, 6, 1},
+		{"bevel", corner, lineShape{join: "bevel", cap: "butt", miterLimit: 2, roundLimit: 1.05}, 0, 6, 1},
+		{"round turns into a fan", corner, lineShape{join: "round", cap: "butt", miterLimit: 2, roundLimit: 1.05}, 0, 10, 1},
+		{"round caps", corner[:2], lineShape{join: "miter", cap: "round", miterLimit: 2, roundLimit: 1.05}, 0, 6, math.Sqrt2},
+		{"sharp turn flips its bevel", sharp, lineShape{join: "miter", cap: "butt", miterLimit: 2, roundLimit: 1.05}, 0, 6, 0},
 	}
 	for _, tc := range tests {
-		b := &lineBuilder{outset: 2, tile: 0.01, alongScale: 1}
+		b := &lineBuilder{outset: 2, tile: 0.01, sharp: tc.sharp, alongScale: 1}
 		b.add(tc.pts, tc.shape, false)
 		if len(b.tris) != tc.tris {
 			t.Errorf("%s: %d triangles, want %d", tc.name, len(b.tris), tc.tris)

@@ -188,6 +188,9 @@ type sourceFeature struct {
 	// clip is the tile square the polygons were clipped to (nil for
 	// GeoJSON): edges along it are cuts, not the polygon's own edges.
 	clip *box
+	// unclipped holds a vector tile's polygons as the tile has them
+	// (buffer included), for drawing their rings as lines.
+	unclipped [][][]orb.Point
 }
 
 type sourceSet struct {
@@ -510,12 +513,14 @@ func decodeTile(data []byte, z, tx, ty int) ([]sourceFeature, error) {
 				sf.kind = "Polygon"
 				sf.clip = &square
 				for _, p := range g.Polygons {
-					var rings [][]orb.Point
+					var rings, raw [][]orb.Point
 					for _, r := range p {
-						if c := clipRing(conv(r), square); c != nil {
+						raw = append(raw, conv(r))
+						if c := clipRing(raw[len(raw)-1], square); c != nil {
 							rings = append(rings, c)
 						}
 					}
+					sf.unclipped = append(sf.unclipped, raw)
 					if len(rings) > 0 {
 						sf.polygons = append(sf.polygons, rings)
 					}
