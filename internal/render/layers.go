@@ -446,7 +446,24 @@ func (lr *layerRender) clipPolygon(b *box) []raster.Point {
 }
 
 func (lr *layerRender) circle(f sourceFeature, c *expr.EvalContext) {
-	if f.kind != "Point" {
+	// GL draws a circle at every vertex of a feature, of lines and
+	// polygon rings too, but only at those inside the tile's square.
+	parts := f.parts
+	switch f.kind {
+	case "Point":
+	case "LineString":
+		parts = insideTile(f.parts, f.clip)
+	case "Polygon":
+		polys := f.unclipped
+		if polys == nil {
+			polys = f.polygons
+		}
+		var rings [][]orb.Point
+		for _, p := range polys {
+			rings = append(rings, p...)
+		}
+		parts = insideTile(rings, f.clip)
+	default:
 		return
 	}
 	ratio := lr.fr.ratio
@@ -461,9 +478,26 @@ func (lr *layerRender) circle(f sourceFeature, c *expr.EvalContext) {
 	}
 	scol, _ := lr.color("circle-stroke-color", c)
 	sop := lr.num("circle-stroke-opacity", c, 1)
-	for _, part := range f.parts {
+	for _, part := range parts {
 		for _, p := range lr.project(part, dx, dy) {
 			lr.cv.Circle(p, radius, stroke, blur, col, scol, opacity, sop*opacity)
 		}
 	}
+}
+
+// insideTile returns the points of parts that lie in the tile square b
+// (all of them when b is nil).
+func insideTile(parts [][]orb.Point, b *box) [][]orb.Point {
+	if b == nil {
+		return parts
+	}
+	var pts []orb.Point
+	for _, part := range parts {
+		for _, p := range part {
+			if p[0] >= b.x0 && p[0] < b.x1 && p[1] >= b.y0 && p[1] < b.y1 {
+				pts = append(pts, p)
+			}
+		}
+	}
+	return [][]orb.Point{pts}
 }

@@ -4,6 +4,8 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/paulmach/orb"
+
 	"github.com/tesseramaps/tessera/internal/style/expr"
 )
 
@@ -36,6 +38,28 @@ func TestViewOfBearing(t *testing.T) {
 	for _, tc := range tests {
 		if got := ViewOf(parse(t, tc.doc), 64, 64, 1).Bearing; got != tc.want {
 			t.Errorf("%s: bearing %v, want %v", tc.doc, got, tc.want)
+		}
+	}
+}
+
+func TestInsideTile(t *testing.T) {
+	parts := [][]orb.Point{{{0.1, 0.1}, {0.6, 0.1}}, {{0.4, 0.4}, {0.5, 0.5}}}
+	tests := []struct {
+		name string
+		b    *box
+		want int
+	}{
+		{"no square keeps all", nil, 4},
+		{"half open square", &box{0, 0, 0.5, 0.5}, 2},
+		{"outside", &box{0.7, 0.7, 1, 1}, 0},
+	}
+	for _, tc := range tests {
+		n := 0
+		for _, p := range insideTile(parts, tc.b) {
+			n += len(p)
+		}
+		if n != tc.want {
+			t.Errorf("%s: %d points, want %d", tc.name, n, tc.want)
 		}
 	}
 }
