@@ -117,3 +117,26 @@ func TestPatternWraps(t *testing.T) {
 		}
 	}
 }
+
+func TestHairlineTies(t *testing.T) {
+	// Edges on pixel boundaries: GL takes the pixel below a horizontal
+	// edge and left of a vertical one.
+	tests := []struct {
+		name       string
+		a, b       Point
+		x, y       int
+		wantCovers bool
+	}{
+		{"horizontal, below", Point{0.5, 4}, Point{6.5, 4}, 2, 4, true},
+		{"horizontal, not above", Point{0.5, 4}, Point{6.5, 4}, 2, 3, false},
+		{"vertical, left", Point{4, 0.5}, Point{4, 6.5}, 3, 2, true},
+		{"vertical, not right", Point{4, 0.5}, Point{4, 6.5}, 4, 2, false},
+	}
+	for _, tc := range tests {
+		m := NewMask(8, 8)
+		m.Hairline([]Point{tc.a, tc.b}, func(i int) bool { return i == 1 })
+		if got := m.Cov[tc.y*m.W+tc.x] > 0; got != tc.wantCovers {
+			t.Errorf("%s: pixel %d,%d covered %v, want %v", tc.name, tc.x, tc.y, got, tc.wantCovers)
+		}
+	}
+}

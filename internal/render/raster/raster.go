@@ -392,7 +392,13 @@ func (m *Mask) hairSpan(u0, v0, u1, slope, cos float64, swap bool) {
 	}
 	for c := c0; c < c1; c++ {
 		v := v0 + (float64(c)+0.5-u0)*slope
+		// The pixel whose centre is nearest; on a tie between two, the
+		// one below a mostly horizontal line and left of a mostly
+		// vertical one, as GL's diamond rule picks.
 		r := int(math.Floor(v))
+		if swap {
+			r = int(math.Ceil(v)) - 1
+		}
 		d := math.Abs(v-(float64(r)+0.5)) * cos
 		cov := float32(1 - smoothstep(0, 1, d))
 		if swap {
