@@ -198,11 +198,24 @@ func (lr *layerRender) draw(feats []sourceFeature) {
 	}
 }
 
-// project maps world points to device pixels, shifted by (dx, dy).
+// project maps world points to device pixels, shifted by (dx, dy) on the
+// map (before a tilted camera sees it).
 func (lr *layerRender) project(ps []orb.Point, dx, dy float64) []raster.Point {
+	out := lr.projectPlane(ps, dx, dy)
+	if t := lr.fr.tilt; t != nil {
+		for i, q := range out {
+			out[i], _ = t.Project(q)
+		}
+	}
+	return out
+}
+
+// projectPlane maps world points to device pixels of the untilted map,
+// shifted by (dx, dy).
+func (lr *layerRender) projectPlane(ps []orb.Point, dx, dy float64) []raster.Point {
 	out := make([]raster.Point, len(ps))
 	for i, p := range ps {
-		q := lr.fr.toScreen(p[0], p[1])
+		q := lr.fr.toPlane(p[0], p[1])
 		out[i] = raster.Point{X: q.X + dx, Y: q.Y + dy}
 	}
 	return out
@@ -290,6 +303,7 @@ func (lr *layerRender) line(f sourceFeature, c *expr.EvalContext) {
 		return
 	}
 	paint := &raster.LinePaint{
+		Tilt:    lr.fr.tilt,
 		Outset:  outset * ratio,
 		Inset:   inset * ratio,
 		Blur2:   (math.Max(0, lr.num("line-blur", c, 0)) + 1/ratio) * ratio,
@@ -375,7 +389,8 @@ func (lr *layerRender) line(f sourceFeature, c *expr.EvalContext) {
 	draw := func(lines [][]orb.Point, closed []bool, clip []raster.Point) {
 		b.tris = b.tris[:0]
 		for i, l := range lines {
-			b.add(lr.project(l, dx, dy), shape, closed[i])
+			// Lines are built on the map and seen through the camera.
+			b.add(lr.projectPlane(l, dx, dy), shape, closed[i])
 		}
 		for i := range b.tris {
 			lr.cv.LineTriangle(&b.tris[i], clip, paint)
@@ -500,4 +515,15 @@ func insideTile(parts [][]orb.Point, b *box) [][]orb.Point {
 		}
 	}
 	return [][]orb.Point{pts}
+}
+
+// viewBox returns a world box around everything the view shows: the
+// circle around the image's diagonal, or with a tilted camera the box of
+// the ground under the image's corners.
+func (f frame) viewBox() (x0, y0, x1, y1 float64) {
+	if f.tilt != nil {
+		return f.worldBounds()
+	}
+	half := math.Hypot(f.w, f.h) / 2 / f.scale
+	return f.cx - half, f.cy - half, f.cx + half, f.cy + half
 }

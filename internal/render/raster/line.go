@@ -30,6 +30,10 @@ type LinePaint struct {
 	// Pattern, when not nil, colours the line from an image instead of
 	// Color.
 	Pattern *LinePattern
+	// Tilt, when not nil, is the camera that sees the map: triangles are
+	// given on the map's plane and shaded there, antialiasing over one
+	// screen pixel.
+	Tilt *Tilt
 }
 
 // Dash is a line's dash array as GL draws it from a signed distance field:
@@ -154,7 +158,11 @@ func (cv *Canvas) LineTriangle(t *[3]LineVertex, clip []Point, p *LinePaint) {
 	var bufA, bufB [16]Point
 	poly := bufA[:0]
 	for _, v := range t {
-		poly = append(poly, Point{v.X, v.Y})
+		q := Point{v.X, v.Y}
+		if p.Tilt != nil {
+			q, _ = p.Tilt.Project(q)
+		}
+		poly = append(poly, q)
 	}
 	if clip != nil {
 		poly = clipConvex(poly, clip, bufB[:0])
@@ -193,6 +201,10 @@ func (cv *Canvas) LineTriangle(t *[3]LineVertex, clip []Point, p *LinePaint) {
 		if px0 >= px1 {
 			continue
 		}
+		if p.Tilt != nil {
+			cv.tiltedSpan(t, p, px0, px1, y, [6]float64{nxX, nxY, nyX, nyY, alX, alY})
+			continue
+		}
 		dx, dy := float64(px0)+0.5-x0, cy-y0
 		nx := t[0].NX + nxX*dx + nxY*dy
 		ny := t[0].NY + nyX*dx + nyY*dy
@@ -222,6 +234,51 @@ func (cv *Canvas) LineTriangle(t *[3]LineVertex, clip []Point, p *LinePaint) {
 			ny += nyX
 			al += alX
 			o += 4
+		}
+	}
+}
+
+// tiltedSpan shades pixels px0..px1 of row y of a line triangle given on
+// the map's plane and seen through p.Tilt: each pixel's centre goes back
+// to the plane, where the attributes are affine (grad holds their
+// gradients: NX, NY, Along by x and y), and the antialiasing ramp widens
+// with the distance, to stay one screen pixel.
+func (cv *Canvas) tiltedSpan(t *[3]LineVertex, p *LinePaint, px0, px1, y int, grad [6]float64) {
+	cr, cg, cb, ca := p.Color.premul(p.Opacity)
+	// GL scales the ramp by how much the camera shortens the extrusion
+	// (across the line, along NY's gradient): by 1/w, and by the
+	// tilt's cosine in the plane's y.
+	squash := 1.0
+	if gx, gy := grad[2], grad[3]; gx != 0 || gy != 0 {
+		l := math.Hypot(gx, gy)
+		squash = math.Hypot(gx/l, gy/l*p.Tilt.Cos)
+	}
+	o := cv.PixOffset(px0, y)
+	for x := px0; x < px1; x, o = x+1, o+4 {
+		q := p.Tilt.Unproject(Point{float64(x) + 0.5, float64(y) + 0.5})
+		_, w := p.Tilt.Project(q)
+		dx, dy := q.X-t[0].X, q.Y-t[0].Y
+		nx := t[0].NX + grad[0]*dx + grad[1]*dy
+		ny := t[0].NY + grad[2]*dx + grad[3]*dy
+		al := t[0].Along + grad[4]*dx + grad[5]*dy
+		blur := p.Blur2 * w / squash
+		dist := math.Sqrt(nx*nx+ny*ny) * p.Outset
+		alpha := min(dist-(p.Inset-blur), p.Outset-dist) / blur
+		if alpha <= 0 {
+			continue
+		}
+		alpha = min(alpha, 1)
+		if p.Dash != nil {
+			alpha *= p.Dash.coverage(al, ny)
+		}
+		switch {
+		case alpha <= 0:
+		case p.Pattern != nil:
+			r, g, b, a := p.Pattern.sample(al, ny)
+			k := alpha * p.Opacity
+			blend(cv.Pix[o:o+4], r*k, g*k, b*k, a*k)
+		default:
+			blend(cv.Pix[o:o+4], cr*alpha, cg*alpha, cb*alpha, ca*alpha)
 		}
 	}
 }

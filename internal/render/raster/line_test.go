@@ -140,3 +140,17 @@ func TestHairlineTies(t *testing.T) {
 		}
 	}
 }
+
+func TestTiltRoundTrip(t *testing.T) {
+	tilt := &Tilt{CX: 256, CY: 128, Dist: 384, Sin: 0.5, Cos: math.Sqrt(3) / 2}
+	for _, p := range []Point{{256, 128}, {0, 0}, {500, 250}, {10, 200}} {
+		q, w := tilt.Project(p)
+		back := tilt.Unproject(q)
+		if math.Abs(back.X-p.X) > 1e-9 || math.Abs(back.Y-p.Y) > 1e-9 {
+			t.Errorf("round trip of %v gives %v", p, back)
+		}
+		if p.Y < 128 && w <= 1 || p.Y > 128 && w >= 1 {
+			t.Errorf("point %v at depth %v: points above the centre should recede", p, w)
+		}
+	}
+}
