@@ -493,9 +493,25 @@ func (lr *layerRender) circle(f sourceFeature, c *expr.EvalContext) {
 	}
 	scol, _ := lr.color("circle-stroke-color", c)
 	sop := lr.num("circle-stroke-opacity", c, 1)
+	// Under a tilted camera circles face the viewer; with pitch scale
+	// "map" they shrink with their distance, antialiased as at their own
+	// size.
+	scaleWithMap := lr.str("circle-pitch-scale", c, "map") == "map"
 	for _, part := range parts {
-		for _, p := range lr.project(part, dx, dy) {
-			lr.cv.Circle(p, radius, stroke, blur, col, scol, opacity, sop*opacity)
+		for _, p := range lr.projectPlane(part, dx, dy) {
+			k := 1.0
+			if t := lr.fr.tilt; t != nil {
+				var w float64
+				p, w = t.Project(p)
+				if scaleWithMap {
+					k = 1 / w
+				}
+			}
+			aa := 0.0
+			if k != 1 && radius+stroke > 0 {
+				aa = 1 / (radius + stroke)
+			}
+			lr.cv.Circle(p, radius*k, stroke*k, blur, aa, col, scol, opacity, sop*opacity)
 		}
 	}
 }

@@ -322,12 +322,18 @@ func smoothstep(e0, e1, x float64) float64 {
 // smoothstep, and the fill turns into the stroke colour over the same
 // width at the stroke's inner edge. Colours are premultiplied and scaled by
 // their opacities, then blended like every draw.
-func (cv *Canvas) Circle(c Point, radius, stroke, blur float64, fill, strokeColor Color, opacity, strokeOpacity float64) {
+//
+// aa is the antialiasing width in units of the outer radius (0 for one
+// device pixel): a tilted camera scales circles but not GL's ramp.
+func (cv *Canvas) Circle(c Point, radius, stroke, blur, aa float64, fill, strokeColor Color, opacity, strokeOpacity float64) {
 	outer := radius + stroke
 	if outer <= 0 {
 		return
 	}
-	b := math.Max(blur, 1/outer) // antialiasing: one device pixel
+	if aa <= 0 {
+		aa = 1 / outer // one device pixel
+	}
+	b := math.Max(blur, aa)
 	fr, fg, fb, fa := fill.premul(opacity)
 	sr, sg, sb, sa := strokeColor.premul(strokeOpacity)
 	inner := radius / outer
