@@ -165,5 +165,6 @@ func (lr *layerRender) planePattern(img *spriteImage, dx, dy float64) *raster.Pa
 		X0: wx0 * k, Y0: wy0 * k,
 		XX: fr.cos / fr.scale * k, XY: -fr.sin / fr.scale * k,
 		YX: fr.sin / fr.scale * k, YY: fr.cos / fr.scale * k,
+		Tilt: fr.tilt,
 	}
 }

@@ -15,6 +15,9 @@ type Pattern struct {
 	X0, Y0 float64
 	XX, XY float64 // texels per device pixel to the right
 	YX, YY float64 // texels per device pixel down
+	// Tilt, when not nil, is the camera that sees the map: the mapping
+	// above is of the untilted map's pixels.
+	Tilt *Tilt
 }
 
 // at returns the premultiplied colour (0..255) at texel position u, v.
@@ -50,6 +53,10 @@ func (cv *Canvas) CompositePattern(m *Mask, p *Pattern, opacity float64) {
 
 func (cv *Canvas) blendPattern(p *Pattern, x, y int, k float64) {
 	fx, fy := float64(x), float64(y)
+	if p.Tilt != nil {
+		q := p.Tilt.Unproject(Point{fx + 0.5, fy + 0.5})
+		fx, fy = q.X-0.5, q.Y-0.5
+	}
 	r, g, b, a := p.at(p.X0+fx*p.XX+fy*p.YX, p.Y0+fx*p.XY+fy*p.YY)
 	if a <= 0 && r <= 0 && g <= 0 && b <= 0 {
 		return
