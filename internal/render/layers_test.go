@@ -63,3 +63,24 @@ func TestInsideTile(t *testing.T) {
 		}
 	}
 }
+
+func TestViewOfPitch(t *testing.T) {
+	tests := []struct {
+		doc  string
+		want float64
+	}{
+		{`{"version": 8, "sources": {}, "layers": [], "pitch": 30}`, 30},
+		{`{"version": 8, "sources": {}, "layers": [], "pitch": 90}`, maxPitch},
+		{`{"version": 8, "sources": {}, "layers": [], "pitch": -5}`, 0},
+		{`{"version": 8, "sources": {}, "layers": []}`, 0},
+	}
+	for _, tc := range tests {
+		v := ViewOf(parse(t, tc.doc), 64, 64, 1)
+		if v.Pitch != tc.want {
+			t.Errorf("%s: pitch %v, want %v", tc.doc, v.Pitch, tc.want)
+		}
+		if fr := newFrame(v); (fr.tilt != nil) != (tc.want > 0) {
+			t.Errorf("%s: tilted camera %v, want %v", tc.doc, fr.tilt != nil, tc.want > 0)
+		}
+	}
+}
