@@ -3,6 +3,7 @@ package render
 import (
 	"fmt"
 	"math"
+	"sort"
 
 	"github.com/paulmach/orb"
 
@@ -179,6 +180,9 @@ func (lr *layerRender) background() {
 
 // draw draws the layer's features, each feature with its own properties.
 func (lr *layerRender) draw(feats []sourceFeature) {
+	if lr.l.Type == "circle" {
+		feats = byTileOrder(feats, lr.viewTiles)
+	}
 	for _, f := range feats {
 		c := lr.ctx(f.feat)
 		if lr.filter != nil {
@@ -466,6 +470,7 @@ func (lr *layerRender) circle(f sourceFeature, c *expr.EvalContext) {
 	parts := f.parts
 	switch f.kind {
 	case "Point":
+		parts = insideTile(f.parts, f.clip)
 	case "LineString":
 		parts = insideTile(f.parts, f.clip)
 	case "Polygon":
@@ -542,4 +547,42 @@ func (f frame) viewBox() (x0, y0, x1, y1 float64) {
 	}
 	half := math.Hypot(f.w, f.h) / 2 / f.scale
 	return f.cx - half, f.cy - half, f.cx + half, f.cy + half
+}
+
+// byTileOrder returns the features in the order GL draws circles: tile by
+// tile, from the bottom row of tiles up and right to left within a row,
+// each tile's features in their order. GeoJSON features (without a tile)
+// are cut into the view's tiles: each copy keeps the points of one.
+func byTileOrder(feats []sourceFeature, viewTiles func() []box) []sourceFeature {
+	type entry struct {
+		tile box
+		i    int
+	}
+	var entries []entry
+	for i, f := range feats {
+		if f.clip != nil {
+			entries = append(entries, entry{*f.clip, i})
+			continue
+		}
+		for _, t := range viewTiles() {
+			entries = append(entries, entry{t, i})
+		}
+	}
+	sort.SliceStable(entries, func(a, b int) bool {
+		ta, tb := entries[a].tile, entries[b].tile
+		if ta.y0 != tb.y0 {
+			return ta.y0 > tb.y0
+		}
+		return ta.x0 > tb.x0
+	})
+	out := make([]sourceFeature, 0, len(entries))
+	for _, e := range entries {
+		f := feats[e.i]
+		if f.clip == nil {
+			tile := e.tile
+			f.clip = &tile
+		}
+		out = append(out, f)
+	}
+	return out
 }

@@ -84,3 +84,27 @@ func TestViewOfPitch(t *testing.T) {
 		}
 	}
 }
+
+func TestByTileOrder(t *testing.T) {
+	top, bottom := box{0, 0, 0.5, 0.5}, box{0, 0.5, 0.5, 1}
+	right := box{0.5, 0.5, 1, 1}
+	feats := []sourceFeature{
+		{kind: "Point", clip: &top, layer: "a"},
+		{kind: "Point", clip: &bottom, layer: "b"},
+		{kind: "Point", clip: &right, layer: "c"},
+		{kind: "Point", layer: "geojson"},
+	}
+	tiles := func() []box { return []box{top, bottom} }
+	var got []string
+	for _, f := range byTileOrder(feats, tiles) {
+		got = append(got, f.layer)
+		if f.clip == nil {
+			t.Errorf("feature %s has no tile", f.layer)
+		}
+	}
+	// Bottom row first, right to left; GeoJSON once a tile.
+	want := []string{"c", "b", "geojson", "a", "geojson"}
+	if !slices.Equal(got, want) {
+		t.Errorf("order %v, want %v", got, want)
+	}
+}
