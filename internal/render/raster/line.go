@@ -75,7 +75,10 @@ func NewDash(parts []float64, width, ratio float64, round bool) *Dash {
 // coverage returns how much of a fragment at along CSS pixels, across the
 // line at ny (-1..1), the dashes keep.
 func (d *Dash) coverage(along, ny float64) float64 {
-	pos := along / d.Width // in line widths
+	// In line widths. GL samples its 512-texel row linearly, texel i
+	// holding the field at i/512 of the repeat but centred at
+	// (i+0.5)/512: the pattern lies half a texel further along.
+	pos := along/d.Width - 0.5*d.total/512
 	pos -= math.Floor(pos/d.total) * d.total
 	// The signed distance (line widths, positive inside a dash) to the
 	// nearest edge of the part holding pos.
