@@ -28,6 +28,7 @@ type layerRender struct {
 
 	filter *expr.Expression
 	props  map[string]*expr.Expression // paint and layout properties
+	consts map[string]expr.Value       // values of feature-constant properties
 }
 
 // compile prepares the layer's filter and properties.
@@ -78,12 +79,32 @@ func (lr *layerRender) ctx(f *expr.MapFeature) *expr.EvalContext {
 	return c
 }
 
-func (lr *layerRender) num(name string, c *expr.EvalContext, def float64) float64 {
+// eval evaluates a property, nil when the layer has none. Values that
+// depend on no feature are evaluated once for the layer's zoom.
+func (lr *layerRender) eval(name string, c *expr.EvalContext) (expr.Value, bool) {
 	e := lr.props[name]
 	if e == nil {
-		return def
+		return expr.Value{}, false
+	}
+	if !e.IsFeatureConstant() || c.Zoom != lr.zoom {
+		return e.EvalOrDefault(c), true
+	}
+	if v, ok := lr.consts[name]; ok {
+		return v, true
 	}
 	v := e.EvalOrDefault(c)
+	if lr.consts == nil {
+		lr.consts = map[string]expr.Value{}
+	}
+	lr.consts[name] = v
+	return v, true
+}
+
+func (lr *layerRender) num(name string, c *expr.EvalContext, def float64) float64 {
+	v, ok := lr.eval(name, c)
+	if !ok {
+		return def
+	}
 	if v.Kind() != expr.KindNumber {
 		return def
 	}
@@ -91,11 +112,10 @@ func (lr *layerRender) num(name string, c *expr.EvalContext, def float64) float6
 }
 
 func (lr *layerRender) color(name string, c *expr.EvalContext) (raster.Color, bool) {
-	e := lr.props[name]
-	if e == nil {
+	v, ok := lr.eval(name, c)
+	if !ok {
 		return raster.Color{}, false
 	}
-	v := e.EvalOrDefault(c)
 	if v.Kind() != expr.KindColor {
 		return raster.Color{}, false
 	}
@@ -104,11 +124,10 @@ func (lr *layerRender) color(name string, c *expr.EvalContext) (raster.Color, bo
 }
 
 func (lr *layerRender) str(name string, c *expr.EvalContext, def string) string {
-	e := lr.props[name]
-	if e == nil {
+	v, ok := lr.eval(name, c)
+	if !ok {
 		return def
 	}
-	v := e.EvalOrDefault(c)
 	if v.Kind() != expr.KindString {
 		return def
 	}
@@ -116,11 +135,10 @@ func (lr *layerRender) str(name string, c *expr.EvalContext, def string) string 
 }
 
 func (lr *layerRender) boolean(name string, c *expr.EvalContext, def bool) bool {
-	e := lr.props[name]
-	if e == nil {
+	v, ok := lr.eval(name, c)
+	if !ok {
 		return def
 	}
-	v := e.EvalOrDefault(c)
 	if v.Kind() != expr.KindBoolean {
 		return def
 	}
@@ -149,11 +167,11 @@ func numbers(v expr.Value) []float64 {
 
 // translate returns the layer's translation in device pixels.
 func (lr *layerRender) translate(name string, c *expr.EvalContext) (float64, float64) {
-	e := lr.props[name]
-	if e == nil {
+	val, ok := lr.eval(name, c)
+	if !ok {
 		return 0, 0
 	}
-	v := numbers(e.EvalOrDefault(c))
+	v := numbers(val)
 	if len(v) != 2 {
 		return 0, 0
 	}
