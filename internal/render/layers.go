@@ -2,6 +2,8 @@ package render
 
 import (
 	"fmt"
+	"math"
+	"sort"
 
 	"github.com/paulmach/orb"
 
@@ -19,8 +21,14 @@ type layerRender struct {
 	fr   frame
 	zoom float64
 
+	lines *lineBuilder // reused between features
+	tiles []box        // the view's tiles, once asked
+	// sprites gives the images of patterns.
+	sprites *spriteSource
+
 	filter *expr.Expression
 	props  map[string]*expr.Expression // paint and layout properties
+	consts map[string]expr.Value       // values of feature-constant properties
 }
 
 // compile prepares the layer's filter and properties.
@@ -71,12 +79,32 @@ func (lr *layerRender) ctx(f *expr.MapFeature) *expr.EvalContext {
 	return c
 }
 
-func (lr *layerRender) num(name string, c *expr.EvalContext, def float64) float64 {
+// eval evaluates a property, nil when the layer has none. Values that
+// depend on no feature are evaluated once for the layer's zoom.
+func (lr *layerRender) eval(name string, c *expr.EvalContext) (expr.Value, bool) {
 	e := lr.props[name]
 	if e == nil {
-		return def
+		return expr.Value{}, false
+	}
+	if !e.IsFeatureConstant() || c.Zoom != lr.zoom {
+		return e.EvalOrDefault(c), true
+	}
+	if v, ok := lr.consts[name]; ok {
+		return v, true
 	}
 	v := e.EvalOrDefault(c)
+	if lr.consts == nil {
+		lr.consts = map[string]expr.Value{}
+	}
+	lr.consts[name] = v
+	return v, true
+}
+
+func (lr *layerRender) num(name string, c *expr.EvalContext, def float64) float64 {
+	v, ok := lr.eval(name, c)
+	if !ok {
+		return def
+	}
 	if v.Kind() != expr.KindNumber {
 		return def
 	}
@@ -84,11 +112,10 @@ func (lr *layerRender) num(name string, c *expr.EvalContext, def float64) float6
 }
 
 func (lr *layerRender) color(name string, c *expr.EvalContext) (raster.Color, bool) {
-	e := lr.props[name]
-	if e == nil {
+	v, ok := lr.eval(name, c)
+	if !ok {
 		return raster.Color{}, false
 	}
-	v := e.EvalOrDefault(c)
 	if v.Kind() != expr.KindColor {
 		return raster.Color{}, false
 	}
@@ -97,11 +124,10 @@ func (lr *layerRender) color(name string, c *expr.EvalContext) (raster.Color, bo
 }
 
 func (lr *layerRender) str(name string, c *expr.EvalContext, def string) string {
-	e := lr.props[name]
-	if e == nil {
+	v, ok := lr.eval(name, c)
+	if !ok {
 		return def
 	}
-	v := e.EvalOrDefault(c)
 	if v.Kind() != expr.KindString {
 		return def
 	}
@@ -109,24 +135,43 @@ func (lr *layerRender) str(name string, c *expr.EvalContext, def string) string 
 }
 
 func (lr *layerRender) boolean(name string, c *expr.EvalContext, def bool) bool {
-	e := lr.props[name]
-	if e == nil {
+	v, ok := lr.eval(name, c)
+	if !ok {
 		return def
 	}
-	v := e.EvalOrDefault(c)
 	if v.Kind() != expr.KindBoolean {
 		return def
 	}
 	return v.Boolean()
 }
 
+// numbers returns the numbers of a numeric array value (a numberArray,
+// padding or plain array of numbers), nil for anything else.
+func numbers(v expr.Value) []float64 {
+	if f := v.Floats(); f != nil {
+		return f
+	}
+	items := v.Items()
+	if items == nil {
+		return nil
+	}
+	out := make([]float64, len(items))
+	for i, it := range items {
+		if it.Kind() != expr.KindNumber {
+			return nil
+		}
+		out[i] = it.Num()
+	}
+	return out
+}
+
 // translate returns the layer's translation in device pixels.
 func (lr *layerRender) translate(name string, c *expr.EvalContext) (float64, float64) {
-	e := lr.props[name]
-	if e == nil {
+	val, ok := lr.eval(name, c)
+	if !ok {
 		return 0, 0
 	}
-	v := e.EvalOrDefault(c).Floats()
+	v := numbers(val)
 	if len(v) != 2 {
 		return 0, 0
 	}
@@ -140,6 +185,10 @@ func (lr *layerRender) translate(name string, c *expr.EvalContext) (float64, flo
 
 func (lr *layerRender) background() {
 	c := lr.ctx(nil)
+	if img := lr.patternImage("background-pattern", c); img != nil {
+		lr.cv.FillPattern(lr.planePattern(img, 0, 0), lr.num("background-opacity", c, 1))
+		return
+	}
 	col, ok := lr.color("background-color", c)
 	if !ok {
 		return
@@ -149,6 +198,9 @@ func (lr *layerRender) background() {
 
 // draw draws the layer's features, each feature with its own properties.
 func (lr *layerRender) draw(feats []sourceFeature) {
+	if lr.l.Type == "circle" {
+		feats = byTileOrder(feats, lr.viewTiles)
+	}
 	for _, f := range feats {
 		c := lr.ctx(f.feat)
 		if lr.filter != nil {
@@ -168,11 +220,24 @@ func (lr *layerRender) draw(feats []sourceFeature) {
 	}
 }
 
-// project maps world points to device pixels, shifted by (dx, dy).
+// project maps world points to device pixels, shifted by (dx, dy) on the
+// map (before a tilted camera sees it).
 func (lr *layerRender) project(ps []orb.Point, dx, dy float64) []raster.Point {
+	out := lr.projectPlane(ps, dx, dy)
+	if t := lr.fr.tilt; t != nil {
+		for i, q := range out {
+			out[i], _ = t.Project(q)
+		}
+	}
+	return out
+}
+
+// projectPlane maps world points to device pixels of the untilted map,
+// shifted by (dx, dy).
+func (lr *layerRender) projectPlane(ps []orb.Point, dx, dy float64) []raster.Point {
 	out := make([]raster.Point, len(ps))
 	for i, p := range ps {
-		q := lr.fr.toScreen(p[0], p[1])
+		q := lr.fr.toPlane(p[0], p[1])
 		out[i] = raster.Point{X: q.X + dx, Y: q.Y + dy}
 	}
 	return out
@@ -188,6 +253,10 @@ func (lr *layerRender) fill(f sourceFeature, c *expr.EvalContext) {
 	}
 	opacity := lr.num("fill-opacity", c, 1)
 	dx, dy := lr.translate("fill-translate", c)
+	var pattern *raster.Pattern
+	if img := lr.patternImage("fill-pattern", c); img != nil {
+		pattern = lr.planePattern(img, dx, dy)
+	}
 	for _, poly := range f.polygons {
 		rings := make([][]raster.Point, len(poly))
 		for i, r := range poly {
@@ -195,6 +264,18 @@ func (lr *layerRender) fill(f sourceFeature, c *expr.EvalContext) {
 		}
 		lr.mask.Reset()
 		lr.mask.FillPolygon(rings)
+		if pattern != nil {
+			// A pattern fill, and its outline, take the pattern's colours.
+			lr.cv.CompositePattern(lr.mask, pattern, opacity)
+			if lr.boolean("fill-antialias", c, true) {
+				lr.mask.Reset()
+				for k, r := range rings {
+					lr.mask.Hairline(r, f.cutEdge(poly[k]))
+				}
+				lr.cv.CompositePattern(lr.mask, pattern, opacity)
+			}
+			continue
+		}
 		lr.cv.Composite(lr.mask, col, opacity)
 		// GL draws fills without antialiasing, then a one-pixel outline
 		// on top when fill-antialias is on.
@@ -205,7 +286,7 @@ func (lr *layerRender) fill(f sourceFeature, c *expr.EvalContext) {
 			}
 			lr.mask.Reset()
 			for k, r := range rings {
-				lr.mask.Outline(r, f.cutEdge(poly[k]))
+				lr.mask.Hairline(r, f.cutEdge(poly[k]))
 			}
 			lr.cv.Composite(lr.mask, outline, opacity)
 		}
@@ -218,35 +299,209 @@ func (lr *layerRender) line(f sourceFeature, c *expr.EvalContext) {
 		return
 	}
 	ratio := lr.fr.ratio
-	width := lr.num("line-width", c, 1) * ratio
-	blur := lr.num("line-blur", c, 0) * ratio
+	width := math.Max(0, lr.num("line-width", c, 1))
+	gap := math.Max(0, lr.num("line-gap-width", c, 0))
 	opacity := lr.num("line-opacity", c, 1)
 	dx, dy := lr.translate("line-translate", c)
-	capStyle := map[string]raster.Cap{"butt": raster.ButtCap, "round": raster.RoundCap, "square": raster.SquareCap}[lr.str("line-cap", c, "butt")]
+	shape := lineShape{
+		join:       lr.str("line-join", c, "miter"),
+		cap:        lr.str("line-cap", c, "butt"),
+		miterLimit: lr.num("line-miter-limit", c, 2),
+		roundLimit: lr.num("line-round-limit", c, 1.05),
+	}
+	// GL's line shader, in CSS pixels: the geometry reaches half an
+	// antialiasing pixel past the line's edge; a gap makes two lines of
+	// the width on either side of it.
+	aa := 0.5 / ratio
+	half, gapHalf := width/2, gap/2
+	inset, outset := 0.0, half
+	if gapHalf > 0 {
+		inset, outset = gapHalf+aa, gapHalf+2*half
+	}
+	if half > 0 {
+		outset += aa
+	}
+	if outset <= 0 {
+		return
+	}
+	paint := &raster.LinePaint{
+		Tilt:    lr.fr.tilt,
+		Outset:  outset * ratio,
+		Inset:   inset * ratio,
+		Blur2:   (math.Max(0, lr.num("line-blur", c, 0)) + 1/ratio) * ratio,
+		Color:   col,
+		Opacity: opacity,
+	}
+	if e := lr.props["line-dasharray"]; e != nil && lr.l.Paint != nil && lr.l.Paint.Has("line-dasharray") {
+		// Dashes scale with the width at the zoom's floor, as GL's line
+		// atlas does.
+		floor := *c
+		floor.Zoom = math.Floor(lr.zoom)
+		fw := lr.num("line-width", &floor, 1)
+		paint.Dash = raster.NewDash(numbers(e.EvalOrDefault(c)), fw, ratio, shape.cap == "round")
+		if paint.Dash != nil && lr.zoom == math.Floor(lr.zoom) {
+			// At an integer zoom GL fades from the dashes of the zoom
+			// below, drawn at half scale: the edges' ramp doubles.
+			paint.Dash.Ramp = 1
+		}
+	}
+	if img := lr.patternImage("line-pattern", c); img != nil {
+		// The image's height spans the line's width (at the zoom's
+		// floor), its width keeping the aspect; across, rows follow the
+		// distance from the centre.
+		floor := *c
+		floor.Zoom = math.Floor(lr.zoom)
+		fw := lr.num("line-width", &floor, 1)
+		w, h := float64(img.rect.Dx())/img.ratio, float64(img.rect.Dy())/img.ratio
+		if fw > 0 {
+			paint.Pattern = &raster.LinePattern{
+				Img: img.sheet, Rect: img.rect,
+				Repeat: w * fw / h,
+				Across: math.Min(outset, (h+2)/2) / h,
+			}
+		}
+	}
 	var lines [][]orb.Point
+	var closed []bool
 	switch f.kind {
 	case "LineString":
 		lines = f.parts
+		closed = make([]bool, len(lines))
 	case "Polygon":
+		if f.unclipped != nil {
+			// Rings as the tile has them, closed, drawn inside the
+			// tile's square.
+			for _, p := range f.unclipped {
+				for _, r := range p {
+					lines = append(lines, closeRing(r))
+					closed = append(closed, true)
+				}
+			}
+			break
+		}
 		// A ring drawn as a line is closed, but the edges the tile square
 		// cut are not the polygon's own: the line breaks there.
 		for _, p := range f.polygons {
 			for _, r := range p {
-				lines = append(lines, splitAtCuts(closeRing(r), f.cutEdge(closeRing(r)))...)
+				ring := closeRing(r)
+				pieces := splitAtCuts(ring, f.cutEdge(ring))
+				for _, piece := range pieces {
+					lines = append(lines, piece)
+					closed = append(closed, len(pieces) == 1 && len(piece) == len(ring))
+				}
 			}
 		}
 	default:
 		return
 	}
-	lr.mask.Reset()
-	for _, l := range lines {
-		lr.mask.Stroke(lr.project(l, dx, dy), width, blur, capStyle)
+	b := lr.lines
+	if b == nil {
+		b = &lineBuilder{}
+		lr.lines = b
 	}
-	lr.cv.Composite(lr.mask, col, opacity)
+	b.outset = paint.Outset
+	b.alongScale = math.Exp2(math.Floor(lr.zoom)-lr.zoom) / ratio
+	b.offset = lr.num("line-offset", c, 0) * ratio
+	b.tile = lr.tileUnit(f)
+	// Past 16 times overscaled GL adds no vertex pairs at sharp corners.
+	b.sharp = 0
+	if over := b.tile * 8192 / 512 / ratio / math.Exp2(lr.zoom-math.Floor(lr.zoom)); over <= 16 {
+		b.sharp = sharpCornerPixels * b.tile * 8192 / 512 / over
+	}
+	draw := func(lines [][]orb.Point, closed []bool, clip []raster.Point) {
+		b.tris = b.tris[:0]
+		for i, l := range lines {
+			// Lines are built on the map and seen through the camera.
+			b.add(lr.projectPlane(l, dx, dy), shape, closed[i])
+		}
+		for i := range b.tris {
+			lr.cv.LineTriangle(&b.tris[i], clip, paint)
+		}
+	}
+	if f.clip != nil || f.kind != "LineString" {
+		draw(lines, closed, lr.clipPolygon(f.clip))
+		return
+	}
+	// GL cuts GeoJSON lines into its tiles (with a buffer of a quarter
+	// tile): each tile's piece counts its distance from where it was cut,
+	// and draws inside its square.
+	for _, tile := range lr.viewTiles() {
+		buffered := box{tile.x0 - (tile.x1-tile.x0)/4, tile.y0 - (tile.y1-tile.y0)/4, tile.x1 + (tile.x1-tile.x0)/4, tile.y1 + (tile.y1-tile.y0)/4}
+		var pieces [][]orb.Point
+		for _, l := range lines {
+			pieces = append(pieces, clipLine(l, buffered)...)
+		}
+		if len(pieces) > 0 {
+			draw(pieces, make([]bool, len(pieces)), lr.clipPolygon(&tile))
+		}
+	}
+}
+
+// viewTiles returns the squares of the tiles (at the zoom's floor) that
+// the view shows.
+func (lr *layerRender) viewTiles() []box {
+	if lr.tiles != nil {
+		return lr.tiles
+	}
+	fr := lr.fr
+	z := math.Max(0, math.Floor(lr.zoom))
+	n := math.Exp2(z)
+	half := math.Hypot(fr.w, fr.h) / 2 / fr.scale
+	x0, x1 := math.Floor((fr.cx-half)*n), math.Floor((fr.cx+half)*n)
+	y0, y1 := math.Max(0, math.Floor((fr.cy-half)*n)), math.Min(n-1, math.Floor((fr.cy+half)*n))
+	if (x1-x0+1)*(y1-y0+1) > maxTiles {
+		// Too many to cut: one square for the whole view.
+		lr.tiles = []box{{fr.cx - half, fr.cy - half, fr.cx + half, fr.cy + half}}
+		return lr.tiles
+	}
+	for ty := y0; ty <= y1; ty++ {
+		for tx := x0; tx <= x1; tx++ {
+			lr.tiles = append(lr.tiles, box{tx / n, ty / n, (tx + 1) / n, (ty + 1) / n})
+		}
+	}
+	return lr.tiles
+}
+
+// tileUnit returns the device pixels of one unit of an 8192-unit tile the
+// feature's geometry came in (GeoJSON at the zoom drawn, vector tiles at
+// their own).
+func (lr *layerRender) tileUnit(f sourceFeature) float64 {
+	tileWorld := math.Exp2(-math.Floor(lr.zoom))
+	if f.clip != nil {
+		tileWorld = f.clip.x1 - f.clip.x0
+	}
+	return tileWorld * lr.fr.scale / 8192
+}
+
+// clipPolygon returns a tile's square in device pixels (GL's stencil: a
+// tile draws only inside its square), nil for none.
+func (lr *layerRender) clipPolygon(b *box) []raster.Point {
+	if b == nil {
+		return nil
+	}
+	return []raster.Point{lr.fr.toScreen(b.x0, b.y0), lr.fr.toScreen(b.x1, b.y0), lr.fr.toScreen(b.x1, b.y1), lr.fr.toScreen(b.x0, b.y1)}
 }
 
 func (lr *layerRender) circle(f sourceFeature, c *expr.EvalContext) {
-	if f.kind != "Point" {
+	// GL draws a circle at every vertex of a feature, of lines and
+	// polygon rings too, but only at those inside the tile's square.
+	parts := f.parts
+	switch f.kind {
+	case "Point":
+		parts = insideTile(f.parts, f.clip)
+	case "LineString":
+		parts = insideTile(f.parts, f.clip)
+	case "Polygon":
+		polys := f.unclipped
+		if polys == nil {
+			polys = f.polygons
+		}
+		var rings [][]orb.Point
+		for _, p := range polys {
+			rings = append(rings, p...)
+		}
+		parts = insideTile(rings, f.clip)
+	default:
 		return
 	}
 	ratio := lr.fr.ratio
@@ -261,9 +516,91 @@ func (lr *layerRender) circle(f sourceFeature, c *expr.EvalContext) {
 	}
 	scol, _ := lr.color("circle-stroke-color", c)
 	sop := lr.num("circle-stroke-opacity", c, 1)
-	for _, part := range f.parts {
-		for _, p := range lr.project(part, dx, dy) {
-			lr.cv.Circle(p, radius, stroke, blur, col, scol, opacity, sop*opacity)
+	// Under a tilted camera circles face the viewer; with pitch scale
+	// "map" they shrink with their distance, antialiased as at their own
+	// size.
+	scaleWithMap := lr.str("circle-pitch-scale", c, "map") == "map"
+	for _, part := range parts {
+		for _, p := range lr.projectPlane(part, dx, dy) {
+			k := 1.0
+			if t := lr.fr.tilt; t != nil {
+				var w float64
+				p, w = t.Project(p)
+				if scaleWithMap {
+					k = 1 / w
+				}
+			}
+			aa := 0.0
+			if k != 1 && radius+stroke > 0 {
+				aa = 1 / (radius + stroke)
+			}
+			lr.cv.Circle(p, radius*k, stroke*k, blur, aa, col, scol, opacity, sop*opacity)
 		}
 	}
+}
+
+// insideTile returns the points of parts that lie in the tile square b
+// (all of them when b is nil).
+func insideTile(parts [][]orb.Point, b *box) [][]orb.Point {
+	if b == nil {
+		return parts
+	}
+	var pts []orb.Point
+	for _, part := range parts {
+		for _, p := range part {
+			if p[0] >= b.x0 && p[0] < b.x1 && p[1] >= b.y0 && p[1] < b.y1 {
+				pts = append(pts, p)
+			}
+		}
+	}
+	return [][]orb.Point{pts}
+}
+
+// viewBox returns a world box around everything the view shows: the
+// circle around the image's diagonal, or with a tilted camera the box of
+// the ground under the image's corners.
+func (f frame) viewBox() (x0, y0, x1, y1 float64) {
+	if f.tilt != nil {
+		return f.worldBounds()
+	}
+	half := math.Hypot(f.w, f.h) / 2 / f.scale
+	return f.cx - half, f.cy - half, f.cx + half, f.cy + half
+}
+
+// byTileOrder returns the features in the order GL draws circles: tile by
+// tile, from the bottom row of tiles up and right to left within a row,
+// each tile's features in their order. GeoJSON features (without a tile)
+// are cut into the view's tiles: each copy keeps the points of one.
+func byTileOrder(feats []sourceFeature, viewTiles func() []box) []sourceFeature {
+	type entry struct {
+		tile box
+		i    int
+	}
+	var entries []entry
+	for i, f := range feats {
+		if f.clip != nil {
+			entries = append(entries, entry{*f.clip, i})
+			continue
+		}
+		for _, t := range viewTiles() {
+			entries = append(entries, entry{t, i})
+		}
+	}
+	sort.SliceStable(entries, func(a, b int) bool {
+		ta, tb := entries[a].tile, entries[b].tile
+		if ta.y0 != tb.y0 {
+			return ta.y0 > tb.y0
+		}
+		return ta.x0 > tb.x0
+	})
+	out := make([]sourceFeature, 0, len(entries))
+	for _, e := range entries {
+		f := feats[e.i]
+		if f.clip == nil {
+			tile := e.tile
+			f.clip = &tile
+		}
+		out = append(out, f)
+	}
+	return out
 }

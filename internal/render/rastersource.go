@@ -15,6 +15,7 @@ import (
 	_ "golang.org/x/image/webp" // or WebP
 
 	"github.com/tesseramaps/tessera/internal/geo"
+	"github.com/tesseramaps/tessera/internal/render/raster"
 	"github.com/tesseramaps/tessera/internal/style"
 )
 
@@ -205,6 +206,10 @@ func (f frame) toWorld(sx, sy float64) (float64, float64) {
 func (f frame) worldBounds() (x0, y0, x1, y1 float64) {
 	x0, y0, x1, y1 = math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)
 	for _, c := range [4][2]float64{{0, 0}, {f.w, 0}, {0, f.h}, {f.w, f.h}} {
+		if f.tilt != nil {
+			p := f.tilt.Unproject(raster.Point{X: c[0], Y: c[1]})
+			c = [2]float64{p.X, p.Y}
+		}
 		x, y := f.toWorld(c[0], c[1])
 		x0, y0, x1, y1 = math.Min(x0, x), math.Min(y0, y), math.Max(x1, x), math.Max(y1, y)
 	}

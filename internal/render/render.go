@@ -28,6 +28,7 @@ type View struct {
 	Center     [2]float64 // longitude, latitude
 	Zoom       float64
 	Bearing    float64 // degrees clockwise
+	Pitch      float64 // degrees of camera tilt, 0 to maxPitch
 	Width      int
 	Height     int
 	PixelRatio float64
@@ -74,12 +75,29 @@ func ViewOf(st *style.Style, width, height int, pixelRatio float64) View {
 	if st.Zoom != nil {
 		v.Zoom = *st.Zoom
 	}
-	if b, ok := st.Doc().Get("bearing"); ok {
-		if f, ok := b.(float64); ok {
-			v.Bearing = f
-		}
-	}
+	v.Bearing = docNumber(st, "bearing")
+	v.Pitch = math.Max(0, math.Min(maxPitch, docNumber(st, "pitch")))
 	return v
+}
+
+// maxPitch is the steepest camera tilt, in degrees, as GL limits it.
+const maxPitch = 60
+
+// docNumber returns a number at the top of the style document, 0 when
+// absent.
+func docNumber(st *style.Style, key string) float64 {
+	b, ok := st.Doc().Get(key)
+	if !ok {
+		return 0
+	}
+	switch f := b.(type) {
+	case float64:
+		return f
+	case json.Number:
+		n, _ := f.Float64()
+		return n
+	}
+	return 0
 }
 
 // frame maps world coordinates (the unit Web Mercator square) to device
@@ -91,17 +109,35 @@ type frame struct {
 	sin, cos float64 // of the bearing
 	zoom     float64
 	ratio    float64
+	// tilt is the camera's pitch, nil when it looks straight down.
+	tilt *raster.Tilt
 }
 
 func newFrame(v View) frame {
 	cx, cy := geo.LonLatToWorld(v.Center[0], v.Center[1])
 	s, c := math.Sincos(-v.Bearing * math.Pi / 180)
-	return frame{cx: cx, cy: cy, scale: 512 * math.Exp2(v.Zoom) * v.PixelRatio,
+	f := frame{cx: cx, cy: cy, scale: 512 * math.Exp2(v.Zoom) * v.PixelRatio,
 		w: float64(v.Width) * v.PixelRatio, h: float64(v.Height) * v.PixelRatio, sin: s, cos: c, zoom: v.Zoom, ratio: v.PixelRatio}
+	if p := math.Min(v.Pitch, maxPitch) * math.Pi / 180; p > 0 {
+		// GL's camera sees 36.87 degrees vertically: it stands 1.5
+		// heights from the centre.
+		sp, cp := math.Sincos(p)
+		f.tilt = &raster.Tilt{CX: f.w / 2, CY: f.h / 2, Dist: 1.5 * f.h, Sin: sp, Cos: cp}
+	}
+	return f
 }
 
 // toScreen maps a world position to device pixels.
 func (f frame) toScreen(wx, wy float64) raster.Point {
+	q := f.toPlane(wx, wy)
+	if f.tilt != nil {
+		q, _ = f.tilt.Project(q)
+	}
+	return q
+}
+
+// toPlane maps a world position to device pixels of the untilted map.
+func (f frame) toPlane(wx, wy float64) raster.Point {
 	dx, dy := (wx-f.cx)*f.scale, (wy-f.cy)*f.scale
 	return raster.Point{X: dx*f.cos - dy*f.sin + f.w/2, Y: dx*f.sin + dy*f.cos + f.h/2}
 }
@@ -119,6 +155,7 @@ func (r *Renderer) Render(ctx context.Context, st *style.Style, v View, res Reso
 	mask := getMask(w, h)
 	defer maskPool.Put(mask)
 	fr := newFrame(v)
+	sprites := &spriteSource{ctx: ctx, st: st, res: res, ratio: v.PixelRatio}
 	srcs := &sourceSet{r: r, st: st, res: res, frame: fr, view: v, cache: map[string][]sourceFeature{}, rasters: map[string]*rasterCover{}}
 	prep := r.prepare(st)
 	for i, l := range st.Layers {
@@ -129,6 +166,7 @@ func (r *Renderer) Render(ctx context.Context, st *style.Style, v View, res Reso
 			continue
 		}
 		lr := &layerRender{r: r, l: l, cv: cv, mask: mask, fr: fr, zoom: v.Zoom}
+		lr.sprites = sprites
 		c := prep.layers[i]
 		if c.err != nil {
 			continue // logged once, when the style was prepared
@@ -189,6 +227,9 @@ type sourceFeature struct {
 	// clip is the tile square the polygons were clipped to (nil for
 	// GeoJSON): edges along it are cuts, not the polygon's own edges.
 	clip *box
+	// unclipped holds a vector tile's polygons as the tile has them
+	// (buffer included), for drawing their rings as lines.
+	unclipped [][][]orb.Point
 }
 
 type sourceSet struct {
@@ -388,9 +429,9 @@ func (s *sourceSet) vector(ctx context.Context, src *style.Source) ([]sourceFeat
 	n := 1 << z
 	// The tiles under the view (its corners, unrotated bounding box).
 	fr := s.frame
-	half := math.Hypot(fr.w, fr.h) / 2 / fr.scale
-	x0, x1 := int(math.Floor((fr.cx-half)*float64(n))), int(math.Floor((fr.cx+half)*float64(n)))
-	y0, y1 := max(0, int(math.Floor((fr.cy-half)*float64(n)))), min(n-1, int(math.Floor((fr.cy+half)*float64(n))))
+	wx0, wy0, wx1, wy1 := fr.viewBox()
+	x0, x1 := int(math.Floor(wx0*float64(n))), int(math.Floor(wx1*float64(n)))
+	y0, y1 := max(0, int(math.Floor(wy0*float64(n)))), min(n-1, int(math.Floor(wy1*float64(n))))
 	if (x1-x0+1)*(y1-y0+1) > maxTiles {
 		return nil, fmt.Errorf("the view needs more than %d tiles", maxTiles)
 	}
@@ -554,19 +595,24 @@ func decodeTile(data []byte, z, tx, ty int) ([]sourceFeature, error) {
 				sf.kind, sf.parts = "Point", [][]orb.Point{pts}
 			case len(g.Lines) > 0:
 				sf.kind = "LineString"
+				// Lines keep the tile's buffer, for their joins and dash
+				// phase; they are clipped to the square as they are drawn.
+				sf.clip = &square
 				for _, l := range g.Lines {
-					sf.parts = append(sf.parts, clipLine(conv(l), square)...)
+					sf.parts = append(sf.parts, conv(l))
 				}
 			case len(g.Polygons) > 0:
 				sf.kind = "Polygon"
 				sf.clip = &square
 				for _, p := range g.Polygons {
-					var rings [][]orb.Point
+					var rings, raw [][]orb.Point
 					for _, r := range p {
-						if c := clipRing(conv(r), square); c != nil {
+						raw = append(raw, conv(r))
+						if c := clipRing(raw[len(raw)-1], square); c != nil {
 							rings = append(rings, c)
 						}
 					}
+					sf.unclipped = append(sf.unclipped, raw)
 					if len(rings) > 0 {
 						sf.polygons = append(sf.polygons, rings)
 					}

@@ -41,7 +41,7 @@ func TestRenderLayers(t *testing.T) {
 		"layers": [
 			{"id": "bg", "type": "background", "paint": {"background-color": "white"}},
 			{"id": "f", "type": "fill", "source": "g", "filter": ["==", ["get", "kind"], "a"], "paint": {"fill-color": "red", "fill-antialias": false}},
-			{"id": "c", "type": "circle", "source": "g", "paint": {"circle-color": ["match", ["get", "kind"], "b", "blue", "black"], "circle-radius": 6}},
+			{"id": "c", "type": "circle", "source": "g", "filter": ["==", ["geometry-type"], "Point"], "paint": {"circle-color": ["match", ["get", "kind"], "b", "blue", "black"], "circle-radius": 6}},
 			{"id": "hidden", "type": "fill", "source": "g", "layout": {"visibility": "none"}, "paint": {"fill-color": "green"}}]}`)
 	img, err := r.Render(context.Background(), st, ViewOf(st, 64, 64, 1), mapResources{})
 	if err != nil {

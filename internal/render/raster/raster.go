@@ -344,12 +344,18 @@ func smoothstep(e0, e1, x float64) float64 {
 // smoothstep, and the fill turns into the stroke colour over the same
 // width at the stroke's inner edge. Colours are premultiplied and scaled by
 // their opacities, then blended like every draw.
-func (cv *Canvas) Circle(c Point, radius, stroke, blur float64, fill, strokeColor Color, opacity, strokeOpacity float64) {
+//
+// aa is the antialiasing width in units of the outer radius (0 for one
+// device pixel): a tilted camera scales circles but not GL's ramp.
+func (cv *Canvas) Circle(c Point, radius, stroke, blur, aa float64, fill, strokeColor Color, opacity, strokeOpacity float64) {
 	outer := radius + stroke
 	if outer <= 0 {
 		return
 	}
-	b := math.Max(blur, 1/outer) // antialiasing: one device pixel
+	if aa <= 0 {
+		aa = 1 / outer // one device pixel
+	}
+	b := math.Max(blur, aa)
 	fr, fg, fb, fa := fill.premul(opacity)
 	sr, sg, sb, sa := strokeColor.premul(strokeOpacity)
 	inner := radius / outer
@@ -374,41 +380,59 @@ func (cv *Canvas) Circle(c Point, radius, stroke, blur float64, fill, strokeColo
 	}
 }
 
-// Outline adds a closed ring's edges as GL draws fill outlines: hairlines
-// whose coverage is 1 - smoothstep(0, 1, distance) from the edge, about two
-// pixels wide. When skip is not nil, the edges i (from ring[i] to the next
-// point) for which it is true are left out.
-func (m *Mask) Outline(ring []Point, skip func(i int) bool) {
+// Hairline adds a closed ring's edges as GL draws fill outlines: one-pixel
+// GL lines (one pixel a column for a mostly horizontal edge, one a row for
+// a mostly vertical one, the pixel whose centre is nearest the edge, from
+// the edge's start to just before its end), each pixel's coverage 1 -
+// smoothstep(0, 1, distance) from the edge. When skip is not nil, the
+// edges i (from ring[i] to the next point) for which it is true are left
+// out.
+func (m *Mask) Hairline(ring []Point, skip func(i int) bool) {
 	n := len(ring)
 	for i := 0; i < n; i++ {
 		if skip != nil && skip(i) {
 			continue
 		}
 		a, b := ring[i], ring[(i+1)%n]
-		x0 := max(0, int(math.Floor(math.Min(a.X, b.X)-1)))
-		x1 := min(m.W, int(math.Ceil(math.Max(a.X, b.X)+1)))
-		y0 := max(0, int(math.Floor(math.Min(a.Y, b.Y)-1)))
-		y1 := min(m.H, int(math.Ceil(math.Max(a.Y, b.Y)+1)))
 		dx, dy := b.X-a.X, b.Y-a.Y
-		l2 := dx*dx + dy*dy
-		for y := y0; y < y1; y++ {
-			touched := false
-			for x := x0; x < x1; x++ {
-				px, py := float64(x)+0.5-a.X, float64(y)+0.5-a.Y
-				t := 0.0
-				if l2 > 0 {
-					t = math.Max(0, math.Min(1, (px*dx+py*dy)/l2))
-				}
-				d := math.Hypot(px-t*dx, py-t*dy)
-				if d >= 1 {
-					continue
-				}
-				m.max(x, y, float32(1-smoothstep(0, 1, d)))
-				touched = true
-			}
-			if touched {
-				m.touch(x0, x1, y)
-			}
+		l := math.Hypot(dx, dy)
+		if l == 0 {
+			continue
+		}
+		if math.Abs(dx) >= math.Abs(dy) {
+			m.hairSpan(a.X, a.Y, b.X, dy/dx, math.Abs(dx)/l, false)
+		} else {
+			m.hairSpan(a.Y, a.X, b.Y, dx/dy, math.Abs(dy)/l, true)
+		}
+	}
+}
+
+// hairSpan draws a line along its major axis u from u0 (included) to u1
+// (excluded), the minor axis at v0 at u0 and changing by slope a unit;
+// cos turns minor-axis distances into distances from the line. swap says
+// the major axis is y.
+func (m *Mask) hairSpan(u0, v0, u1, slope, cos float64, swap bool) {
+	var c0, c1 int // pixels whose centres lie from u0 towards u1
+	if u1 > u0 {
+		c0, c1 = int(math.Ceil(u0-0.5)), int(math.Ceil(u1-0.5))
+	} else {
+		c0, c1 = int(math.Floor(u1-0.5))+1, int(math.Floor(u0-0.5))+1
+	}
+	for c := c0; c < c1; c++ {
+		v := v0 + (float64(c)+0.5-u0)*slope
+		// The pixel whose centre is nearest; on a tie between two, the
+		// one below a mostly horizontal line and left of a mostly
+		// vertical one, as GL's diamond rule picks.
+		r := int(math.Floor(v))
+		if swap {
+			r = int(math.Ceil(v)) - 1
+		}
+		d := math.Abs(v-(float64(r)+0.5)) * cos
+		cov := float32(1 - smoothstep(0, 1, d))
+		if swap {
+			m.Raise(r, c, cov)
+		} else {
+			m.Raise(c, r, cov)
 		}
 	}
 }

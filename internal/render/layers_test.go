@@ -1,0 +1,110 @@
+package render
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/paulmach/orb"
+
+	"github.com/tesseramaps/tessera/internal/style/expr"
+)
+
+func TestNumbers(t *testing.T) {
+	tests := []struct {
+		name string
+		v    expr.Value
+		want []float64
+	}{
+		{"array of numbers", expr.Array([]expr.Value{expr.Number(5), expr.Number(-2)}), []float64{5, -2}},
+		{"array with a string", expr.Array([]expr.Value{expr.Number(5), expr.String("x")}), nil},
+		{"number", expr.Number(3), nil},
+	}
+	for _, tc := range tests {
+		if got := numbers(tc.v); !slices.Equal(got, tc.want) {
+			t.Errorf("%s: numbers = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
+
+func TestViewOfBearing(t *testing.T) {
+	tests := []struct {
+		doc  string
+		want float64
+	}{
+		{`{"version": 8, "sources": {}, "layers": [], "bearing": 90}`, 90},
+		{`{"version": 8, "sources": {}, "layers": [], "bearing": -12.5}`, -12.5},
+		{`{"version": 8, "sources": {}, "layers": []}`, 0},
+	}
+	for _, tc := range tests {
+		if got := ViewOf(parse(t, tc.doc), 64, 64, 1).Bearing; got != tc.want {
+			t.Errorf("%s: bearing %v, want %v", tc.doc, got, tc.want)
+		}
+	}
+}
+
+func TestInsideTile(t *testing.T) {
+	parts := [][]orb.Point{{{0.1, 0.1}, {0.6, 0.1}}, {{0.4, 0.4}, {0.5, 0.5}}}
+	tests := []struct {
+		name string
+		b    *box
+		want int
+	}{
+		{"no square keeps all", nil, 4},
+		{"half open square", &box{0, 0, 0.5, 0.5}, 2},
+		{"outside", &box{0.7, 0.7, 1, 1}, 0},
+	}
+	for _, tc := range tests {
+		n := 0
+		for _, p := range insideTile(parts, tc.b) {
+			n += len(p)
+		}
+		if n != tc.want {
+			t.Errorf("%s: %d points, want %d", tc.name, n, tc.want)
+		}
+	}
+}
+
+func TestViewOfPitch(t *testing.T) {
+	tests := []struct {
+		doc  string
+		want float64
+	}{
+		{`{"version": 8, "sources": {}, "layers": [], "pitch": 30}`, 30},
+		{`{"version": 8, "sources": {}, "layers": [], "pitch": 90}`, maxPitch},
+		{`{"version": 8, "sources": {}, "layers": [], "pitch": -5}`, 0},
+		{`{"version": 8, "sources": {}, "layers": []}`, 0},
+	}
+	for _, tc := range tests {
+		v := ViewOf(parse(t, tc.doc), 64, 64, 1)
+		if v.Pitch != tc.want {
+			t.Errorf("%s: pitch %v, want %v", tc.doc, v.Pitch, tc.want)
+		}
+		if fr := newFrame(v); (fr.tilt != nil) != (tc.want > 0) {
+			t.Errorf("%s: tilted camera %v, want %v", tc.doc, fr.tilt != nil, tc.want > 0)
+		}
+	}
+}
+
+func TestByTileOrder(t *testing.T) {
+	top, bottom := box{0, 0, 0.5, 0.5}, box{0, 0.5, 0.5, 1}
+	right := box{0.5, 0.5, 1, 1}
+	feats := []sourceFeature{
+		{kind: "Point", clip: &top, layer: "a"},
+		{kind: "Point", clip: &bottom, layer: "b"},
+		{kind: "Point", clip: &right, layer: "c"},
+		{kind: "Point", layer: "geojson"},
+	}
+	tiles := func() []box { return []box{top, bottom} }
+	var got []string
+	for _, f := range byTileOrder(feats, tiles) {
+		got = append(got, f.layer)
+		if f.clip == nil {
+			t.Errorf("feature %s has no tile", f.layer)
+		}
+	}
+	// Bottom row first, right to left; GeoJSON once a tile.
+	want := []string{"c", "b", "geojson", "a", "geojson"}
+	if !slices.Equal(got, want) {
+		t.Errorf("order %v, want %v", got, want)
+	}
+}

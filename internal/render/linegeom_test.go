@@ -1,0 +1,83 @@
+package render
+
+import (
+	"math"
+	"testing"
+
+	"github.com/tesseramaps/tessera/internal/render/raster"
+)
+
+func TestLineBuilderJoins(t *testing.T) {
+	// A right-angle turn: east 20 px, then south 20 px.
+	corner := []raster.Point{{X: 0, Y: 0}, {X: 20, Y: 0}, {X: 20, Y: 20}}
+	// A near reversal.
+	sharp := []raster.Point{{X: 0, Y: 0}, {X: 20, Y: 0}, {X: 0, Y: 2}}
+	tests := []struct {
+		name  string
+		pts   []raster.Point
+		shape lineShape
+		sharp float64 // px from a sharp corner to GL's extra vertex pair
+		tris  int
+		// farthest vertex on the outer side of the corner (20, 0), in
+		// outsets
+		far float64
+	}{
+		{"miter", corner, lineShape{join: "miter", cap: "butt", miterLimit: 2, roundLimit: 1.05}, 0, 4, math.Sqrt2},
+		{"a right angle is a sharp corner", corner, lineShape{join: "miter", cap: "butt", miterLimit: 2, roundLimit: 1.05}, 3, 8, math.Sqrt2},
+		{"miter past the limit bevels", corner, lineShape{join: "miter", cap: "butt", miterLimit: 1.2, roundLimit: 1.05}, 0, 6, 1},
+		{"bevel", corner, lineShape{join: "bevel", cap: "butt", miterLimit: 2, roundLimit: 1.05}, 0, 6, 1},
+		{"round turns into a fan", corner, lineShape{join: "round", cap: "butt", miterLimit: 2, roundLimit: 1.05}, 0, 10, 1},
+		{"round caps", corner[:2], lineShape{join: "miter", cap: "round", miterLimit: 2, roundLimit: 1.05}, 0, 6, math.Sqrt2},
+		{"sharp turn flips its bevel", sharp, lineShape{join: "miter", cap: "butt", miterLimit: 2, roundLimit: 1.05}, 0, 6, 0},
+	}
+	for _, tc := range tests {
+		b := &lineBuilder{outset: 2, tile: 0.01, sharp: tc.sharp, alongScale: 1}
+		b.add(tc.pts, tc.shape, false)
+		if len(b.tris) != tc.tris {
+			t.Errorf("%s: %d triangles, want %d", tc.name, len(b.tris), tc.tris)
+		}
+		if tc.far == 0 {
+			continue
+		}
+		far := 0.0
+		for _, tri := range b.tris {
+			for _, v := range tri {
+				d := math.Hypot(v.X-tc.pts[1].X, v.Y-tc.pts[1].Y)
+				if d < 10 && v.X >= 20-1e-9 && v.Y <= 1e-9 {
+					far = math.Max(far, d/b.outset)
+				}
+			}
+		}
+		if math.Abs(far-tc.far) > 0.02 {
+			t.Errorf("%s: farthest corner vertex at %.3f outsets, want %.3f", tc.name, far, tc.far)
+		}
+	}
+}
+
+func TestLineBuilderOffsetAndDistance(t *testing.T) {
+	b := &lineBuilder{outset: 1, offset: 3, tile: 0.5, alongScale: 1}
+	b.add([]raster.Point{{X: 0, Y: 10}, {X: 40, Y: 10}}, lineShape{join: "miter", cap: "butt", miterLimit: 2}, false)
+	for _, tri := range b.tris {
+		for _, v := range tri {
+			// A line going east shifts south (its right) by the offset.
+			if math.Abs(math.Abs(v.Y-13)-1) > 0.02 {
+				t.Fatalf("vertex at y %.3f, want 13 +/- 1", v.Y)
+			}
+			if v.X == 40 && v.Along != 40 {
+				t.Errorf("distance at the end %v, want 40", v.Along)
+			}
+		}
+	}
+}
+
+func TestSpriteURL(t *testing.T) {
+	tests := []struct{ base, suffix, want string }{
+		{"local://sprites/a", "@2x.json", "local://sprites/a@2x.json"},
+		{"https://x/s?key=1", ".png", "https://x/s.png?key=1"},
+	}
+	for _, tc := range tests {
+		if got := spriteURL(tc.base, tc.suffix); got != tc.want {
+			t.Errorf("spriteURL(%q, %q) = %q, want %q", tc.base, tc.suffix, got, tc.want)
+		}
+	}
+}

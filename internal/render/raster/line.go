@@ -1,0 +1,339 @@
+package raster
+
+import (
+	"image"
+	"math"
+)
+
+// LineVertex is a vertex of a line's triangles, as GL's line shader sees
+// it: its position in device pixels, the normal it interpolates across the
+// line (|N| times the paint's Outset is a fragment's distance from the
+// line's centre; NY runs from -1 on one side to 1 on the other, NX is 1 at
+// the far end of a round cap or join), and its distance along the line in
+// CSS pixels (for dashes and patterns).
+type LineVertex struct {
+	X, Y   float64
+	NX, NY float64
+	Along  float64
+}
+
+// LinePaint is how the fragments of a line's triangles are coloured, in
+// device pixels: coverage rises from 0 at Inset-Blur2 to 1 at Inset (the
+// inner edge of a line with a gap) and falls from 1 at Outset-Blur2 to 0 at
+// Outset, as GL's line shader computes it.
+type LinePaint struct {
+	Outset, Inset, Blur2 float64
+	Color                Color
+	Opacity              float64
+	// Dash, when not nil, cuts the line into dashes.
+	Dash *Dash
+	// Pattern, when not nil, colours the line from an image instead of
+	// Color.
+	Pattern *LinePattern
+	// Tilt, when not nil, is the camera that sees the map: triangles are
+	// given on the map's plane and shaded there, antialiasing over one
+	// screen pixel.
+	Tilt *Tilt
+}
+
+// Dash is a line's dash array as GL draws it from a signed distance field:
+// Parts alternate dash and gap lengths in units of Width CSS pixels, and
+// edges fade over about one device pixel (Ratio device pixels a CSS pixel).
+// Round dashes end in half discs.
+type Dash struct {
+	Parts []float64
+	Width float64
+	Ratio float64
+	Round bool
+	// Ramp is half the width of the edges' fade, in device pixels.
+	Ramp  float64
+	total float64
+}
+
+// NewDash returns the dash of parts (in line widths) for a line width in
+// CSS pixels, or nil when the parts draw no dashes (empty or all zero, or a
+// negative part).
+func NewDash(parts []float64, width, ratio float64, round bool) *Dash {
+	total := 0.0
+	for _, p := range parts {
+		if p < 0 || math.IsNaN(p) {
+			return nil
+		}
+		total += p
+	}
+	if total <= 0 || width <= 0 {
+		return nil
+	}
+	if len(parts)%2 == 1 {
+		// An odd array repeats twice to alternate dash and gap.
+		parts = append(append([]float64(nil), parts...), parts...)
+		total *= 2
+	}
+	return &Dash{Parts: parts, Width: width, Ratio: ratio, Round: round, Ramp: 0.5, total: total}
+}
+
+// coverage returns how much of a fragment at along CSS pixels, across the
+// line at ny (-1..1), the dashes keep.
+func (d *Dash) coverage(along, ny float64) float64 {
+	// In line widths. GL samples its 512-texel row linearly, texel i
+	// holding the field at i/512 of the repeat but centred at
+	// (i+0.5)/512: the pattern lies half a texel further along.
+	pos := along/d.Width - 0.5*d.total/512
+	pos -= math.Floor(pos/d.total) * d.total
+	// The signed distance (line widths, positive inside a dash) to the
+	// nearest edge of the part holding pos.
+	start := 0.0
+	var inside bool
+	var dist float64
+	for i, p := range d.Parts {
+		if pos < start+p || i == len(d.Parts)-1 {
+			inside = i%2 == 0
+			dist = math.Min(pos-start, start+p-pos)
+			break
+		}
+		start += p
+	}
+	var sd float64
+	if d.Round {
+		half := 0.5
+		mid := math.Abs(ny) * half
+		if inside {
+			edge := half - mid
+			sd = math.Sqrt(dist*dist + edge*edge)
+		} else {
+			sd = half - math.Sqrt(dist*dist+mid*mid)
+		}
+	} else if inside {
+		sd = dist
+	} else {
+		sd = -dist
+	}
+	// GL stores the field in a 512-texel row a repeat, 8 bits offset by
+	// 128: its edge sits half a texel outside the dash. The edge fades over
+	// Ramp device pixels either side.
+	sd += 0.5 * d.total / 512
+	g := d.Ramp / (d.Ratio * d.Width)
+	return smoothstep(-g, g, sd)
+}
+
+// LinePattern is an image repeated along a line as GL's line pattern
+// shader draws it: a repeat is Repeat CSS pixels long (of the distance the
+// line counts), and across the line a fragment at normal y ny takes the
+// image's row 0.5 + ny*Across (a share of the image's height).
+type LinePattern struct {
+	Img    *Canvas
+	Rect   image.Rectangle // the image within Img
+	Repeat float64
+	Across float64
+}
+
+// sample returns the premultiplied colour (0..255) of the pattern at along
+// CSS pixels, across the line at ny.
+func (p *LinePattern) sample(along, ny float64) (r, g, b, a float64) {
+	u := along / p.Repeat
+	u -= math.Floor(u)
+	v := 0.5 + ny*p.Across
+	return p.Img.bilinearWrap(u*float64(p.Rect.Dx()), v*float64(p.Rect.Dy()), p.Rect, false)
+}
+
+// LineTriangle draws one triangle of a line's geometry with GL's line
+// shader, blended on its own as GL blends each triangle (so parts of one
+// line that overlap, inside sharp joins, blend twice). clip, when not
+// nil, is a convex polygon (the tile's square) outside which nothing is
+// drawn.
+func (cv *Canvas) LineTriangle(t *[3]LineVertex, clip []Point, p *LinePaint) {
+	x0, y0 := t[0].X, t[0].Y
+	e1x, e1y := t[1].X-x0, t[1].Y-y0
+	e2x, e2y := t[2].X-x0, t[2].Y-y0
+	det := e1x*e2y - e2x*e1y
+	if math.Abs(det) < 1e-12 {
+		return
+	}
+	// Gradients of the attributes over the plane of the triangle.
+	grad := func(f0, f1, f2 float64) (float64, float64) {
+		d1, d2 := f1-f0, f2-f0
+		return (d1*e2y - d2*e1y) / det, (e1x*d2 - e2x*d1) / det
+	}
+	nxX, nxY := grad(t[0].NX, t[1].NX, t[2].NX)
+	nyX, nyY := grad(t[0].NY, t[1].NY, t[2].NY)
+	alX, alY := grad(t[0].Along, t[1].Along, t[2].Along)
+
+	var bufA, bufB [16]Point
+	poly := bufA[:0]
+	for _, v := range t {
+		q := Point{v.X, v.Y}
+		if p.Tilt != nil {
+			q, _ = p.Tilt.Project(q)
+		}
+		poly = append(poly, q)
+	}
+	if clip != nil {
+		poly = clipConvex(poly, clip, bufB[:0])
+		if len(poly) < 3 {
+			return
+		}
+	}
+	minY, maxY := math.Inf(1), math.Inf(-1)
+	for _, q := range poly {
+		minY, maxY = math.Min(minY, q.Y), math.Max(maxY, q.Y)
+	}
+	W, H := cv.Rect.Dx(), cv.Rect.Dy()
+	ry0 := max(0, int(math.Ceil(minY-0.5)))
+	ry1 := min(H, int(math.Ceil(maxY-0.5)))
+	cr, cg, cb, ca := p.Color.premul(p.Opacity)
+	inner, invBlur := p.Inset-p.Blur2, 1/p.Blur2
+	// An opaque colour at full coverage replaces the pixel.
+	opaque := ca >= 255
+	solid := [4]uint8{round8(cr), round8(cg), round8(cb), 255}
+	n := len(poly)
+	for y := ry0; y < ry1; y++ {
+		cy := float64(y) + 0.5
+		xl, xr := math.Inf(1), math.Inf(-1)
+		for i := 0; i < n; i++ {
+			a, b := poly[i], poly[(i+1)%n]
+			if (a.Y <= cy) != (b.Y <= cy) {
+				x := a.X + (cy-a.Y)*(b.X-a.X)/(b.Y-a.Y)
+				xl, xr = math.Min(xl, x), math.Max(xr, x)
+			}
+		}
+		if xl >= xr {
+			continue
+		}
+		px0 := max(0, int(math.Ceil(xl-0.5)))
+		px1 := min(W, int(math.Ceil(xr-0.5)))
+		if px0 >= px1 {
+			continue
+		}
+		if p.Tilt != nil {
+			cv.tiltedSpan(t, p, px0, px1, y, [6]float64{nxX, nxY, nyX, nyY, alX, alY})
+			continue
+		}
+		dx, dy := float64(px0)+0.5-x0, cy-y0
+		nx := t[0].NX + nxX*dx + nxY*dy
+		ny := t[0].NY + nyX*dx + nyY*dy
+		al := t[0].Along + alX*dx + alY*dy
+		o := cv.PixOffset(px0, y)
+		for x := px0; x < px1; x++ {
+			dist := math.Sqrt(nx*nx+ny*ny) * p.Outset
+			alpha := min(dist-inner, p.Outset-dist) * invBlur
+			if alpha > 0 {
+				alpha = min(alpha, 1)
+				if p.Dash != nil {
+					alpha *= p.Dash.coverage(al, ny)
+				}
+				switch {
+				case alpha <= 0:
+				case p.Pattern != nil:
+					r, g, b, a := p.Pattern.sample(al, ny)
+					k := alpha * p.Opacity
+					blend(cv.Pix[o:o+4], r*k, g*k, b*k, a*k)
+				case alpha == 1 && opaque:
+					copy(cv.Pix[o:o+4], solid[:])
+				default:
+					blend(cv.Pix[o:o+4], cr*alpha, cg*alpha, cb*alpha, ca*alpha)
+				}
+			}
+			nx += nxX
+			ny += nyX
+			al += alX
+			o += 4
+		}
+	}
+}
+
+// tiltedSpan shades pixels px0..px1 of row y of a line triangle given on
+// the map's plane and seen through p.Tilt: each pixel's centre goes back
+// to the plane, where the attributes are affine (grad holds their
+// gradients: NX, NY, Along by x and y), and the antialiasing ramp widens
+// with the distance, to stay one screen pixel.
+func (cv *Canvas) tiltedSpan(t *[3]LineVertex, p *LinePaint, px0, px1, y int, grad [6]float64) {
+	cr, cg, cb, ca := p.Color.premul(p.Opacity)
+	// GL scales the ramp by how much the camera shortens the extrusion
+	// (across the line, along NY's gradient): by 1/w, and by the
+	// tilt's cosine in the plane's y.
+	squash := 1.0
+	if gx, gy := grad[2], grad[3]; gx != 0 || gy != 0 {
+		l := math.Hypot(gx, gy)
+		squash = math.Hypot(gx/l, gy/l*p.Tilt.Cos)
+	}
+	o := cv.PixOffset(px0, y)
+	for x := px0; x < px1; x, o = x+1, o+4 {
+		q := p.Tilt.Unproject(Point{float64(x) + 0.5, float64(y) + 0.5})
+		_, w := p.Tilt.Project(q)
+		dx, dy := q.X-t[0].X, q.Y-t[0].Y
+		nx := t[0].NX + grad[0]*dx + grad[1]*dy
+		ny := t[0].NY + grad[2]*dx + grad[3]*dy
+		al := t[0].Along + grad[4]*dx + grad[5]*dy
+		blur := p.Blur2 * w / squash
+		dist := math.Sqrt(nx*nx+ny*ny) * p.Outset
+		alpha := min(dist-(p.Inset-blur), p.Outset-dist) / blur
+		if alpha <= 0 {
+			continue
+		}
+		alpha = min(alpha, 1)
+		if p.Dash != nil {
+			alpha *= p.Dash.coverage(al, ny)
+		}
+		switch {
+		case alpha <= 0:
+		case p.Pattern != nil:
+			r, g, b, a := p.Pattern.sample(al, ny)
+			k := alpha * p.Opacity
+			blend(cv.Pix[o:o+4], r*k, g*k, b*k, a*k)
+		default:
+			blend(cv.Pix[o:o+4], cr*alpha, cg*alpha, cb*alpha, ca*alpha)
+		}
+	}
+}
+
+// clipConvex clips polygon poly to the convex polygon clip (either
+// winding), writing into out.
+func clipConvex(poly, clip []Point, out []Point) []Point {
+	// Orientation of the clip polygon.
+	area := 0.0
+	for i := range clip {
+		a, b := clip[i], clip[(i+1)%len(clip)]
+		area += a.X*b.Y - b.X*a.Y
+	}
+	sign := 1.0
+	if area < 0 {
+		sign = -1
+	}
+	var tmp [16]Point
+	cur := append(tmp[:0], poly...)
+	for i := range clip {
+		a, b := clip[i], clip[(i+1)%len(clip)]
+		side := func(p Point) float64 { return sign * ((b.X-a.X)*(p.Y-a.Y) - (b.Y-a.Y)*(p.X-a.X)) }
+		out = out[:0]
+		if len(cur) == 0 {
+			return out
+		}
+		prev := cur[len(cur)-1]
+		sp := side(prev)
+		for _, q := range cur {
+			sq := side(q)
+			if sq >= 0 {
+				if sp < 0 {
+					out = appendCap(out, lerpPoint(prev, q, sp/(sp-sq)))
+				}
+				out = appendCap(out, q)
+			} else if sp >= 0 {
+				out = appendCap(out, lerpPoint(prev, q, sp/(sp-sq)))
+			}
+			prev, sp = q, sq
+		}
+		cur = append(tmp[:0], out...)
+	}
+	return out
+}
+
+func appendCap(out []Point, p Point) []Point {
+	if len(out) < cap(out) {
+		return append(out, p)
+	}
+	return out
+}
+
+func lerpPoint(a, b Point, t float64) Point {
+	return Point{a.X + (b.X-a.X)*t, a.Y + (b.Y-a.Y)*t}
+}
