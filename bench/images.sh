@@ -109,7 +109,7 @@ statuses=$(curl -fs "http://127.0.0.1:$port/metrics" | grep '^tessera_http_reque
 {
 	echo "# Map image benchmark ($(date -u +%Y-%m-%d), $(nproc) cores)"
 	echo
-	echo "- cold rendering: zooms 0-6 of the demo map in 512-px PNG tiles (5,461 tiles), \`tessera render --map world --zooms 0-6 --tile-size 512\`: $(cat "$out/prerender.txt") (wall $cold s including start-up)"
+	echo "- cold rendering: zooms $COLD_ZOOMS of the demo map in 512-px PNG tiles, \`tessera render --map world --zooms $COLD_ZOOMS --tile-size 512\`: $(cat "$out/prerender.txt") (wall $cold s including start-up)"
 	set -- $vec
 	echo "- cached vector tile /tiles/world/4/8/5.pbf: $2 requests/s, p99 $3"
 	set -- $ras
