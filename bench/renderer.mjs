@@ -24,7 +24,7 @@ const server = http.createServer((req, res) => {
   if (u === '/') {
     res.writeHead(200, { 'content-type': 'text/html' });
     res.end(`<!doctype html><html><head><link rel="stylesheet" href="/maplibre/dist/maplibre-gl.css">
-<script src="/maplibre/dist/maplibre-gl.js"></script></head>
+<script type="module">import * as m from '/maplibre/dist/maplibre-gl.mjs'; window.maplibregl = m;</script></head>
 <body style="margin:0"><div id="map" style="width:${width}px;height:${height}px"></div></body></html>`);
     return;
   } else if (u.startsWith('/local/')) {
@@ -34,7 +34,7 @@ const server = http.createServer((req, res) => {
   }
   fs.readFile(file || '', (err, body) => {
     if (err) { res.writeHead(404); res.end(); return; }
-    const type = file.endsWith('.js') ? 'text/javascript' : file.endsWith('.css') ? 'text/css' :
+    const type = file.endsWith('.js') || file.endsWith('.mjs') ? 'text/javascript' : file.endsWith('.css') ? 'text/css' :
       file.endsWith('.png') ? 'image/png' : file.endsWith('.json') ? 'application/json' : 'application/octet-stream';
     res.writeHead(200, { 'content-type': type, 'access-control-allow-origin': '*' });
     res.end(body);
@@ -53,7 +53,11 @@ const page = await browser.newPage({ viewport: { width: Number(width), height: N
 const errors = [];
 page.on('pageerror', (e) => errors.push(e.message));
 await page.goto(base + '/', { waitUntil: 'load' });
-const out = { version: await page.evaluate(() => maplibregl.getVersion()), runs: [] };
+await page.waitForFunction(() => window.maplibregl && window.maplibregl.Map);
+const out = {
+  version: await page.evaluate(() => (maplibregl.getVersion ? maplibregl.getVersion() : maplibregl.version) || 'unknown'),
+  runs: [],
+};
 for (let i = 0; i <= Number(runs); i++) {
   const ms = await page.evaluate(async (style) => {
     const t0 = performance.now();

@@ -56,7 +56,7 @@ func (lr *layerRender) compile() error {
 				}
 			}
 			if e == nil && len(errs) == 0 && len(spec.Default) > 0 {
-				e, errs = expr.CompileValue(spec.Default, spec)
+				e, errs = lr.r.defaultValue(kind+"_"+lr.l.Type, name, spec)
 			}
 			if len(errs) > 0 {
 				// One broken property is left at nothing; the rest draws.

@@ -73,3 +73,18 @@ func getMask(w, h int) *raster.Mask {
 	}
 	return raster.NewMask(w, h)
 }
+
+// defaultValue returns the compiled default of a property, compiled once
+// per renderer: every layer of every style that leaves the property out
+// shares it (expressions are safe for concurrent evaluation).
+func (r *Renderer) defaultValue(group, name string, spec *expr.PropertySpec) (*expr.Expression, []expr.CompileError) {
+	key := group + "/" + name
+	if e, ok := r.defaults.Load(key); ok {
+		return e.(*expr.Expression), nil
+	}
+	e, errs := expr.CompileValue(spec.Default, spec)
+	if len(errs) == 0 && e != nil {
+		r.defaults.Store(key, e)
+	}
+	return e, errs
+}

@@ -10,6 +10,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/paulmach/orb"
 
@@ -52,6 +53,8 @@ type Renderer struct {
 	prep  preparedCache
 	// decoded keeps decoded vector tiles between renders.
 	decoded *decodedCache
+	// defaults holds the compiled default of each property.
+	defaults sync.Map
 }
 
 // New returns a renderer.
@@ -532,7 +535,11 @@ func decodeTile(data []byte, z, tx, ty int) ([]sourceFeature, error) {
 	}
 	n := float64(int(1) << z)
 	square := box{float64(tx) / n, float64(ty) / n, float64(tx+1) / n, float64(ty+1) / n}
-	var out []sourceFeature
+	total := 0
+	for _, l := range t.Layers {
+		total += l.Len()
+	}
+	out := make([]sourceFeature, 0, total)
 	for _, l := range t.Layers {
 		ext := float64(l.Extent)
 		keys, err := l.Keys()
@@ -543,6 +550,9 @@ func decodeTile(data []byte, z, tx, ty int) ([]sourceFeature, error) {
 		if err != nil {
 			return nil, err
 		}
+		var keyBuf []string
+		var valBuf []expr.Value
+		var featBuf []expr.MapFeature
 		// The layer's values, converted once for all its features.
 		vals := make([]expr.Value, len(values))
 		for i, v := range values {
@@ -564,11 +574,24 @@ func decodeTile(data []byte, z, tx, ty int) ([]sourceFeature, error) {
 			if err != nil {
 				continue
 			}
-			props := expr.NewObjectSize(len(tags) / 2)
-			for k := 0; k+1 < len(tags); k += 2 {
-				props.Set(keys[tags[k]], vals[tags[k+1]])
+			// The feature's keys and values are carved out of one
+			// allocation per layer, and its MapFeature out of another.
+			n := len(tags) / 2
+			if len(keyBuf) < n {
+				keyBuf, valBuf = make([]string, max(n, 256)), make([]expr.Value, max(n, 256))
 			}
-			sf := sourceFeature{layer: l.Name, feat: &expr.MapFeature{Props: props, Id: expr.Null()}}
+			fk, fv := keyBuf[:n:n], valBuf[:n:n]
+			keyBuf, valBuf = keyBuf[n:], valBuf[n:]
+			for k := 0; k < n; k++ {
+				fk[k], fv[k] = keys[tags[2*k]], vals[tags[2*k+1]]
+			}
+			if len(featBuf) == 0 {
+				featBuf = make([]expr.MapFeature, min(l.Len()-i, 256))
+			}
+			mf := &featBuf[0]
+			featBuf = featBuf[1:]
+			*mf = expr.MapFeature{Props: expr.ObjectOf(fk, fv), Id: expr.Null()}
+			sf := sourceFeature{layer: l.Name, feat: mf}
 			if f.HasID {
 				sf.feat.Id = expr.Number(float64(f.ID))
 			}

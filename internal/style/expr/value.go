@@ -26,6 +26,13 @@ type Object struct {
 // NewObject returns an empty object.
 func NewObject() *Object { return &Object{} }
 
+// ObjectOf returns an object over the given keys and values (same
+// length, keys distinct), using the slices as they are: callers that build
+// many small objects can carve them out of one allocation.
+func ObjectOf(keys []string, vals []Value) *Object {
+	return &Object{keys: keys, vals: vals}
+}
+
 // NewObjectSize returns an empty object with room for n keys.
 func NewObjectSize(n int) *Object {
 	return &Object{keys: make([]string, 0, n), vals: make([]Value, 0, n)}
