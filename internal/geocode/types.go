@@ -2,7 +2,6 @@ package geocode
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"strconv"
 
@@ -158,114 +157,11 @@ type Feature struct {
 	Address           string
 }
 
-// objWriter writes a JSON object member by member, in order.
-type objWriter struct {
-	buf bytes.Buffer
-	n   int
-	err error
-}
+// MarshalJSON writes the context item (see appendJSON).
+func (c Context) MarshalJSON() ([]byte, error) { return c.appendJSON(nil), nil }
 
-func (w *objWriter) raw(key string, v []byte) {
-	if w.n == 0 {
-		w.buf.WriteByte('{')
-	} else {
-		w.buf.WriteByte(',')
-	}
-	w.n++
-	k, _ := json.Marshal(key)
-	w.buf.Write(k)
-	w.buf.WriteByte(':')
-	w.buf.Write(v)
-}
-
-func (w *objWriter) val(key string, v any) {
-	b, err := json.Marshal(v)
-	if err != nil && w.err == nil {
-		w.err = fmt.Errorf("marshal %s: %w", key, err)
-	}
-	w.raw(key, b)
-}
-
-func (w *objWriter) str(key, v string, omitEmpty bool) {
-	if v == "" && omitEmpty {
-		return
-	}
-	w.val(key, v)
-}
-
-func (w *objWriter) done() ([]byte, error) {
-	if w.n == 0 {
-		w.buf.WriteByte('{')
-	}
-	w.buf.WriteByte('}')
-	return w.buf.Bytes(), w.err
-}
-
-func (w *objWriter) props(p *Properties) {
-	w.val("ref", p.Ref)
-	w.val("country_code", p.CountryCode)
-	w.str("kind", p.Kind, true)
-	if len(p.Categories) > 0 {
-		w.val("categories", p.Categories)
-	}
-	if len(p.FeatureTags) > 0 {
-		w.val("feature_tags", p.FeatureTags)
-	}
-	w.str("place_designation", p.PlaceDesignation, true)
-}
-
-// MarshalJSON writes the context item with its properties inline and the
-// dynamic text_xx / language_xx members.
-func (c Context) MarshalJSON() ([]byte, error) {
-	var w objWriter
-	w.val("id", c.ID)
-	w.val("text", c.Text)
-	w.str("language", c.Language, true)
-	for _, l := range c.Localized {
-		w.val("text_"+l.Lang, l.Text)
-		w.str("language_"+l.Lang, l.Language, true)
-	}
-	w.props(&c.Properties)
-	return w.done()
-}
-
-// MarshalJSON writes the feature with the spec's member names, including the
-// dynamic text_xx, language_xx and place_name_xx members.
-func (f Feature) MarshalJSON() ([]byte, error) {
-	var w objWriter
-	w.val("type", "Feature")
-	w.val("id", f.ID)
-	w.val("text", f.Text)
-	w.str("language", f.Language, true)
-	for _, l := range f.Localized {
-		w.val("text_"+l.Lang, l.Text)
-		w.str("language_"+l.Lang, l.Language, true)
-		w.val("place_name_"+l.Lang, l.PlaceName)
-	}
-	w.val("properties", f.Properties)
-	geom := f.Geometry
-	if geom == nil {
-		geom = orb.Point(f.Center)
-	}
-	g, err := MarshalGeometry(geom)
-	if err != nil {
-		return nil, err
-	}
-	w.raw("geometry", g)
-	w.val("bbox", f.BBox)
-	w.val("center", f.Center)
-	w.val("place_name", f.PlaceName)
-	w.str("matching_place_name", f.MatchingPlaceName, true)
-	w.str("matching_text", f.MatchingText, true)
-	w.val("place_type", nonNil(f.PlaceType))
-	w.val("place_type_name", nonNil(f.PlaceTypeName))
-	w.raw("relevance", []byte(strconv.FormatFloat(f.Relevance, 'f', -1, 64)))
-	if len(f.Context) > 0 {
-		w.val("context", f.Context)
-	}
-	w.str("address", f.Address, true)
-	return w.done()
-}
+// MarshalJSON writes the feature (see appendJSON).
+func (f Feature) MarshalJSON() ([]byte, error) { return f.appendJSON(nil) }
 
 func nonNil(s []string) []string {
 	if s == nil {
@@ -276,18 +172,7 @@ func nonNil(s []string) []string {
 
 // MarshalJSON writes the collection; a nil feature or query list is written
 // as an empty array.
-func (r SearchResults) MarshalJSON() ([]byte, error) {
-	type plain SearchResults
-	p := plain(r)
-	p.Type = "FeatureCollection"
-	if p.Features == nil {
-		p.Features = []Feature{}
-	}
-	if p.Query == nil {
-		p.Query = []string{}
-	}
-	return json.Marshal(p)
-}
+func (r SearchResults) MarshalJSON() ([]byte, error) { return r.appendJSON(nil) }
 
 // MarshalGeometry writes g as a GeoJSON geometry object.
 func MarshalGeometry(g orb.Geometry) ([]byte, error) {

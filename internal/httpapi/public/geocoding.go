@@ -53,7 +53,14 @@ func (a *API) geocoding(w http.ResponseWriter, r *http.Request) {
 		respond.Fail(w, http.StatusInternalServerError, fmt.Sprintf("geocoding failed: %v", err))
 		return
 	}
-	b, err := json.Marshal(body)
+	// The results write themselves (json.Marshal would check and compact
+	// what they write once more).
+	var b []byte
+	if m, ok := body.(json.Marshaler); ok {
+		b, err = m.MarshalJSON()
+	} else {
+		b, err = json.Marshal(body)
+	}
 	if err != nil {
 		a.jsonDocument(w, r, "", nil, err)
 		return
