@@ -145,6 +145,8 @@ func (r *Renderer) Render(ctx context.Context, st *style.Style, v View, res Reso
 				continue
 			}
 			lr.raster(cover)
+		case "symbol":
+			srcs.drawSymbols(ctx, lr)
 		}
 	}
 	// A resource cut short by the deadline leaves a picture with holes:
@@ -194,6 +196,11 @@ type sourceSet struct {
 	cache map[string][]sourceFeature
 	// rasters holds the decoded tiles of raster sources, by source name.
 	rasters map[string]*rasterCover
+	// symbolPass, glyphs and sprite hold the symbol placement of the view
+	// and the glyphs and icons it uses (see symbol.go).
+	symbolPass *symbolPass
+	glyphs     *glyphSet
+	sprite     *spriteSet
 }
 
 // features returns the features of the layer's source (and source layer).

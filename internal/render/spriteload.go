@@ -1,0 +1,122 @@
+package render
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"image"
+	"image/draw"
+	"image/png"
+
+	"github.com/tesseramaps/tessera/internal/style"
+)
+
+// spriteIcon is one icon of the style's sprite: premultiplied RGBA pixels.
+type spriteIcon struct {
+	w, h  int
+	ratio float64 // image pixels per CSS pixel
+	sdf   bool
+	pix   []uint8 // w*h*4, premultiplied
+}
+
+// spriteSet holds the style's sprite icons, loaded on first use.
+type spriteSet struct {
+	s      *sourceSet
+	loaded bool
+	icons  map[string]*spriteIcon
+}
+
+// icon returns the named icon, or nil.
+func (sp *spriteSet) icon(ctx context.Context, name string) *spriteIcon {
+	if !sp.loaded {
+		sp.loaded = true
+		sp.icons = map[string]*spriteIcon{}
+		sp.load(ctx)
+	}
+	return sp.icons[name]
+}
+
+// load reads the style's sprite (one URL, or a list of {id, url} whose
+// icons other than "default" are named "id:name").
+func (sp *spriteSet) load(ctx context.Context) {
+	v, ok := sp.s.st.Doc().Get("sprite")
+	if !ok {
+		return
+	}
+	switch v := v.(type) {
+	case string:
+		sp.loadOne(ctx, v, "")
+	case []any:
+		for _, e := range v {
+			m, _ := e.(*style.Object)
+			idv, _ := m.Get("id")
+			urlv, _ := m.Get("url")
+			id, _ := idv.(string)
+			url, _ := urlv.(string)
+			if url == "" {
+				continue
+			}
+			prefix := id + ":"
+			if id == "default" {
+				prefix = ""
+			}
+			sp.loadOne(ctx, url, prefix)
+		}
+	}
+}
+
+func (sp *spriteSet) loadOne(ctx context.Context, base, prefix string) {
+	suffix := ""
+	if sp.s.view.PixelRatio > 1 {
+		suffix = "@2x"
+	}
+	if err := sp.read(ctx, base+suffix, prefix); err != nil {
+		sp.s.r.log.Warn("render: sprite skipped", "url", base+suffix, "err", err)
+	}
+}
+
+// read decodes a sprite index and image and cuts out the icons.
+func (sp *spriteSet) read(ctx context.Context, base, prefix string) error {
+	idx, err := sp.s.res.Fetch(ctx, base+".json")
+	if err != nil {
+		return fmt.Errorf("sprite index: %w", err)
+	}
+	var entries map[string]struct {
+		X, Y, Width, Height int
+		PixelRatio          float64 `json:"pixelRatio"`
+		SDF                 bool    `json:"sdf"`
+	}
+	if err := json.Unmarshal(idx, &entries); err != nil {
+		return fmt.Errorf("sprite index: %w", err)
+	}
+	data, err := sp.s.res.Fetch(ctx, base+".png")
+	if err != nil {
+		return fmt.Errorf("sprite image: %w", err)
+	}
+	img, err := png.Decode(bytes.NewReader(data))
+	if err != nil {
+		return fmt.Errorf("sprite image: %w", err)
+	}
+	// image.RGBA holds premultiplied colour, as GL's atlas does.
+	sheet := image.NewRGBA(img.Bounds())
+	draw.Draw(sheet, sheet.Rect, img, img.Bounds().Min, draw.Src)
+	for name, e := range entries {
+		r := image.Rect(e.X, e.Y, e.X+e.Width, e.Y+e.Height).Add(sheet.Rect.Min)
+		if e.Width <= 0 || e.Height <= 0 || !r.In(sheet.Rect) {
+			sp.s.r.log.Warn("render: sprite icon outside its sheet skipped", "icon", name)
+			continue
+		}
+		ratio := e.PixelRatio
+		if ratio <= 0 {
+			ratio = 1
+		}
+		ic := &spriteIcon{w: e.Width, h: e.Height, ratio: ratio, sdf: e.SDF, pix: make([]uint8, e.Width*e.Height*4)}
+		for y := 0; y < e.Height; y++ {
+			o := sheet.PixOffset(r.Min.X, r.Min.Y+y)
+			copy(ic.pix[y*e.Width*4:(y+1)*e.Width*4], sheet.Pix[o:o+e.Width*4])
+		}
+		sp.icons[prefix+name] = ic
+	}
+	return nil
+}

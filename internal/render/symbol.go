@@ -1,0 +1,543 @@
+package render
+
+import (
+	"context"
+	"math"
+	"sort"
+	"strings"
+
+	"github.com/paulmach/orb"
+
+	"github.com/tesseramaps/tessera/internal/glyphs"
+	"github.com/tesseramaps/tessera/internal/render/raster"
+	"github.com/tesseramaps/tessera/internal/render/text"
+	"github.com/tesseramaps/tessera/internal/style"
+	"github.com/tesseramaps/tessera/internal/style/expr"
+)
+
+// symbolPass is the outcome of symbol placement for a whole render: the
+// symbols each symbol layer draws. GL decides placement once for the view,
+// from the top layer down, and then draws each layer in style order.
+type symbolPass struct {
+	layers map[string][]*symbol
+}
+
+// symbol is one placed label: an icon, a text, or both.
+type symbol struct {
+	order   int     // feature order within the layer
+	sortKey float64 // symbol-sort-key
+	y       float64 // anchor y on screen, for viewport-y ordering
+
+	text     []glyphQuad
+	textSDF  sdfPaint
+	icon     *iconQuad
+	iconSDF  sdfPaint
+	iconOpac float64
+
+	textBox, iconBox collisionBox
+	hasText, hasIcon bool
+}
+
+// sdfPaint is how an SDF text or icon is drawn.
+type sdfPaint struct {
+	color, halo         raster.Color
+	haloWidth, haloBlur float64
+	opacity             float64
+	fontScale           float64 // text-size / 24, or icon-size
+}
+
+// glyphQuad is a glyph placed on screen.
+type glyphQuad struct {
+	g     *glyphs.Glyph
+	q     texQuad
+	color *raster.Color // a format section's text-color, or nil
+}
+
+// iconQuad is an icon placed on screen.
+type iconQuad struct {
+	ic     *spriteIcon
+	q      texQuad
+	linear bool
+}
+
+// symbols returns the symbols of a layer, placing every symbol layer of
+// the style on first use.
+func (s *sourceSet) symbols(ctx context.Context) *symbolPass {
+	if s.symbolPass == nil {
+		s.symbolPass = s.placeSymbols(ctx)
+	}
+	return s.symbolPass
+}
+
+// placeSymbols lays out and places the symbols of every visible symbol
+// layer, from the top of the style down, in one collision index.
+func (s *sourceSet) placeSymbols(ctx context.Context) *symbolPass {
+	pass := &symbolPass{layers: map[string][]*symbol{}}
+	s.glyphs = newGlyphSet(s)
+	s.sprite = &spriteSet{s: s}
+	grid := newCollisionGrid(s.frame.w, s.frame.h, 100*s.frame.ratio)
+	for i := len(s.st.Layers) - 1; i >= 0; i-- {
+		l := s.st.Layers[i]
+		if l.Type != "symbol" || !visible(l, s.view.Zoom) {
+			continue
+		}
+		if ctx.Err() != nil {
+			break
+		}
+		lr := &layerRender{r: s.r, l: l, fr: s.frame, zoom: s.view.Zoom}
+		if err := lr.compile(); err != nil {
+			s.r.log.Warn("render: layer skipped", "layer", l.ID, "err", err)
+			continue
+		}
+		feats, err := s.features(ctx, l)
+		if err != nil {
+			s.r.log.Warn("render: source unreadable", "layer", l.ID, "source", l.Source, "err", err)
+			continue
+		}
+		pass.layers[l.ID] = s.placeLayer(ctx, lr, feats, grid)
+	}
+	return pass
+}
+
+// symbolLayout holds a layer's layout switches that do not vary by feature.
+type symbolLayout struct {
+	textAllowOverlap, iconAllowOverlap       bool
+	textIgnorePlacement, iconIgnorePlacement bool
+	textOptional, iconOptional               bool
+	zOrder                                   string
+	hasSortKey                               bool
+}
+
+// placeLayer lays out a layer's symbols, places them against the grid and
+// returns those placed in drawing order.
+func (s *sourceSet) placeLayer(ctx context.Context, lr *layerRender, feats []sourceFeature, grid *collisionGrid) []*symbol {
+	lz := &expr.EvalContext{Zoom: math.Floor(s.view.Zoom)}
+	sl := symbolLayout{
+		textAllowOverlap:    lr.boolean("text-allow-overlap", lz, false),
+		iconAllowOverlap:    lr.boolean("icon-allow-overlap", lz, false),
+		textIgnorePlacement: lr.boolean("text-ignore-placement", lz, false),
+		iconIgnorePlacement: lr.boolean("icon-ignore-placement", lz, false),
+		textOptional:        lr.boolean("text-optional", lz, false),
+		iconOptional:        lr.boolean("icon-optional", lz, false),
+		zOrder:              lr.str("symbol-z-order", lz, "auto"),
+		hasSortKey:          lr.l.Layout != nil && lr.l.Layout.Has("symbol-sort-key"),
+	}
+	var cands []*symbol
+	for i, f := range feats {
+		c := &expr.EvalContext{Zoom: lz.Zoom, Feature: f.feat}
+		if lr.filter != nil {
+			v := lr.filter.EvalOrDefault(c)
+			if v.Kind() != expr.KindBoolean || !v.Boolean() {
+				continue
+			}
+		}
+		for _, a := range s.anchors(lr, f, c) {
+			if sym := s.layoutSymbol(ctx, lr, f, c, a); sym != nil {
+				sym.order = i
+				cands = append(cands, sym)
+			}
+		}
+	}
+	if sl.hasSortKey {
+		sort.SliceStable(cands, func(a, b int) bool { return cands[a].sortKey < cands[b].sortKey })
+	} else if sl.zOrder == "viewport-y" {
+		// Symbols lower on screen are drawn on top: they are placed first.
+		sort.SliceStable(cands, func(a, b int) bool { return cands[a].y > cands[b].y })
+	}
+	var placed []*symbol
+	for _, sym := range cands {
+		placeText := sym.hasText && (sl.textAllowOverlap || grid.free(sym.textBox))
+		placeIcon := sym.hasIcon && (sl.iconAllowOverlap || grid.free(sym.iconBox))
+		if sym.hasText && !grid.inside(sym.textBox) {
+			placeText = false
+		}
+		if sym.hasIcon && !grid.inside(sym.iconBox) {
+			placeIcon = false
+		}
+		iconWithoutText := !sym.hasText || sl.textOptional
+		textWithoutIcon := !sym.hasIcon || sl.iconOptional
+		switch {
+		case !iconWithoutText && !textWithoutIcon:
+			placeText = placeText && placeIcon
+			placeIcon = placeText
+		case !textWithoutIcon:
+			placeText = placeText && placeIcon
+		case !iconWithoutText:
+			placeIcon = placeIcon && placeText
+		}
+		if !placeText && !placeIcon {
+			continue
+		}
+		if placeText && !sl.textIgnorePlacement {
+			grid.insert(sym.textBox)
+		}
+		if placeIcon && !sl.iconIgnorePlacement {
+			grid.insert(sym.iconBox)
+		}
+		if !placeText {
+			sym.text = nil
+		}
+		if !placeIcon {
+			sym.icon = nil
+		}
+		placed = append(placed, sym)
+	}
+	sortByY := sl.zOrder == "viewport-y" || (sl.zOrder == "auto" && !sl.hasSortKey &&
+		(sl.textAllowOverlap || sl.iconAllowOverlap || sl.textIgnorePlacement || sl.iconIgnorePlacement))
+	switch {
+	case sl.hasSortKey && sl.zOrder != "viewport-y":
+		sort.SliceStable(placed, func(a, b int) bool { return placed[a].sortKey < placed[b].sortKey })
+	case sortByY:
+		sort.SliceStable(placed, func(a, b int) bool {
+			ya, yb := math.Round(placed[a].y), math.Round(placed[b].y)
+			if ya != yb {
+				return ya < yb
+			}
+			return placed[a].order > placed[b].order
+		})
+	default:
+		sort.SliceStable(placed, func(a, b int) bool { return placed[a].order < placed[b].order })
+	}
+	return placed
+}
+
+// anchors returns where a feature's symbols go, in device pixels, for
+// point placement: each point, the first vertex of each line, the pole of
+// inaccessibility of each polygon.
+func (s *sourceSet) anchors(lr *layerRender, f sourceFeature, c *expr.EvalContext) []raster.Point {
+	var out []raster.Point
+	add := func(p orb.Point) { out = append(out, s.frame.toScreen(p[0], p[1])) }
+	switch f.kind {
+	case "Point":
+		for _, part := range f.parts {
+			for _, p := range part {
+				add(p)
+			}
+		}
+	case "LineString":
+		for _, part := range f.parts {
+			if len(part) > 0 {
+				add(part[0])
+			}
+		}
+	case "Polygon":
+		for _, poly := range f.polygons {
+			if p, ok := poleOfInaccessibility(poly, 2*s.frame.ratio/s.frame.scale); ok {
+				add(p)
+			}
+		}
+	}
+	return out
+}
+
+// layoutSymbol shapes a feature's text and icon at an anchor and returns
+// the symbol with its collision boxes, or nil when it has nothing to draw.
+func (s *sourceSet) layoutSymbol(ctx context.Context, lr *layerRender, f sourceFeature, c *expr.EvalContext, a raster.Point) *symbol {
+	ratio := s.frame.ratio
+	pc := &expr.EvalContext{Zoom: s.view.Zoom, Feature: f.feat} // paint and sizes: the view's zoom
+	sym := &symbol{y: a.Y, sortKey: lr.num("symbol-sort-key", c, 0)}
+
+	// Icon.
+	var iconLeft, iconTop, iconRight, iconBottom float64
+	if name := s.iconName(lr, c); name != "" {
+		if ic := s.sprite.icon(ctx, name); ic != nil {
+			size := lr.num("icon-size", pc, 1)
+			off := floats2(lr, "icon-offset", c)
+			h, v := text.AnchorAlign(lr.str("icon-anchor", c, "center"))
+			dw, dh := float64(ic.w)/ic.ratio, float64(ic.h)/ic.ratio
+			iconLeft, iconTop = off[0]-dw*h, off[1]-dh*v
+			iconRight, iconBottom = iconLeft+dw, iconTop+dh
+			angle := lr.num("icon-rotate", c, 0) * math.Pi / 180
+			if lr.alignment("icon-rotation-alignment", c) == "map" {
+				angle += math.Atan2(s.frame.sin, s.frame.cos)
+			}
+			tx, ty := lr.translate("icon-translate", pc)
+			k := size * ratio
+			q := newTexQuad(a, tx, ty, iconLeft*k, iconTop*k, k/ic.ratio, angle, ic.w, ic.h)
+			sym.icon = &iconQuad{ic: ic, q: q,
+				linear: ic.sdf || size != 1 || angle != 0 || ic.ratio != ratio}
+			sym.iconOpac = lr.num("icon-opacity", pc, 1)
+			if ic.sdf {
+				sym.iconSDF = s.sdfPaint(lr, pc, "icon", size)
+			}
+			pad := lr.num("icon-padding", c, 2)
+			sym.iconBox = boxAround(a, tx, ty, iconLeft*size, iconTop*size, iconRight*size, iconBottom*size, pad, ratio, angle)
+			sym.hasIcon = true
+		}
+	}
+
+	// Text.
+	sections := s.textSections(lr, c)
+	if len(sections) > 0 {
+		anchor := lr.str("text-anchor", c, "center")
+		hAlign, vAlign := text.AnchorAlign(anchor)
+		o := text.Options{
+			LineHeight: lr.num("text-line-height", c, 1.2) * text.OneEm,
+			Spacing:    lr.num("text-letter-spacing", c, 0) * text.OneEm,
+			Justify:    text.JustifyOf(lr.str("text-justify", c, "center"), anchor),
+			HAlign:     hAlign, VAlign: vAlign,
+		}
+		if lr.str("symbol-placement", c, "point") == "point" {
+			o.MaxWidth = lr.num("text-max-width", c, 10) * text.OneEm
+		}
+		if lr.l.Layout != nil && lr.l.Layout.Has("text-radial-offset") && !lr.l.Layout.Has("text-offset") {
+			o.Offset = radialOffset(anchor, lr.num("text-radial-offset", c, 0)*text.OneEm)
+		} else {
+			off := floats2(lr, "text-offset", c)
+			o.Offset = [2]float64{off[0] * text.OneEm, off[1] * text.OneEm}
+		}
+		sh := text.Shape(sections, s.glyphs.lookup(ctx), o)
+		if len(sh.Glyphs) > 0 {
+			size := lr.num("text-size", pc, 16)
+			fs := size / text.OneEm
+			angle := lr.num("text-rotate", c, 0) * math.Pi / 180
+			if lr.alignment("text-rotation-alignment", c) == "map" {
+				angle += math.Atan2(s.frame.sin, s.frame.cos)
+			}
+			tx, ty := lr.translate("text-translate", pc)
+			k := fs * ratio
+			colors := sectionColors(lr, pc, sections)
+			for _, g := range sh.Glyphs {
+				gl, ok := s.glyphs.glyph(ctx, g.FontStack, g.Rune)
+				if !ok || len(gl.Bitmap) == 0 {
+					continue
+				}
+				const rectBuffer = 4 // the SDF's 3-pixel border and the atlas's 1-pixel padding
+				x := (float64(gl.Left)-rectBuffer)*g.Scale + g.X
+				y := (-float64(gl.Top)-rectBuffer)*g.Scale + g.Y
+				q := newTexQuad(a, tx, ty, x*k, y*k, k*g.Scale, angle, int(gl.Width)+2*rectBuffer, int(gl.Height)+2*rectBuffer)
+				sym.text = append(sym.text, glyphQuad{g: gl, q: q, color: colors[g.Tag]})
+			}
+			sym.textSDF = s.sdfPaint(lr, pc, "text", fs)
+			pad := lr.num("text-padding", c, 2)
+			sym.textBox = boxAround(a, tx, ty, sh.Left*fs, sh.Top*fs, sh.Right*fs, sh.Bottom*fs, pad, ratio, angle)
+			sym.hasText = len(sym.text) > 0
+		}
+	}
+	if !sym.hasText && !sym.hasIcon {
+		return nil
+	}
+	return sym
+}
+
+// alignment resolves a *-rotation-alignment for point placement.
+func (lr *layerRender) alignment(name string, c *expr.EvalContext) string {
+	a := lr.str(name, c, "auto")
+	if a == "auto" {
+		if lr.str("symbol-placement", c, "point") == "point" {
+			return "viewport"
+		}
+		return "map"
+	}
+	return a
+}
+
+// sdfPaint evaluates the paint of an SDF text or icon (kind "text" or
+// "icon").
+func (s *sourceSet) sdfPaint(lr *layerRender, c *expr.EvalContext, kind string, fontScale float64) sdfPaint {
+	p := sdfPaint{fontScale: fontScale, opacity: lr.num(kind+"-opacity", c, 1)}
+	p.color, _ = lr.color(kind+"-color", c)
+	p.halo, _ = lr.color(kind+"-halo-color", c)
+	p.haloWidth = lr.num(kind+"-halo-width", c, 0)
+	p.haloBlur = lr.num(kind+"-halo-blur", c, 0)
+	return p
+}
+
+// iconName evaluates icon-image.
+func (s *sourceSet) iconName(lr *layerRender, c *expr.EvalContext) string {
+	e := lr.props["icon-image"]
+	if e == nil {
+		return ""
+	}
+	v := e.EvalOrDefault(c)
+	var name string
+	switch v.Kind() {
+	case expr.KindString:
+		name = v.Str()
+	case expr.KindResolvedImage:
+		if im := v.Image(); im != nil {
+			name = im.Name
+		}
+	}
+	if tokenized(lr.l, "icon-image") {
+		name = expr.ResolveTokens(c.Feature, name)
+	}
+	return name
+}
+
+// tokenized reports whether a layout property is given as a plain value
+// (string or legacy function), whose "{name}" tokens are resolved.
+func tokenized(l *style.Layer, name string) bool {
+	if l.Layout == nil {
+		return false
+	}
+	raw, ok := l.Layout.Get(name)
+	if !ok {
+		return false
+	}
+	_, isExpr := raw.([]any)
+	return !isExpr
+}
+
+// textSections evaluates text-field (with text-transform and text-font)
+// into shaping sections.
+func (s *sourceSet) textSections(lr *layerRender, c *expr.EvalContext) []text.Section {
+	e := lr.props["text-field"]
+	if e == nil {
+		return nil
+	}
+	font := "Open Sans Regular,Arial Unicode MS Regular"
+	if fe := lr.props["text-font"]; fe != nil {
+		var names []string
+		for _, it := range fe.EvalOrDefault(c).Items() {
+			if it.Kind() == expr.KindString {
+				names = append(names, it.Str())
+			}
+		}
+		if len(names) > 0 {
+			font = strings.Join(names, ",")
+		}
+	}
+	transform := lr.str("text-transform", c, "none")
+	tokens := tokenized(lr.l, "text-field")
+	apply := func(t string) string {
+		if tokens {
+			t = expr.ResolveTokens(c.Feature, t)
+		}
+		switch transform {
+		case "uppercase":
+			t = strings.ToUpper(t)
+		case "lowercase":
+			t = strings.ToLower(t)
+		}
+		return t
+	}
+	v := e.EvalOrDefault(c)
+	var out []text.Section
+	switch v.Kind() {
+	case expr.KindFormatted:
+		f := v.FormattedText()
+		if f == nil {
+			return nil
+		}
+		for i, sec := range f.Sections {
+			if sec.Image != nil {
+				continue // images in text are not drawn yet
+			}
+			ts := text.Section{Text: apply(sec.Text), FontStack: font, Tag: i}
+			if sec.FontStack != nil {
+				ts.FontStack = *sec.FontStack
+			}
+			if sec.Scale != nil {
+				ts.Scale = *sec.Scale
+			}
+			out = append(out, ts)
+		}
+	case expr.KindString:
+		out = []text.Section{{Text: apply(v.Str()), FontStack: font}}
+	case expr.KindNumber, expr.KindBoolean:
+		out = []text.Section{{Text: apply(v.String()), FontStack: font}}
+	}
+	empty := true
+	for _, s := range out {
+		if s.Text != "" {
+			empty = false
+		}
+	}
+	if empty {
+		return nil
+	}
+	return out
+}
+
+// sectionColors returns the text-color override of each format section
+// (by tag), nil where there is none.
+func sectionColors(lr *layerRender, c *expr.EvalContext, sections []text.Section) map[int]*raster.Color {
+	e := lr.props["text-field"]
+	out := map[int]*raster.Color{}
+	if e == nil {
+		return out
+	}
+	v := e.EvalOrDefault(c)
+	if f := v.FormattedText(); f != nil {
+		for i, sec := range f.Sections {
+			if sec.TextColor != nil {
+				out[i] = &raster.Color{R: sec.TextColor.R, G: sec.TextColor.G, B: sec.TextColor.B, A: sec.TextColor.A}
+			}
+		}
+	}
+	return out
+}
+
+// floats2 evaluates a two-number property, [0, 0] when absent.
+func floats2(lr *layerRender, name string, c *expr.EvalContext) [2]float64 {
+	e := lr.props[name]
+	if e == nil {
+		return [2]float64{}
+	}
+	v := e.EvalOrDefault(c)
+	f := v.Floats()
+	if len(f) != 2 {
+		items := v.Items()
+		if len(items) != 2 {
+			return [2]float64{}
+		}
+		return [2]float64{items[0].Num(), items[1].Num()}
+	}
+	return [2]float64{f[0], f[1]}
+}
+
+// radialOffset turns text-radial-offset (em pixels) into an offset away
+// from the anchor, as GL does when no variable anchors are given.
+func radialOffset(anchor string, r float64) [2]float64 {
+	const baseline = 7 // em pixels between the middle of the text and its baseline
+	r = math.Max(0, r)
+	hyp := r / math.Sqrt2
+	var x, y float64
+	switch anchor {
+	case "top-right", "top-left":
+		y = hyp - baseline
+	case "bottom-right", "bottom-left":
+		y = -hyp + baseline
+	case "bottom":
+		y = -r + baseline
+	case "top":
+		y = r - baseline
+	}
+	switch anchor {
+	case "top-right", "bottom-right":
+		x = -hyp
+	case "top-left", "bottom-left":
+		x = hyp
+	case "left":
+		x = r
+	case "right":
+		x = -r
+	}
+	return [2]float64{x, y}
+}
+
+// drawSymbols draws the layer's placed symbols: icons, then text; for
+// SDF images the halos of all symbols first, then their fills.
+func (s *sourceSet) drawSymbols(ctx context.Context, lr *layerRender) {
+	syms := s.symbols(ctx).layers[lr.l.ID]
+	for _, halo := range []bool{true, false} {
+		for _, sym := range syms {
+			if sym.icon == nil {
+				continue
+			}
+			if sym.icon.ic.sdf {
+				drawSDFIcon(lr.cv, sym.icon, sym.iconSDF, halo)
+			} else if !halo {
+				drawIcon(lr.cv, sym.icon, sym.iconOpac)
+			}
+		}
+	}
+	for _, halo := range []bool{true, false} {
+		for _, sym := range syms {
+			for i := range sym.text {
+				drawGlyph(lr.cv, &sym.text[i], sym.textSDF, halo, s.frame.ratio)
+			}
+		}
+	}
+}
