@@ -185,6 +185,9 @@ type sourceFeature struct {
 	// clip is the tile square the polygons were clipped to (nil for
 	// GeoJSON): edges along it are cuts, not the polygon's own edges.
 	clip *box
+	// tile is the [y, x, z] of the vector tile the feature came from, z
+	// -1 for GeoJSON (symbol placement goes through tiles in GL's order).
+	tile [3]int
 }
 
 type sourceSet struct {
@@ -270,7 +273,7 @@ func (s *sourceSet) geoJSON(ctx context.Context, src *style.Source) ([]sourceFea
 	grid := math.Exp2(math.Max(0, math.Min(maxZoom, math.Floor(s.view.Zoom)))) * geoJSONExtent
 	out := make([]sourceFeature, 0, len(feats))
 	for _, f := range feats {
-		sf := sourceFeature{feat: &expr.MapFeature{Props: propsObject(f.Properties), Id: idValue(f.ID, f.Properties)}}
+		sf := sourceFeature{feat: &expr.MapFeature{Props: propsObject(f.Properties), Id: idValue(f.ID, f.Properties)}, tile: [3]int{0, 0, -1}}
 		addGeometry(&sf, f.Geometry, grid)
 		if sf.kind != "" {
 			sf.feat.Type = sf.kind
@@ -380,6 +383,9 @@ func (s *sourceSet) vector(ctx context.Context, src *style.Source) ([]sourceFeat
 			if err != nil {
 				s.r.log.Warn("render: corrupt tile skipped", "url", url, "err", err)
 				continue
+			}
+			for i := range feats {
+				feats[i].tile = [3]int{ty, tx, z}
 			}
 			out = append(out, feats...)
 		}

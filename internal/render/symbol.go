@@ -108,6 +108,13 @@ type symbolLayout struct {
 	hasSortKey                               bool
 }
 
+// sortByY reports whether a layer's symbols are drawn by their anchor's
+// height on screen (lowest on top), and placed in the reverse order.
+func (sl symbolLayout) sortByY() bool {
+	return sl.zOrder == "viewport-y" || (sl.zOrder == "auto" && !sl.hasSortKey &&
+		(sl.textAllowOverlap || sl.iconAllowOverlap || sl.textIgnorePlacement || sl.iconIgnorePlacement))
+}
+
 // placeLayer lays out a layer's symbols, places them against the grid and
 // returns those placed in drawing order.
 func (s *sourceSet) placeLayer(ctx context.Context, lr *layerRender, feats []sourceFeature, grid *collisionGrid) []*symbol {
@@ -124,6 +131,9 @@ func (s *sourceSet) placeLayer(ctx context.Context, lr *layerRender, feats []sou
 	}
 	var cands []*symbol
 	for i, f := range feats {
+		if !s.tileInView(f.tile) {
+			continue
+		}
 		c := &expr.EvalContext{Zoom: lz.Zoom, Feature: f.feat}
 		if lr.filter != nil {
 			v := lr.filter.EvalOrDefault(c)
@@ -138,11 +148,26 @@ func (s *sourceSet) placeLayer(ctx context.Context, lr *layerRender, feats []sou
 			}
 		}
 	}
+	// GL places the symbols of one tile after another, from the bottom
+	// right tile of the view to the top left.
+	sort.SliceStable(cands, func(a, b int) bool {
+		ta, tb := feats[cands[a].order].tile, feats[cands[b].order].tile
+		if ta[0] != tb[0] {
+			return ta[0] > tb[0]
+		}
+		return ta[1] > tb[1]
+	})
 	if sl.hasSortKey {
 		sort.SliceStable(cands, func(a, b int) bool { return cands[a].sortKey < cands[b].sortKey })
 	} else if sl.zOrder == "viewport-y" {
 		// Symbols lower on screen are drawn on top: they are placed first.
-		sort.SliceStable(cands, func(a, b int) bool { return cands[a].y > cands[b].y })
+		sort.SliceStable(cands, func(a, b int) bool {
+			ya, yb := math.Round(cands[a].y), math.Round(cands[b].y)
+			if ya != yb {
+				return ya > yb
+			}
+			return cands[a].order < cands[b].order
+		})
 	}
 	var placed []*symbol
 	for _, sym := range cands {
@@ -182,8 +207,7 @@ func (s *sourceSet) placeLayer(ctx context.Context, lr *layerRender, feats []sou
 		}
 		placed = append(placed, sym)
 	}
-	sortByY := sl.zOrder == "viewport-y" || (sl.zOrder == "auto" && !sl.hasSortKey &&
-		(sl.textAllowOverlap || sl.iconAllowOverlap || sl.textIgnorePlacement || sl.iconIgnorePlacement))
+	sortByY := sl.sortByY()
 	switch {
 	case sl.hasSortKey && sl.zOrder != "viewport-y":
 		sort.SliceStable(placed, func(a, b int) bool { return placed[a].sortKey < placed[b].sortKey })
@@ -251,7 +275,7 @@ func (s *sourceSet) layoutSymbol(ctx context.Context, lr *layerRender, f sourceF
 			if lr.alignment("icon-rotation-alignment", c) == "map" {
 				angle += math.Atan2(s.frame.sin, s.frame.cos)
 			}
-			tx, ty := lr.translate("icon-translate", pc)
+			tx, ty := symbolTranslate(lr, "icon-translate", pc)
 			k := size * ratio
 			q := newTexQuad(a, tx, ty, iconLeft*k, iconTop*k, k/ic.ratio, angle, ic.w, ic.h)
 			sym.icon = &iconQuad{ic: ic, q: q,
@@ -294,7 +318,7 @@ func (s *sourceSet) layoutSymbol(ctx context.Context, lr *layerRender, f sourceF
 			if lr.alignment("text-rotation-alignment", c) == "map" {
 				angle += math.Atan2(s.frame.sin, s.frame.cos)
 			}
-			tx, ty := lr.translate("text-translate", pc)
+			tx, ty := symbolTranslate(lr, "text-translate", pc)
 			k := fs * ratio
 			colors := sectionColors(lr, pc, sections)
 			for _, g := range sh.Glyphs {
@@ -540,4 +564,32 @@ func (s *sourceSet) drawSymbols(ctx context.Context, lr *layerRender) {
 			}
 		}
 	}
+}
+
+// symbolTranslate returns text-translate or icon-translate in device
+// pixels, turned with the map when anchored to it.
+func symbolTranslate(lr *layerRender, name string, c *expr.EvalContext) (float64, float64) {
+	v := floats2(lr, name, c)
+	dx, dy := v[0]*lr.fr.ratio, v[1]*lr.fr.ratio
+	if lr.str(name+"-anchor", c, "map") == "map" {
+		return dx*lr.fr.cos - dy*lr.fr.sin, dx*lr.fr.sin + dy*lr.fr.cos
+	}
+	return dx, dy
+}
+
+// tileInView reports whether a vector tile ([y, x, z]) shows in the view:
+// GL lays out symbols only from the tiles it draws.
+func (s *sourceSet) tileInView(t [3]int) bool {
+	if t[2] < 0 {
+		return true
+	}
+	n := float64(int(1) << t[2])
+	minX, minY, maxX, maxY := math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)
+	for _, c := range [4][2]float64{{0, 0}, {1, 0}, {0, 1}, {1, 1}} {
+		p := s.frame.toScreen((float64(t[1])+c[0])/n, (float64(t[0])+c[1])/n)
+		minX, maxX = math.Min(minX, p.X), math.Max(maxX, p.X)
+		minY, maxY = math.Min(minY, p.Y), math.Max(maxY, p.Y)
+	}
+	const eps = 1e-6
+	return maxX > eps && minX < s.frame.w-eps && maxY > eps && minY < s.frame.h-eps
 }
