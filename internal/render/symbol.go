@@ -27,6 +27,8 @@ type symbol struct {
 	order   int     // feature order within the layer
 	sortKey float64 // symbol-sort-key
 	y       float64 // anchor y on screen, for viewport-y ordering
+	tile    [3]int  // the feature's tile
+	ykey    float64 // anchor height on screen in whole tile units, GL's sort key
 
 	text     []glyphQuad
 	textSDF  sdfPaint
@@ -141,9 +143,12 @@ func (s *sourceSet) placeLayer(ctx context.Context, lr *layerRender, feats []sou
 				continue
 			}
 		}
-		for _, a := range s.anchors(lr, f, c) {
+		for _, w := range s.anchors(lr, f, c) {
+			a := s.frame.toScreen(w[0], w[1])
 			if sym := s.layoutSymbol(ctx, lr, f, c, a); sym != nil {
 				sym.order = i
+				sym.tile = f.tile
+				sym.ykey = s.tileUnitsY(w, f.tile)
 				cands = append(cands, sym)
 			}
 		}
@@ -208,29 +213,37 @@ func (s *sourceSet) placeLayer(ctx context.Context, lr *layerRender, feats []sou
 		placed = append(placed, sym)
 	}
 	sortByY := sl.sortByY()
-	switch {
-	case sl.hasSortKey && sl.zOrder != "viewport-y":
-		sort.SliceStable(placed, func(a, b int) bool { return placed[a].sortKey < placed[b].sortKey })
-	case sortByY:
-		sort.SliceStable(placed, func(a, b int) bool {
-			ya, yb := math.Round(placed[a].y), math.Round(placed[b].y)
-			if ya != yb {
-				return ya < yb
+	// GL draws the tiles from the top left, and the symbols of each tile by
+	// sort key, by height on screen (lowest on top, the later feature below
+	// on a tie) or in feature order.
+	sort.SliceStable(placed, func(a, b int) bool {
+		pa, pb := placed[a], placed[b]
+		if pa.tile != pb.tile {
+			if pa.tile[0] != pb.tile[0] {
+				return pa.tile[0] < pb.tile[0]
 			}
-			return placed[a].order > placed[b].order
-		})
-	default:
-		sort.SliceStable(placed, func(a, b int) bool { return placed[a].order < placed[b].order })
-	}
+			return pa.tile[1] < pb.tile[1]
+		}
+		switch {
+		case sl.hasSortKey && sl.zOrder != "viewport-y":
+			return pa.sortKey < pb.sortKey
+		case sortByY:
+			if pa.ykey != pb.ykey {
+				return pa.ykey < pb.ykey
+			}
+			return pa.order > pb.order
+		}
+		return pa.order < pb.order
+	})
 	return placed
 }
 
-// anchors returns where a feature's symbols go, in device pixels, for
+// anchors returns where a feature's symbols go, in world units, for
 // point placement: each point, the first vertex of each line, the pole of
 // inaccessibility of each polygon.
-func (s *sourceSet) anchors(lr *layerRender, f sourceFeature, c *expr.EvalContext) []raster.Point {
-	var out []raster.Point
-	add := func(p orb.Point) { out = append(out, s.frame.toScreen(p[0], p[1])) }
+func (s *sourceSet) anchors(lr *layerRender, f sourceFeature, c *expr.EvalContext) []orb.Point {
+	var out []orb.Point
+	add := func(p orb.Point) { out = append(out, p) }
 	switch f.kind {
 	case "Point":
 		for _, part := range f.parts {
@@ -592,4 +605,13 @@ func (s *sourceSet) tileInView(t [3]int) bool {
 	}
 	const eps = 1e-6
 	return maxX > eps && minX < s.frame.w-eps && maxY > eps && minY < s.frame.h-eps
+}
+
+// tileUnitsY returns the height of a world point on screen measured in
+// whole units of its tile (extent 4096), as GL sorts symbols by it.
+func (s *sourceSet) tileUnitsY(w orb.Point, t [3]int) float64 {
+	z := max(t[2], 0)
+	n := float64(int(1)<<z) * 4096
+	x, y := (w[0]-0.5)*n, (w[1]-0.5)*n
+	return math.Round(s.frame.sin*x + s.frame.cos*y)
 }
