@@ -72,8 +72,11 @@ func ViewOf(st *style.Style, width, height int, pixelRatio float64) View {
 		v.Zoom = *st.Zoom
 	}
 	if b, ok := st.Doc().Get("bearing"); ok {
-		if f, ok := b.(float64); ok {
+		switch f := b.(type) {
+		case float64:
 			v.Bearing = f
+		case json.Number:
+			v.Bearing, _ = f.Float64()
 		}
 	}
 	return v
