@@ -274,35 +274,8 @@ func (s *sourceSet) layoutSymbol(ctx context.Context, lr *layerRender, f sourceF
 	pc := &expr.EvalContext{Zoom: s.view.Zoom, Feature: f.feat} // paint and sizes: the view's zoom
 	sym := &symbol{y: a.Y, sortKey: lr.num("symbol-sort-key", c, 0)}
 
-	// Icon.
-	var iconLeft, iconTop, iconRight, iconBottom float64
-	if name := s.iconName(lr, c); name != "" {
-		if ic := s.sprite.icon(ctx, name); ic != nil {
-			size := lr.num("icon-size", pc, 1)
-			off := floats2(lr, "icon-offset", c)
-			h, v := text.AnchorAlign(lr.str("icon-anchor", c, "center"))
-			dw, dh := float64(ic.w)/ic.ratio, float64(ic.h)/ic.ratio
-			iconLeft, iconTop = off[0]-dw*h, off[1]-dh*v
-			iconRight, iconBottom = iconLeft+dw, iconTop+dh
-			angle := lr.num("icon-rotate", c, 0) * math.Pi / 180
-			if lr.alignment("icon-rotation-alignment", c) == "map" {
-				angle += math.Atan2(s.frame.sin, s.frame.cos)
-			}
-			tx, ty := symbolTranslate(lr, "icon-translate", pc)
-			k := size * ratio
-			q := newTexQuad(a, tx, ty, iconLeft*k, iconTop*k, k/ic.ratio, angle, ic.w, ic.h)
-			sym.icon = &iconQuad{ic: ic, q: q,
-				linear: ic.sdf || size != 1 || angle != 0 || ic.ratio != ratio}
-			sym.iconOpac = lr.num("icon-opacity", pc, 1)
-			if ic.sdf {
-				sym.iconSDF = s.sdfPaint(lr, pc, "icon", size)
-			}
-			pad := lr.num("icon-padding", c, 2)
-			sym.iconBox = boxAround(a, tx, ty, iconLeft*size, iconTop*size, iconRight*size, iconBottom*size, pad, ratio, angle)
-			sym.hasIcon = true
-		}
-	}
-
+	var sh text.Shaping
+	textScale := 0.0
 	// Text.
 	sections := s.textSections(lr, c)
 	if len(sections) > 0 {
@@ -323,10 +296,11 @@ func (s *sourceSet) layoutSymbol(ctx context.Context, lr *layerRender, f sourceF
 			off := floats2(lr, "text-offset", c)
 			o.Offset = [2]float64{off[0] * text.OneEm, off[1] * text.OneEm}
 		}
-		sh := text.Shape(sections, s.glyphs.lookup(ctx), o)
+		sh = text.Shape(sections, s.glyphs.lookup(ctx), o)
 		if len(sh.Glyphs) > 0 {
 			size := lr.num("text-size", pc, 16)
 			fs := size / text.OneEm
+			textScale = fs
 			angle := lr.num("text-rotate", c, 0) * math.Pi / 180
 			if lr.alignment("text-rotation-alignment", c) == "map" {
 				angle += math.Atan2(s.frame.sin, s.frame.cos)
@@ -342,7 +316,7 @@ func (s *sourceSet) layoutSymbol(ctx context.Context, lr *layerRender, f sourceF
 				const rectBuffer = 4 // the SDF's 3-pixel border and the atlas's 1-pixel padding
 				x := (float64(gl.Left)-rectBuffer)*g.Scale + g.X
 				y := (-float64(gl.Top)-rectBuffer)*g.Scale + g.Y
-				q := newTexQuad(a, tx, ty, x*k, y*k, k*g.Scale, angle, int(gl.Width)+2*rectBuffer, int(gl.Height)+2*rectBuffer)
+				q := newTexQuad(a, tx, ty, x*k, y*k, k*g.Scale, k*g.Scale, angle, int(gl.Width)+2*rectBuffer, int(gl.Height)+2*rectBuffer)
 				sym.text = append(sym.text, glyphQuad{g: gl, q: q, color: colors[g.Tag]})
 			}
 			sym.textSDF = s.sdfPaint(lr, pc, "text", fs)
@@ -351,6 +325,39 @@ func (s *sourceSet) layoutSymbol(ctx context.Context, lr *layerRender, f sourceF
 			sym.hasText = len(sym.text) > 0
 		}
 	}
+	// Icon.
+	if name := s.iconName(lr, c); name != "" {
+		if ic := s.sprite.icon(ctx, name); ic != nil {
+			size := lr.num("icon-size", pc, 1)
+			off := floats2(lr, "icon-offset", c)
+			h, v := text.AnchorAlign(lr.str("icon-anchor", c, "center"))
+			dw, dh := float64(ic.w)/ic.ratio, float64(ic.h)/ic.ratio
+			left, top := off[0]-dw*h, off[1]-dh*v
+			right, bottom := left+dw, top+dh
+			fit := lr.str("icon-text-fit", c, "none")
+			if fit != "none" && len(sh.Glyphs) > 0 {
+				left, top, right, bottom = fitIconToText(fit, iconFitPadding(lr, c), off, sh, textScale, dw, dh)
+			}
+			angle := lr.num("icon-rotate", c, 0) * math.Pi / 180
+			if lr.alignment("icon-rotation-alignment", c) == "map" {
+				angle += math.Atan2(s.frame.sin, s.frame.cos)
+			}
+			tx, ty := symbolTranslate(lr, "icon-translate", pc)
+			k := size * ratio
+			kx, ky := k*(right-left)/float64(ic.w), k*(bottom-top)/float64(ic.h)
+			q := newTexQuad(a, tx, ty, left*k, top*k, kx, ky, angle, ic.w, ic.h)
+			sym.icon = &iconQuad{ic: ic, q: q,
+				linear: ic.sdf || size != 1 || angle != 0 || ic.ratio != ratio || fit != "none"}
+			sym.iconOpac = lr.num("icon-opacity", pc, 1)
+			if ic.sdf {
+				sym.iconSDF = s.sdfPaint(lr, pc, "icon", size)
+			}
+			pad := lr.num("icon-padding", c, 2)
+			sym.iconBox = boxAround(a, tx, ty, left*size, top*size, right*size, bottom*size, pad, ratio, angle)
+			sym.hasIcon = true
+		}
+	}
+
 	if !sym.hasText && !sym.hasIcon {
 		return nil
 	}
@@ -614,4 +621,43 @@ func (s *sourceSet) tileUnitsY(w orb.Point, t [3]int) float64 {
 	n := float64(int(1)<<z) * 4096
 	x, y := (w[0]-0.5)*n, (w[1]-0.5)*n
 	return math.Round(s.frame.sin*x + s.frame.cos*y)
+}
+
+// iconFitPadding evaluates icon-text-fit-padding: top, right, bottom, left.
+func iconFitPadding(lr *layerRender, c *expr.EvalContext) [4]float64 {
+	e := lr.props["icon-text-fit-padding"]
+	if e == nil {
+		return [4]float64{}
+	}
+	v := e.EvalOrDefault(c)
+	f := v.Floats()
+	if len(f) == 0 {
+		for _, it := range v.Items() {
+			f = append(f, it.Num())
+		}
+	}
+	if len(f) != 4 {
+		return [4]float64{}
+	}
+	return [4]float64{f[0], f[1], f[2], f[3]}
+}
+
+// fitIconToText returns the icon box (CSS pixels about the anchor) that
+// icon-text-fit gives around the shaped text (scaled by fs); a side not
+// fitted keeps the icon's own size, centred on the text.
+func fitIconToText(fit string, pad [4]float64, off [2]float64, sh text.Shaping, fs, dw, dh float64) (left, top, right, bottom float64) {
+	tl, tr, tt, tb := sh.Left*fs, sh.Right*fs, sh.Top*fs, sh.Bottom*fs
+	if fit == "width" || fit == "both" {
+		left, right = off[0]+tl-pad[3], off[0]+tr+pad[1]
+	} else {
+		left = off[0] + (tl+tr-dw)/2
+		right = left + dw
+	}
+	if fit == "height" || fit == "both" {
+		top, bottom = off[1]+tt-pad[0], off[1]+tb+pad[2]
+	} else {
+		top = off[1] + (tt+tb-dh)/2
+		bottom = top + dh
+	}
+	return left, top, right, bottom
 }

@@ -15,15 +15,15 @@ type texQuad struct {
 	tw, th int
 }
 
-// newTexQuad places a texture of tw x th texels of k device pixels each
+// newTexQuad places a texture of tw x th texels of kx by ky device pixels each
 // with its top-left corner at (x, y) from the anchor a (before rotating by
 // angle, clockwise, about the anchor), shifted by (tx, ty).
-func newTexQuad(a raster.Point, tx, ty, x, y, k, angle float64, tw, th int) texQuad {
+func newTexQuad(a raster.Point, tx, ty, x, y, kx, ky, angle float64, tw, th int) texQuad {
 	sin, cos := math.Sincos(angle)
 	return texQuad{
 		ox: a.X + tx + x*cos - y*sin, oy: a.Y + ty + x*sin + y*cos,
-		ux: k * cos, uy: k * sin,
-		vx: -k * sin, vy: k * cos,
+		ux: kx * cos, uy: kx * sin,
+		vx: -ky * sin, vy: ky * cos,
 		tw: tw, th: th,
 	}
 }
