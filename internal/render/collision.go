@@ -54,9 +54,14 @@ func newCollisionGrid(w, h, margin float64) *collisionGrid {
 	return g
 }
 
-// inside reports whether a box reaches the covered area at all.
-func (g *collisionGrid) inside(b collisionBox) bool {
-	return b.x1 >= g.x0 && b.x0 <= g.x1 && b.y1 >= g.y0 && b.y0 <= g.y1
+// inside reports whether some of the boxes reach the covered area.
+func (g *collisionGrid) inside(bs ...collisionBox) bool {
+	for _, b := range bs {
+		if b.x1 >= g.x0 && b.x0 <= g.x1 && b.y1 >= g.y0 && b.y0 <= g.y1 {
+			return true
+		}
+	}
+	return false
 }
 
 func (g *collisionGrid) span(b collisionBox) (c0, r0, c1, r1 int) {
@@ -65,8 +70,17 @@ func (g *collisionGrid) span(b collisionBox) (c0, r0, c1, r1 int) {
 		clampI((b.x1-g.x0)/g.cell, g.cols), clampI((b.y1-g.y0)/g.cell, g.rows)
 }
 
-// free reports whether a box overlaps none of the boxes placed.
-func (g *collisionGrid) free(b collisionBox) bool {
+// free reports whether the boxes overlap none of the boxes placed.
+func (g *collisionGrid) free(bs ...collisionBox) bool {
+	for _, b := range bs {
+		if !g.free1(b) {
+			return false
+		}
+	}
+	return true
+}
+
+func (g *collisionGrid) free1(b collisionBox) bool {
 	c0, r0, c1, r1 := g.span(b)
 	for r := r0; r <= r1; r++ {
 		for c := c0; c <= c1; c++ {
@@ -80,8 +94,14 @@ func (g *collisionGrid) free(b collisionBox) bool {
 	return true
 }
 
-// insert adds a placed box.
-func (g *collisionGrid) insert(b collisionBox) {
+// insert adds placed boxes.
+func (g *collisionGrid) insert(bs ...collisionBox) {
+	for _, b := range bs {
+		g.insert1(b)
+	}
+}
+
+func (g *collisionGrid) insert1(b collisionBox) {
 	i := int32(len(g.boxes))
 	g.boxes = append(g.boxes, b)
 	c0, r0, c1, r1 := g.span(b)

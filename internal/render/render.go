@@ -191,6 +191,9 @@ type sourceFeature struct {
 	// tile is the [y, x, z] of the vector tile the feature came from, z
 	// -1 for GeoJSON (symbol placement goes through tiles in GL's order).
 	tile [3]int
+	// lines are a tile's lines before clipping, with the tile's buffer
+	// (symbols along lines are laid out on them); nil for GeoJSON.
+	lines [][]orb.Point
 }
 
 type sourceSet struct {
@@ -512,7 +515,9 @@ func decodeTile(data []byte, z, tx, ty int) ([]sourceFeature, error) {
 			case len(g.Lines) > 0:
 				sf.kind = "LineString"
 				for _, l := range g.Lines {
-					sf.parts = append(sf.parts, clipLine(conv(l), square)...)
+					whole := conv(l)
+					sf.lines = append(sf.lines, whole)
+					sf.parts = append(sf.parts, clipLine(whole, square)...)
 				}
 			case len(g.Polygons) > 0:
 				sf.kind = "Polygon"

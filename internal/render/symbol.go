@@ -36,7 +36,8 @@ type symbol struct {
 	iconSDF  sdfPaint
 	iconOpac float64
 
-	textBox, iconBox collisionBox
+	textBoxes        []collisionBox
+	iconBox          collisionBox
 	hasText, hasIcon bool
 }
 
@@ -143,14 +144,27 @@ func (s *sourceSet) placeLayer(ctx context.Context, lr *layerRender, feats []sou
 				continue
 			}
 		}
-		for _, w := range s.anchors(lr, f, c) {
+		ss := s.shapeSymbol(ctx, lr, f, c)
+		if ss == nil {
+			continue
+		}
+		add := func(w orb.Point, along *linePath) {
 			a := s.frame.toScreen(w[0], w[1])
-			if sym := s.layoutSymbol(ctx, lr, f, c, a); sym != nil {
+			if sym := s.layoutSymbol(ctx, lr, ss, a, along); sym != nil {
 				sym.order = i
 				sym.tile = f.tile
 				sym.ykey = s.tileUnitsY(w, f.tile)
 				cands = append(cands, sym)
 			}
+		}
+		if placement := lr.str("symbol-placement", c, "point"); placement != "point" {
+			for _, la := range s.lineAnchors(lr, ss, placement == "line-center") {
+				add(la.world, la)
+			}
+			continue
+		}
+		for _, w := range s.anchors(lr, f, c) {
+			add(w, nil)
 		}
 	}
 	// GL places the symbols of one tile after another, from the bottom
@@ -176,9 +190,9 @@ func (s *sourceSet) placeLayer(ctx context.Context, lr *layerRender, feats []sou
 	}
 	var placed []*symbol
 	for _, sym := range cands {
-		placeText := sym.hasText && (sl.textAllowOverlap || grid.free(sym.textBox))
+		placeText := sym.hasText && (sl.textAllowOverlap || grid.free(sym.textBoxes...))
 		placeIcon := sym.hasIcon && (sl.iconAllowOverlap || grid.free(sym.iconBox))
-		if sym.hasText && !grid.inside(sym.textBox) {
+		if sym.hasText && !grid.inside(sym.textBoxes...) {
 			placeText = false
 		}
 		if sym.hasIcon && !grid.inside(sym.iconBox) {
@@ -199,7 +213,7 @@ func (s *sourceSet) placeLayer(ctx context.Context, lr *layerRender, feats []sou
 			continue
 		}
 		if placeText && !sl.textIgnorePlacement {
-			grid.insert(sym.textBox)
+			grid.insert(sym.textBoxes...)
 		}
 		if placeIcon && !sl.iconIgnorePlacement {
 			grid.insert(sym.iconBox)
@@ -267,18 +281,27 @@ func (s *sourceSet) anchors(lr *layerRender, f sourceFeature, c *expr.EvalContex
 	return out
 }
 
-// layoutSymbol shapes a feature's text and icon at an anchor and returns
-// the symbol with its collision boxes, or nil when it has nothing to draw.
-func (s *sourceSet) layoutSymbol(ctx context.Context, lr *layerRender, f sourceFeature, c *expr.EvalContext, a raster.Point) *symbol {
-	ratio := s.frame.ratio
-	pc := &expr.EvalContext{Zoom: s.view.Zoom, Feature: f.feat} // paint and sizes: the view's zoom
-	sym := &symbol{y: a.Y, sortKey: lr.num("symbol-sort-key", c, 0)}
+// shapedSymbol is a feature's text and icon laid out about their anchor,
+// before they are put on screen.
+type shapedSymbol struct {
+	f        sourceFeature
+	c, pc    *expr.EvalContext // layout (tile zoom) and paint (view zoom)
+	sections []text.Section
+	sh       text.Shaping // no glyphs: no text
+	fs       float64      // text-size / 24
+	ic       *spriteIcon  // nil: no icon
+	iconSize float64
+	// the icon's box about the anchor, CSS pixels before icon-size
+	iconLeft, iconTop, iconRight, iconBottom float64
+	iconFit                                  bool
+}
 
-	var sh text.Shaping
-	textScale := 0.0
-	// Text.
-	sections := s.textSections(lr, c)
-	if len(sections) > 0 {
+// shapeSymbol shapes a feature's text and finds its icon.
+func (s *sourceSet) shapeSymbol(ctx context.Context, lr *layerRender, f sourceFeature, c *expr.EvalContext) *shapedSymbol {
+	pc := &expr.EvalContext{Zoom: s.view.Zoom, Feature: f.feat}
+	ss := &shapedSymbol{f: f, c: c, pc: pc}
+	placement := lr.str("symbol-placement", c, "point")
+	if ss.sections = s.textSections(lr, c); len(ss.sections) > 0 {
 		anchor := lr.str("text-anchor", c, "center")
 		hAlign, vAlign := text.AnchorAlign(anchor)
 		o := text.Options{
@@ -287,77 +310,136 @@ func (s *sourceSet) layoutSymbol(ctx context.Context, lr *layerRender, f sourceF
 			Justify:    text.JustifyOf(lr.str("text-justify", c, "center"), anchor),
 			HAlign:     hAlign, VAlign: vAlign,
 		}
-		if lr.str("symbol-placement", c, "point") == "point" {
+		if placement == "point" {
 			o.MaxWidth = lr.num("text-max-width", c, 10) * text.OneEm
 		}
 		if lr.l.Layout != nil && lr.l.Layout.Has("text-radial-offset") && !lr.l.Layout.Has("text-offset") {
 			o.Offset = radialOffset(anchor, lr.num("text-radial-offset", c, 0)*text.OneEm)
-		} else {
+		} else if !s.alongLine(lr, c, "text") {
 			off := floats2(lr, "text-offset", c)
 			o.Offset = [2]float64{off[0] * text.OneEm, off[1] * text.OneEm}
 		}
-		sh = text.Shape(sections, s.glyphs.lookup(ctx), o)
-		if len(sh.Glyphs) > 0 {
-			size := lr.num("text-size", pc, 16)
-			fs := size / text.OneEm
-			textScale = fs
+		ss.sh = text.Shape(ss.sections, s.glyphs.lookup(ctx), o)
+		ss.fs = lr.num("text-size", pc, 16) / text.OneEm
+	}
+	if name := s.iconName(lr, c); name != "" {
+		if ic := s.sprite.icon(ctx, name); ic != nil {
+			ss.ic = ic
+			ss.iconSize = lr.num("icon-size", pc, 1)
+			off := floats2(lr, "icon-offset", c)
+			h, v := text.AnchorAlign(lr.str("icon-anchor", c, "center"))
+			dw, dh := float64(ic.w)/ic.ratio, float64(ic.h)/ic.ratio
+			ss.iconLeft, ss.iconTop = off[0]-dw*h, off[1]-dh*v
+			ss.iconRight, ss.iconBottom = ss.iconLeft+dw, ss.iconTop+dh
+			fit := lr.str("icon-text-fit", c, "none")
+			if fit != "none" && len(ss.sh.Glyphs) > 0 {
+				ss.iconFit = true
+				ss.iconLeft, ss.iconTop, ss.iconRight, ss.iconBottom = fitIconToText(fit, iconFitPadding(lr, c), off, ss.sh, ss.fs, dw, dh)
+			}
+		}
+	}
+	if len(ss.sh.Glyphs) == 0 && ss.ic == nil {
+		return nil
+	}
+	return ss
+}
+
+// alongLine reports whether a layer's text or icons follow their line.
+func (s *sourceSet) alongLine(lr *layerRender, c *expr.EvalContext, kind string) bool {
+	return lr.str("symbol-placement", c, "point") != "point" && lr.alignment(kind+"-rotation-alignment", c) == "map"
+}
+
+// layoutSymbol puts a shaped symbol on screen at anchor a (on the line
+// path when along is not nil) and returns it with its collision boxes, or
+// nil when nothing of it can be drawn.
+func (s *sourceSet) layoutSymbol(ctx context.Context, lr *layerRender, ss *shapedSymbol, a raster.Point, along *linePath) *symbol {
+	ratio := s.frame.ratio
+	c, pc := ss.c, ss.pc
+	sym := &symbol{y: a.Y, sortKey: lr.num("symbol-sort-key", c, 0)}
+	lineAngle := 0.0
+	if along != nil {
+		lineAngle = along.angle
+	}
+
+	if sh := ss.sh; len(sh.Glyphs) > 0 {
+		fs := ss.fs
+		tx, ty := symbolTranslate(lr, "text-translate", pc)
+		k := fs * ratio
+		colors := sectionColors(lr, pc, ss.sections)
+		pad := lr.num("text-padding", c, 2)
+		const rectBuffer = 4 // the SDF's 3-pixel border and the atlas's 1-pixel padding
+		if along != nil && s.alongLine(lr, c, "text") {
+			off := floats2(lr, "text-offset", c)
+			placed, ok := along.placeGlyphs(sh, fs*ratio, off[0]*text.OneEm*k, off[1]*text.OneEm*k,
+				lr.boolean("text-keep-upright", c, true))
+			if !ok {
+				sh.Glyphs = nil
+			}
+			boxHalf := (sh.Bottom - sh.Top) / 2 * fs
+			for i, g := range sh.Glyphs {
+				gl, ok := s.glyphs.glyph(ctx, g.FontStack, g.Rune)
+				if !ok {
+					continue
+				}
+				p := placed[i]
+				half := g.Metrics.Advance * g.Scale / 2
+				if len(gl.Bitmap) > 0 {
+					x := (float64(gl.Left)-rectBuffer)*g.Scale - half
+					y := (-float64(gl.Top)-rectBuffer)*g.Scale + g.Y
+					q := newTexQuad(p.at, tx, ty, x*k, y*k, k*g.Scale, k*g.Scale, p.angle, int(gl.Width)+2*rectBuffer, int(gl.Height)+2*rectBuffer)
+					sym.text = append(sym.text, glyphQuad{g: gl, q: q, color: colors[g.Tag]})
+				}
+			}
+			for _, p := range placed {
+				sym.textBoxes = append(sym.textBoxes, boxAround(p.at, tx, ty, -boxHalf, -boxHalf, boxHalf, boxHalf, pad, ratio, 0))
+			}
+		} else {
 			angle := lr.num("text-rotate", c, 0) * math.Pi / 180
 			if lr.alignment("text-rotation-alignment", c) == "map" {
 				angle += math.Atan2(s.frame.sin, s.frame.cos)
 			}
-			tx, ty := symbolTranslate(lr, "text-translate", pc)
-			k := fs * ratio
-			colors := sectionColors(lr, pc, sections)
 			for _, g := range sh.Glyphs {
 				gl, ok := s.glyphs.glyph(ctx, g.FontStack, g.Rune)
 				if !ok || len(gl.Bitmap) == 0 {
 					continue
 				}
-				const rectBuffer = 4 // the SDF's 3-pixel border and the atlas's 1-pixel padding
 				x := (float64(gl.Left)-rectBuffer)*g.Scale + g.X
 				y := (-float64(gl.Top)-rectBuffer)*g.Scale + g.Y
 				q := newTexQuad(a, tx, ty, x*k, y*k, k*g.Scale, k*g.Scale, angle, int(gl.Width)+2*rectBuffer, int(gl.Height)+2*rectBuffer)
 				sym.text = append(sym.text, glyphQuad{g: gl, q: q, color: colors[g.Tag]})
 			}
-			sym.textSDF = s.sdfPaint(lr, pc, "text", fs)
-			pad := lr.num("text-padding", c, 2)
-			sym.textBox = boxAround(a, tx, ty, sh.Left*fs, sh.Top*fs, sh.Right*fs, sh.Bottom*fs, pad, ratio, angle)
-			sym.hasText = len(sym.text) > 0
+			sym.textBoxes = []collisionBox{boxAround(a, tx, ty, sh.Left*fs, sh.Top*fs, sh.Right*fs, sh.Bottom*fs, pad, ratio, angle)}
 		}
-	}
-	// Icon.
-	if name := s.iconName(lr, c); name != "" {
-		if ic := s.sprite.icon(ctx, name); ic != nil {
-			size := lr.num("icon-size", pc, 1)
-			off := floats2(lr, "icon-offset", c)
-			h, v := text.AnchorAlign(lr.str("icon-anchor", c, "center"))
-			dw, dh := float64(ic.w)/ic.ratio, float64(ic.h)/ic.ratio
-			left, top := off[0]-dw*h, off[1]-dh*v
-			right, bottom := left+dw, top+dh
-			fit := lr.str("icon-text-fit", c, "none")
-			if fit != "none" && len(sh.Glyphs) > 0 {
-				left, top, right, bottom = fitIconToText(fit, iconFitPadding(lr, c), off, sh, textScale, dw, dh)
-			}
-			angle := lr.num("icon-rotate", c, 0) * math.Pi / 180
-			if lr.alignment("icon-rotation-alignment", c) == "map" {
-				angle += math.Atan2(s.frame.sin, s.frame.cos)
-			}
-			tx, ty := symbolTranslate(lr, "icon-translate", pc)
-			k := size * ratio
-			kx, ky := k*(right-left)/float64(ic.w), k*(bottom-top)/float64(ic.h)
-			q := newTexQuad(a, tx, ty, left*k, top*k, kx, ky, angle, ic.w, ic.h)
-			sym.icon = &iconQuad{ic: ic, q: q,
-				linear: ic.sdf || size != 1 || angle != 0 || ic.ratio != ratio || fit != "none"}
-			sym.iconOpac = lr.num("icon-opacity", pc, 1)
-			if ic.sdf {
-				sym.iconSDF = s.sdfPaint(lr, pc, "icon", size)
-			}
-			pad := lr.num("icon-padding", c, 2)
-			sym.iconBox = boxAround(a, tx, ty, left*size, top*size, right*size, bottom*size, pad, ratio, angle)
-			sym.hasIcon = true
-		}
+		sym.textSDF = s.sdfPaint(lr, pc, "text", fs)
+		sym.hasText = len(sym.text) > 0
 	}
 
+	if ic := ss.ic; ic != nil {
+		size := ss.iconSize
+		left, top, right, bottom := ss.iconLeft, ss.iconTop, ss.iconRight, ss.iconBottom
+		angle := lr.num("icon-rotate", c, 0) * math.Pi / 180
+		if lr.alignment("icon-rotation-alignment", c) == "map" {
+			if along != nil {
+				angle += lineAngle
+			} else {
+				angle += math.Atan2(s.frame.sin, s.frame.cos)
+			}
+		}
+		tx, ty := symbolTranslate(lr, "icon-translate", pc)
+		k := size * ratio
+		kx, ky := k*(right-left)/float64(ic.w), k*(bottom-top)/float64(ic.h)
+		q := newTexQuad(a, tx, ty, left*k, top*k, kx, ky, angle, ic.w, ic.h)
+		sym.icon = &iconQuad{ic: ic, q: q,
+			linear: ic.sdf || size != 1 || angle != 0 || ic.ratio != ratio || ss.iconFit}
+		sym.iconOpac = lr.num("icon-opacity", pc, 1)
+		if ic.sdf {
+			sym.iconSDF = s.sdfPaint(lr, pc, "icon", size)
+		}
+		pad := lr.num("icon-padding", c, 2)
+		boxAngle := lr.num("icon-rotate", c, 0) * math.Pi / 180
+		sym.iconBox = boxAround(a, tx, ty, left*size, top*size, right*size, bottom*size, pad, ratio, boxAngle)
+		sym.hasIcon = true
+	}
 	if !sym.hasText && !sym.hasIcon {
 		return nil
 	}
