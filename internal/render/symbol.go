@@ -132,7 +132,8 @@ func (s *sourceSet) placeLayer(ctx context.Context, lr *layerRender, feats []sou
 		zOrder:              lr.str("symbol-z-order", lz, "auto"),
 		hasSortKey:          lr.l.Layout != nil && lr.l.Layout.Has("symbol-sort-key"),
 	}
-	var cands []*symbol
+	placement := lr.str("symbol-placement", lz, "point")
+	var shaped []*shapedSymbol
 	for i, f := range feats {
 		if !s.tileInView(f.tile) {
 			continue
@@ -144,26 +145,33 @@ func (s *sourceSet) placeLayer(ctx context.Context, lr *layerRender, feats []sou
 				continue
 			}
 		}
-		ss := s.shapeSymbol(ctx, lr, f, c)
-		if ss == nil {
-			continue
+		if ss := s.shapeSymbol(ctx, lr, f, c); ss != nil {
+			ss.order = i
+			shaped = append(shaped, ss)
 		}
+	}
+	if placement == "line" {
+		shaped = mergeLines(shaped)
+	}
+	var cands []*symbol
+	for _, ss := range shaped {
+		f := ss.f
 		add := func(w orb.Point, along *linePath) {
 			a := s.frame.toScreen(w[0], w[1])
 			if sym := s.layoutSymbol(ctx, lr, ss, a, along); sym != nil {
-				sym.order = i
+				sym.order = ss.order
 				sym.tile = f.tile
 				sym.ykey = s.tileUnitsY(w, f.tile)
 				cands = append(cands, sym)
 			}
 		}
-		if placement := lr.str("symbol-placement", c, "point"); placement != "point" {
+		if placement != "point" {
 			for _, la := range s.lineAnchors(lr, ss, placement == "line-center") {
 				add(la.world, la)
 			}
 			continue
 		}
-		for _, w := range s.anchors(lr, f, c) {
+		for _, w := range s.anchors(lr, f, ss.c) {
 			add(w, nil)
 		}
 	}
@@ -294,6 +302,10 @@ type shapedSymbol struct {
 	// the icon's box about the anchor, CSS pixels before icon-size
 	iconLeft, iconTop, iconRight, iconBottom float64
 	iconFit                                  bool
+	order                                    int // of the feature in its layer
+	// lines are the feature's lines joined with those of features of the
+	// same text that continue them (symbol-placement line), unclipped.
+	lines [][]orb.Point
 }
 
 // shapeSymbol shapes a feature's text and finds its icon.

@@ -2,6 +2,7 @@ package render
 
 import (
 	"math"
+	"strings"
 
 	"github.com/paulmach/orb"
 
@@ -136,9 +137,20 @@ func (s *sourceSet) lineAnchors(lr *layerRender, ss *shapedSymbol, center bool) 
 	var lines [][]orb.Point
 	switch f.kind {
 	case "LineString":
-		lines = f.parts // clipped to the tile, as GL clips them for "line"
-		if center && f.lines != nil {
+		switch {
+		case center && f.lines != nil:
 			lines = f.lines
+		case center:
+			lines = f.parts
+		case f.tile[2] >= 0:
+			// GL clips the (merged) lines to the tile for "line".
+			n := math.Exp2(float64(f.tile[2]))
+			sq := box{float64(f.tile[1]) / n, float64(f.tile[0]) / n, float64(f.tile[1]+1) / n, float64(f.tile[0]+1) / n}
+			for _, l := range ss.lines {
+				lines = append(lines, clipLine(l, sq)...)
+			}
+		default:
+			lines = ss.lines
 		}
 	case "Polygon":
 		for _, p := range f.polygons {
@@ -334,4 +346,79 @@ func checkMaxAngle(line []tilePoint, an lineAnchor, labelLen, window, maxAngle f
 		d += cur.dist(next)
 	}
 	return true
+}
+
+// mergeLines joins, tile by tile, the first lines of features of the same
+// text whose ends meet, as GL does before placing labels along lines, so
+// that a street cut into pieces is labelled as one line. Features merged
+// into another are dropped; every line feature gets its lines set.
+func mergeLines(shaped []*shapedSymbol) []*shapedSymbol {
+	type key struct {
+		tile [3]int
+		text string
+		p    orb.Point
+	}
+	left := map[key]int{}  // start of a merged line -> index in out
+	right := map[key]int{} // end of a merged line -> index in out
+	var out []*shapedSymbol
+	gone := map[int]bool{}
+	for _, ss := range shaped {
+		f := ss.f
+		src := f.lines
+		if src == nil {
+			src = f.parts
+		}
+		if f.kind != "LineString" || len(src) == 0 || len(src[0]) == 0 {
+			out = append(out, ss)
+			continue
+		}
+		ss.lines = append([][]orb.Point{append([]orb.Point(nil), src[0]...)}, src[1:]...)
+		var sb strings.Builder
+		for _, sec := range ss.sections {
+			sb.WriteString(sec.Text)
+		}
+		txt := sb.String()
+		if txt == "" {
+			out = append(out, ss)
+			continue
+		}
+		g := ss.lines[0]
+		lk := key{f.tile, txt, g[0]}
+		rk := key{f.tile, txt, g[len(g)-1]}
+		i, hasL := right[lk] // a line ending where this one starts
+		j, hasR := left[rk]  // a line starting where this one ends
+		switch {
+		case hasL && hasR && i != j:
+			// This line joins two: append it and the second to the first.
+			delete(right, lk)
+			delete(left, rk)
+			a, b := out[i].lines[0], out[j].lines[0]
+			merged := append(append(a[:len(a)-1:len(a)-1], g...), b[1:]...)
+			out[i].lines[0] = merged
+			delete(right, key{f.tile, txt, b[len(b)-1]})
+			right[key{f.tile, txt, merged[len(merged)-1]}] = i
+			gone[j] = true
+		case hasL:
+			delete(right, lk)
+			a := out[i].lines[0]
+			out[i].lines[0] = append(a[:len(a)-1:len(a)-1], g...)
+			right[rk] = i
+		case hasR:
+			delete(left, rk)
+			b := out[j].lines[0]
+			out[j].lines[0] = append(append([]orb.Point(nil), g[:len(g)-1]...), b...)
+			left[lk] = j
+		default:
+			out = append(out, ss)
+			left[lk] = len(out) - 1
+			right[rk] = len(out) - 1
+		}
+	}
+	kept := out[:0]
+	for i, ss := range out {
+		if !gone[i] {
+			kept = append(kept, ss)
+		}
+	}
+	return kept
 }
