@@ -154,6 +154,7 @@ func (s *sourceSet) placeLayer(ctx context.Context, lr *layerRender, feats []sou
 		shaped = mergeLines(shaped)
 	}
 	var cands []*symbol
+	var repeats repeatFilter
 	for _, ss := range shaped {
 		f := ss.f
 		add := func(w orb.Point, along *linePath) {
@@ -166,7 +167,14 @@ func (s *sourceSet) placeLayer(ctx context.Context, lr *layerRender, feats []sou
 			}
 		}
 		if placement != "point" {
+			txt := ss.labelText()
+			// Half the spacing, in the tile units of the anchors.
+			ov := math.Max(1, math.Exp2(lz.Zoom-float64(max(f.tile[2], 0))))
+			repeat := lr.num("symbol-spacing", ss.c, 250) * symbolExtent / (512 * ov) / 2
 			for _, la := range s.lineAnchors(lr, ss, placement == "line-center") {
+				if placement == "line" && txt != "" && repeats.tooClose(f.tile, txt, la.tile, repeat) {
+					continue
+				}
 				add(la.world, la)
 			}
 			continue

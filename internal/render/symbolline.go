@@ -22,6 +22,7 @@ type linePath struct {
 	seg   int            // the anchor lies on pts[seg]..pts[seg+1]
 	at    raster.Point   // the anchor, device pixels
 	angle float64        // of the segment on screen, radians clockwise
+	tile  tilePoint      // the anchor in tile units
 }
 
 // placedGlyph is where a glyph of a label along a line goes.
@@ -222,7 +223,7 @@ func (s *sourceSet) lineAnchors(lr *layerRender, ss *shapedSymbol, center bool) 
 			}
 			at := s.frame.toScreen(w[0], w[1])
 			p0, p1 := pts[a.seg], pts[a.seg+1]
-			out = append(out, &linePath{world: w, pts: pts, seg: a.seg, at: at, angle: math.Atan2(p1.Y-p0.Y, p1.X-p0.X)})
+			out = append(out, &linePath{world: w, pts: pts, seg: a.seg, at: at, angle: math.Atan2(p1.Y-p0.Y, p1.X-p0.X), tile: a.p})
 		}
 	}
 	return out
@@ -421,4 +422,44 @@ func mergeLines(shaped []*shapedSymbol) []*shapedSymbol {
 		}
 	}
 	return kept
+}
+
+// repeatFilter drops anchors of a label text that come closer than a
+// distance (tile units) to an earlier anchor of the same text in the same
+// tile, as GL does for labels along lines.
+type repeatFilter struct {
+	seen map[repeatKey][]tilePoint
+}
+
+type repeatKey struct {
+	tile [3]int
+	text string
+}
+
+// tooClose reports whether the anchor repeats one already kept (and keeps
+// it when it does not).
+func (r *repeatFilter) tooClose(tile [3]int, text string, p tilePoint, dist float64) bool {
+	if r.seen == nil {
+		r.seen = map[repeatKey][]tilePoint{}
+	}
+	k := repeatKey{tile, text}
+	for _, q := range r.seen[k] {
+		if p.dist(q) < dist {
+			return true
+		}
+	}
+	r.seen[k] = append(r.seen[k], p)
+	return false
+}
+
+// labelText is a shaped symbol's text, "" when it has none.
+func (ss *shapedSymbol) labelText() string {
+	if len(ss.sh.Glyphs) == 0 {
+		return ""
+	}
+	var sb strings.Builder
+	for _, sec := range ss.sections {
+		sb.WriteString(sec.Text)
+	}
+	return sb.String()
 }
