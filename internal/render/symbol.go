@@ -448,7 +448,9 @@ func (s *sourceSet) layoutSymbol(ctx context.Context, lr *layerRender, ss *shape
 		tx, ty := symbolTranslate(lr, "icon-translate", pc)
 		k := size * ratio
 		kx, ky := k*(right-left)/float64(ic.w), k*(bottom-top)/float64(ic.h)
-		q := newTexQuad(a, tx, ty, left*k, top*k, kx, ky, angle, ic.w, ic.h)
+		// The quad takes in the atlas's empty border texel on each side,
+		// which linear sampling blends into the icon's edge.
+		q := newTexQuad(a, tx, ty, left*k-kx, top*k-ky, kx, ky, angle, ic.w+2, ic.h+2)
 		sym.icon = &iconQuad{ic: ic, q: q,
 			linear: ic.sdf || size != 1 || angle != 0 || ic.ratio != ratio || ss.iconFit}
 		sym.iconOpac = lr.num("icon-opacity", pc, 1)
@@ -717,11 +719,12 @@ func (s *sourceSet) tileInView(t [3]int) bool {
 }
 
 // tileUnitsY returns the height of a world point on screen measured in
-// whole units of its tile (extent 4096), as GL sorts symbols by it.
+// whole units of its tile (symbolExtent across, from the tile's corner), as
+// GL sorts symbols by it.
 func (s *sourceSet) tileUnitsY(w orb.Point, t [3]int) float64 {
 	z := max(t[2], 0)
-	n := float64(int(1)<<z) * 4096
-	x, y := (w[0]-0.5)*n, (w[1]-0.5)*n
+	n := float64(int(1) << z)
+	x, y := (w[0]*n-float64(t[1]))*symbolExtent, (w[1]*n-float64(t[0]))*symbolExtent
 	return math.Round(s.frame.sin*x + s.frame.cos*y)
 }
 

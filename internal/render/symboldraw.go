@@ -150,7 +150,7 @@ func drawSDFIcon(cv *raster.Canvas, iq *iconQuad, p sdfPaint, halo bool) {
 	if !ok {
 		return
 	}
-	tex := alphaTex{data: iq.ic.pix, w: iq.ic.w, h: iq.ic.h, stride: 4, off: 3, rowStride: iq.ic.w * 4}
+	tex := alphaTex{data: iq.ic.pix, w: iq.ic.w, h: iq.ic.h, pad: 1, stride: 4, off: 3, rowStride: iq.ic.w * 4}
 	drawSDF(cv, &iq.q, &tex, buff, gamma, col, p.opacity)
 }
 
@@ -163,7 +163,7 @@ func drawIcon(cv *raster.Canvas, iq *iconQuad, opacity float64) {
 	w, h := cv.Rect.Dx(), cv.Rect.Dy()
 	ch := [4]alphaTex{}
 	for c := range ch {
-		ch[c] = alphaTex{data: ic.pix, w: ic.w, h: ic.h, stride: 4, off: c, rowStride: ic.w * 4}
+		ch[c] = alphaTex{data: ic.pix, w: ic.w, h: ic.h, pad: 1, stride: 4, off: c, rowStride: ic.w * 4}
 	}
 	iq.q.each(w, h, func(x, y int, s, t float64) {
 		var v [4]float64
