@@ -162,17 +162,20 @@ func (s *sourceSet) placeLayer(ctx context.Context, lr *layerRender, feats []sou
 			if sym := s.layoutSymbol(ctx, lr, ss, a, along); sym != nil {
 				sym.order = ss.order
 				sym.tile = f.tile
-				sym.ykey = s.tileUnitsY(w, f.tile)
+				if along != nil {
+					sym.tile = along.tileID
+				}
+				sym.ykey = s.tileUnitsY(w, sym.tile)
 				cands = append(cands, sym)
 			}
 		}
 		if placement != "point" {
 			txt := ss.labelText()
 			// Half the spacing, in the tile units of the anchors.
-			ov := math.Max(1, math.Exp2(lz.Zoom-float64(max(f.tile[2], 0))))
-			repeat := lr.num("symbol-spacing", ss.c, 250) * symbolExtent / (512 * ov) / 2
 			for _, la := range s.lineAnchors(lr, ss, placement == "line-center") {
-				if placement == "line" && txt != "" && repeats.tooClose(f.tile, txt, la.tile, repeat) {
+				ov := math.Max(1, math.Exp2(lz.Zoom-float64(max(la.tileID[2], 0))))
+				repeat := lr.num("symbol-spacing", ss.c, 250) * symbolExtent / (512 * ov) / 2
+				if placement == "line" && txt != "" && repeats.tooClose(la.tileID, txt, la.tile, repeat) {
 					continue
 				}
 				add(la.world, la)
@@ -186,7 +189,7 @@ func (s *sourceSet) placeLayer(ctx context.Context, lr *layerRender, feats []sou
 	// GL places the symbols of one tile after another, from the bottom
 	// right tile of the view to the top left.
 	sort.SliceStable(cands, func(a, b int) bool {
-		ta, tb := feats[cands[a].order].tile, feats[cands[b].order].tile
+		ta, tb := cands[a].tile, cands[b].tile
 		if ta[0] != tb[0] {
 			return ta[0] > tb[0]
 		}

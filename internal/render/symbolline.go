@@ -23,6 +23,8 @@ type linePath struct {
 	at    raster.Point   // the anchor, device pixels
 	angle float64        // of the segment on screen, radians clockwise
 	tile  tilePoint      // the anchor in tile units
+	// tileID is the tile the anchor was found in (y, x, z).
+	tileID [3]int
 }
 
 // placedGlyph is where a glyph of a label along a line goes.
@@ -129,11 +131,17 @@ type lineAnchor struct {
 	seg int
 }
 
-// lineAnchors finds where a feature's symbols go along its lines: every
-// symbol-spacing (first at an offset that depends on the label length),
-// where the label fits on the line and bends by at most text-max-angle; or
-// only at the middle of each line for line-center.
-func (s *sourceSet) lineAnchors(lr *layerRender, ss *shapedSymbol, center bool) []*linePath {
+// linePiece is a feature's lines within one tile, as GL lays them out.
+type linePiece struct {
+	tile    [3]int // y, x, z; z -1: unbounded (GeoJSON line-center)
+	lines   [][]orb.Point
+	bounded bool
+}
+
+// linePieces cuts a feature's lines into the tiles GL lays them out in:
+// the feature's own vector tile, or for GeoJSON the tiles of the view at
+// the source's zoom.
+func (s *sourceSet) linePieces(lr *layerRender, ss *shapedSymbol, center bool) []linePiece {
 	f := ss.f
 	var lines [][]orb.Point
 	switch f.kind {
@@ -143,13 +151,6 @@ func (s *sourceSet) lineAnchors(lr *layerRender, ss *shapedSymbol, center bool) 
 			lines = f.lines
 		case center:
 			lines = f.parts
-		case f.tile[2] >= 0:
-			// GL clips the (merged) lines to the tile for "line".
-			n := math.Exp2(float64(f.tile[2]))
-			sq := box{float64(f.tile[1]) / n, float64(f.tile[0]) / n, float64(f.tile[1]+1) / n, float64(f.tile[0]+1) / n}
-			for _, l := range ss.lines {
-				lines = append(lines, clipLine(l, sq)...)
-			}
 		default:
 			lines = ss.lines
 		}
@@ -162,16 +163,69 @@ func (s *sourceSet) lineAnchors(lr *layerRender, ss *shapedSymbol, center bool) 
 	default:
 		return nil
 	}
-	zoom := math.Floor(s.view.Zoom)
-	tz, tx, ty := f.tile[2], f.tile[1], f.tile[0]
-	bounded := tz >= 0
-	if !bounded {
-		tz = int(zoom)
+	square := func(t [3]int) box {
+		n := math.Exp2(float64(t[2]))
+		return box{float64(t[1]) / n, float64(t[0]) / n, float64(t[1]+1) / n, float64(t[0]+1) / n}
 	}
-	ov := math.Max(1, math.Exp2(zoom-float64(tz)))
-	tpr := symbolExtent / (512 * ov)
+	clip := func(t [3]int) [][]orb.Point {
+		var out [][]orb.Point
+		for _, l := range lines {
+			out = append(out, clipLine(l, square(t))...)
+		}
+		return out
+	}
+	if f.tile[2] >= 0 {
+		if center || f.kind == "Polygon" {
+			return []linePiece{{tile: f.tile, lines: lines, bounded: true}}
+		}
+		// GL clips the (merged) lines to the tile for "line".
+		return []linePiece{{tile: f.tile, lines: clip(f.tile), bounded: true}}
+	}
+	if center {
+		return []linePiece{{tile: f.tile, lines: lines}}
+	}
+	// GeoJSON: GL cuts it into tiles at the view's zoom.
+	maxZoom := 18.0
+	if src := s.st.SourceByKey[lr.l.Source]; src != nil && src.MaxZoom != nil {
+		maxZoom = *src.MaxZoom
+	}
+	z := int(math.Max(0, math.Min(maxZoom, math.Floor(s.view.Zoom))))
+	n := 1 << z
+	minX, minY, maxX, maxY := math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)
+	for _, l := range lines {
+		for _, p := range l {
+			minX, maxX = math.Min(minX, p[0]), math.Max(maxX, p[0])
+			minY, maxY = math.Min(minY, p[1]), math.Max(maxY, p[1])
+		}
+	}
+	x0, x1 := max(0, int(math.Floor(minX*float64(n)))), min(n-1, int(math.Floor(maxX*float64(n))))
+	y0, y1 := max(0, int(math.Floor(minY*float64(n)))), min(n-1, int(math.Floor(maxY*float64(n))))
+	if (x1-x0+1)*(y1-y0+1) > 4*maxTiles {
+		return nil
+	}
+	var out []linePiece
+	for ty := y0; ty <= y1; ty++ {
+		for tx := x0; tx <= x1; tx++ {
+			t := [3]int{ty, tx, z}
+			if !s.tileInView(t) {
+				continue
+			}
+			if ls := clip(t); len(ls) > 0 {
+				out = append(out, linePiece{tile: t, lines: ls, bounded: true})
+			}
+		}
+	}
+	return out
+}
+
+// lineAnchors finds where a feature's symbols go along its lines: every
+// symbol-spacing (first at an offset that depends on the label length),
+// where the label fits on the line and bends by at most text-max-angle; or
+// only at the middle of each line for line-center.
+func (s *sourceSet) lineAnchors(lr *layerRender, ss *shapedSymbol, center bool) []*linePath {
+	f := ss.f
+	zoom := math.Floor(s.view.Zoom)
 	layoutSize := lr.num("text-size", &expr.EvalContext{Zoom: zoom + 1, Feature: f.feat}, 16)
-	boxScale := tpr * layoutSize / text.OneEm
 	shapedLen := 0.0
 	hasText := len(ss.sh.Glyphs) > 0
 	if hasText {
@@ -180,50 +234,52 @@ func (s *sourceSet) lineAnchors(lr *layerRender, ss *shapedSymbol, center bool) 
 	if ss.ic != nil {
 		shapedLen = math.Max(shapedLen, ss.iconRight-ss.iconLeft)
 	}
-	labelLen := shapedLen * boxScale
-	window := 0.0
-	if hasText {
-		window = 3.0 / 5 * text.OneEm * boxScale
-	}
 	maxAngle := lr.num("text-max-angle", ss.c, 45) * math.Pi / 180
-	spacing := lr.num("symbol-spacing", ss.c, 250) * tpr
-	n := math.Exp2(float64(tz))
-
 	var out []*linePath
-	for _, l := range lines {
-		if len(l) < 2 {
-			continue
+	for _, pc := range s.linePieces(lr, ss, center) {
+		tz, tx, ty := pc.tile[2], pc.tile[1], pc.tile[0]
+		if tz < 0 {
+			tz, tx, ty = int(zoom), 0, 0
 		}
-		tl := make([]tilePoint, len(l))
-		for i, p := range l {
-			tl[i] = tilePoint{(p[0]*n - float64(tx)) * symbolExtent, (p[1]*n - float64(ty)) * symbolExtent}
-			if !bounded {
-				tl[i] = tilePoint{p[0] * n * symbolExtent, p[1] * n * symbolExtent}
+		ov := math.Max(1, math.Exp2(zoom-float64(tz)))
+		tpr := symbolExtent / (512 * ov)
+		boxScale := tpr * layoutSize / text.OneEm
+		labelLen := shapedLen * boxScale
+		window := 0.0
+		if hasText {
+			window = 3.0 / 5 * text.OneEm * boxScale
+		}
+		spacing := lr.num("symbol-spacing", ss.c, 250) * tpr
+		n := math.Exp2(float64(tz))
+		for _, l := range pc.lines {
+			if len(l) < 2 {
+				continue
 			}
-		}
-		var anchors []lineAnchor
-		if center {
-			if a, ok := centerAnchor(tl, labelLen, window, maxAngle); ok {
-				anchors = []lineAnchor{a}
+			tl := make([]tilePoint, len(l))
+			for i, p := range l {
+				tl[i] = tilePoint{(p[0]*n - float64(tx)) * symbolExtent, (p[1]*n - float64(ty)) * symbolExtent}
 			}
-		} else {
-			anchors = spacedAnchors(tl, spacing, labelLen, shapedLen, boxScale, ov, window, maxAngle, bounded)
-		}
-		if len(anchors) == 0 {
-			continue
-		}
-		pts := make([]raster.Point, len(l))
-		for i, p := range l {
-			pts[i] = s.frame.toScreen(p[0], p[1])
-		}
-		for _, a := range anchors {
-			w := orb.Point{a.p.x / symbolExtent / n, a.p.y / symbolExtent / n}
-			if bounded {
-				w = orb.Point{(a.p.x/symbolExtent + float64(tx)) / n, (a.p.y/symbolExtent + float64(ty)) / n}
+			var anchors []lineAnchor
+			if center {
+				if a, ok := centerAnchor(tl, labelLen, window, maxAngle); ok {
+					anchors = []lineAnchor{a}
+				}
+			} else {
+				anchors = spacedAnchors(tl, spacing, labelLen, shapedLen, boxScale, ov, window, maxAngle, pc.bounded)
 			}
-			at := s.frame.toScreen(w[0], w[1])
-			p0, p1 := pts[a.seg], pts[a.seg+1]
-			out = append(out, &linePath{world: w, pts: pts, seg: a.seg, at: at, angle: math.Atan2(p1.Y-p0.Y, p1.X-p0.X), tile: a.p})
+			if len(anchors) == 0 {
+				continue
+			}
+			pts := make([]raster.Point, len(l))
+			for i, p := range l {
+				pts[i] = s.frame.toScreen(p[0], p[1])
+			}
+			for _, a := range anchors {
+				w := orb.Point{(a.p.x/symbolExtent + float64(tx)) / n, (a.p.y/symbolExtent + float64(ty)) / n}
+				at := s.frame.toScreen(w[0], w[1])
+				p0, p1 := pts[a.seg], pts[a.seg+1]
+				out = append(out, &linePath{world: w, pts: pts, seg: a.seg, at: at, angle: math.Atan2(p1.Y-p0.Y, p1.X-p0.X), tile: a.p, tileID: pc.tile})
+			}
 		}
 	}
 	return out
