@@ -137,12 +137,9 @@ func poleOfInaccessibility(rings [][]orb.Point, precision float64) (orb.Point, b
 		}
 	}
 	best := centroidCell(rings)
-	if bc := newPoleCell(minX+w/2, minY+h/2, 0, rings); bc.d > best.d {
-		best = bc
-	}
 	for n := 0; q.Len() > 0 && n < 10000; n++ {
 		c := heap.Pop(q).(poleCell)
-		if c.d > best.d {
+		if c.d > best.d || best.d == 0 {
 			best = c
 		}
 		if c.max-best.d <= precision {

@@ -194,6 +194,9 @@ type sourceFeature struct {
 	// lines are a tile's lines before clipping, with the tile's buffer
 	// (symbols along lines are laid out on them); nil for GeoJSON.
 	lines [][]orb.Point
+	// wholePolygons are a tile's polygons before clipping (symbols go to
+	// their poles of inaccessibility); nil for GeoJSON.
+	wholePolygons [][][]orb.Point
 }
 
 type sourceSet struct {
@@ -523,12 +526,15 @@ func decodeTile(data []byte, z, tx, ty int) ([]sourceFeature, error) {
 				sf.kind = "Polygon"
 				sf.clip = &square
 				for _, p := range g.Polygons {
-					var rings [][]orb.Point
+					var rings, whole [][]orb.Point
 					for _, r := range p {
-						if c := clipRing(conv(r), square); c != nil {
+						w := conv(r)
+						whole = append(whole, w)
+						if c := clipRing(w, square); c != nil {
 							rings = append(rings, c)
 						}
 					}
+					sf.wholePolygons = append(sf.wholePolygons, whole)
 					if len(rings) > 0 {
 						sf.polygons = append(sf.polygons, rings)
 					}

@@ -291,8 +291,32 @@ func (s *sourceSet) anchors(lr *layerRender, f sourceFeature, c *expr.EvalContex
 			}
 		}
 	case "Polygon":
-		for _, poly := range f.polygons {
-			if p, ok := poleOfInaccessibility(poly, 2*s.frame.ratio/s.frame.scale); ok {
+		// GL looks for the pole to 16 units of the tile's 8192, on the
+		// tile's polygons with their buffer, and keeps those in the tile.
+		polys, z := f.polygons, math.Floor(s.view.Zoom)
+		var sq *box
+		if f.wholePolygons != nil {
+			polys, z = f.wholePolygons, float64(f.tile[2])
+			n := math.Exp2(z)
+			sq = &box{float64(f.tile[1]) / n, float64(f.tile[0]) / n, float64(f.tile[1]+1) / n, float64(f.tile[0]+1) / n}
+		}
+		// In the tile's units from its corner, as GL computes it.
+		n := math.Exp2(z) * symbolExtent
+		var ox, oy float64
+		if sq != nil {
+			ox, oy = float64(f.tile[1])*symbolExtent, float64(f.tile[0])*symbolExtent
+		}
+		for _, poly := range polys {
+			tp := make([][]orb.Point, len(poly))
+			for i, r := range poly {
+				tp[i] = make([]orb.Point, len(r))
+				for j, q := range r {
+					tp[i][j] = orb.Point{math.Round(q[0]*n) - ox, math.Round(q[1]*n) - oy}
+				}
+			}
+			p, ok := poleOfInaccessibility(tp, 16)
+			p = orb.Point{(p[0] + ox) / n, (p[1] + oy) / n}
+			if ok && (sq == nil || (p[0] >= sq.x0 && p[0] < sq.x1 && p[1] >= sq.y0 && p[1] < sq.y1)) {
 				add(p)
 			}
 		}
