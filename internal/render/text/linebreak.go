@@ -74,6 +74,9 @@ func LineBreaks(n int, at func(int) rune, width func(int) float64, maxWidth floa
 	for i, j := 0, len(out)-1; i < j; i, j = i+1, j-1 {
 		out[i], out[j] = out[j], out[i]
 	}
+	if len(out) == 1 {
+		return nil
+	}
 	return out[:len(out)-1]
 }
 
