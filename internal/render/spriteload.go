@@ -3,11 +3,13 @@ package render
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"fmt"
 	"image"
 	"image/draw"
 	"image/png"
+	"sync"
 
 	"github.com/tesseramaps/tessera/internal/style"
 )
@@ -94,6 +96,15 @@ func (sp *spriteSet) read(ctx context.Context, base, prefix string) error {
 	if err != nil {
 		return fmt.Errorf("sprite image: %w", err)
 	}
+	key := sheetKey(idx, data)
+	if icons, ok := sheets.get(key); ok {
+		for name, ic := range icons {
+			sp.icons[prefix+name] = ic
+		}
+		return nil
+	}
+	icons := map[string]*spriteIcon{}
+	defer func() { sheets.add(key, icons) }()
 	img, err := png.Decode(bytes.NewReader(data))
 	if err != nil {
 		return fmt.Errorf("sprite image: %w", err)
@@ -116,7 +127,53 @@ func (sp *spriteSet) read(ctx context.Context, base, prefix string) error {
 			o := sheet.PixOffset(r.Min.X, r.Min.Y+y)
 			copy(ic.pix[y*e.Width*4:(y+1)*e.Width*4], sheet.Pix[o:o+e.Width*4])
 		}
+		icons[name] = ic
 		sp.icons[prefix+name] = ic
 	}
 	return nil
+}
+
+// sheets caches decoded sprite sheets across renders by their content:
+// a style's sprite is the same from one render to the next, and decoding
+// its PNG costs more than drawing its icons. Icons are never modified.
+var sheets = &sheetCache{m: map[[32]byte]map[string]*spriteIcon{}}
+
+// maxCachedSheets bounds the sprite sheets kept.
+const maxCachedSheets = 16
+
+type sheetCache struct {
+	mu    sync.Mutex
+	m     map[[32]byte]map[string]*spriteIcon
+	order [][32]byte // oldest first
+}
+
+func sheetKey(index, image []byte) [32]byte {
+	h := sha256.New()
+	h.Write(index)
+	h.Write([]byte{0})
+	h.Write(image)
+	var k [32]byte
+	h.Sum(k[:0])
+	return k
+}
+
+func (c *sheetCache) get(k [32]byte) (map[string]*spriteIcon, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	icons, ok := c.m[k]
+	return icons, ok
+}
+
+func (c *sheetCache) add(k [32]byte, icons map[string]*spriteIcon) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if _, ok := c.m[k]; ok {
+		return
+	}
+	if len(c.order) >= maxCachedSheets {
+		delete(c.m, c.order[0])
+		c.order = c.order[1:]
+	}
+	c.m[k] = icons
+	c.order = append(c.order, k)
 }

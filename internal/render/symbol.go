@@ -87,7 +87,7 @@ func (s *sourceSet) placeSymbols(ctx context.Context) *symbolPass {
 		if ctx.Err() != nil {
 			break
 		}
-		lr := &layerRender{r: s.r, l: l, fr: s.frame, zoom: s.view.Zoom}
+		lr := &symLayer{layerRender: &layerRender{r: s.r, l: l, fr: s.frame, zoom: s.view.Zoom}}
 		if err := lr.compile(); err != nil {
 			s.r.log.Warn("render: layer skipped", "layer", l.ID, "err", err)
 			continue
@@ -120,7 +120,7 @@ func (sl symbolLayout) sortByY() bool {
 
 // placeLayer lays out a layer's symbols, places them against the grid and
 // returns those placed in drawing order.
-func (s *sourceSet) placeLayer(ctx context.Context, lr *layerRender, feats []sourceFeature, grid *collisionGrid) []*symbol {
+func (s *sourceSet) placeLayer(ctx context.Context, lr *symLayer, feats []sourceFeature, grid *collisionGrid) []*symbol {
 	lz := &expr.EvalContext{Zoom: math.Floor(s.view.Zoom)}
 	sl := symbolLayout{
 		textAllowOverlap:    lr.boolean("text-allow-overlap", lz, false),
@@ -274,7 +274,7 @@ func (s *sourceSet) placeLayer(ctx context.Context, lr *layerRender, feats []sou
 // anchors returns where a feature's symbols go, in world units, for
 // point placement: each point, the first vertex of each line, the pole of
 // inaccessibility of each polygon.
-func (s *sourceSet) anchors(lr *layerRender, f sourceFeature, c *expr.EvalContext) []orb.Point {
+func (s *sourceSet) anchors(lr *symLayer, f sourceFeature, c *expr.EvalContext) []orb.Point {
 	var out []orb.Point
 	add := func(p orb.Point) { out = append(out, p) }
 	switch f.kind {
@@ -344,7 +344,7 @@ type shapedSymbol struct {
 }
 
 // shapeSymbol shapes a feature's text and finds its icon.
-func (s *sourceSet) shapeSymbol(ctx context.Context, lr *layerRender, f sourceFeature, c *expr.EvalContext) *shapedSymbol {
+func (s *sourceSet) shapeSymbol(ctx context.Context, lr *symLayer, f sourceFeature, c *expr.EvalContext) *shapedSymbol {
 	pc := &expr.EvalContext{Zoom: s.view.Zoom, Feature: f.feat}
 	ss := &shapedSymbol{f: f, c: c, pc: pc}
 	placement := lr.str("symbol-placement", c, "point")
@@ -392,14 +392,14 @@ func (s *sourceSet) shapeSymbol(ctx context.Context, lr *layerRender, f sourceFe
 }
 
 // alongLine reports whether a layer's text or icons follow their line.
-func (s *sourceSet) alongLine(lr *layerRender, c *expr.EvalContext, kind string) bool {
+func (s *sourceSet) alongLine(lr *symLayer, c *expr.EvalContext, kind string) bool {
 	return lr.str("symbol-placement", c, "point") != "point" && lr.alignment(kind+"-rotation-alignment", c) == "map"
 }
 
 // layoutSymbol puts a shaped symbol on screen at anchor a (on the line
 // path when along is not nil) and returns it with its collision boxes, or
 // nil when nothing of it can be drawn.
-func (s *sourceSet) layoutSymbol(ctx context.Context, lr *layerRender, ss *shapedSymbol, a raster.Point, along *linePath) *symbol {
+func (s *sourceSet) layoutSymbol(ctx context.Context, lr *symLayer, ss *shapedSymbol, a raster.Point, along *linePath) *symbol {
 	ratio := s.frame.ratio
 	c, pc := ss.c, ss.pc
 	sym := &symbol{y: a.Y, sortKey: lr.num("symbol-sort-key", c, 0)}
@@ -496,7 +496,7 @@ func (s *sourceSet) layoutSymbol(ctx context.Context, lr *layerRender, ss *shape
 }
 
 // alignment resolves a *-rotation-alignment for point placement.
-func (lr *layerRender) alignment(name string, c *expr.EvalContext) string {
+func (lr *symLayer) alignment(name string, c *expr.EvalContext) string {
 	a := lr.str(name, c, "auto")
 	if a == "auto" {
 		if lr.str("symbol-placement", c, "point") == "point" {
@@ -509,7 +509,7 @@ func (lr *layerRender) alignment(name string, c *expr.EvalContext) string {
 
 // sdfPaint evaluates the paint of an SDF text or icon (kind "text" or
 // "icon").
-func (s *sourceSet) sdfPaint(lr *layerRender, c *expr.EvalContext, kind string, fontScale float64) sdfPaint {
+func (s *sourceSet) sdfPaint(lr *symLayer, c *expr.EvalContext, kind string, fontScale float64) sdfPaint {
 	p := sdfPaint{fontScale: fontScale, opacity: lr.num(kind+"-opacity", c, 1)}
 	p.color, _ = lr.color(kind+"-color", c)
 	p.halo, _ = lr.color(kind+"-halo-color", c)
@@ -519,8 +519,8 @@ func (s *sourceSet) sdfPaint(lr *layerRender, c *expr.EvalContext, kind string, 
 }
 
 // iconName evaluates icon-image.
-func (s *sourceSet) iconName(lr *layerRender, c *expr.EvalContext) string {
-	e := lr.props["icon-image"]
+func (s *sourceSet) iconName(lr *symLayer, c *expr.EvalContext) string {
+	e := lr.prop("icon-image")
 	if e == nil {
 		return ""
 	}
@@ -556,15 +556,15 @@ func tokenized(l *style.Layer, name string) bool {
 
 // textSections evaluates text-field (with text-transform and text-font)
 // into shaping sections.
-func (s *sourceSet) textSections(lr *layerRender, c *expr.EvalContext) []text.Section {
-	e := lr.props["text-field"]
+func (s *sourceSet) textSections(lr *symLayer, c *expr.EvalContext) []text.Section {
+	e := lr.prop("text-field")
 	if e == nil {
 		return nil
 	}
 	font := "Open Sans Regular,Arial Unicode MS Regular"
-	if fe := lr.props["text-font"]; fe != nil {
+	if fv, ok := lr.value("text-font", c); ok {
 		var names []string
-		for _, it := range fe.EvalOrDefault(c).Items() {
+		for _, it := range fv.Items() {
 			if it.Kind() == expr.KindString {
 				names = append(names, it.Str())
 			}
@@ -627,8 +627,8 @@ func (s *sourceSet) textSections(lr *layerRender, c *expr.EvalContext) []text.Se
 
 // sectionColors returns the text-color override of each format section
 // (by tag), nil where there is none.
-func sectionColors(lr *layerRender, c *expr.EvalContext, sections []text.Section) map[int]*raster.Color {
-	e := lr.props["text-field"]
+func sectionColors(lr *symLayer, c *expr.EvalContext, sections []text.Section) map[int]*raster.Color {
+	e := lr.prop("text-field")
 	out := map[int]*raster.Color{}
 	if e == nil {
 		return out
@@ -645,12 +645,11 @@ func sectionColors(lr *layerRender, c *expr.EvalContext, sections []text.Section
 }
 
 // floats2 evaluates a two-number property, [0, 0] when absent.
-func floats2(lr *layerRender, name string, c *expr.EvalContext) [2]float64 {
-	e := lr.props[name]
-	if e == nil {
+func floats2(lr *symLayer, name string, c *expr.EvalContext) [2]float64 {
+	v, ok := lr.value(name, c)
+	if !ok {
 		return [2]float64{}
 	}
-	v := e.EvalOrDefault(c)
 	f := v.Floats()
 	if len(f) != 2 {
 		items := v.Items()
@@ -719,7 +718,7 @@ func (s *sourceSet) drawSymbols(ctx context.Context, lr *layerRender) {
 
 // symbolTranslate returns text-translate or icon-translate in device
 // pixels, turned with the map when anchored to it.
-func symbolTranslate(lr *layerRender, name string, c *expr.EvalContext) (float64, float64) {
+func symbolTranslate(lr *symLayer, name string, c *expr.EvalContext) (float64, float64) {
 	v := floats2(lr, name, c)
 	dx, dy := v[0]*lr.fr.ratio, v[1]*lr.fr.ratio
 	if lr.str(name+"-anchor", c, "map") == "map" {
@@ -756,12 +755,11 @@ func (s *sourceSet) tileUnitsY(w orb.Point, t [3]int) float64 {
 }
 
 // iconFitPadding evaluates icon-text-fit-padding: top, right, bottom, left.
-func iconFitPadding(lr *layerRender, c *expr.EvalContext) [4]float64 {
-	e := lr.props["icon-text-fit-padding"]
-	if e == nil {
+func iconFitPadding(lr *symLayer, c *expr.EvalContext) [4]float64 {
+	v, ok := lr.value("icon-text-fit-padding", c)
+	if !ok {
 		return [4]float64{}
 	}
-	v := e.EvalOrDefault(c)
 	f := v.Floats()
 	if len(f) == 0 {
 		for _, it := range v.Items() {

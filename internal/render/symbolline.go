@@ -141,7 +141,7 @@ type linePiece struct {
 // linePieces cuts a feature's lines into the tiles GL lays them out in:
 // the feature's own vector tile, or for GeoJSON the tiles of the view at
 // the source's zoom.
-func (s *sourceSet) linePieces(lr *layerRender, ss *shapedSymbol, center bool) []linePiece {
+func (s *sourceSet) linePieces(lr *symLayer, ss *shapedSymbol, center bool) []linePiece {
 	f := ss.f
 	var lines [][]orb.Point
 	switch f.kind {
@@ -222,7 +222,7 @@ func (s *sourceSet) linePieces(lr *layerRender, ss *shapedSymbol, center bool) [
 // symbol-spacing (first at an offset that depends on the label length),
 // where the label fits on the line and bends by at most text-max-angle; or
 // only at the middle of each line for line-center.
-func (s *sourceSet) lineAnchors(lr *layerRender, ss *shapedSymbol, center bool) []*linePath {
+func (s *sourceSet) lineAnchors(lr *symLayer, ss *shapedSymbol, center bool) []*linePath {
 	f := ss.f
 	zoom := math.Floor(s.view.Zoom)
 	layoutSize := lr.num("text-size", &expr.EvalContext{Zoom: zoom + 1, Feature: f.feat}, 16)

@@ -74,19 +74,27 @@ type Shaping struct {
 	Lines                    int
 }
 
-// char is one code point of the logical text with its section.
+// char is one code point of the logical text with its section and
+// metrics.
 type char struct {
 	r   rune
 	sec int
+	m   Metrics
+	ok  bool // the font stack has the glyph
 }
 
 // Shape lays out the sections. It returns a shaping with no glyphs when
 // nothing of the text can be drawn.
 func Shape(sections []Section, lookup Lookup, o Options) Shaping {
-	var chars []char
+	n := 0
+	for _, s := range sections {
+		n += len(s.Text)
+	}
+	chars := make([]char, 0, n)
 	for i, s := range sections {
 		for _, r := range s.Text {
-			chars = append(chars, char{r, i})
+			m, ok := lookup(s.FontStack, r)
+			chars = append(chars, char{r: r, sec: i, m: m, ok: ok})
 		}
 	}
 	scale := func(i int) float64 {
@@ -96,11 +104,10 @@ func Shape(sections []Section, lookup Lookup, o Options) Shaping {
 		return 1
 	}
 	advance := func(c char) float64 {
-		m, ok := lookup(sections[c.sec].FontStack, c.r)
-		if !ok {
+		if !c.ok {
 			return 0
 		}
-		return m.Advance*scale(c.sec) + o.Spacing
+		return c.m.Advance*scale(c.sec) + o.Spacing
 	}
 	var lines [][]char
 	if o.MaxWidth > 0 {
@@ -116,7 +123,7 @@ func Shape(sections []Section, lookup Lookup, o Options) Shaping {
 		lines = [][]char{chars}
 	}
 
-	sh := Shaping{Left: o.Offset[0], Right: o.Offset[0], Top: o.Offset[1], Bottom: o.Offset[1]}
+	sh := Shaping{Left: o.Offset[0], Right: o.Offset[0], Top: o.Offset[1], Bottom: o.Offset[1], Glyphs: make([]Glyph, 0, len(chars))}
 	y := float64(defaultOffset)
 	maxLen := 0.0
 	maxLineHeight := 0.0
@@ -133,10 +140,10 @@ func Shape(sections []Section, lookup Lookup, o Options) Shaping {
 		start := len(sh.Glyphs)
 		x := 0.0
 		for _, c := range line {
-			m, ok := lookup(sections[c.sec].FontStack, c.r)
-			if !ok {
+			if !c.ok {
 				continue
 			}
+			m := c.m
 			s := scale(c.sec)
 			sh.Glyphs = append(sh.Glyphs, Glyph{Rune: c.r, FontStack: sections[c.sec].FontStack, Scale: s, Tag: sections[c.sec].Tag,
 				X: x, Y: y + (lineScale-s)*OneEm, Metrics: m})
