@@ -145,8 +145,15 @@ func (s *sourceSet) placeLayer(ctx context.Context, lr *symLayer, feats []source
 				continue
 			}
 		}
-		if ss := s.shapeSymbol(ctx, lr, f, c); ss != nil {
+		var anchors []orb.Point
+		if placement == "point" {
+			if anchors = s.anchors(lr, f, c); len(anchors) == 0 {
+				continue
+			}
+		}
+		if ss := s.shapeSymbol(ctx, lr, f, c, anchors); ss != nil {
 			ss.order = i
+			ss.anchors = anchors
 			shaped = append(shaped, ss)
 		}
 	}
@@ -182,7 +189,7 @@ func (s *sourceSet) placeLayer(ctx context.Context, lr *symLayer, feats []source
 			}
 			continue
 		}
-		for _, w := range s.anchors(lr, f, ss.c) {
+		for _, w := range ss.anchors {
 			add(w, nil)
 		}
 	}
@@ -341,14 +348,29 @@ type shapedSymbol struct {
 	// lines are the feature's lines joined with those of features of the
 	// same text that continue them (symbol-placement line), unclipped.
 	lines [][]orb.Point
+	// anchors are where point placement puts the symbol, world units.
+	anchors []orb.Point
 }
 
-// shapeSymbol shapes a feature's text and finds its icon.
-func (s *sourceSet) shapeSymbol(ctx context.Context, lr *symLayer, f sourceFeature, c *expr.EvalContext) *shapedSymbol {
+// shapeSymbol shapes a feature's text and finds its icon. With anchors
+// (point placement), a symbol too far off the view to reach it is not
+// shaped.
+func (s *sourceSet) shapeSymbol(ctx context.Context, lr *symLayer, f sourceFeature, c *expr.EvalContext, anchors []orb.Point) *shapedSymbol {
 	pc := &expr.EvalContext{Zoom: s.view.Zoom, Feature: f.feat}
 	ss := &shapedSymbol{f: f, c: c, pc: pc}
 	placement := lr.str("symbol-placement", c, "point")
-	if ss.sections = s.textSections(lr, c); len(ss.sections) > 0 {
+	ss.sections = s.textSections(lr, c)
+	var ic *spriteIcon
+	if name := s.iconName(lr, c); name != "" {
+		ic = s.sprite.icon(ctx, name)
+	}
+	if len(ss.sections) == 0 && ic == nil {
+		return nil
+	}
+	if anchors != nil && !s.reaches(lr, ss, ic, anchors) {
+		return nil
+	}
+	if len(ss.sections) > 0 {
 		anchor := lr.str("text-anchor", c, "center")
 		hAlign, vAlign := text.AnchorAlign(anchor)
 		o := text.Options{
@@ -369,8 +391,8 @@ func (s *sourceSet) shapeSymbol(ctx context.Context, lr *symLayer, f sourceFeatu
 		ss.sh = text.Shape(ss.sections, s.glyphs.lookup(ctx), o)
 		ss.fs = lr.num("text-size", pc, 16) / text.OneEm
 	}
-	if name := s.iconName(lr, c); name != "" {
-		if ic := s.sprite.icon(ctx, name); ic != nil {
+	{
+		if ic != nil {
 			ss.ic = ic
 			ss.iconSize = lr.num("icon-size", pc, 1)
 			off := floats2(lr, "icon-offset", c)
@@ -389,6 +411,38 @@ func (s *sourceSet) shapeSymbol(ctx context.Context, lr *symLayer, f sourceFeatu
 		return nil
 	}
 	return ss
+}
+
+// reaches reports whether a symbol at one of the anchors may reach the
+// collision grid (the view and its margin): a bound of its size from its
+// text length, text size, offsets and icon, not its shaping.
+func (s *sourceSet) reaches(lr *symLayer, ss *shapedSymbol, ic *spriteIcon, anchors []orb.Point) bool {
+	ratio := s.frame.ratio
+	r := 0.0
+	if len(ss.sections) > 0 {
+		n, scale := 0, 1.0
+		for _, sec := range ss.sections {
+			n += len(sec.Text) // bytes: at least the runes
+			scale = math.Max(scale, sec.Scale)
+		}
+		off := floats2(lr, "text-offset", ss.c)
+		tr := floats2(lr, "text-translate", ss.pc)
+		em := float64(n)*scale + math.Abs(off[0]) + math.Abs(off[1]) + math.Abs(lr.num("text-radial-offset", ss.c, 0)) + 2
+		r += em*lr.num("text-size", ss.pc, 16) + math.Abs(tr[0]) + math.Abs(tr[1])
+	}
+	if ic != nil {
+		off := floats2(lr, "icon-offset", ss.c)
+		tr := floats2(lr, "icon-translate", ss.pc)
+		r += (float64(ic.w+ic.h)/ic.ratio+math.Abs(off[0])+math.Abs(off[1]))*lr.num("icon-size", ss.pc, 1) + math.Abs(tr[0]) + math.Abs(tr[1])
+	}
+	m := (r + 100 + 16) * ratio
+	for _, w := range anchors {
+		p := s.frame.toScreen(w[0], w[1])
+		if p.X >= -m && p.X <= s.frame.w+m && p.Y >= -m && p.Y <= s.frame.h+m {
+			return true
+		}
+	}
+	return false
 }
 
 // alongLine reports whether a layer's text or icons follow their line.
