@@ -214,6 +214,18 @@ func (s *sourceSet) placeLayer(ctx context.Context, lr *symLayer, feats []source
 			return cands[a].order < cands[b].order
 		})
 	}
+	// GL samples a layer's icons linearly when one of them is drawn at
+	// another pixel ratio than the view's.
+	for _, sym := range cands {
+		if sym.icon != nil && sym.icon.ic.ratio != s.frame.ratio {
+			for _, o := range cands {
+				if o.icon != nil {
+					o.icon.linear = true
+				}
+			}
+			break
+		}
+	}
 	var placed []*symbol
 	for _, sym := range cands {
 		placeText := sym.hasText && (sl.textAllowOverlap || grid.free(sym.textBoxes...))
@@ -533,7 +545,7 @@ func (s *sourceSet) layoutSymbol(ctx context.Context, lr *symLayer, ss *shapedSy
 		// which linear sampling blends into the icon's edge.
 		q := newTexQuad(a, tx, ty, left*k-kx, top*k-ky, kx, ky, angle, ic.w+2, ic.h+2)
 		sym.icon = &iconQuad{ic: ic, q: q,
-			linear: ic.sdf || size != 1 || angle != 0 || ic.ratio != ratio || ss.iconFit}
+			linear: ic.sdf || ss.iconFit || angle != 0 || lr.iconsLinear()}
 		sym.iconOpac = lr.num("icon-opacity", pc, 1)
 		if ic.sdf {
 			sym.iconSDF = s.sdfPaint(lr, pc, "icon", size)

@@ -74,3 +74,18 @@ func (lr *symLayer) color(name string, c *expr.EvalContext) (raster.Color, bool)
 	col := v.Color()
 	return raster.Color{R: col.R, G: col.G, B: col.B, A: col.A}, true
 }
+
+// iconsLinear reports whether the layer's icons are sampled linearly, as
+// GL decides it for a layer: when icon-size is not the constant 1 or
+// icon-rotate not the constant 0, even for the icons that are not turned.
+func (lr *symLayer) iconsLinear() bool {
+	constant := func(name string, want float64) bool {
+		e := lr.props[name]
+		if e == nil {
+			return true
+		}
+		v, ok := e.Constant()
+		return ok && v.Kind() == expr.KindNumber && v.Num() == want
+	}
+	return !constant("icon-size", 1) || !constant("icon-rotate", 0)
+}
