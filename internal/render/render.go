@@ -133,7 +133,9 @@ func (r *Renderer) Render(ctx context.Context, st *style.Style, v View, res Reso
 		}
 		switch l.Type {
 		case "background":
-			lr.background()
+			if !srcs.backgroundPattern(ctx, lr) {
+				lr.background()
+			}
 		case "fill", "line", "circle":
 			feats, err := srcs.features(ctx, l)
 			if err != nil {

@@ -77,7 +77,9 @@ func (s *sourceSet) symbols(ctx context.Context) *symbolPass {
 func (s *sourceSet) placeSymbols(ctx context.Context) *symbolPass {
 	pass := &symbolPass{layers: map[string][]*symbol{}}
 	s.glyphs = newGlyphSet(s)
-	s.sprite = &spriteSet{s: s}
+	if s.sprite == nil {
+		s.sprite = &spriteSet{s: s}
+	}
 	grid := newCollisionGrid(s.frame.w, s.frame.h, 100*s.frame.ratio)
 	for i := len(s.st.Layers) - 1; i >= 0; i-- {
 		l := s.st.Layers[i]
