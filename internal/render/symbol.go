@@ -36,7 +36,10 @@ type symbol struct {
 	iconSDF  sdfPaint
 	iconOpac float64
 
-	textBoxes        []collisionBox
+	textBoxes []collisionBox
+	// alts are the same symbol with its text at the other
+	// text-variable-anchor positions, tried in order when it does not fit.
+	alts             []*symbol
 	iconBox          collisionBox
 	hasText, hasIcon bool
 }
@@ -168,7 +171,17 @@ func (s *sourceSet) placeLayer(ctx context.Context, lr *symLayer, feats []source
 		f := ss.f
 		add := func(w orb.Point, along *linePath) {
 			a := s.frame.toScreen(w[0], w[1])
-			if sym := s.layoutSymbol(ctx, lr, ss, a, along); sym != nil {
+			sym := s.layoutSymbol(ctx, lr, ss, a, along)
+			if sym != nil && len(ss.variants) > 1 {
+				for _, v := range ss.variants[1:] {
+					ss.sh = v
+					if alt := s.layoutSymbol(ctx, lr, ss, a, along); alt != nil {
+						sym.alts = append(sym.alts, alt)
+					}
+				}
+				ss.sh = ss.variants[0]
+			}
+			if sym != nil {
 				sym.order = ss.order
 				sym.tile = f.tile
 				if along != nil {
@@ -230,6 +243,19 @@ func (s *sourceSet) placeLayer(ctx context.Context, lr *symLayer, feats []source
 	}
 	var placed []*symbol
 	for _, sym := range cands {
+		if !sl.textAllowOverlap {
+			// The first text-variable-anchor position that fits.
+			for _, alt := range sym.alts {
+				if !sym.hasText || (grid.inside(sym.textBoxes...) && grid.free(sym.textBoxes...)) {
+					break
+				}
+				if alt.hasText && grid.inside(alt.textBoxes...) && grid.free(alt.textBoxes...) {
+					alt.order, alt.tile, alt.ykey = sym.order, sym.tile, sym.ykey
+					sym = alt
+					break
+				}
+			}
+		}
 		placeText := sym.hasText && (sl.textAllowOverlap || grid.free(sym.textBoxes...))
 		placeIcon := sym.hasIcon && (sl.iconAllowOverlap || grid.free(sym.iconBox))
 		if sym.hasText && !grid.inside(sym.textBoxes...) {
@@ -364,6 +390,9 @@ type shapedSymbol struct {
 	lines [][]orb.Point
 	// anchors are where point placement puts the symbol, world units.
 	anchors []orb.Point
+	// variants are the shapings for each text-variable-anchor, tried in
+	// order at placement.
+	variants []text.Shaping
 }
 
 // shapeSymbol shapes a feature's text and finds its icon. With anchors
@@ -385,24 +414,38 @@ func (s *sourceSet) shapeSymbol(ctx context.Context, lr *symLayer, f sourceFeatu
 		return nil
 	}
 	if len(ss.sections) > 0 {
-		anchor := lr.str("text-anchor", c, "center")
-		hAlign, vAlign := text.AnchorAlign(anchor)
-		o := text.Options{
-			LineHeight: lr.num("text-line-height", c, 1.2) * text.OneEm,
-			Spacing:    lr.num("text-letter-spacing", c, 0) * text.OneEm,
-			Justify:    text.JustifyOf(lr.str("text-justify", c, "center"), anchor),
-			HAlign:     hAlign, VAlign: vAlign,
+		shape := func(anchor string, variable bool) text.Shaping {
+			hAlign, vAlign := text.AnchorAlign(anchor)
+			o := text.Options{
+				LineHeight: lr.num("text-line-height", c, 1.2) * text.OneEm,
+				Spacing:    lr.num("text-letter-spacing", c, 0) * text.OneEm,
+				Justify:    text.JustifyOf(lr.str("text-justify", c, "center"), anchor),
+				HAlign:     hAlign, VAlign: vAlign,
+			}
+			if placement == "point" {
+				o.MaxWidth = lr.num("text-max-width", c, 10) * text.OneEm
+			}
+			hasRadial := lr.l.Layout != nil && lr.l.Layout.Has("text-radial-offset")
+			switch {
+			case hasRadial && (variable || !lr.l.Layout.Has("text-offset")):
+				o.Offset = radialOffset(anchor, lr.num("text-radial-offset", c, 0)*text.OneEm)
+			case variable:
+				off := floats2(lr, "text-offset", c)
+				o.Offset = variableOffset(anchor, off[0]*text.OneEm, off[1]*text.OneEm)
+			case !s.alongLine(lr, c, "text"):
+				off := floats2(lr, "text-offset", c)
+				o.Offset = [2]float64{off[0] * text.OneEm, off[1] * text.OneEm}
+			}
+			return text.Shape(ss.sections, s.glyphs.lookup(ctx), o)
 		}
-		if placement == "point" {
-			o.MaxWidth = lr.num("text-max-width", c, 10) * text.OneEm
+		if anchors := variableAnchors(lr, c); placement == "point" && len(anchors) > 0 {
+			for _, a := range anchors {
+				ss.variants = append(ss.variants, shape(a, true))
+			}
+			ss.sh = ss.variants[0]
+		} else {
+			ss.sh = shape(lr.str("text-anchor", c, "center"), false)
 		}
-		if lr.l.Layout != nil && lr.l.Layout.Has("text-radial-offset") && !lr.l.Layout.Has("text-offset") {
-			o.Offset = radialOffset(anchor, lr.num("text-radial-offset", c, 0)*text.OneEm)
-		} else if !s.alongLine(lr, c, "text") {
-			off := floats2(lr, "text-offset", c)
-			o.Offset = [2]float64{off[0] * text.OneEm, off[1] * text.OneEm}
-		}
-		ss.sh = text.Shape(ss.sections, s.glyphs.lookup(ctx), o)
 		ss.fs = lr.num("text-size", pc, 16) / text.OneEm
 	}
 	{
@@ -858,4 +901,40 @@ func fitIconToText(fit string, pad [4]float64, off [2]float64, sh text.Shaping, 
 		bottom = top + dh
 	}
 	return left, top, right, bottom
+}
+
+// variableAnchors evaluates text-variable-anchor.
+func variableAnchors(lr *symLayer, c *expr.EvalContext) []string {
+	v, ok := lr.value("text-variable-anchor", c)
+	if !ok {
+		return nil
+	}
+	var out []string
+	for _, it := range v.Items() {
+		if it.Kind() == expr.KindString {
+			out = append(out, it.Str())
+		}
+	}
+	return out
+}
+
+// variableOffset turns text-offset (em pixels) into the offset GL uses with
+// a variable anchor: its absolute values, directed away from the anchor.
+func variableOffset(anchor string, ox, oy float64) [2]float64 {
+	const baseline = 7
+	ox, oy = math.Abs(ox), math.Abs(oy)
+	var x, y float64
+	switch anchor {
+	case "top-right", "top-left", "top":
+		y = oy - baseline
+	case "bottom-right", "bottom-left", "bottom":
+		y = -oy + baseline
+	}
+	switch anchor {
+	case "top-right", "bottom-right", "right":
+		x = -ox
+	case "top-left", "bottom-left", "left":
+		x = ox
+	}
+	return [2]float64{x, y}
 }

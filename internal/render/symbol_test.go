@@ -244,3 +244,43 @@ func replaceLayout(doc, layout string) string {
 }
 
 func rasterPoint(x, y float64) raster.Point { return raster.Point{X: x, Y: y} }
+
+func TestVariableAnchor(t *testing.T) {
+	r, err := New(slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Two labels at one point: the second goes to its next anchor, below.
+	for _, tc := range []struct {
+		variable string
+		below    [4]uint8
+	}{
+		{`["center", "top"]`, [4]uint8{0, 0, 0, 255}},
+		{`["center"]`, [4]uint8{255, 255, 255, 255}},
+	} {
+		doc := replaceLayout(`{"version": 8, "center": [0, 0], "zoom": 0, "glyphs": "mem://{fontstack}/{range}.pbf",
+		"sources": {"g": {"type": "geojson", "data": {"type": "MultiPoint", "coordinates": [[0, 0], [0, 0]]}}},
+		"layers": [
+			{"id": "bg", "type": "background", "paint": {"background-color": "white"}},
+			{"id": "s", "type": "symbol", "source": "g", "layout": {"text-field": "A", "text-font": ["F"], "text-size": 24,
+				"text-radial-offset": 1.2, "text-variable-anchor": LAYOUT}}]}`, tc.variable)
+		st := parse(t, doc)
+		img, err := r.Render(context.Background(), st, ViewOf(st, 128, 128, 1), mapResources{"mem://F/0-255.pbf": glyphRange("F", "A")})
+		if err != nil {
+			t.Fatal(err)
+		}
+		at := func(x, y int) [4]uint8 {
+			o := img.PixOffset(x, y)
+			return [4]uint8(img.Pix[o : o+4])
+		}
+		if p := at(64, 64); p != [4]uint8{0, 0, 0, 255} {
+			t.Errorf("%s: centre %v, want black", tc.variable, p)
+		}
+		// "top" puts the top of the text box 1.2 em (less GL's baseline
+		// allowance) below the point: the glyph square spans 31-41 px
+		// below it.
+		if p := at(64, 100); p != tc.below {
+			t.Errorf("%s: below %v, want %v", tc.variable, p, tc.below)
+		}
+	}
+}
