@@ -5,6 +5,7 @@ import (
 	"math"
 	"sort"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/paulmach/orb"
 
@@ -665,6 +666,9 @@ func tokenized(l *style.Layer, name string) bool {
 	return !isExpr
 }
 
+// maxLabelRunes bounds the code points of one label.
+const maxLabelRunes = 1024
+
 // textSections evaluates text-field (with text-transform and text-font)
 // into shaping sections.
 func (s *sourceSet) textSections(lr *symLayer, c *expr.EvalContext) []text.Section {
@@ -725,9 +729,18 @@ func (s *sourceSet) textSections(lr *symLayer, c *expr.EvalContext) []text.Secti
 		out = []text.Section{{Text: apply(v.String()), FontStack: font}}
 	}
 	empty := true
-	for _, s := range out {
-		if s.Text != "" {
+	budget := maxLabelRunes
+	for i := range out {
+		if out[i].Text != "" {
 			empty = false
+		}
+		// Line breaking is quadratic in the break points: bound a label.
+		if n := utf8.RuneCountInString(out[i].Text); n > budget {
+			r := []rune(out[i].Text)
+			out[i].Text = string(r[:budget])
+			budget = 0
+		} else {
+			budget -= n
 		}
 	}
 	if empty {

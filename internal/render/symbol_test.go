@@ -284,3 +284,44 @@ func TestVariableAnchor(t *testing.T) {
 		}
 	}
 }
+
+func TestBackgroundPattern(t *testing.T) {
+	r, err := New(slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A 2x2 pattern of red and blue columns repeats every 2 pixels.
+	img := image.NewNRGBA(image.Rect(0, 0, 2, 2))
+	for y := 0; y < 2; y++ {
+		img.SetNRGBA(0, y, color.NRGBA{255, 0, 0, 255})
+		img.SetNRGBA(1, y, color.NRGBA{0, 0, 255, 255})
+	}
+	var b bytes.Buffer
+	if err := png.Encode(&b, img); err != nil {
+		t.Fatal(err)
+	}
+	res := mapResources{"mem://s.json": []byte(`{"p": {"x": 0, "y": 0, "width": 2, "height": 2, "pixelRatio": 1}}`), "mem://s.png": b.Bytes()}
+	for _, tc := range []struct {
+		name, pattern string
+		want0, want1  [4]uint8
+	}{
+		{"pattern", `"p"`, [4]uint8{255, 0, 0, 255}, [4]uint8{0, 0, 255, 255}},
+		{"missing image draws nothing", `"nothing"`, [4]uint8{}, [4]uint8{}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			st := parse(t, `{"version": 8, "center": [0, 0], "zoom": 0, "sprite": "mem://s", "sources": {},
+				"layers": [{"id": "bg", "type": "background", "paint": {"background-pattern": `+tc.pattern+`}}]}`)
+			out, err := r.Render(context.Background(), st, ViewOf(st, 8, 8, 1), res)
+			if err != nil {
+				t.Fatal(err)
+			}
+			at := func(x, y int) [4]uint8 {
+				o := out.PixOffset(x, y)
+				return [4]uint8(out.Pix[o : o+4])
+			}
+			if p0, p1 := at(4, 4), at(5, 4); p0 != tc.want0 || p1 != tc.want1 {
+				t.Errorf("pixels %v %v, want %v %v", p0, p1, tc.want0, tc.want1)
+			}
+		})
+	}
+}
