@@ -10,12 +10,17 @@ import (
 // thirty properties for each of thousands of labels.
 type symLayer struct {
 	*layerRender
-	consts map[constKey]expr.Value
+	entries map[string]*propEntry
 }
 
-type constKey struct {
-	name string
-	zoom float64
+// propEntry is a property with its values at the (at most two) zooms a
+// render evaluates it at, when it does not depend on the feature.
+type propEntry struct {
+	e         *expr.Expression
+	featConst bool
+	n         int
+	zoom      [2]float64
+	v         [2]expr.Value
 }
 
 // prop returns the compiled property, or nil.
@@ -23,22 +28,33 @@ func (lr *symLayer) prop(name string) *expr.Expression { return lr.props[name] }
 
 // value evaluates a property (ok false when the layer has none).
 func (lr *symLayer) value(name string, c *expr.EvalContext) (expr.Value, bool) {
-	e := lr.props[name]
-	if e == nil {
+	pe, ok := lr.entries[name]
+	if !ok {
+		if lr.entries == nil {
+			lr.entries = map[string]*propEntry{}
+		}
+		pe = &propEntry{e: lr.props[name]}
+		if pe.e != nil {
+			pe.featConst = pe.e.IsFeatureConstant()
+		}
+		lr.entries[name] = pe
+	}
+	if pe.e == nil {
 		return expr.Value{}, false
 	}
-	if !e.IsFeatureConstant() {
-		return e.EvalOrDefault(c), true
+	if !pe.featConst {
+		return pe.e.EvalOrDefault(c), true
 	}
-	k := constKey{name, c.Zoom}
-	if v, ok := lr.consts[k]; ok {
-		return v, true
+	for i := 0; i < pe.n; i++ {
+		if pe.zoom[i] == c.Zoom {
+			return pe.v[i], true
+		}
 	}
-	if lr.consts == nil {
-		lr.consts = map[constKey]expr.Value{}
+	v := pe.e.EvalOrDefault(&expr.EvalContext{Zoom: c.Zoom})
+	if pe.n < len(pe.zoom) {
+		pe.zoom[pe.n], pe.v[pe.n] = c.Zoom, v
+		pe.n++
 	}
-	v := e.EvalOrDefault(&expr.EvalContext{Zoom: c.Zoom})
-	lr.consts[k] = v
 	return v, true
 }
 
