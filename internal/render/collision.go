@@ -129,6 +129,10 @@ func poleOfInaccessibility(rings [][]orb.Point, precision float64) (orb.Point, b
 	if size == 0 {
 		return orb.Point{minX, minY}, true
 	}
+	// A sliver would start with a vast number of cells: bound them.
+	if (w/size)*(h/size) > maxPoleCells {
+		size = math.Max(w, h) / math.Sqrt(maxPoleCells)
+	}
 	half := size / 2
 	q := &cellQueue{}
 	for x := minX; x < maxX; x += size {
@@ -153,6 +157,9 @@ func poleOfInaccessibility(rings [][]orb.Point, precision float64) (orb.Point, b
 	}
 	return orb.Point{best.x, best.y}, true
 }
+
+// maxPoleCells bounds the cells the pole search starts with.
+const maxPoleCells = 4096
 
 type poleCell struct{ x, y, h, d, max float64 }
 

@@ -79,6 +79,8 @@ func TestPoleOfInaccessibility(t *testing.T) {
 		tol   float64
 	}{
 		{"square", [][]orb.Point{{{0, 0}, {100, 0}, {100, 100}, {0, 100}, {0, 0}}}, orb.Point{50, 50}, 1},
+		// A sliver ends quickly, inside.
+		{"sliver", [][]orb.Point{{{0, 0}, {1e6, 0}, {1e6, 1e-3}, {0, 1e-3}, {0, 0}}}, orb.Point{5e5, 5e-4}, 5e5},
 		// An L: the pole lies in the corner where the arms meet, not at
 		// the centroid.
 		{"L shape", [][]orb.Point{{{0, 0}, {40, 0}, {40, 60}, {100, 60}, {100, 100}, {0, 100}, {0, 0}}}, orb.Point{23.4, 76.6}, 2},
