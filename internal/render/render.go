@@ -31,6 +31,13 @@ type View struct {
 	Width      int
 	Height     int
 	PixelRatio float64
+	// LabelMargin (CSS pixels) widens the data read for labels beyond the
+	// view, and LabelGrid (CSS pixels, on the world's pixel grid) names the
+	// tile edges that labels must agree across: the labels crossing them
+	// are placed first, in an order of their own, so that neighbouring
+	// tiles rendered apart draw them alike. Both 0 (as in GL) by default.
+	LabelMargin float64
+	LabelGrid   float64
 }
 
 // Resources gives the renderer the bytes behind the style's URLs.
@@ -371,7 +378,7 @@ func (s *sourceSet) vector(ctx context.Context, src *style.Source) ([]sourceFeat
 	n := 1 << z
 	// The tiles under the view (its corners, unrotated bounding box).
 	fr := s.frame
-	half := math.Hypot(fr.w, fr.h) / 2 / fr.scale
+	half := (math.Hypot(fr.w, fr.h)/2 + s.view.LabelMargin*fr.ratio) / fr.scale
 	x0, x1 := int(math.Floor((fr.cx-half)*float64(n))), int(math.Floor((fr.cx+half)*float64(n)))
 	y0, y1 := max(0, int(math.Floor((fr.cy-half)*float64(n)))), min(n-1, int(math.Floor((fr.cy+half)*float64(n))))
 	if (x1-x0+1)*(y1-y0+1) > maxTiles {

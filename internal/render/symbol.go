@@ -25,11 +25,12 @@ type symbolPass struct {
 
 // symbol is one placed label: an icon, a text, or both.
 type symbol struct {
-	order   int     // feature order within the layer
-	sortKey float64 // symbol-sort-key
-	y       float64 // anchor y on screen, for viewport-y ordering
-	tile    [3]int  // the feature's tile
-	ykey    float64 // anchor height on screen in whole tile units, GL's sort key
+	order   int       // feature order within the layer
+	sortKey float64   // symbol-sort-key
+	y       float64   // anchor y on screen, for viewport-y ordering
+	tile    [3]int    // the feature's tile
+	ykey    float64   // anchor height on screen in whole tile units, GL's sort key
+	world   orb.Point // the anchor, world units
 
 	text     []glyphQuad
 	textSDF  sdfPaint
@@ -84,7 +85,17 @@ func (s *sourceSet) placeSymbols(ctx context.Context) *symbolPass {
 	if s.sprite == nil {
 		s.sprite = &spriteSet{s: s}
 	}
-	grid := newCollisionGrid(s.frame.w, s.frame.h, 100*s.frame.ratio)
+	margin := 100.0
+	if s.view.LabelMargin > margin {
+		margin = s.view.LabelMargin
+	}
+	grid := newCollisionGrid(s.frame.w, s.frame.h, margin*s.frame.ratio)
+	type laid struct {
+		id    string
+		cands []*symbol
+		sl    symbolLayout
+	}
+	var layers []laid // top first
 	for i := len(s.st.Layers) - 1; i >= 0; i-- {
 		l := s.st.Layers[i]
 		if l.Type != "symbol" || !visible(l, s.view.Zoom) {
@@ -103,9 +114,65 @@ func (s *sourceSet) placeSymbols(ctx context.Context) *symbolPass {
 			s.r.log.Warn("render: source unreadable", "layer", l.ID, "source", l.Source, "err", err)
 			continue
 		}
-		pass.layers[l.ID] = s.placeLayer(ctx, lr, feats, grid)
+		cands, sl := s.layoutLayer(ctx, lr, feats)
+		layers = append(layers, laid{l.ID, cands, sl})
+	}
+	placed := make([][]*symbol, len(layers))
+	if s.view.LabelGrid > 0 {
+		// Labels across the edges of the tile grid first, in an order that
+		// depends only on them, so that neighbouring tiles agree.
+		for i, ly := range layers {
+			var edge, rest []*symbol
+			for _, sym := range ly.cands {
+				if s.crossesGrid(sym) {
+					edge = append(edge, sym)
+				} else {
+					rest = append(rest, sym)
+				}
+			}
+			sort.SliceStable(edge, func(a, b int) bool { return edge[a].before(edge[b]) })
+			placed[i] = placeAll(edge, ly.sl, grid)
+			layers[i].cands = rest
+		}
+	}
+	for i, ly := range layers {
+		placed[i] = append(placed[i], placeAll(ly.cands, ly.sl, grid)...)
+		drawOrder(placed[i], ly.sl)
+		pass.layers[ly.id] = placed[i]
 	}
 	return pass
+}
+
+// crossesGrid reports whether a symbol's boxes cross an edge of the view's
+// label grid (LabelGrid CSS pixels on the world's pixel grid).
+func (s *sourceSet) crossesGrid(sym *symbol) bool {
+	fr := s.frame
+	if fr.sin != 0 {
+		return false // a turned view has no tile edges to agree on
+	}
+	g := s.view.LabelGrid * fr.ratio
+	ox, oy := fr.cx*fr.scale-fr.w/2, fr.cy*fr.scale-fr.h/2 // the view's corner, world device pixels
+	cross := func(b collisionBox) bool {
+		return math.Floor((b.x0+ox)/g) != math.Floor((b.x1+ox)/g) || math.Floor((b.y0+oy)/g) != math.Floor((b.y1+oy)/g)
+	}
+	for _, b := range sym.textBoxes {
+		if cross(b) {
+			return true
+		}
+	}
+	return sym.hasIcon && cross(sym.iconBox)
+}
+
+// before orders symbols by sort key, then by their anchor's world position:
+// an order every render that sees both symbols agrees on.
+func (a *symbol) before(b *symbol) bool {
+	if a.sortKey != b.sortKey {
+		return a.sortKey < b.sortKey
+	}
+	if a.world[1] != b.world[1] {
+		return a.world[1] < b.world[1]
+	}
+	return a.world[0] < b.world[0]
 }
 
 // symbolLayout holds a layer's layout switches that do not vary by feature.
@@ -124,9 +191,9 @@ func (sl symbolLayout) sortByY() bool {
 		(sl.textAllowOverlap || sl.iconAllowOverlap || sl.textIgnorePlacement || sl.iconIgnorePlacement))
 }
 
-// placeLayer lays out a layer's symbols, places them against the grid and
-// returns those placed in drawing order.
-func (s *sourceSet) placeLayer(ctx context.Context, lr *symLayer, feats []sourceFeature, grid *collisionGrid) []*symbol {
+// layoutLayer lays out a layer's symbols and returns them in GL's
+// placement order, with the layer's placement switches.
+func (s *sourceSet) layoutLayer(ctx context.Context, lr *symLayer, feats []sourceFeature) ([]*symbol, symbolLayout) {
 	lz := &expr.EvalContext{Zoom: math.Floor(s.view.Zoom)}
 	sl := symbolLayout{
 		textAllowOverlap:    lr.boolean("text-allow-overlap", lz, false),
@@ -189,6 +256,7 @@ func (s *sourceSet) placeLayer(ctx context.Context, lr *symLayer, feats []source
 					sym.tile = along.tileID
 				}
 				sym.ykey = s.tileUnitsY(w, sym.tile)
+				sym.world = w
 				cands = append(cands, sym)
 			}
 		}
@@ -242,6 +310,12 @@ func (s *sourceSet) placeLayer(ctx context.Context, lr *symLayer, feats []source
 			break
 		}
 	}
+	return cands, sl
+}
+
+// placeAll places symbols in order against the grid and returns those
+// placed.
+func placeAll(cands []*symbol, sl symbolLayout, grid *collisionGrid) []*symbol {
 	var placed []*symbol
 	for _, sym := range cands {
 		if !sl.textAllowOverlap {
@@ -251,7 +325,7 @@ func (s *sourceSet) placeLayer(ctx context.Context, lr *symLayer, feats []source
 					break
 				}
 				if alt.hasText && grid.inside(alt.textBoxes...) && grid.free(alt.textBoxes...) {
-					alt.order, alt.tile, alt.ykey = sym.order, sym.tile, sym.ykey
+					alt.order, alt.tile, alt.ykey, alt.world = sym.order, sym.tile, sym.ykey, sym.world
 					sym = alt
 					break
 				}
@@ -293,6 +367,11 @@ func (s *sourceSet) placeLayer(ctx context.Context, lr *symLayer, feats []source
 		}
 		placed = append(placed, sym)
 	}
+	return placed
+}
+
+// drawOrder sorts a layer's placed symbols in GL's drawing order.
+func drawOrder(placed []*symbol, sl symbolLayout) {
 	sortByY := sl.sortByY()
 	// GL draws the tiles from the top left, and the symbols of each tile by
 	// sort key, by height on screen (lowest on top, the later feature below
@@ -316,7 +395,6 @@ func (s *sourceSet) placeLayer(ctx context.Context, lr *symLayer, feats []source
 		}
 		return pa.order < pb.order
 	})
-	return placed
 }
 
 // anchors returns where a feature's symbols go, in world units, for
@@ -865,7 +943,8 @@ func (s *sourceSet) tileInView(t [3]int) bool {
 		minY, maxY = math.Min(minY, p.Y), math.Max(maxY, p.Y)
 	}
 	const eps = 1e-6
-	return maxX > eps && minX < s.frame.w-eps && maxY > eps && minY < s.frame.h-eps
+	m := s.view.LabelMargin * s.frame.ratio
+	return maxX > eps-m && minX < s.frame.w-eps+m && maxY > eps-m && minY < s.frame.h-eps+m
 }
 
 // tileUnitsY returns the height of a world point on screen measured in
