@@ -527,20 +527,18 @@ func (s *sourceSet) shapeSymbol(ctx context.Context, lr *symLayer, f sourceFeatu
 		}
 		ss.fs = lr.num("text-size", pc, 16) / text.OneEm
 	}
-	{
-		if ic != nil {
-			ss.ic = ic
-			ss.iconSize = lr.num("icon-size", pc, 1)
-			off := floats2(lr, "icon-offset", c)
-			h, v := text.AnchorAlign(lr.str("icon-anchor", c, "center"))
-			dw, dh := float64(ic.w)/ic.ratio, float64(ic.h)/ic.ratio
-			ss.iconLeft, ss.iconTop = off[0]-dw*h, off[1]-dh*v
-			ss.iconRight, ss.iconBottom = ss.iconLeft+dw, ss.iconTop+dh
-			fit := lr.str("icon-text-fit", c, "none")
-			if fit != "none" && len(ss.sh.Glyphs) > 0 {
-				ss.iconFit = true
-				ss.iconLeft, ss.iconTop, ss.iconRight, ss.iconBottom = fitIconToText(fit, iconFitPadding(lr, c), off, ss.sh, ss.fs, dw, dh)
-			}
+	if ic != nil {
+		ss.ic = ic
+		ss.iconSize = lr.num("icon-size", pc, 1)
+		off := floats2(lr, "icon-offset", c)
+		h, v := text.AnchorAlign(lr.str("icon-anchor", c, "center"))
+		dw, dh := float64(ic.w)/ic.ratio, float64(ic.h)/ic.ratio
+		ss.iconLeft, ss.iconTop = off[0]-dw*h, off[1]-dh*v
+		ss.iconRight, ss.iconBottom = ss.iconLeft+dw, ss.iconTop+dh
+		fit := lr.str("icon-text-fit", c, "none")
+		if fit != "none" && len(ss.sh.Glyphs) > 0 {
+			ss.iconFit = true
+			ss.iconLeft, ss.iconTop, ss.iconRight, ss.iconBottom = fitIconToText(fit, iconFitPadding(lr, c), off, ss.sh, ss.fs, dw, dh)
 		}
 	}
 	if len(ss.sh.Glyphs) == 0 && ss.ic == nil {

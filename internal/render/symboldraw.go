@@ -96,7 +96,8 @@ const sdfEdge = 0.75
 // units at one device pixel per glyph pixel.
 const edgeGamma = 0.105
 
-// sdfAlpha computes the coverage and the colour of one SDF pass: the halo
+// sdfParams returns the edge, its antialiasing and the colour of one SDF
+// pass (GL's symbol SDF shader): the halo
 // (buffer from the halo width, blurred) or the fill.
 func sdfParams(p sdfPaint, halo bool, ratio float64) (buff, gamma float64, col raster.Color, draw bool) {
 	eg := edgeGamma / ratio
