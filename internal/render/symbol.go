@@ -472,6 +472,8 @@ type shapedSymbol struct {
 	// variants are the shapings for each text-variable-anchor, tried in
 	// order at placement.
 	variants []text.Shaping
+	// colors are the format sections' text-color overrides, by tag.
+	colors []*raster.Color
 }
 
 // shapeSymbol shapes a feature's text and finds its icon. With anchors
@@ -481,7 +483,7 @@ func (s *sourceSet) shapeSymbol(ctx context.Context, lr *symLayer, f sourceFeatu
 	pc := &expr.EvalContext{Zoom: s.view.Zoom, Feature: f.feat}
 	ss := &shapedSymbol{f: f, c: c, pc: pc}
 	placement := lr.str("symbol-placement", c, "point")
-	ss.sections = s.textSections(lr, c)
+	ss.sections, ss.colors = s.textSections(lr, c)
 	var ic *spriteIcon
 	if name := s.iconName(lr, c); name != "" {
 		ic = s.sprite.icon(ctx, name)
@@ -600,7 +602,13 @@ func (s *sourceSet) layoutSymbol(ctx context.Context, lr *symLayer, ss *shapedSy
 		fs := ss.fs
 		tx, ty := symbolTranslate(lr, "text-translate", pc)
 		k := fs * ratio
-		colors := sectionColors(lr, pc, ss.sections)
+		colorOf := func(tag int) *raster.Color {
+			if tag < len(ss.colors) {
+				return ss.colors[tag]
+			}
+			return nil
+		}
+		sym.text = make([]glyphQuad, 0, len(sh.Glyphs))
 		pad := lr.num("text-padding", c, 2)
 		const rectBuffer = 4 // the SDF's 3-pixel border and the atlas's 1-pixel padding
 		if along != nil && s.alongLine(lr, c, "text") {
@@ -622,7 +630,7 @@ func (s *sourceSet) layoutSymbol(ctx context.Context, lr *symLayer, ss *shapedSy
 					x := (float64(gl.Left)-rectBuffer)*g.Scale - half
 					y := (-float64(gl.Top)-rectBuffer)*g.Scale + g.Y
 					q := newTexQuad(p.at, tx, ty, x*k, y*k, k*g.Scale, k*g.Scale, p.angle, int(gl.Width)+2*rectBuffer, int(gl.Height)+2*rectBuffer)
-					sym.text = append(sym.text, glyphQuad{g: gl, q: q, color: colors[g.Tag]})
+					sym.text = append(sym.text, glyphQuad{g: gl, q: q, color: colorOf(g.Tag)})
 				}
 			}
 			for _, p := range placed {
@@ -641,7 +649,7 @@ func (s *sourceSet) layoutSymbol(ctx context.Context, lr *symLayer, ss *shapedSy
 				x := (float64(gl.Left)-rectBuffer)*g.Scale + g.X
 				y := (-float64(gl.Top)-rectBuffer)*g.Scale + g.Y
 				q := newTexQuad(a, tx, ty, x*k, y*k, k*g.Scale, k*g.Scale, angle, int(gl.Width)+2*rectBuffer, int(gl.Height)+2*rectBuffer)
-				sym.text = append(sym.text, glyphQuad{g: gl, q: q, color: colors[g.Tag]})
+				sym.text = append(sym.text, glyphQuad{g: gl, q: q, color: colorOf(g.Tag)})
 			}
 			sym.textBoxes = []collisionBox{boxAround(a, tx, ty, sh.Left*fs, sh.Top*fs, sh.Right*fs, sh.Bottom*fs, pad, ratio, angle)}
 		}
@@ -746,11 +754,12 @@ func tokenized(l *style.Layer, name string) bool {
 const maxLabelRunes = 1024
 
 // textSections evaluates text-field (with text-transform and text-font)
-// into shaping sections.
-func (s *sourceSet) textSections(lr *symLayer, c *expr.EvalContext) []text.Section {
+// into shaping sections, with the text-color of each format section (by
+// its tag; nil where it has none).
+func (s *sourceSet) textSections(lr *symLayer, c *expr.EvalContext) ([]text.Section, []*raster.Color) {
 	e := lr.prop("text-field")
 	if e == nil {
-		return nil
+		return nil, nil
 	}
 	font := "Open Sans Regular,Arial Unicode MS Regular"
 	if fv, ok := lr.value("text-font", c); ok {
@@ -780,13 +789,20 @@ func (s *sourceSet) textSections(lr *symLayer, c *expr.EvalContext) []text.Secti
 	}
 	v := e.EvalOrDefault(c)
 	var out []text.Section
+	var colors []*raster.Color
 	switch v.Kind() {
 	case expr.KindFormatted:
 		f := v.FormattedText()
 		if f == nil {
-			return nil
+			return nil, nil
 		}
 		for i, sec := range f.Sections {
+			if sec.TextColor != nil {
+				if colors == nil {
+					colors = make([]*raster.Color, len(f.Sections))
+				}
+				colors[i] = &raster.Color{R: sec.TextColor.R, G: sec.TextColor.G, B: sec.TextColor.B, A: sec.TextColor.A}
+			}
 			if sec.Image != nil {
 				continue // images in text are not drawn yet
 			}
@@ -820,28 +836,9 @@ func (s *sourceSet) textSections(lr *symLayer, c *expr.EvalContext) []text.Secti
 		}
 	}
 	if empty {
-		return nil
+		return nil, nil
 	}
-	return out
-}
-
-// sectionColors returns the text-color override of each format section
-// (by tag), nil where there is none.
-func sectionColors(lr *symLayer, c *expr.EvalContext, sections []text.Section) map[int]*raster.Color {
-	e := lr.prop("text-field")
-	out := map[int]*raster.Color{}
-	if e == nil {
-		return out
-	}
-	v := e.EvalOrDefault(c)
-	if f := v.FormattedText(); f != nil {
-		for i, sec := range f.Sections {
-			if sec.TextColor != nil {
-				out[i] = &raster.Color{R: sec.TextColor.R, G: sec.TextColor.G, B: sec.TextColor.B, A: sec.TextColor.A}
-			}
-		}
-	}
-	return out
+	return out, colors
 }
 
 // floats2 evaluates a two-number property, [0, 0] when absent.

@@ -208,6 +208,8 @@ func TestRenderSymbols(t *testing.T) {
 	}{
 		{"text", `"text-field": "A", "text-font": ["F"], "text-size": 24`,
 			mapResources{"mem://F/0-255.pbf": good}, [4]uint8{0, 0, 0, 255}, [4]uint8{255, 255, 255, 255}},
+		{"format section colour", `"text-field": ["format", "A", {"text-color": "red"}], "text-font": ["F"], "text-size": 24`,
+			mapResources{"mem://F/0-255.pbf": good}, [4]uint8{255, 0, 0, 255}, [4]uint8{255, 255, 255, 255}},
 		{"corrupt glyph range draws nothing", `"text-field": "A", "text-font": ["F"]`,
 			mapResources{"mem://F/0-255.pbf": good[:len(good)/2]}, [4]uint8{255, 255, 255, 255}, [4]uint8{255, 255, 255, 255}},
 		{"icon", `"icon-image": "sq"`,
