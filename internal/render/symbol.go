@@ -96,6 +96,7 @@ func (s *sourceSet) placeSymbols(ctx context.Context) *symbolPass {
 		sl    symbolLayout
 	}
 	var layers []laid // top first
+	bySource := map[string]map[string][]sourceFeature{}
 	for i := len(s.st.Layers) - 1; i >= 0; i-- {
 		l := s.st.Layers[i]
 		if l.Type != "symbol" || !visible(l, s.view.Zoom) {
@@ -109,7 +110,7 @@ func (s *sourceSet) placeSymbols(ctx context.Context) *symbolPass {
 			s.r.log.Warn("render: layer skipped", "layer", l.ID, "err", err)
 			continue
 		}
-		feats, err := s.features(ctx, l)
+		feats, err := s.symbolFeatures(ctx, l, bySource)
 		if err != nil {
 			s.r.log.Warn("render: source unreadable", "layer", l.ID, "source", l.Source, "err", err)
 			continue
@@ -141,6 +142,37 @@ func (s *sourceSet) placeSymbols(ctx context.Context) *symbolPass {
 		pass.layers[ly.id] = placed[i]
 	}
 	return pass
+}
+
+// symbolFeatures returns the features of a layer's source layer, grouping
+// a source's features by source layer once for all symbol layers.
+func (s *sourceSet) symbolFeatures(ctx context.Context, l *style.Layer, bySource map[string]map[string][]sourceFeature) ([]sourceFeature, error) {
+	if l.SourceLayer == "" {
+		return s.features(ctx, l)
+	}
+	groups, ok := bySource[l.Source]
+	if !ok {
+		whole := *l
+		whole.SourceLayer = ""
+		all, err := s.features(ctx, &whole)
+		if err != nil {
+			return nil, err
+		}
+		// Only the source layers the style's symbol layers use.
+		groups = map[string][]sourceFeature{}
+		for _, o := range s.st.Layers {
+			if o.Type == "symbol" && o.Source == l.Source && o.SourceLayer != "" {
+				groups[o.SourceLayer] = nil
+			}
+		}
+		for _, f := range all {
+			if g, ok := groups[f.layer]; ok {
+				groups[f.layer] = append(g, f)
+			}
+		}
+		bySource[l.Source] = groups
+	}
+	return groups[l.SourceLayer], nil
 }
 
 // crossesGrid reports whether a symbol's boxes cross an edge of the view's
