@@ -696,6 +696,11 @@ func (s *sourceSet) layoutSymbol(ctx context.Context, lr *symLayer, ss *shapedSy
 		if lr.alignment("icon-rotation-alignment", c) == "map" {
 			if along != nil {
 				angle += lineAngle
+				// icon-keep-upright turns an icon that would be upside
+				// down, as GL does for a single glyph along a line.
+				if math.Cos(lineAngle) < 0 && lr.boolean("icon-keep-upright", c, false) {
+					angle += math.Pi
+				}
 			} else {
 				angle += math.Atan2(s.frame.sin, s.frame.cos)
 			}
