@@ -261,7 +261,11 @@ func (s *sourceSet) lineAnchors(lr *symLayer, ss *shapedSymbol, center bool) []*
 			}
 			var anchors []lineAnchor
 			if center {
-				if a, ok := centerAnchor(tl, labelLen, window, maxAngle); ok {
+				// The middle of a tile's piece of the line, if it lies in
+				// the tile: GL leaves the others to the neighbours.
+				a, ok := centerAnchor(tl, labelLen, window, maxAngle)
+				inTile := !pc.bounded || (a.p.x >= 0 && a.p.x < symbolExtent && a.p.y >= 0 && a.p.y < symbolExtent)
+				if ok && inTile {
 					anchors = []lineAnchor{a}
 				}
 			} else {
