@@ -28,12 +28,12 @@ func newTexQuad(a raster.Point, tx, ty, x, y, kx, ky, angle float64, tw, th int)
 	}
 }
 
-// each calls fn for every pixel of a w x h canvas whose centre lies in the
-// quad, with the texel coordinates of that centre.
-func (q *texQuad) each(w, h int, fn func(x, y int, s, t float64)) {
-	det := q.ux*q.vy - q.uy*q.vx
+// span returns the pixels of a w x h canvas the quad may cover and the
+// determinant of its axes (0 when it covers nothing).
+func (q *texQuad) span(w, h int) (x0, y0, x1, y1 int, det float64) {
+	det = q.ux*q.vy - q.uy*q.vx
 	if det == 0 || q.tw <= 0 || q.th <= 0 {
-		return
+		return 0, 0, 0, 0, 0
 	}
 	sw, th := float64(q.tw), float64(q.th)
 	xs := [4]float64{q.ox, q.ox + sw*q.ux, q.ox + th*q.vx, q.ox + sw*q.ux + th*q.vx}
@@ -43,8 +43,19 @@ func (q *texQuad) each(w, h int, fn func(x, y int, s, t float64)) {
 		minX, maxX = math.Min(minX, xs[i]), math.Max(maxX, xs[i])
 		minY, maxY = math.Min(minY, ys[i]), math.Max(maxY, ys[i])
 	}
-	x0, x1 := max(0, int(math.Floor(minX))), min(w, int(math.Ceil(maxX)))
-	y0, y1 := max(0, int(math.Floor(minY))), min(h, int(math.Ceil(maxY)))
+	x0, x1 = max(0, int(math.Floor(minX))), min(w, int(math.Ceil(maxX)))
+	y0, y1 = max(0, int(math.Floor(minY))), min(h, int(math.Ceil(maxY)))
+	return x0, y0, x1, y1, det
+}
+
+// each calls fn for every pixel of a w x h canvas whose centre lies in the
+// quad, with the texel coordinates of that centre.
+func (q *texQuad) each(w, h int, fn func(x, y int, s, t float64)) {
+	x0, y0, x1, y1, det := q.span(w, h)
+	if det == 0 {
+		return
+	}
+	sw, th := float64(q.tw), float64(q.th)
 	for y := y0; y < y1; y++ {
 		dy := float64(y) + 0.5 - q.oy
 		for x := x0; x < x1; x++ {
@@ -127,21 +138,45 @@ func drawGlyph(cv *raster.Canvas, gq *glyphQuad, p sdfPaint, halo bool, ratio fl
 	drawSDF(cv, &gq.q, &tex, buff, gamma, col, p.opacity)
 }
 
-// drawSDF draws a distance field with GL's symbol SDF shader.
+// drawSDF draws a distance field with GL's symbol SDF shader: the field
+// sampled linearly at each pixel centre, coverage a smoothstep around the
+// edge, the premultiplied colour blended at that coverage.
 func drawSDF(cv *raster.Canvas, q *texQuad, tex *alphaTex, buff, gamma float64, col raster.Color, opacity float64) {
 	r, g, b, a := col.R*col.A*opacity, col.G*col.A*opacity, col.B*col.A*opacity, col.A*opacity
 	if a <= 0 {
 		return
 	}
-	w, h := cv.Rect.Dx(), cv.Rect.Dy()
-	q.each(w, h, func(x, y int, s, t float64) {
-		d := tex.bilinear(s, t)
-		k := smoothstep(buff-gamma, buff+gamma, d)
-		if k <= 0 {
-			return
+	x0, y0, x1, y1, det := q.span(cv.Rect.Dx(), cv.Rect.Dy())
+	if det == 0 {
+		return
+	}
+	sw, th := float64(q.tw), float64(q.th)
+	lo := (buff - gamma) * 255 // below it, a texel adds nothing
+	for y := y0; y < y1; y++ {
+		dy := float64(y) + 0.5 - q.oy
+		for x := x0; x < x1; x++ {
+			dx := float64(x) + 0.5 - q.ox
+			s := (dx*q.vy - dy*q.vx) / det
+			t := (q.ux*dy - q.uy*dx) / det
+			if s < 0 || t < 0 || s >= sw || t >= th {
+				continue
+			}
+			// Bilinear, with a quick exit where all four texels are out.
+			fx, fy := math.Floor(s-0.5), math.Floor(t-0.5)
+			i, j := int(fx), int(fy)
+			t00, t10, t01, t11 := tex.at(i, j), tex.at(i+1, j), tex.at(i, j+1), tex.at(i+1, j+1)
+			if t00 <= lo && t10 <= lo && t01 <= lo && t11 <= lo {
+				continue
+			}
+			ax, ay := s-0.5-fx, t-0.5-fy
+			d := ((t00*(1-ax)+t10*ax)*(1-ay) + (t01*(1-ax)+t11*ax)*ay) / 255
+			k := smoothstep(buff-gamma, buff+gamma, d)
+			if k <= 0 {
+				continue
+			}
+			cv.BlendPremul(x, y, r*k, g*k, b*k, a*k)
 		}
-		cv.BlendPremul(x, y, r*k, g*k, b*k, a*k)
-	})
+	}
 }
 
 // drawSDFIcon draws one pass of an SDF icon (its alpha channel is the
