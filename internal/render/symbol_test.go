@@ -329,3 +329,38 @@ func TestBackgroundPattern(t *testing.T) {
 		})
 	}
 }
+
+func TestSortKeyPlacement(t *testing.T) {
+	r, err := New(slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Two overlapping labels, red first in the data: the lower sort key
+	// is placed first and wins the spot.
+	for _, tc := range []struct {
+		name, key string
+		want      [4]uint8
+	}{
+		{"data order", `0`, [4]uint8{255, 0, 0, 255}},
+		{"sort key", `["get", "k"]`, [4]uint8{0, 0, 255, 255}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			st := parse(t, `{"version": 8, "center": [0, 0], "zoom": 0, "glyphs": "mem://{fontstack}/{range}.pbf",
+				"sources": {"g": {"type": "geojson", "data": {"type": "FeatureCollection", "features": [
+					{"type": "Feature", "properties": {"k": 2, "c": "red"}, "geometry": {"type": "Point", "coordinates": [0, 0]}},
+					{"type": "Feature", "properties": {"k": 1, "c": "blue"}, "geometry": {"type": "Point", "coordinates": [0, 0]}}]}}},
+				"layers": [
+					{"id": "bg", "type": "background", "paint": {"background-color": "white"}},
+					{"id": "s", "type": "symbol", "source": "g", "layout": {"text-field": "A", "text-font": ["F"], "text-size": 24,
+						"symbol-sort-key": `+tc.key+`}, "paint": {"text-color": ["get", "c"]}}]}`)
+			img, err := r.Render(context.Background(), st, ViewOf(st, 64, 64, 1), mapResources{"mem://F/0-255.pbf": glyphRange("F", "A")})
+			if err != nil {
+				t.Fatal(err)
+			}
+			o := img.PixOffset(32, 32)
+			if p := [4]uint8(img.Pix[o : o+4]); p != tc.want {
+				t.Errorf("centre %v, want %v", p, tc.want)
+			}
+		})
+	}
+}
