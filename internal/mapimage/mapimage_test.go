@@ -84,7 +84,8 @@ func TestTileView(t *testing.T) {
 		{1, 1, 1, 256, 90, -66.51326, 0},
 	} {
 		v := TileView(tt.z, tt.x, tt.y, tt.size, 2)
-		if math.Abs(v.Center[0]-tt.lon) > 1e-4 || math.Abs(v.Center[1]-tt.lat) > 1e-4 || v.Zoom != tt.zoom || v.Width != tt.size || v.PixelRatio != 2 {
+		if math.Abs(v.Center[0]-tt.lon) > 1e-4 || math.Abs(v.Center[1]-tt.lat) > 1e-4 || v.Zoom != tt.zoom || v.Width != tt.size || v.PixelRatio != 2 ||
+			v.LabelGrid != float64(tt.size) || v.LabelMargin != float64(tt.size)/2 {
 			t.Errorf("%d/%d/%d@%d: %+v", tt.z, tt.x, tt.y, tt.size, v)
 		}
 	}

@@ -320,13 +320,19 @@ func formatCode(f imageenc.Format) uint64 {
 }
 
 // TileView is the view of tile z/x/y of size CSS pixels at scale: the
-// tile's square, centred, at the zoom where the world is 2^z tiles wide.
+// tile's square, centred, at the zoom where the world is 2^z tiles wide,
+// with labels that agree across tile edges.
 func TileView(z, x, y, size, scale int) render.View {
 	n := math.Exp2(float64(z))
 	lon, lat := geo.WorldToLonLat((float64(x)+0.5)/n, (float64(y)+0.5)/n)
 	return render.View{
 		Center: [2]float64{lon, lat}, Zoom: float64(z) + math.Log2(float64(size)/512),
 		Width: size, Height: size, PixelRatio: float64(scale),
+		// Labels near an edge are decided alike by both tiles: the data of
+		// half a tile around is read, and labels crossing the tile grid
+		// are placed first, so a label is drawn whole on both sides of a
+		// seam or on neither.
+		LabelMargin: float64(size) / 2, LabelGrid: float64(size),
 	}
 }
 

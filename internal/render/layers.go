@@ -189,6 +189,9 @@ func (lr *layerRender) background() {
 		lr.cv.FillPattern(lr.planePattern(img, 0, 0), lr.num("background-opacity", c, 1))
 		return
 	}
+	if lr.l.Paint != nil && lr.l.Paint.Has("background-pattern") {
+		return // a pattern whose image is missing draws nothing, as in GL
+	}
 	col, ok := lr.color("background-color", c)
 	if !ok {
 		return

@@ -33,6 +33,13 @@ type View struct {
 	Width      int
 	Height     int
 	PixelRatio float64
+	// LabelMargin (CSS pixels) widens the data read for labels beyond the
+	// view, and LabelGrid (CSS pixels, on the world's pixel grid) names the
+	// tile edges that labels must agree across: the labels crossing them
+	// are placed first, in an order of their own, so that neighbouring
+	// tiles rendered apart draw them alike. Both 0 (as in GL) by default.
+	LabelMargin float64
+	LabelGrid   float64
 }
 
 // Resources gives the renderer the bytes behind the style's URLs.
@@ -192,6 +199,8 @@ func (r *Renderer) Render(ctx context.Context, st *style.Style, v View, res Reso
 				continue
 			}
 			lr.raster(cover)
+		case "symbol":
+			srcs.drawSymbols(ctx, lr)
 		}
 	}
 	// A resource cut short by the deadline leaves a picture with holes:
@@ -233,6 +242,15 @@ type sourceFeature struct {
 	// unclipped holds a vector tile's polygons as the tile has them
 	// (buffer included), for drawing their rings as lines.
 	unclipped [][][]orb.Point
+	// tile is the [y, x, z] of the vector tile the feature came from, z
+	// -1 for GeoJSON (symbol placement goes through tiles in GL's order).
+	tile [3]int
+	// lines are a tile's lines before clipping, with the tile's buffer
+	// (symbols along lines are laid out on them); nil for GeoJSON.
+	lines [][]orb.Point
+	// wholePolygons are a tile's polygons before clipping (symbols go to
+	// their poles of inaccessibility); nil for GeoJSON.
+	wholePolygons [][][]orb.Point
 }
 
 type sourceSet struct {
@@ -246,6 +264,11 @@ type sourceSet struct {
 	rasters map[string]*rasterCover
 	// byLayer splits a source's features by source layer.
 	byLayer map[string]map[string][]sourceFeature
+	// symbolPass, glyphs and sprite hold the symbol placement of the view
+	// and the glyphs and icons it uses (see symbol.go).
+	symbolPass *symbolPass
+	glyphs     *glyphSet
+	sprite     *spriteSet
 }
 
 // features returns the features of the layer's source (and source layer).
@@ -322,7 +345,7 @@ func (s *sourceSet) geoJSON(ctx context.Context, src *style.Source) ([]sourceFea
 	grid := math.Exp2(math.Max(0, math.Min(maxZoom, math.Floor(s.view.Zoom)))) * geoJSONExtent
 	out := make([]sourceFeature, 0, len(feats))
 	for _, f := range feats {
-		sf := sourceFeature{feat: &expr.MapFeature{Props: propsObject(f.Properties), Id: idValue(f.ID, f.Properties)}}
+		sf := sourceFeature{feat: &expr.MapFeature{Props: propsObject(f.Properties), Id: idValue(f.ID, f.Properties)}, tile: [3]int{0, 0, -1}}
 		addGeometry(&sf, f.Geometry, grid)
 		if sf.kind != "" {
 			sf.feat.Type = sf.kind
@@ -433,6 +456,9 @@ func (s *sourceSet) vector(ctx context.Context, src *style.Source) ([]sourceFeat
 	// The tiles under the view (its corners, unrotated bounding box).
 	fr := s.frame
 	wx0, wy0, wx1, wy1 := fr.viewBox()
+	// Labels may need the data of a margin around the view.
+	m := s.view.LabelMargin * fr.ratio / fr.scale
+	wx0, wy0, wx1, wy1 = wx0-m, wy0-m, wx1+m, wy1+m
 	x0, x1 := int(math.Floor(wx0*float64(n))), int(math.Floor(wx1*float64(n)))
 	y0, y1 := max(0, int(math.Floor(wy0*float64(n)))), min(n-1, int(math.Floor(wy1*float64(n))))
 	if (x1-x0+1)*(y1-y0+1) > maxTiles {
@@ -459,6 +485,9 @@ func (s *sourceSet) vector(ctx context.Context, src *style.Source) ([]sourceFeat
 					continue
 				}
 				s.r.decoded.put(key, feats)
+			}
+			for i := range feats {
+				feats[i].tile = [3]int{ty, tx, z}
 			}
 			out = append(out, feats...)
 		}
@@ -622,7 +651,9 @@ func decodeTile(data []byte, z, tx, ty int) ([]sourceFeature, error) {
 				// phase; they are clipped to the square as they are drawn.
 				sf.clip = &square
 				for _, l := range g.Lines {
-					sf.parts = append(sf.parts, conv(l))
+					whole := conv(l)
+					sf.parts = append(sf.parts, whole)
+					sf.lines = append(sf.lines, whole)
 				}
 			case len(g.Polygons) > 0:
 				sf.kind = "Polygon"
@@ -636,6 +667,7 @@ func decodeTile(data []byte, z, tx, ty int) ([]sourceFeature, error) {
 						}
 					}
 					sf.unclipped = append(sf.unclipped, raw)
+					sf.wholePolygons = sf.unclipped
 					if len(rings) > 0 {
 						sf.polygons = append(sf.polygons, rings)
 					}

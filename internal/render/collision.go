@@ -1,0 +1,235 @@
+package render
+
+import (
+	"container/heap"
+	"math"
+
+	"github.com/paulmach/orb"
+
+	"github.com/tesseramaps/tessera/internal/render/raster"
+)
+
+// collisionBox is an axis-aligned box on screen, device pixels.
+type collisionBox struct{ x0, y0, x1, y1 float64 }
+
+func (b collisionBox) overlaps(o collisionBox) bool {
+	return b.x0 < o.x1 && o.x0 < b.x1 && b.y0 < o.y1 && o.y0 < b.y1
+}
+
+// boxAround returns the collision box of a symbol part: the box (x0, y0,
+// x1, y1) in CSS pixels around the anchor, rotated by angle (the bounds of
+// the rotated box), grown by pad CSS pixels, in device pixels and shifted
+// by the translation (tx, ty) device pixels.
+func boxAround(a raster.Point, tx, ty, x0, y0, x1, y1, pad, ratio, angle float64) collisionBox {
+	if angle != 0 {
+		sin, cos := math.Sincos(angle)
+		minX, minY, maxX, maxY := math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)
+		for _, c := range [4][2]float64{{x0, y0}, {x1, y0}, {x0, y1}, {x1, y1}} {
+			x, y := c[0]*cos-c[1]*sin, c[0]*sin+c[1]*cos
+			minX, maxX = math.Min(minX, x), math.Max(maxX, x)
+			minY, maxY = math.Min(minY, y), math.Max(maxY, y)
+		}
+		x0, y0, x1, y1 = minX, minY, maxX, maxY
+	}
+	cx, cy := a.X+tx, a.Y+ty
+	return collisionBox{cx + (x0-pad)*ratio, cy + (y0-pad)*ratio, cx + (x1+pad)*ratio, cy + (y1+pad)*ratio}
+}
+
+// collisionGrid is the collision index of one view: the boxes placed so
+// far, bucketed in square cells. It covers the view and a margin around it.
+type collisionGrid struct {
+	x0, y0, x1, y1 float64 // the area covered
+	cell           float64
+	cols, rows     int
+	cells          [][]int32
+	boxes          []collisionBox
+}
+
+func newCollisionGrid(w, h, margin float64) *collisionGrid {
+	const cell = 64
+	g := &collisionGrid{x0: -margin, y0: -margin, x1: w + margin, y1: h + margin, cell: cell}
+	g.cols = int(math.Ceil((g.x1-g.x0)/cell)) + 1
+	g.rows = int(math.Ceil((g.y1-g.y0)/cell)) + 1
+	g.cells = make([][]int32, g.cols*g.rows)
+	return g
+}
+
+// inside reports whether some of the boxes reach the covered area.
+func (g *collisionGrid) inside(bs ...collisionBox) bool {
+	for _, b := range bs {
+		if b.x1 >= g.x0 && b.x0 <= g.x1 && b.y1 >= g.y0 && b.y0 <= g.y1 {
+			return true
+		}
+	}
+	return false
+}
+
+func (g *collisionGrid) span(b collisionBox) (c0, r0, c1, r1 int) {
+	clampI := func(v float64, n int) int { return max(0, min(n-1, int(math.Floor(v)))) }
+	return clampI((b.x0-g.x0)/g.cell, g.cols), clampI((b.y0-g.y0)/g.cell, g.rows),
+		clampI((b.x1-g.x0)/g.cell, g.cols), clampI((b.y1-g.y0)/g.cell, g.rows)
+}
+
+// free reports whether the boxes overlap none of the boxes placed.
+func (g *collisionGrid) free(bs ...collisionBox) bool {
+	for _, b := range bs {
+		if !g.free1(b) {
+			return false
+		}
+	}
+	return true
+}
+
+func (g *collisionGrid) free1(b collisionBox) bool {
+	c0, r0, c1, r1 := g.span(b)
+	for r := r0; r <= r1; r++ {
+		for c := c0; c <= c1; c++ {
+			for _, i := range g.cells[r*g.cols+c] {
+				if g.boxes[i].overlaps(b) {
+					return false
+				}
+			}
+		}
+	}
+	return true
+}
+
+// insert adds placed boxes.
+func (g *collisionGrid) insert(bs ...collisionBox) {
+	for _, b := range bs {
+		g.insert1(b)
+	}
+}
+
+func (g *collisionGrid) insert1(b collisionBox) {
+	i := int32(len(g.boxes))
+	g.boxes = append(g.boxes, b)
+	c0, r0, c1, r1 := g.span(b)
+	for r := r0; r <= r1; r++ {
+		for c := c0; c <= c1; c++ {
+			g.cells[r*g.cols+c] = append(g.cells[r*g.cols+c], i)
+		}
+	}
+}
+
+// poleOfInaccessibility returns the point of a polygon (outer ring first,
+// then holes) farthest from its edges, to within precision, by the
+// quadtree search of the polylabel algorithm.
+func poleOfInaccessibility(rings [][]orb.Point, precision float64) (orb.Point, bool) {
+	if len(rings) == 0 || len(rings[0]) < 3 {
+		return orb.Point{}, false
+	}
+	minX, minY, maxX, maxY := math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)
+	for _, p := range rings[0] {
+		minX, maxX = math.Min(minX, p[0]), math.Max(maxX, p[0])
+		minY, maxY = math.Min(minY, p[1]), math.Max(maxY, p[1])
+	}
+	w, h := maxX-minX, maxY-minY
+	size := math.Min(w, h)
+	if size == 0 {
+		return orb.Point{minX, minY}, true
+	}
+	// A sliver would start with a vast number of cells: bound them.
+	if (w/size)*(h/size) > maxPoleCells {
+		size = math.Max(w, h) / math.Sqrt(maxPoleCells)
+	}
+	half := size / 2
+	q := &cellQueue{}
+	for x := minX; x < maxX; x += size {
+		for y := minY; y < maxY; y += size {
+			heap.Push(q, newPoleCell(x+half, y+half, half, rings))
+		}
+	}
+	best := centroidCell(rings)
+	for n := 0; q.Len() > 0 && n < 10000; n++ {
+		c := heap.Pop(q).(poleCell)
+		if c.d > best.d || best.d == 0 {
+			best = c
+		}
+		if c.max-best.d <= precision {
+			continue
+		}
+		h := c.h / 2
+		heap.Push(q, newPoleCell(c.x-h, c.y-h, h, rings))
+		heap.Push(q, newPoleCell(c.x+h, c.y-h, h, rings))
+		heap.Push(q, newPoleCell(c.x-h, c.y+h, h, rings))
+		heap.Push(q, newPoleCell(c.x+h, c.y+h, h, rings))
+	}
+	return orb.Point{best.x, best.y}, true
+}
+
+// maxPoleCells bounds the cells the pole search starts with.
+const maxPoleCells = 4096
+
+type poleCell struct{ x, y, h, d, max float64 }
+
+func newPoleCell(x, y, h float64, rings [][]orb.Point) poleCell {
+	d := pointToPolygonDist(x, y, rings)
+	return poleCell{x, y, h, d, d + h*math.Sqrt2}
+}
+
+func centroidCell(rings [][]orb.Point) poleCell {
+	var area, cx, cy float64
+	r := rings[0]
+	for i, j := 0, len(r)-1; i < len(r); j, i = i, i+1 {
+		a, b := r[i], r[j]
+		f := a[0]*b[1] - b[0]*a[1]
+		cx += (a[0] + b[0]) * f
+		cy += (a[1] + b[1]) * f
+		area += f * 3
+	}
+	if area == 0 {
+		return newPoleCell(r[0][0], r[0][1], 0, rings)
+	}
+	return newPoleCell(cx/area, cy/area, 0, rings)
+}
+
+// pointToPolygonDist is the signed distance from a point to the polygon's
+// edges: positive inside.
+func pointToPolygonDist(x, y float64, rings [][]orb.Point) float64 {
+	inside := false
+	minD := math.Inf(1)
+	for _, r := range rings {
+		for i, j := 0, len(r)-1; i < len(r); j, i = i, i+1 {
+			a, b := r[i], r[j]
+			if (a[1] > y) != (b[1] > y) && x < (b[0]-a[0])*(y-a[1])/(b[1]-a[1])+a[0] {
+				inside = !inside
+			}
+			minD = math.Min(minD, segDist2(x, y, a, b))
+		}
+	}
+	d := math.Sqrt(minD)
+	if !inside {
+		return -d
+	}
+	return d
+}
+
+func segDist2(px, py float64, a, b orb.Point) float64 {
+	x, y := a[0], a[1]
+	dx, dy := b[0]-x, b[1]-y
+	if dx != 0 || dy != 0 {
+		t := ((px-x)*dx + (py-y)*dy) / (dx*dx + dy*dy)
+		if t > 1 {
+			x, y = b[0], b[1]
+		} else if t > 0 {
+			x, y = x+dx*t, y+dy*t
+		}
+	}
+	dx, dy = px-x, py-y
+	return dx*dx + dy*dy
+}
+
+// cellQueue is a max-heap of cells by their potential distance.
+type cellQueue []poleCell
+
+func (q cellQueue) Len() int           { return len(q) }
+func (q cellQueue) Less(i, j int) bool { return q[i].max > q[j].max }
+func (q cellQueue) Swap(i, j int)      { q[i], q[j] = q[j], q[i] }
+func (q *cellQueue) Push(x any)        { *q = append(*q, x.(poleCell)) }
+func (q *cellQueue) Pop() any {
+	old := *q
+	c := old[len(old)-1]
+	*q = old[:len(old)-1]
+	return c
+}

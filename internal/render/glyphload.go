@@ -1,0 +1,84 @@
+package render
+
+import (
+	"context"
+	"strconv"
+	"strings"
+
+	"github.com/tesseramaps/tessera/internal/glyphs"
+	"github.com/tesseramaps/tessera/internal/render/text"
+)
+
+// glyphSet holds the glyph ranges fetched during one render, by font stack
+// and range start. A range that cannot be fetched or decoded is logged once
+// and stays empty: its text is not drawn.
+type glyphSet struct {
+	s      *sourceSet
+	url    string // the style's glyphs template
+	stacks map[string]map[int]map[rune]*glyphs.Glyph
+}
+
+func newGlyphSet(s *sourceSet) *glyphSet {
+	g := &glyphSet{s: s, stacks: map[string]map[int]map[rune]*glyphs.Glyph{}}
+	if v, ok := s.st.Doc().Get("glyphs"); ok {
+		g.url, _ = v.(string)
+	}
+	return g
+}
+
+// glyph returns the glyph of r in a font stack (names joined by commas).
+func (g *glyphSet) glyph(ctx context.Context, stack string, r rune) (*glyphs.Glyph, bool) {
+	if r < 0 || r > 0xffff || g.url == "" {
+		return nil, false
+	}
+	ranges := g.stacks[stack]
+	if ranges == nil {
+		ranges = map[int]map[rune]*glyphs.Glyph{}
+		g.stacks[stack] = ranges
+	}
+	start := int(r) &^ 0xff
+	m, ok := ranges[start]
+	if !ok {
+		m = g.load(ctx, stack, start)
+		ranges[start] = m
+	}
+	gl, ok := m[r]
+	return gl, ok
+}
+
+// load fetches and decodes one range.
+func (g *glyphSet) load(ctx context.Context, stack string, start int) map[rune]*glyphs.Glyph {
+	rng := strconv.Itoa(start) + "-" + strconv.Itoa(start+255)
+	url := strings.NewReplacer("{fontstack}", stack, "{range}", rng).Replace(g.url)
+	m := map[rune]*glyphs.Glyph{}
+	data, err := g.s.res.Fetch(ctx, url)
+	if err != nil {
+		g.s.r.log.Warn("render: glyph range unavailable", "url", url, "err", err)
+		return m
+	}
+	stacks, err := glyphs.DecodeRange(data)
+	if err != nil {
+		g.s.r.log.Warn("render: corrupt glyph range skipped", "url", url, "err", err)
+		return m
+	}
+	for _, fs := range stacks {
+		for i := range fs.Glyphs {
+			gl := &fs.Glyphs[i]
+			if _, dup := m[rune(gl.ID)]; !dup {
+				m[rune(gl.ID)] = gl
+			}
+		}
+	}
+	return m
+}
+
+// lookup adapts the set to text.Shape.
+func (g *glyphSet) lookup(ctx context.Context) text.Lookup {
+	return func(stack string, r rune) (text.Metrics, bool) {
+		gl, ok := g.glyph(ctx, stack, r)
+		if !ok {
+			return text.Metrics{}, false
+		}
+		return text.Metrics{Width: int(gl.Width), Height: int(gl.Height), Left: int(gl.Left), Top: int(gl.Top), Advance: float64(gl.Advance)}, true
+	}
+}

@@ -1,0 +1,179 @@
+package render
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/json"
+	"fmt"
+	"image"
+	"image/draw"
+	"image/png"
+	"sync"
+
+	"github.com/tesseramaps/tessera/internal/style"
+)
+
+// spriteIcon is one icon of the style's sprite: premultiplied RGBA pixels.
+type spriteIcon struct {
+	w, h  int
+	ratio float64 // image pixels per CSS pixel
+	sdf   bool
+	pix   []uint8 // w*h*4, premultiplied
+}
+
+// spriteSet holds the style's sprite icons, loaded on first use.
+type spriteSet struct {
+	s      *sourceSet
+	loaded bool
+	icons  map[string]*spriteIcon
+}
+
+// icon returns the named icon, or nil.
+func (sp *spriteSet) icon(ctx context.Context, name string) *spriteIcon {
+	if !sp.loaded {
+		sp.loaded = true
+		sp.icons = map[string]*spriteIcon{}
+		sp.load(ctx)
+	}
+	return sp.icons[name]
+}
+
+// load reads the style's sprite (one URL, or a list of {id, url} whose
+// icons other than "default" are named "id:name").
+func (sp *spriteSet) load(ctx context.Context) {
+	v, ok := sp.s.st.Doc().Get("sprite")
+	if !ok {
+		return
+	}
+	switch v := v.(type) {
+	case string:
+		sp.loadOne(ctx, v, "")
+	case []any:
+		for _, e := range v {
+			m, _ := e.(*style.Object)
+			idv, _ := m.Get("id")
+			urlv, _ := m.Get("url")
+			id, _ := idv.(string)
+			url, _ := urlv.(string)
+			if url == "" {
+				continue
+			}
+			prefix := id + ":"
+			if id == "default" {
+				prefix = ""
+			}
+			sp.loadOne(ctx, url, prefix)
+		}
+	}
+}
+
+func (sp *spriteSet) loadOne(ctx context.Context, base, prefix string) {
+	suffix := ""
+	if sp.s.view.PixelRatio > 1 {
+		suffix = "@2x"
+	}
+	if err := sp.read(ctx, base+suffix, prefix); err != nil {
+		sp.s.r.log.Warn("render: sprite skipped", "url", base+suffix, "err", err)
+	}
+}
+
+// read decodes a sprite index and image and cuts out the icons.
+func (sp *spriteSet) read(ctx context.Context, base, prefix string) error {
+	idx, err := sp.s.res.Fetch(ctx, base+".json")
+	if err != nil {
+		return fmt.Errorf("sprite index: %w", err)
+	}
+	var entries map[string]struct {
+		X, Y, Width, Height int
+		PixelRatio          float64 `json:"pixelRatio"`
+		SDF                 bool    `json:"sdf"`
+	}
+	if err := json.Unmarshal(idx, &entries); err != nil {
+		return fmt.Errorf("sprite index: %w", err)
+	}
+	data, err := sp.s.res.Fetch(ctx, base+".png")
+	if err != nil {
+		return fmt.Errorf("sprite image: %w", err)
+	}
+	key := sheetKey(idx, data)
+	if icons, ok := sheets.get(key); ok {
+		for name, ic := range icons {
+			sp.icons[prefix+name] = ic
+		}
+		return nil
+	}
+	icons := map[string]*spriteIcon{}
+	defer func() { sheets.add(key, icons) }()
+	img, err := png.Decode(bytes.NewReader(data))
+	if err != nil {
+		return fmt.Errorf("sprite image: %w", err)
+	}
+	// image.RGBA holds premultiplied colour, as GL's atlas does.
+	sheet := image.NewRGBA(img.Bounds())
+	draw.Draw(sheet, sheet.Rect, img, img.Bounds().Min, draw.Src)
+	for name, e := range entries {
+		r := image.Rect(e.X, e.Y, e.X+e.Width, e.Y+e.Height).Add(sheet.Rect.Min)
+		if e.Width <= 0 || e.Height <= 0 || !r.In(sheet.Rect) {
+			sp.s.r.log.Warn("render: sprite icon outside its sheet skipped", "icon", name)
+			continue
+		}
+		ratio := e.PixelRatio
+		if ratio <= 0 {
+			ratio = 1
+		}
+		ic := &spriteIcon{w: e.Width, h: e.Height, ratio: ratio, sdf: e.SDF, pix: make([]uint8, e.Width*e.Height*4)}
+		for y := 0; y < e.Height; y++ {
+			o := sheet.PixOffset(r.Min.X, r.Min.Y+y)
+			copy(ic.pix[y*e.Width*4:(y+1)*e.Width*4], sheet.Pix[o:o+e.Width*4])
+		}
+		icons[name] = ic
+		sp.icons[prefix+name] = ic
+	}
+	return nil
+}
+
+// sheets caches decoded sprite sheets across renders by their content:
+// a style's sprite is the same from one render to the next, and decoding
+// its PNG costs more than drawing its icons. Icons are never modified.
+var sheets = &sheetCache{m: map[[32]byte]map[string]*spriteIcon{}}
+
+// maxCachedSheets bounds the sprite sheets kept.
+const maxCachedSheets = 16
+
+type sheetCache struct {
+	mu    sync.Mutex
+	m     map[[32]byte]map[string]*spriteIcon
+	order [][32]byte // oldest first
+}
+
+func sheetKey(index, image []byte) [32]byte {
+	h := sha256.New()
+	h.Write(index)
+	h.Write([]byte{0})
+	h.Write(image)
+	var k [32]byte
+	h.Sum(k[:0])
+	return k
+}
+
+func (c *sheetCache) get(k [32]byte) (map[string]*spriteIcon, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	icons, ok := c.m[k]
+	return icons, ok
+}
+
+func (c *sheetCache) add(k [32]byte, icons map[string]*spriteIcon) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if _, ok := c.m[k]; ok {
+		return
+	}
+	if len(c.order) >= maxCachedSheets {
+		delete(c.m, c.order[0])
+		c.order = c.order[1:]
+	}
+	c.m[k] = icons
+	c.order = append(c.order, k)
+}

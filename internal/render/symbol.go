@@ -1,0 +1,1064 @@
+package render
+
+import (
+	"context"
+	"math"
+	"sort"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/paulmach/orb"
+
+	"github.com/tesseramaps/tessera/internal/glyphs"
+	"github.com/tesseramaps/tessera/internal/render/raster"
+	"github.com/tesseramaps/tessera/internal/render/text"
+	"github.com/tesseramaps/tessera/internal/style"
+	"github.com/tesseramaps/tessera/internal/style/expr"
+)
+
+// symbolPass is the outcome of symbol placement for a whole render: the
+// symbols each symbol layer draws. GL decides placement once for the view,
+// from the top layer down, and then draws each layer in style order.
+type symbolPass struct {
+	layers map[string][]*symbol
+}
+
+// symbol is one placed label: an icon, a text, or both.
+type symbol struct {
+	order   int       // feature order within the layer
+	sortKey float64   // symbol-sort-key
+	y       float64   // anchor y on screen, for viewport-y ordering
+	tile    [3]int    // the feature's tile
+	ykey    float64   // anchor height on screen in whole tile units, GL's sort key
+	world   orb.Point // the anchor, world units
+
+	text     []glyphQuad
+	textSDF  sdfPaint
+	icon     *iconQuad
+	iconSDF  sdfPaint
+	iconOpac float64
+
+	textBoxes []collisionBox
+	// alts are the same symbol with its text at the other
+	// text-variable-anchor positions, tried in order when it does not fit.
+	alts             []*symbol
+	iconBox          collisionBox
+	hasText, hasIcon bool
+}
+
+// sdfPaint is how an SDF text or icon is drawn.
+type sdfPaint struct {
+	color, halo         raster.Color
+	haloWidth, haloBlur float64
+	opacity             float64
+	fontScale           float64 // text-size / 24, or icon-size
+}
+
+// glyphQuad is a glyph placed on screen.
+type glyphQuad struct {
+	g     *glyphs.Glyph
+	q     texQuad
+	color *raster.Color // a format section's text-color, or nil
+}
+
+// iconQuad is an icon placed on screen.
+type iconQuad struct {
+	ic     *spriteIcon
+	q      texQuad
+	linear bool
+}
+
+// symbols returns the symbols of a layer, placing every symbol layer of
+// the style on first use.
+func (s *sourceSet) symbols(ctx context.Context) *symbolPass {
+	if s.symbolPass == nil {
+		s.symbolPass = s.placeSymbols(ctx)
+	}
+	return s.symbolPass
+}
+
+// placeSymbols lays out and places the symbols of every visible symbol
+// layer, from the top of the style down, in one collision index.
+func (s *sourceSet) placeSymbols(ctx context.Context) *symbolPass {
+	pass := &symbolPass{layers: map[string][]*symbol{}}
+	s.glyphs = newGlyphSet(s)
+	if s.sprite == nil {
+		s.sprite = &spriteSet{s: s}
+	}
+	margin := 100.0
+	if s.view.LabelMargin > margin {
+		margin = s.view.LabelMargin
+	}
+	grid := newCollisionGrid(s.frame.w, s.frame.h, margin*s.frame.ratio)
+	type laid struct {
+		id    string
+		cands []*symbol
+		sl    symbolLayout
+	}
+	var layers []laid // top first
+	bySource := map[string]map[string][]sourceFeature{}
+	for i := len(s.st.Layers) - 1; i >= 0; i-- {
+		l := s.st.Layers[i]
+		if l.Type != "symbol" || !visible(l, s.view.Zoom) {
+			continue
+		}
+		if ctx.Err() != nil {
+			break
+		}
+		lr := &symLayer{layerRender: &layerRender{r: s.r, l: l, fr: s.frame, zoom: s.view.Zoom}}
+		if err := lr.compile(); err != nil {
+			s.r.log.Warn("render: layer skipped", "layer", l.ID, "err", err)
+			continue
+		}
+		feats, err := s.symbolFeatures(ctx, l, bySource)
+		if err != nil {
+			s.r.log.Warn("render: source unreadable", "layer", l.ID, "source", l.Source, "err", err)
+			continue
+		}
+		cands, sl := s.layoutLayer(ctx, lr, feats)
+		layers = append(layers, laid{l.ID, cands, sl})
+	}
+	placed := make([][]*symbol, len(layers))
+	if s.view.LabelGrid > 0 {
+		// Labels across the edges of the tile grid first, in an order that
+		// depends only on them, so that neighbouring tiles agree.
+		for i, ly := range layers {
+			var edge, rest []*symbol
+			for _, sym := range ly.cands {
+				if s.crossesGrid(sym) {
+					edge = append(edge, sym)
+				} else {
+					rest = append(rest, sym)
+				}
+			}
+			sort.SliceStable(edge, func(a, b int) bool { return edge[a].before(edge[b]) })
+			placed[i] = placeAll(edge, ly.sl, grid)
+			layers[i].cands = rest
+		}
+	}
+	for i, ly := range layers {
+		placed[i] = append(placed[i], placeAll(ly.cands, ly.sl, grid)...)
+		drawOrder(placed[i], ly.sl)
+		pass.layers[ly.id] = placed[i]
+	}
+	return pass
+}
+
+// symbolFeatures returns the features of a layer's source layer, grouping
+// a source's features by source layer once for all symbol layers.
+func (s *sourceSet) symbolFeatures(ctx context.Context, l *style.Layer, bySource map[string]map[string][]sourceFeature) ([]sourceFeature, error) {
+	if l.SourceLayer == "" {
+		return s.features(ctx, l)
+	}
+	groups, ok := bySource[l.Source]
+	if !ok {
+		whole := *l
+		whole.SourceLayer = ""
+		all, err := s.features(ctx, &whole)
+		if err != nil {
+			return nil, err
+		}
+		// Only the source layers the style's symbol layers use.
+		groups = map[string][]sourceFeature{}
+		for _, o := range s.st.Layers {
+			if o.Type == "symbol" && o.Source == l.Source && o.SourceLayer != "" {
+				groups[o.SourceLayer] = nil
+			}
+		}
+		for _, f := range all {
+			if g, ok := groups[f.layer]; ok {
+				groups[f.layer] = append(g, f)
+			}
+		}
+		bySource[l.Source] = groups
+	}
+	return groups[l.SourceLayer], nil
+}
+
+// crossesGrid reports whether a symbol's boxes cross an edge of the view's
+// label grid (LabelGrid CSS pixels on the world's pixel grid).
+func (s *sourceSet) crossesGrid(sym *symbol) bool {
+	fr := s.frame
+	if fr.sin != 0 {
+		return false // a turned view has no tile edges to agree on
+	}
+	g := s.view.LabelGrid * fr.ratio
+	ox, oy := fr.cx*fr.scale-fr.w/2, fr.cy*fr.scale-fr.h/2 // the view's corner, world device pixels
+	cross := func(b collisionBox) bool {
+		return math.Floor((b.x0+ox)/g) != math.Floor((b.x1+ox)/g) || math.Floor((b.y0+oy)/g) != math.Floor((b.y1+oy)/g)
+	}
+	for _, b := range sym.textBoxes {
+		if cross(b) {
+			return true
+		}
+	}
+	return sym.hasIcon && cross(sym.iconBox)
+}
+
+// before orders symbols by sort key, then by their anchor's world position:
+// an order every render that sees both symbols agrees on.
+func (a *symbol) before(b *symbol) bool {
+	if a.sortKey != b.sortKey {
+		return a.sortKey < b.sortKey
+	}
+	if a.world[1] != b.world[1] {
+		return a.world[1] < b.world[1]
+	}
+	return a.world[0] < b.world[0]
+}
+
+// symbolLayout holds a layer's layout switches that do not vary by feature.
+type symbolLayout struct {
+	textAllowOverlap, iconAllowOverlap       bool
+	textIgnorePlacement, iconIgnorePlacement bool
+	textOptional, iconOptional               bool
+	zOrder                                   string
+	hasSortKey                               bool
+}
+
+// sortByY reports whether a layer's symbols are drawn by their anchor's
+// height on screen (lowest on top), and placed in the reverse order.
+func (sl symbolLayout) sortByY() bool {
+	return sl.zOrder == "viewport-y" || (sl.zOrder == "auto" && !sl.hasSortKey &&
+		(sl.textAllowOverlap || sl.iconAllowOverlap || sl.textIgnorePlacement || sl.iconIgnorePlacement))
+}
+
+// layoutLayer lays out a layer's symbols and returns them in GL's
+// placement order, with the layer's placement switches.
+func (s *sourceSet) layoutLayer(ctx context.Context, lr *symLayer, feats []sourceFeature) ([]*symbol, symbolLayout) {
+	lz := &expr.EvalContext{Zoom: math.Floor(s.view.Zoom)}
+	sl := symbolLayout{
+		textAllowOverlap:    lr.boolean("text-allow-overlap", lz, false),
+		iconAllowOverlap:    lr.boolean("icon-allow-overlap", lz, false),
+		textIgnorePlacement: lr.boolean("text-ignore-placement", lz, false),
+		iconIgnorePlacement: lr.boolean("icon-ignore-placement", lz, false),
+		textOptional:        lr.boolean("text-optional", lz, false),
+		iconOptional:        lr.boolean("icon-optional", lz, false),
+		zOrder:              lr.str("symbol-z-order", lz, "auto"),
+		hasSortKey:          lr.l.Layout != nil && lr.l.Layout.Has("symbol-sort-key"),
+	}
+	placement := lr.str("symbol-placement", lz, "point")
+	var shaped []*shapedSymbol
+	for i, f := range feats {
+		if !s.tileInView(f.tile) {
+			continue
+		}
+		c := &expr.EvalContext{Zoom: lz.Zoom, Feature: f.feat}
+		if lr.filter != nil {
+			v := lr.filter.EvalOrDefault(c)
+			if v.Kind() != expr.KindBoolean || !v.Boolean() {
+				continue
+			}
+		}
+		var anchors []orb.Point
+		if placement == "point" {
+			if anchors = s.anchors(lr, f, c); len(anchors) == 0 {
+				continue
+			}
+		}
+		if ss := s.shapeSymbol(ctx, lr, f, c, anchors); ss != nil {
+			ss.order = i
+			ss.anchors = anchors
+			shaped = append(shaped, ss)
+		}
+	}
+	if placement == "line" {
+		shaped = mergeLines(shaped)
+	}
+	var cands []*symbol
+	var repeats repeatFilter
+	for _, ss := range shaped {
+		f := ss.f
+		add := func(w orb.Point, along *linePath) {
+			a := s.frame.toScreen(w[0], w[1])
+			sym := s.layoutSymbol(ctx, lr, ss, a, along)
+			if sym != nil && len(ss.variants) > 1 {
+				for _, v := range ss.variants[1:] {
+					ss.sh = v
+					if alt := s.layoutSymbol(ctx, lr, ss, a, along); alt != nil {
+						sym.alts = append(sym.alts, alt)
+					}
+				}
+				ss.sh = ss.variants[0]
+			}
+			if sym != nil {
+				sym.order = ss.order
+				sym.tile = f.tile
+				if along != nil {
+					sym.tile = along.tileID
+				}
+				sym.ykey = s.tileUnitsY(w, sym.tile)
+				sym.world = w
+				cands = append(cands, sym)
+			}
+		}
+		if placement != "point" {
+			txt := ss.labelText()
+			// Half the spacing, in the tile units of the anchors.
+			for _, la := range s.lineAnchors(lr, ss, placement == "line-center") {
+				ov := math.Max(1, math.Exp2(lz.Zoom-float64(max(la.tileID[2], 0))))
+				repeat := lr.num("symbol-spacing", ss.c, 250) * symbolExtent / (512 * ov) / 2
+				if placement == "line" && txt != "" && repeats.tooClose(la.tileID, txt, la.tile, repeat) {
+					continue
+				}
+				add(la.world, la)
+			}
+			continue
+		}
+		for _, w := range ss.anchors {
+			add(w, nil)
+		}
+	}
+	// GL places the symbols of one tile after another, from the bottom
+	// right tile of the view to the top left.
+	sort.SliceStable(cands, func(a, b int) bool {
+		ta, tb := cands[a].tile, cands[b].tile
+		if ta[0] != tb[0] {
+			return ta[0] > tb[0]
+		}
+		return ta[1] > tb[1]
+	})
+	if sl.hasSortKey {
+		sort.SliceStable(cands, func(a, b int) bool { return cands[a].sortKey < cands[b].sortKey })
+	} else if sl.zOrder == "viewport-y" {
+		// Symbols lower on screen are drawn on top: they are placed first.
+		sort.SliceStable(cands, func(a, b int) bool {
+			ya, yb := math.Round(cands[a].y), math.Round(cands[b].y)
+			if ya != yb {
+				return ya > yb
+			}
+			return cands[a].order < cands[b].order
+		})
+	}
+	// GL samples a layer's icons linearly when one of them is drawn at
+	// another pixel ratio than the view's.
+	for _, sym := range cands {
+		if sym.icon != nil && sym.icon.ic.ratio != s.frame.ratio {
+			for _, o := range cands {
+				if o.icon != nil {
+					o.icon.linear = true
+				}
+			}
+			break
+		}
+	}
+	return cands, sl
+}
+
+// placeAll places symbols in order against the grid and returns those
+// placed.
+func placeAll(cands []*symbol, sl symbolLayout, grid *collisionGrid) []*symbol {
+	var placed []*symbol
+	for _, sym := range cands {
+		if !sl.textAllowOverlap {
+			// The first text-variable-anchor position that fits.
+			for _, alt := range sym.alts {
+				if !sym.hasText || (grid.inside(sym.textBoxes...) && grid.free(sym.textBoxes...)) {
+					break
+				}
+				if alt.hasText && grid.inside(alt.textBoxes...) && grid.free(alt.textBoxes...) {
+					alt.order, alt.tile, alt.ykey, alt.world = sym.order, sym.tile, sym.ykey, sym.world
+					sym = alt
+					break
+				}
+			}
+		}
+		placeText := sym.hasText && (sl.textAllowOverlap || grid.free(sym.textBoxes...))
+		placeIcon := sym.hasIcon && (sl.iconAllowOverlap || grid.free(sym.iconBox))
+		if sym.hasText && !grid.inside(sym.textBoxes...) {
+			placeText = false
+		}
+		if sym.hasIcon && !grid.inside(sym.iconBox) {
+			placeIcon = false
+		}
+		iconWithoutText := !sym.hasText || sl.textOptional
+		textWithoutIcon := !sym.hasIcon || sl.iconOptional
+		switch {
+		case !iconWithoutText && !textWithoutIcon:
+			placeText = placeText && placeIcon
+			placeIcon = placeText
+		case !textWithoutIcon:
+			placeText = placeText && placeIcon
+		case !iconWithoutText:
+			placeIcon = placeIcon && placeText
+		}
+		if !placeText && !placeIcon {
+			continue
+		}
+		if placeText && !sl.textIgnorePlacement {
+			grid.insert(sym.textBoxes...)
+		}
+		if placeIcon && !sl.iconIgnorePlacement {
+			grid.insert(sym.iconBox)
+		}
+		if !placeText {
+			sym.text = nil
+		}
+		if !placeIcon {
+			sym.icon = nil
+		}
+		placed = append(placed, sym)
+	}
+	return placed
+}
+
+// drawOrder sorts a layer's placed symbols in GL's drawing order.
+func drawOrder(placed []*symbol, sl symbolLayout) {
+	sortByY := sl.sortByY()
+	// GL draws the tiles from the top left, and the symbols of each tile by
+	// sort key, by height on screen (lowest on top, the later feature below
+	// on a tie) or in feature order.
+	sort.SliceStable(placed, func(a, b int) bool {
+		pa, pb := placed[a], placed[b]
+		if pa.tile != pb.tile {
+			if pa.tile[0] != pb.tile[0] {
+				return pa.tile[0] < pb.tile[0]
+			}
+			return pa.tile[1] < pb.tile[1]
+		}
+		switch {
+		case sl.hasSortKey && sl.zOrder != "viewport-y":
+			return pa.sortKey < pb.sortKey
+		case sortByY:
+			if pa.ykey != pb.ykey {
+				return pa.ykey < pb.ykey
+			}
+			return pa.order > pb.order
+		}
+		return pa.order < pb.order
+	})
+}
+
+// anchors returns where a feature's symbols go, in world units, for
+// point placement: each point, the first vertex of each line, the pole of
+// inaccessibility of each polygon.
+func (s *sourceSet) anchors(lr *symLayer, f sourceFeature, c *expr.EvalContext) []orb.Point {
+	var out []orb.Point
+	add := func(p orb.Point) { out = append(out, p) }
+	switch f.kind {
+	case "Point":
+		for _, part := range f.parts {
+			for _, p := range part {
+				add(p)
+			}
+		}
+	case "LineString":
+		for _, part := range f.parts {
+			if len(part) > 0 {
+				add(part[0])
+			}
+		}
+	case "Polygon":
+		// GL looks for the pole to 16 units of the tile's 8192, on the
+		// tile's polygons with their buffer, and keeps those in the tile.
+		polys, z := f.polygons, math.Floor(s.view.Zoom)
+		var sq *box
+		if f.wholePolygons != nil {
+			polys, z = f.wholePolygons, float64(f.tile[2])
+			n := math.Exp2(z)
+			sq = &box{float64(f.tile[1]) / n, float64(f.tile[0]) / n, float64(f.tile[1]+1) / n, float64(f.tile[0]+1) / n}
+		}
+		// In the tile's units from its corner, as GL computes it.
+		n := math.Exp2(z) * symbolExtent
+		var ox, oy float64
+		if sq != nil {
+			ox, oy = float64(f.tile[1])*symbolExtent, float64(f.tile[0])*symbolExtent
+		}
+		for _, poly := range polys {
+			tp := make([][]orb.Point, len(poly))
+			for i, r := range poly {
+				tp[i] = make([]orb.Point, len(r))
+				for j, q := range r {
+					tp[i][j] = orb.Point{math.Round(q[0]*n) - ox, math.Round(q[1]*n) - oy}
+				}
+			}
+			p, ok := poleOfInaccessibility(tp, 16)
+			p = orb.Point{(p[0] + ox) / n, (p[1] + oy) / n}
+			if ok && (sq == nil || (p[0] >= sq.x0 && p[0] < sq.x1 && p[1] >= sq.y0 && p[1] < sq.y1)) {
+				add(p)
+			}
+		}
+	}
+	return out
+}
+
+// shapedSymbol is a feature's text and icon laid out about their anchor,
+// before they are put on screen.
+type shapedSymbol struct {
+	f        sourceFeature
+	c, pc    *expr.EvalContext // layout (tile zoom) and paint (view zoom)
+	sections []text.Section
+	sh       text.Shaping // no glyphs: no text
+	fs       float64      // text-size / 24
+	ic       *spriteIcon  // nil: no icon
+	iconSize float64
+	// the icon's box about the anchor, CSS pixels before icon-size
+	iconLeft, iconTop, iconRight, iconBottom float64
+	iconFit                                  bool
+	order                                    int // of the feature in its layer
+	// lines are the feature's lines joined with those of features of the
+	// same text that continue them (symbol-placement line), unclipped.
+	lines [][]orb.Point
+	// anchors are where point placement puts the symbol, world units.
+	anchors []orb.Point
+	// variants are the shapings for each text-variable-anchor, tried in
+	// order at placement.
+	variants []text.Shaping
+	// colors are the format sections' text-color overrides, by tag.
+	colors []*raster.Color
+}
+
+// shapeSymbol shapes a feature's text and finds its icon. With anchors
+// (point placement), a symbol too far off the view to reach it is not
+// shaped.
+func (s *sourceSet) shapeSymbol(ctx context.Context, lr *symLayer, f sourceFeature, c *expr.EvalContext, anchors []orb.Point) *shapedSymbol {
+	pc := &expr.EvalContext{Zoom: s.view.Zoom, Feature: f.feat}
+	ss := &shapedSymbol{f: f, c: c, pc: pc}
+	placement := lr.str("symbol-placement", c, "point")
+	ss.sections, ss.colors = s.textSections(lr, c)
+	var ic *spriteIcon
+	if name := s.iconName(lr, c); name != "" {
+		ic = s.sprite.icon(ctx, name)
+	}
+	if len(ss.sections) == 0 && ic == nil {
+		return nil
+	}
+	if anchors != nil && !s.reaches(lr, ss, ic, anchors) {
+		return nil
+	}
+	if len(ss.sections) > 0 {
+		shape := func(anchor string, variable bool) text.Shaping {
+			hAlign, vAlign := text.AnchorAlign(anchor)
+			o := text.Options{
+				LineHeight: lr.num("text-line-height", c, 1.2) * text.OneEm,
+				Spacing:    lr.num("text-letter-spacing", c, 0) * text.OneEm,
+				Justify:    text.JustifyOf(lr.str("text-justify", c, "center"), anchor),
+				HAlign:     hAlign, VAlign: vAlign,
+			}
+			if placement == "point" {
+				o.MaxWidth = lr.num("text-max-width", c, 10) * text.OneEm
+			}
+			hasRadial := lr.l.Layout != nil && lr.l.Layout.Has("text-radial-offset")
+			switch {
+			case hasRadial && (variable || !lr.l.Layout.Has("text-offset")):
+				o.Offset = radialOffset(anchor, lr.num("text-radial-offset", c, 0)*text.OneEm)
+			case variable:
+				off := floats2(lr, "text-offset", c)
+				o.Offset = variableOffset(anchor, off[0]*text.OneEm, off[1]*text.OneEm)
+			case !s.alongLine(lr, c, "text"):
+				off := floats2(lr, "text-offset", c)
+				o.Offset = [2]float64{off[0] * text.OneEm, off[1] * text.OneEm}
+			}
+			return text.Shape(ss.sections, s.glyphs.lookup(ctx), o)
+		}
+		if anchors := variableAnchors(lr, c); placement == "point" && len(anchors) > 0 {
+			for _, a := range anchors {
+				ss.variants = append(ss.variants, shape(a, true))
+			}
+			ss.sh = ss.variants[0]
+		} else {
+			ss.sh = shape(lr.str("text-anchor", c, "center"), false)
+		}
+		ss.fs = lr.num("text-size", pc, 16) / text.OneEm
+	}
+	if ic != nil {
+		ss.ic = ic
+		ss.iconSize = lr.num("icon-size", pc, 1)
+		off := floats2(lr, "icon-offset", c)
+		h, v := text.AnchorAlign(lr.str("icon-anchor", c, "center"))
+		dw, dh := float64(ic.w)/ic.ratio, float64(ic.h)/ic.ratio
+		ss.iconLeft, ss.iconTop = off[0]-dw*h, off[1]-dh*v
+		ss.iconRight, ss.iconBottom = ss.iconLeft+dw, ss.iconTop+dh
+		fit := lr.str("icon-text-fit", c, "none")
+		if fit != "none" && len(ss.sh.Glyphs) > 0 {
+			ss.iconFit = true
+			ss.iconLeft, ss.iconTop, ss.iconRight, ss.iconBottom = fitIconToText(fit, iconFitPadding(lr, c), off, ss.sh, ss.fs, dw, dh)
+		}
+	}
+	if len(ss.sh.Glyphs) == 0 && ss.ic == nil {
+		return nil
+	}
+	return ss
+}
+
+// reaches reports whether a symbol at one of the anchors may reach the
+// collision grid (the view and its margin): a bound of its size from its
+// text length, text size, offsets and icon, not its shaping.
+func (s *sourceSet) reaches(lr *symLayer, ss *shapedSymbol, ic *spriteIcon, anchors []orb.Point) bool {
+	ratio := s.frame.ratio
+	r := 0.0
+	if len(ss.sections) > 0 {
+		n, scale := 0, 1.0
+		for _, sec := range ss.sections {
+			n += len(sec.Text) // bytes: at least the runes
+			scale = math.Max(scale, sec.Scale)
+		}
+		off := floats2(lr, "text-offset", ss.c)
+		tr := floats2(lr, "text-translate", ss.pc)
+		em := float64(n)*scale + math.Abs(off[0]) + math.Abs(off[1]) + math.Abs(lr.num("text-radial-offset", ss.c, 0)) + 2
+		r += em*lr.num("text-size", ss.pc, 16) + math.Abs(tr[0]) + math.Abs(tr[1])
+	}
+	if ic != nil {
+		off := floats2(lr, "icon-offset", ss.c)
+		tr := floats2(lr, "icon-translate", ss.pc)
+		r += (float64(ic.w+ic.h)/ic.ratio+math.Abs(off[0])+math.Abs(off[1]))*lr.num("icon-size", ss.pc, 1) + math.Abs(tr[0]) + math.Abs(tr[1])
+	}
+	m := (r + 100 + 16) * ratio
+	for _, w := range anchors {
+		p := s.frame.toScreen(w[0], w[1])
+		if p.X >= -m && p.X <= s.frame.w+m && p.Y >= -m && p.Y <= s.frame.h+m {
+			return true
+		}
+	}
+	return false
+}
+
+// alongLine reports whether a layer's text or icons follow their line.
+func (s *sourceSet) alongLine(lr *symLayer, c *expr.EvalContext, kind string) bool {
+	return lr.str("symbol-placement", c, "point") != "point" && lr.alignment(kind+"-rotation-alignment", c) == "map"
+}
+
+// layoutSymbol puts a shaped symbol on screen at anchor a (on the line
+// path when along is not nil) and returns it with its collision boxes, or
+// nil when nothing of it can be drawn.
+func (s *sourceSet) layoutSymbol(ctx context.Context, lr *symLayer, ss *shapedSymbol, a raster.Point, along *linePath) *symbol {
+	ratio := s.frame.ratio
+	c, pc := ss.c, ss.pc
+	sym := &symbol{y: a.Y, sortKey: lr.num("symbol-sort-key", c, 0)}
+	lineAngle := 0.0
+	if along != nil {
+		lineAngle = along.angle
+	}
+
+	if sh := ss.sh; len(sh.Glyphs) > 0 {
+		fs := ss.fs
+		tx, ty := symbolTranslate(lr, "text-translate", pc)
+		k := fs * ratio
+		colorOf := func(tag int) *raster.Color {
+			if tag < len(ss.colors) {
+				return ss.colors[tag]
+			}
+			return nil
+		}
+		sym.text = make([]glyphQuad, 0, len(sh.Glyphs))
+		pad := lr.num("text-padding", c, 2)
+		const rectBuffer = 4 // the SDF's 3-pixel border and the atlas's 1-pixel padding
+		if along != nil && s.alongLine(lr, c, "text") {
+			off := floats2(lr, "text-offset", c)
+			placed, ok := along.placeGlyphs(sh, fs*ratio, off[0]*text.OneEm*k, off[1]*text.OneEm*k,
+				lr.boolean("text-keep-upright", c, true))
+			if !ok {
+				sh.Glyphs = nil
+			}
+			boxHalf := (sh.Bottom - sh.Top) / 2 * fs
+			for i, g := range sh.Glyphs {
+				gl, ok := s.glyphs.glyph(ctx, g.FontStack, g.Rune)
+				if !ok {
+					continue
+				}
+				p := placed[i]
+				half := g.Metrics.Advance * g.Scale / 2
+				if len(gl.Bitmap) > 0 {
+					x := (float64(gl.Left)-rectBuffer)*g.Scale - half
+					y := (-float64(gl.Top)-rectBuffer)*g.Scale + g.Y
+					q := newTexQuad(p.at, tx, ty, x*k, y*k, k*g.Scale, k*g.Scale, p.angle, int(gl.Width)+2*rectBuffer, int(gl.Height)+2*rectBuffer)
+					sym.text = append(sym.text, glyphQuad{g: gl, q: q, color: colorOf(g.Tag)})
+				}
+			}
+			for _, p := range placed {
+				sym.textBoxes = append(sym.textBoxes, boxAround(p.at, tx, ty, -boxHalf, -boxHalf, boxHalf, boxHalf, pad, ratio, 0))
+			}
+		} else {
+			angle := lr.num("text-rotate", c, 0) * math.Pi / 180
+			if lr.alignment("text-rotation-alignment", c) == "map" {
+				angle += math.Atan2(s.frame.sin, s.frame.cos)
+			}
+			for _, g := range sh.Glyphs {
+				gl, ok := s.glyphs.glyph(ctx, g.FontStack, g.Rune)
+				if !ok || len(gl.Bitmap) == 0 {
+					continue
+				}
+				x := (float64(gl.Left)-rectBuffer)*g.Scale + g.X
+				y := (-float64(gl.Top)-rectBuffer)*g.Scale + g.Y
+				q := newTexQuad(a, tx, ty, x*k, y*k, k*g.Scale, k*g.Scale, angle, int(gl.Width)+2*rectBuffer, int(gl.Height)+2*rectBuffer)
+				sym.text = append(sym.text, glyphQuad{g: gl, q: q, color: colorOf(g.Tag)})
+			}
+			sym.textBoxes = []collisionBox{boxAround(a, tx, ty, sh.Left*fs, sh.Top*fs, sh.Right*fs, sh.Bottom*fs, pad, ratio, angle)}
+		}
+		sym.textSDF = s.sdfPaint(lr, pc, "text", fs)
+		sym.hasText = len(sym.text) > 0
+	}
+
+	if ic := ss.ic; ic != nil {
+		size := ss.iconSize
+		left, top, right, bottom := ss.iconLeft, ss.iconTop, ss.iconRight, ss.iconBottom
+		angle := lr.num("icon-rotate", c, 0) * math.Pi / 180
+		if lr.alignment("icon-rotation-alignment", c) == "map" {
+			if along != nil {
+				angle += lineAngle
+				// icon-keep-upright turns an icon that would be upside
+				// down, as GL does for a single glyph along a line.
+				if math.Cos(lineAngle) < 0 && lr.boolean("icon-keep-upright", c, false) {
+					angle += math.Pi
+				}
+			} else {
+				angle += math.Atan2(s.frame.sin, s.frame.cos)
+			}
+		}
+		tx, ty := symbolTranslate(lr, "icon-translate", pc)
+		k := size * ratio
+		kx, ky := k*(right-left)/float64(ic.w), k*(bottom-top)/float64(ic.h)
+		// The quad takes in the atlas's empty border texel on each side,
+		// which linear sampling blends into the icon's edge.
+		q := newTexQuad(a, tx, ty, left*k-kx, top*k-ky, kx, ky, angle, ic.w+2, ic.h+2)
+		sym.icon = &iconQuad{ic: ic, q: q,
+			linear: ic.sdf || ss.iconFit || angle != 0 || lr.iconsLinear()}
+		sym.iconOpac = lr.num("icon-opacity", pc, 1)
+		if ic.sdf {
+			sym.iconSDF = s.sdfPaint(lr, pc, "icon", size)
+		}
+		pad := lr.num("icon-padding", c, 2)
+		boxAngle := lr.num("icon-rotate", c, 0) * math.Pi / 180
+		sym.iconBox = boxAround(a, tx, ty, left*size, top*size, right*size, bottom*size, pad, ratio, boxAngle)
+		sym.hasIcon = true
+	}
+	if !sym.hasText && !sym.hasIcon {
+		return nil
+	}
+	return sym
+}
+
+// alignment resolves a *-rotation-alignment for point placement.
+func (lr *symLayer) alignment(name string, c *expr.EvalContext) string {
+	a := lr.str(name, c, "auto")
+	if a == "auto" {
+		if lr.str("symbol-placement", c, "point") == "point" {
+			return "viewport"
+		}
+		return "map"
+	}
+	return a
+}
+
+// sdfPaint evaluates the paint of an SDF text or icon (kind "text" or
+// "icon").
+func (s *sourceSet) sdfPaint(lr *symLayer, c *expr.EvalContext, kind string, fontScale float64) sdfPaint {
+	p := sdfPaint{fontScale: fontScale, opacity: lr.num(kind+"-opacity", c, 1)}
+	p.color, _ = lr.color(kind+"-color", c)
+	p.halo, _ = lr.color(kind+"-halo-color", c)
+	p.haloWidth = lr.num(kind+"-halo-width", c, 0)
+	p.haloBlur = lr.num(kind+"-halo-blur", c, 0)
+	return p
+}
+
+// iconName evaluates icon-image.
+func (s *sourceSet) iconName(lr *symLayer, c *expr.EvalContext) string {
+	e := lr.prop("icon-image")
+	if e == nil {
+		return ""
+	}
+	v := e.EvalOrDefault(c)
+	var name string
+	switch v.Kind() {
+	case expr.KindString:
+		name = v.Str()
+	case expr.KindResolvedImage:
+		if im := v.Image(); im != nil {
+			name = im.Name
+		}
+	}
+	if tokenized(lr.l, "icon-image") {
+		name = expr.ResolveTokens(c.Feature, name)
+	}
+	return name
+}
+
+// tokenized reports whether a layout property is given as a plain value
+// (string or legacy function), whose "{name}" tokens are resolved.
+func tokenized(l *style.Layer, name string) bool {
+	if l.Layout == nil {
+		return false
+	}
+	raw, ok := l.Layout.Get(name)
+	if !ok {
+		return false
+	}
+	_, isExpr := raw.([]any)
+	return !isExpr
+}
+
+// maxLabelRunes bounds the code points of one label.
+const maxLabelRunes = 1024
+
+// textSections evaluates text-field (with text-transform and text-font)
+// into shaping sections, with the text-color of each format section (by
+// its tag; nil where it has none).
+func (s *sourceSet) textSections(lr *symLayer, c *expr.EvalContext) ([]text.Section, []*raster.Color) {
+	e := lr.prop("text-field")
+	if e == nil {
+		return nil, nil
+	}
+	font := "Open Sans Regular,Arial Unicode MS Regular"
+	if fv, ok := lr.value("text-font", c); ok {
+		var names []string
+		for _, it := range fv.Items() {
+			if it.Kind() == expr.KindString {
+				names = append(names, it.Str())
+			}
+		}
+		if len(names) > 0 {
+			font = strings.Join(names, ",")
+		}
+	}
+	transform := lr.str("text-transform", c, "none")
+	tokens := tokenized(lr.l, "text-field")
+	apply := func(t string) string {
+		if tokens {
+			t = expr.ResolveTokens(c.Feature, t)
+		}
+		switch transform {
+		case "uppercase":
+			t = strings.ToUpper(t)
+		case "lowercase":
+			t = strings.ToLower(t)
+		}
+		return t
+	}
+	v := e.EvalOrDefault(c)
+	var out []text.Section
+	var colors []*raster.Color
+	switch v.Kind() {
+	case expr.KindFormatted:
+		f := v.FormattedText()
+		if f == nil {
+			return nil, nil
+		}
+		for i, sec := range f.Sections {
+			if sec.TextColor != nil {
+				if colors == nil {
+					colors = make([]*raster.Color, len(f.Sections))
+				}
+				colors[i] = &raster.Color{R: sec.TextColor.R, G: sec.TextColor.G, B: sec.TextColor.B, A: sec.TextColor.A}
+			}
+			if sec.Image != nil {
+				continue // images in text are not drawn yet
+			}
+			ts := text.Section{Text: apply(sec.Text), FontStack: font, Tag: i}
+			if sec.FontStack != nil {
+				ts.FontStack = *sec.FontStack
+			}
+			if sec.Scale != nil {
+				ts.Scale = *sec.Scale
+			}
+			out = append(out, ts)
+		}
+	case expr.KindString:
+		out = []text.Section{{Text: apply(v.Str()), FontStack: font}}
+	case expr.KindNumber, expr.KindBoolean:
+		out = []text.Section{{Text: apply(v.String()), FontStack: font}}
+	}
+	empty := true
+	budget := maxLabelRunes
+	for i := range out {
+		if out[i].Text != "" {
+			empty = false
+		}
+		// Line breaking is quadratic in the break points: bound a label.
+		if n := utf8.RuneCountInString(out[i].Text); n > budget {
+			r := []rune(out[i].Text)
+			out[i].Text = string(r[:budget])
+			budget = 0
+		} else {
+			budget -= n
+		}
+	}
+	if empty {
+		return nil, nil
+	}
+	return out, colors
+}
+
+// floats2 evaluates a two-number property, [0, 0] when absent.
+func floats2(lr *symLayer, name string, c *expr.EvalContext) [2]float64 {
+	v, ok := lr.value(name, c)
+	if !ok {
+		return [2]float64{}
+	}
+	f := v.Floats()
+	if len(f) != 2 {
+		items := v.Items()
+		if len(items) != 2 {
+			return [2]float64{}
+		}
+		return [2]float64{items[0].Num(), items[1].Num()}
+	}
+	return [2]float64{f[0], f[1]}
+}
+
+// radialOffset turns text-radial-offset (em pixels) into an offset away
+// from the anchor, as GL does when no variable anchors are given.
+func radialOffset(anchor string, r float64) [2]float64 {
+	const baseline = 7 // em pixels between the middle of the text and its baseline
+	r = math.Max(0, r)
+	hyp := r / math.Sqrt2
+	var x, y float64
+	switch anchor {
+	case "top-right", "top-left":
+		y = hyp - baseline
+	case "bottom-right", "bottom-left":
+		y = -hyp + baseline
+	case "bottom":
+		y = -r + baseline
+	case "top":
+		y = r - baseline
+	}
+	switch anchor {
+	case "top-right", "bottom-right":
+		x = -hyp
+	case "top-left", "bottom-left":
+		x = hyp
+	case "left":
+		x = r
+	case "right":
+		x = -r
+	}
+	return [2]float64{x, y}
+}
+
+// drawSymbols draws the layer's placed symbols: icons, then text; for
+// SDF images the halos of all symbols first, then their fills.
+func (s *sourceSet) drawSymbols(ctx context.Context, lr *layerRender) {
+	syms := s.symbols(ctx).layers[lr.l.ID]
+	for _, halo := range []bool{true, false} {
+		for _, sym := range syms {
+			if sym.icon == nil {
+				continue
+			}
+			if sym.icon.ic.sdf {
+				drawSDFIcon(lr.cv, sym.icon, sym.iconSDF, halo)
+			} else if !halo {
+				drawIcon(lr.cv, sym.icon, sym.iconOpac)
+			}
+		}
+	}
+	for _, halo := range []bool{true, false} {
+		for _, sym := range syms {
+			for i := range sym.text {
+				drawGlyph(lr.cv, &sym.text[i], sym.textSDF, halo, s.frame.ratio)
+			}
+		}
+	}
+}
+
+// symbolTranslate returns text-translate or icon-translate in device
+// pixels, turned with the map when anchored to it.
+func symbolTranslate(lr *symLayer, name string, c *expr.EvalContext) (float64, float64) {
+	v := floats2(lr, name, c)
+	dx, dy := v[0]*lr.fr.ratio, v[1]*lr.fr.ratio
+	if lr.str(name+"-anchor", c, "map") == "map" {
+		return dx*lr.fr.cos - dy*lr.fr.sin, dx*lr.fr.sin + dy*lr.fr.cos
+	}
+	return dx, dy
+}
+
+// tileInView reports whether a vector tile ([y, x, z]) shows in the view:
+// GL lays out symbols only from the tiles it draws.
+func (s *sourceSet) tileInView(t [3]int) bool {
+	if t[2] < 0 {
+		return true
+	}
+	n := float64(int(1) << t[2])
+	minX, minY, maxX, maxY := math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)
+	for _, c := range [4][2]float64{{0, 0}, {1, 0}, {0, 1}, {1, 1}} {
+		p := s.frame.toScreen((float64(t[1])+c[0])/n, (float64(t[0])+c[1])/n)
+		minX, maxX = math.Min(minX, p.X), math.Max(maxX, p.X)
+		minY, maxY = math.Min(minY, p.Y), math.Max(maxY, p.Y)
+	}
+	const eps = 1e-6
+	m := s.view.LabelMargin * s.frame.ratio
+	return maxX > eps-m && minX < s.frame.w-eps+m && maxY > eps-m && minY < s.frame.h-eps+m
+}
+
+// tileUnitsY returns the height of a world point on screen measured in
+// whole units of its tile (symbolExtent across, from the tile's corner), as
+// GL sorts symbols by it.
+func (s *sourceSet) tileUnitsY(w orb.Point, t [3]int) float64 {
+	z := max(t[2], 0)
+	n := float64(int(1) << z)
+	x, y := (w[0]*n-float64(t[1]))*symbolExtent, (w[1]*n-float64(t[0]))*symbolExtent
+	return math.Round(s.frame.sin*x + s.frame.cos*y)
+}
+
+// iconFitPadding evaluates icon-text-fit-padding: top, right, bottom, left.
+func iconFitPadding(lr *symLayer, c *expr.EvalContext) [4]float64 {
+	v, ok := lr.value("icon-text-fit-padding", c)
+	if !ok {
+		return [4]float64{}
+	}
+	f := v.Floats()
+	if len(f) == 0 {
+		for _, it := range v.Items() {
+			f = append(f, it.Num())
+		}
+	}
+	if len(f) != 4 {
+		return [4]float64{}
+	}
+	return [4]float64{f[0], f[1], f[2], f[3]}
+}
+
+// fitIconToText returns the icon box (CSS pixels about the anchor) that
+// icon-text-fit gives around the shaped text (scaled by fs); a side not
+// fitted keeps the icon's own size, centred on the text.
+func fitIconToText(fit string, pad [4]float64, off [2]float64, sh text.Shaping, fs, dw, dh float64) (left, top, right, bottom float64) {
+	tl, tr, tt, tb := sh.Left*fs, sh.Right*fs, sh.Top*fs, sh.Bottom*fs
+	if fit == "width" || fit == "both" {
+		left, right = off[0]+tl-pad[3], off[0]+tr+pad[1]
+	} else {
+		left = off[0] + (tl+tr-dw)/2
+		right = left + dw
+	}
+	if fit == "height" || fit == "both" {
+		top, bottom = off[1]+tt-pad[0], off[1]+tb+pad[2]
+	} else {
+		top = off[1] + (tt+tb-dh)/2
+		bottom = top + dh
+	}
+	return left, top, right, bottom
+}
+
+// variableAnchors evaluates text-variable-anchor.
+func variableAnchors(lr *symLayer, c *expr.EvalContext) []string {
+	v, ok := lr.value("text-variable-anchor", c)
+	if !ok {
+		return nil
+	}
+	var out []string
+	for _, it := range v.Items() {
+		if it.Kind() == expr.KindString {
+			out = append(out, it.Str())
+		}
+	}
+	return out
+}
+
+// variableOffset turns text-offset (em pixels) into the offset GL uses with
+// a variable anchor: its absolute values, directed away from the anchor.
+func variableOffset(anchor string, ox, oy float64) [2]float64 {
+	const baseline = 7
+	ox, oy = math.Abs(ox), math.Abs(oy)
+	var x, y float64
+	switch anchor {
+	case "top-right", "top-left", "top":
+		y = oy - baseline
+	case "bottom-right", "bottom-left", "bottom":
+		y = -oy + baseline
+	}
+	switch anchor {
+	case "top-right", "bottom-right", "right":
+		x = -ox
+	case "top-left", "bottom-left", "left":
+		x = ox
+	}
+	return [2]float64{x, y}
+}

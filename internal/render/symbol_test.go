@@ -1,0 +1,366 @@
+package render
+
+import (
+	"bytes"
+	"context"
+	"image"
+	"image/color"
+	"image/png"
+	"log/slog"
+	"math"
+	"testing"
+
+	"github.com/paulmach/orb"
+
+	"github.com/tesseramaps/tessera/internal/glyphs"
+	"github.com/tesseramaps/tessera/internal/render/raster"
+	"github.com/tesseramaps/tessera/internal/render/text"
+)
+
+func TestCollisionGrid(t *testing.T) {
+	type step struct {
+		b    collisionBox
+		free bool
+	}
+	tests := []struct {
+		name  string
+		steps []step
+	}{
+		{"disjoint boxes", []step{
+			{collisionBox{0, 0, 10, 10}, true},
+			{collisionBox{20, 0, 30, 10}, true},
+		}},
+		{"overlap", []step{
+			{collisionBox{0, 0, 10, 10}, true},
+			{collisionBox{5, 5, 15, 15}, false},
+		}},
+		{"touching edges do not collide", []step{
+			{collisionBox{0, 0, 10, 10}, true},
+			{collisionBox{10, 0, 20, 10}, true},
+		}},
+		{"across cells", []step{
+			{collisionBox{60, 60, 200, 70}, true},
+			{collisionBox{190, 65, 195, 66}, false},
+			{collisionBox{-150, -150, -140, -140}, true}, // in the margin, clamped to the first cell
+		}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			g := newCollisionGrid(256, 256, 100)
+			for i, s := range tc.steps {
+				if got := g.free(s.b); got != s.free {
+					t.Fatalf("step %d: free(%v) = %v, want %v", i, s.b, got, s.free)
+				}
+				if s.free {
+					g.insert(s.b)
+				}
+			}
+		})
+	}
+}
+
+func TestBoxAround(t *testing.T) {
+	b := boxAround(rasterPoint(100, 50), 0, 0, -10, -5, 10, 5, 2, 2, 0)
+	if want := (collisionBox{76, 36, 124, 64}); b != want {
+		t.Errorf("box = %v, want %v", b, want)
+	}
+	// A quarter turn swaps width and height.
+	b = boxAround(rasterPoint(0, 0), 0, 0, -10, -5, 10, 5, 0, 1, math.Pi/2)
+	if math.Abs(b.x0+5) > 1e-9 || math.Abs(b.y0+10) > 1e-9 {
+		t.Errorf("rotated box = %v, want x0 -5, y0 -10", b)
+	}
+}
+
+func TestPoleOfInaccessibility(t *testing.T) {
+	tests := []struct {
+		name  string
+		rings [][]orb.Point
+		want  orb.Point
+		tol   float64
+	}{
+		{"square", [][]orb.Point{{{0, 0}, {100, 0}, {100, 100}, {0, 100}, {0, 0}}}, orb.Point{50, 50}, 1},
+		// A sliver ends quickly, inside.
+		{"sliver", [][]orb.Point{{{0, 0}, {1e6, 0}, {1e6, 1e-3}, {0, 1e-3}, {0, 0}}}, orb.Point{5e5, 5e-4}, 5e5},
+		// An L: the pole lies in the corner where the arms meet, not at
+		// the centroid.
+		{"L shape", [][]orb.Point{{{0, 0}, {40, 0}, {40, 60}, {100, 60}, {100, 100}, {0, 100}, {0, 0}}}, orb.Point{23.4, 76.6}, 2},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			p, ok := poleOfInaccessibility(tc.rings, 0.5)
+			if !ok || math.Hypot(p[0]-tc.want[0], p[1]-tc.want[1]) > tc.tol {
+				t.Errorf("pole = %v (%v), want %v", p, ok, tc.want)
+			}
+		})
+	}
+}
+
+func TestSpacedAnchors(t *testing.T) {
+	straight := []tilePoint{{0, 100}, {1000, 100}}
+	bent := []tilePoint{{0, 100}, {500, 100}, {500, 600}}
+	tests := []struct {
+		name     string
+		line     []tilePoint
+		spacing  float64
+		labelLen float64
+		window   float64
+		want     []tilePoint
+	}{
+		// Offset (label/2 + 48) = 98, then every 300, while the label fits.
+		{"spaced", straight, 300, 100, 0, []tilePoint{{98, 100}, {398, 100}, {698, 100}}},
+		{"longer label", straight, 300, 200, 0, []tilePoint{{148, 100}, {448, 100}, {748, 100}}},
+		// A right angle under a text label fails the 45° check: the
+		// anchor at 498 is dropped, those away from the corner stay.
+		{"corner", bent, 200, 100, 60, []tilePoint{{98, 100}, {298, 100}, {500, 298}, {500, 498}}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got := spacedAnchors(tc.line, tc.spacing, tc.labelLen, tc.labelLen, 1, 1, tc.window, math.Pi/4, false)
+			var ps []tilePoint
+			for _, a := range got {
+				ps = append(ps, a.p)
+			}
+			if len(ps) != len(tc.want) {
+				t.Fatalf("anchors %v, want %v", ps, tc.want)
+			}
+			for i := range ps {
+				if ps[i] != tc.want[i] {
+					t.Fatalf("anchors %v, want %v", ps, tc.want)
+				}
+			}
+		})
+	}
+}
+
+func TestMergeLines(t *testing.T) {
+	mk := func(txt string, pts ...orb.Point) *shapedSymbol {
+		return &shapedSymbol{f: sourceFeature{kind: "LineString", parts: [][]orb.Point{pts}, tile: [3]int{0, 0, -1}},
+			sections: []text.Section{{Text: txt}}}
+	}
+	a := mk("Main", orb.Point{0, 0}, orb.Point{1, 0})
+	c := mk("Main", orb.Point{2, 0}, orb.Point{3, 0})
+	b := mk("Main", orb.Point{1, 0}, orb.Point{2, 0}) // joins a and c
+	other := mk("Side", orb.Point{3, 0}, orb.Point{4, 0})
+	out := mergeLines([]*shapedSymbol{a, c, b, other})
+	if len(out) != 2 {
+		t.Fatalf("got %d features, want 2", len(out))
+	}
+	if got := out[0].lines[0]; len(got) != 4 || got[0] != (orb.Point{0, 0}) || got[3] != (orb.Point{3, 0}) {
+		t.Errorf("merged line = %v, want (0,0)..(3,0) in 4 points", got)
+	}
+	if got := out[1].lines[0]; len(got) != 2 {
+		t.Errorf("other text merged: %v", got)
+	}
+}
+
+// glyphRange builds a glyph PBF whose glyphs are solid squares of 10 px.
+func glyphRange(stack string, runes string) []byte {
+	fs := glyphs.Fontstack{Name: stack, Range: "0-255"}
+	for _, r := range runes {
+		bm := make([]byte, 16*16)
+		for y := 0; y < 16; y++ {
+			for x := 0; x < 16; x++ {
+				// Distance to the square's edge, encoded as the ranges do.
+				d := math.Min(math.Min(float64(x)+0.5-3, 13-float64(x)-0.5), math.Min(float64(y)+0.5-3, 13-float64(y)-0.5))
+				bm[y*16+x] = byte(math.Max(0, math.Min(255, 192+d*32)))
+			}
+		}
+		fs.Glyphs = append(fs.Glyphs, glyphs.Glyph{ID: uint32(r), Bitmap: bm, Width: 10, Height: 10, Left: 0, Top: -12, Advance: 12})
+	}
+	return glyphs.EncodeRange(fs)
+}
+
+func spritePNG(t *testing.T) []byte {
+	img := image.NewNRGBA(image.Rect(0, 0, 8, 8))
+	for i := range img.Pix {
+		img.Pix[i] = 0
+	}
+	for y := 0; y < 8; y++ {
+		for x := 0; x < 8; x++ {
+			img.SetNRGBA(x, y, color.NRGBA{0, 0, 255, 255})
+		}
+	}
+	var b bytes.Buffer
+	if err := png.Encode(&b, img); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+func TestRenderSymbols(t *testing.T) {
+	r, err := New(slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const doc = `{"version": 8, "center": [0, 0], "zoom": 0,
+		"glyphs": "mem://{fontstack}/{range}.pbf", "sprite": "mem://sprite",
+		"sources": {"g": {"type": "geojson", "data": {"type": "Point", "coordinates": [0, 0]}}},
+		"layers": [
+			{"id": "bg", "type": "background", "paint": {"background-color": "white"}},
+			{"id": "s", "type": "symbol", "source": "g", "layout": {LAYOUT}}]}`
+	good := glyphRange("F", "AB")
+	tests := []struct {
+		name   string
+		layout string
+		res    mapResources
+		// the colour at the centre and 20 px left of it
+		centre, left [4]uint8
+	}{
+		{"text", `"text-field": "A", "text-font": ["F"], "text-size": 24`,
+			mapResources{"mem://F/0-255.pbf": good}, [4]uint8{0, 0, 0, 255}, [4]uint8{255, 255, 255, 255}},
+		{"format section colour", `"text-field": ["format", "A", {"text-color": "red"}], "text-font": ["F"], "text-size": 24`,
+			mapResources{"mem://F/0-255.pbf": good}, [4]uint8{255, 0, 0, 255}, [4]uint8{255, 255, 255, 255}},
+		{"corrupt glyph range draws nothing", `"text-field": "A", "text-font": ["F"]`,
+			mapResources{"mem://F/0-255.pbf": good[:len(good)/2]}, [4]uint8{255, 255, 255, 255}, [4]uint8{255, 255, 255, 255}},
+		{"icon", `"icon-image": "sq"`,
+			mapResources{"mem://sprite.json": []byte(`{"sq": {"x": 0, "y": 0, "width": 8, "height": 8, "pixelRatio": 1}}`), "mem://sprite.png": spritePNG(t)},
+			[4]uint8{0, 0, 255, 255}, [4]uint8{255, 255, 255, 255}},
+		{"corrupt sprite is skipped", `"icon-image": "sq"`,
+			mapResources{"mem://sprite.json": []byte(`{"sq": {"x": 0, "y": 0, "width": 80`), "mem://sprite.png": spritePNG(t)},
+			[4]uint8{255, 255, 255, 255}, [4]uint8{255, 255, 255, 255}},
+		{"icon outside its sheet is skipped", `"icon-image": "sq"`,
+			mapResources{"mem://sprite.json": []byte(`{"sq": {"x": 4, "y": 0, "width": 8, "height": 8}}`), "mem://sprite.png": spritePNG(t)},
+			[4]uint8{255, 255, 255, 255}, [4]uint8{255, 255, 255, 255}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			st := parse(t, replaceLayout(doc, tc.layout))
+			img, err := r.Render(context.Background(), st, ViewOf(st, 64, 64, 1), tc.res)
+			if err != nil {
+				t.Fatal(err)
+			}
+			at := func(x, y int) [4]uint8 {
+				o := img.PixOffset(x, y)
+				return [4]uint8(img.Pix[o : o+4])
+			}
+			if p := at(32, 32); p != tc.centre {
+				t.Errorf("centre %v, want %v", p, tc.centre)
+			}
+			if p := at(12, 32); p != tc.left {
+				t.Errorf("left %v, want %v", p, tc.left)
+			}
+		})
+	}
+}
+
+func replaceLayout(doc, layout string) string {
+	return string(bytes.Replace([]byte(doc), []byte("LAYOUT"), []byte(layout), 1))
+}
+
+func rasterPoint(x, y float64) raster.Point { return raster.Point{X: x, Y: y} }
+
+func TestVariableAnchor(t *testing.T) {
+	r, err := New(slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Two labels at one point: the second goes to its next anchor, below.
+	for _, tc := range []struct {
+		variable string
+		below    [4]uint8
+	}{
+		{`["center", "top"]`, [4]uint8{0, 0, 0, 255}},
+		{`["center"]`, [4]uint8{255, 255, 255, 255}},
+	} {
+		doc := replaceLayout(`{"version": 8, "center": [0, 0], "zoom": 0, "glyphs": "mem://{fontstack}/{range}.pbf",
+		"sources": {"g": {"type": "geojson", "data": {"type": "MultiPoint", "coordinates": [[0, 0], [0, 0]]}}},
+		"layers": [
+			{"id": "bg", "type": "background", "paint": {"background-color": "white"}},
+			{"id": "s", "type": "symbol", "source": "g", "layout": {"text-field": "A", "text-font": ["F"], "text-size": 24,
+				"text-radial-offset": 1.2, "text-variable-anchor": LAYOUT}}]}`, tc.variable)
+		st := parse(t, doc)
+		img, err := r.Render(context.Background(), st, ViewOf(st, 128, 128, 1), mapResources{"mem://F/0-255.pbf": glyphRange("F", "A")})
+		if err != nil {
+			t.Fatal(err)
+		}
+		at := func(x, y int) [4]uint8 {
+			o := img.PixOffset(x, y)
+			return [4]uint8(img.Pix[o : o+4])
+		}
+		if p := at(64, 64); p != [4]uint8{0, 0, 0, 255} {
+			t.Errorf("%s: centre %v, want black", tc.variable, p)
+		}
+		// "top" puts the top of the text box 1.2 em (less GL's baseline
+		// allowance) below the point: the glyph square spans 31-41 px
+		// below it.
+		if p := at(64, 100); p != tc.below {
+			t.Errorf("%s: below %v, want %v", tc.variable, p, tc.below)
+		}
+	}
+}
+
+func TestBackgroundPattern(t *testing.T) {
+	r, err := New(slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A 2x2 pattern of red and blue columns repeats every 2 pixels.
+	img := image.NewNRGBA(image.Rect(0, 0, 2, 2))
+	for y := 0; y < 2; y++ {
+		img.SetNRGBA(0, y, color.NRGBA{255, 0, 0, 255})
+		img.SetNRGBA(1, y, color.NRGBA{0, 0, 255, 255})
+	}
+	var b bytes.Buffer
+	if err := png.Encode(&b, img); err != nil {
+		t.Fatal(err)
+	}
+	res := mapResources{"mem://s.json": []byte(`{"p": {"x": 0, "y": 0, "width": 2, "height": 2, "pixelRatio": 1}}`), "mem://s.png": b.Bytes()}
+	for _, tc := range []struct {
+		name, pattern string
+		want0, want1  [4]uint8
+	}{
+		{"pattern", `"p"`, [4]uint8{255, 0, 0, 255}, [4]uint8{0, 0, 255, 255}},
+		{"missing image draws nothing", `"nothing"`, [4]uint8{}, [4]uint8{}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			st := parse(t, `{"version": 8, "center": [0, 0], "zoom": 0, "sprite": "mem://s", "sources": {},
+				"layers": [{"id": "bg", "type": "background", "paint": {"background-pattern": `+tc.pattern+`}}]}`)
+			out, err := r.Render(context.Background(), st, ViewOf(st, 8, 8, 1), res)
+			if err != nil {
+				t.Fatal(err)
+			}
+			at := func(x, y int) [4]uint8 {
+				o := out.PixOffset(x, y)
+				return [4]uint8(out.Pix[o : o+4])
+			}
+			if p0, p1 := at(4, 4), at(5, 4); p0 != tc.want0 || p1 != tc.want1 {
+				t.Errorf("pixels %v %v, want %v %v", p0, p1, tc.want0, tc.want1)
+			}
+		})
+	}
+}
+
+func TestSortKeyPlacement(t *testing.T) {
+	r, err := New(slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Two overlapping labels, red first in the data: the lower sort key
+	// is placed first and wins the spot.
+	for _, tc := range []struct {
+		name, key string
+		want      [4]uint8
+	}{
+		{"data order", `0`, [4]uint8{255, 0, 0, 255}},
+		{"sort key", `["get", "k"]`, [4]uint8{0, 0, 255, 255}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			st := parse(t, `{"version": 8, "center": [0, 0], "zoom": 0, "glyphs": "mem://{fontstack}/{range}.pbf",
+				"sources": {"g": {"type": "geojson", "data": {"type": "FeatureCollection", "features": [
+					{"type": "Feature", "properties": {"k": 2, "c": "red"}, "geometry": {"type": "Point", "coordinates": [0, 0]}},
+					{"type": "Feature", "properties": {"k": 1, "c": "blue"}, "geometry": {"type": "Point", "coordinates": [0, 0]}}]}}},
+				"layers": [
+					{"id": "bg", "type": "background", "paint": {"background-color": "white"}},
+					{"id": "s", "type": "symbol", "source": "g", "layout": {"text-field": "A", "text-font": ["F"], "text-size": 24,
+						"symbol-sort-key": `+tc.key+`}, "paint": {"text-color": ["get", "c"]}}]}`)
+			img, err := r.Render(context.Background(), st, ViewOf(st, 64, 64, 1), mapResources{"mem://F/0-255.pbf": glyphRange("F", "A")})
+			if err != nil {
+				t.Fatal(err)
+			}
+			o := img.PixOffset(32, 32)
+			if p := [4]uint8(img.Pix[o : o+4]); p != tc.want {
+				t.Errorf("centre %v, want %v", p, tc.want)
+			}
+		})
+	}
+}

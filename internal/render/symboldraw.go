@@ -1,0 +1,233 @@
+package render
+
+import (
+	"math"
+
+	"github.com/tesseramaps/tessera/internal/render/raster"
+)
+
+// texQuad is a textured quad on screen: texel (s, t) of a tw x th texture
+// lands at o + s*u + t*v (device pixels).
+type texQuad struct {
+	ox, oy float64
+	ux, uy float64
+	vx, vy float64
+	tw, th int
+}
+
+// newTexQuad places a texture of tw x th texels of kx by ky device pixels each
+// with its top-left corner at (x, y) from the anchor a (before rotating by
+// angle, clockwise, about the anchor), shifted by (tx, ty).
+func newTexQuad(a raster.Point, tx, ty, x, y, kx, ky, angle float64, tw, th int) texQuad {
+	sin, cos := math.Sincos(angle)
+	return texQuad{
+		ox: a.X + tx + x*cos - y*sin, oy: a.Y + ty + x*sin + y*cos,
+		ux: kx * cos, uy: kx * sin,
+		vx: -ky * sin, vy: ky * cos,
+		tw: tw, th: th,
+	}
+}
+
+// span returns the pixels of a w x h canvas the quad may cover and the
+// determinant of its axes (0 when it covers nothing).
+func (q *texQuad) span(w, h int) (x0, y0, x1, y1 int, det float64) {
+	det = q.ux*q.vy - q.uy*q.vx
+	if det == 0 || q.tw <= 0 || q.th <= 0 {
+		return 0, 0, 0, 0, 0
+	}
+	sw, th := float64(q.tw), float64(q.th)
+	xs := [4]float64{q.ox, q.ox + sw*q.ux, q.ox + th*q.vx, q.ox + sw*q.ux + th*q.vx}
+	ys := [4]float64{q.oy, q.oy + sw*q.uy, q.oy + th*q.vy, q.oy + sw*q.uy + th*q.vy}
+	minX, maxX, minY, maxY := xs[0], xs[0], ys[0], ys[0]
+	for i := 1; i < 4; i++ {
+		minX, maxX = math.Min(minX, xs[i]), math.Max(maxX, xs[i])
+		minY, maxY = math.Min(minY, ys[i]), math.Max(maxY, ys[i])
+	}
+	x0, x1 = max(0, int(math.Floor(minX))), min(w, int(math.Ceil(maxX)))
+	y0, y1 = max(0, int(math.Floor(minY))), min(h, int(math.Ceil(maxY)))
+	return x0, y0, x1, y1, det
+}
+
+// each calls fn for every pixel of a w x h canvas whose centre lies in the
+// quad, with the texel coordinates of that centre.
+func (q *texQuad) each(w, h int, fn func(x, y int, s, t float64)) {
+	x0, y0, x1, y1, det := q.span(w, h)
+	if det == 0 {
+		return
+	}
+	sw, th := float64(q.tw), float64(q.th)
+	for y := y0; y < y1; y++ {
+		dy := float64(y) + 0.5 - q.oy
+		for x := x0; x < x1; x++ {
+			dx := float64(x) + 0.5 - q.ox
+			s := (dx*q.vy - dy*q.vx) / det
+			t := (q.ux*dy - q.uy*dx) / det
+			if s < 0 || t < 0 || s >= sw || t >= th {
+				continue
+			}
+			fn(x, y, s, t)
+		}
+	}
+}
+
+// alphaTex reads one byte a texel from an image of w x h texels (stride
+// bytes between texels, at offset off), surrounded by pad texels of 0.
+type alphaTex struct {
+	data        []byte
+	w, h, pad   int
+	stride, off int
+	rowStride   int
+}
+
+func (a *alphaTex) at(i, j int) float64 {
+	i, j = i-a.pad, j-a.pad
+	if i < 0 || j < 0 || i >= a.w || j >= a.h {
+		return 0
+	}
+	return float64(a.data[j*a.rowStride+i*a.stride+a.off])
+}
+
+// bilinear samples at texel coordinates (s, t) as a GL linear sampler
+// does, in 0..1.
+func (a *alphaTex) bilinear(s, t float64) float64 {
+	x, y := s-0.5, t-0.5
+	fx, fy := math.Floor(x), math.Floor(y)
+	i, j := int(fx), int(fy)
+	ax, ay := x-fx, y-fy
+	top := a.at(i, j)*(1-ax) + a.at(i+1, j)*ax
+	bot := a.at(i, j+1)*(1-ax) + a.at(i+1, j+1)*ax
+	return (top*(1-ay) + bot*ay) / 255
+}
+
+// sdfEdge is where the outline lies in a distance field (192/255 in GL's
+// encoding, taken as 0.75).
+const sdfEdge = 0.75
+
+// edgeGamma is GL's antialiasing half-width of an SDF edge, in distance
+// units at one device pixel per glyph pixel.
+const edgeGamma = 0.105
+
+// sdfParams returns the edge, its antialiasing and the colour of one SDF
+// pass (GL's symbol SDF shader): the halo
+// (buffer from the halo width, blurred) or the fill.
+func sdfParams(p sdfPaint, halo bool, ratio float64) (buff, gamma float64, col raster.Color, draw bool) {
+	eg := edgeGamma / ratio
+	fs := math.Max(p.fontScale, 1e-6)
+	if halo {
+		if p.haloWidth <= 0 || p.halo.A <= 0 {
+			return 0, 0, raster.Color{}, false
+		}
+		return (6 - p.haloWidth/fs) / 8, (p.haloBlur*1.19/8 + eg) / fs, p.halo, true
+	}
+	return sdfEdge, eg / fs, p.color, true
+}
+
+// drawGlyph draws one pass of an SDF glyph.
+func drawGlyph(cv *raster.Canvas, gq *glyphQuad, p sdfPaint, halo bool, ratio float64) {
+	col := p.color
+	if gq.color != nil && !halo {
+		col = *gq.color
+	}
+	p.color = col
+	buff, gamma, col, ok := sdfParams(p, halo, ratio)
+	if !ok {
+		return
+	}
+	bw, bh := int(gq.g.Width)+6, int(gq.g.Height)+6
+	tex := alphaTex{data: gq.g.Bitmap, w: bw, h: bh, pad: 1, stride: 1, rowStride: bw}
+	drawSDF(cv, &gq.q, &tex, buff, gamma, col, p.opacity)
+}
+
+// drawSDF draws a distance field with GL's symbol SDF shader: the field
+// sampled linearly at each pixel centre, coverage a smoothstep around the
+// edge, the premultiplied colour blended at that coverage.
+func drawSDF(cv *raster.Canvas, q *texQuad, tex *alphaTex, buff, gamma float64, col raster.Color, opacity float64) {
+	r, g, b, a := col.R*col.A*opacity, col.G*col.A*opacity, col.B*col.A*opacity, col.A*opacity
+	if a <= 0 {
+		return
+	}
+	x0, y0, x1, y1, det := q.span(cv.Rect.Dx(), cv.Rect.Dy())
+	if det == 0 {
+		return
+	}
+	sw, th := float64(q.tw), float64(q.th)
+	lo := (buff - gamma) * 255 // below it, a texel adds nothing
+	for y := y0; y < y1; y++ {
+		dy := float64(y) + 0.5 - q.oy
+		for x := x0; x < x1; x++ {
+			dx := float64(x) + 0.5 - q.ox
+			s := (dx*q.vy - dy*q.vx) / det
+			t := (q.ux*dy - q.uy*dx) / det
+			if s < 0 || t < 0 || s >= sw || t >= th {
+				continue
+			}
+			// Bilinear, with a quick exit where all four texels are out.
+			fx, fy := math.Floor(s-0.5), math.Floor(t-0.5)
+			i, j := int(fx), int(fy)
+			t00, t10, t01, t11 := tex.at(i, j), tex.at(i+1, j), tex.at(i, j+1), tex.at(i+1, j+1)
+			if t00 <= lo && t10 <= lo && t01 <= lo && t11 <= lo {
+				continue
+			}
+			ax, ay := s-0.5-fx, t-0.5-fy
+			d := ((t00*(1-ax)+t10*ax)*(1-ay) + (t01*(1-ax)+t11*ax)*ay) / 255
+			k := smoothstep(buff-gamma, buff+gamma, d)
+			if k <= 0 {
+				continue
+			}
+			cv.BlendPremul(x, y, r*k, g*k, b*k, a*k)
+		}
+	}
+}
+
+// drawSDFIcon draws one pass of an SDF icon (its alpha channel is the
+// distance field).
+func drawSDFIcon(cv *raster.Canvas, iq *iconQuad, p sdfPaint, halo bool) {
+	buff, gamma, col, ok := sdfParams(p, halo, 1)
+	if !ok {
+		return
+	}
+	tex := alphaTex{data: iq.ic.pix, w: iq.ic.w, h: iq.ic.h, pad: 1, stride: 4, off: 3, rowStride: iq.ic.w * 4}
+	drawSDF(cv, &iq.q, &tex, buff, gamma, col, p.opacity)
+}
+
+// drawIcon draws a colour icon, its premultiplied texels scaled by opacity.
+func drawIcon(cv *raster.Canvas, iq *iconQuad, opacity float64) {
+	if opacity <= 0 {
+		return
+	}
+	ic := iq.ic
+	w, h := cv.Rect.Dx(), cv.Rect.Dy()
+	ch := [4]alphaTex{}
+	for c := range ch {
+		ch[c] = alphaTex{data: ic.pix, w: ic.w, h: ic.h, pad: 1, stride: 4, off: c, rowStride: ic.w * 4}
+	}
+	iq.q.each(w, h, func(x, y int, s, t float64) {
+		var v [4]float64
+		if iq.linear {
+			for c := range v {
+				v[c] = ch[c].bilinear(s, t)
+			}
+		} else {
+			i, j := int(s), int(t)
+			for c := range v {
+				v[c] = ch[c].at(i, j) / 255
+			}
+		}
+		if v[3] <= 0 && v[0] <= 0 && v[1] <= 0 && v[2] <= 0 {
+			return
+		}
+		cv.BlendPremul(x, y, v[0]*opacity, v[1]*opacity, v[2]*opacity, v[3]*opacity)
+	})
+}
+
+// smoothstep is GLSL's smoothstep.
+func smoothstep(e0, e1, x float64) float64 {
+	if e0 == e1 {
+		if x < e0 {
+			return 0
+		}
+		return 1
+	}
+	t := math.Max(0, math.Min(1, (x-e0)/(e1-e0)))
+	return t * t * (3 - 2*t)
+}

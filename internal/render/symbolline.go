@@ -1,0 +1,525 @@
+package render
+
+import (
+	"math"
+	"strings"
+
+	"github.com/paulmach/orb"
+
+	"github.com/tesseramaps/tessera/internal/render/raster"
+	"github.com/tesseramaps/tessera/internal/render/text"
+	"github.com/tesseramaps/tessera/internal/style/expr"
+)
+
+// symbolExtent is the tile extent GL measures symbol spacing in.
+const symbolExtent = 8192
+
+// linePath is a symbol's anchor on a line: the line on screen, the anchor
+// and the segment it lies on.
+type linePath struct {
+	world orb.Point      // the anchor, world units
+	pts   []raster.Point // the line, device pixels
+	seg   int            // the anchor lies on pts[seg]..pts[seg+1]
+	at    raster.Point   // the anchor, device pixels
+	angle float64        // of the segment on screen, radians clockwise
+	tile  tilePoint      // the anchor in tile units
+	// tileID is the tile the anchor was found in (y, x, z).
+	tileID [3]int
+}
+
+// placedGlyph is where a glyph of a label along a line goes.
+type placedGlyph struct {
+	at    raster.Point
+	angle float64
+}
+
+// placeGlyphs places the glyphs of a shaping along the path, each centred
+// on the line at its distance from the anchor (k device pixels per em
+// pixel, offX and offY the text-offset in device pixels) and turned to its
+// segment. With keepUpright, a label that would read upside down is laid
+// the other way. ok is false when the line is too short for the label.
+func (lp *linePath) placeGlyphs(sh text.Shaping, k, offX, offY float64, keepUpright bool) ([]placedGlyph, bool) {
+	place := func(flip bool) ([]placedGlyph, bool) {
+		out := make([]placedGlyph, len(sh.Glyphs))
+		for i, g := range sh.Glyphs {
+			d := (g.X + g.Metrics.Advance*g.Scale/2) * k
+			e := d + offX
+			if flip {
+				e = -(d - offX)
+			}
+			p, a, ok := lp.walk(e)
+			if !ok {
+				return nil, false
+			}
+			if flip {
+				a += math.Pi
+			}
+			if offY != 0 {
+				sin, cos := math.Sincos(a)
+				p.X -= sin * offY
+				p.Y += cos * offY
+			}
+			out[i] = placedGlyph{at: p, angle: a}
+		}
+		return out, true
+	}
+	out, ok := place(false)
+	if ok && keepUpright && len(out) > 0 {
+		first, last := out[0].at, out[len(out)-1].at
+		upsideDown := first.X > last.X
+		if len(out) == 1 {
+			upsideDown = math.Cos(out[0].angle) < 0
+		}
+		if upsideDown {
+			return place(true)
+		}
+	}
+	return out, ok
+}
+
+// walk returns the point at distance e along the line from the anchor
+// (backwards when negative) and the angle of the segment it lands on.
+func (lp *linePath) walk(e float64) (raster.Point, float64, bool) {
+	pts := lp.pts
+	cur := lp.at
+	if e >= 0 {
+		for i := lp.seg + 1; i < len(pts); i++ {
+			d := math.Hypot(pts[i].X-cur.X, pts[i].Y-cur.Y)
+			if e <= d {
+				t := 0.0
+				if d > 0 {
+					t = e / d
+				}
+				a := pts[i-1]
+				return raster.Point{X: cur.X + (pts[i].X-cur.X)*t, Y: cur.Y + (pts[i].Y-cur.Y)*t},
+					math.Atan2(pts[i].Y-a.Y, pts[i].X-a.X), true
+			}
+			e -= d
+			cur = pts[i]
+		}
+		return raster.Point{}, 0, false
+	}
+	e = -e
+	for i := lp.seg; i >= 0; i-- {
+		d := math.Hypot(pts[i].X-cur.X, pts[i].Y-cur.Y)
+		if e <= d {
+			t := 0.0
+			if d > 0 {
+				t = e / d
+			}
+			b := pts[i+1]
+			return raster.Point{X: cur.X + (pts[i].X-cur.X)*t, Y: cur.Y + (pts[i].Y-cur.Y)*t},
+				math.Atan2(b.Y-pts[i].Y, b.X-pts[i].X), true
+		}
+		e -= d
+		cur = pts[i]
+	}
+	return raster.Point{}, 0, false
+}
+
+// tilePoint is a position in a tile's units (symbolExtent across).
+type tilePoint struct{ x, y float64 }
+
+func (a tilePoint) dist(b tilePoint) float64 { return math.Hypot(b.x-a.x, b.y-a.y) }
+
+// angleTo is the angle of the vector from b to a, as GL's Point.angleTo.
+func (a tilePoint) angleTo(b tilePoint) float64 { return math.Atan2(a.y-b.y, a.x-b.x) }
+
+// lineAnchor is an anchor found on a line in tile units.
+type lineAnchor struct {
+	p   tilePoint
+	seg int
+}
+
+// linePiece is a feature's lines within one tile, as GL lays them out.
+type linePiece struct {
+	tile    [3]int // y, x, z; z -1: unbounded (GeoJSON line-center)
+	lines   [][]orb.Point
+	bounded bool
+}
+
+// linePieces cuts a feature's lines into the tiles GL lays them out in:
+// the feature's own vector tile, or for GeoJSON the tiles of the view at
+// the source's zoom.
+func (s *sourceSet) linePieces(lr *symLayer, ss *shapedSymbol, center bool) []linePiece {
+	f := ss.f
+	var lines [][]orb.Point
+	switch f.kind {
+	case "LineString":
+		switch {
+		case center && f.lines != nil:
+			lines = f.lines
+		case center:
+			lines = f.parts
+		default:
+			lines = ss.lines
+		}
+	case "Polygon":
+		for _, p := range f.polygons {
+			for _, r := range p {
+				lines = append(lines, closeRing(r))
+			}
+		}
+	default:
+		return nil
+	}
+	square := func(t [3]int) box {
+		n := math.Exp2(float64(t[2]))
+		return box{float64(t[1]) / n, float64(t[0]) / n, float64(t[1]+1) / n, float64(t[0]+1) / n}
+	}
+	clip := func(t [3]int) [][]orb.Point {
+		var out [][]orb.Point
+		for _, l := range lines {
+			out = append(out, clipLine(l, square(t))...)
+		}
+		return out
+	}
+	if f.tile[2] >= 0 {
+		if center || f.kind == "Polygon" {
+			return []linePiece{{tile: f.tile, lines: lines, bounded: true}}
+		}
+		// GL clips the (merged) lines to the tile for "line".
+		return []linePiece{{tile: f.tile, lines: clip(f.tile), bounded: true}}
+	}
+	if center {
+		return []linePiece{{tile: f.tile, lines: lines}}
+	}
+	// GeoJSON: GL cuts it into tiles at the view's zoom.
+	maxZoom := 18.0
+	if src := s.st.SourceByKey[lr.l.Source]; src != nil && src.MaxZoom != nil {
+		maxZoom = *src.MaxZoom
+	}
+	z := int(math.Max(0, math.Min(maxZoom, math.Floor(s.view.Zoom))))
+	n := 1 << z
+	minX, minY, maxX, maxY := math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)
+	for _, l := range lines {
+		for _, p := range l {
+			minX, maxX = math.Min(minX, p[0]), math.Max(maxX, p[0])
+			minY, maxY = math.Min(minY, p[1]), math.Max(maxY, p[1])
+		}
+	}
+	x0, x1 := max(0, int(math.Floor(minX*float64(n)))), min(n-1, int(math.Floor(maxX*float64(n))))
+	y0, y1 := max(0, int(math.Floor(minY*float64(n)))), min(n-1, int(math.Floor(maxY*float64(n))))
+	if (x1-x0+1)*(y1-y0+1) > 4*maxTiles {
+		return nil
+	}
+	var out []linePiece
+	for ty := y0; ty <= y1; ty++ {
+		for tx := x0; tx <= x1; tx++ {
+			t := [3]int{ty, tx, z}
+			if !s.tileInView(t) {
+				continue
+			}
+			if ls := clip(t); len(ls) > 0 {
+				out = append(out, linePiece{tile: t, lines: ls, bounded: true})
+			}
+		}
+	}
+	return out
+}
+
+// lineAnchors finds where a feature's symbols go along its lines: every
+// symbol-spacing (first at an offset that depends on the label length),
+// where the label fits on the line and bends by at most text-max-angle; or
+// only at the middle of each line for line-center.
+func (s *sourceSet) lineAnchors(lr *symLayer, ss *shapedSymbol, center bool) []*linePath {
+	f := ss.f
+	zoom := math.Floor(s.view.Zoom)
+	layoutSize := lr.num("text-size", &expr.EvalContext{Zoom: zoom + 1, Feature: f.feat}, 16)
+	shapedLen := 0.0
+	hasText := len(ss.sh.Glyphs) > 0
+	if hasText {
+		shapedLen = ss.sh.Right - ss.sh.Left
+	}
+	if ss.ic != nil {
+		shapedLen = math.Max(shapedLen, ss.iconRight-ss.iconLeft)
+	}
+	maxAngle := lr.num("text-max-angle", ss.c, 45) * math.Pi / 180
+	var out []*linePath
+	for _, pc := range s.linePieces(lr, ss, center) {
+		tz, tx, ty := pc.tile[2], pc.tile[1], pc.tile[0]
+		if tz < 0 {
+			tz, tx, ty = int(zoom), 0, 0
+		}
+		ov := math.Max(1, math.Exp2(zoom-float64(tz)))
+		tpr := symbolExtent / (512 * ov)
+		boxScale := tpr * layoutSize / text.OneEm
+		labelLen := shapedLen * boxScale
+		window := 0.0
+		if hasText {
+			window = 3.0 / 5 * text.OneEm * boxScale
+		}
+		spacing := lr.num("symbol-spacing", ss.c, 250) * tpr
+		n := math.Exp2(float64(tz))
+		for _, l := range pc.lines {
+			if len(l) < 2 {
+				continue
+			}
+			tl := make([]tilePoint, len(l))
+			for i, p := range l {
+				tl[i] = tilePoint{(p[0]*n - float64(tx)) * symbolExtent, (p[1]*n - float64(ty)) * symbolExtent}
+			}
+			var anchors []lineAnchor
+			if center {
+				// The middle of a tile's piece of the line, if it lies in
+				// the tile: GL leaves the others to the neighbours.
+				a, ok := centerAnchor(tl, labelLen, window, maxAngle)
+				inTile := !pc.bounded || (a.p.x >= 0 && a.p.x < symbolExtent && a.p.y >= 0 && a.p.y < symbolExtent)
+				if ok && inTile {
+					anchors = []lineAnchor{a}
+				}
+			} else {
+				anchors = spacedAnchors(tl, spacing, labelLen, shapedLen, boxScale, ov, window, maxAngle, pc.bounded)
+			}
+			if len(anchors) == 0 {
+				continue
+			}
+			pts := make([]raster.Point, len(l))
+			for i, p := range l {
+				pts[i] = s.frame.toScreen(p[0], p[1])
+			}
+			for _, a := range anchors {
+				w := orb.Point{(a.p.x/symbolExtent + float64(tx)) / n, (a.p.y/symbolExtent + float64(ty)) / n}
+				at := s.frame.toScreen(w[0], w[1])
+				p0, p1 := pts[a.seg], pts[a.seg+1]
+				out = append(out, &linePath{world: w, pts: pts, seg: a.seg, at: at, angle: math.Atan2(p1.Y-p0.Y, p1.X-p0.X), tile: a.p, tileID: pc.tile})
+			}
+		}
+	}
+	return out
+}
+
+// spacedAnchors resamples a line (tile units) every spacing, as GL's
+// getAnchors does.
+func spacedAnchors(line []tilePoint, spacing, labelLen, shapedLen, boxScale, ov, window, maxAngle float64, bounded bool) []lineAnchor {
+	const eps = 1e-6
+	first := line[0]
+	continued := bounded && (math.Abs(first.x) < eps || math.Abs(first.x-symbolExtent) < eps ||
+		math.Abs(first.y) < eps || math.Abs(first.y-symbolExtent) < eps)
+	if spacing-labelLen < spacing/4 {
+		spacing = labelLen + spacing/4
+	}
+	if spacing <= 0 {
+		return nil
+	}
+	var offset float64
+	if continued {
+		offset = math.Mod(spacing/2*ov, spacing)
+	} else {
+		offset = math.Mod((shapedLen/2+2*text.OneEm)*boxScale*ov, spacing)
+	}
+	return resample(line, offset, spacing, window, maxAngle, labelLen, continued, false, bounded)
+}
+
+func resample(line []tilePoint, offset, spacing, window, maxAngle, labelLen float64, continued, middle, bounded bool) []lineAnchor {
+	half := labelLen / 2
+	total := 0.0
+	for i := 0; i+1 < len(line); i++ {
+		total += line[i].dist(line[i+1])
+	}
+	dist, marked := 0.0, offset-spacing
+	var out []lineAnchor
+	for i := 0; i+1 < len(line); i++ {
+		a, b := line[i], line[i+1]
+		seg := a.dist(b)
+		for marked+spacing < dist+seg {
+			marked += spacing
+			t := (marked - dist) / seg
+			x, y := a.x+(b.x-a.x)*t, a.y+(b.y-a.y)*t
+			inTile := !bounded || (x >= 0 && x < symbolExtent && y >= 0 && y < symbolExtent)
+			if inTile && marked-half >= 0 && marked+half <= total {
+				an := lineAnchor{p: tilePoint{math.Round(x), math.Round(y)}, seg: i}
+				if window == 0 || checkMaxAngle(line, an, labelLen, window, maxAngle) {
+					out = append(out, an)
+				}
+			}
+		}
+		dist += seg
+	}
+	if !middle && len(out) == 0 && !continued {
+		// No room at the spacing: try once at the middle of the line.
+		out = resample(line, dist/2, spacing, window, maxAngle, labelLen, continued, true, bounded)
+	}
+	return out
+}
+
+// centerAnchor returns the anchor at the middle of a line, if the label
+// bends little enough there.
+func centerAnchor(line []tilePoint, labelLen, window, maxAngle float64) (lineAnchor, bool) {
+	total := 0.0
+	for i := 0; i+1 < len(line); i++ {
+		total += line[i].dist(line[i+1])
+	}
+	mid, prev := total/2, 0.0
+	for i := 0; i+1 < len(line); i++ {
+		a, b := line[i], line[i+1]
+		seg := a.dist(b)
+		if prev+seg > mid {
+			t := (mid - prev) / seg
+			an := lineAnchor{p: tilePoint{math.Round(a.x + (b.x-a.x)*t), math.Round(a.y + (b.y-a.y)*t)}, seg: i}
+			if window == 0 || checkMaxAngle(line, an, labelLen, window, maxAngle) {
+				return an, true
+			}
+			return lineAnchor{}, false
+		}
+		prev += seg
+	}
+	return lineAnchor{}, false
+}
+
+// checkMaxAngle reports whether the line turns by at most maxAngle within
+// any window of its length under a label centred on the anchor.
+func checkMaxAngle(line []tilePoint, an lineAnchor, labelLen, window, maxAngle float64) bool {
+	p := an.p
+	index := an.seg + 1
+	d := 0.0
+	// Back to the first segment under the label.
+	for d > -labelLen/2 {
+		index--
+		if index < 0 {
+			return false
+		}
+		d -= line[index].dist(p)
+		p = line[index]
+	}
+	d += line[index].dist(line[index+1])
+	index++
+	type corner struct{ d, delta float64 }
+	var recent []corner
+	sum := 0.0
+	for d < labelLen/2 {
+		if index+1 >= len(line) {
+			return false
+		}
+		prev, cur, next := line[index-1], line[index], line[index+1]
+		delta := prev.angleTo(cur) - cur.angleTo(next)
+		delta = math.Abs(math.Mod(delta+3*math.Pi, 2*math.Pi) - math.Pi)
+		recent = append(recent, corner{d, delta})
+		sum += delta
+		for len(recent) > 0 && d-recent[0].d > window {
+			sum -= recent[0].delta
+			recent = recent[1:]
+		}
+		if sum > maxAngle {
+			return false
+		}
+		index++
+		d += cur.dist(next)
+	}
+	return true
+}
+
+// mergeLines joins, tile by tile, the first lines of features of the same
+// text whose ends meet, as GL does before placing labels along lines, so
+// that a street cut into pieces is labelled as one line. Features merged
+// into another are dropped; every line feature gets its lines set.
+func mergeLines(shaped []*shapedSymbol) []*shapedSymbol {
+	type key struct {
+		tile [3]int
+		text string
+		p    orb.Point
+	}
+	left := map[key]int{}  // start of a merged line -> index in out
+	right := map[key]int{} // end of a merged line -> index in out
+	var out []*shapedSymbol
+	gone := map[int]bool{}
+	for _, ss := range shaped {
+		f := ss.f
+		src := f.lines
+		if src == nil {
+			src = f.parts
+		}
+		if f.kind != "LineString" || len(src) == 0 || len(src[0]) == 0 {
+			out = append(out, ss)
+			continue
+		}
+		ss.lines = append([][]orb.Point{append([]orb.Point(nil), src[0]...)}, src[1:]...)
+		var sb strings.Builder
+		for _, sec := range ss.sections {
+			sb.WriteString(sec.Text)
+		}
+		txt := sb.String()
+		if txt == "" {
+			out = append(out, ss)
+			continue
+		}
+		g := ss.lines[0]
+		lk := key{f.tile, txt, g[0]}
+		rk := key{f.tile, txt, g[len(g)-1]}
+		i, hasL := right[lk] // a line ending where this one starts
+		j, hasR := left[rk]  // a line starting where this one ends
+		switch {
+		case hasL && hasR && i != j:
+			// This line joins two: append it and the second to the first.
+			delete(right, lk)
+			delete(left, rk)
+			a, b := out[i].lines[0], out[j].lines[0]
+			merged := append(append(a[:len(a)-1:len(a)-1], g...), b[1:]...)
+			out[i].lines[0] = merged
+			delete(right, key{f.tile, txt, b[len(b)-1]})
+			right[key{f.tile, txt, merged[len(merged)-1]}] = i
+			gone[j] = true
+		case hasL:
+			delete(right, lk)
+			a := out[i].lines[0]
+			out[i].lines[0] = append(a[:len(a)-1:len(a)-1], g...)
+			right[rk] = i
+		case hasR:
+			delete(left, rk)
+			b := out[j].lines[0]
+			out[j].lines[0] = append(append([]orb.Point(nil), g[:len(g)-1]...), b...)
+			left[lk] = j
+		default:
+			out = append(out, ss)
+			left[lk] = len(out) - 1
+			right[rk] = len(out) - 1
+		}
+	}
+	kept := out[:0]
+	for i, ss := range out {
+		if !gone[i] {
+			kept = append(kept, ss)
+		}
+	}
+	return kept
+}
+
+// repeatFilter drops anchors of a label text that come closer than a
+// distance (tile units) to an earlier anchor of the same text in the same
+// tile, as GL does for labels along lines.
+type repeatFilter struct {
+	seen map[repeatKey][]tilePoint
+}
+
+type repeatKey struct {
+	tile [3]int
+	text string
+}
+
+// tooClose reports whether the anchor repeats one already kept (and keeps
+// it when it does not).
+func (r *repeatFilter) tooClose(tile [3]int, text string, p tilePoint, dist float64) bool {
+	if r.seen == nil {
+		r.seen = map[repeatKey][]tilePoint{}
+	}
+	k := repeatKey{tile, text}
+	for _, q := range r.seen[k] {
+		if p.dist(q) < dist {
+			return true
+		}
+	}
+	r.seen[k] = append(r.seen[k], p)
+	return false
+}
+
+// labelText is a shaped symbol's text, "" when it has none.
+func (ss *shapedSymbol) labelText() string {
+	if len(ss.sh.Glyphs) == 0 {
+		return ""
+	}
+	var sb strings.Builder
+	for _, sec := range ss.sections {
+		sb.WriteString(sec.Text)
+	}
+	return sb.String()
+}
