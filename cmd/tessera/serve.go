@@ -81,7 +81,8 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if os.Getenv("GOMEMLIMIT") == "" {
 		limit := cfg.MemoryLimitMB
 		if limit == 0 {
-			limit = cfg.TileCacheMB + 64
+			// The caches, the renderer's decoded tiles and room to work.
+			limit = cfg.TileCacheMB + cfg.RenderCacheMB + 192
 		}
 		debug.SetMemoryLimit(int64(limit) << 20)
 	}

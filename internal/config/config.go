@@ -55,8 +55,8 @@ type Config struct {
 	// TileCacheMB bounds the in-memory cache of tile bytes, in MiB (0 = off).
 	TileCacheMB int `yaml:"tile_cache_mb"`
 	// MemoryLimitMB is the Go runtime's soft memory limit, in MiB: the
-	// garbage collector works harder near it (0 = the tile cache plus
-	// 64 MiB; GOMEMLIMIT in the environment wins).
+	// garbage collector works harder near it (0 = the tile cache and the
+	// render cache plus 192 MiB; GOMEMLIMIT in the environment wins).
 	MemoryLimitMB int `yaml:"memory_limit_mb"`
 	// RenderWorkers is how many map images render at once (0: one per
 	// core); RenderQueue how many more may wait (0: four per worker) before

@@ -3,10 +3,15 @@ package render
 import (
 	"container/list"
 	"sync"
+	"unsafe"
+
+	"github.com/paulmach/orb"
+
+	"github.com/tesseramaps/tessera/internal/style/expr"
 )
 
 // DefaultDecodedCacheBytes bounds the decoded vector tiles a renderer keeps.
-const DefaultDecodedCacheBytes = 64 << 20
+const DefaultDecodedCacheBytes = 32 << 20
 
 // decodedCache keeps decoded vector tiles (their features in world
 // coordinates) between renders, least recently used first out, bounded by
@@ -69,23 +74,34 @@ func (c *decodedCache) put(key string, feats []sourceFeature) {
 	}
 }
 
-// featuresSize estimates the memory of decoded features: their points,
-// their property slots and a fixed overhead each.
+// featuresSize estimates the memory of decoded features: their structs,
+// their property keys and values, their points and slice headers.
 func featuresSize(feats []sourceFeature) int64 {
+	const (
+		featBytes  = int64(unsafe.Sizeof(sourceFeature{})) + int64(unsafe.Sizeof(expr.MapFeature{})) + 64
+		propBytes  = int64(unsafe.Sizeof("")) + int64(unsafe.Sizeof(expr.Value{}))
+		pointBytes = int64(unsafe.Sizeof(orb.Point{}))
+		sliceBytes = 24
+	)
 	n := int64(0)
-	for _, f := range feats {
-		n += 200
-		if f.feat != nil && f.feat.Props != nil {
-			n += int64(f.feat.Props.Len()) * 64
-		}
-		for _, p := range f.parts {
-			n += int64(len(p))*16 + 24
-		}
-		for _, poly := range f.polygons {
+	rings := func(polys [][][]orb.Point) {
+		for _, poly := range polys {
+			n += sliceBytes
 			for _, r := range poly {
-				n += int64(len(r))*16 + 24
+				n += int64(len(r))*pointBytes + sliceBytes
 			}
 		}
+	}
+	for _, f := range feats {
+		n += featBytes
+		if f.feat != nil && f.feat.Props != nil {
+			n += int64(f.feat.Props.Len()) * propBytes
+		}
+		for _, p := range f.parts {
+			n += int64(len(p))*pointBytes + sliceBytes
+		}
+		rings(f.polygons)
+		rings(f.unclipped) // shared with wholePolygons
 	}
 	return n
 }

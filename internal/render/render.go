@@ -607,7 +607,7 @@ func decodeTile(data []byte, z, tx, ty int) ([]sourceFeature, error) {
 			// allocation per layer, and its MapFeature out of another.
 			n := len(tags) / 2
 			if len(keyBuf) < n {
-				keyBuf, valBuf = make([]string, max(n, 256)), make([]expr.Value, max(n, 256))
+				keyBuf, valBuf = make([]string, max(n, 64)), make([]expr.Value, max(n, 64))
 			}
 			fk, fv := keyBuf[:n:n], valBuf[:n:n]
 			keyBuf, valBuf = keyBuf[n:], valBuf[n:]
@@ -615,7 +615,7 @@ func decodeTile(data []byte, z, tx, ty int) ([]sourceFeature, error) {
 				fk[k], fv[k] = keys[tags[2*k]], vals[tags[2*k+1]]
 			}
 			if len(featBuf) == 0 {
-				featBuf = make([]expr.MapFeature, min(l.Len()-i, 256))
+				featBuf = make([]expr.MapFeature, min(l.Len()-i, 64))
 			}
 			mf := &featBuf[0]
 			featBuf = featBuf[1:]
