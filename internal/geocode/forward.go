@@ -643,7 +643,9 @@ func (ix *Index) forwardMatches(ctx context.Context, q ForwardQuery, words []str
 		for i := 0; i < n; i++ {
 			need |= ms[i].unmatched
 		}
-		var admins []featName
+		// Collected as feature<<32|name keys: sorting plain integers is
+		// much cheaper than sorting pairs with a comparison function.
+		var keys []uint64
 		for i := range gens {
 			if need&(1<<i) == 0 {
 				continue
@@ -656,18 +658,17 @@ func (ix *Index) forwardMatches(ctx context.Context, q ForwardQuery, words []str
 					}
 					switch PlaceType(c.FType[f]) {
 					case TypeCountry, TypeRegion, TypeSubregion, TypeLocality:
-						admins = append(admins, featName{int32(f), nm})
+						keys = append(keys, uint64(uint32(f))<<32|uint64(nm))
 					}
 				}
 			}
 		}
-		slices.SortFunc(admins, func(a, b featName) int {
-			if c := cmp.Compare(a.feat, b.feat); c != 0 {
-				return c
-			}
-			return cmp.Compare(a.name, b.name)
-		})
-		admins = slices.Compact(admins)
+		slices.Sort(keys)
+		keys = slices.Compact(keys)
+		admins := make([]featName, len(keys))
+		for i, k := range keys {
+			admins[i] = featName{int32(k >> 32), uint32(k)}
+		}
 		for i := 0; i < n; i++ {
 			m := &ms[i]
 			if m.unmatched == 0 {
