@@ -94,27 +94,21 @@ func appendFloat(b []byte, f float64) []byte {
 	return b
 }
 
-func appendStrings(b []byte, ss []string) []byte {
+// appendArray appends xs as a JSON array, each element by add.
+func appendArray[T any](b []byte, xs []T, add func([]byte, T) []byte) []byte {
 	b = append(b, '[')
-	for i, s := range ss {
+	for i, x := range xs {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = appendString(b, s)
+		b = add(b, x)
 	}
 	return append(b, ']')
 }
 
-func appendFloats(b []byte, fs []float64) []byte {
-	b = append(b, '[')
-	for i, f := range fs {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = appendFloat(b, f)
-	}
-	return append(b, ']')
-}
+func appendStrings(b []byte, ss []string) []byte { return appendArray(b, ss, appendString) }
+
+func appendFloats(b []byte, fs []float64) []byte { return appendArray(b, fs, appendFloat) }
 
 // objWriter writes a JSON object member by member, in order, into a
 // buffer it may share with the writer of an enclosing document.
@@ -162,14 +156,7 @@ func (w *objWriter) val(key string, v any) {
 	case Properties:
 		w.b = t.appendJSON(w.b)
 	case []Context:
-		w.b = append(w.b, '[')
-		for i, c := range t {
-			if i > 0 {
-				w.b = append(w.b, ',')
-			}
-			w.b = c.appendJSON(w.b)
-		}
-		w.b = append(w.b, ']')
+		w.b = appendArray(w.b, t, func(b []byte, c Context) []byte { return c.appendJSON(b) })
 	default:
 		enc, err := json.Marshal(v)
 		if err != nil && w.err == nil {
