@@ -29,6 +29,11 @@ func BenchmarkTileHandler(b *testing.B) {
 	for _, r := range reqs { // warm the cache
 		h.ServeHTTP(httptest.NewRecorder(), r)
 	}
+	serveParallel(b, h, reqs)
+}
+
+// serveParallel times h serving the requests in turn from every core.
+func serveParallel(b *testing.B, h http.Handler, reqs []*http.Request) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	b.RunParallel(func(pb *testing.PB) {
@@ -72,15 +77,5 @@ func BenchmarkMapTileHandler(b *testing.B) {
 			b.Fatalf("%s: %d", r.URL, w.Code)
 		}
 	}
-	b.ReportAllocs()
-	b.ResetTimer()
-	b.RunParallel(func(pb *testing.PB) {
-		i := 0
-		w := &discard{h: http.Header{}}
-		for pb.Next() {
-			clear(w.h)
-			h.ServeHTTP(w, reqs[i%len(reqs)])
-			i++
-		}
-	})
+	serveParallel(b, h, reqs)
 }
