@@ -167,8 +167,13 @@ func (b *lineBuilder) add(pts []raster.Point, s lineShape, closed bool) {
 		}
 
 		joinNormal := prevNormal.add(nextNormal)
-		if joinNormal.x != 0 || joinNormal.y != 0 {
+		// GL's integer tile coordinates make a reversal's normals cancel
+		// exactly; in device pixels they leave rounding noise, which must
+		// not be taken for a direction (it made spikes across the map).
+		if joinNormal.length() > 1e-9 {
 			joinNormal = joinNormal.unit()
+		} else {
+			joinNormal = vec{}
 		}
 		cosAngle := prevNormal.dot(nextNormal)
 		cosHalf := joinNormal.dot(nextNormal)

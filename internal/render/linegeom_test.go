@@ -81,3 +81,26 @@ func TestSpriteURL(t *testing.T) {
 		}
 	}
 }
+
+// TestReversalInDevicePixels builds a line that turns straight back on
+// itself, in device pixels where the two normals cancel only up to
+// rounding: no vertex may land far from the line (a real coastline ring
+// once drew a spike across the map from such a turn).
+func TestReversalInDevicePixels(t *testing.T) {
+	pts := []raster.Point{{X: 300.4419417382416, Y: 301.679378605318}, {X: 300.9722718241315, Y: 301.14904851942805},
+		{X: 299.91161165235167, Y: 302.2097086912079}, {X: 298.49739808997856, Y: 301.679378605318}}
+	for _, join := range []string{"miter", "bevel", "round"} {
+		b := &lineBuilder{outset: 2, alongScale: 1, tile: 0.0884, sharp: 21.2}
+		b.add(pts, lineShape{join: join, cap: "butt", miterLimit: 2, roundLimit: 1.05}, false)
+		if len(b.tris) == 0 {
+			t.Fatalf("%s: no triangles", join)
+		}
+		for _, tr := range b.tris {
+			for _, v := range tr {
+				if d := math.Hypot(v.X-300, v.Y-301.5); d > 6 || math.IsNaN(d) {
+					t.Errorf("%s: vertex %+v is %.1f px from the line", join, v, d)
+				}
+			}
+		}
+	}
+}
