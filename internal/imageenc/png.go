@@ -8,6 +8,7 @@ import (
 	"image"
 	"image/draw"
 	"io"
+	"slices"
 	"sync"
 
 	"github.com/klauspost/compress/zlib"
@@ -166,6 +167,11 @@ func (st *pngState) filterRows(dst, pix []byte, w, h, colorType int) []byte {
 	}
 	cur, prev := st.line[:n], st.line[n:2*n]
 	clear(prev)
+	// Every row is its filter byte and n filtered bytes: the output is
+	// sized once and written by index.
+	start := len(dst)
+	dst = slices.Grow(dst, h*(n+1))[:start+h*(n+1)]
+	out := dst[start:]
 	for y := 0; y < h; y++ {
 		row := pix[y*4*w : (y+1)*4*w]
 		if bpp == 4 {
@@ -176,24 +182,28 @@ func (st *pngState) filterRows(dst, pix []byte, w, h, colorType int) []byte {
 			}
 		}
 		var sumSub, sumUp int
-		for i := 0; i < n; i++ {
-			var left byte
-			if i >= bpp {
-				left = cur[i-bpp]
-			}
-			sumSub += absDiff(cur[i] - left)
+		for i := 0; i < bpp; i++ {
+			sumSub += absDiff(cur[i])
 			sumUp += absDiff(cur[i] - prev[i])
 		}
+		left, up, c := cur[:n-bpp], prev[bpp:n], cur[bpp:n]
+		for i := range c {
+			sumSub += absDiff(c[i] - left[i])
+			sumUp += absDiff(c[i] - up[i])
+		}
+		line := out[y*(n+1) : (y+1)*(n+1)]
+		body := line[1:]
 		if y > 0 && sumUp < sumSub {
-			dst = append(dst, filterUp)
-			for i := 0; i < n; i++ {
-				dst = append(dst, cur[i]-prev[i])
+			line[0] = filterUp
+			for i := range body {
+				body[i] = cur[i] - prev[i]
 			}
 		} else {
-			dst = append(dst, filterSub)
-			dst = append(dst, cur[:bpp]...)
-			for i := bpp; i < n; i++ {
-				dst = append(dst, cur[i]-cur[i-bpp])
+			line[0] = filterSub
+			copy(body[:bpp], cur[:bpp])
+			b := body[bpp:]
+			for i := range b {
+				b[i] = c[i] - left[i]
 			}
 		}
 		cur, prev = prev, cur
