@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"image"
 	"image/png"
 	"io"
 	"os"
@@ -22,15 +23,7 @@ func TestRenderVerb(t *testing.T) {
 	if err := run(context.Background(), []string{"render", "--style", stylePath, "--width", "100", "--height", "80", "--pixel-ratio", "2", "-o", out}, io.Discard, io.Discard); err != nil {
 		t.Fatal(err)
 	}
-	f, err := os.Open(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	img, err := png.Decode(f)
-	if err != nil {
-		t.Fatal(err)
-	}
+	img := readPNG(t, out)
 	if b := img.Bounds(); b.Dx() != 200 || b.Dy() != 160 {
 		t.Fatalf("size %v", b)
 	}
@@ -72,15 +65,7 @@ func TestRenderVerbMaps(t *testing.T) {
 	if err := run(ctx, []string{"render", "--data", data, "--map", "sq", "--tile", "1/1/1", "--tile-size", "256", "--pixel-ratio", "2", "-o", tilePNG}, io.Discard, io.Discard); err != nil {
 		t.Fatal(err)
 	}
-	f, err := os.Open(tilePNG)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	img, err := png.Decode(f)
-	if err != nil {
-		t.Fatal(err)
-	}
+	img := readPNG(t, tilePNG)
 	if b := img.Bounds(); b.Dx() != 512 || b.Dy() != 512 {
 		t.Errorf("tile size %v, want 512 (256 at 2x)", b)
 	}
@@ -99,4 +84,19 @@ func TestRenderVerbMaps(t *testing.T) {
 			t.Errorf("%v accepted", bad)
 		}
 	}
+}
+
+// readPNG decodes a PNG file the render verb wrote.
+func readPNG(t *testing.T, path string) image.Image {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	img, err := png.Decode(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return img
 }

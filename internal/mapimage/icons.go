@@ -109,11 +109,43 @@ func (s *Service) spriteIcon(ctx context.Context, m *catalog.Map, name string, r
 	if !ok {
 		return nil, 0, badRequest("markers icon %q is neither an http(s) URL nor an icon of map %s", name, m.ID)
 	}
-	img, err := png.Decode(bytes.NewReader(sheet.PNG))
+	img, err := s.sheetImage(m.ID, ratio, sheet)
 	if err != nil {
 		return nil, 0, fmt.Errorf("sprite of map %s: %w", m.ID, err)
 	}
 	out := image.NewNRGBA(image.Rect(0, 0, e.Width, e.Height))
 	draw.Draw(out, out.Rect, img, image.Pt(e.X, e.Y), draw.Src)
 	return out, float64(max(1, e.PixelRatio)), nil
+}
+
+// sheetKey names a map's sprite sheet at a pixel ratio.
+type sheetKey struct {
+	mapID string
+	ratio int
+}
+
+// decodedSheet is a sprite sheet's image, decoded once for as long as the
+// sheet is the current one.
+type decodedSheet struct {
+	sheet *sprite.Sheet
+	img   image.Image
+}
+
+// sheetImage returns the decoded image of a map's current sprite sheet.
+func (s *Service) sheetImage(mapID string, ratio int, sheet *sprite.Sheet) (image.Image, error) {
+	k := sheetKey{mapID, ratio}
+	s.sheetsMu.Lock()
+	d, ok := s.sheets[k]
+	s.sheetsMu.Unlock()
+	if ok && d.sheet == sheet {
+		return d.img, nil
+	}
+	img, err := png.Decode(bytes.NewReader(sheet.PNG))
+	if err != nil {
+		return nil, err
+	}
+	s.sheetsMu.Lock()
+	s.sheets[k] = decodedSheet{sheet, img}
+	s.sheetsMu.Unlock()
+	return img, nil
 }

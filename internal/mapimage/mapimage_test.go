@@ -298,7 +298,8 @@ func TestStatic(t *testing.T) {
 		}
 		if _, err := s.Static(ctx, m, req); !IsRequestError(err) {
 			t.Errorf("icon %s: err %v, want a request error", icon, err)
-		} else if strings.Contains(err.Error(), "xxxx") {
+		} else if strings.Contains(err.Error(), strings.Repeat("x", 16)) {
+			// big.png's body is a run of "x": the message must not carry it.
 			t.Errorf("icon %s: the error echoes the remote body", icon)
 		}
 	}

@@ -93,6 +93,9 @@ type Service struct {
 
 	mu     sync.Mutex
 	styles map[string]styleEntry // by map id
+
+	sheetsMu sync.Mutex
+	sheets   map[sheetKey]decodedSheet // decoded sprite sheets for marker icons
 }
 
 // styleEntry is a map's style prepared for rendering, valid while the map
@@ -135,6 +138,7 @@ func New(cat *catalog.Catalog, opt Options) (*Service, error) {
 		res:    resources{cat: cat, maps: opt.Maps, sprites: opt.Sprites, fonts: opt.Fonts, remote: opt.Remote},
 		icons:  newIconCache(opt.Remote),
 		styles: map[string]styleEntry{},
+		sheets: map[sheetKey]decodedSheet{},
 	}, nil
 }
 

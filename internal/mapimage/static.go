@@ -2,6 +2,7 @@ package mapimage
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"hash/fnv"
 	"image"
@@ -36,8 +37,16 @@ func (s *Service) Static(ctx context.Context, m *catalog.Map, req *staticmap.Req
 		}
 	}
 	v := req.View(fitMaxZoom)
+	// Identical requests share a render: the key is the map's generations
+	// and the request's values (JSON, not %#v, which would print the
+	// addresses of its optional colours and tell equal requests apart).
+	reqJSON, err := json.Marshal(req)
+	if err != nil {
+		return Image{}, fmt.Errorf("static map key: %w", err)
+	}
 	h := fnv.New64a()
-	fmt.Fprintf(h, "%s\x00%d\x00%d\x00%#v", m.ID, se.gen, se.catalog, *req)
+	fmt.Fprintf(h, "%s\x00%d\x00%d\x00%d\x00", m.ID, se.gen, se.catalog, se.res)
+	h.Write(reqJSON)
 	data, err := s.queue.Do(ctx, fmt.Sprintf("static/%x", h.Sum64()), func(ctx context.Context) ([]byte, error) {
 		img, err := s.render.Render(ctx, se.st, render.View{
 			Center: [2]float64{v.Center[0], v.Center[1]}, Zoom: v.Zoom,
