@@ -317,8 +317,8 @@ func TestDemoMap(t *testing.T) {
 			}
 			share := yiqDifferingShare(t, ours, p.Screenshot)
 			t.Logf("Tessera's static picture %s differs from MapLibre's %s in %.2f%% of its pixels", ours, p.Screenshot, 100*share)
-			if share > maxStaticDifference {
-				t.Errorf("Tessera's picture of the view differs from MapLibre's in %.2f%% of its pixels (at most %.2f%%)", 100*share, 100*maxStaticDifference)
+			if bound := maxStaticDifference[p.Scale]; share > bound {
+				t.Errorf("Tessera's picture of the view differs from MapLibre's in %.2f%% of its pixels (at most %.2f%%)", 100*share, 100*bound)
 			}
 		})
 	}
@@ -326,7 +326,9 @@ func TestDemoMap(t *testing.T) {
 
 // maxStaticDifference bounds the share of pixels where Tessera's picture of
 // a view may differ from MapLibre's (see docs/images.md for why this much).
-const maxStaticDifference = 0.075
+// Measured 6.19% at 1x and 6.94% at 2x; the bounds leave room only for
+// the browser's run-to-run variation (0.05 points seen).
+var maxStaticDifference = map[int]float64{1: 0.065, 2: 0.072}
 
 // yiqDifferingShare is the share of pixels of two pictures of one size
 // whose colours differ by more than pixelmatch's default threshold (0.1 of
