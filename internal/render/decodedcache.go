@@ -27,16 +27,16 @@ type decodedCache struct {
 }
 
 type decodedEntry struct {
-	key   string
-	feats []sourceFeature
-	size  int64
+	key  string
+	tile *decodedTile
+	size int64
 }
 
 func newDecodedCache(max int64) *decodedCache {
 	return &decodedCache{max: max, ll: list.New(), m: map[string]*list.Element{}}
 }
 
-func (c *decodedCache) get(key string) ([]sourceFeature, bool) {
+func (c *decodedCache) get(key string) (*decodedTile, bool) {
 	if c == nil || c.max <= 0 {
 		return nil, false
 	}
@@ -47,14 +47,14 @@ func (c *decodedCache) get(key string) ([]sourceFeature, bool) {
 		return nil, false
 	}
 	c.ll.MoveToFront(e)
-	return e.Value.(*decodedEntry).feats, true
+	return e.Value.(*decodedEntry).tile, true
 }
 
-func (c *decodedCache) put(key string, feats []sourceFeature) {
+func (c *decodedCache) put(key string, t *decodedTile) {
 	if c == nil || c.max <= 0 {
 		return
 	}
-	size := featuresSize(feats)
+	size := featuresSize(t.feats)
 	if size > c.max/4 {
 		return // one huge tile would push everything else out
 	}
@@ -63,7 +63,7 @@ func (c *decodedCache) put(key string, feats []sourceFeature) {
 	if _, ok := c.m[key]; ok {
 		return
 	}
-	c.m[key] = c.ll.PushFront(&decodedEntry{key: key, feats: feats, size: size})
+	c.m[key] = c.ll.PushFront(&decodedEntry{key: key, tile: t, size: size})
 	c.bytes += size
 	for c.bytes > c.max {
 		last := c.ll.Back()

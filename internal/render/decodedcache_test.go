@@ -10,9 +10,10 @@ import (
 func TestDecodedCacheBounded(t *testing.T) {
 	feats := []sourceFeature{{kind: "LineString", parts: [][]orb.Point{make([]orb.Point, 100)}}}
 	size := featuresSize(feats)
+	tile := &decodedTile{feats: feats}
 	c := newDecodedCache(10 * size)
 	for i := range 20 {
-		c.put(fmt.Sprint(i), feats)
+		c.put(fmt.Sprint(i), tile)
 		if _, ok := c.get("0"); !ok && i < 15 {
 			// "0" is used after every put: it stays while others go.
 			t.Fatalf("the most recently used tile was evicted at put %d", i)
@@ -28,7 +29,7 @@ func TestDecodedCacheBounded(t *testing.T) {
 		t.Error("the newest tile is missing")
 	}
 	var off *decodedCache
-	off.put("x", feats)
+	off.put("x", tile)
 	if _, ok := off.get("x"); ok {
 		t.Error("a nil cache returned a tile")
 	}

@@ -166,8 +166,10 @@ func (r *Renderer) Render(ctx context.Context, st *style.Style, v View, res Reso
 	defer maskPool.Put(mask)
 	fr := newFrame(v)
 	sprites := &spriteSource{ctx: ctx, st: st, res: res, ratio: v.PixelRatio}
-	srcs := &sourceSet{r: r, st: st, res: res, frame: fr, view: v, cache: map[string][]sourceFeature{}, rasters: map[string]*rasterCover{}}
+	srcs := &sourceSet{r: r, st: st, res: res, frame: fr, view: v, rasters: map[string]*rasterCover{}}
 	prep := r.prepare(st)
+	srcs.startSymbols(ctx)
+	defer srcs.waitSymbols()
 	for i, l := range st.Layers {
 		if err := ctx.Err(); err != nil {
 			return nil, fmt.Errorf("render: %w", err)
@@ -259,57 +261,102 @@ type sourceSet struct {
 	res   Resources
 	frame frame
 	view  View
-	cache map[string][]sourceFeature
+	// mu guards sources: symbol placement reads them on a goroutine of
+	// its own while the other layers are drawn.
+	mu      sync.Mutex
+	sources map[string]*sourceData
 	// rasters holds the decoded tiles of raster sources, by source name.
 	rasters map[string]*rasterCover
-	// byLayer splits a source's features by source layer.
-	byLayer map[string]map[string][]sourceFeature
 	// symbolPass, glyphs and sprite hold the symbol placement of the view
-	// and the glyphs and icons it uses (see symbol.go).
+	// and the glyphs and icons it uses (see symbol.go); placed is closed
+	// when symbolPass is ready.
 	symbolPass *symbolPass
+	placed     chan struct{}
 	glyphs     *glyphSet
 	sprite     *spriteSet
 }
 
+// sourceData is what one source gives a render: the decoded vector tiles
+// under the view, or the features of a GeoJSON source, and the features
+// of each source layer gathered from the tiles as layers ask for them.
+type sourceData struct {
+	tiles   []*decodedTile
+	all     []sourceFeature // every feature; for GeoJSON, or built on demand
+	byLayer map[string][]sourceFeature
+}
+
+// layer returns the features of one source layer, in tile order, without
+// a copy when a single tile has them.
+func (d *sourceData) layer(name string) []sourceFeature {
+	if fs, ok := d.byLayer[name]; ok {
+		return fs
+	}
+	var out []sourceFeature
+	single := true
+	for _, t := range d.tiles {
+		for _, rg := range t.layers[name] {
+			run := t.feats[rg[0]:rg[1]:rg[1]]
+			if out == nil {
+				out = run
+				continue
+			}
+			if single {
+				out = append(make([]sourceFeature, 0, 2*len(out)+len(run)), out...)
+				single = false
+			}
+			out = append(out, run...)
+		}
+	}
+	if d.byLayer == nil {
+		d.byLayer = map[string][]sourceFeature{}
+	}
+	d.byLayer[name] = out
+	return out
+}
+
 // features returns the features of the layer's source (and source layer).
+// Safe for concurrent use.
 func (s *sourceSet) features(ctx context.Context, l *style.Layer) ([]sourceFeature, error) {
-	all, ok := s.cache[l.Source]
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	d, ok := s.sources[l.Source]
 	if !ok {
 		src := s.st.SourceByKey[l.Source]
 		if src == nil {
 			return nil, fmt.Errorf("no source %q", l.Source)
 		}
+		d = &sourceData{}
 		var err error
 		switch src.Type {
 		case "geojson":
-			all, err = s.geoJSON(ctx, src)
+			d.all, err = s.geoJSON(ctx, src)
 		case "vector":
-			all, err = s.vector(ctx, src)
+			d.tiles, err = s.vector(ctx, src)
 		default:
 			err = fmt.Errorf("source type %q is not drawn yet", src.Type)
 		}
 		if err != nil {
 			return nil, err
 		}
-		s.cache[l.Source] = all
-	}
-	if l.SourceLayer == "" {
-		return all, nil
-	}
-	// Split by source layer once per source: a style has many layers
-	// per source layer and many source layers per source.
-	byLayer, ok := s.byLayer[l.Source]
-	if !ok {
-		byLayer = map[string][]sourceFeature{}
-		for _, f := range all {
-			byLayer[f.layer] = append(byLayer[f.layer], f)
+		if s.sources == nil {
+			s.sources = map[string]*sourceData{}
 		}
-		if s.byLayer == nil {
-			s.byLayer = map[string]map[string][]sourceFeature{}
-		}
-		s.byLayer[l.Source] = byLayer
+		s.sources[l.Source] = d
 	}
-	return byLayer[l.SourceLayer], nil
+	if l.SourceLayer != "" {
+		return d.layer(l.SourceLayer), nil
+	}
+	if d.all == nil && len(d.tiles) > 0 {
+		n := 0
+		for _, t := range d.tiles {
+			n += len(t.feats)
+		}
+		d.all = make([]sourceFeature, 0, n)
+		for _, t := range d.tiles {
+			d.all = append(d.all, t.feats...)
+		}
+	}
+	return d.all, nil
 }
 
 func (s *sourceSet) geoJSON(ctx context.Context, src *style.Source) ([]sourceFeature, error) {
@@ -444,7 +491,7 @@ func idValue(id uint64, props map[string]any) expr.Value {
 }
 
 // vector reads the vector tiles of the view.
-func (s *sourceSet) vector(ctx context.Context, src *style.Source) ([]sourceFeature, error) {
+func (s *sourceSet) vector(ctx context.Context, src *style.Source) ([]*decodedTile, error) {
 	ts, err := s.tileTemplates(ctx, src, 14)
 	if err != nil {
 		return nil, err
@@ -464,7 +511,7 @@ func (s *sourceSet) vector(ctx context.Context, src *style.Source) ([]sourceFeat
 	if (x1-x0+1)*(y1-y0+1) > maxTiles {
 		return nil, fmt.Errorf("the view needs more than %d tiles", maxTiles)
 	}
-	var out []sourceFeature
+	var out []*decodedTile
 	for ty := y0; ty <= y1; ty++ {
 		for tx := x0; tx <= x1; tx++ {
 			wrapX := ((tx % n) + n) % n
@@ -474,22 +521,19 @@ func (s *sourceSet) vector(ctx context.Context, src *style.Source) ([]sourceFeat
 			}
 			url := strings.NewReplacer("{z}", strconv.Itoa(z), "{x}", strconv.Itoa(wrapX), "{y}", strconv.Itoa(row)).Replace(tiles[0])
 			key := url + "@" + strconv.Itoa(tx) + "," + strconv.Itoa(ty)
-			feats, ok := s.r.decoded.get(key)
+			t, ok := s.r.decoded.get(key)
 			if !ok {
 				data, err := s.res.Fetch(ctx, url)
 				if err != nil || len(data) == 0 {
 					continue // an absent tile is empty
 				}
-				if feats, err = decodeTile(data, z, tx, ty); err != nil {
+				if t, err = decodeTile(data, z, tx, ty); err != nil {
 					s.r.log.Warn("render: corrupt tile skipped", "url", url, "err", err)
 					continue
 				}
-				s.r.decoded.put(key, feats)
+				s.r.decoded.put(key, t)
 			}
-			for i := range feats {
-				feats[i].tile = [3]int{ty, tx, z}
-			}
-			out = append(out, feats...)
+			out = append(out, t)
 		}
 	}
 	return out, nil
@@ -556,8 +600,34 @@ func (s *sourceSet) tileTemplates(ctx context.Context, src *style.Source, defMax
 	return ts, nil
 }
 
+// decodedTile is a vector tile decoded into world-coordinate features,
+// each source layer's features in one or more runs of feats.
+type decodedTile struct {
+	feats  []sourceFeature
+	layers map[string][][2]int
+}
+
 // decodeTile decodes an MVT tile z/x/y into world-coordinate features.
-func decodeTile(data []byte, z, tx, ty int) ([]sourceFeature, error) {
+func decodeTile(data []byte, z, tx, ty int) (*decodedTile, error) {
+	feats, err := decodeFeatures(data, z, tx, ty)
+	if err != nil {
+		return nil, err
+	}
+	dt := &decodedTile{feats: feats, layers: map[string][][2]int{}}
+	for i := 0; i < len(feats); {
+		j := i + 1
+		for j < len(feats) && feats[j].layer == feats[i].layer {
+			j++
+		}
+		dt.layers[feats[i].layer] = append(dt.layers[feats[i].layer], [2]int{i, j})
+		i = j
+	}
+	return dt, nil
+}
+
+// decodeFeatures decodes an MVT tile z/x/y into world-coordinate
+// features, in the tile's order.
+func decodeFeatures(data []byte, z, tx, ty int) ([]sourceFeature, error) {
 	t, err := mvt.Decode(data)
 	if err != nil {
 		return nil, err
@@ -620,7 +690,7 @@ func decodeTile(data []byte, z, tx, ty int) ([]sourceFeature, error) {
 			mf := &featBuf[0]
 			featBuf = featBuf[1:]
 			*mf = expr.MapFeature{Props: expr.ObjectOf(fk, fv), Id: expr.Null()}
-			sf := sourceFeature{layer: l.Name, feat: mf}
+			sf := sourceFeature{layer: l.Name, feat: mf, tile: [3]int{ty, tx, z}}
 			if f.HasID {
 				sf.feat.Id = expr.Number(float64(f.ID))
 			}

@@ -68,13 +68,46 @@ type iconQuad struct {
 	linear bool
 }
 
-// symbols returns the symbols of a layer, placing every symbol layer of
-// the style on first use.
+// symbols returns the symbol placement of the view, placing every symbol
+// layer of the style on first use, or waiting for the placement started
+// by startSymbols.
 func (s *sourceSet) symbols(ctx context.Context) *symbolPass {
+	if s.placed != nil {
+		<-s.placed
+	}
 	if s.symbolPass == nil {
 		s.symbolPass = s.placeSymbols(ctx)
 	}
 	return s.symbolPass
+}
+
+// startSymbols places the view's symbols on a goroutine of its own when
+// the style has symbol layers to draw: placement needs only the sources,
+// so it runs while the layers under the symbols are drawn. The caller
+// waits for it with symbols (or waitSymbols) before returning.
+func (s *sourceSet) startSymbols(ctx context.Context) {
+	draws := false
+	for _, l := range s.st.Layers {
+		if l.Type == "symbol" && visible(l, s.view.Zoom) {
+			draws = true
+			break
+		}
+	}
+	if !draws {
+		return
+	}
+	s.placed = make(chan struct{})
+	go func() {
+		defer close(s.placed)
+		s.symbolPass = s.placeSymbols(ctx)
+	}()
+}
+
+// waitSymbols waits for a placement started by startSymbols.
+func (s *sourceSet) waitSymbols() {
+	if s.placed != nil {
+		<-s.placed
+	}
 }
 
 // placeSymbols lays out and places the symbols of every visible symbol
@@ -96,7 +129,6 @@ func (s *sourceSet) placeSymbols(ctx context.Context) *symbolPass {
 		sl    symbolLayout
 	}
 	var layers []laid // top first
-	bySource := map[string]map[string][]sourceFeature{}
 	for i := len(s.st.Layers) - 1; i >= 0; i-- {
 		l := s.st.Layers[i]
 		if l.Type != "symbol" || !visible(l, s.view.Zoom) {
@@ -110,7 +142,7 @@ func (s *sourceSet) placeSymbols(ctx context.Context) *symbolPass {
 			s.r.log.Warn("render: layer skipped", "layer", l.ID, "err", err)
 			continue
 		}
-		feats, err := s.symbolFeatures(ctx, l, bySource)
+		feats, err := s.features(ctx, l)
 		if err != nil {
 			s.r.log.Warn("render: source unreadable", "layer", l.ID, "source", l.Source, "err", err)
 			continue
@@ -142,37 +174,6 @@ func (s *sourceSet) placeSymbols(ctx context.Context) *symbolPass {
 		pass.layers[ly.id] = placed[i]
 	}
 	return pass
-}
-
-// symbolFeatures returns the features of a layer's source layer, grouping
-// a source's features by source layer once for all symbol layers.
-func (s *sourceSet) symbolFeatures(ctx context.Context, l *style.Layer, bySource map[string]map[string][]sourceFeature) ([]sourceFeature, error) {
-	if l.SourceLayer == "" {
-		return s.features(ctx, l)
-	}
-	groups, ok := bySource[l.Source]
-	if !ok {
-		whole := *l
-		whole.SourceLayer = ""
-		all, err := s.features(ctx, &whole)
-		if err != nil {
-			return nil, err
-		}
-		// Only the source layers the style's symbol layers use.
-		groups = map[string][]sourceFeature{}
-		for _, o := range s.st.Layers {
-			if o.Type == "symbol" && o.Source == l.Source && o.SourceLayer != "" {
-				groups[o.SourceLayer] = nil
-			}
-		}
-		for _, f := range all {
-			if g, ok := groups[f.layer]; ok {
-				groups[f.layer] = append(g, f)
-			}
-		}
-		bySource[l.Source] = groups
-	}
-	return groups[l.SourceLayer], nil
 }
 
 // crossesGrid reports whether a symbol's boxes cross an edge of the view's

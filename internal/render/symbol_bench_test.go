@@ -40,7 +40,7 @@ func BenchmarkStreetSymbols(b *testing.B) {
 	b.Run("symbols", func(b *testing.B) {
 		// Sources decoded once: placement and drawing only.
 		v := ViewOf(st, 512, 512, 1)
-		src := &sourceSet{r: r, st: st, res: res, frame: newFrame(v), view: v, cache: map[string][]sourceFeature{}, rasters: map[string]*rasterCover{}}
+		src := &sourceSet{r: r, st: st, res: res, frame: newFrame(v), view: v, rasters: map[string]*rasterCover{}}
 		for _, l := range st.Layers {
 			if l.Type == "symbol" {
 				src.features(context.Background(), l)
