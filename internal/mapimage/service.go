@@ -134,13 +134,17 @@ func New(cat *catalog.Catalog, opt Options) (*Service, error) {
 	return &Service{
 		cat: cat, render: r, log: log, sprites: opt.Sprites,
 		queue:  renderqueue.New(opt.Workers, opt.Depth, opt.Timeout),
-		cache:  tilecache.New(opt.CacheBytes),
+		cache:  tilecache.NewSized(opt.CacheBytes, MaxCachedImage),
 		res:    resources{cat: cat, maps: opt.Maps, sprites: opt.Sprites, fonts: opt.Fonts, remote: opt.Remote},
 		icons:  newIconCache(opt.Remote),
 		styles: map[string]styleEntry{},
 		sheets: map[sheetKey]decodedSheet{},
 	}, nil
 }
+
+// MaxCachedImage is the largest rendered tile kept in the cache: a
+// 512-pixel tile at @2x is a 1024x1024 image, often 500 KB to 1 MB as PNG.
+const MaxCachedImage = 1 << 20
 
 // QueueStats reports the render queue's load.
 func (s *Service) QueueStats() renderqueue.Stats { return s.queue.Stats() }

@@ -30,8 +30,8 @@ type Tile struct {
 
 const (
 	shards = 16
-	// slabSize is the size of one slab; tiles larger than a quarter of it
-	// are not cached.
+	// slabSize is the default size of one slab; tiles larger than a
+	// quarter of it are not cached.
 	slabSize = 1 << 20
 	// entryBytes approximates the index cost of one tile.
 	entryBytes = 48
@@ -63,12 +63,22 @@ type Cache struct {
 	hits   atomic.Uint64
 	misses atomic.Uint64
 	off    bool
+	// slab is the size of a slab, maxTile the largest tile kept.
+	slab, maxTile int
 }
 
-// New makes a cache of at most about maxBytes (0 disables caching).
-func New(maxBytes int64) *Cache {
-	c := &Cache{off: maxBytes <= 0}
-	perShard := int(maxBytes / shards / slabSize)
+// New makes a cache of at most about maxBytes (0 disables caching) for
+// tiles of up to 256 KiB.
+func New(maxBytes int64) *Cache { return NewSized(maxBytes, slabSize/4) }
+
+// NewSized makes a cache of at most about maxBytes (0 disables caching)
+// for tiles of up to maxTile bytes (rendered images are larger than
+// vector tiles). Memory is held in slabs of twice maxTile, or of 1 MiB
+// when that is larger, at least two per shard.
+func NewSized(maxBytes int64, maxTile int) *Cache {
+	slab := max(slabSize, 2*maxTile)
+	c := &Cache{off: maxBytes <= 0, slab: slab, maxTile: maxTile}
+	perShard := int(maxBytes / shards / int64(slab))
 	if perShard < 2 {
 		perShard = 2 // the current slab and one older
 	}
@@ -113,7 +123,7 @@ func (c *Cache) Get(k Key) (Tile, bool) {
 // Put stores a tile (Data nil for an absent one). Its ETag is computed
 // here; the ETag field of t is ignored. The bytes are copied.
 func (c *Cache) Put(k Key, t Tile) {
-	if c.off || len(t.Data) > slabSize/4 {
+	if c.off || len(t.Data) > c.maxTile {
 		return
 	}
 	l := loc{absent: t.Data == nil, n: uint32(len(t.Data))}
@@ -127,8 +137,8 @@ func (c *Cache) Put(k Key, t Tile) {
 		return // a concurrent miss stored it already
 	}
 	cur := len(s.slabs) - 1
-	if cur < 0 || len(s.slabs[cur])+len(t.Data) > slabSize || len(s.keys[cur])*entryBytes > slabSize/2 {
-		s.slabs = append(s.slabs, make([]byte, 0, slabSize))
+	if cur < 0 || len(s.slabs[cur])+len(t.Data) > c.slab || len(s.keys[cur])*entryBytes > c.slab/2 {
+		s.slabs = append(s.slabs, make([]byte, 0, c.slab))
 		s.keys = append(s.keys, nil)
 		cur++
 		if len(s.slabs) > s.max {
@@ -162,7 +172,7 @@ func (c *Cache) Stats() Stats {
 	for i := range c.shards {
 		s := &c.shards[i]
 		s.mu.Lock()
-		st.Bytes += int64(len(s.slabs)) * slabSize
+		st.Bytes += int64(len(s.slabs)) * int64(c.slab)
 		st.Entries += len(s.index)
 		s.mu.Unlock()
 	}

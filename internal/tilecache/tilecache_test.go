@@ -72,6 +72,34 @@ func TestBoundedAndFIFO(t *testing.T) {
 	}
 }
 
+// TestSized keeps the large tiles of rendered images, up to the size
+// asked, within the budget.
+func TestSized(t *testing.T) {
+	const maxTile = 600 << 10
+	budget := int64(4 * shards * 2 * maxTile)
+	c := NewSized(budget, maxTile)
+	big := bytes.Repeat([]byte{7}, 500<<10) // over New's 256 KiB
+	c.Put(Key{Gen: 1}, Tile{Data: big})
+	if got, ok := c.Get(Key{Gen: 1}); !ok || !bytes.Equal(got.Data, big) {
+		t.Fatal("a tile under maxTile was not kept")
+	}
+	c.Put(Key{Gen: 2}, Tile{Data: make([]byte, maxTile+1)})
+	if _, ok := c.Get(Key{Gen: 2}); ok {
+		t.Error("a tile over maxTile was kept")
+	}
+	for i := range 400 {
+		c.Put(Key{Gen: 3, X: uint32(i)}, Tile{Data: big})
+	}
+	if st := c.Stats(); st.Bytes > budget {
+		t.Errorf("cache holds %d bytes, budget %d", st.Bytes, budget)
+	}
+	small := New(64 << 20)
+	small.Put(Key{Gen: 1}, Tile{Data: big})
+	if _, ok := small.Get(Key{Gen: 1}); ok {
+		t.Error("New kept a tile over 256 KiB")
+	}
+}
+
 func TestOff(t *testing.T) {
 	c := New(0)
 	c.Put(Key{Gen: 1}, Tile{Data: []byte("x")})

@@ -19,10 +19,17 @@ import (
 // RegisterMapImages adds the routes of maps drawn as images: raster tiles
 // of 512 and 256 pixels and static maps (WMS GetMap shares the WMS routes).
 func (a *API) RegisterMapImages(mux route.Router) {
-	mux.HandleFunc("GET /maps/{mapId}/{z}/{x}/{y}", func(w http.ResponseWriter, r *http.Request) { a.mapTile(w, r, 512) })
-	mux.HandleFunc("GET /maps/{mapId}/256/{z}/{x}/{y}", func(w http.ResponseWriter, r *http.Request) { a.mapTile(w, r, 256) })
+	mux.HandleFunc(MapTilePattern, func(w http.ResponseWriter, r *http.Request) { a.mapTile(w, r, 512) })
+	mux.HandleFunc(MapTile256Pattern, func(w http.ResponseWriter, r *http.Request) { a.mapTile(w, r, 256) })
 	mux.HandleFunc("GET /maps/{mapId}/static/{viewport}/{size}", a.staticMap)
 }
+
+// The routes of a map's raster tiles; the fast path (FastTiles) reports
+// them as the request's pattern.
+const (
+	MapTilePattern    = "GET /maps/{mapId}/{z}/{x}/{y}"
+	MapTile256Pattern = "GET /maps/{mapId}/256/{z}/{x}/{y}"
+)
 
 // retryAfter is the Retry-After of a 503 from a full render queue, seconds.
 const retryAfter = "2"
@@ -51,20 +58,37 @@ func (a *API) imageFailed(w http.ResponseWriter, r *http.Request, what string, e
 // has it) and the tiles' Cache-Control.
 func (a *API) sendImage(w http.ResponseWriter, r *http.Request, img mapimage.Image) {
 	h := w.Header()
-	h.Set("Content-Type", img.MediaType)
+	h["Content-Type"] = imageMediaType(img.MediaType)
 	h["Cache-Control"] = a.ccTiles
 	if img.ETag != "" {
-		h.Set("ETag", img.ETag)
+		h["Etag"] = []string{img.ETag}
 		if match(r.Header.Get("If-None-Match"), img.ETag) {
 			w.WriteHeader(http.StatusNotModified)
 			return
 		}
 	}
-	h.Set("Content-Length", strconv.Itoa(len(img.Data)))
+	h["Content-Length"] = []string{itoa(len(img.Data))}
 	w.WriteHeader(http.StatusOK)
 	if r.Method != http.MethodHead {
 		w.Write(img.Data)
 	}
+}
+
+// imageMediaTypes are the Content-Type values of images, preallocated.
+var imageMediaTypes = map[string][]string{}
+
+func init() {
+	for _, f := range []imageenc.Format{imageenc.PNG, imageenc.JPEG, imageenc.WebP} {
+		imageMediaTypes[f.MediaType()] = []string{f.MediaType()}
+	}
+}
+
+// imageMediaType returns the header value of an image's media type.
+func imageMediaType(t string) []string {
+	if v, ok := imageMediaTypes[t]; ok {
+		return v
+	}
+	return []string{t}
 }
 
 // imageMap returns the served map of the path when images are rendered.
@@ -98,17 +122,26 @@ func parseScaleFormat(seg string) (name string, scale int, f imageenc.Format, er
 }
 
 func (a *API) mapTile(w http.ResponseWriter, r *http.Request, size int) {
-	m, ok := a.imageMap(w, r)
+	a.mapTileAt(w, r, r.PathValue("mapId"), r.PathValue("z"), r.PathValue("x"), r.PathValue("y"), size)
+}
+
+// mapTileAt answers the raster tile z/x/y{scale}.{format} of a map.
+func (a *API) mapTileAt(w http.ResponseWriter, r *http.Request, id, zs, xs, yseg string, size int) {
+	m, ok := a.mapByID(w, id)
 	if !ok {
 		return
 	}
-	ys, scale, f, err := parseScaleFormat(r.PathValue("y"))
+	if a.d.Images == nil {
+		respond.Fail(w, http.StatusNotFound, "this server renders no map images")
+		return
+	}
+	ys, scale, f, err := parseScaleFormat(yseg)
 	if err != nil {
 		respond.Fail(w, http.StatusBadRequest, err.Error())
 		return
 	}
 	var zxy [3]int
-	for i, s := range []string{r.PathValue("z"), r.PathValue("x"), ys} {
+	for i, s := range [3]string{zs, xs, ys} {
 		n, err := strconv.Atoi(s)
 		if err != nil || len(s) > 8 {
 			respond.Fail(w, http.StatusBadRequest, fmt.Sprintf("tile address: %q is not a whole number", s))

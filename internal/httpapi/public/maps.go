@@ -37,7 +37,11 @@ func (a *API) RegisterMaps(mux route.Router) {
 // servedMap returns the published, valid map named in the path, or answers
 // 404.
 func (a *API) servedMap(w http.ResponseWriter, r *http.Request) (*catalog.Map, bool) {
-	id := r.PathValue("mapId")
+	return a.mapByID(w, r.PathValue("mapId"))
+}
+
+// mapByID returns the published map id, answering 404 when there is none.
+func (a *API) mapByID(w http.ResponseWriter, id string) (*catalog.Map, bool) {
 	if a.d.Maps == nil {
 		respond.Fail(w, http.StatusNotFound, fmt.Sprintf("map %q does not exist", id))
 		return nil, false

@@ -109,36 +109,70 @@ func (a *API) tile(w http.ResponseWriter, r *http.Request) {
 	a.serveTile(w, r, r.PathValue("tilesId"), r.PathValue("z"), r.PathValue("x"), r.PathValue("y"))
 }
 
-// FastTiles answers tile requests (GET or HEAD /tiles/{id}/{z}/{x}/{y})
-// before the router, which saves its matching work on the hottest path;
-// every other request goes to next.
+// FastTiles answers tile requests (GET or HEAD /tiles/{id}/{z}/{x}/{y},
+// and the raster tiles of maps, /maps/{id}/{z}/{x}/{y} and
+// /maps/{id}/256/{z}/{x}/{y}) before the router, which saves its matching
+// work on the hottest paths; every other request goes to next.
 func (a *API) FastTiles(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		p := r.URL.Path
-		if (r.Method == http.MethodGet || r.Method == http.MethodHead) && strings.HasPrefix(p, "/tiles/") && r.URL.RawPath == "" {
-			var seg [4]string
-			rest := p[len("/tiles/"):]
-			n := 0
-			for n < 4 {
-				i := strings.IndexByte(rest, '/')
-				if i < 0 {
-					seg[n] = rest
-					n++
-					rest = ""
-					break
+		if (r.Method == http.MethodGet || r.Method == http.MethodHead) && r.URL.RawPath == "" {
+			var seg [5]string
+			switch {
+			case strings.HasPrefix(p, "/tiles/"):
+				if splitPath(p[len("/tiles/"):], seg[:4]) {
+					r.Pattern = TilePattern
+					a.serveTile(w, r, seg[0], seg[1], seg[2], seg[3])
+					return
 				}
-				seg[n] = rest[:i]
-				rest = rest[i+1:]
-				n++
-			}
-			if n == 4 && rest == "" && seg[0] != "" && seg[1] != "" && seg[2] != "" && seg[3] != "" && !strings.Contains(seg[3], "/") {
-				r.Pattern = TilePattern
-				a.serveTile(w, r, seg[0], seg[1], seg[2], seg[3])
-				return
+			case strings.HasPrefix(p, "/maps/"):
+				// Only addresses whose z and x are numbers: every other
+				// route under a map has a word there.
+				rest := p[len("/maps/"):]
+				if splitPath(rest, seg[:4]) && digits(seg[1]) && digits(seg[2]) {
+					r.Pattern = MapTilePattern
+					a.mapTileAt(w, r, seg[0], seg[1], seg[2], seg[3], 512)
+					return
+				}
+				if splitPath(rest, seg[:5]) && seg[1] == "256" && digits(seg[2]) && digits(seg[3]) {
+					r.Pattern = MapTile256Pattern
+					a.mapTileAt(w, r, seg[0], seg[2], seg[3], seg[4], 256)
+					return
+				}
 			}
 		}
 		next.ServeHTTP(w, r)
 	})
+}
+
+// splitPath splits p into exactly len(seg) non-empty segments separated by
+// slashes, reporting whether it has that shape.
+func splitPath(p string, seg []string) bool {
+	for i := range seg {
+		j := strings.IndexByte(p, '/')
+		if i == len(seg)-1 {
+			if j >= 0 || p == "" {
+				return false
+			}
+			seg[i] = p
+			return true
+		}
+		if j <= 0 {
+			return false
+		}
+		seg[i], p = p[:j], p[j+1:]
+	}
+	return false
+}
+
+// digits reports whether s is a non-empty run of ASCII digits.
+func digits(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return s != ""
 }
 
 // Preallocated header values: setting them costs no allocation.
