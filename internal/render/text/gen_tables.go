@@ -84,7 +84,7 @@ func main() {
 			if forms[base][k] == 0 {
 				forms[base][k] = r
 			}
-		case len(d) == 3 && hex(d[1]) == 0x0644 && k <= 1:
+		case len(d) == 3 && hex(d[1]) == 0x0644 && r >= 0xFEF5 && r <= 0xFEFC:
 			alef := hex(d[2])
 			if lamAlef[alef] == nil {
 				lamAlef[alef] = &[2]rune{}
