@@ -137,3 +137,50 @@ func TestShapeRTL(t *testing.T) {
 		t.Errorf("Arabic glyphs %v apart, want the advance 12", sh.Glyphs[1].X-sh.Glyphs[0].X)
 	}
 }
+
+// TestVisualIsPermutation reorders pseudo-random mixes of letters,
+// numbers, neutrals, brackets and bidi controls: every line's visual order
+// must hold each of its characters once, controls left out.
+func TestVisualIsPermutation(t *testing.T) {
+	alphabet := []rune("aZ אב سل٣9-+.,:( )[]\u00a0\t\n\u200d\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u0300\u064e")
+	seed := uint32(1)
+	next := func(n int) int {
+		seed = seed*1664525 + 1013904223
+		return int(seed>>8) % n
+	}
+	for c := 0; c < 2000; c++ {
+		rs := make([]rune, 1+next(40))
+		for i := range rs {
+			rs[i] = alphabet[next(len(alphabet))]
+		}
+		b := NewBidi(rs)
+		var breaks []int
+		for i := 1; i < len(rs); i++ {
+			if next(6) == 0 {
+				breaks = append(breaks, i)
+			}
+		}
+		start := 0
+		for _, end := range append(breaks, len(rs)) {
+			order, rtl := b.Visual(start, end)
+			if len(rtl) != len(order) {
+				t.Fatalf("%+q: %d directions for %d characters", string(rs), len(rtl), len(order))
+			}
+			seen := map[int]bool{}
+			for _, i := range order {
+				if i < start || i >= end || seen[i] {
+					t.Fatalf("%+q line %d-%d: order %v", string(rs), start, end, order)
+				}
+				seen[i] = true
+			}
+			for i := start; i < end; i++ {
+				if !seen[i] && !bidiControl(rs[i]) {
+					t.Fatalf("%+q line %d-%d: %U left out", string(rs), start, end, rs[i])
+				}
+			}
+			start = end
+		}
+		// The shaper takes any such text without panicking.
+		Shape([]Section{{Text: string(rs)}}, rtlFixed, Options{LineHeight: 24, MaxWidth: 60})
+	}
+}
