@@ -273,7 +273,7 @@ func (b *Bidi) sequences(start, end int, types []bidi.Class, levels []uint8, pl 
 	if len(cur) > 0 {
 		runs = append(runs, cur)
 	}
-	// runOf maps a matched PDI's index to the run it starts.
+	// runStart maps the first index of each level run to the run.
 	runStart := map[int]int{}
 	for ri, r := range runs {
 		runStart[r[0]] = ri
