@@ -91,8 +91,11 @@ func Shape(sections []Section, lookup Lookup, o Options) Shaping {
 		n += len(s.Text)
 	}
 	chars := make([]char, 0, n)
+	if o.Spacing != 0 && !allowsLetterSpacing(sections) {
+		o.Spacing = 0
+	}
 	for i, s := range sections {
-		for _, r := range s.Text {
+		for _, r := range ShapeArabic(s.Text) {
 			m, ok := lookup(s.FontStack, r)
 			chars = append(chars, char{r: r, sec: i, m: m, ok: ok})
 		}
@@ -122,6 +125,10 @@ func Shape(sections []Section, lookup Lookup, o Options) Shaping {
 	} else {
 		lines = [][]char{chars}
 	}
+	lines = visualLines(chars, lines, func(c char, r rune) char {
+		m, ok := lookup(sections[c.sec].FontStack, r)
+		return char{r: r, sec: c.sec, m: m, ok: ok}
+	})
 
 	sh := Shaping{Left: o.Offset[0], Right: o.Offset[0], Top: o.Offset[1], Bottom: o.Offset[1], Glyphs: make([]Glyph, 0, len(chars))}
 	y := float64(defaultOffset)
