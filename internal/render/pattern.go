@@ -10,6 +10,7 @@ import (
 	"image/png"
 	"math"
 	"strings"
+	"sync"
 
 	"github.com/tesseramaps/tessera/internal/render/raster"
 	"github.com/tesseramaps/tessera/internal/style"
@@ -27,9 +28,9 @@ type spriteSource struct {
 	res   Resources
 	ratio float64 // device pixels a CSS pixel
 
-	loaded bool
-	img    map[string]*spriteImage // by name ("id:name" for sheets other than "default")
-	err    error
+	once sync.Once               // loads the sheets on first use, from any goroutine
+	img  map[string]*spriteImage // by name ("id:name" for sheets other than "default")
+	err  error
 }
 
 // spriteImage is one image of a sheet.
@@ -50,8 +51,7 @@ func (s *spriteSource) image(name string) *spriteImage {
 	if s == nil {
 		return nil
 	}
-	if !s.loaded {
-		s.loaded = true
+	s.once.Do(func() {
 		s.img = map[string]*spriteImage{}
 		for _, sp := range s.st.Sprites {
 			prefix := ""
@@ -62,7 +62,7 @@ func (s *spriteSource) image(name string) *spriteImage {
 				s.err = err
 			}
 		}
-	}
+	})
 	return s.img[name]
 }
 

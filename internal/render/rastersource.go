@@ -64,6 +64,8 @@ func rasterZoom(zoom float64, tileSize, minZ, maxZ int) (int, bool) {
 // raster returns the raster tiles of the layer's source under the view,
 // reading them on first use.
 func (s *sourceSet) raster(ctx context.Context, l *style.Layer) (*rasterCover, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	if c, ok := s.rasters[l.Source]; ok {
 		return c, nil
 	}

@@ -8,6 +8,7 @@ import (
 	"image"
 	"log/slog"
 	"math"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -162,48 +163,35 @@ func (r *Renderer) Render(ctx context.Context, st *style.Style, v View, res Reso
 		return nil, fmt.Errorf("render: image size %dx%d outside 1..%d pixels", w, h, MaxPixels)
 	}
 	cv := raster.NewCanvas(w, h)
-	mask := getMask(w, h)
-	defer maskPool.Put(mask)
 	fr := newFrame(v)
 	sprites := &spriteSource{ctx: ctx, st: st, res: res, ratio: v.PixelRatio}
 	srcs := &sourceSet{r: r, st: st, res: res, frame: fr, view: v, rasters: map[string]*rasterCover{}}
 	prep := r.prepare(st)
 	srcs.startSymbols(ctx)
 	defer srcs.waitSymbols()
+	var layers []int // the layers drawn, in style order
 	for i, l := range st.Layers {
-		if err := ctx.Err(); err != nil {
-			return nil, fmt.Errorf("render: %w", err)
+		if visible(l, v.Zoom) && prep.layers[i].err == nil { // a broken layer was logged when the style was prepared
+			layers = append(layers, i)
 		}
-		if !visible(l, v.Zoom) {
-			continue
-		}
-		lr := &layerRender{r: r, l: l, cv: cv, mask: mask, fr: fr, zoom: v.Zoom}
-		lr.sprites = sprites
-		c := prep.layers[i]
-		if c.err != nil {
-			continue // logged once, when the style was prepared
-		}
-		lr.filter, lr.props = c.filter, c.props
-		switch l.Type {
-		case "background":
-			lr.background()
-		case "fill", "line", "circle":
-			feats, err := srcs.features(ctx, l)
-			if err != nil {
-				r.log.Warn("render: source unreadable", "layer", l.ID, "source", l.Source, "err", err)
-				continue
-			}
-			lr.draw(feats)
-		case "raster":
-			cover, err := srcs.raster(ctx, l)
-			if err != nil {
-				r.log.Warn("render: source unreadable", "layer", l.ID, "source", l.Source, "err", err)
-				continue
-			}
-			lr.raster(cover)
-		case "symbol":
-			srcs.drawSymbols(ctx, lr)
-		}
+	}
+	d := layerDrawer{r: r, st: st, prep: prep, srcs: srcs, sprites: sprites, fr: fr, zoom: v.Zoom}
+	if split := d.split(ctx, layers, w*h); split > 0 {
+		// The layers above the split are drawn at the same time on a
+		// transparent canvas, laid over the rest at the end: "over" is
+		// associative, so the picture is the same up to the rounding of
+		// each pixel to 8 bits.
+		top := raster.NewCanvas(w, h)
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			d.draw(ctx, layers[split:], top)
+		}()
+		d.draw(ctx, layers[:split], cv)
+		<-done
+		cv.Over(top)
+	} else {
+		d.draw(ctx, layers, cv)
 	}
 	// A resource cut short by the deadline leaves a picture with holes:
 	// it is not the picture asked for.
@@ -211,6 +199,97 @@ func (r *Renderer) Render(ctx context.Context, st *style.Style, v View, res Reso
 		return nil, fmt.Errorf("render: %w", err)
 	}
 	return cv.RGBA, nil
+}
+
+// layerDrawer draws a run of a style's layers onto a canvas; several may
+// draw runs of one render at once.
+type layerDrawer struct {
+	r       *Renderer
+	st      *style.Style
+	prep    *preparedStyle
+	srcs    *sourceSet
+	sprites *spriteSource
+	fr      frame
+	zoom    float64
+}
+
+// parallelPixels is the smallest image drawn by two goroutines: below it
+// the second canvas costs more than it saves.
+const parallelPixels = 256 * 256
+
+// split returns where to cut the layers in two runs of about equal work
+// drawn at once, or 0 to draw them in one run: when the machine has one
+// core, the image is small or the work cannot be split. The work of a
+// layer is estimated from the features its source layer has (read here,
+// as drawing would) and, for backgrounds and rasters, the pixels.
+func (d layerDrawer) split(ctx context.Context, layers []int, pixels int) int {
+	if runtime.GOMAXPROCS(0) < 2 || pixels < parallelPixels || len(layers) < 2 {
+		return 0
+	}
+	cost := make([]float64, len(layers))
+	total := 0.0
+	for k, i := range layers {
+		l := d.st.Layers[i]
+		c := 1000.0
+		switch l.Type {
+		case "background", "raster", "hillshade":
+			c += float64(pixels) / 64
+		case "fill", "line", "circle", "symbol", "heatmap", "fill-extrusion":
+			if feats, err := d.srcs.features(ctx, l); err == nil {
+				c += 20 * float64(len(feats))
+			}
+		}
+		cost[k] = c
+		total += c
+	}
+	sum := 0.0
+	for k := range layers {
+		sum += cost[k]
+		if sum >= total/2 {
+			if k+1 >= len(layers) {
+				return 0
+			}
+			return k + 1
+		}
+	}
+	return 0
+}
+
+// draw draws the layers (indexes into the style's layers) onto cv.
+func (d layerDrawer) draw(ctx context.Context, layers []int, cv *raster.Canvas) {
+	w, h := cv.Rect.Dx(), cv.Rect.Dy()
+	mask := getMask(w, h)
+	defer maskPool.Put(mask)
+	for _, i := range layers {
+		if ctx.Err() != nil {
+			return
+		}
+		l := d.st.Layers[i]
+		lr := &layerRender{r: d.r, l: l, cv: cv, mask: mask, fr: d.fr, zoom: d.zoom}
+		lr.sprites = d.sprites
+		c := d.prep.layers[i]
+		lr.filter, lr.props = c.filter, c.props
+		switch l.Type {
+		case "background":
+			lr.background()
+		case "fill", "line", "circle":
+			feats, err := d.srcs.features(ctx, l)
+			if err != nil {
+				d.r.log.Warn("render: source unreadable", "layer", l.ID, "source", l.Source, "err", err)
+				continue
+			}
+			lr.draw(feats)
+		case "raster":
+			cover, err := d.srcs.raster(ctx, l)
+			if err != nil {
+				d.r.log.Warn("render: source unreadable", "layer", l.ID, "source", l.Source, "err", err)
+				continue
+			}
+			lr.raster(cover)
+		case "symbol":
+			d.srcs.drawSymbols(ctx, lr)
+		}
+	}
 }
 
 // visible tells whether a layer shows at zoom.

@@ -174,6 +174,24 @@ func (cv *Canvas) Composite(m *Mask, c Color, opacity float64) {
 	}
 }
 
+// Over lays top (premultiplied, the same size) over the canvas: each
+// pixel becomes top + canvas*(1-top.alpha), rounded as blend rounds.
+func (cv *Canvas) Over(top *Canvas) {
+	dst, src := cv.Pix, top.Pix
+	n := min(len(dst), len(src))
+	for i := 0; i+3 < n; i += 4 {
+		sa := src[i+3]
+		switch {
+		case sa == 0 && src[i]|src[i+1]|src[i+2] == 0:
+			continue
+		case sa == 255:
+			copy(dst[i:i+4], src[i:i+4])
+		default:
+			blend(dst[i:i+4:i+4], float64(src[i]), float64(src[i+1]), float64(src[i+2]), float64(sa))
+		}
+	}
+}
+
 // Point is a position in canvas pixels (x right, y down).
 type Point struct{ X, Y float64 }
 
