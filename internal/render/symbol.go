@@ -711,8 +711,12 @@ func (s *sourceSet) layoutSymbol(ctx context.Context, lr *symLayer, ss *shapedSy
 		// The quad takes in the atlas's empty border texel on each side,
 		// which linear sampling blends into the icon's edge.
 		q := newTexQuad(a, tx, ty, left*k-kx, top*k-ky, kx, ky, angle, ic.w+2, ic.h+2)
+		// GL samples icons linearly when they are SDF, scaled or turned,
+		// or drawn in the plane of the map (pitch-aligned to it, or under
+		// a tilted camera).
+		transformed := s.frame.tilt != nil || lr.pitchAlignment("icon", c) == "map"
 		sym.icon = &iconQuad{ic: ic, q: q,
-			linear: ic.sdf || ss.iconFit || angle != 0 || lr.iconsLinear()}
+			linear: ic.sdf || ss.iconFit || angle != 0 || transformed || lr.iconsLinear()}
 		sym.iconOpac = lr.num("icon-opacity", pc, 1)
 		if ic.sdf {
 			sym.iconSDF = s.sdfPaint(lr, pc, "icon", size)
@@ -738,6 +742,15 @@ func (lr *symLayer) alignment(name string, c *expr.EvalContext) string {
 		return "map"
 	}
 	return a
+}
+
+// pitchAlignment resolves text-pitch-alignment or icon-pitch-alignment
+// (kind "text" or "icon"): auto follows the rotation alignment.
+func (lr *symLayer) pitchAlignment(kind string, c *expr.EvalContext) string {
+	if a := lr.str(kind+"-pitch-alignment", c, "auto"); a != "auto" {
+		return a
+	}
+	return lr.alignment(kind+"-rotation-alignment", c)
 }
 
 // sdfPaint evaluates the paint of an SDF text or icon (kind "text" or

@@ -15,6 +15,8 @@ import (
 	"github.com/tesseramaps/tessera/internal/glyphs"
 	"github.com/tesseramaps/tessera/internal/render/raster"
 	"github.com/tesseramaps/tessera/internal/render/text"
+	"github.com/tesseramaps/tessera/internal/style"
+	"github.com/tesseramaps/tessera/internal/style/expr"
 )
 
 func TestCollisionGrid(t *testing.T) {
@@ -362,5 +364,78 @@ func TestSortKeyPlacement(t *testing.T) {
 				t.Errorf("centre %v, want %v", p, tc.want)
 			}
 		})
+	}
+}
+
+func TestLinePathWalk(t *testing.T) {
+	// A line turning at (10, 0); the anchor lies on the first segment.
+	pts := []raster.Point{{X: 0, Y: 0}, {X: 10, Y: 0}, {X: 10, Y: 10}}
+	tests := []struct {
+		name      string
+		at        raster.Point
+		e         float64
+		forward   bool
+		want      raster.Point
+		wantAngle float64 // degrees
+	}{
+		{"on the line at the anchor", raster.Point{X: 5}, 0, false, raster.Point{X: 5}, 0},
+		{"ahead past the corner", raster.Point{X: 5}, 8, false, raster.Point{X: 10, Y: 3}, 90},
+		{"behind", raster.Point{X: 5}, -2, false, raster.Point{X: 3}, 0},
+		// An anchor rounded off the line: the piece from the vertex behind
+		// to the anchor gives the direction, as GL turns an icon.
+		{"anchor off the segment", raster.Point{X: 1, Y: 1}, 0, false, raster.Point{X: 1, Y: 1}, 45},
+		{"anchor off the segment, forward", raster.Point{X: 9, Y: 1}, 0, true, raster.Point{X: 9, Y: 1}, -45},
+		// At a vertex, a zero distance passes on to the segment behind.
+		{"anchor on the vertex behind", raster.Point{X: 10}, 0, false, raster.Point{X: 10}, 0},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			seg := 0
+			if tc.at.X == 10 {
+				seg = 1
+			}
+			lp := &linePath{pts: pts, seg: seg, at: tc.at}
+			p, a, ok := lp.walk(tc.e, tc.forward)
+			if !ok {
+				t.Fatal("walk found no point")
+			}
+			if math.Abs(p.X-tc.want.X) > 1e-9 || math.Abs(p.Y-tc.want.Y) > 1e-9 {
+				t.Errorf("point %v, want %v", p, tc.want)
+			}
+			if got := a * 180 / math.Pi; math.Abs(got-tc.wantAngle) > 1e-9 {
+				t.Errorf("angle %.3f, want %.3f", got, tc.wantAngle)
+			}
+		})
+	}
+}
+
+func TestPitchAlignment(t *testing.T) {
+	tests := []struct {
+		layout string
+		want   string
+	}{
+		{`{}`, "viewport"},
+		{`{"icon-rotation-alignment": "map"}`, "map"},
+		{`{"symbol-placement": "line"}`, "map"},
+		{`{"symbol-placement": "line", "icon-pitch-alignment": "viewport"}`, "viewport"},
+		{`{"icon-rotation-alignment": "viewport", "icon-pitch-alignment": "map"}`, "map"},
+	}
+	r, err := New(slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range tests {
+		doc := `{"version": 8, "sources": {}, "layers": [{"id": "s", "type": "symbol", "source": "x", "layout": ` + tc.layout + `}]}`
+		st, err := style.Parse([]byte(doc))
+		if err != nil {
+			t.Fatalf("%s: %v", tc.layout, err)
+		}
+		lr := &symLayer{layerRender: &layerRender{r: r, l: st.Layers[0]}}
+		if err := lr.compile(); err != nil {
+			t.Fatalf("%s: %v", tc.layout, err)
+		}
+		if got := lr.pitchAlignment("icon", &expr.EvalContext{Zoom: 10}); got != tc.want {
+			t.Errorf("%s: icon pitch alignment %q, want %q", tc.layout, got, tc.want)
+		}
 	}
 }

@@ -47,7 +47,7 @@ func (lp *linePath) placeGlyphs(sh text.Shaping, k, offX, offY float64, keepUpri
 			if flip {
 				e = -(d - offX)
 			}
-			p, a, ok := lp.walk(e)
+			p, a, ok := lp.walk(e, flip)
 			if !ok {
 				return nil, false
 			}
@@ -78,21 +78,20 @@ func (lp *linePath) placeGlyphs(sh text.Shaping, k, offX, offY float64, keepUpri
 }
 
 // walk returns the point at distance e along the line from the anchor
-// (backwards when negative) and the angle of the segment it lands on.
-func (lp *linePath) walk(e float64) (raster.Point, float64, bool) {
+// (backwards when negative, and at 0 unless forward is set) and the
+// angle of the piece of line it lands on, as GL places a glyph: the piece
+// from the anchor itself to the next vertex for the anchor's own segment,
+// passing a vertex the distance reaches exactly.
+func (lp *linePath) walk(e float64, forward bool) (raster.Point, float64, bool) {
 	pts := lp.pts
 	cur := lp.at
-	if e >= 0 {
+	if e > 0 || (e == 0 && forward) {
 		for i := lp.seg + 1; i < len(pts); i++ {
 			d := math.Hypot(pts[i].X-cur.X, pts[i].Y-cur.Y)
-			if e <= d {
-				t := 0.0
-				if d > 0 {
-					t = e / d
-				}
-				a := pts[i-1]
+			if e < d {
+				t := e / d
 				return raster.Point{X: cur.X + (pts[i].X-cur.X)*t, Y: cur.Y + (pts[i].Y-cur.Y)*t},
-					math.Atan2(pts[i].Y-a.Y, pts[i].X-a.X), true
+					math.Atan2(pts[i].Y-cur.Y, pts[i].X-cur.X), true
 			}
 			e -= d
 			cur = pts[i]
@@ -102,14 +101,10 @@ func (lp *linePath) walk(e float64) (raster.Point, float64, bool) {
 	e = -e
 	for i := lp.seg; i >= 0; i-- {
 		d := math.Hypot(pts[i].X-cur.X, pts[i].Y-cur.Y)
-		if e <= d {
-			t := 0.0
-			if d > 0 {
-				t = e / d
-			}
-			b := pts[i+1]
+		if e < d {
+			t := e / d
 			return raster.Point{X: cur.X + (pts[i].X-cur.X)*t, Y: cur.Y + (pts[i].Y-cur.Y)*t},
-				math.Atan2(b.Y-pts[i].Y, b.X-pts[i].X), true
+				math.Atan2(cur.Y-pts[i].Y, cur.X-pts[i].X), true
 		}
 		e -= d
 		cur = pts[i]
@@ -282,7 +277,14 @@ func (s *sourceSet) lineAnchors(lr *symLayer, ss *shapedSymbol, center bool) []*
 				w := orb.Point{(a.p.x/symbolExtent + float64(tx)) / n, (a.p.y/symbolExtent + float64(ty)) / n}
 				at := s.frame.toScreen(w[0], w[1])
 				p0, p1 := pts[a.seg], pts[a.seg+1]
-				out = append(out, &linePath{world: w, pts: pts, seg: a.seg, at: at, angle: math.Atan2(p1.Y-p0.Y, p1.X-p0.X), tile: a.p, tileID: pc.tile})
+				lp := &linePath{world: w, pts: pts, seg: a.seg, at: at, angle: math.Atan2(p1.Y-p0.Y, p1.X-p0.X), tile: a.p, tileID: pc.tile}
+				// A single glyph or icon at the anchor takes the direction
+				// GL finds for it: from the vertex behind to the (rounded)
+				// anchor.
+				if _, ang, ok := lp.walk(0, false); ok {
+					lp.angle = ang
+				}
+				out = append(out, lp)
 			}
 		}
 	}
