@@ -276,6 +276,13 @@ func (s *sourceSet) lineAnchors(lr *symLayer, ss *shapedSymbol, center bool) []*
 			for _, a := range anchors {
 				w := orb.Point{(a.p.x/symbolExtent + float64(tx)) / n, (a.p.y/symbolExtent + float64(ty)) / n}
 				at := s.frame.toScreen(w[0], w[1])
+				// An anchor rounded onto a vertex is that vertex: the
+				// direction GL gives it comes from the segment behind.
+				for _, v := range []int{a.seg, a.seg + 1} {
+					if tl[v].dist(a.p) < 1e-6 {
+						at = pts[v]
+					}
+				}
 				p0, p1 := pts[a.seg], pts[a.seg+1]
 				lp := &linePath{world: w, pts: pts, seg: a.seg, at: at, angle: math.Atan2(p1.Y-p0.Y, p1.X-p0.X), tile: a.p, tileID: pc.tile}
 				// A single glyph or icon at the anchor takes the direction
