@@ -439,3 +439,61 @@ func TestPitchAlignment(t *testing.T) {
 		}
 	}
 }
+
+func TestPerspectiveRatio(t *testing.T) {
+	tests := []struct {
+		w            float64
+		pitchWithMap bool
+		want         float64
+	}{
+		{1, false, 1},
+		{1, true, 1},
+		{2, false, 0.75}, // far labels facing the viewer shrink
+		{2, true, 1.5},   // far labels on the map grow
+		{0.5, false, 1.5},
+		{20, true, 4}, // clamped
+	}
+	for _, tc := range tests {
+		if got := perspectiveRatio(tc.w, tc.pitchWithMap); math.Abs(got-tc.want) > 1e-12 {
+			t.Errorf("perspectiveRatio(%v, %v) = %v, want %v", tc.w, tc.pitchWithMap, got, tc.want)
+		}
+	}
+}
+
+func TestTiltedTexQuad(t *testing.T) {
+	// A 10x10 texel quad of one pixel a texel on the plane, centred under
+	// the camera and farther up the view: seen through a tilted camera its
+	// texels map back to the plane.
+	sp, cp := math.Sincos(45 * math.Pi / 180)
+	tilt := &raster.Tilt{CX: 50, CY: 50, Dist: 150, Sin: sp, Cos: cp}
+	for _, oy := range []float64{45, 10} {
+		q := newTexQuad(raster.Point{X: 45, Y: oy}, 0, 0, 0, 0, 1, 1, 0, 10, 10)
+		q.tilt = tilt
+		x0, y0, x1, y1, det := q.span(100, 100)
+		if det == 0 {
+			t.Fatalf("quad at %v covers nothing", oy)
+		}
+		n := 0
+		for y := y0; y < y1; y++ {
+			for x := x0; x < x1; x++ {
+				s, tt, w, ok := q.texel(x, y, det)
+				if !ok {
+					continue
+				}
+				n++
+				// The texel's plane point projects back onto the pixel.
+				p, pw := tilt.Project(raster.Point{X: q.ox + s, Y: q.oy + tt})
+				if math.Abs(p.X-float64(x)-0.5) > 1e-9 || math.Abs(p.Y-float64(y)-0.5) > 1e-9 || math.Abs(pw-w) > 1e-12 {
+					t.Errorf("pixel (%d, %d): texel (%.3f, %.3f) projects to %v w %v (got w %v)", x, y, s, tt, p, pw, w)
+				}
+			}
+		}
+		// Farther from the camera the quad covers fewer pixels.
+		if oy == 45 && (n < 50 || n > 100) {
+			t.Errorf("quad at the centre covers %d pixels, want between 50 and 100", n)
+		}
+		if oy == 10 && n >= 50 {
+			t.Errorf("far quad covers %d pixels, want fewer than 50", n)
+		}
+	}
+}

@@ -532,3 +532,32 @@ func (ss *shapedSymbol) labelText() string {
 	}
 	return sb.String()
 }
+
+// onPlane returns the path on the plane of the map under a tilted camera
+// (labels pitched with the map are laid out there), with the direction at
+// the anchor found again on it.
+func (lp *linePath) onPlane(t *raster.Tilt) *linePath {
+	out := *lp
+	out.pts = make([]raster.Point, len(lp.pts))
+	for i, p := range lp.pts {
+		out.pts[i] = t.Unproject(p)
+	}
+	out.at = t.Unproject(lp.at)
+	if _, ang, ok := out.walk(0, false); ok {
+		out.angle = ang
+	}
+	return &out
+}
+
+// perspectiveRatio is GL's correction of a label's size under a tilted
+// camera, for a point at relative distance w from the camera (1 at the
+// centre of the view): labels pitched with the map grow with the distance
+// (offsetting part of their shrinking on screen), labels facing the viewer
+// shrink with it.
+func perspectiveRatio(w float64, pitchWithMap bool) float64 {
+	d := 1 / w
+	if pitchWithMap {
+		d = w
+	}
+	return math.Max(0, math.Min(4, 0.5+0.5*d))
+}
