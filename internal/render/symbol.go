@@ -631,22 +631,67 @@ func (s *sourceSet) layoutSymbol(ctx context.Context, lr *symLayer, ss *shapedSy
 		lineAngle = along.angle
 	}
 
+	// Under a tilted camera, the anchor's depth sets the labels' scale;
+	// labels pitched with the map are laid out on its plane.
+	tilt := s.frame.tilt
+	plane, depth := a, 1.0
+	if tilt != nil {
+		plane = tilt.Unproject(a)
+		_, depth = tilt.Project(plane)
+	}
+	var planePath *linePath
+	onPlane := func(kind string) bool {
+		if tilt == nil || lr.pitchAlignment(kind, c) != "map" {
+			return false
+		}
+		if along != nil && planePath == nil {
+			planePath = along.onPlane(tilt)
+		}
+		return true
+	}
+	// screenBox is a collision box about a point of a label, on screen.
+	screenBox := func(p raster.Point, pitched bool, scale, x0, y0, x1, y1, pad, angle float64, tx, ty float64) collisionBox {
+		if pitched {
+			q, w := tilt.Project(p)
+			p, scale = q, scale/w
+		}
+		return boxAround(p, tx, ty, x0*scale, y0*scale, x1*scale, y1*scale, pad, ratio, angle)
+	}
+
 	if sh := ss.sh; len(sh.Glyphs) > 0 {
 		fs := ss.fs
+		pitched := onPlane("text")
+		pr := 1.0 // GL's perspective scale of the glyphs
+		if tilt != nil {
+			pr = perspectiveRatio(depth, pitched)
+		}
 		tx, ty := symbolTranslate(lr, "text-translate", pc)
-		k := fs * ratio
+		k := fs * ratio * pr
 		colorOf := func(tag int) *raster.Color {
 			if tag < len(ss.colors) {
 				return ss.colors[tag]
 			}
 			return nil
 		}
+		var quadTilt *raster.Tilt
+		if pitched {
+			quadTilt = tilt
+		}
 		sym.text = make([]glyphQuad, 0, len(sh.Glyphs))
 		pad := lr.num("text-padding", c, 2)
 		const rectBuffer = 4 // the SDF's 3-pixel border and the atlas's 1-pixel padding
 		if along != nil && s.alongLine(lr, c, "text") {
 			off := floats2(lr, "text-offset", c)
-			placed, ok := along.placeGlyphs(sh, fs*ratio, off[0]*text.OneEm*k, off[1]*text.OneEm*k,
+			path, kp := along, k
+			if tilt != nil {
+				// GL spaces the glyphs along a line with the inverse of the
+				// perspective ratio on the map's plane, with it on screen.
+				kp = fs * ratio * perspectiveRatio(depth, false)
+				if pitched {
+					path, kp = planePath, fs*ratio/perspectiveRatio(depth, false)
+				}
+			}
+			placed, ok := path.placeGlyphs(sh, kp, off[0]*text.OneEm*kp, off[1]*text.OneEm*kp,
 				lr.boolean("text-keep-upright", c, true))
 			if !ok {
 				sh.Glyphs = nil
@@ -663,16 +708,21 @@ func (s *sourceSet) layoutSymbol(ctx context.Context, lr *symLayer, ss *shapedSy
 					x := (float64(gl.Left)-rectBuffer)*g.Scale - half
 					y := (-float64(gl.Top)-rectBuffer)*g.Scale + g.Y
 					q := newTexQuad(p.at, tx, ty, x*k, y*k, k*g.Scale, k*g.Scale, p.angle, int(gl.Width)+2*rectBuffer, int(gl.Height)+2*rectBuffer)
+					q.tilt = quadTilt
 					sym.text = append(sym.text, glyphQuad{g: gl, q: q, color: colorOf(g.Tag)})
 				}
 			}
 			for _, p := range placed {
-				sym.textBoxes = append(sym.textBoxes, boxAround(p.at, tx, ty, -boxHalf, -boxHalf, boxHalf, boxHalf, pad, ratio, 0))
+				sym.textBoxes = append(sym.textBoxes, screenBox(p.at, pitched, pr, -boxHalf, -boxHalf, boxHalf, boxHalf, pad, 0, tx, ty))
 			}
 		} else {
 			angle := lr.num("text-rotate", c, 0) * math.Pi / 180
 			if lr.alignment("text-rotation-alignment", c) == "map" {
 				angle += math.Atan2(s.frame.sin, s.frame.cos)
+			}
+			at := a
+			if pitched {
+				at = plane
 			}
 			for _, g := range sh.Glyphs {
 				gl, ok := s.glyphs.glyph(ctx, g.FontStack, g.Rune)
@@ -681,21 +731,30 @@ func (s *sourceSet) layoutSymbol(ctx context.Context, lr *symLayer, ss *shapedSy
 				}
 				x := (float64(gl.Left)-rectBuffer)*g.Scale + g.X
 				y := (-float64(gl.Top)-rectBuffer)*g.Scale + g.Y
-				q := newTexQuad(a, tx, ty, x*k, y*k, k*g.Scale, k*g.Scale, angle, int(gl.Width)+2*rectBuffer, int(gl.Height)+2*rectBuffer)
+				q := newTexQuad(at, tx, ty, x*k, y*k, k*g.Scale, k*g.Scale, angle, int(gl.Width)+2*rectBuffer, int(gl.Height)+2*rectBuffer)
+				q.tilt = quadTilt
 				sym.text = append(sym.text, glyphQuad{g: gl, q: q, color: colorOf(g.Tag)})
 			}
-			sym.textBoxes = []collisionBox{boxAround(a, tx, ty, sh.Left*fs, sh.Top*fs, sh.Right*fs, sh.Bottom*fs, pad, ratio, angle)}
+			sym.textBoxes = []collisionBox{screenBox(at, pitched, pr, sh.Left*fs, sh.Top*fs, sh.Right*fs, sh.Bottom*fs, pad, angle, tx, ty)}
 		}
-		sym.textSDF = s.sdfPaint(lr, pc, "text", fs)
+		sym.textSDF = s.sdfPaint(lr, pc, "text", fs*pr)
 		sym.hasText = len(sym.text) > 0
 	}
 
 	if ic := ss.ic; ic != nil {
+		pitched := onPlane("icon")
+		pr := 1.0
+		if tilt != nil {
+			pr = perspectiveRatio(depth, pitched)
+		}
 		size := ss.iconSize
 		left, top, right, bottom := ss.iconLeft, ss.iconTop, ss.iconRight, ss.iconBottom
 		angle := lr.num("icon-rotate", c, 0) * math.Pi / 180
 		if lr.alignment("icon-rotation-alignment", c) == "map" {
 			if along != nil {
+				if pitched {
+					lineAngle = planePath.angle
+				}
 				angle += lineAngle
 				// icon-keep-upright turns an icon that would be upside
 				// down, as GL does for a single glyph along a line.
@@ -707,20 +766,31 @@ func (s *sourceSet) layoutSymbol(ctx context.Context, lr *symLayer, ss *shapedSy
 			}
 		}
 		tx, ty := symbolTranslate(lr, "icon-translate", pc)
-		k := size * ratio
+		k := size * ratio * pr
 		kx, ky := k*(right-left)/float64(ic.w), k*(bottom-top)/float64(ic.h)
+		at := a
+		if pitched {
+			at = plane
+		}
 		// The quad takes in the atlas's empty border texel on each side,
 		// which linear sampling blends into the icon's edge.
-		q := newTexQuad(a, tx, ty, left*k-kx, top*k-ky, kx, ky, angle, ic.w+2, ic.h+2)
+		q := newTexQuad(at, tx, ty, left*k-kx, top*k-ky, kx, ky, angle, ic.w+2, ic.h+2)
+		if pitched {
+			q.tilt = tilt
+		}
+		// GL samples icons linearly when they are SDF, scaled or turned,
+		// or drawn in the plane of the map (pitch-aligned to it, or under
+		// a tilted camera).
+		transformed := s.frame.tilt != nil || lr.pitchAlignment("icon", c) == "map"
 		sym.icon = &iconQuad{ic: ic, q: q,
-			linear: ic.sdf || ss.iconFit || angle != 0 || lr.iconsLinear()}
+			linear: ic.sdf || ss.iconFit || angle != 0 || transformed || lr.iconsLinear()}
 		sym.iconOpac = lr.num("icon-opacity", pc, 1)
 		if ic.sdf {
-			sym.iconSDF = s.sdfPaint(lr, pc, "icon", size)
+			sym.iconSDF = s.sdfPaint(lr, pc, "icon", size*pr)
 		}
 		pad := lr.num("icon-padding", c, 2)
 		boxAngle := lr.num("icon-rotate", c, 0) * math.Pi / 180
-		sym.iconBox = boxAround(a, tx, ty, left*size, top*size, right*size, bottom*size, pad, ratio, boxAngle)
+		sym.iconBox = screenBox(at, pitched, pr, left*size, top*size, right*size, bottom*size, pad, boxAngle, tx, ty)
 		sym.hasIcon = true
 	}
 	if !sym.hasText && !sym.hasIcon {
@@ -739,6 +809,15 @@ func (lr *symLayer) alignment(name string, c *expr.EvalContext) string {
 		return "map"
 	}
 	return a
+}
+
+// pitchAlignment resolves text-pitch-alignment or icon-pitch-alignment
+// (kind "text" or "icon"): auto follows the rotation alignment.
+func (lr *symLayer) pitchAlignment(kind string, c *expr.EvalContext) string {
+	if a := lr.str(kind+"-pitch-alignment", c, "auto"); a != "auto" {
+		return a
+	}
+	return lr.alignment(kind+"-rotation-alignment", c)
 }
 
 // sdfPaint evaluates the paint of an SDF text or icon (kind "text" or

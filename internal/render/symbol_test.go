@@ -15,6 +15,8 @@ import (
 	"github.com/tesseramaps/tessera/internal/glyphs"
 	"github.com/tesseramaps/tessera/internal/render/raster"
 	"github.com/tesseramaps/tessera/internal/render/text"
+	"github.com/tesseramaps/tessera/internal/style"
+	"github.com/tesseramaps/tessera/internal/style/expr"
 )
 
 func TestCollisionGrid(t *testing.T) {
@@ -362,5 +364,136 @@ func TestSortKeyPlacement(t *testing.T) {
 				t.Errorf("centre %v, want %v", p, tc.want)
 			}
 		})
+	}
+}
+
+func TestLinePathWalk(t *testing.T) {
+	// A line turning at (10, 0); the anchor lies on the first segment.
+	pts := []raster.Point{{X: 0, Y: 0}, {X: 10, Y: 0}, {X: 10, Y: 10}}
+	tests := []struct {
+		name      string
+		at        raster.Point
+		e         float64
+		forward   bool
+		want      raster.Point
+		wantAngle float64 // degrees
+	}{
+		{"on the line at the anchor", raster.Point{X: 5}, 0, false, raster.Point{X: 5}, 0},
+		{"ahead past the corner", raster.Point{X: 5}, 8, false, raster.Point{X: 10, Y: 3}, 90},
+		{"behind", raster.Point{X: 5}, -2, false, raster.Point{X: 3}, 0},
+		// An anchor rounded off the line: the piece from the vertex behind
+		// to the anchor gives the direction, as GL turns an icon.
+		{"anchor off the segment", raster.Point{X: 1, Y: 1}, 0, false, raster.Point{X: 1, Y: 1}, 45},
+		{"anchor off the segment, forward", raster.Point{X: 9, Y: 1}, 0, true, raster.Point{X: 9, Y: 1}, -45},
+		// At a vertex, a zero distance passes on to the segment behind.
+		{"anchor on the vertex behind", raster.Point{X: 10}, 0, false, raster.Point{X: 10}, 0},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			seg := 0
+			if tc.at.X == 10 {
+				seg = 1
+			}
+			lp := &linePath{pts: pts, seg: seg, at: tc.at}
+			p, a, ok := lp.walk(tc.e, tc.forward)
+			if !ok {
+				t.Fatal("walk found no point")
+			}
+			if math.Abs(p.X-tc.want.X) > 1e-9 || math.Abs(p.Y-tc.want.Y) > 1e-9 {
+				t.Errorf("point %v, want %v", p, tc.want)
+			}
+			if got := a * 180 / math.Pi; math.Abs(got-tc.wantAngle) > 1e-9 {
+				t.Errorf("angle %.3f, want %.3f", got, tc.wantAngle)
+			}
+		})
+	}
+}
+
+func TestPitchAlignment(t *testing.T) {
+	tests := []struct {
+		layout string
+		want   string
+	}{
+		{`{}`, "viewport"},
+		{`{"icon-rotation-alignment": "map"}`, "map"},
+		{`{"symbol-placement": "line"}`, "map"},
+		{`{"symbol-placement": "line", "icon-pitch-alignment": "viewport"}`, "viewport"},
+		{`{"icon-rotation-alignment": "viewport", "icon-pitch-alignment": "map"}`, "map"},
+	}
+	r, err := New(slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range tests {
+		doc := `{"version": 8, "sources": {}, "layers": [{"id": "s", "type": "symbol", "source": "x", "layout": ` + tc.layout + `}]}`
+		st, err := style.Parse([]byte(doc))
+		if err != nil {
+			t.Fatalf("%s: %v", tc.layout, err)
+		}
+		lr := &symLayer{layerRender: &layerRender{r: r, l: st.Layers[0]}}
+		if err := lr.compile(); err != nil {
+			t.Fatalf("%s: %v", tc.layout, err)
+		}
+		if got := lr.pitchAlignment("icon", &expr.EvalContext{Zoom: 10}); got != tc.want {
+			t.Errorf("%s: icon pitch alignment %q, want %q", tc.layout, got, tc.want)
+		}
+	}
+}
+
+func TestPerspectiveRatio(t *testing.T) {
+	tests := []struct {
+		w            float64
+		pitchWithMap bool
+		want         float64
+	}{
+		{1, false, 1},
+		{1, true, 1},
+		{2, false, 0.75}, // far labels facing the viewer shrink
+		{2, true, 1.5},   // far labels on the map grow
+		{0.5, false, 1.5},
+		{20, true, 4}, // clamped
+	}
+	for _, tc := range tests {
+		if got := perspectiveRatio(tc.w, tc.pitchWithMap); math.Abs(got-tc.want) > 1e-12 {
+			t.Errorf("perspectiveRatio(%v, %v) = %v, want %v", tc.w, tc.pitchWithMap, got, tc.want)
+		}
+	}
+}
+
+func TestTiltedTexQuad(t *testing.T) {
+	// A 10x10 texel quad of one pixel a texel on the plane, centred under
+	// the camera and farther up the view: seen through a tilted camera its
+	// texels map back to the plane.
+	sp, cp := math.Sincos(45 * math.Pi / 180)
+	tilt := &raster.Tilt{CX: 50, CY: 50, Dist: 150, Sin: sp, Cos: cp}
+	for _, oy := range []float64{45, 10} {
+		q := newTexQuad(raster.Point{X: 45, Y: oy}, 0, 0, 0, 0, 1, 1, 0, 10, 10)
+		q.tilt = tilt
+		x0, y0, x1, y1, det := q.span(100, 100)
+		if det == 0 {
+			t.Fatalf("quad at %v covers nothing", oy)
+		}
+		n := 0
+		for y := y0; y < y1; y++ {
+			for x := x0; x < x1; x++ {
+				s, tt, w, ok := q.texel(x, y, det)
+				if !ok {
+					continue
+				}
+				n++
+				// The texel's plane point projects back onto the pixel.
+				p, pw := tilt.Project(raster.Point{X: q.ox + s, Y: q.oy + tt})
+				if math.Abs(p.X-float64(x)-0.5) > 1e-9 || math.Abs(p.Y-float64(y)-0.5) > 1e-9 || math.Abs(pw-w) > 1e-12 {
+					t.Errorf("pixel (%d, %d): texel (%.3f, %.3f) projects to %v w %v (got w %v)", x, y, s, tt, p, pw, w)
+				}
+			}
+		}
+		// Farther from the camera the quad covers fewer pixels.
+		if oy == 45 && (n < 50 || n > 100) {
+			t.Errorf("quad at the centre covers %d pixels, want between 50 and 100", n)
+		}
+		if oy == 10 && n >= 50 {
+			t.Errorf("far quad covers %d pixels, want fewer than 50", n)
+		}
 	}
 }

@@ -7,12 +7,15 @@ import (
 )
 
 // texQuad is a textured quad on screen: texel (s, t) of a tw x th texture
-// lands at o + s*u + t*v (device pixels).
+// lands at o + s*u + t*v (device pixels). With tilt set, o, u and v are on
+// the plane of the map and the tilted camera projects the quad to the
+// screen (a label pitched with the map).
 type texQuad struct {
 	ox, oy float64
 	ux, uy float64
 	vx, vy float64
 	tw, th int
+	tilt   *raster.Tilt
 }
 
 // newTexQuad places a texture of tw x th texels of kx by ky device pixels each
@@ -38,6 +41,15 @@ func (q *texQuad) span(w, h int) (x0, y0, x1, y1 int, det float64) {
 	sw, th := float64(q.tw), float64(q.th)
 	xs := [4]float64{q.ox, q.ox + sw*q.ux, q.ox + th*q.vx, q.ox + sw*q.ux + th*q.vx}
 	ys := [4]float64{q.oy, q.oy + sw*q.uy, q.oy + th*q.vy, q.oy + sw*q.uy + th*q.vy}
+	if q.tilt != nil {
+		for i := range xs {
+			p, pw := q.tilt.Project(raster.Point{X: xs[i], Y: ys[i]})
+			if pw <= 0 {
+				return 0, 0, 0, 0, 0 // behind the camera
+			}
+			xs[i], ys[i] = p.X, p.Y
+		}
+	}
 	minX, maxX, minY, maxY := xs[0], xs[0], ys[0], ys[0]
 	for i := 1; i < 4; i++ {
 		minX, maxX = math.Min(minX, xs[i]), math.Max(maxX, xs[i])
@@ -48,6 +60,27 @@ func (q *texQuad) span(w, h int) (x0, y0, x1, y1 int, det float64) {
 	return x0, y0, x1, y1, det
 }
 
+// texel returns the texel coordinates of the centre of pixel (x, y) and,
+// for a quad on the tilted plane, the distance of that point from the
+// camera relative to the centre's (1 otherwise); ok is false outside the
+// quad.
+func (q *texQuad) texel(x, y int, det float64) (s, t, w float64, ok bool) {
+	px, py := float64(x)+0.5, float64(y)+0.5
+	w = 1
+	if q.tilt != nil {
+		p := q.tilt.Unproject(raster.Point{X: px, Y: py})
+		px, py = p.X, p.Y
+		w = (q.tilt.Dist - (py-q.tilt.CY)*q.tilt.Sin) / q.tilt.Dist
+	}
+	dx, dy := px-q.ox, py-q.oy
+	s = (dx*q.vy - dy*q.vx) / det
+	t = (q.ux*dy - q.uy*dx) / det
+	if s < 0 || t < 0 || s >= float64(q.tw) || t >= float64(q.th) {
+		return 0, 0, 0, false
+	}
+	return s, t, w, true
+}
+
 // each calls fn for every pixel of a w x h canvas whose centre lies in the
 // quad, with the texel coordinates of that centre.
 func (q *texQuad) each(w, h int, fn func(x, y int, s, t float64)) {
@@ -55,17 +88,11 @@ func (q *texQuad) each(w, h int, fn func(x, y int, s, t float64)) {
 	if det == 0 {
 		return
 	}
-	sw, th := float64(q.tw), float64(q.th)
 	for y := y0; y < y1; y++ {
-		dy := float64(y) + 0.5 - q.oy
 		for x := x0; x < x1; x++ {
-			dx := float64(x) + 0.5 - q.ox
-			s := (dx*q.vy - dy*q.vx) / det
-			t := (q.ux*dy - q.uy*dx) / det
-			if s < 0 || t < 0 || s >= sw || t >= th {
-				continue
+			if s, t, _, ok := q.texel(x, y, det); ok {
+				fn(x, y, s, t)
 			}
-			fn(x, y, s, t)
 		}
 	}
 }
@@ -140,7 +167,9 @@ func drawGlyph(cv *raster.Canvas, gq *glyphQuad, p sdfPaint, halo bool, ratio fl
 
 // drawSDF draws a distance field with GL's symbol SDF shader: the field
 // sampled linearly at each pixel centre, coverage a smoothstep around the
-// edge, the premultiplied colour blended at that coverage.
+// edge, the premultiplied colour blended at that coverage. On a tilted
+// plane the edge widens with the distance from the camera, over the
+// cosine of the pitch, as GL scales its gamma by the depth.
 func drawSDF(cv *raster.Canvas, q *texQuad, tex *alphaTex, buff, gamma float64, col raster.Color, opacity float64) {
 	r, g, b, a := col.R*col.A*opacity, col.G*col.A*opacity, col.B*col.A*opacity, col.A*opacity
 	if a <= 0 {
@@ -150,17 +179,21 @@ func drawSDF(cv *raster.Canvas, q *texQuad, tex *alphaTex, buff, gamma float64, 
 	if det == 0 {
 		return
 	}
-	sw, th := float64(q.tw), float64(q.th)
-	lo := (buff - gamma) * 255 // below it, a texel adds nothing
+	gk := 1.0
+	if q.tilt != nil && q.tilt.Cos > 0 {
+		gk = 1 / q.tilt.Cos
+	}
 	for y := y0; y < y1; y++ {
-		dy := float64(y) + 0.5 - q.oy
 		for x := x0; x < x1; x++ {
-			dx := float64(x) + 0.5 - q.ox
-			s := (dx*q.vy - dy*q.vx) / det
-			t := (q.ux*dy - q.uy*dx) / det
-			if s < 0 || t < 0 || s >= sw || t >= th {
+			s, t, w, ok := q.texel(x, y, det)
+			if !ok {
 				continue
 			}
+			gm := gamma
+			if q.tilt != nil {
+				gm *= w * gk
+			}
+			lo := (buff - gm) * 255 // below it, a texel adds nothing
 			// Bilinear, with a quick exit where all four texels are out.
 			fx, fy := math.Floor(s-0.5), math.Floor(t-0.5)
 			i, j := int(fx), int(fy)
@@ -170,7 +203,7 @@ func drawSDF(cv *raster.Canvas, q *texQuad, tex *alphaTex, buff, gamma float64, 
 			}
 			ax, ay := s-0.5-fx, t-0.5-fy
 			d := ((t00*(1-ax)+t10*ax)*(1-ay) + (t01*(1-ax)+t11*ax)*ay) / 255
-			k := smoothstep(buff-gamma, buff+gamma, d)
+			k := smoothstep(buff-gm, buff+gm, d)
 			if k <= 0 {
 				continue
 			}

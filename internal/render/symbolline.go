@@ -47,7 +47,7 @@ func (lp *linePath) placeGlyphs(sh text.Shaping, k, offX, offY float64, keepUpri
 			if flip {
 				e = -(d - offX)
 			}
-			p, a, ok := lp.walk(e)
+			p, a, ok := lp.walk(e, flip)
 			if !ok {
 				return nil, false
 			}
@@ -78,21 +78,20 @@ func (lp *linePath) placeGlyphs(sh text.Shaping, k, offX, offY float64, keepUpri
 }
 
 // walk returns the point at distance e along the line from the anchor
-// (backwards when negative) and the angle of the segment it lands on.
-func (lp *linePath) walk(e float64) (raster.Point, float64, bool) {
+// (backwards when negative, and at 0 unless forward is set) and the
+// angle of the piece of line it lands on, as GL places a glyph: the piece
+// from the anchor itself to the next vertex for the anchor's own segment,
+// passing a vertex the distance reaches exactly.
+func (lp *linePath) walk(e float64, forward bool) (raster.Point, float64, bool) {
 	pts := lp.pts
 	cur := lp.at
-	if e >= 0 {
+	if e > 0 || (e == 0 && forward) {
 		for i := lp.seg + 1; i < len(pts); i++ {
 			d := math.Hypot(pts[i].X-cur.X, pts[i].Y-cur.Y)
-			if e <= d {
-				t := 0.0
-				if d > 0 {
-					t = e / d
-				}
-				a := pts[i-1]
+			if e < d {
+				t := e / d
 				return raster.Point{X: cur.X + (pts[i].X-cur.X)*t, Y: cur.Y + (pts[i].Y-cur.Y)*t},
-					math.Atan2(pts[i].Y-a.Y, pts[i].X-a.X), true
+					math.Atan2(pts[i].Y-cur.Y, pts[i].X-cur.X), true
 			}
 			e -= d
 			cur = pts[i]
@@ -102,14 +101,10 @@ func (lp *linePath) walk(e float64) (raster.Point, float64, bool) {
 	e = -e
 	for i := lp.seg; i >= 0; i-- {
 		d := math.Hypot(pts[i].X-cur.X, pts[i].Y-cur.Y)
-		if e <= d {
-			t := 0.0
-			if d > 0 {
-				t = e / d
-			}
-			b := pts[i+1]
+		if e < d {
+			t := e / d
 			return raster.Point{X: cur.X + (pts[i].X-cur.X)*t, Y: cur.Y + (pts[i].Y-cur.Y)*t},
-				math.Atan2(b.Y-pts[i].Y, b.X-pts[i].X), true
+				math.Atan2(cur.Y-pts[i].Y, cur.X-pts[i].X), true
 		}
 		e -= d
 		cur = pts[i]
@@ -281,8 +276,22 @@ func (s *sourceSet) lineAnchors(lr *symLayer, ss *shapedSymbol, center bool) []*
 			for _, a := range anchors {
 				w := orb.Point{(a.p.x/symbolExtent + float64(tx)) / n, (a.p.y/symbolExtent + float64(ty)) / n}
 				at := s.frame.toScreen(w[0], w[1])
+				// An anchor rounded onto a vertex is that vertex: the
+				// direction GL gives it comes from the segment behind.
+				for _, v := range []int{a.seg, a.seg + 1} {
+					if tl[v].dist(a.p) < 1e-6 {
+						at = pts[v]
+					}
+				}
 				p0, p1 := pts[a.seg], pts[a.seg+1]
-				out = append(out, &linePath{world: w, pts: pts, seg: a.seg, at: at, angle: math.Atan2(p1.Y-p0.Y, p1.X-p0.X), tile: a.p, tileID: pc.tile})
+				lp := &linePath{world: w, pts: pts, seg: a.seg, at: at, angle: math.Atan2(p1.Y-p0.Y, p1.X-p0.X), tile: a.p, tileID: pc.tile}
+				// A single glyph or icon at the anchor takes the direction
+				// GL finds for it: from the vertex behind to the (rounded)
+				// anchor.
+				if _, ang, ok := lp.walk(0, false); ok {
+					lp.angle = ang
+				}
+				out = append(out, lp)
 			}
 		}
 	}
@@ -522,4 +531,33 @@ func (ss *shapedSymbol) labelText() string {
 		sb.WriteString(sec.Text)
 	}
 	return sb.String()
+}
+
+// onPlane returns the path on the plane of the map under a tilted camera
+// (labels pitched with the map are laid out there), with the direction at
+// the anchor found again on it.
+func (lp *linePath) onPlane(t *raster.Tilt) *linePath {
+	out := *lp
+	out.pts = make([]raster.Point, len(lp.pts))
+	for i, p := range lp.pts {
+		out.pts[i] = t.Unproject(p)
+	}
+	out.at = t.Unproject(lp.at)
+	if _, ang, ok := out.walk(0, false); ok {
+		out.angle = ang
+	}
+	return &out
+}
+
+// perspectiveRatio is GL's correction of a label's size under a tilted
+// camera, for a point at relative distance w from the camera (1 at the
+// centre of the view): labels pitched with the map grow with the distance
+// (offsetting part of their shrinking on screen), labels facing the viewer
+// shrink with it.
+func perspectiveRatio(w float64, pitchWithMap bool) float64 {
+	d := 1 / w
+	if pitchWithMap {
+		d = w
+	}
+	return math.Max(0, math.Min(4, 0.5+0.5*d))
 }
