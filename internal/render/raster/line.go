@@ -50,6 +50,10 @@ type Dash struct {
 	total float64
 }
 
+// dashAtlasWidth is how many texels GL's line atlas gives a dash array's
+// repeat.
+const dashAtlasWidth = 256
+
 // NewDash returns the dash of parts (in line widths) for a line width in
 // CSS pixels, or nil when the parts draw no dashes (empty or all zero, or a
 // negative part).
@@ -75,10 +79,12 @@ func NewDash(parts []float64, width, ratio float64, round bool) *Dash {
 // coverage returns how much of a fragment at along CSS pixels, across the
 // line at ny (-1..1), the dashes keep.
 func (d *Dash) coverage(along, ny float64) float64 {
-	// In line widths. GL samples its 512-texel row linearly, texel i
-	// holding the field at i/512 of the repeat but centred at
-	// (i+0.5)/512: the pattern lies half a texel further along.
-	pos := along/d.Width - 0.5*d.total/512
+	// In line widths. GL samples its row of dashAtlasWidth texels
+	// linearly, texel i holding the field at i/dashAtlasWidth of the
+	// repeat but centred half a texel further: the pattern lies half a
+	// texel further along.
+	texel := d.total / dashAtlasWidth
+	pos := along/d.Width - 0.5*texel
 	pos -= math.Floor(pos/d.total) * d.total
 	// The signed distance (line widths, positive inside a dash) to the
 	// nearest edge of the part holding pos.
@@ -108,10 +114,10 @@ func (d *Dash) coverage(along, ny float64) float64 {
 	} else {
 		sd = -dist
 	}
-	// GL stores the field in a 512-texel row a repeat, 8 bits offset by
-	// 128: its edge sits half a texel outside the dash. The edge fades over
-	// Ramp device pixels either side.
-	sd += 0.5 * d.total / 512
+	// GL stores the field in 8 bits offset by 128: its edge sits half a
+	// texel outside the dash. The edge fades over Ramp device pixels
+	// either side.
+	sd += 0.5 * texel
 	g := d.Ramp / (d.Ratio * d.Width)
 	return smoothstep(-g, g, sd)
 }

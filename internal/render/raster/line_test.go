@@ -241,3 +241,28 @@ func TestClipNear(t *testing.T) {
 		t.Errorf("cut square has %d points, want 4: %v", len(got), got)
 	}
 }
+
+func TestDashEdges(t *testing.T) {
+	// Dash [1, 1] on a 50-pixel line: a 100-pixel repeat in 256 texels.
+	// The dash starts at 0 and ends one texel past its 50 pixels, where
+	// GL's sampled field crosses its middle value.
+	d := NewDash([]float64{1, 1}, 50, 1, false)
+	texel := 100.0 / 256
+	tests := []struct {
+		name  string
+		along float64
+		want  float64
+	}{
+		{"start", 0, 0.5},
+		{"next start", 100, 0.5},
+		{"end, a texel past the dash", 50 + texel, 0.5},
+		{"before the end's ramp", 49.8, 1},
+		{"past the end's ramp", 51, 0},
+	}
+	for _, tc := range tests {
+		got := d.coverage(tc.along, 0)
+		if tc.want == 0.5 && math.Abs(got-0.5) > 1e-6 || tc.want != 0.5 && got != tc.want {
+			t.Errorf("%s: coverage(%v) = %v, want %v", tc.name, tc.along, got, tc.want)
+		}
+	}
+}
