@@ -22,7 +22,7 @@ type Pattern struct {
 
 // at returns the premultiplied colour (0..255) at texel position u, v.
 func (p *Pattern) at(u, v float64) (r, g, b, a float64) {
-	return p.Img.bilinearWrap(u, v, p.Rect, true)
+	return p.Img.bilinearWrap(u, v, p.Rect)
 }
 
 // FillPattern blends the pattern with opacity over the whole canvas.
@@ -114,9 +114,9 @@ func (cv *Canvas) bilinearPadded(u, v float64, rect image.Rectangle) (r, g, b, a
 }
 
 // bilinearWrap samples the canvas at u, v texels from rect's corner
-// (texel centres at .5), wrapping horizontally, and vertically when wrapY
-// (else clamping); components in 0..255.
-func (cv *Canvas) bilinearWrap(u, v float64, rect image.Rectangle, wrapY bool) (r, g, b, a float64) {
+// (texel centres at .5), wrapping in both directions; components in
+// 0..255.
+func (cv *Canvas) bilinearWrap(u, v float64, rect image.Rectangle) (r, g, b, a float64) {
 	w, h := rect.Dx(), rect.Dy()
 	if w <= 0 || h <= 0 {
 		return 0, 0, 0, 0
@@ -135,12 +135,7 @@ func (cv *Canvas) bilinearWrap(u, v float64, rect image.Rectangle, wrapY bool) (
 		if wy == 0 {
 			continue
 		}
-		py := iv + j
-		if wrapY {
-			py = ((py % h) + h) % h
-		} else {
-			py = max(0, min(h-1, py))
-		}
+		py := ((iv+j)%h + h) % h
 		for i := 0; i < 2; i++ {
 			wx := 1 - fu
 			if i == 1 {
