@@ -349,19 +349,14 @@ func (lr *layerRender) line(f sourceFeature, c *expr.EvalContext) {
 		}
 	}
 	if img := lr.patternImage("line-pattern", c); img != nil {
-		// The image's height spans the line's width (at the zoom's
-		// floor), its width keeping the aspect; across, rows follow the
-		// distance from the centre.
+		// A repeat is as long as the image is wide when its height is
+		// scaled to the line's width at the zoom's floor.
 		floor := *c
 		floor.Zoom = math.Floor(lr.zoom)
 		fw := lr.num("line-width", &floor, 1)
 		w, h := float64(img.rect.Dx())/img.ratio, float64(img.rect.Dy())/img.ratio
 		if fw > 0 {
-			paint.Pattern = &raster.LinePattern{
-				Img: img.sheet, Rect: img.rect,
-				Repeat: w * fw / h,
-				Across: math.Min(outset, (h+2)/2) / h,
-			}
+			paint.Pattern = &raster.LinePattern{Img: img.sheet, Rect: img.rect, Repeat: w * fw / h}
 		}
 	}
 	var lines [][]orb.Point
@@ -476,13 +471,13 @@ func (lr *layerRender) tileUnit(f sourceFeature) float64 {
 	return tileWorld * lr.fr.scale / 8192
 }
 
-// clipPolygon returns a tile's square in device pixels (GL's stencil: a
-// tile draws only inside its square), nil for none.
+// clipPolygon returns a tile's square in device pixels of the untilted map
+// (GL's stencil: a tile draws only inside its square), nil for none.
 func (lr *layerRender) clipPolygon(b *box) []raster.Point {
 	if b == nil {
 		return nil
 	}
-	return []raster.Point{lr.fr.toScreen(b.x0, b.y0), lr.fr.toScreen(b.x1, b.y0), lr.fr.toScreen(b.x1, b.y1), lr.fr.toScreen(b.x0, b.y1)}
+	return []raster.Point{lr.fr.toPlane(b.x0, b.y0), lr.fr.toPlane(b.x1, b.y0), lr.fr.toPlane(b.x1, b.y1), lr.fr.toPlane(b.x0, b.y1)}
 }
 
 func (lr *layerRender) circle(f sourceFeature, c *expr.EvalContext) {

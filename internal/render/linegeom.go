@@ -98,11 +98,22 @@ func (b *lineBuilder) addHalf(p vec, ext vec, round, up bool, dir float64) {
 }
 
 // addPair adds the two vertices at p: normal n extruded to either side,
-// each shifted along the line by endLeft and endRight half widths.
+// each shifted along the line by endLeft and endRight half widths. Past
+// maxLineDistance tile units the distance starts again from zero at the
+// pair just added (which is added again there), as GL's 14 bits of
+// distance would otherwise overflow.
 func (b *lineBuilder) addPair(p, n vec, endLeft, endRight float64, round bool) {
 	b.addHalf(p, vec{n.x + n.y*endLeft, n.y - n.x*endLeft}, round, false, endLeft)
 	b.addHalf(p, vec{-n.x + n.y*endRight, -n.y - n.x*endRight}, round, true, -endRight)
+	if b.along > maxLineDistance*b.tile {
+		b.along = 0
+		b.addPair(p, n, endLeft, endRight, round)
+	}
 }
+
+// maxLineDistance is the distance, in tile units, at which GL starts a
+// line's distance again from zero.
+const maxLineDistance = 1 << 14
 
 // add builds the geometry of one line (device pixels); closed lines are
 // polygon rings whose last point repeats the first.

@@ -104,3 +104,27 @@ func TestReversalInDevicePixels(t *testing.T) {
 		}
 	}
 }
+
+func TestLineDistanceRestarts(t *testing.T) {
+	// Points 10000 tile units apart: the distance passes 16384 units at
+	// the third point, where it starts again from zero (that point's pair
+	// added twice), so the fourth counts 10000 from there.
+	b := &lineBuilder{outset: 1, tile: 1, alongScale: 1}
+	b.add([]raster.Point{{X: 0, Y: 0}, {X: 10000, Y: 0}, {X: 20000, Y: 0}, {X: 30000, Y: 0}}, lineShape{join: "miter", cap: "butt", miterLimit: 2}, false)
+	var got []float64
+	for _, v := range b.verts {
+		if v.NY < 0 {
+			got = append(got, v.Along)
+		}
+	}
+	want := []float64{0, 10000, 20000, 0, 10000}
+	if len(got) != len(want) {
+		t.Fatalf("distances %v, want %v", got, want)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("distances %v, want %v", got, want)
+			break
+		}
+	}
+}

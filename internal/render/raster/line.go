@@ -50,6 +50,10 @@ type Dash struct {
 	total float64
 }
 
+// dashAtlasWidth is how many texels GL's line atlas gives a dash array's
+// repeat.
+const dashAtlasWidth = 256
+
 // NewDash returns the dash of parts (in line widths) for a line width in
 // CSS pixels, or nil when the parts draw no dashes (empty or all zero, or a
 // negative part).
@@ -75,10 +79,12 @@ func NewDash(parts []float64, width, ratio float64, round bool) *Dash {
 // coverage returns how much of a fragment at along CSS pixels, across the
 // line at ny (-1..1), the dashes keep.
 func (d *Dash) coverage(along, ny float64) float64 {
-	// In line widths. GL samples its 512-texel row linearly, texel i
-	// holding the field at i/512 of the repeat but centred at
-	// (i+0.5)/512: the pattern lies half a texel further along.
-	pos := along/d.Width - 0.5*d.total/512
+	// In line widths. GL samples its row of dashAtlasWidth texels
+	// linearly, texel i holding the field at i/dashAtlasWidth of the
+	// repeat but centred half a texel further: the pattern lies half a
+	// texel further along.
+	texel := d.total / dashAtlasWidth
+	pos := along/d.Width - 0.5*texel
 	pos -= math.Floor(pos/d.total) * d.total
 	// The signed distance (line widths, positive inside a dash) to the
 	// nearest edge of the part holding pos.
@@ -108,39 +114,42 @@ func (d *Dash) coverage(along, ny float64) float64 {
 	} else {
 		sd = -dist
 	}
-	// GL stores the field in a 512-texel row a repeat, 8 bits offset by
-	// 128: its edge sits half a texel outside the dash. The edge fades over
-	// Ramp device pixels either side.
-	sd += 0.5 * d.total / 512
+	// GL stores the field in 8 bits offset by 128: its edge sits half a
+	// texel outside the dash. The edge fades over Ramp device pixels
+	// either side.
+	sd += 0.5 * texel
 	g := d.Ramp / (d.Ratio * d.Width)
 	return smoothstep(-g, g, sd)
 }
 
 // LinePattern is an image repeated along a line as GL's line pattern
 // shader draws it: a repeat is Repeat CSS pixels long (of the distance the
-// line counts), and across the line a fragment at normal y ny takes the
-// image's row 0.5 + ny*Across (a share of the image's height).
+// line counts), and across the line the normal's y (-1..1) spans the
+// image's height. GL's atlas keeps each pattern with one texel of padding
+// that repeats the image's opposite edge, and the shader stretches the
+// padded image over a repeat (along) and over the geometry's width
+// (across), so a repeat shows w+2 texels and the edge texels appear twice.
 type LinePattern struct {
 	Img    *Canvas
 	Rect   image.Rectangle // the image within Img
 	Repeat float64
-	Across float64
 }
 
 // sample returns the premultiplied colour (0..255) of the pattern at along
 // CSS pixels, across the line at ny.
 func (p *LinePattern) sample(along, ny float64) (r, g, b, a float64) {
-	u := along / p.Repeat
-	u -= math.Floor(u)
-	v := 0.5 + ny*p.Across
-	return p.Img.bilinearWrap(u*float64(p.Rect.Dx()), v*float64(p.Rect.Dy()), p.Rect, false)
+	x := along / p.Repeat
+	x -= math.Floor(x)
+	y := 0.5*ny + 0.5
+	w, h := float64(p.Rect.Dx()), float64(p.Rect.Dy())
+	return p.Img.bilinearPadded(x*(w+2)-1, y*(h+2)-1, p.Rect)
 }
 
 // LineTriangle draws one triangle of a line's geometry with GL's line
 // shader, blended on its own as GL blends each triangle (so parts of one
 // line that overlap, inside sharp joins, blend twice). clip, when not
-// nil, is a convex polygon (the tile's square) outside which nothing is
-// drawn.
+// nil, is a convex polygon (the tile's square) on the map's plane, like
+// the triangle's vertices, outside which nothing is drawn.
 func (cv *Canvas) LineTriangle(t *[3]LineVertex, clip []Point, p *LinePaint) {
 	x0, y0 := t[0].X, t[0].Y
 	e1x, e1y := t[1].X-x0, t[1].Y-y0
@@ -158,19 +167,28 @@ func (cv *Canvas) LineTriangle(t *[3]LineVertex, clip []Point, p *LinePaint) {
 	nyX, nyY := grad(t[0].NY, t[1].NY, t[2].NY)
 	alX, alY := grad(t[0].Along, t[1].Along, t[2].Along)
 
+	// The triangle is cut on the map's plane (by the tile's square, and
+	// under a tilted camera by the plane just before the camera, behind
+	// which projected points would turn over), then seen by the camera.
 	var bufA, bufB [16]Point
 	poly := bufA[:0]
 	for _, v := range t {
-		q := Point{v.X, v.Y}
-		if p.Tilt != nil {
-			q, _ = p.Tilt.Project(q)
-		}
-		poly = append(poly, q)
+		poly = append(poly, Point{v.X, v.Y})
 	}
 	if clip != nil {
 		poly = clipConvex(poly, clip, bufB[:0])
 		if len(poly) < 3 {
 			return
+		}
+	}
+	if p.Tilt != nil {
+		poly = append(bufA[:0], poly...)
+		poly = p.Tilt.clipNear(poly, bufB[:0])
+		if len(poly) < 3 {
+			return
+		}
+		for i, q := range poly {
+			poly[i], _ = p.Tilt.Project(q)
 		}
 	}
 	minY, maxY := math.Inf(1), math.Inf(-1)
@@ -284,6 +302,36 @@ func (cv *Canvas) tiltedSpan(t *[3]LineVertex, p *LinePaint, px0, px1, y int, gr
 			blend(cv.Pix[o:o+4], cr*alpha, cg*alpha, cb*alpha, ca*alpha)
 		}
 	}
+}
+
+// nearW is the least distance (over Dist) from the camera at which clipNear
+// keeps the plane: closer points, and those behind the camera, have no
+// sensible projection.
+const nearW = 1.0 / 64
+
+// clipNear cuts the convex polygon poly (plane points) to the part at
+// least nearW*Dist in front of the camera, writing into out.
+func (t *Tilt) clipNear(poly, out []Point) []Point {
+	if t.Sin <= 0 || len(poly) == 0 {
+		return append(out, poly...)
+	}
+	// w >= nearW where y - CY <= Dist*(1-nearW)/Sin.
+	limit := t.CY + t.Dist*(1-nearW)/t.Sin
+	prev := poly[len(poly)-1]
+	sp := limit - prev.Y
+	for _, q := range poly {
+		sq := limit - q.Y
+		if sq >= 0 {
+			if sp < 0 {
+				out = appendCap(out, lerpPoint(prev, q, sp/(sp-sq)))
+			}
+			out = appendCap(out, q)
+		} else if sp >= 0 {
+			out = appendCap(out, lerpPoint(prev, q, sp/(sp-sq)))
+		}
+		prev, sp = q, sq
+	}
+	return out
 }
 
 // clipConvex clips polygon poly to the convex polygon clip (either

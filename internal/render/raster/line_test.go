@@ -154,3 +154,115 @@ func TestTiltRoundTrip(t *testing.T) {
 		}
 	}
 }
+
+func TestLinePatternPadded(t *testing.T) {
+	// A 4x2 image whose columns have alphas 10, 20, 30, 40; a repeat of 6
+	// CSS pixels shows the image with its padding: 6 texels, the last
+	// column, the four, the first.
+	img := NewCanvas(4, 2)
+	for x := 0; x < 4; x++ {
+		for y := 0; y < 2; y++ {
+			img.Pix[img.PixOffset(x, y)+3] = uint8(10 * (x + 1))
+		}
+	}
+	p := &LinePattern{Img: img, Rect: img.Rect, Repeat: 6}
+	tests := []struct {
+		name      string
+		along, ny float64
+		want      float64
+	}{
+		{"padding column repeats the last", 0.5, 0, 40},
+		{"first column", 1.5, 0, 10},
+		{"middle of the repeat", 3, 0, 25},
+		{"last column", 4.5, 0, 40},
+		{"padding column repeats the first", 5.5, 0, 10},
+		{"next repeat", 7.5, 0, 10},
+		{"between the padding and the first column", 1, 0, 25},
+		{"rows do not change the columns", 1.5, 0.9, 10},
+	}
+	for _, tc := range tests {
+		if _, _, _, a := p.sample(tc.along, tc.ny); math.Abs(a-tc.want) > 1e-9 {
+			t.Errorf("%s: alpha %v, want %v", tc.name, a, tc.want)
+		}
+	}
+}
+
+func TestLinePatternRows(t *testing.T) {
+	// Across the line the padded image's rows span the normal's -1..1: a
+	// 1x2 image with rows 0 and 100 has 4 rows padded (100, 0, 100, 0).
+	img := NewCanvas(1, 2)
+	img.Pix[img.PixOffset(0, 1)+3] = 100
+	p := &LinePattern{Img: img, Rect: img.Rect, Repeat: 1}
+	tests := []struct {
+		ny, want float64
+	}{
+		{-0.75, 100}, // the top padding row, a copy of the bottom row
+		{-0.25, 0},
+		{0.25, 100},
+		{0.75, 0}, // the bottom padding row, a copy of the top row
+		{0, 50},
+	}
+	for _, tc := range tests {
+		if _, _, _, a := p.sample(0.5, tc.ny); math.Abs(a-tc.want) > 1e-9 {
+			t.Errorf("ny %v: alpha %v, want %v", tc.ny, a, tc.want)
+		}
+	}
+}
+
+func TestLineTriangleTiltedClip(t *testing.T) {
+	// A tile much larger than the view reaches behind a tilted camera:
+	// cut on the plane, its square still lets the triangle through.
+	tilt := &Tilt{CX: 8, CY: 8, Dist: 24, Sin: math.Sqrt(3) / 2, Cos: 0.5}
+	tri := [3]LineVertex{{X: -1000, Y: -1000}, {X: 1000, Y: -1000}, {X: 0, Y: 1000}}
+	clip := []Point{{-5000, -5000}, {5000, -5000}, {5000, 5000}, {-5000, 5000}}
+	cv := NewCanvas(16, 16)
+	cv.LineTriangle(&tri, clip, &LinePaint{Outset: 1e6, Blur2: 1, Color: Color{A: 1}, Opacity: 1, Tilt: tilt})
+	for _, q := range []Point{{8, 8}, {2, 14}, {14, 2}} {
+		if a := cv.RGBAAt(int(q.X), int(q.Y)).A; a == 0 {
+			t.Errorf("pixel %v not drawn", q)
+		}
+	}
+}
+
+func TestClipNear(t *testing.T) {
+	tilt := &Tilt{CX: 0, CY: 0, Dist: 64, Sin: 1, Cos: 0}
+	square := []Point{{-10, 0}, {10, 0}, {10, 100}, {-10, 100}}
+	got := tilt.clipNear(square, make([]Point, 0, 16))
+	limit := 64 * (1 - nearW)
+	for _, q := range got {
+		if q.Y > limit+1e-9 {
+			t.Errorf("point %v kept past %v", q, limit)
+		}
+		if _, w := tilt.Project(q); w < nearW-1e-9 {
+			t.Errorf("point %v at depth %v", q, w)
+		}
+	}
+	if len(got) != 4 {
+		t.Errorf("cut square has %d points, want 4: %v", len(got), got)
+	}
+}
+
+func TestDashEdges(t *testing.T) {
+	// Dash [1, 1] on a 50-pixel line: a 100-pixel repeat in 256 texels.
+	// The dash starts at 0 and ends one texel past its 50 pixels, where
+	// GL's sampled field crosses its middle value.
+	d := NewDash([]float64{1, 1}, 50, 1, false)
+	texel := 100.0 / 256
+	tests := []struct {
+		name  string
+		along float64
+		want  float64
+	}{
+		{"start", 0, 0.5},
+		{"next start", 100, 0.5},
+		{"end, a texel past the dash", 50 + texel, 0.5},
+		{"before the end's ramp", 49.8, 1},
+		{"past the end's ramp", 51, 0},
+	}
+	for _, tc := range tests {
+		got := d.coverage(tc.along, 0)
+		if tc.want == 0.5 && math.Abs(got-0.5) > 1e-6 || tc.want != 0.5 && got != tc.want {
+			t.Errorf("%s: coverage(%v) = %v, want %v", tc.name, tc.along, got, tc.want)
+		}
+	}
+}

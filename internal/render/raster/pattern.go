@@ -22,7 +22,7 @@ type Pattern struct {
 
 // at returns the premultiplied colour (0..255) at texel position u, v.
 func (p *Pattern) at(u, v float64) (r, g, b, a float64) {
-	return p.Img.bilinearWrap(u, v, p.Rect, true)
+	return p.Img.bilinearWrap(u, v, p.Rect)
 }
 
 // FillPattern blends the pattern with opacity over the whole canvas.
@@ -65,10 +65,58 @@ func (cv *Canvas) blendPattern(p *Pattern, x, y int, k float64) {
 	blend(cv.Pix[o:o+4], r*k, g*k, b*k, a*k)
 }
 
+// bilinearPadded samples the canvas at u, v texels from rect's corner
+// (texel centres at .5) as GL samples a pattern in its atlas: the image
+// has a border of one texel repeating its opposite edges, and past that
+// border the sampler clamps (the atlas' edge); components in 0..255.
+func (cv *Canvas) bilinearPadded(u, v float64, rect image.Rectangle) (r, g, b, a float64) {
+	w, h := rect.Dx(), rect.Dy()
+	if w <= 0 || h <= 0 {
+		return 0, 0, 0, 0
+	}
+	// A texel index of the padded image (-1..w) to one of the image.
+	padded := func(i, n int) int {
+		i = max(-1, min(n, i))
+		return (i + n) % n
+	}
+	u -= 0.5
+	v -= 0.5
+	u0, v0 := math.Floor(u), math.Floor(v)
+	fu, fv := u-u0, v-v0
+	iu, iv := int(u0), int(v0)
+	var acc [4]float64
+	for j := 0; j < 2; j++ {
+		wy := 1 - fv
+		if j == 1 {
+			wy = fv
+		}
+		if wy == 0 {
+			continue
+		}
+		py := padded(iv+j, h)
+		for i := 0; i < 2; i++ {
+			wx := 1 - fu
+			if i == 1 {
+				wx = fu
+			}
+			if wx == 0 {
+				continue
+			}
+			o := cv.PixOffset(rect.Min.X+padded(iu+i, w), rect.Min.Y+py)
+			k := wx * wy
+			acc[0] += k * float64(cv.Pix[o])
+			acc[1] += k * float64(cv.Pix[o+1])
+			acc[2] += k * float64(cv.Pix[o+2])
+			acc[3] += k * float64(cv.Pix[o+3])
+		}
+	}
+	return acc[0], acc[1], acc[2], acc[3]
+}
+
 // bilinearWrap samples the canvas at u, v texels from rect's corner
-// (texel centres at .5), wrapping horizontally, and vertically when wrapY
-// (else clamping); components in 0..255.
-func (cv *Canvas) bilinearWrap(u, v float64, rect image.Rectangle, wrapY bool) (r, g, b, a float64) {
+// (texel centres at .5), wrapping in both directions; components in
+// 0..255.
+func (cv *Canvas) bilinearWrap(u, v float64, rect image.Rectangle) (r, g, b, a float64) {
 	w, h := rect.Dx(), rect.Dy()
 	if w <= 0 || h <= 0 {
 		return 0, 0, 0, 0
@@ -87,12 +135,7 @@ func (cv *Canvas) bilinearWrap(u, v float64, rect image.Rectangle, wrapY bool) (
 		if wy == 0 {
 			continue
 		}
-		py := iv + j
-		if wrapY {
-			py = ((py % h) + h) % h
-		} else {
-			py = max(0, min(h-1, py))
-		}
+		py := ((iv+j)%h + h) % h
 		for i := 0; i < 2; i++ {
 			wx := 1 - fu
 			if i == 1 {
