@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 	"time"
@@ -44,7 +45,7 @@ func (f fileResources) Fetch(ctx context.Context, url string) ([]byte, error) {
 }
 
 const renderUsage = `usage:
-  tessera render --style FILE -o OUT.png [--width W --height H --pixel-ratio R --center lon,lat --zoom Z --bearing B]
+  tessera render --style FILE -o OUT.png [--width W --height H --pixel-ratio R --center lon,lat --zoom Z --bearing B --pitch P]
   tessera render --style FILE --tile z/x/y [--tile-size 512] -o OUT.png
   tessera render --data DIR --map ID [view or --tile options] -o OUT.png
   tessera render --data DIR --map ID --zooms 0-6 [--bbox W,S,E,N] [--tile-size 256] -o OUT.mbtiles|OUT.pmtiles`
@@ -63,6 +64,8 @@ func renderCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	center := fs.String("center", "", "lon,lat (default: the style's center)")
 	zoom := fs.Float64("zoom", -1, "zoom (default: the style's zoom)")
 	bearing := fs.Float64("bearing", 0, "bearing in degrees (default: the style's)")
+	pitch := fs.Float64("pitch", 0, "camera tilt in degrees, 0 to 60 (default: the style's)")
+	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the run to this file")
 	tile := fs.String("tile", "", "draw tile z/x/y instead of a view")
 	tileSize := fs.Int("tile-size", 0, "tile size in CSS pixels: 256 or 512 (default 512 for --tile, 256 for --zooms)")
 	zooms := fs.String("zooms", "", "with --map: pre-render zooms MIN-MAX into OUT.mbtiles or OUT.pmtiles")
@@ -80,6 +83,17 @@ func renderCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return fmt.Errorf("render: --map needs --data")
 	}
 	log := newLogger(stderr, "warn", "text")
+	if *cpuProfile != "" {
+		pf, err := os.Create(*cpuProfile)
+		if err != nil {
+			return fmt.Errorf("render: %w", err)
+		}
+		defer pf.Close()
+		if err := pprof.StartCPUProfile(pf); err != nil {
+			return fmt.Errorf("render: %w", err)
+		}
+		defer pprof.StopCPUProfile()
+	}
 
 	var svc *mapimage.Service
 	var srv *server.Server
@@ -197,8 +211,11 @@ func renderCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		v.Zoom = *zoom
 	}
 	fs.Visit(func(f *flag.Flag) {
-		if f.Name == "bearing" {
+		switch f.Name {
+		case "bearing":
 			v.Bearing = *bearing
+		case "pitch":
+			v.Pitch = *pitch
 		}
 	})
 	f := *format

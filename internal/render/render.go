@@ -590,7 +590,13 @@ func (s *sourceSet) vector(ctx context.Context, src *style.Source) ([]*decodedTi
 	if (x1-x0+1)*(y1-y0+1) > maxTiles {
 		return nil, fmt.Errorf("the view needs more than %d tiles", maxTiles)
 	}
-	var out []*decodedTile
+	type want struct {
+		url, key string
+		tx, ty   int
+		t        *decodedTile
+	}
+	var wants []want
+	missing := 0
 	for ty := y0; ty <= y1; ty++ {
 		for tx := x0; tx <= x1; tx++ {
 			wrapX := ((tx % n) + n) % n
@@ -600,19 +606,55 @@ func (s *sourceSet) vector(ctx context.Context, src *style.Source) ([]*decodedTi
 			}
 			url := strings.NewReplacer("{z}", strconv.Itoa(z), "{x}", strconv.Itoa(wrapX), "{y}", strconv.Itoa(row)).Replace(tiles[0])
 			key := url + "@" + strconv.Itoa(tx) + "," + strconv.Itoa(ty)
-			t, ok := s.r.decoded.get(key)
-			if !ok {
-				data, err := s.res.Fetch(ctx, url)
-				if err != nil || len(data) == 0 {
-					continue // an absent tile is empty
-				}
-				if t, err = decodeTile(data, z, tx, ty); err != nil {
-					s.r.log.Warn("render: corrupt tile skipped", "url", url, "err", err)
-					continue
-				}
-				s.r.decoded.put(key, t)
+			t, _ := s.r.decoded.get(key)
+			if t == nil {
+				missing++
 			}
-			out = append(out, t)
+			wants = append(wants, want{url: url, key: key, tx: tx, ty: ty, t: t})
+		}
+	}
+	// The tiles not decoded yet are read and decoded on all cores.
+	load := func(w *want) {
+		data, err := s.res.Fetch(ctx, w.url)
+		if err != nil || len(data) == 0 {
+			return // an absent tile is empty
+		}
+		t, err := decodeTile(data, z, w.tx, w.ty)
+		if err != nil {
+			s.r.log.Warn("render: corrupt tile skipped", "url", w.url, "err", err)
+			return
+		}
+		s.r.decoded.put(w.key, t)
+		w.t = t
+	}
+	if workers := min(missing, runtime.GOMAXPROCS(0)); workers > 1 {
+		next := make(chan *want)
+		var wg sync.WaitGroup
+		for range workers {
+			wg.Go(func() {
+				for w := range next {
+					load(w)
+				}
+			})
+		}
+		for i := range wants {
+			if wants[i].t == nil {
+				next <- &wants[i]
+			}
+		}
+		close(next)
+		wg.Wait()
+	} else {
+		for i := range wants {
+			if wants[i].t == nil {
+				load(&wants[i])
+			}
+		}
+	}
+	var out []*decodedTile
+	for _, w := range wants {
+		if w.t != nil {
+			out = append(out, w.t)
 		}
 	}
 	return out, nil
