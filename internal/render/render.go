@@ -193,6 +193,10 @@ func (r *Renderer) Render(ctx context.Context, st *style.Style, v View, res Reso
 			}
 			lr.draw(feats)
 		case "raster":
+			if srcs.isImage(l) {
+				lr.imageRaster(srcs.image(ctx, l)) // imagesource.go
+				continue
+			}
 			cover, err := srcs.raster(ctx, l)
 			if err != nil {
 				r.log.Warn("render: source unreadable", "layer", l.ID, "source", l.Source, "err", err)
@@ -201,6 +205,13 @@ func (r *Renderer) Render(ctx context.Context, st *style.Style, v View, res Reso
 			lr.raster(cover)
 		case "symbol":
 			srcs.drawSymbols(ctx, lr)
+		case "hillshade":
+			cover, err := srcs.dem(ctx, l)
+			if err != nil {
+				r.log.Warn("render: source unreadable", "layer", l.ID, "source", l.Source, "err", err)
+				continue
+			}
+			lr.hillshade(cover)
 		}
 	}
 	// A resource cut short by the deadline leaves a picture with holes:
@@ -262,6 +273,10 @@ type sourceSet struct {
 	cache map[string][]sourceFeature
 	// rasters holds the decoded tiles of raster sources, by source name.
 	rasters map[string]*rasterCover
+	// dems and images hold raster-dem and image sources, by name
+	// (demsource.go, imagesource.go).
+	dems   map[string]*demCover
+	images map[string]*imageCover
 	// byLayer splits a source's features by source layer.
 	byLayer map[string]map[string][]sourceFeature
 	// symbolPass, glyphs and sprite hold the symbol placement of the view
