@@ -292,7 +292,7 @@ func (c *demCover) backfillAll() {
 					continue
 				}
 				nx := ((k[0]+dx)%n + n) % n
-				if nx == k[0] {
+				if dx != 0 && nx == k[0] {
 					continue // a world one tile wide has no neighbour
 				}
 				t.backfill(c.tiles[[2]int{nx, k[1] + dy}], dx, dy)
