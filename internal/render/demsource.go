@@ -28,6 +28,23 @@ import (
 // demBorder is the number of pixels of border kept around a DEM tile.
 const demBorder = 2
 
+// maxDEMSize bounds the side of a DEM tile, in pixels (they are 256 or
+// 512 in practice).
+const maxDEMSize = 1024
+
+// checkImageSize reads an image's header and fails when either side is
+// longer than limit, before any pixel is decoded.
+func checkImageSize(data []byte, limit int) error {
+	cfg, _, err := image.DecodeConfig(bytes.NewReader(data))
+	if err != nil {
+		return err
+	}
+	if cfg.Width > limit || cfg.Height > limit {
+		return fmt.Errorf("%dx%d image larger than %d pixels a side", cfg.Width, cfg.Height, limit)
+	}
+	return nil
+}
+
 // demEncoding turns a texel's red, green and blue (0..255) into metres:
 // r*R + g*G + b*B - Shift.
 type demEncoding struct {
@@ -97,7 +114,7 @@ func rawNumber(o *style.Object, key string, def float64) float64 {
 // a border of demBorder pixels all round.
 type demTile struct {
 	dim  int
-	elev []float64 // rows of dim+2*demBorder, the border included
+	elev []float32 // rows of dim+2*demBorder, the border included (GL too decodes in 32-bit floats)
 	// slopes is the tile's slope texture, made on first use (see
 	// hillshade.go).
 	slopes *slopeTexture
@@ -109,16 +126,19 @@ func (d *demTile) stride() int { return d.dim + 2*demBorder }
 // at returns the elevation at pixel x, y of the tile (-demBorder up to
 // dim+demBorder-1 along each axis, the border included).
 func (d *demTile) at(x, y int) float64 {
-	return d.elev[(y+demBorder)*d.stride()+x+demBorder]
+	return float64(d.elev[(y+demBorder)*d.stride()+x+demBorder])
 }
 
 func (d *demTile) set(x, y int, v float64) {
-	d.elev[(y+demBorder)*d.stride()+x+demBorder] = v
+	d.elev[(y+demBorder)*d.stride()+x+demBorder] = float32(v)
 }
 
 // decodeDEM decodes a square PNG or WebP DEM tile. The border repeats the
 // tile's edge pixels until a neighbour fills it.
 func decodeDEM(data []byte, enc demEncoding) (*demTile, error) {
+	if err := checkImageSize(data, maxDEMSize); err != nil {
+		return nil, fmt.Errorf("decode DEM tile: %w", err)
+	}
 	img, _, err := image.Decode(bytes.NewReader(data))
 	if err != nil {
 		return nil, fmt.Errorf("decode DEM tile: %w", err)
@@ -142,7 +162,7 @@ func decodeDEM(data []byte, enc demEncoding) (*demTile, error) {
 		pix, stride = n.Pix, n.Stride
 	}
 	dim := b.Dx()
-	d := &demTile{dim: dim, elev: make([]float64, (dim+2*demBorder)*(dim+2*demBorder))}
+	d := &demTile{dim: dim, elev: make([]float32, (dim+2*demBorder)*(dim+2*demBorder))}
 	for y := 0; y < dim; y++ {
 		row := pix[y*stride:]
 		for x := 0; x < dim; x++ {

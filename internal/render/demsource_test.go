@@ -116,6 +116,13 @@ func TestDEMEncodingErrors(t *testing.T) {
 	if _, err := decodeDEM(buf.Bytes(), mapboxEncoding); err == nil {
 		t.Error("a tile that is not square decoded")
 	}
+	buf.Reset()
+	if err := png.Encode(&buf, image.NewGray(image.Rect(0, 0, maxDEMSize+1, maxDEMSize+1))); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := decodeDEM(buf.Bytes(), mapboxEncoding); err == nil {
+		t.Error("a tile over the size limit decoded")
+	}
 }
 
 // TestDEMBorder checks the two pixels of border: the tile's edge repeated

@@ -139,10 +139,14 @@ func TestHillshadeShade(t *testing.T) {
 // hillshadeStyle is a one-layer hillshade style over the planeDEM tiles
 // (512 CSS pixels each, dim pixels of DEM).
 func hillshadeStyle(t testing.TB, lon, lat, zoom, bearing float64, paint string) string {
-	return fmt.Sprintf(`{"version": 8, "center": [%g, %g], "zoom": %g, "bearing": %g,
+	return hillshadePitched(t, lon, lat, zoom, bearing, 0, paint)
+}
+
+func hillshadePitched(t testing.TB, lon, lat, zoom, bearing, pitch float64, paint string) string {
+	return fmt.Sprintf(`{"version": 8, "center": [%g, %g], "zoom": %g, "bearing": %g, "pitch": %g,
 		"sources": {"d": {"type": "raster-dem", "tiles": ["d/{z}/{x}/{y}"], "tileSize": 512, "maxzoom": 12}},
 		"layers": [{"id": "bg", "type": "background", "paint": {"background-color": "white"}},
-			{"id": "h", "type": "hillshade", "source": "d", "paint": {%s}}]}`, lon, lat, zoom, bearing, paint)
+			{"id": "h", "type": "hillshade", "source": "d", "paint": {%s}}]}`, lon, lat, zoom, bearing, pitch, paint)
 }
 
 // TestRenderHillshade draws planes and checks the colour against GL's
@@ -175,23 +179,25 @@ func TestRenderHillshade(t *testing.T) {
 		lat        float64
 		row0       int
 		bearing    float64
+		pitch      float64
 		paint      string
 		ax, ay     float64
 		wantFacing float64
 		d          float64 // the slope's derivative the colour follows
 	}{
-		{"flat ground draws nothing", 0, n / 2, 0, `"hillshade-illumination-direction": 270`, 0, 0, -1, 0},
-		{"facing the light from the west", 0, n / 2, 0, `"hillshade-illumination-direction": 270, "hillshade-illumination-anchor": "map"`, 100, 0, 1, deriv(100)},
-		{"facing away from it", 0, n / 2, 0, `"hillshade-illumination-direction": 90`, 100, 0, 0, deriv(100)},
-		{"facing north under the default light (335°)", 0, n / 2, 0, ``, 0, 100, math.Abs(math.Mod(335.0/180+1.5+0.5, 2) - 1), deriv(100)},
-		{"map anchor ignores the bearing", 0, n / 2, 90, `"hillshade-illumination-direction": 270, "hillshade-illumination-anchor": "map"`, 100, 0, 1, deriv(100)},
-		{"viewport anchor turns the light with the bearing: from the north on the map", 0, n / 2, 90, `"hillshade-illumination-direction": 270`, 100, 0, 0.5, deriv(100)},
-		{"viewport anchor: ground facing north gets the highlight", 0, n / 2, 90, `"hillshade-illumination-direction": 270`, 0, 100, 1, deriv(100)},
-		{"latitude 60 doubles the slope", lat60, row60, 0, `"hillshade-illumination-direction": 270`, 50, 0, 1, deriv(50) / math.Cos(lat60*math.Pi/180)},
+		{"flat ground draws nothing", 0, n / 2, 0, 0, `"hillshade-illumination-direction": 270`, 0, 0, -1, 0},
+		{"facing the light from the west", 0, n / 2, 0, 0, `"hillshade-illumination-direction": 270, "hillshade-illumination-anchor": "map"`, 100, 0, 1, deriv(100)},
+		{"facing away from it", 0, n / 2, 0, 0, `"hillshade-illumination-direction": 90`, 100, 0, 0, deriv(100)},
+		{"facing north under the default light (335°)", 0, n / 2, 0, 0, ``, 0, 100, math.Abs(math.Mod(335.0/180+1.5+0.5, 2) - 1), deriv(100)},
+		{"map anchor ignores the bearing", 0, n / 2, 90, 0, `"hillshade-illumination-direction": 270, "hillshade-illumination-anchor": "map"`, 100, 0, 1, deriv(100)},
+		{"viewport anchor turns the light with the bearing: from the north on the map", 0, n / 2, 90, 0, `"hillshade-illumination-direction": 270`, 100, 0, 0.5, deriv(100)},
+		{"viewport anchor: ground facing north gets the highlight", 0, n / 2, 90, 0, `"hillshade-illumination-direction": 270`, 0, 100, 1, deriv(100)},
+		{"a tilted camera sees the same shade", 0, n / 2, 0, 50, `"hillshade-illumination-direction": 270`, 100, 0, 1, deriv(100)},
+		{"latitude 60 doubles the slope", lat60, row60, 0, 0, `"hillshade-illumination-direction": 270`, 50, 0, 1, deriv(50) / math.Cos(lat60*math.Pi/180)},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			st := parse(t, hillshadeStyle(t, 0, tc.lat, z, tc.bearing, paint+prefixComma(tc.paint)))
+			st := parse(t, hillshadePitched(t, 0, tc.lat, z, tc.bearing, tc.pitch, paint+prefixComma(tc.paint)))
 			res := planeDEM(t, z, dim, n/2-1, tc.row0-1, tc.ax, tc.ay, nil)
 			img, err := r.Render(context.Background(), st, ViewOf(st, 64, 64, 1), res)
 			if err != nil {

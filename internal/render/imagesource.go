@@ -32,6 +32,10 @@ type imageCover struct {
 	warp [3]float64
 }
 
+// maxImageSize bounds the side of an image source's picture, in pixels
+// (a common GL texture limit).
+const maxImageSize = 4096
+
 // Foreshortening limits of GL's warp: purely projective up to the first,
 // blended towards bilinear up to the second, bilinear beyond.
 const (
@@ -72,6 +76,9 @@ func (s *sourceSet) readImage(ctx context.Context, src *style.Source) (*imageCov
 	}
 	data, err := s.res.Fetch(ctx, src.URL)
 	if err != nil {
+		return nil, fmt.Errorf("image %s: %w", src.URL, err)
+	}
+	if err := checkImageSize(data, maxImageSize); err != nil {
 		return nil, fmt.Errorf("image %s: %w", src.URL, err)
 	}
 	tex, err := decodeTexture(data)
@@ -267,8 +274,23 @@ func (lr *layerRender) imageRaster(img *imageCover) {
 	x0, _, x1, _ := fr.worldBounds()
 	w0, w1 := int(math.Floor(x0))-1, int(math.Floor(x1))+1
 	w, h := lr.cv.Rect.Dx(), lr.cv.Rect.Dy()
-	for y := 0; y < h; y++ {
-		for x := 0; x < w; x++ {
+	// Only the pixels of the copies' boxes on the screen are tried (all
+	// of them in a tilted view).
+	px0, py0, px1, py1 := 0, 0, w, h
+	if fr.tilt == nil {
+		bx0, by0, bx1, by1 := math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)
+		n := math.Exp2(img.tile[0])
+		for k := w0; k <= w1; k++ {
+			for _, c := range img.corners {
+				p := fr.toScreen((img.tile[1]+c[0]/8192)/n+float64(k), (img.tile[2]+c[1]/8192)/n)
+				bx0, by0, bx1, by1 = math.Min(bx0, p.X), math.Min(by0, p.Y), math.Max(bx1, p.X), math.Max(by1, p.Y)
+			}
+		}
+		px0, py0 = max(0, int(math.Floor(bx0))-1), max(0, int(math.Floor(by0))-1)
+		px1, py1 = min(w, int(math.Ceil(bx1))+1), min(h, int(math.Ceil(by1))+1)
+	}
+	for y := py0; y < py1; y++ {
+		for x := px0; x < px1; x++ {
 			wx, wy := fr.worldAt(x, y)
 			for k := w0; k <= w1; k++ {
 				s, t, ok := img.texCoord(wx-float64(k), wy)
