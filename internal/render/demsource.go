@@ -245,11 +245,28 @@ func (s *sourceSet) dem(ctx context.Context, l *style.Layer) (*demCover, error) 
 }
 
 func (s *sourceSet) demTiles(ctx context.Context, src *style.Source) (*demCover, error) {
-	enc, err := encodingOf(src)
+	ts, err := s.tileTemplates(ctx, src, rasterMaxZoom)
 	if err != nil {
 		return nil, err
 	}
-	ts, err := s.tileTemplates(ctx, src, rasterMaxZoom)
+	if !src.Raw.Has("encoding") && len(src.Tiles) == 0 && src.URL != "" {
+		// A TileJSON may name the encoding the style leaves out.
+		if b, err := s.res.Fetch(ctx, src.URL); err == nil {
+			var tj struct {
+				Encoding string `json:"encoding"`
+			}
+			if json.Unmarshal(b, &tj) == nil && tj.Encoding != "" {
+				raw := style.NewObject()
+				for _, k := range src.Raw.Keys() {
+					v, _ := src.Raw.Get(k)
+					raw.Set(k, v)
+				}
+				raw.Set("encoding", tj.Encoding)
+				src = &style.Source{Type: src.Type, Raw: raw}
+			}
+		}
+	}
+	enc, err := encodingOf(src)
 	if err != nil {
 		return nil, err
 	}

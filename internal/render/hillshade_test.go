@@ -6,6 +6,7 @@ import (
 	"image"
 	"log/slog"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/tesseramaps/tessera/internal/geo"
@@ -21,6 +22,11 @@ func (f funcResources) Fetch(_ context.Context, url string) ([]byte, error) { re
 // southwards from 1000 m at the top left corner of tile (col0, row0).
 // Tiles for which keep returns false are missing.
 func planeDEM(t testing.TB, z, dim, col0, row0 int, ax, ay float64, keep func(x, y int) bool) funcResources {
+	return planeDEMEncoded(t, "mapbox", z, dim, col0, row0, ax, ay, keep)
+}
+
+// planeDEMEncoded is planeDEM in another encoding.
+func planeDEMEncoded(t testing.TB, enc string, z, dim, col0, row0 int, ax, ay float64, keep func(x, y int) bool) funcResources {
 	return func(url string) ([]byte, error) {
 		var tz, tx, ty int
 		if _, err := fmt.Sscanf(url, "d/%d/%d/%d", &tz, &tx, &ty); err != nil || tz != z {
@@ -29,7 +35,7 @@ func planeDEM(t testing.TB, z, dim, col0, row0 int, ax, ay float64, keep func(x,
 		if keep != nil && !keep(tx, ty) {
 			return nil, fmt.Errorf("no tile %s", url)
 		}
-		return demPNG(t, "mapbox", dim, func(x, y int) float64 {
+		return demPNG(t, enc, dim, func(x, y int) float64 {
 			return 1000 + ax*float64((tx-col0)*dim+x) + ay*float64((ty-row0)*dim+y)
 		}), nil
 	}
@@ -275,4 +281,70 @@ func nearBytes(a, b [4]uint8, tol int) bool {
 		}
 	}
 	return true
+}
+
+// TestDEMSourceTiles checks which DEM tiles a source shows: from a
+// TileJSON (with its encoding), none below minzoom or outside bounds, and
+// the maxzoom tiles scaled up past maxzoom, shading as the tiles of the
+// zoom itself would.
+func TestDEMSourceTiles(t *testing.T) {
+	r, err := New(slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const dim, z = 64, 12
+	n := 1 << z
+	plane := planeDEMEncoded(t, "terrarium", z, dim, n/2-1, n/2-1, 100, 0, nil)
+	tests := []struct {
+		name    string
+		source  string
+		zoom    float64
+		drawn   bool
+		fetched string // a tile the render must read
+	}{
+		{"TileJSON with its encoding", `{"type": "raster-dem", "url": "tj", "tileSize": 512}`, 12, true, "d/12/2047/2047"},
+		{"below minzoom", `{"type": "raster-dem", "url": "tj", "tileSize": 512, "minzoom": 13}`, 12, false, ""},
+		{"outside bounds", `{"type": "raster-dem", "url": "tj", "tileSize": 512, "bounds": [10, 10, 20, 20]}`, 12, false, ""},
+		{"overzoomed", `{"type": "raster-dem", "url": "tj", "tileSize": 512}`, 14.3, true, "d/12/2047/2047"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			fetched := map[string]bool{}
+			res := funcResources(func(url string) ([]byte, error) {
+				fetched[url] = true
+				if url == "tj" {
+					return []byte(`{"tiles": ["d/{z}/{x}/{y}"], "maxzoom": 12, "encoding": "terrarium"}`), nil
+				}
+				return plane(url)
+			})
+			st := parse(t, fmt.Sprintf(`{"version": 8, "center": [0, 0], "zoom": %g,
+				"sources": {"d": %s},
+				"layers": [{"id": "bg", "type": "background", "paint": {"background-color": "white"}},
+					{"id": "h", "type": "hillshade", "source": "d", "paint": {"hillshade-illumination-direction": 270,
+						"hillshade-shadow-color": "blue", "hillshade-highlight-color": "red", "hillshade-accent-color": "rgba(0,0,0,0)"}}]}`, tc.zoom, tc.source))
+			img, err := r.Render(context.Background(), st, ViewOf(st, 32, 32, 1), res)
+			if err != nil {
+				t.Fatal(err)
+			}
+			o := img.PixOffset(8, 8)
+			got := [4]float64{float64(img.Pix[o]) / 255, float64(img.Pix[o+1]) / 255, float64(img.Pix[o+2]) / 255, 1}
+			want := [4]float64{1, 1, 1, 1}
+			if tc.drawn {
+				// The highlight times the sine of the slope over white.
+				s := math.Sin(math.Atan(0.625 * 8 * 100 / slopeScale(dim, z)))
+				want = [4]float64{1, 1 - s, 1 - s, 1}
+			}
+			if !near(got, want, 4.0/255) {
+				t.Errorf("pixel = %v, want %v", got, want)
+			}
+			if tc.fetched != "" && !fetched[tc.fetched] {
+				t.Errorf("tile %s not read (read %v)", tc.fetched, fetched)
+			}
+			for url := range fetched {
+				if url != "tj" && !strings.HasPrefix(url, "d/12/") {
+					t.Errorf("read %s, past the source's maxzoom", url)
+				}
+			}
+		})
+	}
 }
