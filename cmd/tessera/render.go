@@ -48,7 +48,10 @@ const renderUsage = `usage:
   tessera render --style FILE -o OUT.png [--width W --height H --pixel-ratio R --center lon,lat --zoom Z --bearing B --pitch P]
   tessera render --style FILE --tile z/x/y [--tile-size 512] -o OUT.png
   tessera render --data DIR --map ID [view or --tile options] -o OUT.png
-  tessera render --data DIR --map ID --zooms 0-6 [--bbox W,S,E,N] [--tile-size 256] -o OUT.mbtiles|OUT.pmtiles`
+  tessera render --data DIR --map ID --zooms 0-6 [--bbox W,S,E,N] [--tile-size 256] -o OUT.mbtiles|OUT.pmtiles
+
+sources drawn: vector, geojson, raster, raster-dem (mapbox, terrarium, custom encodings), image
+layers drawn: background, fill, line, circle, symbol, raster, hillshade (every hillshade-method)`
 
 // renderCmd draws a style or a map to an image file, or pre-renders a
 // map's tiles into a raster tileset.

@@ -280,6 +280,10 @@ func (d layerDrawer) draw(ctx context.Context, layers []int, cv *raster.Canvas) 
 			}
 			lr.draw(feats)
 		case "raster":
+			if d.srcs.isImage(l) {
+				lr.imageRaster(d.srcs.image(ctx, l)) // imagesource.go
+				continue
+			}
 			cover, err := d.srcs.raster(ctx, l)
 			if err != nil {
 				d.r.log.Warn("render: source unreadable", "layer", l.ID, "source", l.Source, "err", err)
@@ -288,6 +292,13 @@ func (d layerDrawer) draw(ctx context.Context, layers []int, cv *raster.Canvas) 
 			lr.raster(cover)
 		case "symbol":
 			d.srcs.drawSymbols(ctx, lr)
+		case "hillshade":
+			cover, err := d.srcs.dem(ctx, l)
+			if err != nil {
+				d.r.log.Warn("render: source unreadable", "layer", l.ID, "source", l.Source, "err", err)
+				continue
+			}
+			lr.hillshade(cover)
 		}
 	}
 }
@@ -346,6 +357,10 @@ type sourceSet struct {
 	sources map[string]*sourceData
 	// rasters holds the decoded tiles of raster sources, by source name.
 	rasters map[string]*rasterCover
+	// dems and images hold raster-dem and image sources, by name
+	// (demsource.go, imagesource.go).
+	dems   map[string]*demCover
+	images map[string]*imageCover
 	// symbolPass, glyphs and sprite hold the symbol placement of the view
 	// and the glyphs and icons it uses (see symbol.go); placed is closed
 	// when symbolPass is ready.

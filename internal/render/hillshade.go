@@ -1,0 +1,401 @@
+package render
+
+import (
+	"math"
+
+	"github.com/tesseramaps/tessera/internal/geo"
+	"github.com/tesseramaps/tessera/internal/render/raster"
+	"github.com/tesseramaps/tessera/internal/style/expr"
+)
+
+// The hillshade layer, in GL's two steps.
+//
+// First each DEM tile becomes a slope texture of (dim+2) x (dim+2) texels:
+// one texel per DEM pixel plus one of border, each holding the east and
+// south derivatives of the elevation by Horn's 3x3 kernel, in metres per
+// metre (the pixel's size taken at the equator, for the tile's pixel
+// count and zoom), exaggerated below zoom 15 as GL exaggerates them so
+// that hills show at small scales. They are stored as GL stores them: in
+// eight bits each, as deriv/8 + 128/255 clamped to 0..1.
+//
+// Then each device pixel samples that texture (bilinear, or nearest with
+// `resampling: nearest`) at its place in the tile, divides the derivatives
+// by the cosine of its latitude (a Mercator pixel is smaller on the ground
+// away from the equator), and turns them into a colour by the layer's
+// `hillshade-method`: GL's standard shading (an eased slope mixing the
+// shadow and highlight colours by how the slope faces the light, and the
+// accent colour on steep ground), or the basic, combined, igor or
+// multidirectional models after GDAL's. The colour is premultiplied and
+// blended over the map.
+
+// slopeTexture is a DEM tile's derivatives as GL's prepare pass leaves
+// them: two bytes a texel (east, south), size x size texels.
+type slopeTexture struct {
+	size int
+	rg   []uint8
+}
+
+// slopeScale returns what GL divides the kernel's sum by for a tile of dim
+// pixels at zoom z: 8 times the metres per pixel (the world's width of
+// 2^25.2562 metres over dim*2^z pixels), times 2 to the power of the
+// low-zoom exaggeration.
+func slopeScale(dim, z int) float64 {
+	zf := float64(z)
+	var exaggeration float64
+	if zf < 15 {
+		factor := 0.3
+		switch {
+		case zf < 2:
+			factor = 0.4
+		case zf < 4.5:
+			factor = 0.35
+		}
+		exaggeration = (zf - 15) * factor
+	}
+	return math.Exp2(exaggeration+3+25.2562-zf) / float64(dim)
+}
+
+// slopesAt returns the tile's slope texture at zoom z, made on first use.
+func (d *demTile) slopesAt(z int) *slopeTexture {
+	if d.slopes != nil {
+		return d.slopes
+	}
+	size := d.dim + 2
+	st := &slopeTexture{size: size, rg: make([]uint8, 2*size*size)}
+	scale := slopeScale(d.dim, z)
+	for j := 0; j < size; j++ {
+		y := j - 1 // the tile's pixel row, -1..dim
+		for i := 0; i < size; i++ {
+			x := i - 1
+			a, b, c := d.at(x-1, y-1), d.at(x, y-1), d.at(x+1, y-1)
+			dd, f := d.at(x-1, y), d.at(x+1, y)
+			g, h, k := d.at(x-1, y+1), d.at(x, y+1), d.at(x+1, y+1)
+			dx := ((c + 2*f + k) - (a + 2*dd + g)) / scale
+			dy := ((g + 2*h + k) - (a + 2*b + c)) / scale
+			o := 2 * (j*size + i)
+			st.rg[o] = unorm8(dx/8 + 128.0/255)
+			st.rg[o+1] = unorm8(dy/8 + 128.0/255)
+		}
+	}
+	d.slopes = st
+	return st
+}
+
+// unorm8 stores v (clamped to 0..1) in eight bits, as a framebuffer does.
+func unorm8(v float64) uint8 {
+	return uint8(math.Floor(clamp01(v)*255 + 0.5))
+}
+
+// texel returns the stored east and south values of texel x, y (clamped
+// to the edge), 0..1.
+func (s *slopeTexture) texel(x, y int) (float64, float64) {
+	x, y = max(0, min(s.size-1, x)), max(0, min(s.size-1, y))
+	o := 2 * (y*s.size + x)
+	return float64(s.rg[o]) / 255, float64(s.rg[o+1]) / 255
+}
+
+// derivative returns the east and south derivatives at u, v across the
+// tile (0..1), as GL's draw pass reads them: the texture sampled within
+// its border, bilinear or nearest.
+func (s *slopeTexture) derivative(u, v float64, nearest bool) (float64, float64) {
+	n := float64(s.size)
+	// Texel i+1 is the tile's pixel i: u spans the inner dim texels.
+	tx, ty := u*(n-2)+1, v*(n-2)+1
+	var r, g float64
+	if nearest {
+		r, g = s.texel(int(math.Floor(tx)), int(math.Floor(ty)))
+	} else {
+		sx, sy := tx-0.5, ty-0.5
+		fx, fy := math.Floor(sx), math.Floor(sy)
+		x, y := int(fx), int(fy)
+		ax, ay := sx-fx, sy-fy
+		r00, g00 := s.texel(x, y)
+		r10, g10 := s.texel(x+1, y)
+		r01, g01 := s.texel(x, y+1)
+		r11, g11 := s.texel(x+1, y+1)
+		r = lerp(lerp(r00, r10, ax), lerp(r01, r11, ax), ay)
+		g = lerp(lerp(g00, g10, ax), lerp(g01, g11, ax), ay)
+	}
+	return (r - 128.0/255) * 8, (g - 128.0/255) * 8
+}
+
+func lerp(a, b, t float64) float64 { return a + (b-a)*t }
+
+// hillshadeLight is a hillshade layer's paint in the form the per-pixel
+// step uses. Colours are premultiplied.
+type hillshadeLight struct {
+	method       string
+	exaggeration float64
+	accent       [4]float64
+	// One entry per light: azimuths (radians clockwise from north on the
+	// map, the bearing added for the viewport anchor), altitudes (radians
+	// above the horizon), shadow and highlight colours.
+	azimuths, altitudes []float64
+	shadows, highlights [][4]float64
+}
+
+// hillshadeLightOf evaluates a hillshade layer's paint at the view's zoom.
+// Lists of directions, altitudes and colours are padded with their last
+// entry to the longest; as in GL the multidirectional method lights with
+// as many sources as there are highlight colours.
+func (lr *layerRender) hillshadeLightOf() hillshadeLight {
+	c := lr.ctx(nil)
+	h := hillshadeLight{
+		method:       lr.str("hillshade-method", c, "standard"),
+		exaggeration: lr.num("hillshade-exaggeration", c, 0.5),
+	}
+	if col, ok := lr.color("hillshade-accent-color", c); ok {
+		h.accent = premul(col)
+	}
+	dirs := lr.floats("hillshade-illumination-direction", c, 335)
+	alts := lr.floats("hillshade-illumination-altitude", c, 45)
+	shadows := lr.colors("hillshade-shadow-color", c, raster.Color{A: 1})
+	highlights := lr.colors("hillshade-highlight-color", c, raster.Color{R: 1, G: 1, B: 1, A: 1})
+	n := max(len(dirs), len(alts), len(shadows), len(highlights))
+	var bearing float64
+	if lr.str("hillshade-illumination-anchor", c, "viewport") == "viewport" {
+		// The light keeps its place on the screen: on the map it turns
+		// with the bearing.
+		bearing = math.Atan2(-lr.fr.sin, lr.fr.cos)
+	}
+	for i := 0; i < n; i++ {
+		h.azimuths = append(h.azimuths, dirs[min(i, len(dirs)-1)]*math.Pi/180+bearing)
+		h.altitudes = append(h.altitudes, alts[min(i, len(alts)-1)]*math.Pi/180)
+		h.shadows = append(h.shadows, premul(shadows[min(i, len(shadows)-1)]))
+		h.highlights = append(h.highlights, premul(highlights[min(i, len(highlights)-1)]))
+	}
+	if h.method == "multidirectional" {
+		k := len(highlights)
+		h.azimuths, h.altitudes, h.shadows, h.highlights = h.azimuths[:k], h.altitudes[:k], h.shadows[:k], h.highlights[:k]
+	}
+	return h
+}
+
+func premul(c raster.Color) [4]float64 {
+	return [4]float64{c.R * c.A, c.G * c.A, c.B * c.A, c.A}
+}
+
+// floats returns a number or numberArray property as a list of at least
+// one number (def when absent).
+func (lr *layerRender) floats(name string, c *expr.EvalContext, def float64) []float64 {
+	v, ok := lr.eval(name, c)
+	if ok {
+		if v.Kind() == expr.KindNumber {
+			return []float64{v.Num()}
+		}
+		if f := numbers(v); len(f) > 0 {
+			return f
+		}
+	}
+	return []float64{def}
+}
+
+// colors returns a color or colorArray property as a list of at least one
+// colour (def when absent).
+func (lr *layerRender) colors(name string, c *expr.EvalContext, def raster.Color) []raster.Color {
+	v, ok := lr.eval(name, c)
+	if ok {
+		switch v.Kind() {
+		case expr.KindColor:
+			col := v.Color()
+			return []raster.Color{{R: col.R, G: col.G, B: col.B, A: col.A}}
+		case expr.KindColorArray:
+			var out []raster.Color
+			for _, col := range v.Colors() {
+				out = append(out, raster.Color{R: col.R, G: col.G, B: col.B, A: col.A})
+			}
+			if len(out) > 0 {
+				return out
+			}
+		}
+	}
+	return []raster.Color{def}
+}
+
+// aspect returns the direction the slope faces, as GL's shader reckons it.
+func aspect(dx, dy float64) float64 {
+	if dx != 0 {
+		return math.Atan2(dy, -dx)
+	}
+	if dy > 0 {
+		return math.Pi / 2
+	}
+	return -math.Pi / 2
+}
+
+// glslMod is GLSL's mod: x - y*floor(x/y).
+func glslMod(x, y float64) float64 { return x - y*math.Floor(x/y) }
+
+// shade returns the premultiplied colour of ground whose elevation rises
+// by dx metres per metre eastwards and dy southwards.
+func (h *hillshadeLight) shade(dx, dy float64) [4]float64 {
+	switch h.method {
+	case "basic":
+		return h.basic(dx, dy)
+	case "combined":
+		return h.combined(dx, dy)
+	case "igor":
+		return h.igor(dx, dy)
+	case "multidirectional":
+		return h.multidirectional(dx, dy)
+	}
+	return h.standard(dx, dy)
+}
+
+// standard is GL's own hillshade: the slope eased by an exponential of
+// base 1.875 - 1.75*exaggeration, the accent colour by its cosine, the
+// mix of shadow and highlight (by how squarely the slope faces the light)
+// by its sine.
+func (h *hillshadeLight) standard(dx, dy float64) [4]float64 {
+	azimuth := h.azimuths[0] + math.Pi
+	slope := math.Atan(0.625 * math.Hypot(dx, dy))
+	intensity := h.exaggeration
+	if intensity != 0.5 {
+		base := 1.875 - intensity*1.75
+		slope = (math.Pow(base, slope) - 1) / (math.Pow(base, math.Pi/2) - 1) * (math.Pi / 2)
+	}
+	weight := clamp01(intensity * 2)
+	accent := (1 - math.Cos(slope)) * weight
+	facing := math.Abs(glslMod((aspect(dx, dy)+azimuth)/math.Pi+0.5, 2) - 1)
+	amount := math.Sin(slope) * weight
+	var shade, out [4]float64
+	for i := range shade {
+		shade[i] = lerp(h.shadows[0][i], h.highlights[0][i], facing) * amount
+	}
+	for i := range out {
+		out[i] = h.accent[i]*accent*(1-shade[3]) + shade[i]
+	}
+	return out
+}
+
+// lambert returns the cosine of the angle between the light of the given
+// azimuth (the direction the light travels towards, as GL's shader takes
+// it) and altitude and the ground's normal.
+func lambert(dx, dy, azimuth, altitude float64) float64 {
+	sinAz, cosAz := math.Sincos(azimuth)
+	sinAlt, cosAlt := math.Sincos(altitude)
+	return (sinAlt - (dy*cosAz*cosAlt - dx*sinAz*cosAlt)) / math.Sqrt(1+dx*dx+dy*dy)
+}
+
+// lit maps a lambert value to the highlight colour above one half and to
+// the shadow colour below it, scaled by weight.
+func lit(cang float64, shadow, highlight [4]float64, weight float64) [4]float64 {
+	s := clamp01(cang)
+	var out [4]float64
+	for i := range out {
+		if s > 0.5 {
+			out[i] = highlight[i] * (2*s - 1) * weight
+		} else {
+			out[i] = shadow[i] * (1 - 2*s) * weight
+		}
+	}
+	return out
+}
+
+// basic is the cosine of the angle between the light and the ground's
+// normal (GDAL's default), the derivatives scaled by twice the
+// exaggeration.
+func (h *hillshadeLight) basic(dx, dy float64) [4]float64 {
+	k := h.exaggeration * 2
+	dx, dy = dx*k, dy*k
+	return lit(lambert(dx, dy, h.azimuths[0]+math.Pi, h.altitudes[0]), h.shadows[0], h.highlights[0], 1)
+}
+
+// multidirectional is the mean of the basic shading of each light.
+func (h *hillshadeLight) multidirectional(dx, dy float64) [4]float64 {
+	k := h.exaggeration * 2
+	dx, dy = dx*k, dy*k
+	var out [4]float64
+	n := float64(len(h.highlights))
+	for i := range h.highlights {
+		c := lit(lambert(dx, dy, h.azimuths[i]+math.Pi, h.altitudes[i]), h.shadows[i], h.highlights[i], 1/n)
+		for j := range out {
+			out[j] += c[j]
+		}
+	}
+	return out
+}
+
+// combined weighs the angle to the light by the slope (GDAL's -combined).
+func (h *hillshadeLight) combined(dx, dy float64) [4]float64 {
+	k := h.exaggeration * 2
+	dx, dy = dx*k, dy*k
+	cang := math.Acos(lambert(dx, dy, h.azimuths[0]+math.Pi, h.altitudes[0]))
+	cang = math.Max(0, math.Min(math.Pi/2, cang))
+	steep := math.Atan(math.Hypot(dx, dy)) * 4 / math.Pi / math.Pi
+	var out [4]float64
+	for i := range out {
+		out[i] = h.shadows[0][i]*cang*steep + h.highlights[0][i]*(math.Pi/2-cang)*steep
+	}
+	return out
+}
+
+// igor shades by slope and aspect only, lightly (GDAL's -igor).
+func (h *hillshadeLight) igor(dx, dy float64) [4]float64 {
+	k := h.exaggeration * 2
+	dx, dy = dx*k, dy*k
+	steep := math.Atan(math.Hypot(dx, dy)) * 2 / math.Pi
+	facing := 1 - math.Abs(glslMod((aspect(dx, dy)+h.azimuths[0]+math.Pi)/math.Pi+0.5, 2)-1)
+	var out [4]float64
+	for i := range out {
+		out[i] = h.shadows[0][i]*steep*facing + h.highlights[0][i]*steep*(1-facing)
+	}
+	return out
+}
+
+// worldAt returns the world position under the centre of device pixel x,
+// y, through the camera's tilt.
+func (f frame) worldAt(x, y int) (float64, float64) {
+	sx, sy := float64(x)+0.5, float64(y)+0.5
+	if f.tilt != nil {
+		p := f.tilt.Unproject(raster.Point{X: sx, Y: sy})
+		sx, sy = p.X, p.Y
+	}
+	return f.toWorld(sx, sy)
+}
+
+// hillshade draws a hillshade layer over the DEM tiles of its source.
+func (lr *layerRender) hillshade(cover *demCover) {
+	if cover == nil || len(cover.tiles) == 0 {
+		return
+	}
+	light := lr.hillshadeLightOf()
+	if light.exaggeration == 0 {
+		return // GL prepares no slopes then, and draws nothing
+	}
+	nearest := lr.str("resampling", lr.ctx(nil), "linear") == "nearest"
+	fr := lr.fr.rasterAligned()
+	n := float64(int(1) << cover.z)
+	// The latitudes of each row's top and bottom edges.
+	lats := map[int][2]float64{}
+	w, h := lr.cv.Rect.Dx(), lr.cv.Rect.Dy()
+	for y := 0; y < h; y++ {
+		for x := 0; x < w; x++ {
+			wx, wy := fr.worldAt(x, y)
+			tx, ty := wx*n, wy*n
+			col, row := math.Floor(tx), math.Floor(ty)
+			if row < 0 || row >= n {
+				continue
+			}
+			t := cover.tile(int(col), int(row))
+			if t == nil {
+				continue
+			}
+			lat, ok := lats[int(row)]
+			if !ok {
+				_, top := geo.WorldToLonLat(0, row/n)
+				_, bottom := geo.WorldToLonLat(0, (row+1)/n)
+				lat = [2]float64{top, bottom}
+				lats[int(row)] = lat
+			}
+			u, v := tx-col, ty-row
+			dx, dy := t.slopesAt(cover.z).derivative(u, v, nearest)
+			// Slopes are measured with the pixel's size at the equator:
+			// on the ground a pixel is smaller by the cosine of its
+			// latitude, which GL takes linear in v across the tile.
+			k := math.Cos(((lat[0]-lat[1])*(1-v) + lat[1]) * math.Pi / 180)
+			p := light.shade(dx/k, dy/k)
+			lr.cv.BlendPremul(x, y, p[0], p[1], p[2], p[3])
+		}
+	}
+}

@@ -1,0 +1,314 @@
+package render
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+
+	"github.com/tesseramaps/tessera/internal/geo"
+	"github.com/tesseramaps/tessera/internal/style"
+)
+
+// Image sources: one picture pinned to the map by its four corners (top
+// left, top right, bottom right, bottom left, as longitude and latitude),
+// drawn by raster layers with all their paint. As in GL the corners are
+// first rounded to the 8192 units of the smallest tile holding them all.
+// A rectangle or parallelogram is mapped affinely; any other quadrilateral
+// is warped as GL 6 warps it: projectively (the perspective view of a
+// plane), blended towards the bilinear "rubber sheet" when the corners
+// foreshorten the picture by more than four times. Every world copy of the
+// picture in the view is drawn.
+
+// imageCover is an image source ready to draw.
+type imageCover struct {
+	tex *texture
+	// corners are top left, top right, bottom right and bottom left in
+	// the 8192 units of tile tile (z, x, y: GL's tile of the image).
+	corners [4][2]float64
+	tile    [3]float64
+	// warp holds GL's perspective terms and the share of the bilinear
+	// warp (0, 0, 1 for an affine mapping).
+	warp [3]float64
+}
+
+// maxImageSize bounds the side of an image source's picture, in pixels
+// (a common GL texture limit).
+const maxImageSize = 4096
+
+// Foreshortening limits of GL's warp: purely projective up to the first,
+// blended towards bilinear up to the second, bilinear beyond.
+const (
+	projectiveForeshortening = 4
+	bilinearForeshortening   = 512
+)
+
+// isImage tells whether a layer's source is an image source.
+func (s *sourceSet) isImage(l *style.Layer) bool {
+	src := s.st.SourceByKey[l.Source]
+	return src != nil && src.Type == "image"
+}
+
+// image returns the layer's image source, read on first use; nil (and
+// the reason logged) when it cannot be drawn.
+func (s *sourceSet) image(ctx context.Context, l *style.Layer) *imageCover {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if c, ok := s.images[l.Source]; ok {
+		return c
+	}
+	c, err := s.readImage(ctx, s.st.SourceByKey[l.Source])
+	if err != nil {
+		s.r.log.Warn("render: image source unreadable", "layer", l.ID, "source", l.Source, "err", err)
+	}
+	if s.images == nil {
+		s.images = map[string]*imageCover{}
+	}
+	s.images[l.Source] = c
+	return c
+}
+
+func (s *sourceSet) readImage(ctx context.Context, src *style.Source) (*imageCover, error) {
+	corners, err := imageCorners(src)
+	if err != nil {
+		return nil, err
+	}
+	if src.URL == "" {
+		return nil, fmt.Errorf("image source without url")
+	}
+	data, err := s.res.Fetch(ctx, src.URL)
+	if err != nil {
+		return nil, fmt.Errorf("image %s: %w", src.URL, err)
+	}
+	if err := checkImageSize(data, maxImageSize); err != nil {
+		return nil, fmt.Errorf("image %s: %w", src.URL, err)
+	}
+	tex, err := decodeTexture(data)
+	if err != nil {
+		return nil, fmt.Errorf("image %s: %w", src.URL, err)
+	}
+	c := &imageCover{tex: tex}
+	c.corners, c.tile = tileCorners(corners)
+	c.warp = imageWarp(c.corners)
+	return c, nil
+}
+
+// imageCorners reads the source's four [lon, lat] corners as world
+// positions.
+func imageCorners(src *style.Source) ([4][2]float64, error) {
+	var out [4][2]float64
+	raw, ok := src.Raw.Get("coordinates")
+	list, isList := raw.([]any)
+	if !ok || !isList || len(list) != 4 {
+		return out, fmt.Errorf("image source needs four coordinates")
+	}
+	for i, p := range list {
+		pair, ok := p.([]any)
+		if !ok || len(pair) != 2 {
+			return out, fmt.Errorf("image corner %d is not [lon, lat]", i)
+		}
+		var ll [2]float64
+		for k, v := range pair {
+			switch n := v.(type) {
+			case float64:
+				ll[k] = n
+			case json.Number:
+				f, err := n.Float64()
+				if err != nil {
+					return out, fmt.Errorf("image corner %d: %w", i, err)
+				}
+				ll[k] = f
+			default:
+				return out, fmt.Errorf("image corner %d is not [lon, lat]", i)
+			}
+		}
+		out[i][0], out[i][1] = geo.LonLatToWorld(ll[0], ll[1])
+	}
+	return out, nil
+}
+
+// tileCorners returns the corners in the 8192 units of the tile GL draws
+// the image in, rounded to whole units, and that tile (z, x, y): the tile
+// at the deepest zoom whose size still holds the corners' box, around the
+// box's centre.
+func tileCorners(c [4][2]float64) ([4][2]float64, [3]float64) {
+	x0, y0, x1, y1 := math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)
+	for _, p := range c {
+		x0, y0, x1, y1 = math.Min(x0, p[0]), math.Min(y0, p[1]), math.Max(x1, p[0]), math.Max(y1, p[1])
+	}
+	span := math.Max(x1-x0, y1-y0)
+	z := 0.0
+	if span > 0 {
+		z = math.Max(0, math.Floor(-math.Log2(span)))
+	}
+	z = math.Min(z, 25)
+	n := math.Exp2(z)
+	tx, ty := math.Floor((x0+x1)/2*n), math.Floor((y0+y1)/2*n)
+	var out [4][2]float64
+	for i, p := range c {
+		out[i][0] = jsRound((p[0]*n - tx) * 8192)
+		out[i][1] = jsRound((p[1]*n - ty) * 8192)
+	}
+	return out, [3]float64{z, tx, ty}
+}
+
+// toTile maps a world position to the units of the image's tile.
+func (c *imageCover) toTile(x, y float64) (float64, float64) {
+	n := math.Exp2(c.tile[0])
+	return (x*n - c.tile[1]) * 8192, (y*n - c.tile[2]) * 8192
+}
+
+// imageWarp returns GL's warp of the corners (top left, top right, bottom
+// right, bottom left): the perspective terms of the projective map from
+// the unit square, and the share of the bilinear map mixed into it.
+func imageWarp(c [4][2]float64) [3]float64 {
+	tl, tr, br, bl := c[0], c[1], c[2], c[3]
+	affine := [3]float64{0, 0, 1}
+	if tl[0]+br[0] == tr[0]+bl[0] && tl[1]+br[1] == tr[1]+bl[1] {
+		return affine // a parallelogram
+	}
+	sumX := tl[0] - tr[0] + br[0] - bl[0]
+	sumY := tl[1] - tr[1] + br[1] - bl[1]
+	rx, ry := tr[0]-br[0], tr[1]-br[1]
+	dx, dy := bl[0]-br[0], bl[1]-br[1]
+	det := rx*dy - dx*ry
+	if det == 0 {
+		return affine
+	}
+	px := (sumX*dy - dx*sumY) / det
+	py := (rx*sumY - sumX*ry) / det
+	dens := []float64{1, 1 + px, 1 + px + py, 1 + py}
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, d := range dens {
+		lo, hi = math.Min(lo, d), math.Max(hi, d)
+	}
+	fore := hi / lo
+	blend := math.Max(0, (1-projectiveForeshortening/fore)/(1-float64(projectiveForeshortening)/bilinearForeshortening))
+	if !(fore >= 1 && fore <= bilinearForeshortening) || blend >= 1 {
+		return affine
+	}
+	return [3]float64{px, py, blend}
+}
+
+// at returns the position (in tile units) of texture coordinates s, t
+// (0..1 across the picture) under the warp.
+func (c *imageCover) at(s, t float64) [2]float64 {
+	tl, tr, br, bl := c.corners[0], c.corners[1], c.corners[2], c.corners[3]
+	den := c.warp[0]*s + c.warp[1]*t + 1
+	var out [2]float64
+	for i := range out {
+		bil := lerp(lerp(tl[i], tr[i], s), lerp(bl[i], br[i], s), t)
+		across := tr[i] - tl[i] + c.warp[0]*tr[i]
+		down := bl[i] - tl[i] + c.warp[1]*bl[i]
+		proj := (across*s + down*t + tl[i]) / den
+		out[i] = lerp(proj, bil, c.warp[2])
+	}
+	return out
+}
+
+// texCoord returns the texture coordinates of world position wx, wy,
+// and false when no point of the picture lands there. The warp is
+// inverted by Newton's method from the affine guess of the top left
+// corner's two edges (exact at once for a parallelogram).
+func (c *imageCover) texCoord(wx, wy float64) (float64, float64, bool) {
+	x, y := c.toTile(wx, wy)
+	tl, tr, bl := c.corners[0], c.corners[1], c.corners[3]
+	ax, ay := tr[0]-tl[0], tr[1]-tl[1]
+	bx, by := bl[0]-tl[0], bl[1]-tl[1]
+	det := ax*by - bx*ay
+	if det == 0 {
+		return 0, 0, false
+	}
+	ex, ey := x-tl[0], y-tl[1]
+	s, t := (ex*by-bx*ey)/det, (ax*ey-ex*ay)/det
+	if c.warp != [3]float64{0, 0, 1} {
+		const h = 1e-4
+		for i := 0; i < 20; i++ {
+			p := c.at(s, t)
+			fx, fy := p[0]-x, p[1]-y
+			ps, pt := c.at(s+h, t), c.at(s, t+h)
+			j00, j10 := (ps[0]-p[0])/h, (ps[1]-p[1])/h
+			j01, j11 := (pt[0]-p[0])/h, (pt[1]-p[1])/h
+			d := j00*j11 - j01*j10
+			if d == 0 {
+				return 0, 0, false
+			}
+			ds, dt := (fx*j11-j01*fy)/d, (j00*fy-j10*fx)/d
+			s, t = s-ds, t-dt
+			if math.Abs(ds) < 1e-12 && math.Abs(dt) < 1e-12 {
+				break
+			}
+		}
+		p := c.at(s, t)
+		// A point the warp does not reach (Newton lost) is no part of
+		// the picture.
+		if math.Hypot(p[0]-x, p[1]-y) > 1e-3 {
+			return 0, 0, false
+		}
+	}
+	return s, t, s >= 0 && s < 1 && t >= 0 && t < 1
+}
+
+// imageRaster draws an image source with a raster layer's paint.
+func (lr *layerRender) imageRaster(img *imageCover) {
+	if img == nil {
+		return
+	}
+	c := lr.ctx(nil)
+	adj := newRasterAdjust(
+		lr.num("raster-opacity", c, 1),
+		lr.num("raster-hue-rotate", c, 0),
+		lr.num("raster-brightness-min", c, 0),
+		lr.num("raster-brightness-max", c, 1),
+		lr.num("raster-saturation", c, 0),
+		lr.num("raster-contrast", c, 0),
+	)
+	if adj.opacity <= 0 {
+		return
+	}
+	fr := lr.fr.rasterAligned()
+	// Magnified pictures take the layer's filter; minified ones are
+	// sampled linearly (GL makes no mipmaps of an image source).
+	top := math.Hypot(img.corners[1][0]-img.corners[0][0], img.corners[1][1]-img.corners[0][1]) / 8192 * fr.scale / math.Exp2(img.tile[0])
+	nearest := (lr.str("raster-resampling", c, "linear") == "nearest" || lr.str("resampling", c, "linear") == "nearest") &&
+		float64(img.tex.w) <= top
+	// The world copies the view may show.
+	x0, _, x1, _ := fr.worldBounds()
+	w0, w1 := int(math.Floor(x0))-1, int(math.Floor(x1))+1
+	w, h := lr.cv.Rect.Dx(), lr.cv.Rect.Dy()
+	// Only the pixels of the copies' boxes on the screen are tried (all
+	// of them in a tilted view).
+	px0, py0, px1, py1 := 0, 0, w, h
+	if fr.tilt == nil {
+		bx0, by0, bx1, by1 := math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)
+		n := math.Exp2(img.tile[0])
+		for k := w0; k <= w1; k++ {
+			for _, c := range img.corners {
+				p := fr.toScreen((img.tile[1]+c[0]/8192)/n+float64(k), (img.tile[2]+c[1]/8192)/n)
+				bx0, by0, bx1, by1 = math.Min(bx0, p.X), math.Min(by0, p.Y), math.Max(bx1, p.X), math.Max(by1, p.Y)
+			}
+		}
+		px0, py0 = max(0, int(math.Floor(bx0))-1), max(0, int(math.Floor(by0))-1)
+		px1, py1 = min(w, int(math.Ceil(bx1))+1), min(h, int(math.Ceil(by1))+1)
+	}
+	for y := py0; y < py1; y++ {
+		for x := px0; x < px1; x++ {
+			wx, wy := fr.worldAt(x, y)
+			for k := w0; k <= w1; k++ {
+				s, t, ok := img.texCoord(wx-float64(k), wy)
+				if !ok {
+					continue
+				}
+				var texel [4]float64
+				if nearest {
+					texel = img.tex.sampleNearest(s, t)
+				} else {
+					texel = img.tex.sampleLinear(s, t)
+				}
+				p := adj.apply(texel)
+				lr.cv.BlendPremul(x, y, p[0], p[1], p[2], p[3])
+				break
+			}
+		}
+	}
+}

@@ -1,0 +1,190 @@
+package render
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"image"
+	"image/color"
+	"image/png"
+	"log/slog"
+	"math"
+	"testing"
+
+	"github.com/tesseramaps/tessera/internal/geo"
+)
+
+// quadrantsPNG is a w x h picture whose quarters are red (top left), green
+// (top right), blue (bottom left) and yellow (bottom right).
+func quadrantsPNG(t testing.TB, w, h int) []byte {
+	t.Helper()
+	img := image.NewNRGBA(image.Rect(0, 0, w, h))
+	for y := 0; y < h; y++ {
+		for x := 0; x < w; x++ {
+			c := color.NRGBA{255, 0, 0, 255}
+			switch {
+			case x >= w/2 && y < h/2:
+				c = color.NRGBA{0, 255, 0, 255}
+			case x < w/2 && y >= h/2:
+				c = color.NRGBA{0, 0, 255, 255}
+			case x >= w/2 && y >= h/2:
+				c = color.NRGBA{255, 255, 0, 255}
+			}
+			img.SetNRGBA(x, y, c)
+		}
+	}
+	var buf bytes.Buffer
+	if err := png.Encode(&buf, img); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+// TestImageWarp checks that the warp puts the picture's corners on the
+// source's corners and that texCoord inverts it, for a rectangle, a
+// parallelogram and quadrilaterals that are neither.
+func TestImageWarp(t *testing.T) {
+	tests := []struct {
+		name    string
+		corners [4][2]float64 // tile units
+		affine  bool
+	}{
+		{"rectangle", [4][2]float64{{1000, 1000}, {5000, 1000}, {5000, 3000}, {1000, 3000}}, true},
+		{"parallelogram", [4][2]float64{{1000, 1000}, {5000, 1500}, {5500, 3500}, {1500, 3000}}, true},
+		{"trapezoid (projective)", [4][2]float64{{2000, 1000}, {4000, 1000}, {5000, 3000}, {1000, 3000}}, false},
+		{"kite (projective)", [4][2]float64{{3000, 500}, {5000, 2000}, {3000, 5000}, {1000, 2000}}, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			c := &imageCover{corners: tc.corners, tile: [3]float64{0, 0, 0}}
+			c.warp = imageWarp(c.corners)
+			if got := c.warp == [3]float64{0, 0, 1}; got != tc.affine {
+				t.Errorf("warp %v, affine %v, want %v", c.warp, got, tc.affine)
+			}
+			for i, st := range [][2]float64{{0, 0}, {1, 0}, {1, 1}, {0, 1}} {
+				if p := c.at(st[0], st[1]); math.Hypot(p[0]-tc.corners[i][0], p[1]-tc.corners[i][1]) > 1e-6 {
+					t.Errorf("corner %d at %v, want %v", i, p, tc.corners[i])
+				}
+			}
+			for _, st := range [][2]float64{{0.25, 0.25}, {0.5, 0.5}, {0.9, 0.1}, {0.3, 0.8}} {
+				p := c.at(st[0], st[1])
+				s, tt, ok := c.texCoord(p[0]/8192, p[1]/8192)
+				if !ok || math.Abs(s-st[0]) > 1e-6 || math.Abs(tt-st[1]) > 1e-6 {
+					t.Errorf("texCoord(at(%v)) = %v, %v, %v", st, s, tt, ok)
+				}
+			}
+			// Outside the quadrilateral nothing lands.
+			if _, _, ok := c.texCoord(7000.0/8192, 7000.0/8192); ok {
+				t.Error("a point outside has texture coordinates")
+			}
+		})
+	}
+	// The projective warp keeps straight lines straight: the middle of
+	// the picture is where the diagonals cross.
+	c := &imageCover{corners: [4][2]float64{{2000, 1000}, {4000, 1000}, {5000, 3000}, {1000, 3000}}}
+	c.warp = imageWarp(c.corners)
+	mid := c.at(0.5, 0.5)
+	// Diagonals of this trapezoid cross at x = 3000 and y = 1000 +
+	// 2000*2000/(2000+4000).
+	if math.Abs(mid[0]-3000) > 1e-6 || math.Abs(mid[1]-(1000+2000*2000.0/6000)) > 1e-6 {
+		t.Errorf("middle at %v, want where the diagonals cross", mid)
+	}
+}
+
+// TestTileCorners checks GL's rounding of the corners to the units of the
+// smallest tile that holds them.
+func TestTileCorners(t *testing.T) {
+	var c [4][2]float64
+	for i, ll := range [][2]float64{{-10, 10}, {10, 10}, {10, -10}, {-10, -10}} {
+		c[i][0], c[i][1] = geo.LonLatToWorld(ll[0], ll[1])
+	}
+	pts, tile := tileCorners(c)
+	// 20° of longitude is 1/18 of the world: the tile is at zoom 4 (1/16
+	// of the world still holds it), the one at the box's centre.
+	if tile != [3]float64{4, 8, 8} {
+		t.Errorf("tile %v, want 4/8/8", tile)
+	}
+	for i, p := range pts {
+		if p[0] != math.Round(p[0]) || p[1] != math.Round(p[1]) {
+			t.Errorf("corner %d = %v, not whole units", i, p)
+		}
+		if x := (c[i][0]*16 - 8) * 8192; math.Abs(p[0]-x) > 0.5 {
+			t.Errorf("corner %d x = %v, want %v rounded", i, p[0], x)
+		}
+	}
+}
+
+// TestRenderImageSource draws an image source of four coloured quarters
+// pinned at ±10° and checks that each quarter lands on its corner of the
+// map, that nothing is drawn outside, and that raster paint applies.
+func TestRenderImageSource(t *testing.T) {
+	r, err := New(slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := mapResources{"img.png": quadrantsPNG(t, 8, 8)}
+	const zoom = 3.0
+	// screen returns the pixel of a longitude and latitude in the 384 x
+	// 384 view centred on 0, 0.
+	screen := func(lon, lat float64) (int, int) {
+		x, y := geo.LonLatToWorld(lon, lat)
+		s := 512 * math.Exp2(zoom)
+		return int(192 + (x-0.5)*s), int(192 + (y-0.5)*s)
+	}
+	tests := []struct {
+		name  string
+		paint string
+		coord string
+		want  map[[2]float64][4]uint8 // by lon, lat
+	}{
+		{"a square on its corners", `"raster-resampling": "nearest"`, `[[-10, 10], [10, 10], [10, -10], [-10, -10]]`,
+			map[[2]float64][4]uint8{
+				{-5, 5}: {255, 0, 0, 255}, {5, 5}: {0, 255, 0, 255}, {-5, -5}: {0, 0, 255, 255}, {5, -5}: {255, 255, 0, 255},
+				{-9.5, 9.5}: {255, 0, 0, 255}, {9.5, -9.5}: {255, 255, 0, 255},
+				{-12, 0}: {255, 255, 255, 255}, {0, 12}: {255, 255, 255, 255}, {12, -12}: {255, 255, 255, 255},
+			}},
+		{"turned upside down", `"raster-resampling": "nearest"`, `[[10, -10], [-10, -10], [-10, 10], [10, 10]]`,
+			map[[2]float64][4]uint8{
+				{5, -5}: {255, 0, 0, 255}, {-5, -5}: {0, 255, 0, 255}, {5, 5}: {0, 0, 255, 255}, {-5, 5}: {255, 255, 0, 255},
+			}},
+		{"raster paint: half opacity over white", `"raster-resampling": "nearest", "raster-opacity": 0.5`, `[[-10, 10], [10, 10], [10, -10], [-10, -10]]`,
+			map[[2]float64][4]uint8{{-5, 5}: {255, 128, 128, 255}, {5, -5}: {255, 255, 128, 255}}},
+		{"raster paint: saturation -1 greys", `"raster-resampling": "nearest", "raster-saturation": -1`, `[[-10, 10], [10, 10], [10, -10], [-10, -10]]`,
+			map[[2]float64][4]uint8{{-5, 5}: {85, 85, 85, 255}, {5, -5}: {170, 170, 170, 255}}},
+		{"a trapezoid narrow at the top", `"raster-resampling": "nearest"`, `[[-5, 10], [5, 10], [15, -10], [-15, -10]]`,
+			map[[2]float64][4]uint8{
+				{-2, 9}: {255, 0, 0, 255}, {2, 9}: {0, 255, 0, 255}, {-12, -9}: {0, 0, 255, 255}, {12, -9}: {255, 255, 0, 255},
+				{-8, 9}: {255, 255, 255, 255}, {8, 9}: {255, 255, 255, 255},
+			}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			st := parse(t, fmt.Sprintf(`{"version": 8, "center": [0, 0], "zoom": %g,
+				"sources": {"i": {"type": "image", "url": "img.png", "coordinates": %s}},
+				"layers": [{"id": "bg", "type": "background", "paint": {"background-color": "white"}},
+					{"id": "r", "type": "raster", "source": "i", "paint": {%s}}]}`, zoom, tc.coord, tc.paint))
+			img, err := r.Render(context.Background(), st, ViewOf(st, 384, 384, 1), res)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for ll, want := range tc.want {
+				x, y := screen(ll[0], ll[1])
+				o := img.PixOffset(x, y)
+				if got := [4]uint8(img.Pix[o : o+4]); !nearBytes(got, want, 1) {
+					t.Errorf("at %v (pixel %d,%d) = %v, want %v", ll, x, y, got, want)
+				}
+			}
+		})
+	}
+	// A missing picture draws nothing and does not fail the render.
+	st := parse(t, `{"version": 8, "center": [0, 0], "zoom": 3,
+		"sources": {"i": {"type": "image", "url": "none.png", "coordinates": [[-10, 10], [10, 10], [10, -10], [-10, -10]]}},
+		"layers": [{"id": "r", "type": "raster", "source": "i"}]}`)
+	img, err := r.Render(context.Background(), st, ViewOf(st, 64, 64, 1), res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := [4]uint8(img.Pix[img.PixOffset(32, 32):][:4]); p != ([4]uint8{}) {
+		t.Errorf("missing picture drew %v", p)
+	}
+}
