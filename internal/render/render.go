@@ -201,6 +201,17 @@ func (r *Renderer) Render(ctx context.Context, st *style.Style, v View, res Reso
 			lr.raster(cover)
 		case "symbol":
 			srcs.drawSymbols(ctx, lr)
+		case "heatmap", "fill-extrusion":
+			feats, err := srcs.features(ctx, l)
+			if err != nil {
+				r.log.Warn("render: source unreadable", "layer", l.ID, "source", l.Source, "err", err)
+				continue
+			}
+			if l.Type == "heatmap" {
+				lr.heatmap(feats)
+			} else {
+				lr.extrusion(feats, st)
+			}
 		}
 	}
 	// A resource cut short by the deadline leaves a picture with holes:

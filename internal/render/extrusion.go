@@ -1,0 +1,7 @@
+package render
+
+import (
+	"github.com/tesseramaps/tessera/internal/style"
+)
+
+func (lr *layerRender) extrusion(feats []sourceFeature, st *style.Style) {}
