@@ -17,7 +17,7 @@ func TestCameraGround(t *testing.T) {
 	v := View{Zoom: 3, Width: 100, Height: 80, PixelRatio: 1, Pitch: 40}
 	lr := &layerRender{fr: newFrame(v)}
 	cam := lr.camera()
-	for _, p := range []raster.Point{{10, 10}, {50, 40}, {90, 75}} {
+	for _, p := range []raster.Point{{X: 10, Y: 10}, {X: 50, Y: 40}, {X: 90, Y: 75}} {
 		want, _ := lr.fr.tilt.Project(p)
 		got, _ := cam.project(p.X, p.Y, 0)
 		if math.Abs(got.X-want.X) > 1e-9 || math.Abs(got.Y-want.Y) > 1e-9 {
