@@ -152,7 +152,7 @@ func (l light) shade(col [3]float64, n [3]float64, wall, gradient bool, t, base,
 type depthLayer struct {
 	w, h  int
 	depth []float64
-	color [][3]float64
+	color [][4]float64 // premultiplied, before the layer's opacity
 }
 
 // extrusion draws a fill-extrusion layer.
@@ -189,37 +189,75 @@ func (lr *layerRender) extrusion(feats []sourceFeature, st *style.Style) {
 		pre := [3]float64{col.R * col.A, col.G * col.A, col.B * col.A}
 		height := math.Max(0, lr.num("fill-extrusion-height", c, 0))
 		base := math.Max(0, lr.num("fill-extrusion-base", c, 0))
-		face := extrusionFace{cam: cam, dl: dl, mask: lr.mask, zb: base * perMetre, zt: height * perMetre}
-		roof := lit.shade(pre, [3]float64{0, 0, 1}, false, gradient, 1, base, height)
+		face := extrusionFace{cam: cam, dl: dl, mask: lr.mask, zb: base * perMetre, zt: height * perMetre, perMetre: perMetre}
+		var img *spriteImage
+		if lr.l.Paint != nil && lr.l.Paint.Has("fill-extrusion-pattern") {
+			if img = lr.patternImage("fill-extrusion-pattern", c); img == nil {
+				continue // a pattern whose image is missing draws nothing
+			}
+		}
+		// lightOf returns a face's colour, or with a pattern its light.
+		lightOf := func(n [3]float64, wall bool, t float64) [3]float64 {
+			if img != nil {
+				return lit.shadePattern(n, wall, gradient, t, base, height)
+			}
+			return lit.shade(pre, n, wall, gradient, t, base, height)
+		}
+		roof := lightOf([3]float64{0, 0, 1}, false, 1)
+		if img != nil {
+			face.pattern = lr.extrusionPattern(img, f, dx, dy)
+		}
 		for _, poly := range f.polygons {
 			var rings [][]raster.Point
 			for k, ring := range poly {
-				plane := lr.projectPlane(ring, dx, dy)
-				rings = append(rings, plane)
+				rings = append(rings, lr.projectPlane(ring, dx, dy))
 				// Walls, along the ring as GL winds it: outer rings turn
 				// clockwise on the screen, holes the other way.
 				cut := f.cutEdge(ring)
-				flip := (ringArea(ring) > 0) != (k == 0)
 				n := len(ring)
+				type edge struct{ a, b orb.Point }
+				var edges []edge
 				for i := 0; i < n; i++ {
 					j := (i + 1) % n
-					if ring[i] == ring[j] || (cut != nil && cut(i)) {
+					if cut != nil && cut(i) {
+						continue // the tile's cut: no wall, as in GL
+					}
+					edges = append(edges, edge{ring[i], ring[j]})
+				}
+				if (ringArea(ring) > 0) != (k == 0) {
+					for i, j := 0, len(edges)-1; i < j; i, j = i+1, j-1 {
+						edges[i], edges[j] = edges[j], edges[i]
+					}
+					for i := range edges {
+						edges[i].a, edges[i].b = edges[i].b, edges[i].a
+					}
+				}
+				along := 0.0 // GL's edge distance, in tile units
+				for _, e := range edges {
+					if e.a == e.b {
 						continue
 					}
-					a, b := plane[i], plane[j]
-					if flip {
-						a, b = b, a
-					}
+					ab := lr.projectPlane([]orb.Point{e.a, e.b}, dx, dy)
+					a, b := ab[0], ab[1]
 					// GL's wall normal: the edge's direction turned a
 					// quarter clockwise on the screen (inward for an
-					// outer ring).
+					// outer ring), in the map's axes (before the bearing).
 					ex, ey := b.X-a.X, b.Y-a.Y
 					l := math.Hypot(ex, ey)
+					if l == 0 {
+						continue
+					}
 					nx, ny := -ey/l, ex/l
-					// The normal is in the map's axes (before the bearing).
-					mx, my := nx*lr.fr.cos+ny*lr.fr.sin, -nx*lr.fr.sin+ny*lr.fr.cos
-					n3 := [3]float64{mx, my, 0}
-					face.wall(a, b, lit.shade(pre, n3, true, gradient, 0, base, height), lit.shade(pre, n3, true, gradient, 1, base, height))
+					n3 := [3]float64{nx*lr.fr.cos + ny*lr.fr.sin, -nx*lr.fr.sin + ny*lr.fr.cos, 0}
+					dist := math.Hypot(e.b[0]-e.a[0], e.b[1]-e.a[1])
+					if face.pattern != nil {
+						dist *= face.pattern.tileUnits
+						if along+dist > 32768 {
+							along = 0
+						}
+					}
+					face.wall(a, b, along, dist, lightOf(n3, true, 0), lightOf(n3, true, 1))
+					along += dist
 				}
 			}
 			face.roof(rings, roof)
@@ -233,7 +271,7 @@ func (lr *layerRender) extrusion(feats []sourceFeature, st *style.Style) {
 				continue
 			}
 			c := dl.color[i]
-			lr.cv.BlendPremul(x, y, c[0]*opacity, c[1]*opacity, c[2]*opacity, opacity)
+			lr.cv.BlendPremul(x, y, c[0]*opacity, c[1]*opacity, c[2]*opacity, c[3]*opacity)
 		}
 	}
 }
@@ -251,20 +289,23 @@ func ringArea(r []orb.Point) float64 {
 
 // extrusionFace draws the faces of one feature into the depth layer.
 type extrusionFace struct {
-	cam    camera3D
-	dl     *depthLayer
-	mask   *raster.Mask
-	zb, zt float64 // base and top, device pixels
+	cam      camera3D
+	dl       *depthLayer
+	mask     *raster.Mask
+	zb, zt   float64 // base and top, device pixels
+	perMetre float64 // device pixels a metre
+	// pattern is the feature's fill-extrusion-pattern, nil for none.
+	pattern *extrusionPattern
 }
 
 // put keeps a face's colour at pixel x, y when it is nearest (GL's LEQUAL
 // test: a later face at the same depth wins). Depths are stored inverted
 // so that 0 means empty.
-func (e *extrusionFace) put(x, y int, depth float64, c [3]float64) {
+func (e *extrusionFace) put(x, y int, depth float64, c [4]float64) {
 	dl := e.dl
 	if dl.depth == nil {
 		dl.depth = make([]float64, dl.w*dl.h)
-		dl.color = make([][3]float64, dl.w*dl.h)
+		dl.color = make([][4]float64, dl.w*dl.h)
 	}
 	i := y*dl.w + x
 	inv := 1 / depth
@@ -328,15 +369,29 @@ func (e *extrusionFace) roof(rings [][]raster.Point, col [3]float64) {
 			return
 		}
 		s := (e.zt - o[2]) / d[2]
-		if s > 0 {
-			e.put(x, y, s, col)
+		if s <= 0 {
+			return
 		}
+		if e.pattern == nil {
+			e.put(x, y, s, [4]float64{col[0], col[1], col[2], 1})
+			return
+		}
+		// The pattern lies on the roof as on the ground under it.
+		tex := e.pattern.roof(o[0]+s*d[0]+e.cam.cx, o[1]+s*d[1]+e.cam.cy)
+		e.put(x, y, s, lightTexel(tex, col))
 	})
+}
+
+// lightTexel lights a premultiplied texel (0..1).
+func lightTexel(tex [4]float64, l [3]float64) [4]float64 {
+	return [4]float64{tex[0] * l[0], tex[1] * l[1], tex[2] * l[2], tex[3]}
 }
 
 // wall draws the wall over the edge a-b (plane pixels), coloured bottom
 // at the base and top at the top, in between as GL interpolates.
-func (e *extrusionFace) wall(a, b raster.Point, bottom, top [3]float64) {
+// along is GL's edge distance at b and along+dist at a (tile units, for
+// patterns).
+func (e *extrusionFace) wall(a, b raster.Point, along, dist float64, bottom, top [3]float64) {
 	if e.zt <= e.zb {
 		return
 	}
@@ -360,7 +415,120 @@ func (e *extrusionFace) wall(a, b raster.Point, bottom, top [3]float64) {
 		if s <= 0 {
 			return
 		}
-		t := math.Max(0, math.Min(1, (o[2]+s*d[2]-e.zb)/(e.zt-e.zb)))
-		e.put(x, y, s, [3]float64{bottom[0] + (top[0]-bottom[0])*t, bottom[1] + (top[1]-bottom[1])*t, bottom[2] + (top[2]-bottom[2])*t})
+		z := o[2] + s*d[2]
+		t := math.Max(0, math.Min(1, (z-e.zb)/(e.zt-e.zb)))
+		col := [3]float64{bottom[0] + (top[0]-bottom[0])*t, bottom[1] + (top[1]-bottom[1])*t, bottom[2] + (top[2]-bottom[2])*t}
+		if e.pattern == nil {
+			e.put(x, y, s, [4]float64{col[0], col[1], col[2], 1})
+			return
+		}
+		// Across the wall the pattern runs with the edge distance, up it
+		// with the height.
+		hx, hy := o[0]+s*d[0]+e.cam.cx, o[1]+s*d[1]+e.cam.cy
+		f := ((hx-a.X)*(b.X-a.X) + (hy-a.Y)*(b.Y-a.Y)) / ((b.X-a.X)*(b.X-a.X) + (b.Y-a.Y)*(b.Y-a.Y))
+		tex := e.pattern.wall(along+dist*(1-f), z/e.perMetre)
+		e.put(x, y, s, lightTexel(tex, col))
 	})
+}
+
+// shadePattern is GL's lighting of a patterned face: the light's colour
+// to multiply the pattern's texels by.
+func (l light) shadePattern(n [3]float64, wall, gradient bool, t, base, height float64) [3]float64 {
+	dir := math.Max(0, math.Min(1, n[0]*l.pos[0]+n[1]*l.pos[1]+n[2]*l.pos[2]))
+	lo, hi := 1-l.intensity, math.Max(0.5+l.intensity, 1)
+	dir = lo + (hi-lo)*dir
+	if wall && gradient {
+		floor := 0.7 + (0.98-0.7)*(1-l.intensity)
+		dir *= math.Max(floor, math.Min(1, (t+base)*math.Sqrt(height/150)))
+	}
+	var out [3]float64
+	for k := range out {
+		out[k] = math.Max(0.3*(1-l.color[k]), math.Min(1, dir*l.color[k]))
+	}
+	return out
+}
+
+// extrusionPattern places a pattern image on roofs and walls as GL does:
+// on roofs by the world's pixels at the zoom's floor (as fill patterns),
+// on walls by the edge distance across and the height up, from the
+// corner of the feature's tile.
+type extrusionPattern struct {
+	img *spriteImage
+	fr  frame
+	// cssPerWorld is CSS pixels of the zoom's floor a world unit.
+	cssPerWorld float64
+	dx, dy      float64 // the layer's translation, device pixels
+	// tileUnits is the tile units (8192 a tile) a world unit; tileZ the
+	// tile's zoom and offX, offY its corner in CSS pixels.
+	tileUnits, tileZ float64
+	offX, offY       float64
+}
+
+// extrusionPattern returns the pattern of a feature.
+func (lr *layerRender) extrusionPattern(img *spriteImage, f sourceFeature, dx, dy float64) *extrusionPattern {
+	fz := math.Floor(lr.zoom)
+	p := &extrusionPattern{img: img, fr: lr.fr, cssPerWorld: 512 * math.Exp2(fz), dx: dx, dy: dy, tileZ: fz}
+	n := math.Exp2(fz)
+	var tx, ty float64
+	if f.clip != nil {
+		n = 1 / (f.clip.x1 - f.clip.x0)
+		p.tileZ = math.Round(math.Log2(n))
+		tx, ty = math.Round(f.clip.x0*n), math.Round(f.clip.y0*n)
+	} else if len(f.polygons) > 0 && len(f.polygons[0]) > 0 && len(f.polygons[0][0]) > 0 {
+		q := f.polygons[0][0][0]
+		tx, ty = math.Floor(q[0]*n), math.Floor(q[1]*n)
+	}
+	p.tileUnits = 8192 * n
+	// A tile's corner at the zoom's floor, in CSS pixels.
+	size := 512 * math.Exp2(fz) / n
+	p.offX, p.offY = size*tx, size*ty
+	return p
+}
+
+// roof returns the texel under plane point (x, y) (device pixels).
+func (p *extrusionPattern) roof(x, y float64) [4]float64 {
+	// Back through the translation and the bearing to the world.
+	ox, oy := x-p.dx-p.fr.w/2, y-p.dy-p.fr.h/2
+	wx := p.fr.cx + (ox*p.fr.cos+oy*p.fr.sin)/p.fr.scale
+	wy := p.fr.cy + (-ox*p.fr.sin+oy*p.fr.cos)/p.fr.scale
+	return p.sample(wx*p.cssPerWorld, wy*p.cssPerWorld)
+}
+
+// wall returns the texel at an edge distance (tile units) and height
+// (metres): GL scales the height by -2^z/4096 tile units a metre.
+func (p *extrusionPattern) wall(along, metres float64) [4]float64 {
+	perUnit := p.cssPerWorld / p.tileUnits
+	return p.sample(p.offX+along*perUnit, p.offY-metres*math.Exp2(p.tileZ)/4096*perUnit)
+}
+
+// sample returns the image's texel at CSS pixel (u, v) of the repeated
+// pattern, bilinearly, premultiplied 0..1.
+func (p *extrusionPattern) sample(u, v float64) [4]float64 {
+	r := p.img.rect
+	w, h := float64(r.Dx()), float64(r.Dy())
+	u = math.Mod(u*p.img.ratio, w)
+	v = math.Mod(v*p.img.ratio, h)
+	if u < 0 {
+		u += w
+	}
+	if v < 0 {
+		v += h
+	}
+	u, v = u-0.5, v-0.5
+	u0, v0 := math.Floor(u), math.Floor(v)
+	fu, fv := u-u0, v-v0
+	pix := p.img.sheet
+	texel := func(i, j int) [4]float64 {
+		i, j = ((i%r.Dx())+r.Dx())%r.Dx(), ((j%r.Dy())+r.Dy())%r.Dy()
+		o := pix.PixOffset(r.Min.X+i, r.Min.Y+j)
+		c := pix.Pix[o : o+4]
+		return [4]float64{float64(c[0]) / 255, float64(c[1]) / 255, float64(c[2]) / 255, float64(c[3]) / 255}
+	}
+	i, j := int(u0), int(v0)
+	a, b, c, d := texel(i, j), texel(i+1, j), texel(i, j+1), texel(i+1, j+1)
+	var out [4]float64
+	for k := range out {
+		out[k] = (a[k]*(1-fu)+b[k]*fu)*(1-fv) + (c[k]*(1-fu)+d[k]*fu)*fv
+	}
+	return out
 }

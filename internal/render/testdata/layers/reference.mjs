@@ -3,6 +3,7 @@
 // the shared conformance suite lacks (heatmap, fill-extrusion, clusters).
 //
 // usage: node reference.mjs STYLE.json WIDTH HEIGHT OUT.png
+// (the style's local:// URLs name files beside it)
 // env: PLAYWRIGHT_CORE_DIR (the playwright-core package folder),
 //      MAPLIBRE_DIR (the maplibre-gl package folder),
 //      CHROMIUM (default /usr/bin/chromium)
@@ -25,16 +26,20 @@ const server = http.createServer((req, res) => {
 <body style="margin:0"><div id="map" style="width:${width}px;height:${height}px"></div></body></html>`);
     return;
   }
-  const file = u.startsWith('/maplibre/') ? path.join(maplibreDir, u.slice('/maplibre/'.length)) : '';
+  let file = '';
+  if (u.startsWith('/maplibre/')) file = path.join(maplibreDir, u.slice('/maplibre/'.length));
+  else if (u.startsWith('/local/')) file = path.join(path.dirname(stylePath), u.slice('/local/'.length));
   fs.readFile(file, (err, body) => {
     if (err) { res.writeHead(404); res.end(); return; }
-    res.writeHead(200, { 'content-type': file.endsWith('js') ? 'text/javascript' : 'application/octet-stream' });
+    const type = file.endsWith('js') ? 'text/javascript' : file.endsWith('.png') ? 'image/png' :
+      file.endsWith('.json') ? 'application/json' : 'application/octet-stream';
+    res.writeHead(200, { 'content-type': type, 'access-control-allow-origin': '*' });
     res.end(body);
   });
 });
 await new Promise((r) => server.listen(0, '127.0.0.1', r));
 const base = `http://127.0.0.1:${server.address().port}`;
-const style = JSON.parse(fs.readFileSync(stylePath, 'utf8'));
+const style = JSON.parse(fs.readFileSync(stylePath, 'utf8').replaceAll('local://', base + '/local/'));
 
 const browser = await chromium.launch({
   executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
