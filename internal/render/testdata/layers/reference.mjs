@@ -2,7 +2,7 @@
 // GL) and writes the canvas as a PNG: the reference pictures of the layers
 // the shared conformance suite lacks (heatmap, fill-extrusion, clusters).
 //
-// usage: node reference.mjs STYLE.json WIDTH HEIGHT OUT.png
+// usage: node reference.mjs STYLE.json WIDTH HEIGHT OUT.png [PIXEL_RATIO]
 // (the style's local:// URLs name files beside it)
 // env: PLAYWRIGHT_CORE_DIR (the playwright-core package folder),
 //      MAPLIBRE_DIR (the maplibre-gl package folder),
@@ -14,7 +14,8 @@ import path from 'node:path';
 
 const require = createRequire(path.join(process.env.PLAYWRIGHT_CORE_DIR, 'package.json'));
 const { chromium } = require(process.env.PLAYWRIGHT_CORE_DIR);
-const [stylePath, width, height, out] = process.argv.slice(2);
+const [stylePath, width, height, out, ratioArg] = process.argv.slice(2);
+const ratio = Number(ratioArg || 1);
 const maplibreDir = process.env.MAPLIBRE_DIR;
 
 const server = http.createServer((req, res) => {
@@ -47,17 +48,17 @@ const browser = await chromium.launch({
   args: ['--headless', '--no-sandbox', '--disable-gpu', '--use-angle=swiftshader', '--enable-unsafe-swiftshader'],
 });
 try {
-  const page = await browser.newPage({ viewport: { width: Number(width), height: Number(height) }, deviceScaleFactor: 1 });
+  const page = await browser.newPage({ viewport: { width: Number(width), height: Number(height) }, deviceScaleFactor: ratio });
   const errors = [];
   page.on('pageerror', (e) => errors.push(e.message));
   await page.goto(base + '/', { waitUntil: 'load' });
   await page.waitForFunction(() => window.maplibregl && window.maplibregl.Map);
-  const png = await page.evaluate(async (style) => {
-    const map = new maplibregl.Map({ container: 'map', style, interactive: false, fadeDuration: 0, pixelRatio: 1,
+  const png = await page.evaluate(async ({ style, ratio }) => {
+    const map = new maplibregl.Map({ container: 'map', style, interactive: false, fadeDuration: 0, pixelRatio: ratio,
       attributionControl: false, canvasContextAttributes: { preserveDrawingBuffer: true }, preserveDrawingBuffer: true });
     await new Promise((resolve) => map.once('idle', resolve));
     return map.getCanvas().toDataURL('image/png');
-  }, style);
+  }, { style, ratio });
   if (errors.length) throw new Error(errors.join('; '));
   fs.writeFileSync(out, Buffer.from(png.slice(png.indexOf(',') + 1), 'base64'));
 } finally {
