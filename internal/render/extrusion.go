@@ -263,11 +263,14 @@ func (lr *layerRender) extrusion(feats []sourceFeature, st *style.Style) {
 			face.roof(rings, roof)
 		}
 	}
+	if dl.depth == nil {
+		return // nothing drawn
+	}
 	// The layer, each pixel its nearest face, over the map.
 	for y := 0; y < h; y++ {
 		for x := 0; x < w; x++ {
 			i := y*w + x
-			if dl.depth == nil || dl.depth[i] == 0 {
+			if dl.depth[i] == 0 {
 				continue
 			}
 			c := dl.color[i]

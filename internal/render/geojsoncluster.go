@@ -120,6 +120,10 @@ func (s *sourceSet) clusters(src *style.Source, feats []tiler.Feature, maxZoom, 
 		opt.MaxZoom = int(maxZoom) - 1
 	}
 	opt.MaxZoom = max(0, min(opt.MaxZoom, 24))
+	// Only the tile zoom's clusters are drawn: the zooms below it need
+	// not be made.
+	zoom := math.Max(0, math.Min(maxZoom, math.Floor(s.view.Zoom)))
+	opt.MinZoom = min(int(zoom), opt.MaxZoom+1)
 	if len(props) > 0 {
 		// Map and reduce are evaluated at zoom 0, as GL does.
 		opt.Map = func(i int) map[string]any {
@@ -150,7 +154,7 @@ func (s *sourceSet) clusters(src *style.Source, feats []tiler.Feature, maxZoom, 
 	if err != nil {
 		return nil, fmt.Errorf("source %s: %w", src.Name, err)
 	}
-	items := ix.Items(math.Max(0, math.Min(maxZoom, math.Floor(s.view.Zoom))))
+	items := ix.Items(zoom)
 	out := make([]sourceFeature, 0, len(items))
 	for _, it := range items {
 		var sf sourceFeature

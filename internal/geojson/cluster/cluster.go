@@ -36,7 +36,9 @@ type Options struct {
 	// (clusterRadius, 50 by default).
 	Radius float64
 	// MinZoom and MaxZoom bound the zooms that cluster (clusterMaxZoom;
-	// above MaxZoom every point stands alone).
+	// above MaxZoom every point stands alone). The clusters of a zoom do
+	// not depend on MinZoom: a caller that needs one zoom sets MinZoom to
+	// it (MaxZoom+1 at most) and saves the work of the zooms below.
 	MinZoom, MaxZoom int
 	// MinPoints is the fewest points that make a cluster
 	// (clusterMinPoints, 2 by default).
@@ -85,7 +87,7 @@ func New(points []Point, opt Options) (*Index, error) {
 	if opt.MinPoints == 0 {
 		opt.MinPoints = 2
 	}
-	if opt.Radius < 0 || opt.MinZoom < 0 || opt.MaxZoom < opt.MinZoom || opt.MaxZoom > 30 {
+	if opt.Radius < 0 || opt.MinZoom < 0 || opt.MaxZoom+1 < opt.MinZoom || opt.MaxZoom > 30 {
 		return nil, fmt.Errorf("cluster: radius %g and zooms %d..%d out of range", opt.Radius, opt.MinZoom, opt.MaxZoom)
 	}
 	ix := &Index{opt: opt, n: len(points), levels: make([][]Item, opt.MaxZoom-opt.MinZoom+2)}

@@ -139,7 +139,35 @@ func TestAbbreviate(t *testing.T) {
 }
 
 func TestBadOptions(t *testing.T) {
-	if _, err := New(nil, Options{MinZoom: 5, MaxZoom: 2}); err == nil {
-		t.Error("max zoom under min zoom accepted")
+	if _, err := New(nil, Options{MinZoom: 5, MaxZoom: 3}); err == nil {
+		t.Error("min zoom past max zoom + 1 accepted")
+	}
+}
+
+// TestMinZoomSavesLevels checks that the clusters of a zoom are the same
+// whether the zooms below it are clustered or not.
+func TestMinZoomSavesLevels(t *testing.T) {
+	var pts []Point
+	for i := 0; i < 200; i++ {
+		pts = append(pts, px(2, float64(i*37%300)-150, float64(i*53%280)-140))
+	}
+	all, err := New(pts, Options{MaxZoom: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, z := range []int{0, 3, 7, 11} {
+		part, err := New(pts, Options{MaxZoom: 10, MinZoom: z})
+		if err != nil {
+			t.Fatal(err)
+		}
+		a, b := all.Items(float64(z)), part.Items(float64(z))
+		if len(a) != len(b) {
+			t.Fatalf("zoom %d: %d items, %d with MinZoom", z, len(a), len(b))
+		}
+		for i := range a {
+			if a[i].ID != b[i].ID || a[i].Count != b[i].Count || a[i].X != b[i].X {
+				t.Fatalf("zoom %d item %d: %+v, %+v with MinZoom", z, i, a[i], b[i])
+			}
+		}
 	}
 }
