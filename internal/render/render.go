@@ -299,6 +299,17 @@ func (d layerDrawer) draw(ctx context.Context, layers []int, cv *raster.Canvas) 
 				continue
 			}
 			lr.hillshade(cover)
+		case "heatmap", "fill-extrusion":
+			feats, err := d.srcs.features(ctx, l)
+			if err != nil {
+				d.r.log.Warn("render: source unreadable", "layer", l.ID, "source", l.Source, "err", err)
+				continue
+			}
+			if l.Type == "heatmap" {
+				lr.heatmap(feats)
+			} else {
+				lr.extrusion(feats, d.st)
+			}
 		}
 	}
 }
@@ -484,6 +495,9 @@ func (s *sourceSet) geoJSON(ctx context.Context, src *style.Source) ([]sourceFea
 		maxZoom = *src.MaxZoom
 	}
 	grid := math.Exp2(math.Max(0, math.Min(maxZoom, math.Floor(s.view.Zoom)))) * geoJSONExtent
+	if clustered(src) {
+		return s.clusters(src, feats, maxZoom, grid)
+	}
 	out := make([]sourceFeature, 0, len(feats))
 	for _, f := range feats {
 		sf := sourceFeature{feat: &expr.MapFeature{Props: propsObject(f.Properties), Id: idValue(f.ID, f.Properties)}, tile: [3]int{0, 0, -1}}

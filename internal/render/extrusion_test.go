@@ -1,0 +1,104 @@
+package render
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"math"
+	"testing"
+
+	"github.com/tesseramaps/tessera/internal/render/raster"
+)
+
+// TestCameraGround checks that the extrusion camera sees the ground where
+// the flat layers draw it, and that heights rise toward the top of the
+// image under pitch.
+func TestCameraGround(t *testing.T) {
+	v := View{Zoom: 3, Width: 100, Height: 80, PixelRatio: 1, Pitch: 40}
+	lr := &layerRender{fr: newFrame(v)}
+	cam := lr.camera()
+	for _, p := range []raster.Point{{X: 10, Y: 10}, {X: 50, Y: 40}, {X: 90, Y: 75}} {
+		want, _ := lr.fr.tilt.Project(p)
+		got, _ := cam.project(p.X, p.Y, 0)
+		if math.Abs(got.X-want.X) > 1e-9 || math.Abs(got.Y-want.Y) > 1e-9 {
+			t.Errorf("ground %v: %v, want %v", p, got, want)
+		}
+		up, _ := cam.project(p.X, p.Y, 10)
+		if up.Y >= got.Y {
+			t.Errorf("a raised point %v is not above its foot %v", up, got)
+		}
+		// The ray through the projected point meets it.
+		o, d := cam.ray(up.X, up.Y)
+		s := (10 - o[2]) / d[2]
+		x, y := o[0]+s*d[0]+cam.cx, o[1]+s*d[1]+cam.cy
+		if math.Abs(x-p.X) > 1e-9 || math.Abs(y-p.Y) > 1e-9 {
+			t.Errorf("ray through %v meets the roof at %v,%v, want %v", up, x, y, p)
+		}
+	}
+}
+
+// TestExtrusionBox draws a box in a pitched view: the pixels of its roof,
+// of its front wall and around it, and how the light shades them.
+func TestExtrusionBox(t *testing.T) {
+	r, err := New(slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A box 0.0004 degrees wide at the equator (about 37 px at zoom 16)
+	// and 60 m high (about 50 px).
+	const doc = `{"version": 8, "center": [0, 0], "zoom": 16, "pitch": 45, %s
+		"sources": {"g": {"type": "geojson", "data": {"type": "Feature", "properties": {},
+			"geometry": {"type": "Polygon", "coordinates": [[[-0.0002,-0.0002],[0.0002,-0.0002],[0.0002,0.0002],[-0.0002,0.0002],[-0.0002,-0.0002]]]}}}},
+		"layers": [{"id": "bg", "type": "background", "paint": {"background-color": "black"}},
+			{"id": "x", "type": "fill-extrusion", "source": "g", "paint": {
+			"fill-extrusion-color": "#808080", "fill-extrusion-height": 60, "fill-extrusion-vertical-gradient": false, "fill-extrusion-opacity": %s}}]}`
+	// Positions: the box's corners in plane pixels, then seen.
+	v := View{Zoom: 16, Width: 128, Height: 128, PixelRatio: 1, Pitch: 45}
+	lr := &layerRender{fr: newFrame(v)}
+	cam := lr.camera()
+	half := 0.0002 / 360 * 512 * math.Exp2(16)
+	heightPx := 60 / (earthCircumference / (512 * math.Exp2(16)))
+	roofCentre, _ := cam.project(64, 64, heightPx)
+	frontTop, _ := cam.project(64, 64+half, heightPx)
+	frontFoot, _ := cam.project(64, 64+half, 0)
+	backTop, _ := cam.project(64, 64-half, heightPx)
+	wallMid := raster.Point{X: 64, Y: (frontTop.Y + frontFoot.Y) / 2}
+	tests := []struct {
+		name, light, opacity string
+		// roof and front wall brighter than the other
+		roofBrighter bool
+	}{
+		{"light from above", `"light": {"anchor": "map", "position": [1, 0, 0], "intensity": 0.8},`, "1", true},
+		{"light from the south, low", `"light": {"anchor": "map", "position": [1, 180, 90], "intensity": 0.8},`, "1", false},
+		{"default light", ``, "1", true},
+		{"half opacity", ``, "0.5", true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			st := parse(t, fmt.Sprintf(doc, tc.light, tc.opacity))
+			img, err := r.Render(context.Background(), st, ViewOf(st, 128, 128, 1), mapResources{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			at := func(p raster.Point) [4]uint8 {
+				o := img.PixOffset(int(p.X), int(p.Y))
+				return [4]uint8(img.Pix[o : o+4])
+			}
+			roof, wall := at(roofCentre), at(wallMid)
+			above := at(raster.Point{X: 64, Y: backTop.Y - 3})
+			below := at(raster.Point{X: 64, Y: frontFoot.Y + 3})
+			if above != [4]uint8{0, 0, 0, 255} || below != [4]uint8{0, 0, 0, 255} {
+				t.Errorf("around the box: %v above, %v below, want black", above, below)
+			}
+			if roof[0] == 0 || wall[0] == 0 {
+				t.Fatalf("roof %v, wall %v: not drawn", roof, wall)
+			}
+			if (roof[0] > wall[0]) != tc.roofBrighter || roof[0] == wall[0] {
+				t.Errorf("roof %v, front wall %v: roof brighter %v, want %v", roof, wall, roof[0] > wall[0], tc.roofBrighter)
+			}
+			if roof[0] != roof[1] || roof[1] != roof[2] {
+				t.Errorf("a grey roof under white light is %v", roof)
+			}
+		})
+	}
+}
