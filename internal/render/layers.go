@@ -412,6 +412,9 @@ func (lr *layerRender) line(f sourceFeature, c *expr.EvalContext) {
 			// Lines are built on the map and seen through the camera.
 			b.add(lr.projectPlane(l, dx, dy), shape, closed[i])
 		}
+		if clip != nil && trianglesInside(b.tris, clip) {
+			clip = nil // nothing to cut: most lines lie inside their tile
+		}
 		for i := range b.tris {
 			lr.cv.LineTriangle(&b.tris[i], clip, paint)
 		}
@@ -433,6 +436,35 @@ func (lr *layerRender) line(f sourceFeature, c *expr.EvalContext) {
 			draw(pieces, make([]bool, len(pieces)), lr.clipPolygon(&tile))
 		}
 	}
+}
+
+// trianglesInside reports whether every vertex of the triangles lies in
+// the convex polygon clip (then so do the triangles).
+func trianglesInside(tris [][3]raster.LineVertex, clip []raster.Point) bool {
+	if len(tris) == 0 {
+		return true
+	}
+	x0, y0, x1, y1 := math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)
+	for i := range tris {
+		for _, v := range tris[i] {
+			x0, y0, x1, y1 = math.Min(x0, v.X), math.Min(y0, v.Y), math.Max(x1, v.X), math.Max(y1, v.Y)
+		}
+	}
+	// The corners of their bounding box on the inner side of every edge.
+	area := 0.0
+	for i := range clip {
+		a, b := clip[i], clip[(i+1)%len(clip)]
+		area += a.X*b.Y - b.X*a.Y
+	}
+	for i := range clip {
+		a, b := clip[i], clip[(i+1)%len(clip)]
+		for _, q := range [4]raster.Point{{X: x0, Y: y0}, {X: x1, Y: y0}, {X: x0, Y: y1}, {X: x1, Y: y1}} {
+			if side := (b.X-a.X)*(q.Y-a.Y) - (b.Y-a.Y)*(q.X-a.X); side*area < 0 {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // viewTiles returns the squares of the tiles (at the zoom's floor) that

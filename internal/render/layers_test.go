@@ -6,6 +6,7 @@ import (
 
 	"github.com/paulmach/orb"
 
+	"github.com/tesseramaps/tessera/internal/render/raster"
 	"github.com/tesseramaps/tessera/internal/style/expr"
 )
 
@@ -106,5 +107,32 @@ func TestByTileOrder(t *testing.T) {
 	want := []string{"c", "b", "geojson", "a", "geojson"}
 	if !slices.Equal(got, want) {
 		t.Errorf("order %v, want %v", got, want)
+	}
+}
+
+func TestTrianglesInside(t *testing.T) {
+	tri := func(pts ...float64) [3]raster.LineVertex {
+		return [3]raster.LineVertex{{X: pts[0], Y: pts[1]}, {X: pts[2], Y: pts[3]}, {X: pts[4], Y: pts[5]}}
+	}
+	square := []raster.Point{{X: 0, Y: 0}, {X: 10, Y: 0}, {X: 10, Y: 10}, {X: 0, Y: 10}}
+	reversed := []raster.Point{{X: 0, Y: 0}, {X: 0, Y: 10}, {X: 10, Y: 10}, {X: 10, Y: 0}}
+	diamond := []raster.Point{{X: 5, Y: 0}, {X: 10, Y: 5}, {X: 5, Y: 10}, {X: 0, Y: 5}}
+	tests := []struct {
+		name string
+		tris [][3]raster.LineVertex
+		clip []raster.Point
+		want bool
+	}{
+		{"inside", [][3]raster.LineVertex{tri(1, 1, 9, 1, 5, 9)}, square, true},
+		{"inside, clip wound the other way", [][3]raster.LineVertex{tri(1, 1, 9, 1, 5, 9)}, reversed, true},
+		{"one vertex out", [][3]raster.LineVertex{tri(1, 1, 11, 1, 5, 9)}, square, false},
+		{"second triangle out", [][3]raster.LineVertex{tri(1, 1, 2, 1, 2, 2), tri(5, 5, 6, 5, 6, -1)}, reversed, false},
+		{"bounding box corner outside a diamond", [][3]raster.LineVertex{tri(5, 1, 9, 5, 5, 9)}, diamond, false},
+		{"small triangle in a diamond", [][3]raster.LineVertex{tri(4, 4, 6, 4, 5, 6)}, diamond, true},
+	}
+	for _, tc := range tests {
+		if got := trianglesInside(tc.tris, tc.clip); got != tc.want {
+			t.Errorf("%s: got %v, want %v", tc.name, got, tc.want)
+		}
 	}
 }
