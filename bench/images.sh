@@ -23,7 +23,10 @@ mkdir -p "$out"
 results="$out/images.md"
 
 pids=()
-cleanup() { for p in "${pids[@]+"${pids[@]}"}"; do kill "$p" 2>/dev/null || true; done; }
+cleanup() {
+	for p in "${pids[@]+"${pids[@]}"}"; do kill "$p" 2>/dev/null || true; done
+	for f in "$out/nginx-images1.pid" "$out/nginx-images.pid"; do [[ -f "$f" ]] && kill "$(cat "$f")" 2>/dev/null || true; done
+}
 trap cleanup EXIT
 
 demo="$out/demo"
@@ -40,6 +43,12 @@ cp -r "$demo/maps" "$demo/fonts" "$data/"
 start=$(date +%s.%N)
 "$bin" render --data "$data" --map world --zooms "${COLD_ZOOMS:-0-6}" --tile-size 512 -o "$out/world-cold.pmtiles" >"$out/prerender.txt" 2>/dev/null
 cold=$(echo "$(date +%s.%N) - $start" | bc)
+# Throughput against cores: zooms 0-5 (1,365 tiles) on one core, then on all.
+scaling=""
+for procs in 1 $(nproc); do
+	GOMAXPROCS=$procs "$bin" render --data "$data" --map world --zooms 0-5 --tile-size 512 -o "$out/world-scale.pmtiles" >"$out/prerender-$procs.txt" 2>/dev/null
+	scaling="$scaling $procs core(s): $(grep -o '[0-9.]* tiles/s' "$out/prerender-$procs.txt");"
+done
 
 # The server.
 port=18090
@@ -56,6 +65,54 @@ run_url() { # name url
 }
 vec=$(run_url vector-tile "http://127.0.0.1:$port/tiles/world/4/8/5.pbf")
 ras=$(run_url raster-tile "http://127.0.0.1:$port/maps/world/4/8/5.png")
+
+# The same two answers' bytes served by nginx as static files (one worker
+# and one per core; the faster is kept): what serving that many bytes costs
+# here, whoever serves them.
+static="$out/imgstatic"
+rm -rf "$static" && mkdir -p "$static/t"
+curl -fs -H 'Accept-Encoding: gzip' -o "$static/t/v.pbf" "http://127.0.0.1:$port/tiles/world/4/8/5.pbf"
+curl -fs -o "$static/t/r.png" "http://127.0.0.1:$port/maps/world/4/8/5.png"
+vbytes=$(stat -c %s "$static/t/v.pbf")
+rbytes=$(stat -c %s "$static/t/r.png")
+nginx_images_conf() { # workers port pidfile
+	cat <<NGINX
+worker_processes $1;
+pid $3;
+error_log $out/nginx-images-error.log;
+events { worker_connections 4096; }
+http {
+  access_log off;
+  sendfile on;
+  tcp_nopush on;
+  keepalive_requests 1000000;
+  open_file_cache max=100 inactive=60s;
+  server {
+    listen 127.0.0.1:$2;
+    root $static;
+    location = /t/v.pbf { default_type application/vnd.mapbox-vector-tile; add_header Content-Encoding gzip; etag on; }
+    location = /t/r.png { default_type image/png; etag on; }
+  }
+}
+NGINX
+}
+best_nginx() { # name path: the faster nginx configuration's requests/s
+	local best=0
+	for conf in 1 auto; do
+		wrk -t2 -c64 -d"$DURATION" -H 'Accept-Encoding: gzip' "http://127.0.0.1:$((conf == 1 ? 18091 : 18092))$2" >"$out/wrk-nginx-$1-$conf.txt" 2>&1 || true
+		rps=$(awk '/^Requests\/sec/ {print int($2)}' "$out/wrk-nginx-$1-$conf.txt")
+		((${rps:-0} > best)) && best=$rps
+	done
+	echo $best
+}
+if command -v nginx >/dev/null; then
+	nginx_images_conf 1 18091 "$out/nginx-images1.pid" >"$out/nginx-images1.conf"
+	nginx_images_conf auto 18092 "$out/nginx-images.pid" >"$out/nginx-images.conf"
+	nginx -c "$out/nginx-images1.conf" && nginx -c "$out/nginx-images.conf"
+	ngvec=$(best_nginx vector /t/v.pbf)
+	ngras=$(best_nginx raster /t/r.png)
+	kill "$(cat "$out/nginx-images1.pid")" "$(cat "$out/nginx-images.pid")" 2>/dev/null || true
+fi
 
 # 3. Static map: 10 markers, a 500-point path (encoded), 1024x768@2x.
 path=$(python3 - <<'PY'
@@ -85,7 +142,9 @@ done
 p50=$(sort -n "$out/static-times.txt" | awk '{a[NR]=$1} END {printf "%.0f", a[int(NR*0.5)+1]*1000}')
 p90=$(sort -n "$out/static-times.txt" | awk '{a[NR]=$1} END {printf "%.0f", a[int(NR*0.9)]*1000}')
 
-# 4. Load: random uncached 512-px tiles at zooms 0-8.
+# 4. 1,000 random distinct 512-px tiles of zooms 0-8, rendered by the
+#    server (uncached: each is asked once), 8 requests at a time: tiles per
+#    second and the server's peak resident memory.
 python3 - "$out/map-paths.txt" <<'PY'
 import sys
 with open(sys.argv[1], "w") as f:
@@ -94,6 +153,21 @@ with open(sys.argv[1], "w") as f:
             for y in range(2 ** z):
                 f.write(f"{z}/{x}/{y}.png\n")
 PY
+shuf -n 1000 --random-source=<(yes) "$out/map-paths.txt" | sed "s#^#http://127.0.0.1:$port/maps/world/#" >"$out/random-1000.txt"
+start=$(date +%s.%N)
+xargs -P 8 -n 20 curl -fs -o /dev/null <"$out/random-1000.txt" &
+xpid=$!
+rpeak=0
+while kill -0 $xpid 2>/dev/null; do
+	rss=$(awk '/VmRSS/ {print $2}' "/proc/$pid/status")
+	((rss > rpeak)) && rpeak=$rss
+	sleep 0.2
+done
+wait $xpid || true
+random_secs=$(echo "$(date +%s.%N) - $start" | bc)
+random_tps=$(echo "scale=1; 1000 / $random_secs" | bc)
+
+# 5. Load: random uncached 512-px tiles at zooms 0-8.
 before=$(curl -fs "http://127.0.0.1:$port/metrics" | grep '^tessera_http_requests_total' | grep 'maps/{mapId}/{z}' || true)
 PATHS="$out/map-paths.txt" PREFIX="/maps/world/" wrk -t2 -c64 -d"$LOAD" --latency -s "$root/bench/random.lua" "http://127.0.0.1:$port" >"$out/wrk-map-load.txt" 2>&1 &
 wrkpid=$!
@@ -114,6 +188,9 @@ statuses=$(curl -fs "http://127.0.0.1:$port/metrics" | grep '^tessera_http_reque
 	echo "- cached vector tile /tiles/world/4/8/5.pbf: $2 requests/s, p99 $3"
 	set -- $ras
 	echo "- cached raster tile /maps/world/4/8/5.png: $2 requests/s, p99 $3"
+	[[ -n "${ngvec:-}" ]] && echo "- the same bytes from nginx (static files, the faster of 1 worker and 1 per core): vector tile ($vbytes bytes gzip) $ngvec requests/s, raster tile ($rbytes bytes) $ngras requests/s"
+	echo "- pre-rendering zooms 0-5 (1,365 512-px tiles) against cores:$scaling"
+	echo "- 1,000 random distinct 512-px tiles z0-8 rendered by the server, 8 requests at a time: $random_secs s, $random_tps tiles/s; peak resident memory $((rpeak / 1024)) MB"
 	echo "- static map 1024x768@2x, 10 markers, 500-point path (30 requests one at a time): p50 ${p50} ms, p90 ${p90} ms"
 	echo "- load: random uncached 512-px tiles z0-8 (87,381 URLs), wrk -t2 -c64 -d$LOAD: $loadrps requests/s; answers by status: $statuses; peak resident memory $((peak / 1024)) MB"
 } | tee "$results"
