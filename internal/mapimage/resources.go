@@ -152,10 +152,13 @@ func (r resources) glyphs(ctx context.Context, rest string) ([]byte, error) {
 func tileJSON(e *catalog.Entry) ([]byte, error) {
 	doc := map[string]any{
 		"tilejson": "3.0.0",
-		"tiles":    []string{"/tiles/" + e.Name + "/{z}/{x}/{y}"},
-		"minzoom":  e.Info.MinZoom,
-		"maxzoom":  e.Info.MaxZoom,
-		"bounds":   e.Info.Bounds,
+		// The entry's generation names this version of the tileset: the
+		// renderer keeps decoded tiles by URL, and a replaced tileset must
+		// not be drawn from them.
+		"tiles":   []string{"/tiles/" + e.Name + "/{z}/{x}/{y}?v=" + strconv.FormatUint(e.Gen, 10)},
+		"minzoom": e.Info.MinZoom,
+		"maxzoom": e.Info.MaxZoom,
+		"bounds":  e.Info.Bounds,
 	}
 	if e.Info.TileSize > 0 {
 		doc["tileSize"] = e.Info.TileSize

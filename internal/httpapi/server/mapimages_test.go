@@ -2,7 +2,9 @@ package server
 
 import (
 	"bytes"
+	"context"
 	"image"
+	"log/slog"
 	_ "image/jpeg"
 	_ "image/png"
 	"net/http"
@@ -14,7 +16,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/paulmach/orb"
+
 	"github.com/tesseramaps/tessera/internal/config"
+	"github.com/tesseramaps/tessera/internal/ingest"
+	"github.com/tesseramaps/tessera/internal/tiler"
 )
 
 func decodeImage(t *testing.T, r resp) image.Image {
@@ -225,5 +231,42 @@ func TestRenderQueueFull(t *testing.T) {
 	cfg.RenderTimeout = 0
 	if err := cfg.Validate(); err == nil {
 		t.Error("render_timeout 0 accepted")
+	}
+}
+
+// TestRasterTileAfterTilesetChange replaces the map's tileset on disk: the
+// next raster tile is drawn from the new data, not from the renderer's
+// decoded copy of the old one.
+func TestRasterTileAfterTilesetChange(t *testing.T) {
+	e := mapEnv(t)
+	before := decodeImage(t, e.do("GET", "/maps/city/0/0/0.png", nil))
+	path := filepath.Join(e.dir, "tiles", "roads.mbtiles")
+	layers := []tiler.Layer{{Name: "roads", MinZoom: 0, MaxZoom: 3, Features: []tiler.Feature{
+		{ID: 1, Geometry: orb.LineString{{-120, 60}, {120, -60}}, Properties: map[string]any{"name": "New road"}},
+	}}}
+	opts := tiler.DefaultOptions()
+	opts.MinZoom, opts.MaxZoom = 0, 3
+	opts.Logger = slog.New(slog.DiscardHandler)
+	tmp := path + ".new"
+	if _, err := ingest.BuildMBTiles(context.Background(), layers, opts, tmp, map[string]string{"name": "Roads"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.srv.Rescan(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	after := decodeImage(t, e.do("GET", "/maps/city/0/0/0.png", nil))
+	// The new road crosses the tile's top-left quarter where the old one
+	// did not pass: that pixel must have changed.
+	x, y := 512*(180-120)/360+20, 0
+	for ; y < 512; y++ {
+		if before.At(x, y) != after.At(x, y) {
+			break
+		}
+	}
+	if y == 512 {
+		t.Errorf("column %d of the tile is the same after the tileset was replaced: drawn from stale data", x)
 	}
 }
