@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/zlib"
 	"encoding/binary"
+	"fmt"
 	"hash/adler32"
 	"image"
 	"image/color"
@@ -270,15 +271,17 @@ func TestPNGSegments(t *testing.T) {
 	tests := []struct {
 		procs, w, h, want int
 	}{
-		{8, 256, 256, 1},            // 65,536 px: one segment
-		{8, 512, 256, 1},            // 131,072 px: still one
-		{8, 512, 512, 2},            // a 512 tile: two
-		{8, 2048, 1536, 8},          // a @2x static map: a core each
-		{2, 2048, 1536, 2},          // no more than the cores
-		{1, 2048, 1536, 1},          // one core: no goroutines
-		{8, 1 << 20, 3, 3},          // never more than the rows
-		{16, 4096, 4096, 16},        // many cores
-		{8, minSegmentPixels, 1, 1}, // one row
+		{8, 256, 256, 1},                // 65,536 px: one segment
+		{8, 320, 400, 2},                // 128,000 px: two
+		{8, 362, 362, 2},                // 131,044 px: two
+		{8, 512, 512, 4},                // a 512 tile: four
+		{8, 2048, 1536, 8},              // a @2x static map: a core each
+		{2, 2048, 1536, 2},              // no more than the cores
+		{1, 2048, 1536, 1},              // one core: no goroutines
+		{8, 1 << 20, 3, 3},              // never more than the rows
+		{64, 4096, 4096, 64},            // many cores
+		{64, 1024, 1024, 16},            // each segment has its pixels
+		{8, 2 * minSegmentPixels, 1, 1}, // one row
 	}
 	for _, tc := range tests {
 		runtime.GOMAXPROCS(tc.procs)
@@ -348,4 +351,24 @@ func FuzzEncodePNG(f *testing.F) {
 		}
 		samePixels(t, got, img)
 	})
+}
+
+// BenchmarkEncodePNGSegments encodes map-like images of a few sizes in a
+// forced number of segments, to see where a second segment starts to pay.
+func BenchmarkEncodePNGSegments(b *testing.B) {
+	for _, size := range []image.Point{{256, 256}, {362, 362}, {512, 512}, {2048, 1536}} {
+		img := mapLike(size.X, size.Y, false)
+		for _, segs := range []int{1, 2, 4} {
+			b.Run(fmt.Sprintf("%dx%d/%d", size.X, size.Y, segs), func(b *testing.B) {
+				var buf bytes.Buffer
+				for b.Loop() {
+					buf.Reset()
+					if err := encodePNG(&buf, img, segs); err != nil {
+						b.Fatal(err)
+					}
+				}
+				b.ReportMetric(float64(buf.Len()), "bytes")
+			})
+		}
+	}
 }
