@@ -124,13 +124,14 @@ func encodePNG(w io.Writer, img image.Image, segments int) error {
 		colorType = pngTruecolor
 	}
 
-	rowLen := 1 + width
+	bpp := 1 // bytes a pixel
 	switch colorType {
 	case pngTruecolor:
-		rowLen = 1 + 3*width
+		bpp = 3
 	case pngTruecolorAlpha:
-		rowLen = 1 + 4*width
+		bpp = 4
 	}
+	rowLen := 1 + bpp*width
 	if cap(st.raw) < rowLen*height {
 		st.raw = make([]byte, rowLen*height)
 	}
@@ -141,7 +142,7 @@ func encodePNG(w io.Writer, img image.Image, segments int) error {
 		if colorType == pngIndexed {
 			s.index(out, pix, width, &st.pal)
 		} else {
-			s.filter(out, pix, width, rowLen/width)
+			s.filter(out, pix, width, bpp)
 		}
 		s.compress(out, s == st.segs[0], s == st.segs[last])
 	})
@@ -187,11 +188,16 @@ func encodePNG(w io.Writer, img image.Image, segments int) error {
 // [1, h]).
 func (st *pngState) split(n, h int) {
 	n = max(1, min(n, h))
-	for len(st.segs) < n {
-		st.segs = append(st.segs, new(pngSegment))
+	if c := cap(st.segs); c < n {
+		st.segs = append(st.segs[:c], make([]*pngSegment, n-c)...)
 	}
+	// Segments beyond an earlier, smaller count keep their memory.
 	st.segs = st.segs[:n]
 	for i, s := range st.segs {
+		if s == nil {
+			s = new(pngSegment)
+			st.segs[i] = s
+		}
 		s.y0, s.y1 = i*h/n, (i+1)*h/n
 		s.err = nil
 	}

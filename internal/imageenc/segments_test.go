@@ -186,6 +186,12 @@ func TestEncodePNGSegments(t *testing.T) {
 		{"one row", gradient(700, 1), pngTruecolor},
 		{"seven rows, fewer than the segments", mapLike(400, 7, true), pngTruecolorAlpha},
 		{"one column", mapLike(1, 37, true), pngIndexed},
+		{"one truecolor column", rowColours(1, 300, func(y int) color.RGBA {
+			return color.RGBA{byte(y), byte(y / 256), 7, 255}
+		}), pngTruecolor},
+		{"one translucent column", rowColours(1, 301, func(y int) color.RGBA {
+			return color.RGBA{byte(y % 128), byte(y / 128), 0, 128 + byte(y/3)}
+		}), pngTruecolorAlpha},
 		{"sub-image", mapLike(90, 70, true).SubImage(image.Rect(3, 5, 88, 66)), pngTruecolorAlpha},
 		{"straight alpha input", straightNoise, pngTruecolorAlpha},
 		{"other image type", gray, pngIndexed},
