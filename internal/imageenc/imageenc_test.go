@@ -240,6 +240,21 @@ func BenchmarkEncodePNG512(b *testing.B) {
 	b.ReportMetric(float64(buf.Len()), "bytes")
 }
 
+// BenchmarkEncodePNG2048x1536 encodes a map-like image the size of a
+// 1024x768 static map at @2x.
+func BenchmarkEncodePNG2048x1536(b *testing.B) {
+	img := mapLike(2048, 1536, false)
+	var buf bytes.Buffer
+	b.ReportAllocs()
+	for b.Loop() {
+		buf.Reset()
+		if err := EncodePNG(&buf, img); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(buf.Len()), "bytes")
+}
+
 func BenchmarkStdlibPNG512(b *testing.B) {
 	img := mapLike(512, 512, false)
 	var buf bytes.Buffer
