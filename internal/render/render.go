@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/paulmach/orb"
 
@@ -220,15 +221,26 @@ const parallelPixels = 256 * 256
 // split returns where to cut the layers in two runs of about equal work
 // drawn at once, or 0 to draw them in one run: when the machine has one
 // core, the image is small or the work cannot be split. The work of a
-// layer is estimated from the features its source layer has (read here,
-// as drawing would) and, for backgrounds and rasters, the pixels.
+// layer is the time it took in the renders of the style before (per
+// pixel) or, the first time, an estimate from the features its source
+// layer has (read here, as drawing would) and, for backgrounds and
+// rasters, the pixels.
 func (d layerDrawer) split(ctx context.Context, layers []int, pixels int) int {
 	if runtime.GOMAXPROCS(0) < 2 || pixels < parallelPixels || len(layers) < 2 {
 		return 0
 	}
 	cost := make([]float64, len(layers))
-	total := 0.0
+	// The times measured when the style was drawn before, when every
+	// layer has one; the estimate otherwise.
+	measured := true
+	for _, i := range layers {
+		measured = measured && d.prep.cost(i) > 0
+	}
 	for k, i := range layers {
+		if measured {
+			cost[k] = d.prep.cost(i)
+			continue
+		}
 		l := d.st.Layers[i]
 		c := 1000.0
 		switch l.Type {
@@ -240,19 +252,25 @@ func (d layerDrawer) split(ctx context.Context, layers []int, pixels int) int {
 			}
 		}
 		cost[k] = c
+	}
+	return balancedCut(cost)
+}
+
+// balancedCut returns the cut 1..len(cost)-1 that leaves the least work
+// to the busier of the two runs, or 0 when there is nothing to cut.
+func balancedCut(cost []float64) int {
+	total := 0.0
+	for _, c := range cost {
 		total += c
 	}
-	sum := 0.0
-	for k := range layers {
-		sum += cost[k]
-		if sum >= total/2 {
-			if k+1 >= len(layers) {
-				return 0
-			}
-			return k + 1
+	best, bestMax, sum := 0, math.Inf(1), 0.0
+	for k := 1; k < len(cost); k++ {
+		sum += cost[k-1]
+		if m := math.Max(sum, total-sum); m < bestMax {
+			best, bestMax = k, m
 		}
 	}
-	return 0
+	return best
 }
 
 // draw draws the layers (indexes into the style's layers) onto cv.
@@ -265,51 +283,61 @@ func (d layerDrawer) draw(ctx context.Context, layers []int, cv *raster.Canvas) 
 			return
 		}
 		l := d.st.Layers[i]
-		lr := &layerRender{r: d.r, l: l, cv: cv, mask: mask, fr: d.fr, zoom: d.zoom}
-		lr.sprites = d.sprites
-		c := d.prep.layers[i]
-		lr.filter, lr.props = c.filter, c.props
-		switch l.Type {
-		case "background":
-			lr.background()
-		case "fill", "line", "circle":
-			feats, err := d.srcs.features(ctx, l)
-			if err != nil {
-				d.r.log.Warn("render: source unreadable", "layer", l.ID, "source", l.Source, "err", err)
-				continue
-			}
-			lr.draw(feats)
-		case "raster":
-			if d.srcs.isImage(l) {
-				lr.imageRaster(d.srcs.image(ctx, l)) // imagesource.go
-				continue
-			}
-			cover, err := d.srcs.raster(ctx, l)
-			if err != nil {
-				d.r.log.Warn("render: source unreadable", "layer", l.ID, "source", l.Source, "err", err)
-				continue
-			}
-			lr.raster(cover)
-		case "symbol":
-			d.srcs.drawSymbols(ctx, lr)
-		case "hillshade":
-			cover, err := d.srcs.dem(ctx, l)
-			if err != nil {
-				d.r.log.Warn("render: source unreadable", "layer", l.ID, "source", l.Source, "err", err)
-				continue
-			}
-			lr.hillshade(cover)
-		case "heatmap", "fill-extrusion":
-			feats, err := d.srcs.features(ctx, l)
-			if err != nil {
-				d.r.log.Warn("render: source unreadable", "layer", l.ID, "source", l.Source, "err", err)
-				continue
-			}
-			if l.Type == "heatmap" {
-				lr.heatmap(feats)
-			} else {
-				lr.extrusion(feats, d.st)
-			}
+		if l.Type == "symbol" {
+			d.srcs.waitSymbols() // placement is not this layer's drawing time
+		}
+		start := time.Now()
+		d.drawLayer(ctx, i, l, cv, mask)
+		d.prep.recordCost(i, time.Since(start), w*h)
+	}
+}
+
+// drawLayer draws layer i, l, onto cv.
+func (d layerDrawer) drawLayer(ctx context.Context, i int, l *style.Layer, cv *raster.Canvas, mask *raster.Mask) {
+	lr := &layerRender{r: d.r, l: l, cv: cv, mask: mask, fr: d.fr, zoom: d.zoom}
+	lr.sprites = d.sprites
+	c := d.prep.layers[i]
+	lr.filter, lr.props = c.filter, c.props
+	switch l.Type {
+	case "background":
+		lr.background()
+	case "fill", "line", "circle":
+		feats, err := d.srcs.features(ctx, l)
+		if err != nil {
+			d.r.log.Warn("render: source unreadable", "layer", l.ID, "source", l.Source, "err", err)
+			return
+		}
+		lr.draw(feats)
+	case "raster":
+		if d.srcs.isImage(l) {
+			lr.imageRaster(d.srcs.image(ctx, l)) // imagesource.go
+			return
+		}
+		cover, err := d.srcs.raster(ctx, l)
+		if err != nil {
+			d.r.log.Warn("render: source unreadable", "layer", l.ID, "source", l.Source, "err", err)
+			return
+		}
+		lr.raster(cover)
+	case "symbol":
+		d.srcs.drawSymbols(ctx, lr)
+	case "hillshade":
+		cover, err := d.srcs.dem(ctx, l)
+		if err != nil {
+			d.r.log.Warn("render: source unreadable", "layer", l.ID, "source", l.Source, "err", err)
+			return
+		}
+		lr.hillshade(cover)
+	case "heatmap", "fill-extrusion":
+		feats, err := d.srcs.features(ctx, l)
+		if err != nil {
+			d.r.log.Warn("render: source unreadable", "layer", l.ID, "source", l.Source, "err", err)
+			return
+		}
+		if l.Type == "heatmap" {
+			lr.heatmap(feats)
+		} else {
+			lr.extrusion(feats, d.st)
 		}
 	}
 }
