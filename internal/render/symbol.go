@@ -688,7 +688,7 @@ func (s *sourceSet) layoutSymbol(ctx context.Context, lr *symLayer, ss *shapedSy
 				// perspective ratio on the map's plane, with it on screen.
 				kp = fs * ratio * perspectiveRatio(depth, false)
 				if pitched {
-					path, kp = planePath, fs*ratio/perspectiveRatio(depth, false)
+					path, kp = planePath, fs*ratio
 				}
 			}
 			placed, ok := path.placeGlyphs(sh, kp, off[0]*text.OneEm*kp, off[1]*text.OneEm*kp,
@@ -712,8 +712,18 @@ func (s *sourceSet) layoutSymbol(ctx context.Context, lr *symLayer, ss *shapedSy
 					sym.text = append(sym.text, glyphQuad{g: gl, q: q, color: colorOf(g.Tag)})
 				}
 			}
-			for _, p := range placed {
-				sym.textBoxes = append(sym.textBoxes, screenBox(p.at, pitched, pr, -boxHalf, -boxHalf, boxHalf, boxHalf, pad, 0, tx, ty))
+			if tilt != nil && len(placed) > 0 {
+				// Under a tilted camera the reference lays the boxes in
+				// steps of half a box within the label's length on the
+				// plane it is laid out on, not one about each glyph.
+				side := 2 * (boxHalf + pad) * ratio * pr
+				for _, c := range spanBoxCentres(labelSpan(placed, sh, kp), side) {
+					sym.textBoxes = append(sym.textBoxes, screenBox(c, pitched, pr, -boxHalf, -boxHalf, boxHalf, boxHalf, pad, 0, tx, ty))
+				}
+			} else {
+				for _, p := range placed {
+					sym.textBoxes = append(sym.textBoxes, screenBox(p.at, pitched, pr, -boxHalf, -boxHalf, boxHalf, boxHalf, pad, 0, tx, ty))
+				}
 			}
 		} else {
 			angle := lr.num("text-rotate", c, 0) * math.Pi / 180

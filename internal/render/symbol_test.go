@@ -448,10 +448,10 @@ func TestPerspectiveRatio(t *testing.T) {
 	}{
 		{1, false, 1},
 		{1, true, 1},
-		{2, false, 0.75}, // far labels facing the viewer shrink
-		{2, true, 1.5},   // far labels on the map grow
-		{0.5, false, 1.5},
-		{20, true, 4}, // clamped
+		{2, false, 0.5}, // far labels facing the viewer shrink as the map does
+		{2, true, 1},    // labels on the map keep their size on it
+		{0.5, false, 2},
+		{0.1, false, 4}, // bounded near the camera
 	}
 	for _, tc := range tests {
 		if got := perspectiveRatio(tc.w, tc.pitchWithMap); math.Abs(got-tc.want) > 1e-12 {
@@ -494,6 +494,34 @@ func TestTiltedTexQuad(t *testing.T) {
 		}
 		if oy == 10 && n >= 50 {
 			t.Errorf("far quad covers %d pixels, want fewer than 50", n)
+		}
+	}
+}
+
+func TestSpanBoxCentres(t *testing.T) {
+	tests := []struct {
+		name string
+		path []raster.Point
+		side float64
+		want []raster.Point
+	}{
+		{"straight", []raster.Point{{X: 0, Y: 0}, {X: 20, Y: 0}}, 8,
+			[]raster.Point{{X: 4, Y: 0}, {X: 8, Y: 0}, {X: 12, Y: 0}, {X: 16, Y: 0}, {X: 20, Y: 0}}},
+		{"bent", []raster.Point{{X: 0, Y: 0}, {X: 6, Y: 0}, {X: 6, Y: 6}}, 8,
+			[]raster.Point{{X: 4, Y: 0}, {X: 6, Y: 2}, {X: 6, Y: 6}}},
+		{"shorter than a box", []raster.Point{{X: 0, Y: 0}, {X: 2, Y: 0}}, 8,
+			[]raster.Point{{X: 2, Y: 0}}}, // kept on the path
+	}
+	for _, tc := range tests {
+		got := spanBoxCentres(tc.path, tc.side)
+		if len(got) != len(tc.want) {
+			t.Errorf("%s: %d boxes %v, want %d", tc.name, len(got), got, len(tc.want))
+			continue
+		}
+		for i := range got {
+			if math.Abs(got[i].X-tc.want[i].X) > 1e-9 || math.Abs(got[i].Y-tc.want[i].Y) > 1e-9 {
+				t.Errorf("%s: box %d at %v, want %v", tc.name, i, got[i], tc.want[i])
+			}
 		}
 	}
 }
