@@ -474,7 +474,9 @@ func (s *sourceSet) anchors(lr *symLayer, f sourceFeature, c *expr.EvalContext) 
 				}
 			}
 			p, ok := poleOfInaccessibility(tp, 16)
-			p = orb.Point{(p[0] + ox) / n, (p[1] + oy) / n}
+			// GL keeps the anchor in whole tile units (a 16-bit integer
+			// vertex attribute, the fraction cut off).
+			p = orb.Point{(math.Trunc(p[0]) + ox) / n, (math.Trunc(p[1]) + oy) / n}
 			if ok && (sq == nil || (p[0] >= sq.x0 && p[0] < sq.x1 && p[1] >= sq.y0 && p[1] < sq.y1)) {
 				add(p)
 			}

@@ -525,3 +525,36 @@ func TestSpanBoxCentres(t *testing.T) {
 		}
 	}
 }
+
+func TestPolygonAnchorWholeUnits(t *testing.T) {
+	// Polygons of a z14 tile whose poles fall between tile units: the
+	// anchor keeps whole units of the tile's 8192, the fraction cut off.
+	n := math.Exp2(14) * symbolExtent
+	tx, ty := 8802.0, 5374.0
+	world := func(x, y float64) orb.Point {
+		return orb.Point{(tx*symbolExtent + x) / n, (ty*symbolExtent + y) / n}
+	}
+	tests := []struct {
+		name string
+		ring []orb.Point
+	}{
+		{"square", []orb.Point{world(1001, 2001), world(1400, 2001), world(1400, 2400), world(1001, 2400), world(1001, 2001)}},
+		{"wide", []orb.Point{world(3, 5), world(2000, 5), world(2000, 101), world(3, 101), world(3, 5)}},
+	}
+	for _, tc := range tests {
+		f := sourceFeature{kind: "Polygon", tile: [3]int{int(ty), int(tx), 14},
+			polygons: [][][]orb.Point{{tc.ring}}, wholePolygons: [][][]orb.Point{{tc.ring}}}
+		s := &sourceSet{view: View{Zoom: 18}}
+		got := s.anchors(nil, f, nil)
+		if len(got) != 1 {
+			t.Fatalf("%s: %d anchors, want 1", tc.name, len(got))
+		}
+		x, y := got[0][0]*n-tx*symbolExtent, got[0][1]*n-ty*symbolExtent
+		if math.Abs(x-math.Round(x)) > 1e-6 || math.Abs(y-math.Round(y)) > 1e-6 {
+			t.Errorf("%s: anchor at %.4f, %.4f tile units, want whole units", tc.name, x, y)
+		}
+		if x < tc.ring[0][0]*n-tx*symbolExtent || y < tc.ring[0][1]*n-ty*symbolExtent {
+			t.Errorf("%s: anchor at %.1f, %.1f outside the polygon", tc.name, x, y)
+		}
+	}
+}
