@@ -235,6 +235,20 @@ func (lr *layerRender) project(ps []orb.Point, dx, dy float64) []raster.Point {
 	return out
 }
 
+// depths returns the relative depth under the tilted camera of each world
+// point shifted by (dx, dy), nil when the camera looks straight down.
+func (lr *layerRender) depths(ps []orb.Point, dx, dy float64) []float64 {
+	t := lr.fr.tilt
+	if t == nil {
+		return nil
+	}
+	out := make([]float64, len(ps))
+	for i, q := range lr.projectPlane(ps, dx, dy) {
+		_, out[i] = t.Project(q)
+	}
+	return out
+}
+
 // projectPlane maps world points to device pixels of the untilted map,
 // shifted by (dx, dy).
 func (lr *layerRender) projectPlane(ps []orb.Point, dx, dy float64) []raster.Point {
@@ -273,7 +287,7 @@ func (lr *layerRender) fill(f sourceFeature, c *expr.EvalContext) {
 			if lr.boolean("fill-antialias", c, true) {
 				lr.mask.Reset()
 				for k, r := range rings {
-					lr.mask.Hairline(r, f.cutEdge(poly[k]))
+					lr.mask.HairlineDepth(r, lr.depths(poly[k], dx, dy), f.cutEdge(poly[k]))
 				}
 				lr.cv.CompositePattern(lr.mask, pattern, opacity)
 			}
@@ -289,7 +303,7 @@ func (lr *layerRender) fill(f sourceFeature, c *expr.EvalContext) {
 			}
 			lr.mask.Reset()
 			for k, r := range rings {
-				lr.mask.Hairline(r, f.cutEdge(poly[k]))
+				lr.mask.HairlineDepth(r, lr.depths(poly[k], dx, dy), f.cutEdge(poly[k]))
 			}
 			lr.cv.Composite(lr.mask, outline, opacity)
 		}

@@ -535,7 +535,53 @@ func (s *sourceSet) geoJSON(ctx context.Context, src *style.Source) ([]sourceFea
 			out = append(out, sf)
 		}
 	}
+	// A view wider than the world shows its copies, as GL draws the
+	// tiles of the copies next to it (the world's own first).
+	wx0, _, wx1, _ := s.frame.viewBox()
+	m := s.view.LabelMargin * s.frame.ratio / s.frame.scale
+	first, last := int(math.Floor(wx0-m)), int(math.Floor(wx1+m))
+	if first < 0 || last > 0 {
+		if last-first+1 > maxTiles {
+			return nil, fmt.Errorf("the view shows more than %d copies of the world", maxTiles)
+		}
+		n := len(out)
+		for k := first; k <= last; k++ {
+			if k == 0 {
+				continue
+			}
+			for _, sf := range out[:n] {
+				out = append(out, shiftedX(sf, float64(k)))
+			}
+		}
+	}
 	return out, nil
+}
+
+// shiftedX returns a copy of a GeoJSON feature moved by dx worlds.
+func shiftedX(sf sourceFeature, dx float64) sourceFeature {
+	line := func(ps []orb.Point) []orb.Point {
+		out := make([]orb.Point, len(ps))
+		for i, p := range ps {
+			out[i] = orb.Point{p[0] + dx, p[1]}
+		}
+		return out
+	}
+	rings := func(rs [][]orb.Point) [][]orb.Point {
+		out := make([][]orb.Point, len(rs))
+		for i, r := range rs {
+			out[i] = line(r)
+		}
+		return out
+	}
+	out := sf
+	out.parts = rings(sf.parts)
+	if sf.polygons != nil {
+		out.polygons = make([][][]orb.Point, len(sf.polygons))
+		for i, p := range sf.polygons {
+			out.polygons[i] = rings(p)
+		}
+	}
+	return out
 }
 
 // geoJSONExtent is the tile extent GeoJSON is cut into.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"github.com/paulmach/orb"
 	"log/slog"
+	"math"
 	"testing"
 	"time"
 
@@ -192,6 +193,36 @@ func TestConcurrentRenders(t *testing.T) {
 	for i := range pics {
 		if pics[i] == nil || string(pics[i]) != string(pics[0]) {
 			t.Fatalf("render %d differs or failed", i)
+		}
+	}
+}
+
+func TestShiftedX(t *testing.T) {
+	poly := sourceFeature{kind: "Polygon", polygons: [][][]orb.Point{{{{0.1, 0.2}, {0.3, 0.2}, {0.3, 0.4}}}}}
+	line := sourceFeature{kind: "LineString", parts: [][]orb.Point{{{0.5, 0.5}, {0.9, 0.1}}}}
+	tests := []struct {
+		name string
+		f    sourceFeature
+		dx   float64
+		want orb.Point // the first point after the shift
+	}{
+		{"polygon left", poly, -1, orb.Point{-0.9, 0.2}},
+		{"polygon right", poly, 2, orb.Point{2.1, 0.2}},
+		{"line right", line, 1, orb.Point{1.5, 0.5}},
+	}
+	for _, tc := range tests {
+		got := shiftedX(tc.f, tc.dx)
+		var first orb.Point
+		if got.polygons != nil {
+			first = got.polygons[0][0][0]
+			if tc.f.polygons[0][0][0] == first {
+				t.Errorf("%s: the original was moved too", tc.name)
+			}
+		} else {
+			first = got.parts[0][0]
+		}
+		if math.Abs(first[0]-tc.want[0]) > 1e-12 || first[1] != tc.want[1] {
+			t.Errorf("%s: first point %v, want %v", tc.name, first, tc.want)
 		}
 	}
 }

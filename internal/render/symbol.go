@@ -474,7 +474,9 @@ func (s *sourceSet) anchors(lr *symLayer, f sourceFeature, c *expr.EvalContext) 
 				}
 			}
 			p, ok := poleOfInaccessibility(tp, 16)
-			p = orb.Point{(p[0] + ox) / n, (p[1] + oy) / n}
+			// GL keeps the anchor in whole tile units (a 16-bit integer
+			// vertex attribute, the fraction cut off).
+			p = orb.Point{(math.Trunc(p[0]) + ox) / n, (math.Trunc(p[1]) + oy) / n}
 			if ok && (sq == nil || (p[0] >= sq.x0 && p[0] < sq.x1 && p[1] >= sq.y0 && p[1] < sq.y1)) {
 				add(p)
 			}
@@ -688,7 +690,7 @@ func (s *sourceSet) layoutSymbol(ctx context.Context, lr *symLayer, ss *shapedSy
 				// perspective ratio on the map's plane, with it on screen.
 				kp = fs * ratio * perspectiveRatio(depth, false)
 				if pitched {
-					path, kp = planePath, fs*ratio/perspectiveRatio(depth, false)
+					path, kp = planePath, fs*ratio
 				}
 			}
 			placed, ok := path.placeGlyphs(sh, kp, off[0]*text.OneEm*kp, off[1]*text.OneEm*kp,
@@ -712,8 +714,18 @@ func (s *sourceSet) layoutSymbol(ctx context.Context, lr *symLayer, ss *shapedSy
 					sym.text = append(sym.text, glyphQuad{g: gl, q: q, color: colorOf(g.Tag)})
 				}
 			}
-			for _, p := range placed {
-				sym.textBoxes = append(sym.textBoxes, screenBox(p.at, pitched, pr, -boxHalf, -boxHalf, boxHalf, boxHalf, pad, 0, tx, ty))
+			if tilt != nil && len(placed) > 0 {
+				// Under a tilted camera the reference lays the boxes in
+				// steps of half a box within the label's length on the
+				// plane it is laid out on, not one about each glyph.
+				side := 2 * (boxHalf + pad) * ratio * pr
+				for _, c := range spanBoxCentres(labelSpan(placed, sh, kp), side) {
+					sym.textBoxes = append(sym.textBoxes, screenBox(c, pitched, pr, -boxHalf, -boxHalf, boxHalf, boxHalf, pad, 0, tx, ty))
+				}
+			} else {
+				for _, p := range placed {
+					sym.textBoxes = append(sym.textBoxes, screenBox(p.at, pitched, pr, -boxHalf, -boxHalf, boxHalf, boxHalf, pad, 0, tx, ty))
+				}
 			}
 		} else {
 			angle := lr.num("text-rotate", c, 0) * math.Pi / 180

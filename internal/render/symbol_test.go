@@ -448,10 +448,10 @@ func TestPerspectiveRatio(t *testing.T) {
 	}{
 		{1, false, 1},
 		{1, true, 1},
-		{2, false, 0.75}, // far labels facing the viewer shrink
-		{2, true, 1.5},   // far labels on the map grow
-		{0.5, false, 1.5},
-		{20, true, 4}, // clamped
+		{2, false, 0.5}, // far labels facing the viewer shrink as the map does
+		{2, true, 1},    // labels on the map keep their size on it
+		{0.5, false, 2},
+		{0.1, false, 4}, // bounded near the camera
 	}
 	for _, tc := range tests {
 		if got := perspectiveRatio(tc.w, tc.pitchWithMap); math.Abs(got-tc.want) > 1e-12 {
@@ -494,6 +494,67 @@ func TestTiltedTexQuad(t *testing.T) {
 		}
 		if oy == 10 && n >= 50 {
 			t.Errorf("far quad covers %d pixels, want fewer than 50", n)
+		}
+	}
+}
+
+func TestSpanBoxCentres(t *testing.T) {
+	tests := []struct {
+		name string
+		path []raster.Point
+		side float64
+		want []raster.Point
+	}{
+		{"straight", []raster.Point{{X: 0, Y: 0}, {X: 20, Y: 0}}, 8,
+			[]raster.Point{{X: 4, Y: 0}, {X: 8, Y: 0}, {X: 12, Y: 0}, {X: 16, Y: 0}, {X: 20, Y: 0}}},
+		{"bent", []raster.Point{{X: 0, Y: 0}, {X: 6, Y: 0}, {X: 6, Y: 6}}, 8,
+			[]raster.Point{{X: 4, Y: 0}, {X: 6, Y: 2}, {X: 6, Y: 6}}},
+		{"shorter than a box", []raster.Point{{X: 0, Y: 0}, {X: 2, Y: 0}}, 8,
+			[]raster.Point{{X: 2, Y: 0}}}, // kept on the path
+	}
+	for _, tc := range tests {
+		got := spanBoxCentres(tc.path, tc.side)
+		if len(got) != len(tc.want) {
+			t.Errorf("%s: %d boxes %v, want %d", tc.name, len(got), got, len(tc.want))
+			continue
+		}
+		for i := range got {
+			if math.Abs(got[i].X-tc.want[i].X) > 1e-9 || math.Abs(got[i].Y-tc.want[i].Y) > 1e-9 {
+				t.Errorf("%s: box %d at %v, want %v", tc.name, i, got[i], tc.want[i])
+			}
+		}
+	}
+}
+
+func TestPolygonAnchorWholeUnits(t *testing.T) {
+	// Polygons of a z14 tile whose poles fall between tile units: the
+	// anchor keeps whole units of the tile's 8192, the fraction cut off.
+	n := math.Exp2(14) * symbolExtent
+	tx, ty := 8802.0, 5374.0
+	world := func(x, y float64) orb.Point {
+		return orb.Point{(tx*symbolExtent + x) / n, (ty*symbolExtent + y) / n}
+	}
+	tests := []struct {
+		name string
+		ring []orb.Point
+	}{
+		{"square", []orb.Point{world(1001, 2001), world(1400, 2001), world(1400, 2400), world(1001, 2400), world(1001, 2001)}},
+		{"wide", []orb.Point{world(3, 5), world(2000, 5), world(2000, 101), world(3, 101), world(3, 5)}},
+	}
+	for _, tc := range tests {
+		f := sourceFeature{kind: "Polygon", tile: [3]int{int(ty), int(tx), 14},
+			polygons: [][][]orb.Point{{tc.ring}}, wholePolygons: [][][]orb.Point{{tc.ring}}}
+		s := &sourceSet{view: View{Zoom: 18}}
+		got := s.anchors(nil, f, nil)
+		if len(got) != 1 {
+			t.Fatalf("%s: %d anchors, want 1", tc.name, len(got))
+		}
+		x, y := got[0][0]*n-tx*symbolExtent, got[0][1]*n-ty*symbolExtent
+		if math.Abs(x-math.Round(x)) > 1e-6 || math.Abs(y-math.Round(y)) > 1e-6 {
+			t.Errorf("%s: anchor at %.4f, %.4f tile units, want whole units", tc.name, x, y)
+		}
+		if x < tc.ring[0][0]*n-tx*symbolExtent || y < tc.ring[0][1]*n-ty*symbolExtent {
+			t.Errorf("%s: anchor at %.1f, %.1f outside the polygon", tc.name, x, y)
 		}
 	}
 }

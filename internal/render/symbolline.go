@@ -549,15 +549,72 @@ func (lp *linePath) onPlane(t *raster.Tilt) *linePath {
 	return &out
 }
 
-// perspectiveRatio is GL's correction of a label's size under a tilted
-// camera, for a point at relative distance w from the camera (1 at the
-// centre of the view): labels pitched with the map grow with the distance
-// (offsetting part of their shrinking on screen), labels facing the viewer
-// shrink with it.
+// perspectiveRatio is the scale of a label under a tilted camera, for a
+// point at relative distance w from the camera (1 at the centre of the
+// view), as the reference images draw it: labels pitched with the map keep
+// their size on the map's plane (so shrink on screen with the distance as
+// the plane does), labels facing the viewer shrink on screen by the same
+// 1/w. (GL JS later offsets half of that shrink; its pictures are the
+// second reference and the first is closer: see docs/rendering.md.)
 func perspectiveRatio(w float64, pitchWithMap bool) float64 {
-	d := 1 / w
 	if pitchWithMap {
-		d = w
+		return 1
 	}
-	return math.Max(0, math.Min(4, 0.5+0.5*d))
+	return math.Min(4, 1/w) // bounded for points near the camera
+}
+
+// labelSpan returns the path a label along a line covers: from the start
+// of its first glyph through the glyphs' centres to the end of its last
+// (k device pixels per em pixel, as the glyphs were placed).
+func labelSpan(placed []placedGlyph, sh text.Shaping, k float64) []raster.Point {
+	n := min(len(placed), len(sh.Glyphs))
+	if n == 0 {
+		return nil
+	}
+	half := func(i int) float64 {
+		g := sh.Glyphs[i]
+		return g.Metrics.Advance * g.Scale / 2 * k
+	}
+	out := make([]raster.Point, 0, n+2)
+	f, l := placed[0], placed[n-1]
+	sin, cos := math.Sincos(f.angle)
+	out = append(out, raster.Point{X: f.at.X - cos*half(0), Y: f.at.Y - sin*half(0)})
+	for _, p := range placed[:n] {
+		out = append(out, p.at)
+	}
+	sin, cos = math.Sincos(l.angle)
+	return append(out, raster.Point{X: l.at.X + cos*half(n-1), Y: l.at.Y + sin*half(n-1)})
+}
+
+// spanBoxCentres returns the centres of square collision boxes of the
+// given side laid along a path: boxes every half side, the first with its
+// edge on the start, as many as whole half sides fit in the path's length
+// (the layout of line labels' boxes of GL's first collision tiles).
+func spanBoxCentres(path []raster.Point, side float64) []raster.Point {
+	if len(path) == 0 || side <= 0 {
+		return nil
+	}
+	length := 0.0
+	for i := 1; i < len(path); i++ {
+		length += math.Hypot(path[i].X-path[i-1].X, path[i].Y-path[i-1].Y)
+	}
+	step := side / 2
+	n := max(1, int(math.Floor(length/step)))
+	out := make([]raster.Point, 0, n)
+	seg, segStart := 1, 0.0
+	for i := 0; i < n; i++ {
+		d := float64(i)*step + side/2
+		for seg < len(path)-1 && segStart+math.Hypot(path[seg].X-path[seg-1].X, path[seg].Y-path[seg-1].Y) < d {
+			segStart += math.Hypot(path[seg].X-path[seg-1].X, path[seg].Y-path[seg-1].Y)
+			seg++
+		}
+		a, b := path[seg-1], path[min(seg, len(path)-1)]
+		sl := math.Hypot(b.X-a.X, b.Y-a.Y)
+		t := 0.0
+		if sl > 0 {
+			t = math.Min(1, (d-segStart)/sl)
+		}
+		out = append(out, raster.Point{X: a.X + (b.X-a.X)*t, Y: a.Y + (b.Y-a.Y)*t})
+	}
+	return out
 }

@@ -406,6 +406,17 @@ func (cv *Canvas) Circle(c Point, radius, stroke, blur, aa float64, fill, stroke
 // edges i (from ring[i] to the next point) for which it is true are left
 // out.
 func (m *Mask) Hairline(ring []Point, skip func(i int) bool) {
+	m.HairlineDepth(ring, nil, skip)
+}
+
+// HairlineDepth is Hairline for a ring seen through a tilted camera, w
+// holding each vertex's relative depth (nil: none). GL's outline shader
+// fades a pixel by its distance to the point its position varying gives
+// there, and that varying is interpolated with perspective correction
+// while the pixel steps evenly on screen: away from the vertices of a
+// long edge running into the distance the two part, and the outline
+// fades out.
+func (m *Mask) HairlineDepth(ring []Point, w []float64, skip func(i int) bool) {
 	n := len(ring)
 	for i := 0; i < n; i++ {
 		if skip != nil && skip(i) {
@@ -417,19 +428,40 @@ func (m *Mask) Hairline(ring []Point, skip func(i int) bool) {
 		if l == 0 {
 			continue
 		}
+		var pe *perspEdge
+		if w != nil && w[i] != w[(i+1)%n] {
+			pe = &perspEdge{a: a, b: b, wa: w[i], wb: w[(i+1)%n]}
+		}
 		if math.Abs(dx) >= math.Abs(dy) {
-			m.hairSpan(a.X, a.Y, b.X, dy/dx, math.Abs(dx)/l, false)
+			m.hairSpan(a.X, a.Y, b.X, dy/dx, math.Abs(dx)/l, false, pe)
 		} else {
-			m.hairSpan(a.Y, a.X, b.Y, dx/dy, math.Abs(dy)/l, true)
+			m.hairSpan(a.Y, a.X, b.Y, dx/dy, math.Abs(dy)/l, true, pe)
 		}
 	}
+}
+
+// perspEdge is an edge between two screen points at depths wa and wb.
+type perspEdge struct {
+	a, b   Point
+	wa, wb float64
+}
+
+// dist returns the distance from the pixel centre p to the point of the
+// edge GL's perspective-correct interpolation gives at p's projection on
+// the edge.
+func (e *perspEdge) dist(p Point) float64 {
+	dx, dy := e.b.X-e.a.X, e.b.Y-e.a.Y
+	s := ((p.X-e.a.X)*dx + (p.Y-e.a.Y)*dy) / (dx*dx + dy*dy)
+	s = math.Max(0, math.Min(1, s))
+	t := (s / e.wb) / ((1-s)/e.wa + s/e.wb)
+	return math.Hypot(e.a.X+t*dx-p.X, e.a.Y+t*dy-p.Y)
 }
 
 // hairSpan draws a line along its major axis u from u0 (included) to u1
 // (excluded), the minor axis at v0 at u0 and changing by slope a unit;
 // cos turns minor-axis distances into distances from the line. swap says
 // the major axis is y.
-func (m *Mask) hairSpan(u0, v0, u1, slope, cos float64, swap bool) {
+func (m *Mask) hairSpan(u0, v0, u1, slope, cos float64, swap bool, pe *perspEdge) {
 	var c0, c1 int // pixels whose centres lie from u0 towards u1
 	if u1 > u0 {
 		c0, c1 = int(math.Ceil(u0-0.5)), int(math.Ceil(u1-0.5))
@@ -446,6 +478,13 @@ func (m *Mask) hairSpan(u0, v0, u1, slope, cos float64, swap bool) {
 			r = int(math.Ceil(v)) - 1
 		}
 		d := math.Abs(v-(float64(r)+0.5)) * cos
+		if pe != nil {
+			p := Point{X: float64(c) + 0.5, Y: float64(r) + 0.5}
+			if swap {
+				p = Point{X: float64(r) + 0.5, Y: float64(c) + 0.5}
+			}
+			d = pe.dist(p)
+		}
 		cov := float32(1 - smoothstep(0, 1, d))
 		if swap {
 			m.Raise(r, c, cov)

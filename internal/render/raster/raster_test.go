@@ -83,3 +83,35 @@ func TestDisc(t *testing.T) {
 		t.Errorf("composited %v", p[:4])
 	}
 }
+
+func TestHairlineDepth(t *testing.T) {
+	// A 40-pixel edge through pixel centres, from a point at the view's
+	// centre depth (1) to one three times as far: the perspective-correct
+	// position lags the pixel, and the outline fades out along the edge.
+	edge := []Point{{0.5, 2.5}, {40.5, 2.5}}
+	skipBack := func(i int) bool { return i == 1 }
+	tests := []struct {
+		name string
+		w    []float64
+		x    int
+		want float32
+	}{
+		{"start", []float64{1, 3}, 0, 1},
+		{"middle", []float64{1, 3}, 20, 0}, // 10 pixels apart
+		{"flat middle", []float64{1, 1}, 20, 1},
+		{"no depths", nil, 20, 1},
+	}
+	for _, tc := range tests {
+		m := NewMask(48, 5)
+		m.HairlineDepth(edge, tc.w, skipBack)
+		if got := m.Cov[2*m.W+tc.x]; got != tc.want {
+			t.Errorf("%s: coverage at %d = %v, want %v", tc.name, tc.x, got, tc.want)
+		}
+	}
+	// Near the start the lag is under a pixel: a partial coverage.
+	m := NewMask(48, 5)
+	m.HairlineDepth(edge, []float64{1, 3}, skipBack)
+	if got := m.Cov[2*m.W+1]; got <= 0 || got >= 1 {
+		t.Errorf("coverage one pixel along = %v, want between 0 and 1", got)
+	}
+}
