@@ -1,6 +1,10 @@
 package render
 
-import "github.com/paulmach/orb"
+import (
+	"math"
+
+	"github.com/paulmach/orb"
+)
 
 // Each vector tile's lines and fills are clipped to the tile's square, as
 // GL's stencil clips them: the buffer a tile carries around its square is
@@ -60,11 +64,21 @@ func atY(p, q orb.Point, y float64) orb.Point {
 // clipLine clips a polyline to the box, returning the pieces inside it
 // (parametric clipping of each segment, Liang-Barsky).
 func clipLine(line []orb.Point, b box) [][]orb.Point {
+	pieces, _ := clipLineFrom(line, b)
+	return pieces
+}
+
+// clipLineFrom is clipLine that also returns where each piece starts: its
+// distance along the line from the line's first point.
+func clipLineFrom(line []orb.Point, b box) ([][]orb.Point, []float64) {
 	var out [][]orb.Point
+	var starts []float64
 	var cur []orb.Point
+	curStart, walked := 0.0, 0.0
 	flush := func() {
 		if len(cur) >= 2 {
 			out = append(out, cur)
+			starts = append(starts, curStart)
 		}
 		cur = nil
 	}
@@ -72,6 +86,9 @@ func clipLine(line []orb.Point, b box) [][]orb.Point {
 		p, q := line[i], line[i+1]
 		t0, t1 := 0.0, 1.0
 		dx, dy := q[0]-p[0], q[1]-p[1]
+		seg := math.Hypot(dx, dy)
+		before := walked
+		walked += seg
 		ok := true
 		for _, c := range [4][2]float64{{-dx, p[0] - b.x0}, {dx, b.x1 - p[0]}, {-dy, p[1] - b.y0}, {dy, b.y1 - p[1]}} {
 			den, num := c[0], c[1]
@@ -97,6 +114,7 @@ func clipLine(line []orb.Point, b box) [][]orb.Point {
 		if len(cur) == 0 || t0 > 0 || cur[len(cur)-1] != a {
 			flush()
 			cur = append(cur, a)
+			curStart = before + t0*seg
 		}
 		cur = append(cur, z)
 		if t1 < 1 {
@@ -104,7 +122,16 @@ func clipLine(line []orb.Point, b box) [][]orb.Point {
 		}
 	}
 	flush()
-	return out
+	return out, starts
+}
+
+// lineLength is a polyline's length.
+func lineLength(line []orb.Point) float64 {
+	n := 0.0
+	for i := 0; i+1 < len(line); i++ {
+		n += math.Hypot(line[i+1][0]-line[i][0], line[i+1][1]-line[i][1])
+	}
+	return n
 }
 
 // cutEdge tells which edges of a ring lie along the tile square the

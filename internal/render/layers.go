@@ -29,6 +29,9 @@ type layerRender struct {
 	filter *expr.Expression
 	props  map[string]*expr.Expression // paint and layout properties
 	consts map[string]expr.Value       // values of feature-constant properties
+
+	gradient     *raster.Gradient // line-gradient's ramp, once built
+	gradientDone bool
 }
 
 // compile prepares the layer's filter and properties.
@@ -420,9 +423,25 @@ func (lr *layerRender) line(f sourceFeature, c *expr.EvalContext) {
 	if over := b.tile * 8192 / 512 / ratio / math.Exp2(lr.zoom-math.Floor(lr.zoom)); over <= 16 {
 		b.sharp = sharpCornerPixels * b.tile * 8192 / 512 / over
 	}
+	// A gradient colours a GeoJSON line with line metrics by its progress
+	// along the whole line; GL draws no gradient on other sources'
+	// lines, which keep line-color.
+	if f.metrics && f.kind == "LineString" {
+		paint.Gradient = lr.lineGradient()
+	}
+	// progress, for a gradient, gives each piece its start and the
+	// length of its whole line (world units).
+	var progress func(i int) (start, total float64)
 	draw := func(lines [][]orb.Point, closed []bool, clip []raster.Point) {
 		b.tris = b.tris[:0]
 		for i, l := range lines {
+			b.progScale = 0
+			if paint.Gradient != nil && progress != nil {
+				start, total := progress(i)
+				if total > 0 {
+					b.progStart, b.progScale = start/total, 1/(total*lr.fr.scale)
+				}
+			}
 			// Lines are built on the map and seen through the camera.
 			b.add(lr.projectPlane(l, dx, dy), shape, closed[i])
 		}
@@ -443,13 +462,58 @@ func (lr *layerRender) line(f sourceFeature, c *expr.EvalContext) {
 	for _, tile := range lr.viewTiles() {
 		buffered := box{tile.x0 - (tile.x1-tile.x0)/4, tile.y0 - (tile.y1-tile.y0)/4, tile.x1 + (tile.x1-tile.x0)/4, tile.y1 + (tile.y1-tile.y0)/4}
 		var pieces [][]orb.Point
+		var starts, totals []float64
 		for _, l := range lines {
-			pieces = append(pieces, clipLine(l, buffered)...)
+			ps, st := clipLineFrom(l, buffered)
+			pieces, starts = append(pieces, ps...), append(starts, st...)
+			if paint.Gradient != nil {
+				total := lineLength(l)
+				for range ps {
+					totals = append(totals, total)
+				}
+			}
+		}
+		if paint.Gradient != nil {
+			progress = func(i int) (float64, float64) { return starts[i], totals[i] }
 		}
 		if len(pieces) > 0 {
 			draw(pieces, make([]bool, len(pieces)), lr.clipPolygon(&tile))
 		}
 	}
+}
+
+// lineGradient returns the layer's line-gradient as GL's colour ramp
+// texture, built once per layer: 256 texels sampled linearly, or for a
+// stepped gradient 1024 sampled nearest, so that steps stay sharp; nil
+// without a line-gradient.
+func (lr *layerRender) lineGradient() *raster.Gradient {
+	if lr.gradientDone {
+		return lr.gradient
+	}
+	lr.gradientDone = true
+	e := lr.props["line-gradient"]
+	if e == nil || lr.l.Paint == nil || !lr.l.Paint.Has("line-gradient") {
+		return nil
+	}
+	g := &raster.Gradient{}
+	n := 256
+	if raw, ok := lr.l.Paint.Get("line-gradient"); ok {
+		if arr, ok := raw.([]any); ok && len(arr) > 0 && arr[0] == "step" {
+			g.Nearest, n = true, 1024
+		}
+	}
+	g.Texels = make([][4]float64, n)
+	for i := range g.Texels {
+		c := &expr.EvalContext{Zoom: lr.zoom, LineProgress: float64(i) / float64(n-1)}
+		v := e.EvalOrDefault(c)
+		if v.Kind() != expr.KindColor {
+			continue
+		}
+		col := v.Color()
+		g.Texels[i] = [4]float64{col.R * col.A * 255, col.G * col.A * 255, col.B * col.A * 255, col.A * 255}
+	}
+	lr.gradient = g
+	return g
 }
 
 // trianglesInside reports whether every vertex of the triangles lies in

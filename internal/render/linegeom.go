@@ -44,6 +44,11 @@ type lineBuilder struct {
 	verts  []raster.LineVertex
 	e1, e2 int     // the last vertex on each side of the strip, -1 for none
 	along  float64 // distance so far, device pixels
+	// walked is the distance before along last started again from zero;
+	// progStart and progScale turn walked+along into the line's progress
+	// (0 at its start, 1 at its end) for line-gradient; progScale 0
+	// when the line has no gradient.
+	walked, progStart, progScale float64
 }
 
 // vec is a 2D vector in device pixels (y down).
@@ -85,7 +90,11 @@ func (b *lineBuilder) addHalf(p vec, ext vec, round, up bool, dir float64) {
 	q := vec{math.Round(ext.x*63) / 63, math.Round(ext.y*63) / 63}
 	pos := p.add(q.mul(b.outset)).add(shift)
 	along := math.Mod(math.Floor(b.along/b.tile/2)*2, 1<<15) * b.tile * b.alongScale
-	b.verts = append(b.verts, raster.LineVertex{X: pos.x, Y: pos.y, NX: nx, NY: ny, Along: along})
+	v := raster.LineVertex{X: pos.x, Y: pos.y, NX: nx, NY: ny, Along: along}
+	if b.progScale != 0 {
+		v.Progress = b.progStart + (b.walked+b.along)*b.progScale
+	}
+	b.verts = append(b.verts, v)
 	e3 := len(b.verts) - 1
 	if b.e1 >= 0 && b.e2 >= 0 {
 		b.tris = append(b.tris, [3]raster.LineVertex{b.verts[b.e1], b.verts[b.e2], b.verts[e3]})
@@ -106,6 +115,7 @@ func (b *lineBuilder) addPair(p, n vec, endLeft, endRight float64, round bool) {
 	b.addHalf(p, vec{n.x + n.y*endLeft, n.y - n.x*endLeft}, round, false, endLeft)
 	b.addHalf(p, vec{-n.x + n.y*endRight, -n.y - n.x*endRight}, round, true, -endRight)
 	if b.along > maxLineDistance*b.tile {
+		b.walked += b.along
 		b.along = 0
 		b.addPair(p, n, endLeft, endRight, round)
 	}
@@ -136,7 +146,7 @@ func (b *lineBuilder) add(pts []raster.Point, s lineShape, closed bool) {
 	}
 	b.e1, b.e2 = -1, -1
 	b.verts = b.verts[:0]
-	b.along = 0
+	b.along, b.walked = 0, 0
 
 	var cur, prev vec
 	var hasCur, hasPrev bool

@@ -382,6 +382,9 @@ type sourceFeature struct {
 	// wholePolygons are a tile's polygons before clipping (symbols go to
 	// their poles of inaccessibility); nil for GeoJSON.
 	wholePolygons [][][]orb.Point
+	// metrics marks the features of a GeoJSON source with lineMetrics:
+	// their lines can be coloured by line-gradient.
+	metrics bool
 }
 
 type sourceSet struct {
@@ -526,10 +529,19 @@ func (s *sourceSet) geoJSON(ctx context.Context, src *style.Source) ([]sourceFea
 	if clustered(src) {
 		return s.clusters(src, feats, maxZoom, grid)
 	}
+	lm, _ := src.Raw.Get("lineMetrics")
+	metrics := lm == true
+	tolerance := defaultGeoJSONTolerance
+	if t, ok := src.Raw.Get("tolerance"); ok {
+		if n, ok := t.(float64); ok && n >= 0 {
+			tolerance = n
+		}
+	}
+	simp := newSimplifier(tolerance, int(maxZoom), int(math.Max(0, math.Min(maxZoom, math.Floor(s.view.Zoom)))))
 	out := make([]sourceFeature, 0, len(feats))
 	for _, f := range feats {
-		sf := sourceFeature{feat: &expr.MapFeature{Props: propsObject(f.Properties), Id: idValue(f.ID, f.Properties)}, tile: [3]int{0, 0, -1}}
-		addGeometry(&sf, f.Geometry, grid)
+		sf := sourceFeature{feat: &expr.MapFeature{Props: propsObject(f.Properties), Id: idValue(f.ID, f.Properties)}, tile: [3]int{0, 0, -1}, metrics: metrics}
+		addGeometry(&sf, f.Geometry, grid, simp)
 		if sf.kind != "" {
 			sf.feat.Type = sf.kind
 			out = append(out, sf)
@@ -589,45 +601,76 @@ const geoJSONExtent = 8192
 
 // addGeometry projects an orb geometry into world coordinates, rounded to
 // a grid of the given number of units across the world.
-func addGeometry(sf *sourceFeature, g orb.Geometry, grid float64) {
-	world := func(p orb.Point) orb.Point {
+// Lines and rings are simplified for the zoom by simp (nil: kept whole).
+func addGeometry(sf *sourceFeature, g orb.Geometry, grid float64, simp *simplifier) {
+	project := func(p orb.Point) orb.Point {
 		x, y := geo.LonLatToWorld(p[0], p[1])
-		return orb.Point{math.Round(x*grid) / grid, math.Round(y*grid) / grid}
+		return orb.Point{x, y}
 	}
-	line := func(ps []orb.Point) []orb.Point {
+	round := func(p orb.Point) orb.Point {
+		return orb.Point{math.Round(p[0]*grid) / grid, math.Round(p[1]*grid) / grid}
+	}
+	points := func(ps []orb.Point) []orb.Point {
 		out := make([]orb.Point, len(ps))
 		for i, p := range ps {
-			out[i] = world(p)
+			out[i] = round(project(p))
 		}
 		return out
 	}
+	// line projects, simplifies and rounds a line or ring (nil when it is
+	// too small for the zoom).
+	line := func(ps []orb.Point, ring bool) []orb.Point {
+		w := make([]orb.Point, len(ps))
+		for i, p := range ps {
+			w[i] = project(p)
+		}
+		w = simp.line(w, ring)
+		for i, p := range w {
+			w[i] = round(p)
+		}
+		return w
+	}
+	polygon := func(p orb.Polygon) [][]orb.Point {
+		var rings [][]orb.Point
+		for i, r := range p {
+			kept := line(r, true)
+			if kept == nil {
+				if i == 0 {
+					return nil // the outer ring is too small: holes and all
+				}
+				continue
+			}
+			rings = append(rings, kept)
+		}
+		return rings
+	}
 	switch g := g.(type) {
 	case orb.Point:
-		sf.kind, sf.parts = "Point", [][]orb.Point{{world(g)}}
+		sf.kind, sf.parts = "Point", [][]orb.Point{points([]orb.Point{g})}
 	case orb.MultiPoint:
-		sf.kind, sf.parts = "Point", [][]orb.Point{line(g)}
+		sf.kind, sf.parts = "Point", [][]orb.Point{points(g)}
 	case orb.LineString:
-		sf.kind, sf.parts = "LineString", [][]orb.Point{line(g)}
+		if l := line(g, false); l != nil {
+			sf.kind, sf.parts = "LineString", [][]orb.Point{l}
+		}
 	case orb.MultiLineString:
-		sf.kind = "LineString"
 		for _, l := range g {
-			sf.parts = append(sf.parts, line(l))
+			if kept := line(l, false); kept != nil {
+				sf.kind = "LineString"
+				sf.parts = append(sf.parts, kept)
+			}
 		}
 	case orb.Polygon:
-		sf.kind = "Polygon"
-		var rings [][]orb.Point
-		for _, r := range g {
-			rings = append(rings, line(r))
+		if rings := polygon(g); rings != nil {
+			sf.kind = "Polygon"
+			sf.polygons = [][][]orb.Point{rings}
 		}
-		sf.polygons = [][][]orb.Point{rings}
 	case orb.MultiPolygon:
-		sf.kind = "Polygon"
 		for _, p := range g {
-			var rings [][]orb.Point
-			for _, r := range p {
-				rings = append(rings, line(r))
+			if rings := polygon(p); rings != nil {
+				sf.kind = "Polygon"
+				sf.polygons = append(sf.polygons, rings)
 			}
-			sf.polygons = append(sf.polygons, rings)
 		}
 	}
 }

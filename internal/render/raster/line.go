@@ -15,6 +15,9 @@ type LineVertex struct {
 	X, Y   float64
 	NX, NY float64
 	Along  float64
+	// Progress is how far along its whole line the vertex is, 0 to 1
+	// (for a gradient).
+	Progress float64
 }
 
 // LinePaint is how the fragments of a line's triangles are coloured, in
@@ -30,6 +33,9 @@ type LinePaint struct {
 	// Pattern, when not nil, colours the line from an image instead of
 	// Color.
 	Pattern *LinePattern
+	// Gradient, when not nil, colours the line by its vertices' Progress
+	// instead of Color.
+	Gradient *Gradient
 	// Tilt, when not nil, is the camera that sees the map: triangles are
 	// given on the map's plane and shaded there, antialiasing over one
 	// screen pixel.
@@ -166,6 +172,10 @@ func (cv *Canvas) LineTriangle(t *[3]LineVertex, clip []Point, p *LinePaint) {
 	nxX, nxY := grad(t[0].NX, t[1].NX, t[2].NX)
 	nyX, nyY := grad(t[0].NY, t[1].NY, t[2].NY)
 	alX, alY := grad(t[0].Along, t[1].Along, t[2].Along)
+	var prX, prY float64
+	if p.Gradient != nil {
+		prX, prY = grad(t[0].Progress, t[1].Progress, t[2].Progress)
+	}
 
 	// The triangle is cut on the map's plane (by the tile's square, and
 	// under a tilted camera by the plane just before the camera, behind
@@ -223,13 +233,14 @@ func (cv *Canvas) LineTriangle(t *[3]LineVertex, clip []Point, p *LinePaint) {
 			continue
 		}
 		if p.Tilt != nil {
-			cv.tiltedSpan(t, p, px0, px1, y, [6]float64{nxX, nxY, nyX, nyY, alX, alY})
+			cv.tiltedSpan(t, p, px0, px1, y, [8]float64{nxX, nxY, nyX, nyY, alX, alY, prX, prY})
 			continue
 		}
 		dx, dy := float64(px0)+0.5-x0, cy-y0
 		nx := t[0].NX + nxX*dx + nxY*dy
 		ny := t[0].NY + nyX*dx + nyY*dy
 		al := t[0].Along + alX*dx + alY*dy
+		pr := t[0].Progress + prX*dx + prY*dy
 		o := cv.PixOffset(px0, y)
 		for x := px0; x < px1; x++ {
 			dist := math.Sqrt(nx*nx+ny*ny) * p.Outset
@@ -245,6 +256,10 @@ func (cv *Canvas) LineTriangle(t *[3]LineVertex, clip []Point, p *LinePaint) {
 					r, g, b, a := p.Pattern.sample(al, ny)
 					k := alpha * p.Opacity
 					blend(cv.Pix[o:o+4], r*k, g*k, b*k, a*k)
+				case p.Gradient != nil:
+					r, g, b, a := p.Gradient.sample(pr)
+					k := alpha * p.Opacity
+					blend(cv.Pix[o:o+4], r*k, g*k, b*k, a*k)
 				case alpha == 1 && opaque:
 					copy(cv.Pix[o:o+4], solid[:])
 				default:
@@ -254,6 +269,7 @@ func (cv *Canvas) LineTriangle(t *[3]LineVertex, clip []Point, p *LinePaint) {
 			nx += nxX
 			ny += nyX
 			al += alX
+			pr += prX
 			o += 4
 		}
 	}
@@ -262,9 +278,9 @@ func (cv *Canvas) LineTriangle(t *[3]LineVertex, clip []Point, p *LinePaint) {
 // tiltedSpan shades pixels px0..px1 of row y of a line triangle given on
 // the map's plane and seen through p.Tilt: each pixel's centre goes back
 // to the plane, where the attributes are affine (grad holds their
-// gradients: NX, NY, Along by x and y), and the antialiasing ramp widens
+// gradients: NX, NY, Along, Progress by x and y), and the antialiasing ramp widens
 // with the distance, to stay one screen pixel.
-func (cv *Canvas) tiltedSpan(t *[3]LineVertex, p *LinePaint, px0, px1, y int, grad [6]float64) {
+func (cv *Canvas) tiltedSpan(t *[3]LineVertex, p *LinePaint, px0, px1, y int, grad [8]float64) {
 	cr, cg, cb, ca := p.Color.premul(p.Opacity)
 	// GL scales the ramp by how much the camera shortens the extrusion
 	// (across the line, along NY's gradient): by 1/w, and by the
@@ -298,10 +314,42 @@ func (cv *Canvas) tiltedSpan(t *[3]LineVertex, p *LinePaint, px0, px1, y int, gr
 			r, g, b, a := p.Pattern.sample(al, ny)
 			k := alpha * p.Opacity
 			blend(cv.Pix[o:o+4], r*k, g*k, b*k, a*k)
+		case p.Gradient != nil:
+			r, g, b, a := p.Gradient.sample(t[0].Progress + grad[6]*dx + grad[7]*dy)
+			k := alpha * p.Opacity
+			blend(cv.Pix[o:o+4], r*k, g*k, b*k, a*k)
 		default:
 			blend(cv.Pix[o:o+4], cr*alpha, cg*alpha, cb*alpha, ca*alpha)
 		}
 	}
+}
+
+// Gradient is a colour ramp over a line's progress, as GL keeps it in a
+// texture: Texels premultiplied colours (0-255) for progress i/(n-1),
+// sampled linearly between texel centres or, for a stepped ramp, from the
+// nearest texel.
+type Gradient struct {
+	Texels  [][4]float64
+	Nearest bool
+}
+
+// sample returns the premultiplied colour (0-255) at progress pr.
+func (g *Gradient) sample(pr float64) (r, gr, b, a float64) {
+	n := len(g.Texels)
+	if n == 0 {
+		return 0, 0, 0, 0
+	}
+	x := pr*float64(n) - 0.5 // texel centres at (i+0.5)/n
+	if g.Nearest {
+		i := min(max(int(math.Floor(x+0.5)), 0), n-1)
+		c := g.Texels[i]
+		return c[0], c[1], c[2], c[3]
+	}
+	i := int(math.Floor(x))
+	f := x - float64(i)
+	c0 := g.Texels[min(max(i, 0), n-1)]
+	c1 := g.Texels[min(max(i+1, 0), n-1)]
+	return c0[0] + (c1[0]-c0[0])*f, c0[1] + (c1[1]-c0[1])*f, c0[2] + (c1[2]-c0[2])*f, c0[3] + (c1[3]-c0[3])*f
 }
 
 // nearW is the least distance (over Dist) from the camera at which clipNear

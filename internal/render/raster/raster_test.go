@@ -115,3 +115,21 @@ func TestHairlineDepth(t *testing.T) {
 		t.Errorf("coverage one pixel along = %v, want between 0 and 1", got)
 	}
 }
+
+func TestGradientSample(t *testing.T) {
+	// Two texels, black at progress 0 and white at 1, sampled as GL
+	// samples a 2-texel texture: clamped outside the texel centres (1/4,
+	// 3/4), linear between them.
+	g := &Gradient{Texels: [][4]float64{{0, 0, 0, 255}, {255, 255, 255, 255}}}
+	for _, tc := range []struct{ pr, want float64 }{{0, 0}, {0.25, 0}, {0.5, 127.5}, {0.75, 255}, {1, 255}} {
+		if r, _, _, a := g.sample(tc.pr); math.Abs(r-tc.want) > 1e-9 || a != 255 {
+			t.Errorf("linear at %v: r %v a %v, want r %v", tc.pr, r, a, tc.want)
+		}
+	}
+	g.Nearest = true
+	for _, tc := range []struct{ pr, want float64 }{{0.2, 0}, {0.49, 0}, {0.51, 255}, {1, 255}} {
+		if r, _, _, _ := g.sample(tc.pr); r != tc.want {
+			t.Errorf("nearest at %v: r %v, want %v", tc.pr, r, tc.want)
+		}
+	}
+}

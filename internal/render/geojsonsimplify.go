@@ -1,0 +1,117 @@
+package render
+
+import (
+	"math"
+
+	"github.com/paulmach/orb"
+)
+
+// GL cuts GeoJSON into tiles simplified for their zoom: each vertex of a
+// line or ring gets an importance once, the squared distance at which a
+// Douglas-Peucker pass over the whole line keeps it (measured in world
+// units, down to the tolerance of the source's maxzoom), and a tile of zoom
+// z keeps the vertices more important than that zoom's tolerance. Lines
+// shorter than the tolerance and rings of less area than its square are
+// left out. The tolerance is the source's `tolerance` (0.375 by default)
+// in pixels of a 512-pixel tile, that is 16 of GL's 8192 units a tile.
+
+// defaultGeoJSONTolerance is a GeoJSON source's tolerance when it gives none.
+const defaultGeoJSONTolerance = 0.375
+
+// simplifier filters the vertices of a source's lines for one zoom.
+type simplifier struct {
+	sqMax float64 // squared tolerance at the source's maxzoom, world units
+	tol   float64 // tolerance at the zoom drawn, world units (0: keep all)
+}
+
+// newSimplifier returns the simplifier of a source with the given
+// tolerance (pixels of a 512-pixel tile) and maxzoom, drawn from tiles of
+// zoom z.
+func newSimplifier(tolerance float64, maxZoom, z int) *simplifier {
+	units := tolerance * geoJSONExtent / 512 // tile units
+	at := func(zoom int) float64 { return units / (math.Exp2(float64(zoom)) * geoJSONExtent) }
+	s := &simplifier{sqMax: at(maxZoom) * at(maxZoom)}
+	if z < maxZoom {
+		s.tol = at(z)
+	}
+	return s
+}
+
+// line returns the vertices of a line (or ring) kept at the zoom, nil when
+// the whole line is too small to draw there.
+func (s *simplifier) line(pts []orb.Point, ring bool) []orb.Point {
+	if s == nil || s.tol == 0 || len(pts) < 3 {
+		return pts
+	}
+	if ring {
+		if math.Abs(ringArea(pts))/2 < s.tol*s.tol { // ringArea is twice the area
+			return nil
+		}
+	} else if lineLength(pts) < s.tol {
+		return nil
+	}
+	imp := make([]float64, len(pts))
+	imp[0], imp[len(pts)-1] = 1, 1
+	importance(pts, imp, 0, len(pts)-1, s.sqMax)
+	sq := s.tol * s.tol
+	out := make([]orb.Point, 0, len(pts))
+	for i, p := range pts {
+		if imp[i] > sq {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// importance gives the vertices strictly between first and last their
+// Douglas-Peucker importance: the farthest from the segment first-last
+// (the one nearest the middle among equals) gets its squared distance,
+// when that exceeds sqTol, and each side is done again. Vertices never
+// picked keep 0.
+func importance(pts []orb.Point, imp []float64, first, last int, sqTol float64) {
+	for last-first > 1 {
+		best, bestD := -1, sqTol
+		mid := first + (last-first)/2
+		for i := first + 1; i < last; i++ {
+			d := sqSegDist(pts[i], pts[first], pts[last])
+			if d > bestD || d == bestD && best >= 0 && absInt(i-mid) < absInt(best-mid) {
+				best, bestD = i, d
+			}
+		}
+		if best < 0 {
+			return
+		}
+		imp[best] = bestD
+		// Recurse on the shorter side, loop on the longer.
+		if best-first < last-best {
+			importance(pts, imp, first, best, sqTol)
+			first = best
+		} else {
+			importance(pts, imp, best, last, sqTol)
+			last = best
+		}
+	}
+}
+
+// sqSegDist is the squared distance from p to the segment a-b.
+func sqSegDist(p, a, b orb.Point) float64 {
+	x, y := a[0], a[1]
+	dx, dy := b[0]-x, b[1]-y
+	if dx != 0 || dy != 0 {
+		t := ((p[0]-x)*dx + (p[1]-y)*dy) / (dx*dx + dy*dy)
+		if t > 1 {
+			x, y = b[0], b[1]
+		} else if t > 0 {
+			x, y = x+dx*t, y+dy*t
+		}
+	}
+	dx, dy = p[0]-x, p[1]-y
+	return dx*dx + dy*dy
+}
+
+func absInt(v int) int {
+	if v < 0 {
+		return -v
+	}
+	return v
+}
