@@ -136,15 +136,26 @@ func (sp *spriteSet) read(ctx context.Context, base, prefix string) error {
 // sheets caches decoded sprite sheets across renders by their content:
 // a style's sprite is the same from one render to the next, and decoding
 // its PNG costs more than drawing its icons. Icons are never modified.
-var sheets = &sheetCache{m: map[[32]byte]map[string]*spriteIcon{}}
+var sheets = &sheetCache{m: map[[32]byte]map[string]*spriteIcon{}, max: maxSheetBytes}
 
-// maxCachedSheets bounds the sprite sheets kept.
-const maxCachedSheets = 16
+// maxSheetBytes bounds the decoded icons kept, by their pixels.
+const maxSheetBytes = 32 << 20
 
 type sheetCache struct {
 	mu    sync.Mutex
 	m     map[[32]byte]map[string]*spriteIcon
 	order [][32]byte // oldest first
+	bytes int64      // pixels of the icons kept
+	max   int64
+}
+
+// iconBytes is the memory of a sheet's decoded icons.
+func iconBytes(icons map[string]*spriteIcon) int64 {
+	n := int64(0)
+	for _, ic := range icons {
+		n += int64(len(ic.pix)) + 64
+	}
+	return n
 }
 
 func sheetKey(index, image []byte) [32]byte {
@@ -170,10 +181,16 @@ func (c *sheetCache) add(k [32]byte, icons map[string]*spriteIcon) {
 	if _, ok := c.m[k]; ok {
 		return
 	}
-	if len(c.order) >= maxCachedSheets {
+	size := iconBytes(icons)
+	if size > c.max/2 {
+		return // one huge sheet would push everything else out
+	}
+	for c.bytes+size > c.max && len(c.order) > 0 {
+		c.bytes -= iconBytes(c.m[c.order[0]])
 		delete(c.m, c.order[0])
 		c.order = c.order[1:]
 	}
 	c.m[k] = icons
 	c.order = append(c.order, k)
+	c.bytes += size
 }
