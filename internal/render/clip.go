@@ -16,6 +16,20 @@ type box struct{ x0, y0, x1, y1 float64 }
 // clipRing clips a closed ring to the box (Sutherland-Hodgman, one edge of
 // the box at a time).
 func clipRing(ring []orb.Point, b box) []orb.Point {
+	// Most rings of a tile lie inside its square: nothing to cut.
+	inside := true
+	for _, p := range ring {
+		if p[0] < b.x0 || p[0] > b.x1 || p[1] < b.y0 || p[1] > b.y1 {
+			inside = false
+			break
+		}
+	}
+	if inside {
+		if len(ring) < 3 {
+			return nil
+		}
+		return ring
+	}
 	edges := []struct {
 		inside func(p orb.Point) bool
 		cut    func(p, q orb.Point) orb.Point
@@ -30,7 +44,7 @@ func clipRing(ring []orb.Point, b box) []orb.Point {
 		if len(pts) == 0 {
 			return nil
 		}
-		var out []orb.Point
+		out := make([]orb.Point, 0, len(pts)+4)
 		prev := pts[len(pts)-1]
 		for _, p := range pts {
 			switch in, prevIn := e.inside(p), e.inside(prev); {

@@ -83,3 +83,38 @@ func TestClipLineFromStarts(t *testing.T) {
 		t.Errorf("length %v, want 14.5", got)
 	}
 }
+
+func TestClipRing(t *testing.T) {
+	b := box{0, 0, 10, 10}
+	tests := []struct {
+		name string
+		ring []orb.Point
+		want []orb.Point
+	}{
+		{"inside", []orb.Point{{1, 1}, {9, 1}, {9, 9}}, []orb.Point{{1, 1}, {9, 1}, {9, 9}}},
+		{"on the edges", []orb.Point{{0, 0}, {10, 0}, {10, 10}, {0, 10}}, []orb.Point{{0, 0}, {10, 0}, {10, 10}, {0, 10}}},
+		{"across the right edge", []orb.Point{{5, 2}, {15, 2}, {15, 8}, {5, 8}}, []orb.Point{{5, 2}, {10, 2}, {10, 8}, {5, 8}}},
+		{"outside", []orb.Point{{20, 20}, {30, 20}, {30, 30}}, nil},
+		{"too few points inside", []orb.Point{{1, 1}, {2, 2}}, nil},
+	}
+	for _, tc := range tests {
+		got := clipRing(tc.ring, b)
+		if len(got) != len(tc.want) {
+			t.Errorf("%s: %v, want %v", tc.name, got, tc.want)
+			continue
+		}
+		// The same ring, possibly starting elsewhere.
+		start := -1
+		for i, p := range got {
+			if p == tc.want[0] {
+				start = i
+			}
+		}
+		for i := range tc.want {
+			if start < 0 || got[(start+i)%len(got)] != tc.want[i] {
+				t.Errorf("%s: %v, want %v", tc.name, got, tc.want)
+				break
+			}
+		}
+	}
+}
