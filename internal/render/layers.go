@@ -32,6 +32,7 @@ type layerRender struct {
 
 	gradient     *raster.Gradient // line-gradient's ramp, once built
 	gradientDone bool
+	seen         map[*box]bool // whether tile squares reach the image
 }
 
 // compile prepares the layer's filter and properties.
@@ -207,7 +208,13 @@ func (lr *layerRender) draw(feats []sourceFeature) {
 	if lr.l.Type == "circle" {
 		feats = byTileOrder(feats, lr.viewTiles)
 	}
+	clipped := lr.l.Type == "fill" || lr.l.Type == "line"
 	for _, f := range feats {
+		if clipped && f.clip != nil && !lr.squareVisible(f.clip) {
+			// Fills and lines are cut to their tile's square: a tile read
+			// only for the labels around the view draws nothing here.
+			continue
+		}
 		c := lr.ctx(f.feat)
 		if lr.filter != nil {
 			v := lr.filter.EvalOrDefault(c)
@@ -514,6 +521,31 @@ func (lr *layerRender) lineGradient() *raster.Gradient {
 	}
 	lr.gradient = g
 	return g
+}
+
+// squareVisible reports whether a tile's square (world units) reaches the
+// image, remembered per square for the layer. Under a tilted camera every
+// square counts as visible.
+func (lr *layerRender) squareVisible(b *box) bool {
+	if lr.fr.tilt != nil {
+		return true
+	}
+	if v, ok := lr.seen[b]; ok {
+		return v
+	}
+	minX, minY, maxX, maxY := math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)
+	for _, c := range [4][2]float64{{b.x0, b.y0}, {b.x1, b.y0}, {b.x0, b.y1}, {b.x1, b.y1}} {
+		p := lr.fr.toPlane(c[0], c[1])
+		minX, maxX = math.Min(minX, p.X), math.Max(maxX, p.X)
+		minY, maxY = math.Min(minY, p.Y), math.Max(maxY, p.Y)
+	}
+	// A pixel of slack: antialiasing reaches half a pixel past an edge.
+	v := maxX > -1 && minX < lr.fr.w+1 && maxY > -1 && minY < lr.fr.h+1
+	if lr.seen == nil {
+		lr.seen = map[*box]bool{}
+	}
+	lr.seen[b] = v
+	return v
 }
 
 // trianglesInside reports whether every vertex of the triangles lies in

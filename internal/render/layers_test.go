@@ -178,3 +178,30 @@ func TestRecordCost(t *testing.T) {
 		t.Error("recording one layer changed another")
 	}
 }
+
+func TestSquareVisible(t *testing.T) {
+	// A 512x512 view of zoom 1 centred on the world: the four zoom-1
+	// squares fill it; a zoom-2 square beyond its edge does not reach it.
+	v := View{Zoom: 1, Width: 512, Height: 512, PixelRatio: 1}
+	lr := &layerRender{fr: newFrame(v)}
+	for _, tc := range []struct {
+		b    box
+		want bool
+	}{
+		{box{0, 0, 0.5, 0.5}, true},
+		{box{0.5, 0.5, 1, 1}, true},
+		{box{0.25, 0.25, 0.5, 0.5}, true},
+		{box{0.76, 0.45, 0.8, 0.55}, false}, // right of the view
+		{box{-0.25, 0.5, 0, 0.75}, false},
+	} {
+		if got := lr.squareVisible(&tc.b); got != tc.want {
+			t.Errorf("%v: %v, want %v", tc.b, got, tc.want)
+		}
+	}
+	// Turned 45 degrees, the view's corner reaches that square.
+	v.Bearing = 45
+	lr = &layerRender{fr: newFrame(v)}
+	if !lr.squareVisible(&box{0.76, 0.45, 0.8, 0.55}) {
+		t.Error("a square the turned view reaches is not drawn")
+	}
+}
