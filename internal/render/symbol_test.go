@@ -583,3 +583,61 @@ func TestSheetCacheBounded(t *testing.T) {
 		t.Error("a sheet over half the bound was kept")
 	}
 }
+
+func TestSlicedPieces(t *testing.T) {
+	// A horizontal line across the middle of z14 tile 8802/5374, viewed
+	// at the tile's centre.
+	const tx, ty = 8802.0, 5374.0
+	n14 := math.Exp2(14)
+	y := (ty + 0.5) / n14
+	line := []orb.Point{{(tx + 0.01) / n14, y}, {(tx + 0.99) / n14, y}}
+	lon := (tx+0.5)/n14*360 - 180
+	lat := math.Atan(math.Sinh(math.Pi*(1-2*(ty+0.5)/n14))) * 180 / math.Pi
+	tests := []struct {
+		name    string
+		zoom    float64
+		pitch   float64
+		maxZoom float64
+		ok      bool
+		z       int // zoom of the pieces' tiles
+	}{
+		{"source zoom", 14, 0, 14, false, 0},
+		{"overzoomed", 17, 0, 14, true, 17},
+		{"fractional", 16.5, 0, 14, true, 16},
+		{"past the sliced zooms", 20, 0, 14, true, 18},
+		{"tilted", 17, 30, 14, false, 0},
+	}
+	for _, tc := range tests {
+		v := View{Center: [2]float64{lon, lat}, Zoom: tc.zoom, Pitch: tc.pitch, Width: 512, Height: 512, PixelRatio: 1}
+		s := &sourceSet{view: v, frame: newFrame(v)}
+		pieces, ok := s.slicedPieces(tc.maxZoom, [3]int{int(ty), int(tx), 14}, [][]orb.Point{line})
+		if ok != tc.ok {
+			t.Fatalf("%s: ok %v, want %v", tc.name, ok, tc.ok)
+		}
+		if !ok {
+			continue
+		}
+		if len(pieces) < 2 {
+			t.Fatalf("%s: %d pieces, want the line cut in at least two tiles", tc.name, len(pieces))
+		}
+		for _, pc := range pieces {
+			if pc.tile[2] != tc.z || !pc.bounded {
+				t.Errorf("%s: piece of tile %v (bounded %v), want zoom %d", tc.name, pc.tile, pc.bounded, tc.z)
+			}
+			nz := math.Exp2(float64(pc.tile[2]))
+			for _, l := range pc.lines {
+				for _, p := range l {
+					x, yy := p[0]*nz-float64(pc.tile[1]), p[1]*nz-float64(pc.tile[0])
+					if x < -1e-9 || x > 1+1e-9 || yy < -1e-9 || yy > 1+1e-9 {
+						t.Errorf("%s: point %.4f, %.4f outside tile %v", tc.name, x, yy, pc.tile)
+					}
+				}
+				// A piece that does not hold the line's own start begins
+				// on its tile's edge: GL takes it as a continued line.
+				if x := l[0][0]*nz - float64(pc.tile[1]); l[0] != line[0] && math.Abs(x) > 1e-9 {
+					t.Errorf("%s: piece of tile %v starts at %.6f, want the tile's edge", tc.name, pc.tile, x)
+				}
+			}
+		}
+	}
+}

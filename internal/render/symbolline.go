@@ -173,6 +173,13 @@ func (s *sourceSet) linePieces(lr *symLayer, ss *shapedSymbol, center bool) []li
 		if center || f.kind == "Polygon" {
 			return []linePiece{{tile: f.tile, lines: lines, bounded: true}}
 		}
+		srcMaxZoom := 22.0 // the specification's default
+		if src := s.st.SourceByKey[lr.l.Source]; src != nil && src.MaxZoom != nil {
+			srcMaxZoom = *src.MaxZoom
+		}
+		if pieces, ok := s.slicedPieces(srcMaxZoom, f.tile, lines); ok {
+			return pieces
+		}
 		// GL clips the (merged) lines to the tile for "line".
 		return []linePiece{{tile: f.tile, lines: clip(f.tile), bounded: true}}
 	}
@@ -211,6 +218,65 @@ func (s *sourceSet) linePieces(lr *symLayer, ss *shapedSymbol, center bool) []li
 		}
 	}
 	return out
+}
+
+// slicedMaxZoom is the deepest zoom GL JS 6 cuts a vector source's tiles
+// to: the map's default maximum zoom (22) less its default
+// zoomLevelsToOverscale (4). Beyond the source's maxzoom and up to it, GL
+// slices the source's deepest tile into tiles of the view's zoom instead
+// of overscaling it; past it the sliced tiles are overscaled.
+const slicedMaxZoom = 22 - 4
+
+// slicedPieces cuts lines of a vector tile of a lower zoom than the view's
+// into the tiles of the view's zoom (up to slicedMaxZoom) that are in view,
+// as GL JS 6 slices an overzoomed tile: each child's lines clipped to the
+// child square grown by a buffer of 128/4096 of it, their cut ends on the
+// child's 4096-unit grid, then (as GL lays out line labels) clipped to the
+// child itself. maxZoom is the source's; ok is false when the tile is not
+// overzoomed that way.
+func (s *sourceSet) slicedPieces(maxZoom float64, tile [3]int, lines [][]orb.Point) ([]linePiece, bool) {
+	if s.frame.tilt != nil {
+		// Under a tilted camera labels follow the first reference's
+		// model (see perspectiveRatio), which lays them out on the
+		// deepest tile itself.
+		return nil, false
+	}
+	z := int(math.Min(math.Floor(s.view.Zoom), math.Max(maxZoom, slicedMaxZoom)))
+	dz := z - tile[2]
+	if dz <= 0 || dz > 10 {
+		return nil, false
+	}
+	const buffer, grid = 128.0 / 4096, 4096.0
+	n := float64(int(1) << z)
+	var out []linePiece
+	k := 1 << dz
+	for cy := tile[0] * k; cy < (tile[0]+1)*k; cy++ {
+		for cx := tile[1] * k; cx < (tile[1]+1)*k; cx++ {
+			t := [3]int{cy, cx, z}
+			if !s.tileInView(t) {
+				continue
+			}
+			b := box{(float64(cx) - buffer) / n, (float64(cy) - buffer) / n, (float64(cx) + 1 + buffer) / n, (float64(cy) + 1 + buffer) / n}
+			sq := box{float64(cx) / n, float64(cy) / n, float64(cx+1) / n, float64(cy+1) / n}
+			var ls [][]orb.Point
+			for _, l := range lines {
+				for _, piece := range clipLine(l, b) {
+					for i, p := range piece {
+						x := math.Round((p[0]*n-float64(cx))*grid) / grid
+						y := math.Round((p[1]*n-float64(cy))*grid) / grid
+						piece[i] = orb.Point{(x + float64(cx)) / n, (y + float64(cy)) / n}
+					}
+					// GL lays out line labels on the lines clipped to the
+					// tile itself.
+					ls = append(ls, clipLine(piece, sq)...)
+				}
+			}
+			if len(ls) > 0 {
+				out = append(out, linePiece{tile: t, lines: ls, bounded: true})
+			}
+		}
+	}
+	return out, true
 }
 
 // lineAnchors finds where a feature's symbols go along its lines: every
