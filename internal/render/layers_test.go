@@ -2,9 +2,7 @@ package render
 
 import (
 	"slices"
-	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/paulmach/orb"
 
@@ -156,26 +154,6 @@ func TestBalancedCut(t *testing.T) {
 		if got := balancedCut(tc.cost); got != tc.want {
 			t.Errorf("balancedCut(%v) = %d, want %d", tc.cost, got, tc.want)
 		}
-	}
-}
-
-// TestRecordCost keeps a moving average of a layer's time per megapixel.
-func TestRecordCost(t *testing.T) {
-	p := &preparedStyle{costs: make([]atomic.Uint64, 2)}
-	if p.cost(0) != 0 {
-		t.Fatal("a layer never drawn has a cost")
-	}
-	p.recordCost(0, 2*time.Millisecond, 1_000_000)
-	if got := p.cost(0); got != 2e6 {
-		t.Errorf("first sample: %v ns/Mpx, want 2e6", got)
-	}
-	p.recordCost(0, time.Millisecond, 500_000) // also 2 ms a megapixel
-	p.recordCost(0, 0, 1_000_000)
-	if got := p.cost(0); got != 0.7*2e6 {
-		t.Errorf("after a zero sample: %v, want %v", got, 0.7*2e6)
-	}
-	if p.cost(1) != 0 {
-		t.Error("recording one layer changed another")
 	}
 }
 

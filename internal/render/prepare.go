@@ -1,10 +1,7 @@
 package render
 
 import (
-	"math"
 	"sync"
-	"sync/atomic"
-	"time"
 
 	"github.com/tesseramaps/tessera/internal/render/raster"
 
@@ -19,32 +16,6 @@ const maxPrepared = 64
 // property expressions, or why a layer cannot be drawn.
 type preparedStyle struct {
 	layers []compiledLayer
-	// costs holds each layer's measured drawing time, nanoseconds a
-	// megapixel of image (float64 bits, a moving average over renders),
-	// for cutting the layers into runs of equal work.
-	costs []atomic.Uint64
-}
-
-// recordCost adds a drawing time of layer i over an image of pixels to
-// its moving average.
-func (p *preparedStyle) recordCost(i int, d time.Duration, pixels int) {
-	sample := float64(d.Nanoseconds()) / (float64(pixels) / 1e6)
-	c := &p.costs[i]
-	for {
-		old := c.Load()
-		next := sample
-		if old != 0 {
-			next = 0.7*math.Float64frombits(old) + 0.3*sample
-		}
-		if c.CompareAndSwap(old, math.Float64bits(max(next, 1))) {
-			return
-		}
-	}
-}
-
-// cost returns layer i's measured cost, 0 before it has been drawn.
-func (p *preparedStyle) cost(i int) float64 {
-	return math.Float64frombits(p.costs[i].Load())
 }
 
 type compiledLayer struct {
@@ -70,7 +41,7 @@ func (r *Renderer) prepare(st *style.Style) *preparedStyle {
 	if ok {
 		return p
 	}
-	p = &preparedStyle{layers: make([]compiledLayer, len(st.Layers)), costs: make([]atomic.Uint64, len(st.Layers))}
+	p = &preparedStyle{layers: make([]compiledLayer, len(st.Layers))}
 	for i, l := range st.Layers {
 		lr := &layerRender{r: r, l: l}
 		if err := lr.compile(); err != nil {

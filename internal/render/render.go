@@ -12,7 +12,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/paulmach/orb"
 
@@ -221,39 +220,84 @@ const parallelPixels = 256 * 256
 // split returns where to cut the layers in two runs of about equal work
 // drawn at once, or 0 to draw them in one run: when the machine has one
 // core, the image is small or the work cannot be split. The work of a
-// layer is the time it took in the renders of the style before (per
-// pixel) or, the first time, an estimate from the features its source
-// layer has (read here, as drawing would) and, for backgrounds and
-// rasters, the pixels.
+// layer is estimated from what it reads (the features of its source
+// layer, read here as drawing would: their count, their vertices, the
+// image area their boxes cover) and, for backgrounds and rasters, the
+// pixels. The cut depends only on the style, the view and the data, never
+// on timing: a view is drawn to the same bytes every time.
 func (d layerDrawer) split(ctx context.Context, layers []int, pixels int) int {
 	if runtime.GOMAXPROCS(0) < 2 || pixels < parallelPixels || len(layers) < 2 {
 		return 0
 	}
+	stats := map[[2]string]featureStats{}
 	cost := make([]float64, len(layers))
-	// The times measured when the style was drawn before, when every
-	// layer has one; the estimate otherwise.
-	measured := true
-	for _, i := range layers {
-		measured = measured && d.prep.cost(i) > 0
-	}
 	for k, i := range layers {
-		if measured {
-			cost[k] = d.prep.cost(i)
-			continue
-		}
 		l := d.st.Layers[i]
 		c := 1000.0
 		switch l.Type {
 		case "background", "raster", "hillshade":
-			c += float64(pixels) / 64
+			c += float64(pixels)
 		case "fill", "line", "circle", "symbol", "heatmap", "fill-extrusion":
-			if feats, err := d.srcs.features(ctx, l); err == nil {
-				c += 20 * float64(len(feats))
+			key := [2]string{l.Source, l.SourceLayer}
+			st, ok := stats[key]
+			if !ok {
+				if feats, err := d.srcs.features(ctx, l); err == nil {
+					st = d.measure(feats, pixels)
+				}
+				stats[key] = st
+			}
+			switch l.Type {
+			case "fill", "fill-extrusion", "heatmap":
+				c += 2000*st.features + st.area
+			case "line":
+				c += 2000*st.features + 300*st.vertices + 8*st.length
+			default:
+				c += 3000 * st.features
 			}
 		}
 		cost[k] = c
 	}
 	return balancedCut(cost)
+}
+
+// featureStats sums what drawing a source layer's features costs: their
+// number, their vertices, their lengths in device pixels and the image
+// area (device pixels) their boxes cover.
+type featureStats struct {
+	features, vertices, length, area float64
+}
+
+func (d layerDrawer) measure(feats []sourceFeature, pixels int) featureStats {
+	var st featureStats
+	st.features = float64(len(feats))
+	scale := d.fr.scale
+	add := func(pts []orb.Point) (x0, y0, x1, y1 float64) {
+		x0, y0, x1, y1 = math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)
+		for i, p := range pts {
+			x0, y0, x1, y1 = math.Min(x0, p[0]), math.Min(y0, p[1]), math.Max(x1, p[0]), math.Max(y1, p[1])
+			if i > 0 {
+				st.length += math.Hypot(p[0]-pts[i-1][0], p[1]-pts[i-1][1]) * scale
+			}
+		}
+		st.vertices += float64(len(pts))
+		return
+	}
+	for _, f := range feats {
+		for _, part := range f.parts {
+			add(part)
+		}
+		for _, poly := range f.polygons {
+			if len(poly) == 0 {
+				continue
+			}
+			x0, y0, x1, y1 := add(poly[0])
+			for _, hole := range poly[1:] {
+				add(hole)
+			}
+			st.area += math.Min((x1-x0)*(y1-y0)*scale*scale, float64(pixels))
+		}
+	}
+	return st
 }
 
 // balancedCut returns the cut 1..len(cost)-1 that leaves the least work
@@ -283,12 +327,7 @@ func (d layerDrawer) draw(ctx context.Context, layers []int, cv *raster.Canvas) 
 			return
 		}
 		l := d.st.Layers[i]
-		if l.Type == "symbol" {
-			d.srcs.waitSymbols() // placement is not this layer's drawing time
-		}
-		start := time.Now()
 		d.drawLayer(ctx, i, l, cv, mask)
-		d.prep.recordCost(i, time.Since(start), w*h)
 	}
 }
 

@@ -1,8 +1,10 @@
 package render
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"github.com/paulmach/orb"
 	"log/slog"
 	"math"
@@ -223,6 +225,40 @@ func TestShiftedX(t *testing.T) {
 		}
 		if math.Abs(first[0]-tc.want[0]) > 1e-12 || first[1] != tc.want[1] {
 			t.Errorf("%s: first point %v, want %v", tc.name, first, tc.want)
+		}
+	}
+}
+
+// TestRenderDeterministic draws one view of translucent layers many times
+// with one renderer: every picture is the same to the byte, however the
+// layers are shared between cores (a cached tile's ETag depends on it).
+func TestRenderDeterministic(t *testing.T) {
+	r, err := New(slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	layers := `{"id": "bg", "type": "background", "paint": {"background-color": "#fdfaf2"}}`
+	for i := range 12 {
+		layers += fmt.Sprintf(`, {"id": "f%d", "type": "fill", "source": "g", "paint": {"fill-color": "hsl(%d, 70%%, 50%%)", "fill-opacity": 0.37, "fill-translate": [%d, %d]}}`, i, i*30, i*7, i*3)
+		layers += fmt.Sprintf(`, {"id": "l%d", "type": "line", "source": "g", "paint": {"line-color": "hsl(%d, 60%%, 40%%)", "line-opacity": 0.53, "line-width": %d}}`, i, 200-i*15, 1+i%4)
+	}
+	st := parse(t, `{"version": 8, "center": [0, 0], "zoom": 2,
+		"sources": {"g": {"type": "geojson", "data": {"type": "FeatureCollection", "features": [
+			{"type": "Feature", "properties": {}, "geometry": {"type": "Polygon", "coordinates": [[[-40,-30],[35,-25],[30,35],[-35,30],[-40,-30]]]}},
+			{"type": "Feature", "properties": {}, "geometry": {"type": "LineString", "coordinates": [[-80,10],[0,-20],[80,15]]}}]}}},
+		"layers": [`+layers+`]}`)
+	v := View{Zoom: 2, Width: 512, Height: 512, PixelRatio: 1}
+	first, err := r.Render(context.Background(), st, v, mapResources{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 8 {
+		img, err := r.Render(context.Background(), st, v, mapResources{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(img.Pix, first.Pix) {
+			t.Fatalf("render %d differs from the first", i+2)
 		}
 	}
 }
