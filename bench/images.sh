@@ -69,12 +69,12 @@ ras=$(run_url raster-tile "http://127.0.0.1:$port/maps/world/4/8/5.png")
 # The same two answers' bytes served by nginx as static files (one worker
 # and one per core; the faster is kept): what serving that many bytes costs
 # here, whoever serves them.
-static="$out/imgstatic"
-rm -rf "$static" && mkdir -p "$static/t"
-curl -fs -H 'Accept-Encoding: gzip' -o "$static/t/v.pbf" "http://127.0.0.1:$port/tiles/world/4/8/5.pbf"
-curl -fs -o "$static/t/r.png" "http://127.0.0.1:$port/maps/world/4/8/5.png"
-vbytes=$(stat -c %s "$static/t/v.pbf")
-rbytes=$(stat -c %s "$static/t/r.png")
+files="$out/imgstatic"
+rm -rf "$files" && mkdir -p "$files/t"
+curl -fs -H 'Accept-Encoding: gzip' -o "$files/t/v.pbf" "http://127.0.0.1:$port/tiles/world/4/8/5.pbf"
+curl -fs -o "$files/t/r.png" "http://127.0.0.1:$port/maps/world/4/8/5.png"
+vbytes=$(stat -c %s "$files/t/v.pbf")
+rbytes=$(stat -c %s "$files/t/r.png")
 nginx_images_conf() { # workers port pidfile
 	cat <<NGINX
 worker_processes $1;
@@ -89,7 +89,7 @@ http {
   open_file_cache max=100 inactive=60s;
   server {
     listen 127.0.0.1:$2;
-    root $static;
+    root $files;
     location = /t/v.pbf { default_type application/vnd.mapbox-vector-tile; add_header Content-Encoding gzip; etag on; }
     location = /t/r.png { default_type image/png; etag on; }
   }
@@ -98,9 +98,9 @@ NGINX
 }
 best_nginx() { # name path: the faster nginx configuration's requests/s
 	local best=0
-	for conf in 1 auto; do
-		wrk -t2 -c64 -d"$DURATION" -H 'Accept-Encoding: gzip' "http://127.0.0.1:$((conf == 1 ? 18091 : 18092))$2" >"$out/wrk-nginx-$1-$conf.txt" 2>&1 || true
-		rps=$(awk '/^Requests\/sec/ {print int($2)}' "$out/wrk-nginx-$1-$conf.txt")
+	for conf in 18091:1 18092:auto; do
+		wrk -t2 -c64 -d"$DURATION" -H 'Accept-Encoding: gzip' "http://127.0.0.1:${conf%%:*}$2" >"$out/wrk-nginx-$1-${conf#*:}.txt" 2>&1 || true
+		rps=$(awk '/^Requests\/sec/ {print int($2)}' "$out/wrk-nginx-$1-${conf#*:}.txt")
 		((${rps:-0} > best)) && best=$rps
 	done
 	echo $best
@@ -155,7 +155,7 @@ with open(sys.argv[1], "w") as f:
 PY
 shuf -n 1000 --random-source=<(yes) "$out/map-paths.txt" | sed "s#^#http://127.0.0.1:$port/maps/world/#" >"$out/random-1000.txt"
 start=$(date +%s.%N)
-xargs -P 8 -n 20 curl -fs -o /dev/null <"$out/random-1000.txt" &
+xargs -P 8 -I{} curl -fs -o /dev/null {} <"$out/random-1000.txt" &
 xpid=$!
 rpeak=0
 while kill -0 $xpid 2>/dev/null; do
