@@ -4,6 +4,7 @@ import (
 	"context"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/tesseramaps/tessera/internal/glyphs"
 	"github.com/tesseramaps/tessera/internal/render/text"
@@ -13,8 +14,10 @@ import (
 // and range start. A range that cannot be fetched or decoded is logged once
 // and stays empty: its text is not drawn.
 type glyphSet struct {
-	s      *sourceSet
-	url    string // the style's glyphs template
+	s   *sourceSet
+	url string // the style's glyphs template
+	// mu guards stacks: symbol layers are laid out concurrently.
+	mu     sync.Mutex
 	stacks map[string]map[int]map[rune]*glyphs.Glyph
 }
 
@@ -31,6 +34,8 @@ func (g *glyphSet) glyph(ctx context.Context, stack string, r rune) (*glyphs.Gly
 	if r < 0 || r > 0xffff || g.url == "" {
 		return nil, false
 	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
 	ranges := g.stacks[stack]
 	if ranges == nil {
 		ranges = map[int]map[rune]*glyphs.Glyph{}

@@ -24,18 +24,17 @@ type spriteIcon struct {
 
 // spriteSet holds the style's sprite icons, loaded on first use.
 type spriteSet struct {
-	s      *sourceSet
-	loaded bool
-	icons  map[string]*spriteIcon
+	s     *sourceSet
+	once  sync.Once // loads the icons on first use, from any goroutine
+	icons map[string]*spriteIcon
 }
 
 // icon returns the named icon, or nil.
 func (sp *spriteSet) icon(ctx context.Context, name string) *spriteIcon {
-	if !sp.loaded {
-		sp.loaded = true
+	sp.once.Do(func() {
 		sp.icons = map[string]*spriteIcon{}
 		sp.load(ctx)
-	}
+	})
 	return sp.icons[name]
 }
 

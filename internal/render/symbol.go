@@ -3,8 +3,11 @@ package render
 import (
 	"context"
 	"math"
+	"runtime"
 	"sort"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"unicode/utf8"
 
 	"github.com/paulmach/orb"
@@ -128,27 +131,48 @@ func (s *sourceSet) placeSymbols(ctx context.Context) *symbolPass {
 		cands []*symbol
 		sl    symbolLayout
 	}
-	var layers []laid // top first
+	// The layers are laid out on all cores (each on its own: layout reads
+	// the sources, glyphs and sprite, all safe for concurrent use), then
+	// placed one after the other.
+	prep := s.r.prepare(s.st)
+	var order []int // the symbol layers drawn, top first
 	for i := len(s.st.Layers) - 1; i >= 0; i-- {
 		l := s.st.Layers[i]
-		if l.Type != "symbol" || !visible(l, s.view.Zoom) {
-			continue
+		if l.Type == "symbol" && visible(l, s.view.Zoom) && prep.layers[i].err == nil {
+			order = append(order, i)
 		}
+	}
+	out := make([]*laid, len(order))
+	layout := func(k int) {
 		if ctx.Err() != nil {
-			break
+			return
 		}
-		lr := &symLayer{layerRender: &layerRender{r: s.r, l: l, fr: s.frame, zoom: s.view.Zoom}}
-		if err := lr.compile(); err != nil {
-			s.r.log.Warn("render: layer skipped", "layer", l.ID, "err", err)
-			continue
-		}
+		i := order[k]
+		l := s.st.Layers[i]
+		lr := &symLayer{layerRender: &layerRender{r: s.r, l: l, fr: s.frame, zoom: s.view.Zoom, filter: prep.layers[i].filter, props: prep.layers[i].props}}
 		feats, err := s.features(ctx, l)
 		if err != nil {
 			s.r.log.Warn("render: source unreadable", "layer", l.ID, "source", l.Source, "err", err)
-			continue
+			return
 		}
 		cands, sl := s.layoutLayer(ctx, lr, feats)
-		layers = append(layers, laid{l.ID, cands, sl})
+		out[k] = &laid{l.ID, cands, sl}
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(len(order), runtime.GOMAXPROCS(0)) {
+		wg.Go(func() {
+			for k := int(next.Add(1)) - 1; k < len(order); k = int(next.Add(1)) - 1 {
+				layout(k)
+			}
+		})
+	}
+	wg.Wait()
+	var layers []laid // top first
+	for _, ly := range out {
+		if ly != nil {
+			layers = append(layers, *ly)
+		}
 	}
 	placed := make([][]*symbol, len(layers))
 	if s.view.LabelGrid > 0 {
