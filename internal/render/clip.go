@@ -201,3 +201,136 @@ func splitAtCuts(ring []orb.Point, cut func(i int) bool) [][]orb.Point {
 	}
 	return out
 }
+
+// GL JS 6 does not stretch a vector tile past its source's maxzoom: it
+// cuts the source's deepest tile into real tiles of the view's zoom (up to
+// slicedMaxZoom, past which those are stretched), each holding the
+// features clipped to its square grown by a buffer of 128/4096 of it, their
+// coordinates rounded to its 8192-unit grid as every tile's are. A line
+// drawn from such a tile counts its distance, and so its dash and pattern
+// phase, from where that child cut it.
+const (
+	sliceBuffer = 128.0 / 4096
+	sliceGrid   = 8192.0
+)
+
+// sliceZoom returns the zoom of the tiles a vector tile of zoom tz is cut
+// into for a view at zoom; ok is false when the tile is drawn as it is (it
+// is not overzoomed, or is stretched past slicedMaxZoom).
+func sliceZoom(zoom float64, tz int) (z int, ok bool) {
+	z = min(int(math.Floor(zoom)), max(tz, slicedMaxZoom))
+	return z, z > tz
+}
+
+// tileSquare returns the world square of tile t ([y, x, z]) grown by pad
+// of its side on every side.
+func tileSquare(t [3]int, pad float64) box {
+	n := math.Exp2(float64(t[2]))
+	return box{(float64(t[1]) - pad) / n, (float64(t[0]) - pad) / n, (float64(t[1]) + 1 + pad) / n, (float64(t[0]) + 1 + pad) / n}
+}
+
+// sliceChildren returns the tiles of zoom z inside tile t whose buffered
+// squares meet the world box within; ok is false when there are more than
+// limit of them.
+func sliceChildren(t [3]int, z int, within box, limit int) (out [][3]int, ok bool) {
+	dz := z - t[2]
+	if dz <= 0 || dz > 30 {
+		return nil, false
+	}
+	n := math.Exp2(float64(z))
+	k := 1 << dz
+	span := func(lo, hi float64, first int) (int, int) {
+		a := int(math.Max(float64(first), math.Floor(lo*n-sliceBuffer)))
+		b := int(math.Min(float64(first+k-1), math.Floor(hi*n+sliceBuffer)))
+		return a, b
+	}
+	x0, x1 := span(within.x0, within.x1, t[1]*k)
+	y0, y1 := span(within.y0, within.y1, t[0]*k)
+	if x1 < x0 || y1 < y0 {
+		return nil, true
+	}
+	if (x1-x0+1)*(y1-y0+1) > limit {
+		return nil, false
+	}
+	for y := y0; y <= y1; y++ {
+		for x := x0; x <= x1; x++ {
+			out = append(out, [3]int{y, x, z})
+		}
+	}
+	return out, true
+}
+
+// sliceParts cuts lines, or closed rings when rings is set, to the square
+// of the sliced tile t grown by the buffer, and rounds their points to its
+// grid: the geometry GL JS 6 builds the child's lines from.
+func sliceParts(parts [][]orb.Point, t [3]int, rings bool) [][]orb.Point {
+	b := tileSquare(t, sliceBuffer)
+	var out [][]orb.Point
+	for _, p := range parts {
+		if rings {
+			r := clipRingAxis(clipRingAxis(closeRing(p), b.x0, b.x1, 0), b.y0, b.y1, 1)
+			if len(r) > 0 {
+				out = append(out, r)
+			}
+			continue
+		}
+		out = append(out, clipLine(p, b)...)
+	}
+	n := math.Exp2(float64(t[2]))
+	snap := func(v float64, first int) float64 {
+		return (jsRound((v*n-float64(first))*sliceGrid)/sliceGrid + float64(first)) / n
+	}
+	for _, l := range out {
+		for i, p := range l {
+			l[i] = orb.Point{snap(p[0], t[1]), snap(p[1], t[0])}
+		}
+	}
+	return out
+}
+
+// clipRingAxis keeps the part of a closed ring (last point = first) whose
+// coordinate axis (0: x, 1: y) lies within [lo, hi], walking the ring once
+// from its first point and adding a point wherever it crosses a bound, as
+// GL clips a sliced tile's polygons (one axis, then the other); the result
+// is closed again. The first point kept decides where a ring drawn as a
+// line starts counting its distance.
+func clipRingAxis(ring []orb.Point, lo, hi float64, axis int) []orb.Point {
+	if len(ring) < 2 {
+		return nil
+	}
+	cross := func(p, q orb.Point, v float64) orb.Point {
+		if axis == 0 {
+			return atX(p, q, v)
+		}
+		return atY(p, q, v)
+	}
+	var out []orb.Point
+	for i := 0; i+1 < len(ring); i++ {
+		p, q := ring[i], ring[i+1]
+		a, b := p[axis], q[axis]
+		// Where the edge starts: inside keeps its point, outside adds the
+		// point where it comes in, if it does.
+		if a >= lo && a <= hi {
+			out = append(out, p)
+		} else if a < lo && b >= lo {
+			out = append(out, cross(p, q, lo))
+		} else if a > hi && b <= hi {
+			out = append(out, cross(p, q, hi))
+		}
+		// Where it goes out (through either bound, both for an edge
+		// that crosses the whole band).
+		if a >= lo && b < lo {
+			out = append(out, cross(p, q, lo))
+		}
+		if a <= hi && b > hi {
+			out = append(out, cross(p, q, hi))
+		}
+	}
+	if last := ring[len(ring)-1]; last[axis] >= lo && last[axis] <= hi {
+		out = append(out, last)
+	}
+	if len(out) > 0 && out[0] != out[len(out)-1] {
+		out = append(out, out[0])
+	}
+	return out
+}

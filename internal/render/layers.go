@@ -424,12 +424,7 @@ func (lr *layerRender) line(f sourceFeature, c *expr.EvalContext) {
 	b.outset = paint.Outset
 	b.alongScale = math.Exp2(math.Floor(lr.zoom)-lr.zoom) / ratio
 	b.offset = lr.num("line-offset", c, 0) * ratio
-	b.tile = lr.tileUnit(f)
-	// Past 16 times overscaled GL adds no vertex pairs at sharp corners.
-	b.sharp = 0
-	if over := b.tile * 8192 / 512 / ratio / math.Exp2(lr.zoom-math.Floor(lr.zoom)); over <= 16 {
-		b.sharp = sharpCornerPixels * b.tile * 8192 / 512 / over
-	}
+	b.setTile(lr.tileUnit(f), lr.zoom, ratio)
 	// A gradient colours a GeoJSON line with line metrics by its progress
 	// along the whole line; GL draws no gradient on other sources'
 	// lines, which keep line-color.
@@ -457,6 +452,27 @@ func (lr *layerRender) line(f sourceFeature, c *expr.EvalContext) {
 		}
 		for i := range b.tris {
 			lr.cv.LineTriangle(&b.tris[i], clip, paint)
+		}
+	}
+	if f.clip != nil && f.kind == "LineString" {
+		if kids, ok := lr.sliceTiles(f, lines); ok {
+			// An overzoomed vector tile: each child GL JS 6 cuts from it
+			// draws its own pieces inside its square.
+			rings := f.kind == "Polygon"
+			for _, t := range kids {
+				pieces := sliceParts(lines, t, rings)
+				if len(pieces) == 0 {
+					continue
+				}
+				sq := tileSquare(t, 0)
+				b.setTile(lr.fr.scale*(sq.x1-sq.x0)/8192, lr.zoom, ratio)
+				kidClosed := make([]bool, len(pieces))
+				for i := range kidClosed {
+					kidClosed[i] = rings
+				}
+				draw(pieces, kidClosed, lr.clipPolygon(&sq))
+			}
+			return
 		}
 	}
 	if f.clip != nil || f.kind != "LineString" {
@@ -487,6 +503,30 @@ func (lr *layerRender) line(f sourceFeature, c *expr.EvalContext) {
 			draw(pieces, make([]bool, len(pieces)), lr.clipPolygon(&tile))
 		}
 	}
+}
+
+// sliceTiles returns the tiles GL JS 6 cuts a feature's overzoomed vector
+// tile into that the feature's lines (world units, buffer included) and
+// the view both reach; ok is false when the tile is drawn as it is.
+func (lr *layerRender) sliceTiles(f sourceFeature, lines [][]orb.Point) ([][3]int, bool) {
+	z, ok := sliceZoom(lr.zoom, f.tile[2])
+	if !ok || len(lines) == 0 {
+		return nil, false
+	}
+	var within box
+	within.x0, within.y0, within.x1, within.y1 = lr.fr.viewBox()
+	lx0, ly0, lx1, ly1 := math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)
+	for _, l := range lines {
+		for _, p := range l {
+			lx0, lx1 = math.Min(lx0, p[0]), math.Max(lx1, p[0])
+			ly0, ly1 = math.Min(ly0, p[1]), math.Max(ly1, p[1])
+		}
+	}
+	within = box{math.Max(within.x0, lx0), math.Max(within.y0, ly0), math.Min(within.x1, lx1), math.Min(within.y1, ly1)}
+	if within.x1 < within.x0 || within.y1 < within.y0 {
+		return nil, true
+	}
+	return sliceChildren(f.tile, z, within, maxTiles)
 }
 
 // lineGradient returns the layer's line-gradient as GL's colour ramp

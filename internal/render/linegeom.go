@@ -319,6 +319,18 @@ func (b *lineBuilder) add(pts []raster.Point, s lineShape, closed bool) {
 	}
 }
 
+// setTile sets the device pixels of one unit of the 8192-unit tile the
+// lines come in, and with it how far from a sharp corner its extra vertex
+// pair goes, for a view at zoom and pixel ratio: past 16 times overscaled
+// GL adds no vertex pairs at sharp corners.
+func (b *lineBuilder) setTile(unit, zoom, ratio float64) {
+	b.tile = unit
+	b.sharp = 0
+	if over := unit * 8192 / 512 / ratio / math.Exp2(zoom-math.Floor(zoom)); over <= 16 {
+		b.sharp = sharpCornerPixels * unit * 8192 / 512 / over
+	}
+}
+
 // roundTile rounds a vector to whole tile units, as GL's integer tile
 // coordinates are.
 func (b *lineBuilder) roundTile(v vec) vec {

@@ -1,0 +1,131 @@
+package render
+
+import (
+	"math"
+	"testing"
+
+	"github.com/paulmach/orb"
+)
+
+func TestSliceZoom(t *testing.T) {
+	tests := []struct {
+		name string
+		zoom float64
+		tz   int
+		z    int
+		ok   bool
+	}{
+		{"at the tile's zoom", 14.7, 14, 0, false},
+		{"overzoomed", 17, 14, 17, true},
+		{"fractional zoom", 16.99, 14, 16, true},
+		{"past the sliced zooms", 20.5, 14, slicedMaxZoom, true},
+		// GL reads tiles of a source deeper than the sliced zooms down to
+		// its maxzoom, and stretches them past it.
+		{"deep source stretched", 21, 19, 0, false},
+	}
+	for _, tc := range tests {
+		z, ok := sliceZoom(tc.zoom, tc.tz)
+		if ok != tc.ok || ok && z != tc.z {
+			t.Errorf("%s: sliceZoom(%v, %d) = %d, %v; want %d, %v", tc.name, tc.zoom, tc.tz, z, ok, tc.z, tc.ok)
+		}
+	}
+}
+
+func TestSliceChildren(t *testing.T) {
+	parent := [3]int{4, 2, 3} // y, x, z
+	whole := tileSquare(parent, 0)
+	tests := []struct {
+		name   string
+		z      int
+		within box
+		limit  int
+		want   int
+		ok     bool
+	}{
+		{"all four children", 4, whole, 64, 4, true},
+		{"a box inside one child", 4, box{whole.x0 + 0.1/16, whole.y0 + 0.1/16, whole.x0 + 0.2/16, whole.y0 + 0.2/16}, 64, 1, true},
+		// A box just past a child's edge, within the next one's buffer.
+		{"inside a neighbour's buffer", 4, box{whole.x0 + 0.1/16, whole.y0 + 0.1/16, whole.x0 + 1.01/16, whole.y0 + 0.2/16}, 64, 2, true},
+		{"outside the parent", 4, box{whole.x1 + 1, whole.y0, whole.x1 + 2, whole.y1}, 64, 0, true},
+		{"too many", 7, whole, 64, 0, false},
+	}
+	for _, tc := range tests {
+		kids, ok := sliceChildren(parent, tc.z, tc.within, tc.limit)
+		if ok != tc.ok || len(kids) != tc.want {
+			t.Errorf("%s: %d children, ok %v; want %d, %v", tc.name, len(kids), ok, tc.want, tc.ok)
+		}
+		for _, k := range kids {
+			if k[2] != tc.z || k[1]>>(tc.z-parent[2]) != parent[1] || k[0]>>(tc.z-parent[2]) != parent[0] {
+				t.Errorf("%s: child %v not of zoom %d in %v", tc.name, k, tc.z, parent)
+			}
+		}
+	}
+}
+
+func TestSliceParts(t *testing.T) {
+	child := [3]int{10, 20, 5} // y, x, z
+	n := math.Exp2(5)
+	// world maps a point in the child's units (0-1 its square) to world.
+	world := func(x, y float64) orb.Point { return orb.Point{(20 + x) / n, (10 + y) / n} }
+	local := func(p orb.Point) (float64, float64) { return p[0]*n - 20, p[1]*n - 10 }
+	const buf = 128.0 / 4096
+	tests := []struct {
+		name  string
+		parts [][]orb.Point
+		rings bool
+		// first point of each piece, child units
+		starts [][2]float64
+	}{
+		{
+			"line across: cut at both buffer edges",
+			[][]orb.Point{{world(-1, 0.3), world(2, 0.3)}}, false,
+			[][2]float64{{-buf, 0.3}},
+		},
+		{
+			"line leaving and coming back: two pieces",
+			[][]orb.Point{{world(0.5, 0.5), world(0.5, -1), world(0.7, -1), world(0.7, 0.5)}}, false,
+			[][2]float64{{0.5, 0.5}, {0.7, -buf}},
+		},
+		{
+			"line outside",
+			[][]orb.Point{{world(2, 2), world(3, 2)}}, false,
+			nil,
+		},
+		{
+			"ring across the left edge: starts where it comes back in",
+			[][]orb.Point{{world(-0.5, 0.2), world(0.5, 0.2), world(0.5, 0.8), world(-0.5, 0.8)}}, true,
+			[][2]float64{{-buf, 0.2}},
+		},
+		{
+			"ring inside kept whole and closed",
+			[][]orb.Point{{world(0.2, 0.2), world(0.5, 0.2), world(0.5, 0.8)}}, true,
+			[][2]float64{{0.2, 0.2}},
+		},
+	}
+	for _, tc := range tests {
+		got := sliceParts(tc.parts, child, tc.rings)
+		if len(got) != len(tc.starts) {
+			t.Fatalf("%s: %d pieces, want %d", tc.name, len(got), len(tc.starts))
+		}
+		for i, l := range got {
+			x, y := local(l[0])
+			// Within half a grid unit: the points are rounded to it.
+			if tol := 0.5/sliceGrid + 1e-12; math.Abs(x-tc.starts[i][0]) > tol || math.Abs(y-tc.starts[i][1]) > tol {
+				t.Errorf("%s: piece %d starts at %.5f, %.5f; want %.5f, %.5f", tc.name, i, x, y, tc.starts[i][0], tc.starts[i][1])
+			}
+			if tc.rings && l[0] != l[len(l)-1] {
+				t.Errorf("%s: ring %d not closed", tc.name, i)
+			}
+			for _, p := range l {
+				x, y := local(p)
+				if x < -buf-1e-12 || x > 1+buf+1e-12 || y < -buf-1e-12 || y > 1+buf+1e-12 {
+					t.Errorf("%s: point %.5f, %.5f outside the buffered square", tc.name, x, y)
+				}
+				// On the child's 8192-unit grid.
+				if gx, gy := x*sliceGrid, y*sliceGrid; math.Abs(gx-math.Round(gx)) > 1e-6 || math.Abs(gy-math.Round(gy)) > 1e-6 {
+					t.Errorf("%s: point %.6f, %.6f off the grid", tc.name, x, y)
+				}
+			}
+		}
+	}
+}
