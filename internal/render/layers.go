@@ -208,8 +208,16 @@ func (lr *layerRender) draw(feats []sourceFeature) {
 	if lr.l.Type == "circle" {
 		feats = byTileOrder(feats, lr.viewTiles)
 	}
+	feats = lr.sortByKey(feats)
 	clipped := lr.l.Type == "fill" || lr.l.Type == "line"
-	for _, f := range feats {
+	// GL draws a fill layer's interiors, then its antialiasing outlines
+	// over all of them: the outlines are a pass of their own.
+	type kept struct {
+		i int
+		c *expr.EvalContext
+	}
+	var outlines []kept
+	for i, f := range feats {
 		if clipped && f.clip != nil && !lr.squareVisible(f.clip) {
 			// Fills and lines are cut to their tile's square: a tile read
 			// only for the labels around the view draws nothing here.
@@ -224,12 +232,17 @@ func (lr *layerRender) draw(feats []sourceFeature) {
 		}
 		switch lr.l.Type {
 		case "fill":
-			lr.fill(f, c)
+			if lr.fill(f, c, false) {
+				outlines = append(outlines, kept{i, c})
+			}
 		case "line":
 			lr.line(f, c)
 		case "circle":
 			lr.circle(f, c)
 		}
+	}
+	for _, k := range outlines {
+		lr.fill(feats[k.i], k.c, true)
 	}
 }
 
@@ -270,13 +283,20 @@ func (lr *layerRender) projectPlane(ps []orb.Point, dx, dy float64) []raster.Poi
 	return out
 }
 
-func (lr *layerRender) fill(f sourceFeature, c *expr.EvalContext) {
+// fill draws a polygon feature's interior, or with outline its
+// antialiasing outline; drawing the interior it reports whether the
+// feature has an outline to draw.
+func (lr *layerRender) fill(f sourceFeature, c *expr.EvalContext, outline bool) bool {
 	if f.kind != "Polygon" {
-		return
+		return false
 	}
 	col, ok := lr.color("fill-color", c)
 	if !ok {
-		return
+		return false
+	}
+	antialias := lr.boolean("fill-antialias", c, true)
+	if outline && !antialias {
+		return false
 	}
 	opacity := lr.num("fill-opacity", c, 1)
 	dx, dy := lr.translate("fill-translate", c)
@@ -284,40 +304,38 @@ func (lr *layerRender) fill(f sourceFeature, c *expr.EvalContext) {
 	if img := lr.patternImage("fill-pattern", c); img != nil {
 		pattern = lr.planePattern(img, dx, dy)
 	}
+	// GL draws fills without antialiasing, then a one-pixel outline on
+	// top when fill-antialias is on; a pattern fill, and its outline,
+	// take the pattern's colours.
+	outlineCol := col
+	if outline {
+		if oc, ok := lr.color("fill-outline-color", c); ok && lr.l.Paint != nil && lr.l.Paint.Has("fill-outline-color") {
+			outlineCol = oc
+		}
+	}
 	for _, poly := range f.polygons {
 		rings := make([][]raster.Point, len(poly))
 		for i, r := range poly {
 			rings[i] = lr.project(r, dx, dy)
 		}
 		lr.mask.Reset()
-		lr.mask.FillPolygon(rings)
-		if pattern != nil {
-			// A pattern fill, and its outline, take the pattern's colours.
-			lr.cv.CompositePattern(lr.mask, pattern, opacity)
-			if lr.boolean("fill-antialias", c, true) {
-				lr.mask.Reset()
-				for k, r := range rings {
-					lr.mask.HairlineDepth(r, lr.depths(poly[k], dx, dy), f.cutEdge(poly[k]))
-				}
-				lr.cv.CompositePattern(lr.mask, pattern, opacity)
-			}
-			continue
-		}
-		lr.cv.Composite(lr.mask, col, opacity)
-		// GL draws fills without antialiasing, then a one-pixel outline
-		// on top when fill-antialias is on.
-		if lr.boolean("fill-antialias", c, true) {
-			outline := col
-			if oc, ok := lr.color("fill-outline-color", c); ok && lr.l.Paint != nil && lr.l.Paint.Has("fill-outline-color") {
-				outline = oc
-			}
-			lr.mask.Reset()
+		if outline {
 			for k, r := range rings {
 				lr.mask.HairlineDepth(r, lr.depths(poly[k], dx, dy), f.cutEdge(poly[k]))
 			}
-			lr.cv.Composite(lr.mask, outline, opacity)
+		} else {
+			lr.mask.FillPolygon(rings)
+		}
+		switch {
+		case pattern != nil:
+			lr.cv.CompositePattern(lr.mask, pattern, opacity)
+		case outline:
+			lr.cv.Composite(lr.mask, outlineCol, opacity)
+		default:
+			lr.cv.Composite(lr.mask, col, opacity)
 		}
 	}
+	return antialias
 }
 
 func (lr *layerRender) line(f sourceFeature, c *expr.EvalContext) {
@@ -561,6 +579,50 @@ func (lr *layerRender) lineGradient() *raster.Gradient {
 	}
 	lr.gradient = g
 	return g
+}
+
+// sortByKey orders the features by the layer's fill-, line- or
+// circle-sort-key, ascending (a higher key is drawn above), keeping the
+// order of features with equal keys. GL sorts each tile's features: fills
+// and lines are cut to their tiles, so one sort of all of them draws the
+// same; circles keep their tiles' order (byTileOrder) and are sorted
+// within each tile.
+func (lr *layerRender) sortByKey(feats []sourceFeature) []sourceFeature {
+	name := lr.l.Type + "-sort-key"
+	if lr.l.Layout == nil || !lr.l.Layout.Has(name) || len(feats) < 2 {
+		return feats
+	}
+	type keyed struct {
+		tile *box
+		key  float64
+		i    int
+	}
+	ks := make([]keyed, len(feats))
+	for i, f := range feats {
+		ks[i] = keyed{key: lr.num(name, lr.ctx(f.feat), 0), i: i}
+		if lr.l.Type == "circle" {
+			ks[i].tile = f.clip
+		}
+	}
+	// Circles: runs of one tile are sorted apart.
+	run := make([]int, len(ks))
+	for i := 1; i < len(ks); i++ {
+		run[i] = run[i-1]
+		if ks[i].tile != ks[i-1].tile && (ks[i].tile == nil || ks[i-1].tile == nil || *ks[i].tile != *ks[i-1].tile) {
+			run[i]++
+		}
+	}
+	sort.SliceStable(ks, func(a, b int) bool {
+		if run[ks[a].i] != run[ks[b].i] {
+			return run[ks[a].i] < run[ks[b].i]
+		}
+		return ks[a].key < ks[b].key
+	})
+	out := make([]sourceFeature, len(feats))
+	for j, k := range ks {
+		out[j] = feats[k.i]
+	}
+	return out
 }
 
 // squareVisible reports whether a tile's square (world units) reaches the

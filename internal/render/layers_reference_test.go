@@ -13,7 +13,7 @@ import (
 )
 
 // TestLayersAgainstMapLibre draws the styles of testdata/layers (heatmap,
-// fill-extrusion, clustered GeoJSON, line-gradient: what the shared suite
+// fill-extrusion, clustered GeoJSON, line-gradient, fill-, line- and circle-sort-key: what the shared suite
 // has no test of) and compares them with MapLibre GL JS's pictures of the same styles
 // at 400x300 (and some at pixel ratio 2), made by
 // testdata/layers/reference.mjs in headless Chromium:
@@ -58,6 +58,7 @@ func TestLayersAgainstMapLibre(t *testing.T) {
 		{"line-gradient", 0.0006, 0},
 		{"line-gradient-step", 0.0006, 0},
 		{"line-gradient-pitched", 0.00025, 0},
+		{"sort-keys", 0.00025, 0},
 	}
 	for _, tc := range tests {
 		t.Run(fmt.Sprintf("%s@%gx", tc.name, max(1, tc.ratio)), func(t *testing.T) {
