@@ -13,8 +13,9 @@ import (
 )
 
 // TestLayersAgainstMapLibre draws the styles of testdata/layers (heatmap,
-// fill-extrusion, clustered GeoJSON, line-gradient, fill-, line- and circle-sort-key: what the shared suite
-// has no test of) and compares them with MapLibre GL JS's pictures of the same styles
+// fill-extrusion, clustered GeoJSON, line-gradient, fill-, line- and
+// circle-sort-key, images in text: what the shared suite has no test of)
+// and compares them with MapLibre GL JS's pictures of the same styles
 // at 400x300 (and some at pixel ratio 2), made by
 // testdata/layers/reference.mjs in headless Chromium:
 //
@@ -59,6 +60,18 @@ func TestLayersAgainstMapLibre(t *testing.T) {
 		{"line-gradient-step", 0.0006, 0},
 		{"line-gradient-pitched", 0.00025, 0},
 		{"sort-keys", 0.00025, 0},
+		// Images inside text (format sections with images beside
+		// scaled, coloured and vertically aligned text, line breaking;
+		// letter spacing, text-rotate, a bearing and halos; along a line),
+		// with the suite's emerald sprite at 1x and 2x, and the glyphs of
+		// its Open Sans Semibold. GL samples these images nearest: the
+		// anchors are put off half device pixels, where the texel each
+		// pixel takes is the GPU's rounding noise (a pixel off, as icons
+		// at such ties in the suite).
+		{"text-images", 0.00025, 0},
+		{"text-images", 0.00025, 2},
+		{"text-images-rot", 0.00025, 0},
+		{"text-images-line", 0.00025, 0},
 	}
 	for _, tc := range tests {
 		t.Run(fmt.Sprintf("%s@%gx", tc.name, max(1, tc.ratio)), func(t *testing.T) {

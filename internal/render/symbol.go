@@ -55,13 +55,19 @@ type sdfPaint struct {
 	haloWidth, haloBlur float64
 	opacity             float64
 	fontScale           float64 // text-size / 24, or icon-size
+	// imagesInHalo: the images inside the text are drawn in the halo
+	// pass too (see imagesInHalo).
+	imagesInHalo bool
 }
 
-// glyphQuad is a glyph placed on screen.
+// glyphQuad is a glyph, or an image inside the text, placed on screen.
 type glyphQuad struct {
-	g     *glyphs.Glyph
+	g     *glyphs.Glyph // nil for an image
 	q     texQuad
 	color *raster.Color // a format section's text-color, or nil
+	// ic is the image of an image section; linear its sampling.
+	ic     *spriteIcon
+	linear bool
 }
 
 // iconQuad is an icon placed on screen.
@@ -542,7 +548,7 @@ func (s *sourceSet) shapeSymbol(ctx context.Context, lr *symLayer, f sourceFeatu
 	pc := &expr.EvalContext{Zoom: s.view.Zoom, Feature: f.feat}
 	ss := &shapedSymbol{f: f, c: c, pc: pc}
 	placement := lr.str("symbol-placement", c, "point")
-	ss.sections, ss.colors = s.textSections(lr, c)
+	ss.sections, ss.colors = s.textSections(ctx, lr, c)
 	var ic *spriteIcon
 	if name := s.iconName(lr, c); name != "" {
 		ic = s.sprite.icon(ctx, name)
@@ -554,6 +560,21 @@ func (s *sourceSet) shapeSymbol(ctx context.Context, lr *symLayer, f sourceFeatu
 		return nil
 	}
 	if len(ss.sections) > 0 {
+		// GL shapes images at text-size of the tile's zoom, and breaks
+		// lines counting them at text-size one zoom above.
+		var imageScale, breakImageScale float64
+		for _, sec := range ss.sections {
+			if sec.Image == nil {
+				continue
+			}
+			if ts := lr.num("text-size", c, 16); ts > 0 {
+				imageScale = text.OneEm / ts
+			}
+			if ts := lr.num("text-size", &expr.EvalContext{Zoom: c.Zoom + 1, Feature: c.Feature}, 16); ts > 0 {
+				breakImageScale = text.OneEm / ts
+			}
+			break
+		}
 		shape := func(anchor string, variable bool) text.Shaping {
 			hAlign, vAlign := text.AnchorAlign(anchor)
 			o := text.Options{
@@ -565,6 +586,7 @@ func (s *sourceSet) shapeSymbol(ctx context.Context, lr *symLayer, f sourceFeatu
 			if placement == "point" {
 				o.MaxWidth = lr.num("text-max-width", c, 10) * text.OneEm
 			}
+			o.ImageScale, o.BreakImageScale = imageScale, breakImageScale
 			hasRadial := lr.l.Layout != nil && lr.l.Layout.Has("text-radial-offset")
 			switch {
 			case hasRadial && (variable || !lr.l.Layout.Has("text-offset")):
@@ -619,6 +641,9 @@ func (s *sourceSet) reaches(lr *symLayer, ss *shapedSymbol, ic *spriteIcon, anch
 		for _, sec := range ss.sections {
 			n += len(sec.Text) // bytes: at least the runes
 			scale = math.Max(scale, sec.Scale)
+			if img := sec.Image; img != nil {
+				r += img.Width + img.Height // shown at their size, whatever the text's
+			}
 		}
 		off := floats2(lr, "text-offset", ss.c)
 		tr := floats2(lr, "text-translate", ss.pc)
@@ -724,12 +749,18 @@ func (s *sourceSet) layoutSymbol(ctx context.Context, lr *symLayer, ss *shapedSy
 			}
 			boxHalf := (sh.Bottom - sh.Top) / 2 * fs
 			for i, g := range sh.Glyphs {
+				p := placed[i]
+				half := g.Metrics.Advance * g.Scale / 2
+				if g.Image != nil {
+					if iq, ok := s.imageGlyph(ctx, lr, c, g, p.at, -half, tx, ty, k, p.angle, quadTilt); ok {
+						sym.text = append(sym.text, iq)
+					}
+					continue
+				}
 				gl, ok := s.glyphs.glyph(ctx, g.FontStack, g.Rune)
 				if !ok {
 					continue
 				}
-				p := placed[i]
-				half := g.Metrics.Advance * g.Scale / 2
 				if len(gl.Bitmap) > 0 {
 					x := (float64(gl.Left)-rectBuffer)*g.Scale - half
 					y := (-float64(gl.Top)-rectBuffer)*g.Scale + g.Y
@@ -761,6 +792,12 @@ func (s *sourceSet) layoutSymbol(ctx context.Context, lr *symLayer, ss *shapedSy
 				at = plane
 			}
 			for _, g := range sh.Glyphs {
+				if g.Image != nil {
+					if iq, ok := s.imageGlyph(ctx, lr, c, g, at, g.X, tx, ty, k, angle, quadTilt); ok {
+						sym.text = append(sym.text, iq)
+					}
+					continue
+				}
 				gl, ok := s.glyphs.glyph(ctx, g.FontStack, g.Rune)
 				if !ok || len(gl.Bitmap) == 0 {
 					continue
@@ -774,6 +811,7 @@ func (s *sourceSet) layoutSymbol(ctx context.Context, lr *symLayer, ss *shapedSy
 			sym.textBoxes = []collisionBox{screenBox(at, pitched, pr, sh.Left*fs, sh.Top*fs, sh.Right*fs, sh.Bottom*fs, pad, angle, tx, ty)}
 		}
 		sym.textSDF = s.sdfPaint(lr, pc, "text", fs*pr)
+		sym.textSDF.imagesInHalo = imagesInHalo(lr, c, pc)
 		sym.hasText = len(sym.text) > 0
 	}
 
@@ -833,6 +871,57 @@ func (s *sourceSet) layoutSymbol(ctx context.Context, lr *symLayer, ss *shapedSy
 		return nil
 	}
 	return sym
+}
+
+// imageGlyph returns the quad of an image inside a label, placed as GL
+// places it: its advance starts x em pixels from the anchor p (before
+// turning by angle), its atlas rectangle (the image and a texel of padding
+// on each side, at the image's pixel ratio) starts a padding texel before
+// the advance and 3*scale - a texel below the glyph's y, so that the image
+// begins one em pixel (times its scale) after the advance's start, and
+// 3 * its scale below y. k is device pixels per em pixel. ok is false when
+// the sprite has no such image.
+func (s *sourceSet) imageGlyph(ctx context.Context, lr *symLayer, c *expr.EvalContext, g text.Glyph, p raster.Point, x, tx, ty, k, angle float64, tilt *raster.Tilt) (glyphQuad, bool) {
+	ic := s.sprite.icon(ctx, g.Image.Name)
+	if ic == nil || ic.ratio <= 0 || ic.w <= 0 || ic.h <= 0 {
+		return glyphQuad{}, false
+	}
+	pad := 1 / ic.ratio // the atlas's padding texel, in image CSS pixels
+	x0 := (1-pad)*g.Scale + x
+	y0 := (3-pad)*g.Scale + g.Y
+	t := k * g.Scale / ic.ratio // device pixels per texel
+	q := newTexQuad(p, tx, ty, x0*k, y0*k, t, t, angle, ic.w+2, ic.h+2)
+	q.tilt = tilt
+	// GL samples the images of a text linearly only when the text is
+	// pitched with the map, the camera tilted, or text-size changes with
+	// the zoom; nearest otherwise, turned or not.
+	ts := lr.props["text-size"]
+	linear := s.frame.tilt != nil || lr.pitchAlignment("text", c) == "map" || (ts != nil && !ts.IsZoomConstant())
+	return glyphQuad{ic: ic, linear: linear, q: q}, true
+}
+
+// imagesInHalo reports whether the images inside a layer's labels are
+// drawn in the halo pass too: GL draws a text with a halo in one pass
+// unless its glyphs may overlap (halo width over 1 or not constant, or
+// negative letter spacing); then a halo pass comes first, and an image,
+// which that shader draws the same in both, is drawn twice.
+func imagesInHalo(lr *symLayer, c, pc *expr.EvalContext) bool {
+	hw := lr.props["text-halo-width"]
+	if hw == nil {
+		return false // no halo
+	}
+	width := math.Inf(1)
+	if hw.IsFeatureConstant() {
+		width = lr.num("text-halo-width", pc, 0)
+	}
+	if width == 0 {
+		return false
+	}
+	spacing := 0.0
+	if ls := lr.props["text-letter-spacing"]; ls != nil && ls.IsFeatureConstant() {
+		spacing = lr.num("text-letter-spacing", c, 0)
+	}
+	return width > 1 || spacing < 0
 }
 
 // alignment resolves a *-rotation-alignment for point placement.
@@ -908,8 +997,12 @@ const maxLabelRunes = 1024
 
 // textSections evaluates text-field (with text-transform and text-font)
 // into shaping sections, with the text-color of each format section (by
-// its tag; nil where it has none).
-func (s *sourceSet) textSections(lr *symLayer, c *expr.EvalContext) ([]text.Section, []*raster.Color) {
+// its tag; nil where it has none). A format section's image (and a
+// text-field that is an image) becomes an image section sized from the
+// style's sprite, the sheet the icons use at the view's pixel ratio; an
+// image the sprite lacks is kept with no size (GL still counts it in the
+// line's scale, and draws nothing for it).
+func (s *sourceSet) textSections(ctx context.Context, lr *symLayer, c *expr.EvalContext) ([]text.Section, []*raster.Color) {
 	e := lr.prop("text-field")
 	if e == nil {
 		return nil, nil
@@ -940,6 +1033,13 @@ func (s *sourceSet) textSections(lr *symLayer, c *expr.EvalContext) ([]text.Sect
 		}
 		return t
 	}
+	image := func(name string) *text.Image {
+		img := &text.Image{Name: name}
+		if ic := s.sprite.icon(ctx, name); ic != nil && ic.ratio > 0 {
+			img.Width, img.Height = float64(ic.w)/ic.ratio, float64(ic.h)/ic.ratio
+		}
+		return img
+	}
 	v := e.EvalOrDefault(c)
 	var out []text.Section
 	var colors []*raster.Color
@@ -956,10 +1056,18 @@ func (s *sourceSet) textSections(lr *symLayer, c *expr.EvalContext) ([]text.Sect
 				}
 				colors[i] = &raster.Color{R: sec.TextColor.R, G: sec.TextColor.G, B: sec.TextColor.B, A: sec.TextColor.A}
 			}
-			if sec.Image != nil {
-				continue // images in text are not drawn yet
+			var va *float64
+			if sec.VerticalAlign != nil {
+				a := text.VAlignOf(*sec.VerticalAlign)
+				va = &a
 			}
-			ts := text.Section{Text: apply(sec.Text), FontStack: font, Tag: i}
+			if sec.Image != nil {
+				if sec.Image.Name != "" {
+					out = append(out, text.Section{Image: image(sec.Image.Name), VAlign: va, Tag: i})
+				}
+				continue
+			}
+			ts := text.Section{Text: apply(sec.Text), FontStack: font, VAlign: va, Tag: i}
 			if sec.FontStack != nil {
 				ts.FontStack = *sec.FontStack
 			}
@@ -967,6 +1075,10 @@ func (s *sourceSet) textSections(lr *symLayer, c *expr.EvalContext) ([]text.Sect
 				ts.Scale = *sec.Scale
 			}
 			out = append(out, ts)
+		}
+	case expr.KindResolvedImage:
+		if im := v.Image(); im != nil && im.Name != "" {
+			out = []text.Section{{Image: image(im.Name)}}
 		}
 	case expr.KindString:
 		out = []text.Section{{Text: apply(v.Str()), FontStack: font}}
@@ -976,7 +1088,7 @@ func (s *sourceSet) textSections(lr *symLayer, c *expr.EvalContext) ([]text.Sect
 	empty := true
 	budget := maxLabelRunes
 	for i := range out {
-		if out[i].Text != "" {
+		if out[i].Text != "" || out[i].Image != nil {
 			empty = false
 		}
 		// Line breaking is quadratic in the break points: bound a label.

@@ -3,6 +3,7 @@ package render
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"image"
 	"image/color"
 	"image/png"
@@ -639,5 +640,70 @@ func TestSlicedPieces(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestTextImages draws images inside text: the 8x8 square of the sprite
+// as one glyph of a label at text-size 24 (scale 1), so its advance spans
+// 4 pixels each side of the anchor and, as GL places an image glyph, it is
+// drawn from one pixel into the advance and 2 pixels below the anchor
+// (the line's em bottom-aligns it 16 below the glyph box's -17, and its
+// top is 3 below that).
+func TestTextImages(t *testing.T) {
+	r, err := New(slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const doc = `{"version": 8, "center": [0, 0], "zoom": 0,
+		"glyphs": "mem://{fontstack}/{range}.pbf", "sprite": "mem://sprite",
+		"sources": {"g": {"type": "geojson", "data": {"type": "Point", "coordinates": [0, 0]}}},
+		"layers": [
+			{"id": "bg", "type": "background", "paint": {"background-color": "white"}},
+			{"id": "s", "type": "symbol", "source": "g", "layout": {LAYOUT}, "paint": {"text-color": "red"}}]}`
+	sprite := func(sdf bool) mapResources {
+		return mapResources{
+			"mem://sprite.json": []byte(fmt.Sprintf(`{"sq": {"x": 0, "y": 0, "width": 8, "height": 8, "pixelRatio": 1, "sdf": %t},
+				"wide": {"x": 0, "y": 0, "width": 8, "height": 8, "pixelRatio": 1}}`, sdf)),
+			"mem://sprite.png": spritePNG(t), "mem://F/0-255.pbf": glyphRange("F", "AB")}
+	}
+	white, blue, red := [4]uint8{255, 255, 255, 255}, [4]uint8{0, 0, 255, 255}, [4]uint8{255, 0, 0, 255}
+	type probe struct {
+		x, y int
+		want [4]uint8
+	}
+	tests := []struct {
+		name   string
+		layout string
+		res    mapResources
+		probes []probe
+	}{
+		{"image alone", `"text-field": ["format", ["image", "sq"], {}], "text-font": ["F"], "text-size": 24`, sprite(false),
+			[]probe{{33, 37, blue}, {29, 34, blue}, {36, 41, blue}, {28, 37, white}, {37, 37, white}, {33, 33, white}, {33, 42, white}}},
+		{"image at half the text size is drawn at its size", `"text-field": ["format", ["image", "sq"], {}], "text-font": ["F"], "text-size": 12`, sprite(false),
+			[]probe{{32, 34, blue}, {29, 34, blue}, {36, 34, blue}, {28, 34, white}, {37, 34, white}}},
+		{"missing image draws nothing", `"text-field": ["format", ["image", "nope"], {}], "text-font": ["F"], "text-size": 24`, sprite(false),
+			[]probe{{33, 37, white}}},
+		{"SDF image takes the text colour", `"text-field": ["format", ["image", "sq"], {}], "text-font": ["F"], "text-size": 24`, sprite(true),
+			[]probe{{33, 37, red}, {33, 33, white}}},
+		// icon-text-fit takes the text's box: the image's 8-pixel advance
+		// across and the line's 24 pixels down.
+		{"icon-text-fit counts the image", `"text-field": ["format", ["image", "sq"], {}], "text-font": ["F"], "text-size": 24,
+			"icon-image": "wide", "icon-text-fit": "both"`, sprite(true),
+			[]probe{{32, 22, blue}, {35, 22, blue}, {28, 22, blue}, {37, 22, white}, {26, 22, white}, {33, 37, red}}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			st := parse(t, replaceLayout(doc, tc.layout))
+			img, err := r.Render(context.Background(), st, ViewOf(st, 64, 64, 1), tc.res)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, p := range tc.probes {
+				o := img.PixOffset(p.x, p.y)
+				if got := [4]uint8(img.Pix[o : o+4]); got != p.want {
+					t.Errorf("pixel %d,%d = %v, want %v", p.x, p.y, got, p.want)
+				}
+			}
+		})
 	}
 }

@@ -149,13 +149,18 @@ func sdfParams(p sdfPaint, halo bool, ratio float64) (buff, gamma float64, col r
 	return sdfEdge, eg / fs, p.color, true
 }
 
-// drawGlyph draws one pass of an SDF glyph.
+// drawGlyph draws one pass of an SDF glyph, or of an image inside the
+// text.
 func drawGlyph(cv *raster.Canvas, gq *glyphQuad, p sdfPaint, halo bool, ratio float64) {
 	col := p.color
 	if gq.color != nil && !halo {
 		col = *gq.color
 	}
 	p.color = col
+	if gq.ic != nil {
+		drawTextImage(cv, gq, p, halo, ratio)
+		return
+	}
 	buff, gamma, col, ok := sdfParams(p, halo, ratio)
 	if !ok {
 		return
@@ -163,6 +168,29 @@ func drawGlyph(cv *raster.Canvas, gq *glyphQuad, p sdfPaint, halo bool, ratio fl
 	bw, bh := int(gq.g.Width)+6, int(gq.g.Height)+6
 	tex := alphaTex{data: gq.g.Bitmap, w: bw, h: bh, pad: 1, stride: 1, rowStride: bw}
 	drawSDF(cv, &gq.q, &tex, buff, gamma, col, p.opacity)
+}
+
+// drawTextImage draws one pass of an image inside a label. A colour image
+// is drawn as GL's text-and-icon shader draws it: its texels times the
+// text's opacity, in the fill pass (and in the halo pass too when the
+// paint says so). An SDF image is drawn as the text's glyphs are, in the
+// text's colour and halo (GL JS 6 samples its glyph atlas there instead,
+// which draws nothing meant).
+func drawTextImage(cv *raster.Canvas, gq *glyphQuad, p sdfPaint, halo bool, ratio float64) {
+	ic := gq.ic
+	if ic.sdf {
+		buff, gamma, col, ok := sdfParams(p, halo, ratio)
+		if !ok {
+			return
+		}
+		tex := alphaTex{data: ic.pix, w: ic.w, h: ic.h, pad: 1, stride: 4, off: 3, rowStride: ic.w * 4}
+		drawSDF(cv, &gq.q, &tex, buff, gamma, col, p.opacity)
+		return
+	}
+	if halo && !p.imagesInHalo {
+		return
+	}
+	drawIcon(cv, &iconQuad{ic: ic, q: gq.q, linear: gq.linear}, p.opacity)
 }
 
 // drawSDF draws a distance field with GL's symbol SDF shader: the field

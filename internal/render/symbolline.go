@@ -593,7 +593,15 @@ func (ss *shapedSymbol) labelText() string {
 		return ""
 	}
 	var sb strings.Builder
+	image := rune(0xE000)
 	for _, sec := range ss.sections {
+		if sec.Image != nil {
+			// GL's text holds a code point of the private use area for
+			// each image, in order, whatever the image.
+			sb.WriteRune(image)
+			image++
+			continue
+		}
 		sb.WriteString(sec.Text)
 	}
 	return sb.String()

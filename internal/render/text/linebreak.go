@@ -42,6 +42,13 @@ type lineBreak struct {
 // forced break at each newline. It returns the indices where new lines
 // start, in order.
 func LineBreaks(n int, at func(int) rune, width func(int) float64, maxWidth float64) []int {
+	return LineBreaksWith(n, at, width, maxWidth, nil)
+}
+
+// LineBreaksWith is LineBreaks where a line may also break after each i
+// for which breakAfter(i) is true (an image in the text); breakAfter may
+// be nil.
+func LineBreaksWith(n int, at func(int) rune, width func(int) float64, maxWidth float64, breakAfter func(int) bool) []int {
 	if maxWidth <= 0 || n == 0 {
 		return nil
 	}
@@ -60,7 +67,7 @@ func LineBreaks(n int, at func(int) rune, width func(int) float64, maxWidth floa
 		}
 		if i < n-1 {
 			ideo := ideographic(r)
-			if breakable[r] || ideo {
+			if breakable[r] || ideo || (breakAfter != nil && breakAfter(i)) {
 				potential = append(potential, evaluateBreak(i+1, x, target, potential, penalty(r, at(i+1)), false))
 			}
 		}

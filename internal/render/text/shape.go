@@ -26,13 +26,43 @@ type Metrics struct {
 	Advance       float64
 }
 
-// Section is a run of text with its own font stack and scale.
+// Section is a run of text with its own font stack and scale, or one
+// image set in the line (Image not nil; Text, FontStack and Scale are then
+// not used).
 type Section struct {
 	Text      string
 	FontStack string
 	Scale     float64 // 0 means 1
+	// VAlign places the section in a line taller than it (a larger scale
+	// or a tall image): 1 (the default, "bottom") puts its bottom on the
+	// line's bottom, 0.5 ("center") centres it, 0 ("top") puts it at the
+	// top. Use VAlignOf for a format section's vertical-align.
+	VAlign *float64
+	// Image is an image shaped as one glyph of the line, or nil.
+	Image *Image
 	// Tag is the caller's index of the section (for per-section colours).
 	Tag int
+}
+
+// Image is an image inside a label (a format section's image): its size as
+// drawn, in CSS pixels (image pixels over the image's pixel ratio). An
+// image of no size is missing from the sprite: it takes no room and draws
+// nothing, as GL leaves out an image it does not have.
+type Image struct {
+	Name          string
+	Width, Height float64
+}
+
+// VAlignOf returns the Section.VAlign of a format section's
+// vertical-align value ("bottom" and unknown values: 1).
+func VAlignOf(v string) float64 {
+	switch v {
+	case "top":
+		return 0
+	case "center":
+		return 0.5
+	}
+	return 1
 }
 
 // Lookup returns the metrics of a code point in a font stack; ok is false
@@ -54,10 +84,20 @@ type Options struct {
 	HAlign, VAlign float64
 	// Offset moves the block, in em pixels.
 	Offset [2]float64
+	// ImageScale scales the images in the text: GL shapes an image at
+	// OneEm / text-size (text-size at the tile's zoom), so that the label,
+	// drawn at text-size / OneEm, shows it at its own size. 0 means 1.
+	ImageScale float64
+	// BreakImageScale is the image scale line breaking counts with (GL
+	// takes text-size one zoom above the tile's there); 0 means ImageScale.
+	BreakImageScale float64
 }
 
 // Glyph is a placed glyph: its pen position (x of the left of the advance,
-// y of the glyph box's reference line) in em pixels.
+// y of the glyph box's reference line) in em pixels. An image's glyph has
+// Image set, the image's width as its advance, and Scale the scale its
+// size is multiplied by (Options.ImageScale); its top is 3*Scale below Y
+// (GL gives it the glyph ranges' 3-pixel border as its top bearing).
 type Glyph struct {
 	Rune      rune
 	FontStack string
@@ -65,6 +105,7 @@ type Glyph struct {
 	Tag       int
 	X, Y      float64
 	Metrics   Metrics
+	Image     *Image
 }
 
 // Shaping is a laid-out label: its glyphs and the box of the block.
@@ -80,42 +121,85 @@ type char struct {
 	r   rune
 	sec int
 	m   Metrics
-	ok  bool // the font stack has the glyph
+	ok  bool // the font stack has the glyph (the sprite the image)
 }
+
+// imageRune is the code point of a label's first image: GL stands each
+// image of a label for a code point of the private use area, from here on.
+const imageRune = 0xE000
 
 // Shape lays out the sections. It returns a shaping with no glyphs when
 // nothing of the text can be drawn.
+//
+// An image section is one glyph of its line, as GL shapes it: its advance
+// is its width times Options.ImageScale, a line may break after it, and
+// letter spacing follows it. It counts as a section of scale 1 for the
+// line's scale; a line holding an image taller than the line's em (at that
+// scale) is as much taller, and each section sits in the line's height by
+// its VAlign.
 func Shape(sections []Section, lookup Lookup, o Options) Shaping {
 	n := 0
 	for _, s := range sections {
-		n += len(s.Text)
+		n += len(s.Text) + 1
 	}
 	chars := make([]char, 0, n)
 	if o.Spacing != 0 && !allowsLetterSpacing(sections) {
 		o.Spacing = 0
 	}
+	imageScale := o.ImageScale
+	if imageScale <= 0 {
+		imageScale = 1
+	}
+	breakScale := o.BreakImageScale
+	if breakScale <= 0 {
+		breakScale = imageScale
+	}
+	nextImage := rune(imageRune)
 	for i, s := range sections {
+		if img := s.Image; img != nil {
+			// GL leaves out an image with no name, and those past the
+			// private use area's 6,400 code points.
+			if img.Name == "" || nextImage > 0xF8FF {
+				continue
+			}
+			chars = append(chars, char{r: nextImage, sec: i, m: Metrics{Advance: img.Width}, ok: img.Width > 0 && img.Height > 0})
+			nextImage++
+			continue
+		}
 		for _, r := range ShapeArabic(s.Text) {
 			m, ok := lookup(s.FontStack, r)
 			chars = append(chars, char{r: r, sec: i, m: m, ok: ok})
 		}
 	}
+	// scale is a section's share in its line's scale: an image counts as 1.
 	scale := func(i int) float64 {
-		if s := sections[i].Scale; s > 0 {
+		if s := sections[i].Scale; s > 0 && sections[i].Image == nil {
 			return s
 		}
 		return 1
 	}
+	// glyphScale is what a glyph's metrics are multiplied by.
+	glyphScale := func(c char) float64 {
+		if sections[c.sec].Image != nil {
+			return imageScale
+		}
+		return scale(c.sec)
+	}
 	advance := func(c char) float64 {
 		if !c.ok {
 			return 0
+		}
+		if sections[c.sec].Image != nil {
+			return c.m.Advance*breakScale + o.Spacing
 		}
 		return c.m.Advance*scale(c.sec) + o.Spacing
 	}
 	var lines [][]char
 	if o.MaxWidth > 0 {
 		start := 0
-		for _, b := range LineBreaks(len(chars), func(i int) rune { return chars[i].r }, func(i int) float64 { return advance(chars[i]) }, o.MaxWidth) {
+		breaks := LineBreaksWith(len(chars), func(i int) rune { return chars[i].r }, func(i int) float64 { return advance(chars[i]) }, o.MaxWidth,
+			func(i int) bool { return sections[chars[i].sec].Image != nil })
+		for _, b := range breaks {
 			lines = append(lines, chars[start:b])
 			start = b
 		}
@@ -140,21 +224,40 @@ func Shape(sections []Section, lookup Lookup, o Options) Shaping {
 			y += o.LineHeight
 			continue
 		}
-		lineScale := 0.0
+		lineScale, imageHeight := 0.0, 0.0
 		for _, c := range line {
 			lineScale = math.Max(lineScale, scale(c.sec))
+			if img := sections[c.sec].Image; img != nil && c.ok {
+				imageHeight = math.Max(imageHeight, img.Height)
+			}
 		}
+		// The height of the line's content, and how much taller than the
+		// line's em its tallest image is.
+		content := math.Max(lineScale*OneEm, imageHeight*imageScale)
+		imageOffset := 0.0
 		start := len(sh.Glyphs)
 		x := 0.0
 		for _, c := range line {
 			if !c.ok {
 				continue
 			}
-			m := c.m
-			s := scale(c.sec)
-			sh.Glyphs = append(sh.Glyphs, Glyph{Rune: c.r, FontStack: sections[c.sec].FontStack, Scale: s, Tag: sections[c.sec].Tag,
-				X: x, Y: y + (lineScale-s)*OneEm, Metrics: m})
-			x += m.Advance*s + o.Spacing
+			sec := &sections[c.sec]
+			s := glyphScale(c)
+			h := s * OneEm
+			if sec.Image != nil {
+				h = sec.Image.Height * s
+				imageOffset = math.Max(imageOffset, h-OneEm*lineScale)
+			}
+			align := 1.0
+			if sec.VAlign != nil {
+				align = *sec.VAlign
+			}
+			g := Glyph{Rune: c.r, FontStack: sec.FontStack, Scale: s, Tag: sec.Tag, X: x, Y: y + (content-h)*align, Metrics: c.m, Image: sec.Image}
+			if sec.Image != nil {
+				g.FontStack = ""
+			}
+			sh.Glyphs = append(sh.Glyphs, g)
+			x += c.m.Advance*s + o.Spacing
 		}
 		if len(sh.Glyphs) > start {
 			maxLen = math.Max(maxLen, x-o.Spacing)
@@ -166,7 +269,7 @@ func Shape(sections []Section, lookup Lookup, o Options) Shaping {
 				}
 			}
 		}
-		h := o.LineHeight * lineScale
+		h := o.LineHeight*lineScale + imageOffset
 		maxLineHeight = math.Max(maxLineHeight, h)
 		y += h
 		sh.Lines++

@@ -123,3 +123,83 @@ func TestAnchorAlignAndJustify(t *testing.T) {
 		}
 	}
 }
+
+func TestShapeImages(t *testing.T) {
+	img := func(w, h float64) Section { return Section{Image: &Image{Name: "i", Width: w, Height: h}} }
+	txt := func(s string) Section { return Section{Text: s, FontStack: "f"} }
+	center := 0.5
+	centred := txt("a")
+	centred.VAlign = &center
+	tests := []struct {
+		name   string
+		secs   []Section
+		opt    Options
+		wantX  []float64
+		wantY  []float64
+		images []bool // which glyphs are images
+		box    [4]float64
+		lines  int
+	}{
+		{
+			// The image is 30 em pixels tall at scale 1.5: 6 more than the
+			// line's em, so the line is 6 taller and the text sits on its
+			// bottom, 6 below the image's top.
+			name: "tall image pushes the line", secs: []Section{txt("a"), img(20, 20)},
+			opt:   Options{LineHeight: 24, Justify: 0.5, HAlign: 0.5, VAlign: 0.5, ImageScale: 1.5},
+			wantX: []float64{-21, -9}, wantY: []float64{-9, -15}, images: []bool{false, true},
+			box: [4]float64{-21, -15, 21, 15}, lines: 1,
+		},
+		{
+			name: "vertical-align center", secs: []Section{centred, img(20, 20)},
+			opt:   Options{LineHeight: 24, Justify: 0.5, HAlign: 0.5, VAlign: 0.5, ImageScale: 1.5},
+			wantX: []float64{-21, -9}, wantY: []float64{-12, -15}, images: []bool{false, true},
+			box: [4]float64{-21, -15, 21, 15}, lines: 1,
+		},
+		{
+			name: "image missing from the sprite", secs: []Section{txt("a"), img(0, 0)},
+			opt:   Options{LineHeight: 24, Justify: 0.5, HAlign: 0.5, VAlign: 0.5, ImageScale: 1.5},
+			wantX: []float64{-6}, wantY: []float64{-17}, images: []bool{false},
+			box: [4]float64{-6, -12, 6, 12}, lines: 1,
+		},
+		{
+			name: "letter spacing follows an image", secs: []Section{img(10, 10), txt("a")},
+			opt:   Options{LineHeight: 24, Spacing: 2, HAlign: 0, VAlign: 0.5},
+			wantX: []float64{0, 12}, wantY: []float64{-3, -17}, images: []bool{true, false},
+			box: [4]float64{0, -12, 24, 12}, lines: 1,
+		},
+		{
+			// 20 + 36 wide over 30: two lines, broken after the image,
+			// the only place a line may break.
+			name: "a line breaks after an image", secs: []Section{img(20, 10), txt("aaa")},
+			opt:   Options{LineHeight: 24, MaxWidth: 30, HAlign: 0, VAlign: 0},
+			wantX: []float64{0, 0, 12, 24}, wantY: []float64{9, 19, 19, 19}, images: []bool{true, false, false, false},
+			box: [4]float64{0, 0, 36, 48}, lines: 2,
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			sh := Shape(tc.secs, fixed, tc.opt)
+			if len(sh.Glyphs) != len(tc.wantX) {
+				t.Fatalf("%d glyphs, want %d", len(sh.Glyphs), len(tc.wantX))
+			}
+			for i, g := range sh.Glyphs {
+				if math.Abs(g.X-tc.wantX[i]) > 1e-9 || math.Abs(g.Y-tc.wantY[i]) > 1e-9 {
+					t.Errorf("glyph %d at %v, %v; want %v, %v", i, g.X, g.Y, tc.wantX[i], tc.wantY[i])
+				}
+				if (g.Image != nil) != tc.images[i] {
+					t.Errorf("glyph %d image %v, want %v", i, g.Image != nil, tc.images[i])
+				}
+			}
+			got := [4]float64{sh.Left, sh.Top, sh.Right, sh.Bottom}
+			for i := range got {
+				if math.Abs(got[i]-tc.box[i]) > 1e-9 {
+					t.Errorf("box %v, want %v", got, tc.box)
+					break
+				}
+			}
+			if sh.Lines != tc.lines {
+				t.Errorf("lines = %d, want %d", sh.Lines, tc.lines)
+			}
+		})
+	}
+}
