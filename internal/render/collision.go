@@ -43,6 +43,7 @@ type collisionGrid struct {
 	cols, rows     int
 	cells          [][]int32
 	boxes          []collisionBox
+	modes          []overlapMode // how each box's symbol was placed
 }
 
 func newCollisionGrid(w, h, margin float64) *collisionGrid {
@@ -70,22 +71,27 @@ func (g *collisionGrid) span(b collisionBox) (c0, r0, c1, r1 int) {
 		clampI((b.x1-g.x0)/g.cell, g.cols), clampI((b.y1-g.y0)/g.cell, g.rows)
 }
 
-// free reports whether the boxes overlap none of the boxes placed.
-func (g *collisionGrid) free(bs ...collisionBox) bool {
+// free reports whether boxes of a part placed with the overlap mode may
+// be placed: with never, when they overlap none of the boxes placed; with
+// cooperative, none placed with never; with always, whatever they overlap.
+func (g *collisionGrid) free(mode overlapMode, bs ...collisionBox) bool {
+	if mode == overlapAlways {
+		return true
+	}
 	for _, b := range bs {
-		if !g.free1(b) {
+		if !g.free1(mode, b) {
 			return false
 		}
 	}
 	return true
 }
 
-func (g *collisionGrid) free1(b collisionBox) bool {
+func (g *collisionGrid) free1(mode overlapMode, b collisionBox) bool {
 	c0, r0, c1, r1 := g.span(b)
 	for r := r0; r <= r1; r++ {
 		for c := c0; c <= c1; c++ {
 			for _, i := range g.cells[r*g.cols+c] {
-				if g.boxes[i].overlaps(b) {
+				if g.boxes[i].overlaps(b) && (mode == overlapNever || g.modes[i] == overlapNever) {
 					return false
 				}
 			}
@@ -94,16 +100,17 @@ func (g *collisionGrid) free1(b collisionBox) bool {
 	return true
 }
 
-// insert adds placed boxes.
-func (g *collisionGrid) insert(bs ...collisionBox) {
+// insert adds the boxes of a part placed with the overlap mode.
+func (g *collisionGrid) insert(mode overlapMode, bs ...collisionBox) {
 	for _, b := range bs {
-		g.insert1(b)
+		g.insert1(mode, b)
 	}
 }
 
-func (g *collisionGrid) insert1(b collisionBox) {
+func (g *collisionGrid) insert1(mode overlapMode, b collisionBox) {
 	i := int32(len(g.boxes))
 	g.boxes = append(g.boxes, b)
+	g.modes = append(g.modes, mode)
 	c0, r0, c1, r1 := g.span(b)
 	for r := r0; r <= r1; r++ {
 		for c := c0; c <= c1; c++ {

@@ -60,6 +60,8 @@ func TestLayersAgainstMapLibre(t *testing.T) {
 		{"line-gradient-step", 0.0006, 0},
 		{"line-gradient-pitched", 0.00025, 0},
 		{"sort-keys", 0.00025, 0},
+		// text-overlap never, cooperative and always among dense labels.
+		{"overlap", 0.00025, 0},
 		// Images inside text (format sections with images beside
 		// scaled, coloured and vertically aligned text, line breaking;
 		// letter spacing, text-rotate, a bearing and halos; along a line),

@@ -240,18 +240,46 @@ func (a *symbol) before(b *symbol) bool {
 
 // symbolLayout holds a layer's layout switches that do not vary by feature.
 type symbolLayout struct {
-	textAllowOverlap, iconAllowOverlap       bool
+	textOverlap, iconOverlap                 overlapMode
 	textIgnorePlacement, iconIgnorePlacement bool
 	textOptional, iconOptional               bool
 	zOrder                                   string
 	hasSortKey                               bool
 }
 
+// overlapMode is how a symbol part treats the symbols placed before it
+// (text-overlap, icon-overlap; GL JS's newer form of *-allow-overlap).
+type overlapMode uint8
+
+const (
+	overlapNever       overlapMode = iota // hidden when it collides
+	overlapAlways                         // shown whatever it collides with
+	overlapCooperative                    // hidden only by parts placed with never
+)
+
+// overlap returns a layer's text or icon overlap mode: *-overlap when the
+// layer sets it, else always or never by *-allow-overlap.
+func (lr *symLayer) overlap(part string, c *expr.EvalContext) overlapMode {
+	if lr.l.Layout != nil && lr.l.Layout.Has(part+"-overlap") {
+		switch lr.str(part+"-overlap", c, "never") {
+		case "always":
+			return overlapAlways
+		case "cooperative":
+			return overlapCooperative
+		}
+		return overlapNever
+	}
+	if lr.boolean(part+"-allow-overlap", c, false) {
+		return overlapAlways
+	}
+	return overlapNever
+}
+
 // sortByY reports whether a layer's symbols are drawn by their anchor's
 // height on screen (lowest on top), and placed in the reverse order.
 func (sl symbolLayout) sortByY() bool {
 	return sl.zOrder == "viewport-y" || (sl.zOrder == "auto" && !sl.hasSortKey &&
-		(sl.textAllowOverlap || sl.iconAllowOverlap || sl.textIgnorePlacement || sl.iconIgnorePlacement))
+		(sl.textOverlap != overlapNever || sl.iconOverlap != overlapNever || sl.textIgnorePlacement || sl.iconIgnorePlacement))
 }
 
 // layoutLayer lays out a layer's symbols and returns them in GL's
@@ -259,8 +287,8 @@ func (sl symbolLayout) sortByY() bool {
 func (s *sourceSet) layoutLayer(ctx context.Context, lr *symLayer, feats []sourceFeature) ([]*symbol, symbolLayout) {
 	lz := &expr.EvalContext{Zoom: math.Floor(s.view.Zoom)}
 	sl := symbolLayout{
-		textAllowOverlap:    lr.boolean("text-allow-overlap", lz, false),
-		iconAllowOverlap:    lr.boolean("icon-allow-overlap", lz, false),
+		textOverlap:         lr.overlap("text", lz),
+		iconOverlap:         lr.overlap("icon", lz),
 		textIgnorePlacement: lr.boolean("text-ignore-placement", lz, false),
 		iconIgnorePlacement: lr.boolean("icon-ignore-placement", lz, false),
 		textOptional:        lr.boolean("text-optional", lz, false),
@@ -381,21 +409,21 @@ func (s *sourceSet) layoutLayer(ctx context.Context, lr *symLayer, feats []sourc
 func placeAll(cands []*symbol, sl symbolLayout, grid *collisionGrid) []*symbol {
 	var placed []*symbol
 	for _, sym := range cands {
-		if !sl.textAllowOverlap {
+		if sl.textOverlap != overlapAlways {
 			// The first text-variable-anchor position that fits.
 			for _, alt := range sym.alts {
-				if !sym.hasText || (grid.inside(sym.textBoxes...) && grid.free(sym.textBoxes...)) {
+				if !sym.hasText || (grid.inside(sym.textBoxes...) && grid.free(sl.textOverlap, sym.textBoxes...)) {
 					break
 				}
-				if alt.hasText && grid.inside(alt.textBoxes...) && grid.free(alt.textBoxes...) {
+				if alt.hasText && grid.inside(alt.textBoxes...) && grid.free(sl.textOverlap, alt.textBoxes...) {
 					alt.order, alt.tile, alt.ykey, alt.world = sym.order, sym.tile, sym.ykey, sym.world
 					sym = alt
 					break
 				}
 			}
 		}
-		placeText := sym.hasText && (sl.textAllowOverlap || grid.free(sym.textBoxes...))
-		placeIcon := sym.hasIcon && (sl.iconAllowOverlap || grid.free(sym.iconBox))
+		placeText := sym.hasText && grid.free(sl.textOverlap, sym.textBoxes...)
+		placeIcon := sym.hasIcon && grid.free(sl.iconOverlap, sym.iconBox)
 		if sym.hasText && !grid.inside(sym.textBoxes...) {
 			placeText = false
 		}
@@ -417,10 +445,10 @@ func placeAll(cands []*symbol, sl symbolLayout, grid *collisionGrid) []*symbol {
 			continue
 		}
 		if placeText && !sl.textIgnorePlacement {
-			grid.insert(sym.textBoxes...)
+			grid.insert(sl.textOverlap, sym.textBoxes...)
 		}
 		if placeIcon && !sl.iconIgnorePlacement {
-			grid.insert(sym.iconBox)
+			grid.insert(sl.iconOverlap, sym.iconBox)
 		}
 		if !placeText {
 			sym.text = nil

@@ -24,38 +24,54 @@ func TestCollisionGrid(t *testing.T) {
 	type step struct {
 		b    collisionBox
 		free bool
+		mode overlapMode // never unless given
 	}
 	tests := []struct {
 		name  string
 		steps []step
 	}{
 		{"disjoint boxes", []step{
-			{collisionBox{0, 0, 10, 10}, true},
-			{collisionBox{20, 0, 30, 10}, true},
+			{collisionBox{0, 0, 10, 10}, true, overlapNever},
+			{collisionBox{20, 0, 30, 10}, true, overlapNever},
 		}},
 		{"overlap", []step{
-			{collisionBox{0, 0, 10, 10}, true},
-			{collisionBox{5, 5, 15, 15}, false},
+			{collisionBox{0, 0, 10, 10}, true, overlapNever},
+			{collisionBox{5, 5, 15, 15}, false, overlapNever},
 		}},
 		{"touching edges do not collide", []step{
-			{collisionBox{0, 0, 10, 10}, true},
-			{collisionBox{10, 0, 20, 10}, true},
+			{collisionBox{0, 0, 10, 10}, true, overlapNever},
+			{collisionBox{10, 0, 20, 10}, true, overlapNever},
 		}},
 		{"across cells", []step{
-			{collisionBox{60, 60, 200, 70}, true},
-			{collisionBox{190, 65, 195, 66}, false},
-			{collisionBox{-150, -150, -140, -140}, true}, // in the margin, clamped to the first cell
+			{collisionBox{60, 60, 200, 70}, true, overlapNever},
+			{collisionBox{190, 65, 195, 66}, false, overlapNever},
+			{collisionBox{-150, -150, -140, -140}, true, overlapNever}, // in the margin, clamped to the first cell
+		}},
+		{"always overlaps anything", []step{
+			{collisionBox{0, 0, 10, 10}, true, overlapNever},
+			{collisionBox{5, 5, 15, 15}, true, overlapAlways},
+		}},
+		{"cooperative overlaps always and cooperative, not never", []step{
+			{collisionBox{0, 0, 10, 10}, true, overlapAlways},
+			{collisionBox{5, 5, 15, 15}, true, overlapCooperative},
+			{collisionBox{8, 8, 12, 12}, true, overlapCooperative},
+			{collisionBox{50, 50, 60, 60}, true, overlapNever},
+			{collisionBox{55, 55, 65, 65}, false, overlapCooperative},
+		}},
+		{"never is hidden by a cooperative part", []step{
+			{collisionBox{0, 0, 10, 10}, true, overlapCooperative},
+			{collisionBox{5, 5, 15, 15}, false, overlapNever},
 		}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			g := newCollisionGrid(256, 256, 100)
 			for i, s := range tc.steps {
-				if got := g.free(s.b); got != s.free {
+				if got := g.free(s.mode, s.b); got != s.free {
 					t.Fatalf("step %d: free(%v) = %v, want %v", i, s.b, got, s.free)
 				}
 				if s.free {
-					g.insert(s.b)
+					g.insert(s.mode, s.b)
 				}
 			}
 		})
