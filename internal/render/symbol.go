@@ -603,7 +603,9 @@ func (s *sourceSet) shapeSymbol(ctx context.Context, lr *symLayer, f sourceFeatu
 			}
 			break
 		}
-		shape := func(anchor string, variable bool) text.Shaping {
+		// fixed, when not nil, is the offset (ems) text-variable-anchor-offset
+		// pairs with the anchor: it replaces every other offset.
+		shape := func(anchor string, variable bool, fixed *[2]float64) text.Shaping {
 			hAlign, vAlign := text.AnchorAlign(anchor)
 			o := text.Options{
 				LineHeight: lr.num("text-line-height", c, 1.2) * text.OneEm,
@@ -617,6 +619,8 @@ func (s *sourceSet) shapeSymbol(ctx context.Context, lr *symLayer, f sourceFeatu
 			o.ImageScale, o.BreakImageScale = imageScale, breakImageScale
 			hasRadial := lr.l.Layout != nil && lr.l.Layout.Has("text-radial-offset")
 			switch {
+			case fixed != nil:
+				o.Offset = anchorOffset(anchor, fixed[0]*text.OneEm, fixed[1]*text.OneEm)
 			case hasRadial && (variable || !lr.l.Layout.Has("text-offset")):
 				o.Offset = radialOffset(anchor, lr.num("text-radial-offset", c, 0)*text.OneEm)
 			case variable:
@@ -628,13 +632,18 @@ func (s *sourceSet) shapeSymbol(ctx context.Context, lr *symLayer, f sourceFeatu
 			}
 			return text.Shape(ss.sections, s.glyphs.lookup(ctx), o)
 		}
-		if anchors := variableAnchors(lr, c); placement == "point" && len(anchors) > 0 {
+		if vao := variableAnchorOffsets(lr, c); placement == "point" && vao != nil {
+			for i, a := range vao.Anchors {
+				ss.variants = append(ss.variants, shape(a, true, &vao.Offsets[i]))
+			}
+			ss.sh = ss.variants[0]
+		} else if anchors := variableAnchors(lr, c); placement == "point" && len(anchors) > 0 {
 			for _, a := range anchors {
-				ss.variants = append(ss.variants, shape(a, true))
+				ss.variants = append(ss.variants, shape(a, true, nil))
 			}
 			ss.sh = ss.variants[0]
 		} else {
-			ss.sh = shape(lr.str("text-anchor", c, "center"), false)
+			ss.sh = shape(lr.str("text-anchor", c, "center"), false, nil)
 		}
 		ss.fs = lr.num("text-size", pc, 16) / text.OneEm
 	}
@@ -1151,6 +1160,21 @@ func floats2(lr *symLayer, name string, c *expr.EvalContext) [2]float64 {
 	return [2]float64{f[0], f[1]}
 }
 
+// anchorOffset is the offset (em pixels) text-variable-anchor-offset pairs
+// with an anchor, as GL applies it: as given (right and down positive),
+// less the baseline's distance for anchors at the text's top or bottom,
+// as for text-offset with variable anchors.
+func anchorOffset(anchor string, ox, oy float64) [2]float64 {
+	const baseline = 7
+	switch anchor {
+	case "top-right", "top-left", "top":
+		oy -= baseline
+	case "bottom-right", "bottom-left", "bottom":
+		oy += baseline
+	}
+	return [2]float64{ox, oy}
+}
+
 // radialOffset turns text-radial-offset (em pixels) into an offset away
 // from the anchor, as GL does when no variable anchors are given.
 func radialOffset(anchor string, r float64) [2]float64 {
@@ -1284,6 +1308,22 @@ func fitIconToText(fit string, pad [4]float64, off [2]float64, sh text.Shaping, 
 }
 
 // variableAnchors evaluates text-variable-anchor.
+// variableAnchorOffsets returns text-variable-anchor-offset's anchors
+// and their offsets (ems), nil when the layer has none.
+func variableAnchorOffsets(lr *symLayer, c *expr.EvalContext) *expr.VariableAnchorOffsets {
+	if lr.l.Layout == nil || !lr.l.Layout.Has("text-variable-anchor-offset") {
+		return nil
+	}
+	v, ok := lr.value("text-variable-anchor-offset", c)
+	if !ok {
+		return nil
+	}
+	if o := v.AnchorOffsets(); o != nil && len(o.Anchors) > 0 && len(o.Anchors) == len(o.Offsets) {
+		return o
+	}
+	return nil
+}
+
 func variableAnchors(lr *symLayer, c *expr.EvalContext) []string {
 	v, ok := lr.value("text-variable-anchor", c)
 	if !ok {

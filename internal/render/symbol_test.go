@@ -13,6 +13,7 @@ import (
 
 	"github.com/paulmach/orb"
 
+	"github.com/tesseramaps/tessera/internal/fixtures"
 	"github.com/tesseramaps/tessera/internal/glyphs"
 	"github.com/tesseramaps/tessera/internal/render/raster"
 	"github.com/tesseramaps/tessera/internal/render/text"
@@ -721,5 +722,61 @@ func TestTextImages(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+func TestAnchorOffset(t *testing.T) {
+	// text-variable-anchor-offset's offsets are used as given (right and
+	// down positive, ems turned to em pixels by the caller), less the
+	// baseline's 7 em pixels for anchors at the text's top or bottom.
+	for _, tc := range []struct {
+		anchor string
+		x, y   float64
+		want   [2]float64
+	}{
+		{"top", 0, 19.2, [2]float64{0, 12.2}},
+		{"bottom", 0, -19.2, [2]float64{0, -12.2}},
+		{"left", 16.8, 0, [2]float64{16.8, 0}},
+		{"right", -16.8, 3, [2]float64{-16.8, 3}},
+		{"top-left", 5, 10, [2]float64{5, 3}},
+		{"bottom-right", -5, -10, [2]float64{-5, -3}},
+		{"center", 2, 2, [2]float64{2, 2}},
+	} {
+		if got := anchorOffset(tc.anchor, tc.x, tc.y); math.Abs(got[0]-tc.want[0]) > 1e-9 || math.Abs(got[1]-tc.want[1]) > 1e-9 {
+			t.Errorf("%s (%v, %v): %v, want %v", tc.anchor, tc.x, tc.y, got, tc.want)
+		}
+	}
+}
+
+// TestVariableAnchorOffset draws one label whose only anchor-offset pair
+// puts it to the left of its point: its pixels are all left of the point.
+func TestVariableAnchorOffset(t *testing.T) {
+	root := fixtures.Path(t, "render-tests")
+	r, err := New(slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := parse(t, `{"version": 8, "center": [0, 0], "zoom": 2, "glyphs": "local://glyphs/{fontstack}/{range}.pbf",
+		"sources": {"p": {"type": "geojson", "data": {"type": "Point", "coordinates": [0, 0]}}},
+		"layers": [{"id": "l", "type": "symbol", "source": "p", "layout": {"text-field": "Westward", "text-font": ["Open Sans Semibold", "Arial Unicode MS Bold"],
+			"text-variable-anchor-offset": ["right", [-0.5, 0]]}}]}`)
+	img, err := r.Render(context.Background(), st, View{Zoom: 2, Width: 200, Height: 100, PixelRatio: 1}, localResources{root: root})
+	if err != nil {
+		t.Fatal(err)
+	}
+	minX, maxX := img.Rect.Dx(), -1
+	for y := 0; y < img.Rect.Dy(); y++ {
+		for x := 0; x < img.Rect.Dx(); x++ {
+			if img.RGBAAt(x, y).A > 0 {
+				minX, maxX = min(minX, x), max(maxX, x)
+			}
+		}
+	}
+	if maxX < 0 {
+		t.Fatal("no label drawn")
+	}
+	// Anchored right and moved half an em (8 px at 16 px) further left.
+	if maxX > 100-7 || minX > 50 {
+		t.Errorf("label spans x %d..%d; want it ending left of the point (x 100) by about 8 px", minX, maxX)
 	}
 }

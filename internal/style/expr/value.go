@@ -197,6 +197,13 @@ func (v Value) Colors() []Color {
 	return c
 }
 
+// AnchorOffsets returns a variableAnchorOffsetCollection's anchors and
+// offsets, or nil.
+func (v Value) AnchorOffsets() *VariableAnchorOffsets {
+	o, _ := v.p.(*VariableAnchorOffsets)
+	return o
+}
+
 // Image returns the resolved image, or nil.
 func (v Value) Image() *ResolvedImage {
 	r, _ := v.p.(*ResolvedImage)
