@@ -7,9 +7,6 @@ import (
 	"fmt"
 	"image"
 	"image/draw"
-	"math"
-	"strconv"
-	"strings"
 
 	"github.com/tesseramaps/tessera/internal/style"
 )
@@ -281,40 +278,16 @@ func (s *sourceSet) demTiles(ctx context.Context, src *style.Source) (*demCover,
 	if !ok {
 		return c, nil
 	}
-	n := 1 << z
-	x0, y0, x1, y1 := s.frame.rasterAligned().worldBounds()
-	c0, c1 := int(math.Floor(x0*float64(n))), int(math.Floor(x1*float64(n)))
-	r0, r1 := max(0, int(math.Floor(y0*float64(n)))), min(n-1, int(math.Floor(y1*float64(n))))
-	c1 = min(c1, c0+n-1)
-	if (c1-c0+1)*(r1-r0+1) > maxTiles {
-		return nil, fmt.Errorf("the view needs more than %d tiles", maxTiles)
-	}
-	for row := r0; row <= r1; row++ {
-		for col := c0; col <= c1; col++ {
-			if err := ctx.Err(); err != nil {
-				return nil, err
-			}
-			x := ((col % n) + n) % n
-			if !tileInBounds(ts.bounds, z, x, row) {
-				continue
-			}
-			y := row
-			if ts.scheme == "tms" {
-				y = n - 1 - row
-			}
-			url := strings.NewReplacer("{z}", strconv.Itoa(z), "{x}", strconv.Itoa(x), "{y}", strconv.Itoa(y)).Replace(ts.tiles[(x+row)%len(ts.tiles)])
-			data, err := s.res.Fetch(ctx, url)
-			if err != nil || len(data) == 0 {
-				s.r.log.Warn("render: DEM tile missing", "url", url, "err", err)
-				continue
-			}
-			t, err := decodeDEM(data, enc)
-			if err != nil {
-				s.r.log.Warn("render: corrupt DEM tile skipped", "url", url, "err", err)
-				continue
-			}
-			c.tiles[[2]int{x, row}] = t
+	err = s.eachRasterTile(ctx, ts, z, "DEM", func(x, row int, url string, data []byte) {
+		t, err := decodeDEM(data, enc)
+		if err != nil {
+			s.r.log.Warn("render: corrupt DEM tile skipped", "url", url, "err", err)
+			return
 		}
+		c.tiles[[2]int{x, row}] = t
+	})
+	if err != nil {
+		return nil, err
 	}
 	c.backfillAll()
 	return c, nil

@@ -255,14 +255,7 @@ func (lr *layerRender) imageRaster(img *imageCover) {
 		return
 	}
 	c := lr.ctx(nil)
-	adj := newRasterAdjust(
-		lr.num("raster-opacity", c, 1),
-		lr.num("raster-hue-rotate", c, 0),
-		lr.num("raster-brightness-min", c, 0),
-		lr.num("raster-brightness-max", c, 1),
-		lr.num("raster-saturation", c, 0),
-		lr.num("raster-contrast", c, 0),
-	)
+	adj := lr.rasterAdjust(c)
 	if adj.opacity <= 0 {
 		return
 	}

@@ -1,6 +1,10 @@
 package render
 
-import "math"
+import (
+	"math"
+
+	"github.com/tesseramaps/tessera/internal/style/expr"
+)
 
 // The raster layer: each device pixel is mapped back through the view to
 // the tile under it and the tile's image sampled there (bilinear or
@@ -87,13 +91,10 @@ func (a rasterAdjust) apply(t [4]float64) [4]float64 {
 
 func clamp01(v float64) float64 { return math.Max(0, math.Min(1, v)) }
 
-// raster draws the tiles of a raster source.
-func (lr *layerRender) raster(cover *rasterCover) {
-	if cover == nil || len(cover.tiles) == 0 {
-		return
-	}
-	c := lr.ctx(nil)
-	adj := newRasterAdjust(
+// rasterAdjust returns the layer's raster paint: opacity, hue rotation,
+// brightness, saturation and contrast.
+func (lr *layerRender) rasterAdjust(c *expr.EvalContext) rasterAdjust {
+	return newRasterAdjust(
 		lr.num("raster-opacity", c, 1),
 		lr.num("raster-hue-rotate", c, 0),
 		lr.num("raster-brightness-min", c, 0),
@@ -101,6 +102,15 @@ func (lr *layerRender) raster(cover *rasterCover) {
 		lr.num("raster-saturation", c, 0),
 		lr.num("raster-contrast", c, 0),
 	)
+}
+
+// raster draws the tiles of a raster source.
+func (lr *layerRender) raster(cover *rasterCover) {
+	if cover == nil || len(cover.tiles) == 0 {
+		return
+	}
+	c := lr.ctx(nil)
+	adj := lr.rasterAdjust(c)
 	if adj.opacity <= 0 {
 		return
 	}

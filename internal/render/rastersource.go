@@ -98,18 +98,38 @@ func (s *sourceSet) rasterTiles(ctx context.Context, src *style.Source) (*raster
 	if !ok {
 		return c, nil
 	}
+	err = s.eachRasterTile(ctx, ts, z, "raster", func(x, row int, url string, data []byte) {
+		t, err := decodeTexture(data)
+		if err != nil {
+			s.r.log.Warn("render: corrupt raster tile skipped", "url", url, "err", err)
+			return
+		}
+		c.tiles[[2]int{x, row}] = t
+	})
+	if err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// eachRasterTile reads the tiles of a raster or raster-dem source at zoom z
+// that the view (turned to the raster grid) covers, each column once however
+// wide the view, within the source's bounds, and hands each tile's bytes to
+// use with its column (wrapped into the world) and row; a missing tile is
+// logged (what names the kind of source) and skipped.
+func (s *sourceSet) eachRasterTile(ctx context.Context, ts tileSet, z int, what string, use func(x, row int, url string, data []byte)) error {
 	n := 1 << z
 	x0, y0, x1, y1 := s.frame.rasterAligned().worldBounds()
 	c0, c1 := int(math.Floor(x0*float64(n))), int(math.Floor(x1*float64(n)))
 	r0, r1 := max(0, int(math.Floor(y0*float64(n)))), min(n-1, int(math.Floor(y1*float64(n))))
-	c1 = min(c1, c0+n-1) // each column once, however wide the view
+	c1 = min(c1, c0+n-1)
 	if (c1-c0+1)*(r1-r0+1) > maxTiles {
-		return nil, fmt.Errorf("the view needs more than %d tiles", maxTiles)
+		return fmt.Errorf("the view needs more than %d tiles", maxTiles)
 	}
 	for row := r0; row <= r1; row++ {
 		for col := c0; col <= c1; col++ {
 			if err := ctx.Err(); err != nil {
-				return nil, err
+				return err
 			}
 			x := ((col % n) + n) % n
 			if !tileInBounds(ts.bounds, z, x, row) {
@@ -122,18 +142,13 @@ func (s *sourceSet) rasterTiles(ctx context.Context, src *style.Source) (*raster
 			url := strings.NewReplacer("{z}", strconv.Itoa(z), "{x}", strconv.Itoa(x), "{y}", strconv.Itoa(y)).Replace(ts.tiles[(x+row)%len(ts.tiles)])
 			data, err := s.res.Fetch(ctx, url)
 			if err != nil || len(data) == 0 {
-				s.r.log.Warn("render: raster tile missing", "url", url, "err", err)
+				s.r.log.Warn("render: "+what+" tile missing", "url", url, "err", err)
 				continue
 			}
-			t, err := decodeTexture(data)
-			if err != nil {
-				s.r.log.Warn("render: corrupt raster tile skipped", "url", url, "err", err)
-				continue
-			}
-			c.tiles[[2]int{x, row}] = t
+			use(x, row, url, data)
 		}
 	}
-	return c, nil
+	return nil
 }
 
 // tileInBounds tells whether tile z/x/y touches the source's bounds
