@@ -727,23 +727,8 @@ func (lr *layerRender) clipPolygon(b *box) []raster.Point {
 func (lr *layerRender) circle(f sourceFeature, c *expr.EvalContext) {
 	// GL draws a circle at every vertex of a feature, of lines and
 	// polygon rings too, but only at those inside the tile's square.
-	parts := f.parts
-	switch f.kind {
-	case "Point":
-		parts = insideTile(f.parts, f.clip)
-	case "LineString":
-		parts = insideTile(f.parts, f.clip)
-	case "Polygon":
-		polys := f.unclipped
-		if polys == nil {
-			polys = f.polygons
-		}
-		var rings [][]orb.Point
-		for _, p := range polys {
-			rings = append(rings, p...)
-		}
-		parts = insideTile(rings, f.clip)
-	default:
+	parts := vertexParts(f)
+	if parts == nil {
 		return
 	}
 	ratio := lr.fr.ratio
