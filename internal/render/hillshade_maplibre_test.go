@@ -14,8 +14,10 @@ import (
 // hillshade methods over a synthetic Terrarium DEM of forty hills and a
 // ridge, overzoomed in one, turned in two; and an image source warped
 // onto a quadrilateral with raster paint; see gen.go) and compares them
-// with MapLibre GL JS 6.17's pictures of them (made by maplibre.mjs in
-// headless Chromium), by the conformance suite's measure: a pixel differs
+// with MapLibre GL JS 6.17's pictures of them (made by
+// testdata/maplibre-reference.mjs in headless Chromium, in
+// testdata/hillshade: node ../maplibre-reference.mjs NAME.json 256 256
+// NAME-maplibre.png), by the conformance suite's measure: a pixel differs
 // when its YIQ distance passes pixelmatch's threshold.
 //
 // The allowance is 0.5% of the pixels: GL computes the slopes in 32-bit

@@ -17,10 +17,10 @@ import (
 // circle-sort-key, images in text: what the shared suite has no test of)
 // and compares them with MapLibre GL JS's pictures of the same styles
 // at 400x300 (and some at pixel ratio 2), made by
-// testdata/layers/reference.mjs in headless Chromium:
+// testdata/maplibre-reference.mjs in headless Chromium:
 //
 //	cd testdata/layers && PLAYWRIGHT_CORE_DIR=... MAPLIBRE_DIR=... \
-//	    node reference.mjs NAME.json 400 300 NAME.png   # or NAME@2x.png 2
+//	    node ../maplibre-reference.mjs NAME.json 400 300 NAME.png   # or NAME@2x.png 2
 //
 // (MapLibre GL JS 6.17; the sprite is the suite's emerald sheet).
 // Pixels differ by pixelmatch's measure (the conformance threshold). The

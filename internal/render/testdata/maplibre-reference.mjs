@@ -1,8 +1,10 @@
 // Draws a style with MapLibre GL JS in Debian's headless Chromium (software
-// GL) and writes the canvas as a PNG: the reference pictures of the layers
-// the shared conformance suite lacks (heatmap, fill-extrusion, clusters).
+// GL) and writes the canvas as a PNG: the reference pictures of what the
+// shared conformance suite lacks (testdata/layers and testdata/hillshade:
+// hillshade, image sources, heatmap, fill-extrusion, clusters, gradients,
+// sort keys, overlap modes, images in text).
 //
-// usage: node reference.mjs STYLE.json WIDTH HEIGHT OUT.png [PIXEL_RATIO]
+// usage: node maplibre-reference.mjs STYLE.json WIDTH HEIGHT OUT.png [PIXEL_RATIO]
 // (the style's local:// URLs name files beside it)
 // env: PLAYWRIGHT_CORE_DIR (the playwright-core package folder),
 //      MAPLIBRE_DIR (the maplibre-gl package folder),
