@@ -128,7 +128,7 @@ func (lr *layerRender) raster(cover *rasterCover) {
 	w, h := lr.cv.Rect.Dx(), lr.cv.Rect.Dy()
 	for y := 0; y < h; y++ {
 		for x := 0; x < w; x++ {
-			wx, wy := fr.toWorld(float64(x)+0.5, float64(y)+0.5)
+			wx, wy := fr.worldAt(x, y)
 			tx, ty := wx*n, wy*n
 			col, row := math.Floor(tx), math.Floor(ty)
 			if row < 0 || row >= n {
@@ -138,8 +138,17 @@ func (lr *layerRender) raster(cover *rasterCover) {
 			if t == nil {
 				continue
 			}
-			ch, ok := levels[t]
-			if !ok {
+			var ch choice
+			var ok bool
+			if fr.tilt != nil {
+				// Under a tilted camera a texel covers fewer pixels with
+				// distance: the level is chosen per pixel, as the GPU
+				// does, from how far the next pixels land on the map.
+				ax, ay := fr.worldAt(x+1, y)
+				bx, by := fr.worldAt(x, y+1)
+				perPixel := math.Max(math.Hypot(ax-wx, ay-wy), math.Hypot(bx-wx, by-wy)) * n * float64(t.w)
+				ch = choice{t: t.level(perPixel), linear: !nearest || perPixel > 1}
+			} else if ch, ok = levels[t]; !ok {
 				perPixel := float64(t.w) / tilePixels
 				ch = choice{t: t.level(perPixel), linear: !nearest || perPixel > 1}
 				levels[t] = ch
