@@ -17,7 +17,7 @@ type glyphSet struct {
 	s   *sourceSet
 	url string // the style's glyphs template
 	// mu guards stacks: symbol layers are laid out concurrently.
-	mu     sync.Mutex
+	mu     sync.RWMutex
 	stacks map[string]map[int]map[rune]*glyphs.Glyph
 }
 
@@ -34,6 +34,14 @@ func (g *glyphSet) glyph(ctx context.Context, stack string, r rune) (*glyphs.Gly
 	if r < 0 || r > 0xffff || g.url == "" {
 		return nil, false
 	}
+	start := int(r) &^ 0xff
+	g.mu.RLock()
+	m, ok := g.stacks[stack][start]
+	g.mu.RUnlock()
+	if ok {
+		gl, ok := m[r]
+		return gl, ok
+	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	ranges := g.stacks[stack]
@@ -41,8 +49,7 @@ func (g *glyphSet) glyph(ctx context.Context, stack string, r rune) (*glyphs.Gly
 		ranges = map[int]map[rune]*glyphs.Glyph{}
 		g.stacks[stack] = ranges
 	}
-	start := int(r) &^ 0xff
-	m, ok := ranges[start]
+	m, ok = ranges[start]
 	if !ok {
 		m = g.load(ctx, stack, start)
 		ranges[start] = m
