@@ -74,6 +74,13 @@ func TestLayersAgainstMapLibre(t *testing.T) {
 		{"text-images", 0.00025, 2},
 		{"text-images-rot", 0.00025, 0},
 		{"text-images-line", 0.00025, 0},
+		// text-writing-mode: CJK point labels written vertically (upright
+		// ideographs, kana and Latin, punctuation in its vertical forms,
+		// line breaking into columns, anchors), a Latin label left
+		// horizontal, and labels tried horizontally first that are
+		// written vertically where their horizontal box is taken; with
+		// the suite's NotoCJK glyph ranges the text uses.
+		{"vertical", 0.00025, 0},
 	}
 	for _, tc := range tests {
 		t.Run(fmt.Sprintf("%s@%gx", tc.name, max(1, tc.ratio)), func(t *testing.T) {
