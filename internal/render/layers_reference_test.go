@@ -14,7 +14,8 @@ import (
 
 // TestLayersAgainstMapLibre draws the styles of testdata/layers (heatmap,
 // fill-extrusion, clustered GeoJSON, line-gradient, fill-, line- and
-// circle-sort-key, images in text: what the shared suite has no test of)
+// circle-sort-key, images in text, vertical CJK writing: what the shared
+// suite has no test of)
 // and compares them with MapLibre GL JS's pictures of the same styles
 // at 400x300 (and some at pixel ratio 2), made by
 // testdata/layers/reference.mjs in headless Chromium:
