@@ -14,7 +14,8 @@ import (
 
 // TestLayersAgainstMapLibre draws the styles of testdata/layers (heatmap,
 // fill-extrusion, clustered GeoJSON, line-gradient, fill-, line- and
-// circle-sort-key, images in text: what the shared suite has no test of)
+// circle-sort-key, images in text, vertical CJK writing: what the shared
+// suite has no test of)
 // and compares them with MapLibre GL JS's pictures of the same styles
 // at 400x300 (and some at pixel ratio 2), made by
 // testdata/maplibre-reference.mjs in headless Chromium:
@@ -80,6 +81,13 @@ func TestLayersAgainstMapLibre(t *testing.T) {
 		{"text-images", 0.00025, 2},
 		{"text-images-rot", 0.00025, 0},
 		{"text-images-line", 0.00025, 0},
+		// text-writing-mode: CJK point labels written vertically (upright
+		// ideographs, kana and Latin, punctuation in its vertical forms,
+		// line breaking into columns, anchors), a Latin label left
+		// horizontal, and labels tried horizontally first that are
+		// written vertically where their horizontal box is taken; with
+		// the suite's NotoCJK glyph ranges the text uses.
+		{"vertical", 0.00025, 0},
 	}
 	for _, tc := range tests {
 		t.Run(fmt.Sprintf("%s@%gx", tc.name, max(1, tc.ratio)), func(t *testing.T) {

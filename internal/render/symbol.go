@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -605,6 +606,7 @@ func (s *sourceSet) shapeSymbol(ctx context.Context, lr *symLayer, f sourceFeatu
 		}
 		// fixed, when not nil, is the offset (ems) text-variable-anchor-offset
 		// pairs with the anchor: it replaces every other offset.
+		vertical := false
 		shape := func(anchor string, variable bool, fixed *[2]float64) text.Shaping {
 			hAlign, vAlign := text.AnchorAlign(anchor)
 			o := text.Options{
@@ -612,6 +614,12 @@ func (s *sourceSet) shapeSymbol(ctx context.Context, lr *symLayer, f sourceFeatu
 				Spacing:    lr.num("text-letter-spacing", c, 0) * text.OneEm,
 				Justify:    text.JustifyOf(lr.str("text-justify", c, "center"), anchor),
 				HAlign:     hAlign, VAlign: vAlign,
+				Vertical: vertical,
+			}
+			if vertical {
+				// GL justifies vertical labels to the left (the top of
+				// the turned column), whatever text-justify says.
+				o.Justify = 0
 			}
 			if placement == "point" {
 				o.MaxWidth = lr.num("text-max-width", c, 10) * text.OneEm
@@ -632,18 +640,40 @@ func (s *sourceSet) shapeSymbol(ctx context.Context, lr *symLayer, f sourceFeatu
 			}
 			return text.Shape(ss.sections, s.glyphs.lookup(ctx), o)
 		}
+		// horizontal are the shapings of horizontal writing: one for each
+		// variable anchor, tried in order, or the one of text-anchor.
+		var horizontal []text.Shaping
 		if vao := variableAnchorOffsets(lr, c); placement == "point" && vao != nil {
 			for i, a := range vao.Anchors {
-				ss.variants = append(ss.variants, shape(a, true, &vao.Offsets[i]))
+				horizontal = append(horizontal, shape(a, true, &vao.Offsets[i]))
 			}
-			ss.sh = ss.variants[0]
 		} else if anchors := variableAnchors(lr, c); placement == "point" && len(anchors) > 0 {
 			for _, a := range anchors {
-				ss.variants = append(ss.variants, shape(a, true, nil))
+				horizontal = append(horizontal, shape(a, true, nil))
 			}
-			ss.sh = ss.variants[0]
 		} else {
-			ss.sh = shape(lr.str("text-anchor", c, "center"), false, nil)
+			horizontal = []text.Shaping{shape(lr.str("text-anchor", c, "center"), false, nil)}
+		}
+		// text-writing-mode: the writing modes tried in order, when the
+		// text allows vertical writing (a point label with a character
+		// that stands upright, and no images).
+		if modes := writingModes(lr, c); placement == "point" && slices.Contains(modes, "vertical") && ss.allowsVertical() {
+			vertical = true
+			column := shape(lr.str("text-anchor", c, "center"), false, nil)
+			vertical = false
+			for _, m := range modes {
+				if m == "vertical" {
+					ss.variants = append(ss.variants, column)
+				} else {
+					ss.variants = append(ss.variants, horizontal...)
+				}
+			}
+		} else {
+			ss.variants = horizontal
+		}
+		ss.sh = ss.variants[0]
+		if len(ss.variants) == 1 {
+			ss.variants = nil
 		}
 		ss.fs = lr.num("text-size", pc, 16) / text.OneEm
 	}
@@ -841,11 +871,27 @@ func (s *sourceSet) layoutSymbol(ctx context.Context, lr *symLayer, ss *shapedSy
 				}
 				x := (float64(gl.Left)-rectBuffer)*g.Scale + g.X
 				y := (-float64(gl.Top)-rectBuffer)*g.Scale + g.Y
-				q := newTexQuad(at, tx, ty, x*k, y*k, k*g.Scale, k*g.Scale, angle, int(gl.Width)+2*rectBuffer, int(gl.Height)+2*rectBuffer)
+				glyphAngle := angle
+				switch {
+				case g.Upright:
+					// Upright in the turned column: unturned, moved.
+					dx, dy := g.VerticalShift()
+					x = (float64(gl.Left)-rectBuffer)*g.Scale - g.Metrics.Advance*g.Scale/2 + dx
+					y = (-float64(gl.Top)-rectBuffer)*g.Scale + dy
+				case sh.Vertical:
+					// Lying along the column, turned with the label.
+					glyphAngle += math.Pi / 2
+				}
+				q := newTexQuad(at, tx, ty, x*k, y*k, k*g.Scale, k*g.Scale, glyphAngle, int(gl.Width)+2*rectBuffer, int(gl.Height)+2*rectBuffer)
 				q.tilt = quadTilt
 				sym.text = append(sym.text, glyphQuad{g: gl, q: q, color: colorOf(g.Tag)})
 			}
-			sym.textBoxes = []collisionBox{screenBox(at, pitched, pr, sh.Left*fs, sh.Top*fs, sh.Right*fs, sh.Bottom*fs, pad, angle, tx, ty)}
+			boxAngle := angle
+			if sh.Vertical {
+				// GL turns a vertical label's box with it.
+				boxAngle += math.Pi / 2
+			}
+			sym.textBoxes = []collisionBox{screenBox(at, pitched, pr, sh.Left*fs, sh.Top*fs, sh.Right*fs, sh.Bottom*fs, pad, boxAngle, tx, ty)}
 		}
 		sym.textSDF = s.sdfPaint(lr, pc, "text", fs*pr)
 		sym.textSDF.imagesInHalo = imagesInHalo(lr, c, pc)
@@ -1305,6 +1351,39 @@ func fitIconToText(fit string, pad [4]float64, off [2]float64, sh text.Shaping, 
 		bottom = top + dh
 	}
 	return left, top, right, bottom
+}
+
+// writingModes evaluates text-writing-mode: the modes ("horizontal",
+// "vertical") in the order they are tried, each once.
+func writingModes(lr *symLayer, c *expr.EvalContext) []string {
+	if lr.l.Layout == nil || !lr.l.Layout.Has("text-writing-mode") {
+		return nil
+	}
+	v, ok := lr.value("text-writing-mode", c)
+	if !ok {
+		return nil
+	}
+	var out []string
+	for _, it := range v.Items() {
+		if it.Kind() == expr.KindString && (it.Str() == "horizontal" || it.Str() == "vertical") && !slices.Contains(out, it.Str()) {
+			out = append(out, it.Str())
+		}
+	}
+	return out
+}
+
+// allowsVertical reports whether a symbol's text may be written
+// vertically: GL writes a label vertically when a character of it stands
+// upright. Labels with images are left horizontal here.
+func (ss *shapedSymbol) allowsVertical() bool {
+	upright := false
+	for _, sec := range ss.sections {
+		if sec.Image != nil {
+			return false
+		}
+		upright = upright || text.AllowsVerticalWriting(sec.Text)
+	}
+	return upright
 }
 
 // variableAnchors evaluates text-variable-anchor.

@@ -9,6 +9,7 @@ import (
 	"image/png"
 	"log/slog"
 	"math"
+	"path/filepath"
 	"testing"
 
 	"github.com/paulmach/orb"
@@ -778,5 +779,58 @@ func TestVariableAnchorOffset(t *testing.T) {
 	// Anchored right and moved half an em (8 px at 16 px) further left.
 	if maxX > 100-7 || minX > 50 {
 		t.Errorf("label spans x %d..%d; want it ending left of the point (x 100) by about 8 px", minX, maxX)
+	}
+}
+
+// TestWritingMode draws a CJK point label written vertically: a column
+// taller than wide, centred on its point; the same label with the modes
+// horizontal then vertical, and a Latin label asked to be vertical, lie
+// wider than tall.
+func TestWritingMode(t *testing.T) {
+	r, err := New(slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name, text, modes string
+		tall              bool
+	}{
+		{"vertical CJK", "上京九五", `["vertical"]`, true},
+		{"vertical CJK and Latin", "丸井 JR", `["vertical"]`, true},
+		{"horizontal first", "上京九五", `["horizontal", "vertical"]`, false},
+		{"vertical Latin stays horizontal", "Tokyo", `["vertical"]`, false},
+		{"no writing mode", "上京九五", `["horizontal"]`, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			st := parse(t, `{"version": 8, "center": [0, 0], "zoom": 2, "glyphs": "local://glyphs/{fontstack}/{range}.pbf",
+				"sources": {"p": {"type": "geojson", "data": {"type": "Point", "coordinates": [0, 0]}}},
+				"layers": [{"id": "l", "type": "symbol", "source": "p", "layout": {"text-field": "`+tc.text+`", "text-font": ["NotoCJK"],
+					"text-writing-mode": `+tc.modes+`}}]}`)
+			img, err := r.Render(context.Background(), st, View{Zoom: 2, Width: 200, Height: 200, PixelRatio: 1}, localResources{root: filepath.Join("testdata", "layers")})
+			if err != nil {
+				t.Fatal(err)
+			}
+			minX, minY, maxX, maxY := img.Rect.Dx(), img.Rect.Dy(), -1, -1
+			for y := 0; y < img.Rect.Dy(); y++ {
+				for x := 0; x < img.Rect.Dx(); x++ {
+					if img.RGBAAt(x, y).A > 0 {
+						minX, maxX = min(minX, x), max(maxX, x)
+						minY, maxY = min(minY, y), max(maxY, y)
+					}
+				}
+			}
+			if maxX < 0 {
+				t.Fatal("no label drawn")
+			}
+			w, h := maxX-minX+1, maxY-minY+1
+			if tall := h > w; tall != tc.tall {
+				t.Errorf("label is %d x %d px: taller than wide %v, want %v", w, h, tall, tc.tall)
+			}
+			// Centred on the point (100, 100) within a few pixels.
+			if cx, cy := (minX+maxX)/2, (minY+maxY)/2; absInt(cx-100) > 4 || absInt(cy-100) > 4 {
+				t.Errorf("label centred at (%d, %d), want about (100, 100)", cx, cy)
+			}
+		})
 	}
 }

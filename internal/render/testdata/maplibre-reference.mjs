@@ -56,7 +56,10 @@ try {
   await page.goto(base + '/', { waitUntil: 'load' });
   await page.waitForFunction(() => window.maplibregl && window.maplibregl.Map);
   const png = await page.evaluate(async ({ style, ratio }) => {
+    // localIdeographFontFamily false: CJK glyphs come from the style's
+    // glyph ranges (as in the conformance suite), not from a local font.
     const map = new maplibregl.Map({ container: 'map', style, interactive: false, fadeDuration: 0, pixelRatio: ratio,
+      localIdeographFontFamily: false,
       attributionControl: false, canvasContextAttributes: { preserveDrawingBuffer: true }, preserveDrawingBuffer: true });
     await new Promise((resolve) => map.once('idle', resolve));
     return map.getCanvas().toDataURL('image/png');

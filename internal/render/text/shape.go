@@ -91,6 +91,12 @@ type Options struct {
 	// BreakImageScale is the image scale line breaking counts with (GL
 	// takes text-size one zoom above the tile's there); 0 means ImageScale.
 	BreakImageScale float64
+	// Vertical lays the label out for vertical writing, as GL does: the
+	// punctuation takes its vertical forms, every glyph but white space
+	// and complex scripts is upright and advances one em (times its
+	// scale), and the shaping is the horizontal layout of the column, which
+	// the renderer turns 90 degrees clockwise (see Glyph.Upright).
+	Vertical bool
 }
 
 // Glyph is a placed glyph: its pen position (x of the left of the advance,
@@ -106,6 +112,20 @@ type Glyph struct {
 	X, Y      float64
 	Metrics   Metrics
 	Image     *Image
+	// Upright marks a glyph of a vertical shaping that stands upright:
+	// the label is turned 90 degrees clockwise, and such a glyph is drawn
+	// unturned with its box moved by VerticalShift.
+	Upright bool
+}
+
+// VerticalShift is how far (em pixels) an upright glyph of a vertical
+// shaping is drawn from where its box lies in the unturned layout (its left
+// less half its advance, its top as a horizontal glyph's), in the turned
+// label's frame: GL turns the glyph back about the middle of the left of
+// its em box and centres it on the column, which comes to the glyph's pen
+// position along the column less 7 down and its line's y less 17 across.
+func (g Glyph) VerticalShift() (dx, dy float64) {
+	return -g.Y + defaultOffset, g.X - 7
 }
 
 // Shaping is a laid-out label: its glyphs and the box of the block.
@@ -113,6 +133,9 @@ type Shaping struct {
 	Glyphs                   []Glyph
 	Left, Top, Right, Bottom float64
 	Lines                    int
+	// Vertical is set for a vertical shaping: the box and the glyphs are
+	// those of the label before it is turned 90 degrees clockwise.
+	Vertical bool
 }
 
 // char is one code point of the logical text with its section and
@@ -169,6 +192,19 @@ func Shape(sections []Section, lookup Lookup, o Options) Shaping {
 		for _, r := range ShapeArabic(s.Text) {
 			m, ok := lookup(s.FontStack, r)
 			chars = append(chars, char{r: r, sec: i, m: m, ok: ok})
+		}
+	}
+	if o.Vertical {
+		// GL turns the punctuation of the whole text, across sections.
+		rs := make([]rune, len(chars))
+		for i, c := range chars {
+			rs[i] = c.r
+		}
+		for i, r := range VerticalizePunctuation(rs) {
+			if c := &chars[i]; r != c.r && sections[c.sec].Image == nil {
+				c.r = r
+				c.m, c.ok = lookup(sections[c.sec].FontStack, r)
+			}
 		}
 	}
 	// scale is a section's share in its line's scale: an image counts as 1.
@@ -234,6 +270,11 @@ func Shape(sections []Section, lookup Lookup, o Options) Shaping {
 		// The height of the line's content, and how much taller than the
 		// line's em its tallest image is.
 		content := math.Max(lineScale*OneEm, imageHeight*imageScale)
+		if o.Vertical {
+			// An upright glyph sits on the bottom of the column's width
+			// (GL's vertical line content width, the line's largest em).
+			content = lineScale * OneEm
+		}
 		imageOffset := 0.0
 		start := len(sh.Glyphs)
 		x := 0.0
@@ -252,16 +293,32 @@ func Shape(sections []Section, lookup Lookup, o Options) Shaping {
 			if sec.VAlign != nil {
 				align = *sec.VAlign
 			}
-			g := Glyph{Rune: c.r, FontStack: sec.FontStack, Scale: s, Tag: sec.Tag, X: x, Y: y + (content-h)*align, Metrics: c.m, Image: sec.Image}
+			upright := o.Vertical && uprightInVerticalLabel(c.r)
+			if upright {
+				align = 1
+			}
+			g := Glyph{Rune: c.r, FontStack: sec.FontStack, Scale: s, Tag: sec.Tag, X: x, Y: y + (content-h)*align, Metrics: c.m, Image: sec.Image, Upright: upright}
 			if sec.Image != nil {
 				g.FontStack = ""
 			}
+			if o.Vertical {
+				// GL centres a glyph of another scale than the line's in
+				// the column: it moves it by half the line's offset less
+				// how much larger than an em it is.
+				g.Y -= math.Max(0, (lineScale-1)*OneEm)/2 - (s-1)*OneEm
+			}
 			sh.Glyphs = append(sh.Glyphs, g)
-			x += c.m.Advance*s + o.Spacing
+			if upright {
+				x += OneEm*s + o.Spacing
+			} else {
+				x += c.m.Advance*s + o.Spacing
+			}
 		}
 		if len(sh.Glyphs) > start {
 			maxLen = math.Max(maxLen, x-o.Spacing)
 			if o.Justify != 0 {
+				// GL justifies by the last glyph's own advance, upright or
+				// not.
 				last := sh.Glyphs[len(sh.Glyphs)-1]
 				indent := (last.X + last.Metrics.Advance*last.Scale) * o.Justify
 				for i := start; i < len(sh.Glyphs); i++ {
@@ -277,6 +334,7 @@ func Shape(sections []Section, lookup Lookup, o Options) Shaping {
 	if len(sh.Glyphs) == 0 {
 		return Shaping{}
 	}
+	sh.Vertical = o.Vertical
 	// Place the block on the anchor.
 	shiftX := (o.Justify - o.HAlign) * maxLen
 	var shiftY float64
