@@ -88,6 +88,12 @@ func TestLayersAgainstMapLibre(t *testing.T) {
 		// written vertically where their horizontal box is taken; with
 		// the suite's NotoCJK glyph ranges the text uses.
 		{"vertical", 0.00025, 0},
+		// CJK labels along lines steeper than 45 degrees drawn from their
+		// vertical alternative (ideographs, kana, numbers and short codes
+		// upright, words along the line, surrounded punctuation in its
+		// vertical forms), read downwards; flatter lines and a Latin label
+		// as along any line.
+		{"vertical-line", 0.00025, 0},
 	}
 	for _, tc := range tests {
 		t.Run(fmt.Sprintf("%s@%gx", tc.name, max(1, tc.ratio)), func(t *testing.T) {

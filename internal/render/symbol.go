@@ -566,6 +566,9 @@ type shapedSymbol struct {
 	// variants are the shapings for each text-variable-anchor, tried in
 	// order at placement.
 	variants []text.Shaping
+	// steep is the vertical alternative of a label along a line, drawn
+	// where the line runs steeper than 45 degrees (nil: none).
+	steep *text.Shaping
 	// colors are the format sections' text-color overrides, by tag.
 	colors []*raster.Color
 }
@@ -606,7 +609,7 @@ func (s *sourceSet) shapeSymbol(ctx context.Context, lr *symLayer, f sourceFeatu
 		}
 		// fixed, when not nil, is the offset (ems) text-variable-anchor-offset
 		// pairs with the anchor: it replaces every other offset.
-		vertical := false
+		vertical, lineVertical := false, false
 		shape := func(anchor string, variable bool, fixed *[2]float64) text.Shaping {
 			hAlign, vAlign := text.AnchorAlign(anchor)
 			o := text.Options{
@@ -614,7 +617,7 @@ func (s *sourceSet) shapeSymbol(ctx context.Context, lr *symLayer, f sourceFeatu
 				Spacing:    lr.num("text-letter-spacing", c, 0) * text.OneEm,
 				Justify:    text.JustifyOf(lr.str("text-justify", c, "center"), anchor),
 				HAlign:     hAlign, VAlign: vAlign,
-				Vertical: vertical,
+				Vertical: vertical, LineVertical: lineVertical,
 			}
 			if vertical {
 				// GL justifies vertical labels to the left (the top of
@@ -670,6 +673,16 @@ func (s *sourceSet) shapeSymbol(ctx context.Context, lr *symLayer, f sourceFeatu
 			}
 		} else {
 			ss.variants = horizontal
+		}
+		// GL shapes a label along a line a second time, vertically, when
+		// it keeps upright and has a character that stands upright.
+		if s.alongLine(lr, c, "text") && lr.boolean("text-keep-upright", c, true) && ss.allowsVerticalAlong() {
+			lineVertical = true
+			steep := shape(lr.str("text-anchor", c, "center"), false, nil)
+			lineVertical = false
+			if len(steep.Glyphs) > 0 {
+				ss.steep = &steep
+			}
 		}
 		ss.sh = ss.variants[0]
 		if len(ss.variants) == 1 {
@@ -809,12 +822,16 @@ func (s *sourceSet) layoutSymbol(ctx context.Context, lr *symLayer, ss *shapedSy
 					path, kp = planePath, fs*ratio
 				}
 			}
-			placed, ok := path.placeGlyphs(sh, kp, off[0]*text.OneEm*kp, off[1]*text.OneEm*kp,
+			placed, drawn, boxAt, ok := path.placeOriented(sh, ss.steep, kp, off[0]*text.OneEm*kp, off[1]*text.OneEm*kp,
 				lr.boolean("text-keep-upright", c, true))
 			if !ok {
-				sh.Glyphs = nil
+				drawn.Glyphs, boxAt = nil, nil
 			}
-			boxHalf := (sh.Bottom - sh.Top) / 2 * fs
+			// The glyphs drawn may be the vertical alternative's; the
+			// boxes follow the label as it reads horizontally.
+			boxSh := sh
+			sh = drawn
+			boxHalf := (boxSh.Bottom - boxSh.Top) / 2 * fs
 			for i, g := range sh.Glyphs {
 				p := placed[i]
 				half := g.Metrics.Advance * g.Scale / 2
@@ -831,21 +848,27 @@ func (s *sourceSet) layoutSymbol(ctx context.Context, lr *symLayer, ss *shapedSy
 				if len(gl.Bitmap) > 0 {
 					x := (float64(gl.Left)-rectBuffer)*g.Scale - half
 					y := (-float64(gl.Top)-rectBuffer)*g.Scale + g.Y
-					q := newTexQuad(p.at, tx, ty, x*k, y*k, k*g.Scale, k*g.Scale, p.angle, int(gl.Width)+2*rectBuffer, int(gl.Height)+2*rectBuffer)
+					angle := p.angle
+					if g.Upright {
+						// Standing upright along a steep line.
+						x, y = uprightCorner(g, x, y)
+						angle -= math.Pi / 2
+					}
+					q := newTexQuad(p.at, tx, ty, x*k, y*k, k*g.Scale, k*g.Scale, angle, int(gl.Width)+2*rectBuffer, int(gl.Height)+2*rectBuffer)
 					q.tilt = quadTilt
 					sym.text = append(sym.text, glyphQuad{g: gl, q: q, color: colorOf(g.Tag)})
 				}
 			}
-			if tilt != nil && len(placed) > 0 {
+			if tilt != nil && len(boxAt) > 0 {
 				// Under a tilted camera the reference lays the boxes in
 				// steps of half a box within the label's length on the
 				// plane it is laid out on, not one about each glyph.
 				side := 2 * (boxHalf + pad) * ratio * pr
-				for _, c := range spanBoxCentres(labelSpan(placed, sh, kp), side) {
+				for _, c := range spanBoxCentres(labelSpan(boxAt, boxSh, kp), side) {
 					sym.textBoxes = append(sym.textBoxes, screenBox(c, pitched, pr, -boxHalf, -boxHalf, boxHalf, boxHalf, pad, 0, tx, ty))
 				}
 			} else {
-				for _, p := range placed {
+				for _, p := range boxAt {
 					sym.textBoxes = append(sym.textBoxes, screenBox(p.at, pitched, pr, -boxHalf, -boxHalf, boxHalf, boxHalf, pad, 0, tx, ty))
 				}
 			}

@@ -39,42 +39,119 @@ type placedGlyph struct {
 // segment. With keepUpright, a label that would read upside down is laid
 // the other way. ok is false when the line is too short for the label.
 func (lp *linePath) placeGlyphs(sh text.Shaping, k, offX, offY float64, keepUpright bool) ([]placedGlyph, bool) {
-	place := func(flip bool) ([]placedGlyph, bool) {
-		out := make([]placedGlyph, len(sh.Glyphs))
-		for i, g := range sh.Glyphs {
-			d := (g.X + g.Metrics.Advance*g.Scale/2) * k
-			e := d + offX
-			if flip {
-				e = -(d - offX)
-			}
-			p, a, ok := lp.walk(e, flip)
-			if !ok {
-				return nil, false
-			}
-			if flip {
-				a += math.Pi
-			}
-			if offY != 0 {
-				sin, cos := math.Sincos(a)
-				p.X -= sin * offY
-				p.Y += cos * offY
-			}
-			out[i] = placedGlyph{at: p, angle: a}
+	out := make([]placedGlyph, len(sh.Glyphs))
+	for i, g := range sh.Glyphs {
+		d := (g.X + g.Metrics.Advance*g.Scale/2) * k
+		p, a, ok := lp.walk(d+offX, false)
+		if !ok {
+			return nil, false
 		}
-		return out, true
+		if offY != 0 {
+			sin, cos := math.Sincos(a)
+			p.X -= sin * offY
+			p.Y += cos * offY
+		}
+		out[i] = placedGlyph{at: p, angle: a}
 	}
-	out, ok := place(false)
-	if ok && keepUpright && len(out) > 0 {
+	if keepUpright && len(out) > 0 {
 		first, last := out[0].at, out[len(out)-1].at
 		upsideDown := first.X > last.X
 		if len(out) == 1 {
 			upsideDown = math.Cos(out[0].angle) < 0
 		}
 		if upsideDown {
-			return place(true)
+			return lp.flipped(sh, k, offX, offY)
 		}
 	}
-	return out, ok
+	return out, true
+}
+
+// steepLabel reports whether a label along a line whose first and last
+// glyphs are placed at first and last (device pixels) runs steeper than 45
+// degrees on screen, where GL draws its vertical alternative instead.
+func steepLabel(first, last raster.Point) bool {
+	return math.Abs(last.Y-first.Y) > math.Abs(last.X-first.X)
+}
+
+// placeOriented places a label along the line as GL does with
+// keep-upright when the label has a vertical alternative (steep, may be
+// nil): the label is placed as it reads; if it then runs steeper than 45
+// degrees (from its first glyph to its last, or for a single glyph from
+// the anchor to the end of its segment) the vertical alternative is placed
+// instead, the other way when its first glyph would come below its last,
+// so that it reads downwards; otherwise the horizontal label is laid the
+// other way when it would read upside down. It returns the glyphs to draw,
+// the shaping they are of, and the horizontal label's glyphs as placed,
+// which its collision boxes follow (GL lays them along the horizontal
+// label). ok is false when the chosen label does not fit on the line.
+func (lp *linePath) placeOriented(sh text.Shaping, steep *text.Shaping, k, offX, offY float64, keepUpright bool) (draw []placedGlyph, drawn text.Shaping, boxes []placedGlyph, ok bool) {
+	if steep == nil || !keepUpright {
+		placed, ok := lp.placeGlyphs(sh, k, offX, offY, keepUpright)
+		return placed, sh, placed, ok
+	}
+	placed, ok := lp.placeGlyphs(sh, k, offX, offY, false)
+	if !ok || len(placed) == 0 {
+		return nil, sh, nil, false
+	}
+	first, last := placed[0].at, placed[len(placed)-1].at
+	if len(placed) == 1 {
+		first, last = lp.at, lp.pts[min(lp.seg+1, len(lp.pts)-1)]
+	}
+	if !steepLabel(first, last) {
+		drawnH, ok := lp.placeGlyphs(sh, k, offX, offY, true)
+		return drawnH, sh, drawnH, ok
+	}
+	vert, ok := lp.placeGlyphs(*steep, k, offX, offY, false)
+	if !ok || len(vert) == 0 {
+		return nil, *steep, placed, false
+	}
+	vf, vl := vert[0].at, vert[len(vert)-1].at
+	if len(vert) == 1 {
+		vf, vl = lp.at, lp.pts[min(lp.seg+1, len(lp.pts)-1)]
+	}
+	if vf.Y > vl.Y {
+		if vert, ok = lp.flipped(*steep, k, offX, offY); !ok {
+			return nil, *steep, placed, false
+		}
+	}
+	return vert, *steep, placed, true
+}
+
+// flipped places a shaping along the path laid the other way (read from
+// its end), as keep-upright lays a label that would read upside down.
+func (lp *linePath) flipped(sh text.Shaping, k, offX, offY float64) ([]placedGlyph, bool) {
+	out := make([]placedGlyph, len(sh.Glyphs))
+	for i, g := range sh.Glyphs {
+		d := (g.X + g.Metrics.Advance*g.Scale/2) * k
+		p, a, ok := lp.walk(-(d - offX), true)
+		if !ok {
+			return nil, false
+		}
+		a += math.Pi
+		if offY != 0 {
+			sin, cos := math.Sincos(a)
+			p.X -= sin * offY
+			p.Y += cos * offY
+		}
+		out[i] = placedGlyph{at: p, angle: a}
+	}
+	return out, true
+}
+
+// uprightCorner returns where the top-left corner of an upright glyph of
+// a label's vertical alternative goes, em pixels in the frame of the line
+// turned a quarter turn back (the glyph is drawn at the line's angle less
+// 90 degrees, so that it stands upright on a line that runs downwards).
+// x and y are the corner of the glyph laid along the line (its texture's
+// left less half its advance, its top plus its line's y). GL turns the
+// glyph back about the middle of the left of its em box (17 below its
+// line's y) and moves it across by the width of that box less 2 and
+// half the glyph's advance: in the turned frame the corner comes 17 plus
+// the line's y before x across and 7 plus half the advance before its
+// top along.
+func uprightCorner(g text.Glyph, x, y float64) (float64, float64) {
+	half := g.Metrics.Advance * g.Scale / 2
+	return x - g.Y - 17, y - g.Y - half - 7
 }
 
 // walk returns the point at distance e along the line from the anchor
@@ -291,6 +368,11 @@ func (s *sourceSet) lineAnchors(lr *symLayer, ss *shapedSymbol, center bool) []*
 	hasText := len(ss.sh.Glyphs) > 0
 	if hasText {
 		shapedLen = ss.sh.Right - ss.sh.Left
+		if ss.steep != nil {
+			// GL measures the room for a label with a vertical
+			// alternative by that alternative.
+			shapedLen = ss.steep.Right - ss.steep.Left
+		}
 	}
 	if ss.ic != nil {
 		shapedLen = math.Max(shapedLen, ss.iconRight-ss.iconLeft)
@@ -691,4 +773,16 @@ func spanBoxCentres(path []raster.Point, side float64) []raster.Point {
 		out = append(out, raster.Point{X: a.X + (b.X-a.X)*t, Y: a.Y + (b.Y-a.Y)*t})
 	}
 	return out
+}
+
+// allowsVerticalAlong reports whether a label along a line has a vertical
+// alternative: a character of its text stands upright (its images never
+// do).
+func (ss *shapedSymbol) allowsVerticalAlong() bool {
+	for _, sec := range ss.sections {
+		if sec.Image == nil && text.AllowsVerticalWriting(sec.Text) {
+			return true
+		}
+	}
+	return false
 }

@@ -97,6 +97,12 @@ type Options struct {
 	// scale), and the shaping is the horizontal layout of the column, which
 	// the renderer turns 90 degrees clockwise (see Glyph.Upright).
 	Vertical bool
+	// LineVertical shapes the vertical alternative of a label along a
+	// line, which GL draws where the line runs steeper than 45 degrees:
+	// the punctuation takes its vertical forms, the characters LineUprights
+	// picks stand upright (Glyph.Upright) and advance one em (times their
+	// scale), the others keep their advance and lie along the line.
+	LineVertical bool
 }
 
 // Glyph is a placed glyph: its pen position (x of the left of the advance,
@@ -194,7 +200,7 @@ func Shape(sections []Section, lookup Lookup, o Options) Shaping {
 			chars = append(chars, char{r: r, sec: i, m: m, ok: ok})
 		}
 	}
-	if o.Vertical {
+	if o.Vertical || o.LineVertical {
 		// GL turns the punctuation of the whole text, across sections.
 		rs := make([]rune, len(chars))
 		for i, c := range chars {
@@ -278,7 +284,22 @@ func Shape(sections []Section, lookup Lookup, o Options) Shaping {
 		imageOffset := 0.0
 		start := len(sh.Glyphs)
 		x := 0.0
-		for _, c := range line {
+		var lineUp []bool
+		if o.LineVertical {
+			line = append([]char(nil), line...)
+			rs := make([]rune, len(line))
+			for i, c := range line {
+				rs[i] = c.r
+			}
+			rs, lineUp = LineUprights(rs, func(i int) bool { return sections[line[i].sec].Image != nil })
+			for i, r := range rs {
+				if c := &line[i]; r != c.r {
+					c.r = r
+					c.m, c.ok = lookup(sections[c.sec].FontStack, r)
+				}
+			}
+		}
+		for i, c := range line {
 			if !c.ok {
 				continue
 			}
@@ -294,10 +315,16 @@ func Shape(sections []Section, lookup Lookup, o Options) Shaping {
 				align = *sec.VAlign
 			}
 			upright := o.Vertical && uprightInVerticalLabel(c.r)
+			glyphContent := content
 			if upright {
 				align = 1
 			}
-			g := Glyph{Rune: c.r, FontStack: sec.FontStack, Scale: s, Tag: sec.Tag, X: x, Y: y + (content-h)*align, Metrics: c.m, Image: sec.Image, Upright: upright}
+			if lineUp != nil && lineUp[i] {
+				// Upright along a steep line: it sits on the bottom of the
+				// line's em, as in a column.
+				upright, align, glyphContent = true, 1, lineScale*OneEm
+			}
+			g := Glyph{Rune: c.r, FontStack: sec.FontStack, Scale: s, Tag: sec.Tag, X: x, Y: y + (glyphContent-h)*align, Metrics: c.m, Image: sec.Image, Upright: upright}
 			if sec.Image != nil {
 				g.FontStack = ""
 			}

@@ -162,3 +162,74 @@ func VerticalizePunctuation(rs []rune) []rune {
 func uprightInVerticalLabel(r rune) bool {
 	return !unicode.IsSpace(r) && !unicode.Is(unicode.Arabic, r)
 }
+
+// isSymbolOrPunct reports whether r is punctuation or a symbol (Unicode
+// categories P and S).
+func isSymbolOrPunct(r rune) bool { return unicode.IsPunct(r) || unicode.IsSymbol(r) }
+
+// maxUprightCode is the longest run of capitals and digits that stands
+// upright along a steep line as a code ("JR", "A1"); a longer one is a
+// word and lies along the line.
+const maxUprightCode = 3
+
+// uprightRun reports whether a run of characters that are not upright by
+// themselves stands upright along a steep line, as GL JS 6 reads it: a
+// number (digits, with punctuation or symbols between them) of any length,
+// or a code of up to maxUprightCode capitals and digits.
+func uprightRun(run []rune) bool {
+	digit, number, code := false, true, len(run) <= maxUprightCode
+	for _, r := range run {
+		d := unicode.Is(unicode.Nd, r)
+		digit = digit || d
+		number = number && (d || isSymbolOrPunct(r))
+		code = code && (d || unicode.IsUpper(r))
+	}
+	return (digit && number) || code
+}
+
+// LineUprights decides, for one line of a line label's vertical
+// alternative (drawn when the line runs steeper than 45 degrees on
+// screen), which characters stand upright, as GL JS 6 does with glyph
+// ranges that have no vertical alternates: the characters that stand
+// upright by themselves (IsUpright); in a run of other characters (up to
+// white space, an upright character or an image), its digits and capitals
+// when the run is a number or a short code (see uprightRun), not when it
+// is in a complex script; then punctuation with a vertical form whose
+// neighbours both stand upright (or the line's ends) stands upright too,
+// in that form. rs is the line (its punctuation already verticalized);
+// image tells the images apart. It returns the line's characters and the
+// flags.
+func LineUprights(rs []rune, image func(i int) bool) ([]rune, []bool) {
+	out := append([]rune(nil), rs...)
+	up := make([]bool, len(rs))
+	for i, r := range rs {
+		up[i] = IsUpright(r)
+	}
+	inRun := func(i int) bool { return !up[i] && !unicode.IsSpace(rs[i]) && !image(i) }
+	for start := 0; start < len(rs); start++ {
+		if !inRun(start) {
+			continue
+		}
+		end := start
+		for end+1 < len(rs) && inRun(end+1) {
+			end++
+		}
+		if uprightRun(rs[start : end+1]) {
+			for i := start; i <= end; i++ {
+				r := rs[i]
+				up[i] = (unicode.Is(unicode.Nd, r) || unicode.IsUpper(r)) && !unicode.Is(unicode.Arabic, r)
+			}
+		}
+		start = end
+	}
+	for i, r := range out {
+		if up[i] {
+			continue
+		}
+		v, ok := verticalForms[r]
+		if ok && (i == 0 || up[i-1]) && (i == len(out)-1 || up[i+1]) {
+			up[i], out[i] = true, v
+		}
+	}
+	return out, up
+}

@@ -194,3 +194,71 @@ func TestVerticalShift(t *testing.T) {
 		t.Errorf("glyph spans x %g..%g, want it centred on the anchor", left, right)
 	}
 }
+
+func TestLineUprights(t *testing.T) {
+	tests := []struct {
+		name, in, out, up string // up: U upright, - along the line
+	}{
+		{"ideographs", "東京駅", "東京駅", "UUU"},
+		{"a word lies along", "東京Tower", "東京Tower", "UU-----"},
+		{"a short code stands", "JR東日本", "JR東日本", "UUUUU"},
+		{"four capitals are a word", "ABCD線", "ABCD線", "----U"},
+		{"numbers of any length", "国道12345号", "国道12345号", "UUUUUUUU"},
+		{"a number's hyphen between uprights turns", "1-2丁目", "1︲2丁目", "UUUUU"},
+		{"lower case is not a code", "Ab駅", "Ab駅", "--U"},
+		{"spaces end runs and lie", "東 A1 西", "東 A1 西", "U-UU-U"},
+		{"punctuation between uprights turns", "東京(駅)", "東京︵駅︶", "UUUUU"},
+		{"punctuation beside a word stays", "東京-Tower", "東京-Tower", "UU------"},
+		{"ideographic comma takes its form", "東、西", "東︑西", "UUU"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			rs := VerticalizePunctuation([]rune(tc.in))
+			out, up := LineUprights(rs, func(int) bool { return false })
+			if string(out) != tc.out {
+				t.Errorf("text %q, want %q", string(out), tc.out)
+			}
+			got := make([]byte, len(up))
+			for i, u := range up {
+				got[i] = '-'
+				if u {
+					got[i] = 'U'
+				}
+			}
+			if string(got) != tc.up {
+				t.Errorf("uprights %s, want %s", got, tc.up)
+			}
+		})
+	}
+}
+
+func TestShapeLineVertical(t *testing.T) {
+	lookup := func(_ string, r rune) (Metrics, bool) {
+		if r < 0x1100 {
+			return Metrics{Advance: 10, Width: 8, Height: 14}, true
+		}
+		return Metrics{Advance: 24, Width: 22, Height: 22}, true
+	}
+	sh := Shape([]Section{{Text: "東Tower 12"}}, lookup, Options{LineHeight: 1.2 * OneEm, HAlign: 0.5, VAlign: 0.5, Justify: 0.5, LineVertical: true})
+	want := []struct {
+		upright bool
+		adv     float64 // how far the next glyph's pen is
+	}{{true, 24}, {false, 10}, {false, 10}, {false, 10}, {false, 10}, {false, 10}, {false, 10}, {true, 24}, {true, 24}}
+	if len(sh.Glyphs) != len(want) {
+		t.Fatalf("%d glyphs, want %d", len(sh.Glyphs), len(want))
+	}
+	for i, w := range want {
+		g := sh.Glyphs[i]
+		if g.Upright != w.upright {
+			t.Errorf("glyph %d (%c) upright %v, want %v", i, g.Rune, g.Upright, w.upright)
+		}
+		if i+1 < len(want) {
+			if d := sh.Glyphs[i+1].X - g.X; math.Abs(d-w.adv) > 1e-9 {
+				t.Errorf("glyph %d (%c) advances %v, want %v", i, g.Rune, d, w.adv)
+			}
+		}
+	}
+	if sh.Vertical {
+		t.Error("a line label's vertical alternative is not turned as a column")
+	}
+}

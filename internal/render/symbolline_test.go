@@ -1,0 +1,155 @@
+package render
+
+import (
+	"context"
+	"image"
+	"log/slog"
+	"math"
+	"path/filepath"
+	"testing"
+
+	"github.com/tesseramaps/tessera/internal/render/raster"
+	"github.com/tesseramaps/tessera/internal/render/text"
+)
+
+// TestPlaceOriented checks the choice GL makes between a label along a
+// line and its vertical alternative: the alternative where the label runs
+// steeper than 45 degrees on screen, read downwards; the label itself,
+// read left to right, elsewhere or when it has no alternative or does not
+// keep upright.
+func TestPlaceOriented(t *testing.T) {
+	shaping := func(n int, vertical bool) text.Shaping {
+		sh := text.Shaping{Left: -float64(n) * 12, Right: float64(n) * 12}
+		for i := range n {
+			sh.Glyphs = append(sh.Glyphs, text.Glyph{X: float64(i*24 - n*12), Scale: 1, Metrics: text.Metrics{Advance: 24}, Upright: vertical})
+		}
+		return sh
+	}
+	tests := []struct {
+		name         string
+		degrees      float64 // the line's direction on screen, clockwise from east
+		steep        bool    // the label has a vertical alternative
+		keepUpright  bool
+		wantVertical bool
+	}{
+		{"down the screen", 90, true, true, true},
+		{"up the screen: read downwards", -90, true, true, true},
+		{"steep", 60, true, true, true},
+		{"steep the other way", 120, true, true, true},
+		{"under 45 degrees", 40, true, true, false},
+		{"flat, backwards", 170, true, true, false},
+		{"no alternative", 90, false, true, false},
+		{"not kept upright", 90, true, false, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			sin, cos := math.Sincos(tc.degrees * math.Pi / 180)
+			pts := []raster.Point{{X: 200 - 150*cos, Y: 200 - 150*sin}, {X: 200 + 150*cos, Y: 200 + 150*sin}}
+			lp := &linePath{pts: pts, seg: 0, at: raster.Point{X: 200, Y: 200}, angle: tc.degrees * math.Pi / 180}
+			var steep *text.Shaping
+			if tc.steep {
+				v := shaping(4, true)
+				steep = &v
+			}
+			draw, drawn, boxes, ok := lp.placeOriented(shaping(4, false), steep, 1, 0, 0, tc.keepUpright)
+			if !ok {
+				t.Fatal("the label did not fit")
+			}
+			if len(boxes) != 4 || len(draw) != 4 {
+				t.Fatalf("%d glyphs drawn and %d boxes, want 4 and 4", len(draw), len(boxes))
+			}
+			if vertical := drawn.Glyphs[0].Upright; vertical != tc.wantVertical {
+				t.Fatalf("vertical alternative drawn %v, want %v", vertical, tc.wantVertical)
+			}
+			first, last := draw[0].at, draw[len(draw)-1].at
+			switch {
+			case tc.wantVertical && first.Y > last.Y:
+				t.Errorf("vertical label reads upwards: first glyph at %v, last at %v", first, last)
+			case !tc.wantVertical && tc.keepUpright && first.X > last.X:
+				t.Errorf("label reads right to left: first glyph at %v, last at %v", first, last)
+			}
+		})
+	}
+}
+
+// TestUprightAlongLine draws an ideograph along a vertical line and as a
+// point label: along the steep line it stands upright, so its ink is the
+// point label's, not that turned a quarter turn.
+func TestUprightAlongLine(t *testing.T) {
+	r, err := New(slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ink := func(geometry, placement string) *image.Alpha {
+		st := parse(t, `{"version": 8, "center": [0, 0], "zoom": 2, "glyphs": "local://glyphs/{fontstack}/{range}.pbf",
+			"sources": {"p": {"type": "geojson", "data": `+geometry+`}},
+			"layers": [{"id": "l", "type": "symbol", "source": "p", "layout": {"text-field": "上", "text-font": ["NotoCJK"],
+				"text-size": 32, "symbol-placement": "`+placement+`"}}]}`)
+		img, err := r.Render(context.Background(), st, View{Zoom: 2, Width: 200, Height: 200, PixelRatio: 1}, localResources{root: filepath.Join("testdata", "layers")})
+		if err != nil {
+			t.Fatal(err)
+		}
+		minX, minY, maxX, maxY := img.Rect.Dx(), img.Rect.Dy(), -1, -1
+		for y := 0; y < img.Rect.Dy(); y++ {
+			for x := 0; x < img.Rect.Dx(); x++ {
+				if img.RGBAAt(x, y).A > 40 {
+					minX, maxX = min(minX, x), max(maxX, x)
+					minY, maxY = min(minY, y), max(maxY, y)
+				}
+			}
+		}
+		if maxX < 0 {
+			t.Fatalf("no %s label drawn", placement)
+		}
+		out := image.NewAlpha(image.Rect(0, 0, maxX-minX+1, maxY-minY+1))
+		for y := minY; y <= maxY; y++ {
+			for x := minX; x <= maxX; x++ {
+				if img.RGBAAt(x, y).A > 40 {
+					out.Pix[(y-minY)*out.Stride+x-minX] = 255
+				}
+			}
+		}
+		return out
+	}
+	point := ink(`{"type": "Point", "coordinates": [0, 0]}`, "point")
+	along := ink(`{"type": "LineString", "coordinates": [[0, 30], [0, -30]]}`, "line-center")
+	turned := image.NewAlpha(image.Rect(0, 0, point.Rect.Dy(), point.Rect.Dx()))
+	for y := 0; y < point.Rect.Dy(); y++ {
+		for x := 0; x < point.Rect.Dx(); x++ {
+			// A quarter turn clockwise, as a glyph lying along the line.
+			turned.Pix[x*turned.Stride+point.Rect.Dy()-1-y] = point.Pix[y*point.Stride+x]
+		}
+	}
+	// overlap is the share of the ink of a and b with ink of the other
+	// within a pixel (the glyphs lie on different sub-pixel positions).
+	overlap := func(a, b *image.Alpha) float64 {
+		near := func(m *image.Alpha, x, y int) bool {
+			for dy := -1; dy <= 1; dy++ {
+				for dx := -1; dx <= 1; dx++ {
+					if m.AlphaAt(x+dx, y+dy).A > 0 {
+						return true
+					}
+				}
+			}
+			return false
+		}
+		matched, total := 0, 0
+		for _, pair := range [][2]*image.Alpha{{a, b}, {b, a}} {
+			for y := 0; y < pair[0].Rect.Dy(); y++ {
+				for x := 0; x < pair[0].Rect.Dx(); x++ {
+					if pair[0].AlphaAt(x, y).A > 0 {
+						total++
+						if near(pair[1], x, y) {
+							matched++
+						}
+					}
+				}
+			}
+		}
+		return float64(matched) / float64(total)
+	}
+	upright, sideways := overlap(along, point), overlap(along, turned)
+	if upright < 0.9 || upright <= sideways {
+		t.Errorf("the glyph along the vertical line matches the upright glyph by %.2f and the turned one by %.2f, want it upright (over 0.9)", upright, sideways)
+	}
+}
