@@ -94,6 +94,13 @@ func TestLayersAgainstMapLibre(t *testing.T) {
 		// vertical forms), read downwards; flatter lines and a Latin label
 		// as along any line.
 		{"vertical-line", 0.00025, 0},
+		// GeoJSON line labels laid out on the pieces GL cuts the lines
+		// into at the view's zoom: line-center labels at the middle of
+		// each tile's piece (the line clipped to the tile grown by the
+		// source's buffer), one per tile whose piece has its middle in
+		// it, so a line crossing a tile border is labelled twice; line
+		// labels spaced along each tile's piece from its start.
+		{"line-pieces", 0.00025, 0},
 	}
 	for _, tc := range tests {
 		t.Run(fmt.Sprintf("%s@%gx", tc.name, max(1, tc.ratio)), func(t *testing.T) {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/tesseramaps/tessera/internal/render/raster"
 	"github.com/tesseramaps/tessera/internal/render/text"
+	"github.com/tesseramaps/tessera/internal/style"
 	"github.com/tesseramaps/tessera/internal/style/expr"
 )
 
@@ -260,12 +261,10 @@ func (s *sourceSet) linePieces(lr *symLayer, ss *shapedSymbol, center bool) []li
 		// GL clips the (merged) lines to the tile for "line".
 		return []linePiece{{tile: f.tile, lines: clip(f.tile), bounded: true}}
 	}
-	if center {
-		return []linePiece{{tile: f.tile, lines: lines}}
-	}
 	// GeoJSON: GL cuts it into tiles at the view's zoom.
 	maxZoom := 18.0
-	if src := s.st.SourceByKey[lr.l.Source]; src != nil && src.MaxZoom != nil {
+	src := s.st.SourceByKey[lr.l.Source]
+	if src != nil && src.MaxZoom != nil {
 		maxZoom = *src.MaxZoom
 	}
 	z := int(math.Max(0, math.Min(maxZoom, math.Floor(s.view.Zoom))))
@@ -289,9 +288,55 @@ func (s *sourceSet) linePieces(lr *symLayer, ss *shapedSymbol, center bool) []li
 			if !s.tileInView(t) {
 				continue
 			}
-			if ls := clip(t); len(ls) > 0 {
+			var ls [][]orb.Point
+			if center {
+				ls = bufferedPieces(lines, t, geoJSONBuffer(src), geoJSONExtent)
+			} else {
+				ls = clip(t)
+			}
+			if len(ls) > 0 {
 				out = append(out, linePiece{tile: t, lines: ls, bounded: true})
 			}
+		}
+	}
+	return out
+}
+
+// defaultGeoJSONBuffer is the style specification's default buffer of a
+// GeoJSON source: how far (in 1/512 of a tile) beyond each side of a tile
+// its cut lines and rings reach.
+const defaultGeoJSONBuffer = 128
+
+// geoJSONBuffer is a GeoJSON source's buffer as a share of a tile.
+func geoJSONBuffer(src *style.Source) float64 {
+	b := float64(defaultGeoJSONBuffer)
+	if src != nil && src.Raw != nil {
+		if v, ok := src.Raw.Get("buffer"); ok {
+			if n, ok := v.(float64); ok && n >= 0 {
+				b = n
+			}
+		}
+	}
+	return b / 512
+}
+
+// bufferedPieces clips lines (world units) to tile t grown by buffer (a
+// share of the tile) on each side, with the cut ends put on the tile's
+// grid of the given extent: the pieces of the lines a tile of GL's cut
+// GeoJSON holds.
+func bufferedPieces(lines [][]orb.Point, t [3]int, buffer, grid float64) [][]orb.Point {
+	n := math.Exp2(float64(t[2]))
+	cx, cy := float64(t[1]), float64(t[0])
+	b := box{(cx - buffer) / n, (cy - buffer) / n, (cx + 1 + buffer) / n, (cy + 1 + buffer) / n}
+	var out [][]orb.Point
+	for _, l := range lines {
+		for _, piece := range clipLine(l, b) {
+			for i, p := range piece {
+				x := math.Round((p[0]*n-cx)*grid) / grid
+				y := math.Round((p[1]*n-cy)*grid) / grid
+				piece[i] = orb.Point{(x + cx) / n, (y + cy) / n}
+			}
+			out = append(out, piece)
 		}
 	}
 	return out

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/paulmach/orb"
+
 	"github.com/tesseramaps/tessera/internal/render/raster"
 	"github.com/tesseramaps/tessera/internal/render/text"
 )
@@ -81,11 +83,11 @@ func TestUprightAlongLine(t *testing.T) {
 		t.Fatal(err)
 	}
 	ink := func(geometry, placement string) *image.Alpha {
-		st := parse(t, `{"version": 8, "center": [0, 0], "zoom": 2, "glyphs": "local://glyphs/{fontstack}/{range}.pbf",
+		st := parse(t, `{"version": 8, "center": [45, 30], "zoom": 2, "glyphs": "local://glyphs/{fontstack}/{range}.pbf",
 			"sources": {"p": {"type": "geojson", "data": `+geometry+`}},
 			"layers": [{"id": "l", "type": "symbol", "source": "p", "layout": {"text-field": "上", "text-font": ["NotoCJK"],
 				"text-size": 32, "symbol-placement": "`+placement+`"}}]}`)
-		img, err := r.Render(context.Background(), st, View{Zoom: 2, Width: 200, Height: 200, PixelRatio: 1}, localResources{root: filepath.Join("testdata", "layers")})
+		img, err := r.Render(context.Background(), st, View{Center: [2]float64{45, 30}, Zoom: 2, Width: 200, Height: 200, PixelRatio: 1}, localResources{root: filepath.Join("testdata", "layers")})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -111,8 +113,10 @@ func TestUprightAlongLine(t *testing.T) {
 		}
 		return out
 	}
-	point := ink(`{"type": "Point", "coordinates": [0, 0]}`, "point")
-	along := ink(`{"type": "LineString", "coordinates": [[0, 30], [0, -30]]}`, "line-center")
+	// The line lies inside one tile of the zoom: GL labels each tile's
+	// piece of a line crossing a tile border at its middle.
+	point := ink(`{"type": "Point", "coordinates": [45, 30]}`, "point")
+	along := ink(`{"type": "LineString", "coordinates": [[45, 40], [45, 20]]}`, "line-center")
 	turned := image.NewAlpha(image.Rect(0, 0, point.Rect.Dy(), point.Rect.Dx()))
 	for y := 0; y < point.Rect.Dy(); y++ {
 		for x := 0; x < point.Rect.Dx(); x++ {
@@ -151,5 +155,45 @@ func TestUprightAlongLine(t *testing.T) {
 	upright, sideways := overlap(along, point), overlap(along, turned)
 	if upright < 0.9 || upright <= sideways {
 		t.Errorf("the glyph along the vertical line matches the upright glyph by %.2f and the turned one by %.2f, want it upright (over 0.9)", upright, sideways)
+	}
+}
+
+// TestBufferedPieces checks the pieces of a line a tile of cut GeoJSON
+// holds: the line clipped to the tile grown by the buffer on each side,
+// cut ends on the tile's grid.
+func TestBufferedPieces(t *testing.T) {
+	// Tile z1 (y 0, x 0) spans world x and y 0 to 0.5.
+	tile := [3]int{0, 0, 1}
+	tests := []struct {
+		name   string
+		line   []orb.Point
+		buffer float64
+		want   [][]orb.Point
+	}{
+		{"inside", []orb.Point{{0.125, 0.25}, {0.375, 0.25}}, 0.25, [][]orb.Point{{{0.125, 0.25}, {0.375, 0.25}}}},
+		{"across the right edge into the buffer", []orb.Point{{0.125, 0.25}, {0.875, 0.25}}, 0.25, [][]orb.Point{{{0.125, 0.25}, {0.625, 0.25}}}},
+		{"no buffer", []orb.Point{{0.125, 0.25}, {0.875, 0.25}}, 0, [][]orb.Point{{{0.125, 0.25}, {0.5, 0.25}}}},
+		{"beyond the buffer", []orb.Point{{0.6875, 0.25}, {0.875, 0.25}}, 0.25, nil},
+		// The cut at x 0.625 falls at y 0.354, rounded to 0.375 on the
+		// grid of 8 to the tile (0.0625 of the world).
+		{"cut end on the grid", []orb.Point{{0.125, 0.0625}, {0.875, 0.5}}, 0.25, [][]orb.Point{{{0.125, 0.0625}, {0.625, 0.375}}}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got := bufferedPieces([][]orb.Point{tc.line}, tile, tc.buffer, 8)
+			if len(got) != len(tc.want) {
+				t.Fatalf("%d pieces %v, want %d", len(got), got, len(tc.want))
+			}
+			for i := range got {
+				if len(got[i]) != len(tc.want[i]) {
+					t.Fatalf("piece %d: %v, want %v", i, got[i], tc.want[i])
+				}
+				for j := range got[i] {
+					if math.Abs(got[i][j][0]-tc.want[i][j][0]) > 1e-9 || math.Abs(got[i][j][1]-tc.want[i][j][1]) > 1e-9 {
+						t.Errorf("piece %d: %v, want %v", i, got[i], tc.want[i])
+					}
+				}
+			}
+		})
 	}
 }
