@@ -238,26 +238,53 @@ func (d layerDrawer) split(ctx context.Context, layers []int, pixels int) int {
 		case "background", "raster", "hillshade":
 			c += float64(pixels)
 		case "fill", "line", "circle", "symbol", "heatmap", "fill-extrusion":
+			feats, err := d.srcs.features(ctx, l)
+			if err != nil {
+				break
+			}
 			key := [2]string{l.Source, l.SourceLayer}
 			st, ok := stats[key]
 			if !ok {
-				if feats, err := d.srcs.features(ctx, l); err == nil {
-					st = d.measure(feats, pixels)
-				}
+				st = d.measure(feats, pixels)
 				stats[key] = st
 			}
+			// The share of the features the layer's filter keeps, from a
+			// sample of them: many layers draw a few of one source
+			// layer's features.
+			share := d.filterShare(i, feats)
 			switch l.Type {
 			case "fill", "fill-extrusion", "heatmap":
-				c += 2000*st.features + st.area
+				c += share * (2000*st.features + st.area)
 			case "line":
-				c += 2000*st.features + 300*st.vertices + 8*st.length
+				c += share * (2000*st.features + 300*st.vertices + 8*st.length)
 			default:
-				c += 3000 * st.features
+				c += share * 3000 * st.features
 			}
 		}
 		cost[k] = c
 	}
 	return balancedCut(cost)
+}
+
+// filterSample is how many features, evenly spread, filterShare tries.
+const filterSample = 64
+
+// filterShare returns the share of a sample of the features that layer i's
+// filter keeps (1 without a filter).
+func (d layerDrawer) filterShare(i int, feats []sourceFeature) float64 {
+	f := d.prep.layers[i].filter
+	if f == nil || len(feats) == 0 {
+		return 1
+	}
+	n := min(len(feats), filterSample)
+	kept := 0
+	for k := range n {
+		c := &expr.EvalContext{Zoom: d.zoom, Feature: feats[k*len(feats)/n].feat}
+		if v := f.EvalOrDefault(c); v.Kind() == expr.KindBoolean && v.Boolean() {
+			kept++
+		}
+	}
+	return float64(kept) / float64(n)
 }
 
 // featureStats sums what drawing a source layer's features costs: their
