@@ -65,58 +65,27 @@ func (cv *Canvas) blendPattern(p *Pattern, x, y int, k float64) {
 	blend(cv.Pix[o:o+4], r*k, g*k, b*k, a*k)
 }
 
-// bilinearPadded samples the canvas at u, v texels from rect's corner
-// (texel centres at .5) as GL samples a pattern in its atlas: the image
-// has a border of one texel repeating its opposite edges, and past that
-// border the sampler clamps (the atlas' edge); components in 0..255.
+// bilinearPadded samples the canvas at u, v texels from the corner of a
+// padded image (rect, with a one-texel border repeating its opposite
+// edges, as GL's atlas pads patterns; texel centres at .5); components in
+// 0..255.
 func (cv *Canvas) bilinearPadded(u, v float64, rect image.Rectangle) (r, g, b, a float64) {
-	w, h := rect.Dx(), rect.Dy()
-	if w <= 0 || h <= 0 {
-		return 0, 0, 0, 0
-	}
-	// A texel index of the padded image (-1..w) to one of the image.
-	padded := func(i, n int) int {
+	return cv.bilinear(u, v, rect, func(i, n int) int {
 		i = max(-1, min(n, i))
 		return (i + n) % n
-	}
-	u -= 0.5
-	v -= 0.5
-	u0, v0 := math.Floor(u), math.Floor(v)
-	fu, fv := u-u0, v-v0
-	iu, iv := int(u0), int(v0)
-	var acc [4]float64
-	for j := 0; j < 2; j++ {
-		wy := 1 - fv
-		if j == 1 {
-			wy = fv
-		}
-		if wy == 0 {
-			continue
-		}
-		py := padded(iv+j, h)
-		for i := 0; i < 2; i++ {
-			wx := 1 - fu
-			if i == 1 {
-				wx = fu
-			}
-			if wx == 0 {
-				continue
-			}
-			o := cv.PixOffset(rect.Min.X+padded(iu+i, w), rect.Min.Y+py)
-			k := wx * wy
-			acc[0] += k * float64(cv.Pix[o])
-			acc[1] += k * float64(cv.Pix[o+1])
-			acc[2] += k * float64(cv.Pix[o+2])
-			acc[3] += k * float64(cv.Pix[o+3])
-		}
-	}
-	return acc[0], acc[1], acc[2], acc[3]
+	})
 }
 
 // bilinearWrap samples the canvas at u, v texels from rect's corner
 // (texel centres at .5), wrapping in both directions; components in
 // 0..255.
 func (cv *Canvas) bilinearWrap(u, v float64, rect image.Rectangle) (r, g, b, a float64) {
+	return cv.bilinear(u, v, rect, func(i, n int) int { return (i%n + n) % n })
+}
+
+// bilinear samples the canvas at u, v texels from rect's corner, index
+// mapping a texel index outside 0..n-1 into the image.
+func (cv *Canvas) bilinear(u, v float64, rect image.Rectangle, index func(i, n int) int) (r, g, b, a float64) {
 	w, h := rect.Dx(), rect.Dy()
 	if w <= 0 || h <= 0 {
 		return 0, 0, 0, 0
@@ -135,7 +104,7 @@ func (cv *Canvas) bilinearWrap(u, v float64, rect image.Rectangle) (r, g, b, a f
 		if wy == 0 {
 			continue
 		}
-		py := ((iv+j)%h + h) % h
+		py := index(iv+j, h)
 		for i := 0; i < 2; i++ {
 			wx := 1 - fu
 			if i == 1 {
@@ -144,8 +113,7 @@ func (cv *Canvas) bilinearWrap(u, v float64, rect image.Rectangle) (r, g, b, a f
 			if wx == 0 {
 				continue
 			}
-			px := ((iu+i)%w + w) % w
-			o := cv.PixOffset(rect.Min.X+px, rect.Min.Y+py)
+			o := cv.PixOffset(rect.Min.X+index(iu+i, w), rect.Min.Y+py)
 			k := wx * wy
 			acc[0] += k * float64(cv.Pix[o])
 			acc[1] += k * float64(cv.Pix[o+1])
