@@ -269,11 +269,7 @@ func (s *sourceSet) demTiles(ctx context.Context, src *style.Source) (*demCover,
 	if err != nil {
 		return nil, err
 	}
-	size := ts.tileSize
-	if size <= 0 {
-		size = defaultRasterTileSize
-	}
-	z, ok := rasterZoom(s.view.Zoom, size, ts.minZ, ts.maxZ)
+	z, ok := s.rasterTileZoom(ts)
 	c := &demCover{z: z, tiles: map[[2]int]*demTile{}}
 	if !ok {
 		return c, nil

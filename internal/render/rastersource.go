@@ -89,11 +89,7 @@ func (s *sourceSet) rasterTiles(ctx context.Context, src *style.Source) (*raster
 	if err != nil {
 		return nil, err
 	}
-	size := ts.tileSize
-	if size <= 0 {
-		size = defaultRasterTileSize
-	}
-	z, ok := rasterZoom(s.view.Zoom, size, ts.minZ, ts.maxZ)
+	z, ok := s.rasterTileZoom(ts)
 	c := &rasterCover{z: z, tiles: map[[2]int]*texture{}}
 	if !ok {
 		return c, nil
@@ -110,6 +106,17 @@ func (s *sourceSet) rasterTiles(ctx context.Context, src *style.Source) (*raster
 		return nil, err
 	}
 	return c, nil
+}
+
+// rasterTileZoom returns the zoom of a raster or raster-dem source's tiles
+// the view draws (GL's rounded tile zoom for the source's tile size), false
+// when the view is outside the source's zooms.
+func (s *sourceSet) rasterTileZoom(ts tileSet) (int, bool) {
+	size := ts.tileSize
+	if size <= 0 {
+		size = defaultRasterTileSize
+	}
+	return rasterZoom(s.view.Zoom, size, ts.minZ, ts.maxZ)
 }
 
 // eachRasterTile reads the tiles of a raster or raster-dem source at zoom z
