@@ -197,8 +197,9 @@ func renderCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	// The style is checked while it is drawn; an invalid one is refused
 	// and its picture thrown away.
 	invalid := make(chan error, 1)
+	parsed := st // st is replaced below for a map of the data directory
 	go func() {
-		if errs := style.Validate(st, style.DefaultSpec()); len(errs) > 0 {
+		if errs := style.Validate(parsed, style.DefaultSpec()); len(errs) > 0 {
 			invalid <- fmt.Errorf("render: the style is not valid: %v", errs[0])
 			return
 		}
