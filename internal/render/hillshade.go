@@ -368,34 +368,22 @@ func (lr *layerRender) hillshade(cover *demCover) {
 	n := float64(int(1) << cover.z)
 	// The latitudes of each row's top and bottom edges.
 	lats := map[int][2]float64{}
-	w, h := lr.cv.Rect.Dx(), lr.cv.Rect.Dy()
-	for y := 0; y < h; y++ {
-		for x := 0; x < w; x++ {
-			wx, wy := fr.worldAt(x, y)
-			tx, ty := wx*n, wy*n
-			col, row := math.Floor(tx), math.Floor(ty)
-			if row < 0 || row >= n {
-				continue
-			}
-			t := cover.tile(int(col), int(row))
-			if t == nil {
-				continue
-			}
-			lat, ok := lats[int(row)]
-			if !ok {
-				_, top := geo.WorldToLonLat(0, row/n)
-				_, bottom := geo.WorldToLonLat(0, (row+1)/n)
-				lat = [2]float64{top, bottom}
-				lats[int(row)] = lat
-			}
-			u, v := tx-col, ty-row
-			dx, dy := t.slopesAt(cover.z).derivative(u, v, nearest)
-			// Slopes are measured with the pixel's size at the equator:
-			// on the ground a pixel is smaller by the cosine of its
-			// latitude, which GL takes linear in v across the tile.
-			k := math.Cos(((lat[0]-lat[1])*(1-v) + lat[1]) * math.Pi / 180)
-			p := light.shade(dx/k, dy/k)
-			lr.cv.BlendPremul(x, y, p[0], p[1], p[2], p[3])
+	eachTilePixel(lr.cv, fr, cover.z, cover.tile, func(x, y int, t *demTile, tx, ty float64) {
+		col, row := math.Floor(tx), math.Floor(ty)
+		lat, ok := lats[int(row)]
+		if !ok {
+			_, top := geo.WorldToLonLat(0, row/n)
+			_, bottom := geo.WorldToLonLat(0, (row+1)/n)
+			lat = [2]float64{top, bottom}
+			lats[int(row)] = lat
 		}
-	}
+		u, v := tx-col, ty-row
+		dx, dy := t.slopesAt(cover.z).derivative(u, v, nearest)
+		// Slopes are measured with the pixel's size at the equator: on the
+		// ground a pixel is smaller by the cosine of its latitude, which GL
+		// takes linear in v across the tile.
+		k := math.Cos(((lat[0]-lat[1])*(1-v) + lat[1]) * math.Pi / 180)
+		p := light.shade(dx/k, dy/k)
+		lr.cv.BlendPremul(x, y, p[0], p[1], p[2], p[3])
+	})
 }

@@ -592,29 +592,26 @@ func (lr *layerRender) sortByKey(feats []sourceFeature) []sourceFeature {
 	if lr.l.Layout == nil || !lr.l.Layout.Has(name) || len(feats) < 2 {
 		return feats
 	}
+	// Circles come in runs of one tile (byTileOrder); each run is sorted
+	// apart. Fills and lines sort as one run.
 	type keyed struct {
-		tile *box
-		key  float64
-		i    int
+		run int
+		key float64
+		i   int
 	}
 	ks := make([]keyed, len(feats))
 	for i, f := range feats {
 		ks[i] = keyed{key: lr.num(name, lr.ctx(f.feat), 0), i: i}
-		if lr.l.Type == "circle" {
-			ks[i].tile = f.clip
-		}
-	}
-	// Circles: runs of one tile are sorted apart.
-	run := make([]int, len(ks))
-	for i := 1; i < len(ks); i++ {
-		run[i] = run[i-1]
-		if ks[i].tile != ks[i-1].tile && (ks[i].tile == nil || ks[i-1].tile == nil || *ks[i].tile != *ks[i-1].tile) {
-			run[i]++
+		if i > 0 {
+			ks[i].run = ks[i-1].run
+			if lr.l.Type == "circle" && !sameTile(f.clip, feats[i-1].clip) {
+				ks[i].run++
+			}
 		}
 	}
 	sort.SliceStable(ks, func(a, b int) bool {
-		if run[ks[a].i] != run[ks[b].i] {
-			return run[ks[a].i] < run[ks[b].i]
+		if ks[a].run != ks[b].run {
+			return ks[a].run < ks[b].run
 		}
 		return ks[a].key < ks[b].key
 	})
@@ -623,6 +620,11 @@ func (lr *layerRender) sortByKey(feats []sourceFeature) []sourceFeature {
 		out[j] = feats[k.i]
 	}
 	return out
+}
+
+// sameTile reports whether two features' tile squares are the same.
+func sameTile(a, b *box) bool {
+	return a == b || a != nil && b != nil && *a == *b
 }
 
 // squareVisible reports whether a tile's square (world units) reaches the

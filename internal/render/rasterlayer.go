@@ -3,6 +3,8 @@ package render
 import (
 	"math"
 
+	"github.com/tesseramaps/tessera/internal/render/raster"
+
 	"github.com/tesseramaps/tessera/internal/style/expr"
 )
 
@@ -125,42 +127,53 @@ func (lr *layerRender) raster(cover *rasterCover) {
 		linear bool
 	}
 	levels := map[*texture]choice{}
-	w, h := lr.cv.Rect.Dx(), lr.cv.Rect.Dy()
+	eachTilePixel(lr.cv, fr, cover.z, cover.tile, func(x, y int, t *texture, tx, ty float64) {
+		col, row := math.Floor(tx), math.Floor(ty)
+		wx, wy := tx/n, ty/n
+		var ch choice
+		var ok bool
+		if fr.tilt != nil {
+			// Under a tilted camera a texel covers fewer pixels with
+			// distance: the level is chosen per pixel, as the GPU
+			// does, from how far the next pixels land on the map.
+			ax, ay := fr.worldAt(x+1, y)
+			bx, by := fr.worldAt(x, y+1)
+			perPixel := math.Max(math.Hypot(ax-wx, ay-wy), math.Hypot(bx-wx, by-wy)) * n * float64(t.w)
+			ch = choice{t: t.level(perPixel), linear: !nearest || perPixel > 1}
+		} else if ch, ok = levels[t]; !ok {
+			perPixel := float64(t.w) / tilePixels
+			ch = choice{t: t.level(perPixel), linear: !nearest || perPixel > 1}
+			levels[t] = ch
+		}
+		var texel [4]float64
+		if ch.linear {
+			texel = ch.t.sampleLinear(tx-col, ty-row)
+		} else {
+			texel = ch.t.sampleNearest(tx-col, ty-row)
+		}
+		p := adj.apply(texel)
+		lr.cv.BlendPremul(x, y, p[0], p[1], p[2], p[3])
+	})
+}
+
+// eachTilePixel calls draw for each pixel of cv whose place on the map
+// (through the frame, a tilted camera included) falls on a tile of a cover
+// of zoom z, tile looking tiles up by column and row (the column wrapped
+// by the cover), with the pixel's position in tile units of the zoom.
+func eachTilePixel[T any](cv *raster.Canvas, fr frame, z int, tile func(col, row int) *T, draw func(x, y int, t *T, tx, ty float64)) {
+	n := float64(int(1) << z)
+	w, h := cv.Rect.Dx(), cv.Rect.Dy()
 	for y := 0; y < h; y++ {
 		for x := 0; x < w; x++ {
 			wx, wy := fr.worldAt(x, y)
 			tx, ty := wx*n, wy*n
-			col, row := math.Floor(tx), math.Floor(ty)
+			row := math.Floor(ty)
 			if row < 0 || row >= n {
 				continue
 			}
-			t := cover.tile(int(col), int(row))
-			if t == nil {
-				continue
+			if t := tile(int(math.Floor(tx)), int(row)); t != nil {
+				draw(x, y, t, tx, ty)
 			}
-			var ch choice
-			var ok bool
-			if fr.tilt != nil {
-				// Under a tilted camera a texel covers fewer pixels with
-				// distance: the level is chosen per pixel, as the GPU
-				// does, from how far the next pixels land on the map.
-				ax, ay := fr.worldAt(x+1, y)
-				bx, by := fr.worldAt(x, y+1)
-				perPixel := math.Max(math.Hypot(ax-wx, ay-wy), math.Hypot(bx-wx, by-wy)) * n * float64(t.w)
-				ch = choice{t: t.level(perPixel), linear: !nearest || perPixel > 1}
-			} else if ch, ok = levels[t]; !ok {
-				perPixel := float64(t.w) / tilePixels
-				ch = choice{t: t.level(perPixel), linear: !nearest || perPixel > 1}
-				levels[t] = ch
-			}
-			var texel [4]float64
-			if ch.linear {
-				texel = ch.t.sampleLinear(tx-col, ty-row)
-			} else {
-				texel = ch.t.sampleNearest(tx-col, ty-row)
-			}
-			p := adj.apply(texel)
-			lr.cv.BlendPremul(x, y, p[0], p[1], p[2], p[3])
 		}
 	}
 }

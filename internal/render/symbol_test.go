@@ -765,17 +765,11 @@ func TestVariableAnchorOffset(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	minX, maxX := img.Rect.Dx(), -1
-	for y := 0; y < img.Rect.Dy(); y++ {
-		for x := 0; x < img.Rect.Dx(); x++ {
-			if img.RGBAAt(x, y).A > 0 {
-				minX, maxX = min(minX, x), max(maxX, x)
-			}
-		}
-	}
-	if maxX < 0 {
+	ink, ok := inkBox(img, 0)
+	if !ok {
 		t.Fatal("no label drawn")
 	}
+	minX, maxX := ink.Min.X, ink.Max.X-1
 	// Anchored right and moved half an em (8 px at 16 px) further left.
 	if maxX > 100-7 || minX > 50 {
 		t.Errorf("label spans x %d..%d; want it ending left of the point (x 100) by about 8 px", minX, maxX)
@@ -811,18 +805,11 @@ func TestWritingMode(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			minX, minY, maxX, maxY := img.Rect.Dx(), img.Rect.Dy(), -1, -1
-			for y := 0; y < img.Rect.Dy(); y++ {
-				for x := 0; x < img.Rect.Dx(); x++ {
-					if img.RGBAAt(x, y).A > 0 {
-						minX, maxX = min(minX, x), max(maxX, x)
-						minY, maxY = min(minY, y), max(maxY, y)
-					}
-				}
-			}
-			if maxX < 0 {
+			ink, ok := inkBox(img, 0)
+			if !ok {
 				t.Fatal("no label drawn")
 			}
+			minX, minY, maxX, maxY := ink.Min.X, ink.Min.Y, ink.Max.X-1, ink.Max.Y-1
 			w, h := maxX-minX+1, maxY-minY+1
 			if tall := h > w; tall != tc.tall {
 				t.Errorf("label is %d x %d px: taller than wide %v, want %v", w, h, tall, tc.tall)
@@ -833,4 +820,24 @@ func TestWritingMode(t *testing.T) {
 			}
 		})
 	}
+}
+
+// inkBox returns the box of the pixels of img whose alpha is over alpha,
+// false when there are none.
+func inkBox(img *image.RGBA, alpha uint8) (image.Rectangle, bool) {
+	box := image.Rectangle{}
+	found := false
+	for y := img.Rect.Min.Y; y < img.Rect.Max.Y; y++ {
+		for x := img.Rect.Min.X; x < img.Rect.Max.X; x++ {
+			if img.RGBAAt(x, y).A > alpha {
+				px := image.Rect(x, y, x+1, y+1)
+				if found {
+					box = box.Union(px)
+				} else {
+					box, found = px, true
+				}
+			}
+		}
+	}
+	return box, found
 }

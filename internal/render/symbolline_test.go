@@ -91,18 +91,11 @@ func TestUprightAlongLine(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		minX, minY, maxX, maxY := img.Rect.Dx(), img.Rect.Dy(), -1, -1
-		for y := 0; y < img.Rect.Dy(); y++ {
-			for x := 0; x < img.Rect.Dx(); x++ {
-				if img.RGBAAt(x, y).A > 40 {
-					minX, maxX = min(minX, x), max(maxX, x)
-					minY, maxY = min(minY, y), max(maxY, y)
-				}
-			}
-		}
-		if maxX < 0 {
+		box, ok := inkBox(img, 40)
+		if !ok {
 			t.Fatalf("no %s label drawn", placement)
 		}
+		minX, minY, maxX, maxY := box.Min.X, box.Min.Y, box.Max.X-1, box.Max.Y-1
 		out := image.NewAlpha(image.Rect(0, 0, maxX-minX+1, maxY-minY+1))
 		for y := minY; y <= maxY; y++ {
 			for x := minX; x <= maxX; x++ {

@@ -58,7 +58,7 @@ func (a *API) imageFailed(w http.ResponseWriter, r *http.Request, what string, e
 // has it) and the tiles' Cache-Control.
 func (a *API) sendImage(w http.ResponseWriter, r *http.Request, img mapimage.Image) {
 	h := w.Header()
-	h["Content-Type"] = imageMediaType(img.MediaType)
+	h["Content-Type"] = contentType(img.MediaType)
 	h["Cache-Control"] = a.ccTiles
 	if img.ETag != "" {
 		h["Etag"] = []string{img.ETag}
@@ -72,23 +72,6 @@ func (a *API) sendImage(w http.ResponseWriter, r *http.Request, img mapimage.Ima
 	if r.Method != http.MethodHead {
 		w.Write(img.Data)
 	}
-}
-
-// imageMediaTypes are the Content-Type values of images, preallocated.
-var imageMediaTypes = map[string][]string{}
-
-func init() {
-	for _, f := range []imageenc.Format{imageenc.PNG, imageenc.JPEG, imageenc.WebP} {
-		imageMediaTypes[f.MediaType()] = []string{f.MediaType()}
-	}
-}
-
-// imageMediaType returns the header value of an image's media type.
-func imageMediaType(t string) []string {
-	if v, ok := imageMediaTypes[t]; ok {
-		return v
-	}
-	return []string{t}
 }
 
 // imageMap returns the served map of the path when images are rendered.

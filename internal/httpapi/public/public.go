@@ -177,23 +177,26 @@ func digits(s string) bool {
 
 // Preallocated header values: setting them costs no allocation.
 var (
-	hdrVary        = []string{"Accept-Encoding"}
-	hdrGzip        = []string{"gzip"}
-	hdrMediaTypes  = map[tilesource.Format][]string{}
-	hdrOctetStream = []string{"application/octet-stream"}
+	hdrVary = []string{"Accept-Encoding"}
+	hdrGzip = []string{"gzip"}
+	// hdrMediaTypes holds the Content-Type values of tiles and rendered
+	// images, by media type.
+	hdrMediaTypes = map[string][]string{}
 )
 
 func init() {
-	for _, f := range []tilesource.Format{tilesource.PBF, tilesource.PNG, tilesource.JPG, tilesource.WebP} {
-		hdrMediaTypes[f] = []string{f.MediaType()}
+	for _, f := range []tilesource.Format{tilesource.PBF, tilesource.PNG, tilesource.JPG, tilesource.WebP, ""} {
+		hdrMediaTypes[f.MediaType()] = []string{f.MediaType()}
 	}
 }
 
-func mediaTypeHeader(f tilesource.Format) []string {
-	if v, ok := hdrMediaTypes[f]; ok {
+// contentType returns the header value of a media type, preallocated for
+// those of tiles and images.
+func contentType(mediaType string) []string {
+	if v, ok := hdrMediaTypes[mediaType]; ok {
 		return v
 	}
-	return hdrOctetStream
+	return []string{mediaType}
 }
 
 func (a *API) serveTile(w http.ResponseWriter, r *http.Request, name, zs, xs, ys string) {
@@ -240,7 +243,7 @@ func (a *API) serveTile(w http.ResponseWriter, r *http.Request, name, zs, xs, ys
 		w.WriteHeader(http.StatusNoContent)
 		return
 	}
-	h["Content-Type"] = mediaTypeHeader(format)
+	h["Content-Type"] = contentType(format.MediaType())
 	h["Cache-Control"] = a.ccTiles
 	body, etag := t.Data, t.ETag
 	if format.Vector() && tilesource.IsGzip(t.Data) {

@@ -252,14 +252,8 @@ func (cv *Canvas) LineTriangle(t *[3]LineVertex, clip []Point, p *LinePaint) {
 				}
 				switch {
 				case alpha <= 0:
-				case p.Pattern != nil:
-					r, g, b, a := p.Pattern.sample(al, ny)
-					k := alpha * p.Opacity
-					blend(cv.Pix[o:o+4], r*k, g*k, b*k, a*k)
-				case p.Gradient != nil:
-					r, g, b, a := p.Gradient.sample(pr)
-					k := alpha * p.Opacity
-					blend(cv.Pix[o:o+4], r*k, g*k, b*k, a*k)
+				case p.Pattern != nil || p.Gradient != nil:
+					p.blendImage(cv.Pix[o:o+4], alpha, al, ny, pr)
 				case alpha == 1 && opaque:
 					copy(cv.Pix[o:o+4], solid[:])
 				default:
@@ -273,6 +267,20 @@ func (cv *Canvas) LineTriangle(t *[3]LineVertex, clip []Point, p *LinePaint) {
 			o += 4
 		}
 	}
+}
+
+// blendImage blends a fragment of coverage alpha coloured by the line's
+// pattern (at distance al along it, ny across) or its gradient (at
+// progress pr) over the pixel px.
+func (p *LinePaint) blendImage(px []uint8, alpha, al, ny, pr float64) {
+	var r, g, b, a float64
+	if p.Pattern != nil {
+		r, g, b, a = p.Pattern.sample(al, ny)
+	} else {
+		r, g, b, a = p.Gradient.sample(pr)
+	}
+	k := alpha * p.Opacity
+	blend(px, r*k, g*k, b*k, a*k)
 }
 
 // tiltedSpan shades pixels px0..px1 of row y of a line triangle given on
@@ -310,14 +318,8 @@ func (cv *Canvas) tiltedSpan(t *[3]LineVertex, p *LinePaint, px0, px1, y int, gr
 		}
 		switch {
 		case alpha <= 0:
-		case p.Pattern != nil:
-			r, g, b, a := p.Pattern.sample(al, ny)
-			k := alpha * p.Opacity
-			blend(cv.Pix[o:o+4], r*k, g*k, b*k, a*k)
-		case p.Gradient != nil:
-			r, g, b, a := p.Gradient.sample(t[0].Progress + grad[6]*dx + grad[7]*dy)
-			k := alpha * p.Opacity
-			blend(cv.Pix[o:o+4], r*k, g*k, b*k, a*k)
+		case p.Pattern != nil || p.Gradient != nil:
+			p.blendImage(cv.Pix[o:o+4], alpha, al, ny, t[0].Progress+grad[6]*dx+grad[7]*dy)
 		default:
 			blend(cv.Pix[o:o+4], cr*alpha, cg*alpha, cb*alpha, ca*alpha)
 		}
