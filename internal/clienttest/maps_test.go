@@ -16,6 +16,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/tesseramaps/tessera/internal/fixtures"
 	"github.com/tesseramaps/tessera/internal/mvt"
@@ -67,7 +68,9 @@ func viewMaps(ctx context.Context, t *testing.T, pages []mapPage) []mapPageResul
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, stderr, err := run(ctx, t, []string{"PLAYWRIGHT_CORE_DIR=" + pw, "CHROMIUM=" + chromium}, node, driver, string(cfg))
+	// A minute per page: software WebGL in a browser on a busy machine
+	// (the race run, other work) needed over a minute for three pages.
+	out, stderr, err := runFor(ctx, t, time.Duration(len(pages))*time.Minute, []string{"PLAYWRIGHT_CORE_DIR=" + pw, "CHROMIUM=" + chromium}, node, driver, string(cfg))
 	if err != nil {
 		t.Fatalf("mapview.mjs: %v\n%s", err, stderr)
 	}

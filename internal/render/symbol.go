@@ -369,14 +369,18 @@ func (s *sourceSet) layoutLayer(ctx context.Context, lr *symLayer, feats []sourc
 			add(w, nil)
 		}
 	}
-	// GL places the symbols of one tile after another, from the bottom
-	// right tile of the view to the top left.
+	// GL JS 6 places the symbols of one tile after another: the deepest
+	// tiles first, then by column (x) and by row (y), so the top left tile
+	// of the view first, whatever the bearing.
 	sort.SliceStable(cands, func(a, b int) bool {
 		ta, tb := cands[a].tile, cands[b].tile
-		if ta[0] != tb[0] {
-			return ta[0] > tb[0]
+		if ta[2] != tb[2] {
+			return ta[2] > tb[2]
 		}
-		return ta[1] > tb[1]
+		if ta[1] != tb[1] {
+			return ta[1] < tb[1]
+		}
+		return ta[0] < tb[0]
 	})
 	if sl.hasSortKey {
 		sort.SliceStable(cands, func(a, b int) bool { return cands[a].sortKey < cands[b].sortKey })

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"github.com/tesseramaps/tessera/internal/mvt"
 	"image"
 	"image/color"
 	"image/png"
@@ -840,4 +841,85 @@ func inkBox(img *image.RGBA, alpha uint8) (image.Rectangle, bool) {
 		}
 	}
 	return box, found
+}
+
+// TestPlacementTileOrder: GL JS places a layer's symbols tile by tile,
+// the tiles ordered by column and then by row (the top left tile first),
+// so of two labels that collide across a tile edge with the same sort
+// key, the one in the tile earlier in that order wins.
+func TestPlacementTileOrder(t *testing.T) {
+	// One point in each tile of zoom 1, 30 units (1.3 degrees) from the
+	// world's centre: their labels overlap.
+	type point struct {
+		x, y   int
+		at     mvt.XY
+		colour [4]uint8
+	}
+	points := map[string]point{
+		"tl": {0, 0, mvt.XY{X: 4066, Y: 4066}, [4]uint8{255, 0, 0, 255}},
+		"tr": {1, 0, mvt.XY{X: 30, Y: 4066}, [4]uint8{0, 128, 0, 255}},
+		"bl": {0, 1, mvt.XY{X: 4066, Y: 30}, [4]uint8{0, 0, 255, 255}},
+		"br": {1, 1, mvt.XY{X: 30, Y: 30}, [4]uint8{0, 0, 0, 255}},
+	}
+	for _, tc := range []struct {
+		name   string
+		points []string
+		want   string
+	}{
+		{"four tiles", []string{"br", "bl", "tr", "tl"}, "tl"},
+		{"column before row", []string{"tr", "bl"}, "bl"},
+		{"row within a column", []string{"br", "tr"}, "tr"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			// A renderer of its own: the tiles' URLs are the same in
+			// every case, and a renderer keeps decoded tiles.
+			r, err := New(slog.New(slog.DiscardHandler))
+			if err != nil {
+				t.Fatal(err)
+			}
+			res := mapResources{"mem://F/0-255.pbf": glyphRange("F", "A")}
+			for x := range 2 {
+				for y := range 2 {
+					l, err := mvt.NewLayerBuilder("p", 4096)
+					if err != nil {
+						t.Fatal(err)
+					}
+					for _, name := range tc.points {
+						if p := points[name]; p.x == x && p.y == y {
+							c := fmt.Sprintf("rgb(%d,%d,%d)", p.colour[0], p.colour[1], p.colour[2])
+							if _, err := l.Add(mvt.Feature{Geometry: mvt.Geometry{Type: mvt.Point, Points: []mvt.XY{p.at}}, Properties: map[string]any{"c": c}}); err != nil {
+								t.Fatal(err)
+							}
+						}
+					}
+					tile, err := mvt.EncodeTile(l)
+					if err != nil {
+						t.Fatal(err)
+					}
+					res[fmt.Sprintf("mem://t/1/%d/%d.pbf", x, y)] = tile
+				}
+			}
+			st := parse(t, `{"version": 8, "center": [0, 0], "zoom": 1, "glyphs": "mem://{fontstack}/{range}.pbf",
+				"sources": {"v": {"type": "vector", "maxzoom": 1, "tiles": ["mem://t/{z}/{x}/{y}.pbf"]}},
+				"layers": [
+					{"id": "bg", "type": "background", "paint": {"background-color": "white"}},
+					{"id": "s", "type": "symbol", "source": "v", "source-layer": "p", "layout": {"text-field": "A", "text-font": ["F"], "text-size": 24},
+						"paint": {"text-color": ["get", "c"]}}]}`)
+			img, err := r.Render(context.Background(), st, ViewOf(st, 64, 64, 1), res)
+			if err != nil {
+				t.Fatal(err)
+			}
+			seen := map[string]int{}
+			for o := 0; o < len(img.Pix); o += 4 {
+				for name, p := range points {
+					if [4]uint8(img.Pix[o:o+4]) == p.colour {
+						seen[name]++
+					}
+				}
+			}
+			if seen[tc.want] == 0 || len(seen) != 1 {
+				t.Errorf("labels drawn (pixels by point): %v, want only %s", seen, tc.want)
+			}
+		})
+	}
 }
