@@ -10,10 +10,46 @@ import (
 )
 
 // collisionBox is an axis-aligned box on screen, device pixels.
-type collisionBox struct{ x0, y0, x1, y1 float64 }
+//
+// A circle (GL's collision circles of labels along lines) is its bounding
+// square with circle set: its centre is the square's, its radius half its
+// side.
+type collisionBox struct {
+	x0, y0, x1, y1 float64
+	circle         bool
+}
+
+// circleBox returns the collision circle about (x, y).
+func circleBox(x, y, r float64) collisionBox {
+	return collisionBox{x - r, y - r, x + r, y + r, true}
+}
 
 func (b collisionBox) overlaps(o collisionBox) bool {
-	return b.x0 < o.x1 && o.x0 < b.x1 && b.y0 < o.y1 && o.y0 < b.y1
+	if !(b.x0 < o.x1 && o.x0 < b.x1 && b.y0 < o.y1 && o.y0 < b.y1) {
+		return false // the bounds are apart
+	}
+	switch {
+	case b.circle && o.circle:
+		// Closer than the sum of the radii.
+		dx, dy := (b.x0+b.x1-o.x0-o.x1)/2, (b.y0+b.y1-o.y0-o.y1)/2
+		rr := (b.x1 - b.x0 + o.x1 - o.x0) / 2
+		return dx*dx+dy*dy < rr*rr
+	case b.circle:
+		return circleMeetsBox(b, o)
+	case o.circle:
+		return circleMeetsBox(o, b)
+	}
+	return true
+}
+
+// circleMeetsBox reports whether a circle whose bounds meet a box's meets
+// the box: its centre is over or beside the box, or a corner of the box
+// is within its radius.
+func circleMeetsBox(c, b collisionBox) bool {
+	cx, cy, r := (c.x0+c.x1)/2, (c.y0+c.y1)/2, (c.x1-c.x0)/2
+	dx := max(b.x0-cx, 0, cx-b.x1) // from the centre to the box, across
+	dy := max(b.y0-cy, 0, cy-b.y1)
+	return dx*dx+dy*dy <= r*r
 }
 
 // boxAround returns the collision box of a symbol part: the box (x0, y0,
@@ -32,7 +68,7 @@ func boxAround(a raster.Point, tx, ty, x0, y0, x1, y1, pad, ratio, angle float64
 		x0, y0, x1, y1 = minX, minY, maxX, maxY
 	}
 	cx, cy := a.X+tx, a.Y+ty
-	return collisionBox{cx + (x0-pad)*ratio, cy + (y0-pad)*ratio, cx + (x1+pad)*ratio, cy + (y1+pad)*ratio}
+	return collisionBox{x0: cx + (x0-pad)*ratio, y0: cy + (y0-pad)*ratio, x1: cx + (x1+pad)*ratio, y1: cy + (y1+pad)*ratio}
 }
 
 // collisionGrid is the collision index of one view: the boxes placed so

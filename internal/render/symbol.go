@@ -871,9 +871,17 @@ func (s *sourceSet) layoutSymbol(ctx context.Context, lr *symLayer, ss *shapedSy
 				for _, c := range spanBoxCentres(labelSpan(boxAt, boxSh, kp), side) {
 					sym.textBoxes = append(sym.textBoxes, screenBox(c, pitched, pr, -boxHalf, -boxHalf, boxHalf, boxHalf, pad, 0, tx, ty))
 				}
-			} else {
-				for _, p := range boxAt {
-					sym.textBoxes = append(sym.textBoxes, screenBox(p.at, pitched, pr, -boxHalf, -boxHalf, boxHalf, boxHalf, pad, 0, tx, ty))
+			} else if len(boxAt) > 0 {
+				// GL JS 6 tests a label along a line with circles as tall
+				// as its text (ten em units at least) along the line from
+				// its first glyph to its last.
+				r := (max(10, boxSh.Bottom-boxSh.Top)/2*fs + pad) * ratio
+				path := make([]raster.Point, len(boxAt))
+				for i, p := range boxAt {
+					path[i] = raster.Point{X: p.at.X + tx, Y: p.at.Y + ty}
+				}
+				for _, c := range lineCircleCentres(path, r) {
+					sym.textBoxes = append(sym.textBoxes, circleBox(c.X, c.Y, r))
 				}
 			}
 		} else {

@@ -34,36 +34,51 @@ func TestCollisionGrid(t *testing.T) {
 		steps []step
 	}{
 		{"disjoint boxes", []step{
-			{collisionBox{0, 0, 10, 10}, true, overlapNever},
-			{collisionBox{20, 0, 30, 10}, true, overlapNever},
+			{collisionBox{0, 0, 10, 10, false}, true, overlapNever},
+			{collisionBox{20, 0, 30, 10, false}, true, overlapNever},
 		}},
 		{"overlap", []step{
-			{collisionBox{0, 0, 10, 10}, true, overlapNever},
-			{collisionBox{5, 5, 15, 15}, false, overlapNever},
+			{collisionBox{0, 0, 10, 10, false}, true, overlapNever},
+			{collisionBox{5, 5, 15, 15, false}, false, overlapNever},
 		}},
 		{"touching edges do not collide", []step{
-			{collisionBox{0, 0, 10, 10}, true, overlapNever},
-			{collisionBox{10, 0, 20, 10}, true, overlapNever},
+			{collisionBox{0, 0, 10, 10, false}, true, overlapNever},
+			{collisionBox{10, 0, 20, 10, false}, true, overlapNever},
 		}},
 		{"across cells", []step{
-			{collisionBox{60, 60, 200, 70}, true, overlapNever},
-			{collisionBox{190, 65, 195, 66}, false, overlapNever},
-			{collisionBox{-150, -150, -140, -140}, true, overlapNever}, // in the margin, clamped to the first cell
+			{collisionBox{60, 60, 200, 70, false}, true, overlapNever},
+			{collisionBox{190, 65, 195, 66, false}, false, overlapNever},
+			{collisionBox{-150, -150, -140, -140, false}, true, overlapNever}, // in the margin, clamped to the first cell
 		}},
 		{"always overlaps anything", []step{
-			{collisionBox{0, 0, 10, 10}, true, overlapNever},
-			{collisionBox{5, 5, 15, 15}, true, overlapAlways},
+			{collisionBox{0, 0, 10, 10, false}, true, overlapNever},
+			{collisionBox{5, 5, 15, 15, false}, true, overlapAlways},
 		}},
 		{"cooperative overlaps always and cooperative, not never", []step{
-			{collisionBox{0, 0, 10, 10}, true, overlapAlways},
-			{collisionBox{5, 5, 15, 15}, true, overlapCooperative},
-			{collisionBox{8, 8, 12, 12}, true, overlapCooperative},
-			{collisionBox{50, 50, 60, 60}, true, overlapNever},
-			{collisionBox{55, 55, 65, 65}, false, overlapCooperative},
+			{collisionBox{0, 0, 10, 10, false}, true, overlapAlways},
+			{collisionBox{5, 5, 15, 15, false}, true, overlapCooperative},
+			{collisionBox{8, 8, 12, 12, false}, true, overlapCooperative},
+			{collisionBox{50, 50, 60, 60, false}, true, overlapNever},
+			{collisionBox{55, 55, 65, 65, false}, false, overlapCooperative},
+		}},
+		{"a circle misses a box's corner", []step{
+			{collisionBox{0, 0, 10, 10, false}, true, overlapNever},
+			{circleBox(17, 17, 9), true, overlapNever}, // its bounds meet the box, the circle does not
+			{circleBox(17, 5, 8), false, overlapNever}, // beside the box's edge, within its radius
+		}},
+		{"a box beside a circle", []step{
+			{circleBox(50, 50, 10), true, overlapNever},
+			{collisionBox{58, 58, 70, 70, false}, true, overlapNever}, // the corner is 11.3 from the centre
+			{collisionBox{55, 35, 70, 45, false}, false, overlapNever},
+		}},
+		{"circles", []step{
+			{circleBox(100, 100, 10), true, overlapNever},
+			{circleBox(115, 115, 10), true, overlapNever}, // 21.2 apart
+			{circleBox(100, 119, 10), false, overlapNever},
 		}},
 		{"never is hidden by a cooperative part", []step{
-			{collisionBox{0, 0, 10, 10}, true, overlapCooperative},
-			{collisionBox{5, 5, 15, 15}, false, overlapNever},
+			{collisionBox{0, 0, 10, 10, false}, true, overlapCooperative},
+			{collisionBox{5, 5, 15, 15, false}, false, overlapNever},
 		}},
 	}
 	for _, tc := range tests {
@@ -81,9 +96,41 @@ func TestCollisionGrid(t *testing.T) {
 	}
 }
 
+func TestLineCircleCentres(t *testing.T) {
+	pt := func(x, y float64) raster.Point { return raster.Point{X: x, Y: y} }
+	tests := []struct {
+		name string
+		path []raster.Point
+		r    float64
+		want []raster.Point
+	}{
+		{"one point", []raster.Point{pt(5, 5)}, 8, []raster.Point{pt(5, 5)}},
+		{"shorter than half the radius: the middle", []raster.Point{pt(0, 0), pt(3, 0)}, 8, []raster.Point{pt(1.5, 0)}},
+		// 100 long, radius 8: from 2 to 98, ceil(96/20)+1 = 6 circles 19.2 apart.
+		{"straight", []raster.Point{pt(0, 0), pt(100, 0)}, 8,
+			[]raster.Point{pt(2, 0), pt(21.2, 0), pt(40.4, 0), pt(59.6, 0), pt(78.8, 0), pt(98, 0)}},
+		// Around a corner: distances along the path.
+		{"bent", []raster.Point{pt(0, 0), pt(20, 0), pt(20, 20)}, 8,
+			[]raster.Point{pt(2, 0), pt(20, 0), pt(20, 18)}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got := lineCircleCentres(tc.path, tc.r)
+			if len(got) != len(tc.want) {
+				t.Fatalf("got %v, want %v", got, tc.want)
+			}
+			for i := range got {
+				if math.Abs(got[i].X-tc.want[i].X) > 1e-9 || math.Abs(got[i].Y-tc.want[i].Y) > 1e-9 {
+					t.Fatalf("got %v, want %v", got, tc.want)
+				}
+			}
+		})
+	}
+}
+
 func TestBoxAround(t *testing.T) {
 	b := boxAround(rasterPoint(100, 50), 0, 0, -10, -5, 10, 5, 2, 2, 0)
-	if want := (collisionBox{76, 36, 124, 64}); b != want {
+	if want := (collisionBox{76, 36, 124, 64, false}); b != want {
 		t.Errorf("box = %v, want %v", b, want)
 	}
 	// A quarter turn swaps width and height.

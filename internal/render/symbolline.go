@@ -820,6 +820,46 @@ func spanBoxCentres(path []raster.Point, side float64) []raster.Point {
 	return out
 }
 
+// lineCircleCentres returns the centres of the collision circles of
+// radius r along a label's path, as GL JS 6 lays them: one in the middle
+// when the path is shorter than half the radius, else evenly from a
+// quarter radius after the start to a quarter radius before the end, at
+// most 2.5 radii apart.
+func lineCircleCentres(path []raster.Point, r float64) []raster.Point {
+	if len(path) == 0 {
+		return nil
+	}
+	dist := make([]float64, len(path))
+	for i := 1; i < len(path); i++ {
+		dist[i] = dist[i-1] + math.Hypot(path[i].X-path[i-1].X, path[i].Y-path[i-1].Y)
+	}
+	length := dist[len(dist)-1]
+	if len(path) == 1 {
+		return []raster.Point{path[0]}
+	}
+	pad := min(r/4, length/2)
+	inner := length - 2*pad
+	n := 1 // the middle of a short path
+	if length > r/2 {
+		n = int(math.Ceil(inner/(2.5*r))) + 1
+	}
+	out := make([]raster.Point, 0, n)
+	seg := 1
+	for i := range n {
+		d := pad + inner*float64(i)/float64(max(n-1, 1))
+		for seg < len(path)-1 && dist[seg] < d {
+			seg++
+		}
+		a, b := path[seg-1], path[seg]
+		t := 0.0
+		if l := dist[seg] - dist[seg-1]; l > 0 {
+			t = (d - dist[seg-1]) / l
+		}
+		out = append(out, raster.Point{X: a.X + (b.X-a.X)*t, Y: a.Y + (b.Y-a.Y)*t})
+	}
+	return out
+}
+
 // allowsVerticalAlong reports whether a label along a line has a vertical
 // alternative: a character of its text stands upright (its images never
 // do).
