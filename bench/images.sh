@@ -58,10 +58,18 @@ pids+=($pid)
 until curl -fs -o /dev/null "http://127.0.0.1:$port/health"; do sleep 0.05; done
 
 # 1. Cached raster tile against cached vector tile.
+# Also the server's own CPU time per answer (user and system, from
+# /proc/PID/stat, over the run): what serving one costs the server, apart
+# from wrk's reading of the bytes on the same cores.
+server_cpu_ticks() { awk '{print $14 + $15}' "/proc/$pid/stat"; }
 run_url() { # name url
 	curl -fs -o /dev/null "$2"
+	local c0 c1 n
+	c0=$(server_cpu_ticks)
 	wrk -t2 -c64 -d"$DURATION" --latency -H 'Accept-Encoding: gzip' "$2" >"$out/wrk-$1.txt" 2>&1
-	echo "$1 $(awk '/^Requests\/sec/ {print $2}' "$out/wrk-$1.txt") $(awk '$1=="99%" {print $2}' "$out/wrk-$1.txt")"
+	c1=$(server_cpu_ticks)
+	n=$(awk '/requests in/ {print $1}' "$out/wrk-$1.txt")
+	echo "$1 $(awk '/^Requests\/sec/ {print $2}' "$out/wrk-$1.txt") $(awk '$1=="99%" {print $2}' "$out/wrk-$1.txt") $(((c1 - c0) * 1000000 / $(getconf CLK_TCK) / n))"
 }
 vec=$(run_url vector-tile "http://127.0.0.1:$port/tiles/world/4/8/5.pbf")
 ras=$(run_url raster-tile "http://127.0.0.1:$port/maps/world/4/8/5.png")
@@ -185,9 +193,9 @@ statuses=$(curl -fs "http://127.0.0.1:$port/metrics" | grep '^tessera_http_reque
 	echo
 	echo "- cold rendering: zooms $COLD_ZOOMS of the demo map in 512-px PNG tiles, \`tessera render --map world --zooms $COLD_ZOOMS --tile-size 512\`: $(cat "$out/prerender.txt") (wall $cold s including start-up)"
 	set -- $vec
-	echo "- cached vector tile /tiles/world/4/8/5.pbf: $2 requests/s, p99 $3"
+	echo "- cached vector tile /tiles/world/4/8/5.pbf: $2 requests/s, p99 $3, server CPU $4 µs per answer"
 	set -- $ras
-	echo "- cached raster tile /maps/world/4/8/5.png: $2 requests/s, p99 $3"
+	echo "- cached raster tile /maps/world/4/8/5.png: $2 requests/s, p99 $3, server CPU $4 µs per answer"
 	[[ -n "${ngvec:-}" ]] && echo "- the same bytes from nginx (static files, the faster of 1 worker and 1 per core): vector tile ($vbytes bytes gzip) $ngvec requests/s, raster tile ($rbytes bytes) $ngras requests/s"
 	echo "- pre-rendering zooms 0-5 (1,365 512-px tiles) against cores:$scaling"
 	echo "- 1,000 random distinct 512-px tiles z0-8 rendered by the server, 8 requests at a time: $random_secs s, $random_tps tiles/s; peak resident memory $((rpeak / 1024)) MB"
