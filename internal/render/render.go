@@ -68,7 +68,7 @@ type Renderer struct {
 
 // New returns a renderer.
 func New(log *slog.Logger) (*Renderer, error) {
-	specs, err := expr.PropertySpecs(style.SpecJSON())
+	specs, err := expr.PropertySpecs(style.PropertySpecJSON())
 	if err != nil {
 		return nil, fmt.Errorf("render: %w", err)
 	}

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
+	"sync"
 )
 
 // decodeSpecJSON decodes a JSON document into the values decodeJSON gives
@@ -238,4 +240,168 @@ func (p *specParser) number() (any, error) {
 		}
 	}
 	return json.Number(p.b[start:p.pos]), nil
+}
+
+// describing names the members of the specification's entries that
+// describe rather than define: its documentation and support tables.
+var describing = map[string]bool{"doc": true, "sdk-support": true, "example": true}
+
+var propertySpecJSON struct {
+	once sync.Once
+	b    []byte
+}
+
+// PropertySpecJSON returns the embedded specification's paint_ and
+// layout_ sections with no describing member in their objects ("doc",
+// "sdk-support", "example"): what expr.PropertySpecs reads of the
+// specification, in a fifth of its bytes. Arrays and scalars are kept as
+// written. The result is shared: callers must not modify it.
+func PropertySpecJSON() []byte {
+	propertySpecJSON.once.Do(func() {
+		b, err := propertySections(string(embeddedSpec))
+		if err != nil {
+			panic(fmt.Sprintf("style: embedded spec: %v", err)) // a build defect, caught by the tests
+		}
+		propertySpecJSON.b = b
+	})
+	return propertySpecJSON.b
+}
+
+// propertySections returns the paint_ and layout_ members of a
+// specification document, without their describing members.
+func propertySections(doc string) ([]byte, error) {
+	p := specParser{b: doc}
+	out := make([]byte, 0, len(doc)/4)
+	p.space()
+	err := p.members(func(key, rawKey string) error {
+		if !strings.HasPrefix(key, "paint_") && !strings.HasPrefix(key, "layout_") {
+			return p.skip()
+		}
+		if len(out) > 0 {
+			out = append(out, ',')
+		}
+		out = append(append(out, rawKey...), ':')
+		return p.copyDefining(&out)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return append(append([]byte{'{'}, out...), '}'), nil
+}
+
+// members walks the members of the object at p.pos, calling member with
+// p.pos at each value (which member must read).
+func (p *specParser) members(member func(key, rawKey string) error) error {
+	if p.pos >= len(p.b) || p.b[p.pos] != '{' {
+		return p.errorf("object expected")
+	}
+	p.pos++
+	p.space()
+	if p.pos < len(p.b) && p.b[p.pos] == '}' {
+		p.pos++
+		return nil
+	}
+	for {
+		p.space()
+		if p.pos >= len(p.b) || p.b[p.pos] != '"' {
+			return p.errorf("object key expected")
+		}
+		start := p.pos
+		k, err := p.string()
+		if err != nil {
+			return err
+		}
+		rawKey := p.b[start:p.pos]
+		p.space()
+		if p.pos >= len(p.b) || p.b[p.pos] != ':' {
+			return p.errorf("':' expected")
+		}
+		p.pos++
+		p.space()
+		if err := member(k, rawKey); err != nil {
+			return err
+		}
+		p.space()
+		if p.pos >= len(p.b) {
+			return p.errorf("unexpected end of data")
+		}
+		switch p.b[p.pos] {
+		case ',':
+			p.pos++
+		case '}':
+			p.pos++
+			return nil
+		default:
+			return p.errorf("',' or '}' expected")
+		}
+	}
+}
+
+// copyDefining appends the value at p.pos to out: objects without their
+// describing members, anything else as written.
+func (p *specParser) copyDefining(out *[]byte) error {
+	if p.pos >= len(p.b) || p.b[p.pos] != '{' {
+		start := p.pos
+		err := p.skip()
+		*out = append(*out, p.b[start:p.pos]...)
+		return err
+	}
+	*out = append(*out, '{')
+	first := true
+	err := p.members(func(key, rawKey string) error {
+		if describing[key] {
+			return p.skip()
+		}
+		if !first {
+			*out = append(*out, ',')
+		}
+		first = false
+		*out = append(append(*out, rawKey...), ':')
+		return p.copyDefining(out)
+	})
+	*out = append(*out, '}')
+	return err
+}
+
+// skip moves p.pos past the value there. Only strings are checked: the
+// value is copied or dropped as it is, not read.
+func (p *specParser) skip() error {
+	if p.pos >= len(p.b) {
+		return p.errorf("unexpected end of data")
+	}
+	switch p.b[p.pos] {
+	case '"':
+		_, err := p.string()
+		return err
+	case '{', '[':
+		depth := 0
+		for p.pos < len(p.b) {
+			switch p.b[p.pos] {
+			case '"':
+				if _, err := p.string(); err != nil {
+					return err
+				}
+				continue
+			case '{', '[':
+				depth++
+			case '}', ']':
+				depth--
+				if depth == 0 {
+					p.pos++
+					return nil
+				}
+			}
+			p.pos++
+		}
+		return p.errorf("unexpected end of data")
+	}
+	// A number or a literal, up to the next delimiter.
+	for p.pos < len(p.b) {
+		switch p.b[p.pos] {
+		case ',', '}', ']', ' ', '\t', '\n', '\r':
+			return nil
+		}
+		p.pos++
+	}
+	return nil
 }

@@ -4,6 +4,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/tesseramaps/tessera/internal/style/expr"
 )
 
 // TestDecodeSpecJSON holds decodeSpecJSON to decodeJSON's reading.
@@ -76,6 +78,61 @@ func BenchmarkDefaultSpecDecode(b *testing.B) {
 			if _, err := decodeSpecJSON(embeddedSpec); err != nil {
 				b.Fatal(err)
 			}
+		}
+	})
+}
+
+// TestPropertySpecJSON holds the property specs read from
+// PropertySpecJSON to those read from the whole specification.
+func TestPropertySpecJSON(t *testing.T) {
+	want, err := expr.PropertySpecs(SpecJSON())
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := expr.PropertySpecs(PropertySpecJSON())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatal("the property specs differ")
+	}
+	if n, whole := len(PropertySpecJSON()), len(SpecJSON()); n > whole/3 {
+		t.Errorf("PropertySpecJSON has %d bytes of %d", n, whole)
+	}
+	for w, want := range map[string]bool{`"paint_line"`: true, `"layout_symbol"`: true, `"doc"`: false, `"sdk-support"`: false, `"expression_name"`: false} {
+		if has := strings.Contains(string(PropertySpecJSON()), w); has != want {
+			t.Errorf("PropertySpecJSON contains %s: %v, want %v", w, has, want)
+		}
+	}
+}
+
+func TestPropertySections(t *testing.T) {
+	tests := []struct{ doc, want string }{
+		{`{"paint_a": {"p": {"doc": "x", "type": "number", "default": [0, 0]}}, "other": {"doc": 1}}`,
+			`{"paint_a":{"p":{"type":"number","default":[0, 0]}}}`},
+		{`{"layout_b": {"p": {"values": {"v": {"doc": "d"}}, "sdk-support": {"a": [1]}, "example": {}}}, "paint_c": {}}`,
+			`{"layout_b":{"p":{"values":{"v":{}}}},"paint_c":{}}`},
+		{`{"x": "\"}", "paint_q\"": {"s": "a\"b", "n": -1.5e2, "t": true}}`, `{"paint_q\"":{"s":"a\"b","n":-1.5e2,"t":true}}`},
+		{`{}`, `{}`},
+	}
+	for _, tc := range tests {
+		got, err := propertySections(tc.doc)
+		if err != nil || string(got) != tc.want {
+			t.Errorf("propertySections(%s) = %s, %v; want %s", tc.doc, got, err, tc.want)
+		}
+	}
+}
+
+func BenchmarkPropertySpecs(b *testing.B) {
+	b.Run("whole", func(b *testing.B) {
+		for b.Loop() {
+			expr.PropertySpecs(SpecJSON())
+		}
+	})
+	b.Run("sections", func(b *testing.B) {
+		for b.Loop() {
+			b, _ := propertySections(string(embeddedSpec))
+			expr.PropertySpecs(b)
 		}
 	})
 }
