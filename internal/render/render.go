@@ -489,25 +489,27 @@ type sourceData struct {
 }
 
 // layer returns the features of one source layer, in tile order, without
-// a copy when a single tile has them.
+// a copy when a single run of a tile has them (else copied once into a
+// slice of their number).
 func (d *sourceData) layer(name string) []sourceFeature {
 	if fs, ok := d.byLayer[name]; ok {
 		return fs
 	}
 	var out []sourceFeature
-	single := true
+	n, runs := 0, 0
 	for _, t := range d.tiles {
 		for _, rg := range t.layers[name] {
-			run := t.feats[rg[0]:rg[1]:rg[1]]
-			if out == nil {
-				out = run
-				continue
+			out = t.feats[rg[0]:rg[1]:rg[1]]
+			n += rg[1] - rg[0]
+			runs++
+		}
+	}
+	if runs > 1 {
+		out = make([]sourceFeature, 0, n)
+		for _, t := range d.tiles {
+			for _, rg := range t.layers[name] {
+				out = append(out, t.feats[rg[0]:rg[1]]...)
 			}
-			if single {
-				out = append(make([]sourceFeature, 0, 2*len(out)+len(run)), out...)
-				single = false
-			}
-			out = append(out, run...)
 		}
 	}
 	if d.byLayer == nil {
