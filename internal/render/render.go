@@ -999,11 +999,6 @@ func decodeFeatures(data []byte, z, tx, ty int) ([]sourceFeature, error) {
 		var keyBuf []string
 		var valBuf []expr.Value
 		var featBuf []expr.MapFeature
-		// The layer's values, converted once for all its features.
-		vals := make([]expr.Value, len(values))
-		for i, v := range values {
-			vals[i] = tileValue(v)
-		}
 		// world converts a part's positions to world coordinates, into
 		// dst (of the same length).
 		world := func(dst []orb.Point, src []mvt.XY) []orb.Point {
@@ -1095,7 +1090,9 @@ func decodeFeatures(data []byte, z, tx, ty int) ([]sourceFeature, error) {
 			fk, fv := keyBuf[:nt:nt], valBuf[:nt:nt]
 			keyBuf, valBuf = keyBuf[nt:], valBuf[nt:]
 			for k := 0; k < nt; k++ {
-				fk[k], fv[k] = keys[tags[2*k]], vals[tags[2*k+1]]
+				// A value is converted where a feature has it: most
+				// are one feature's (names, numbers).
+				fk[k], fv[k] = keys[tags[2*k]], tileValue(values[tags[2*k+1]])
 			}
 			if len(featBuf) == 0 {
 				featBuf = make([]expr.MapFeature, min(l.Len()-i, 64))
