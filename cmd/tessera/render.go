@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"runtime/debug"
@@ -53,6 +54,11 @@ const renderUsage = `usage:
 
 sources drawn: vector, geojson, raster, raster-dem (mapbox, terrarium, custom encodings), image
 layers drawn: background, fill, line, circle, symbol, raster, hillshade (every hillshade-method)`
+
+// cliMemoryLimit is the memory a render verb drawing one image may take
+// before it collects garbage: a street view at 512x512 takes about 100 MB,
+// the largest image (MaxPixels) a few hundred.
+const cliMemoryLimit = 1 << 30
 
 // renderCmd draws a style or a map to an image file, or pre-renders a
 // map's tiles into a raster tileset.
@@ -173,9 +179,13 @@ func renderCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		}
 		raw, dir = b, filepath.Dir(path)
 	}
-	// One image is drawn once: a process that exits soon spends less on
-	// collecting garbage (a pre-rendering run above keeps the default).
-	debug.SetGCPercent(400)
+	// One image is drawn once: a process that exits soon need not collect
+	// its garbage at all, unless it nears a memory limit (GOMEMLIMIT, or
+	// cliMemoryLimit). A pre-rendering run above keeps the defaults.
+	if debug.SetMemoryLimit(-1) == math.MaxInt64 {
+		debug.SetMemoryLimit(cliMemoryLimit)
+	}
+	debug.SetGCPercent(-1)
 	// The renderer's property tables are built while the style is read.
 	type built struct {
 		r   *render.Renderer

@@ -79,6 +79,31 @@ func Decode(data []byte) (*Tile, error) {
 
 func decodeLayer(b []byte) (*Layer, error) {
 	l := &Layer{Version: 1, Extent: DefaultExtent}
+	// A first pass counts the features, keys and values: their slices are
+	// made once, at their size.
+	var nf, nk, nv int
+	for r := (reader{b: b}); !r.done(); {
+		field, wire, err := r.key()
+		if err != nil {
+			break // reported by the second pass
+		}
+		if wire == wireBytes {
+			switch field {
+			case 2:
+				nf++
+			case 3:
+				nk++
+			case 4:
+				nv++
+			}
+		}
+		if r.skip(wire) != nil {
+			break
+		}
+	}
+	l.rawFeatures = make([][]byte, 0, nf)
+	l.rawKeys = make([][]byte, 0, nk)
+	l.rawValues = make([][]byte, 0, nv)
 	hasName := false
 	r := reader{b: b}
 	for !r.done() {
@@ -249,15 +274,28 @@ type DecodedFeature struct {
 
 // Feature decodes the header (id, type, tags) of feature i.
 func (l *Layer) Feature(i int) (*DecodedFeature, error) {
-	if i < 0 || i >= len(l.rawFeatures) {
-		return nil, fmt.Errorf("mvt: layer %q: feature index %d out of range [0,%d)", l.Name, i, len(l.rawFeatures))
+	f := &DecodedFeature{}
+	if err := l.FeatureInto(i, f); err != nil {
+		return nil, err
 	}
-	f := &DecodedFeature{layer: l}
+	return f, nil
+}
+
+// FeatureInto decodes the header (id, type, tags) of feature i into f, as
+// Feature does, reusing f's buffers: a caller that walks many features
+// decodes them all into one DecodedFeature. What f held before is
+// overwritten, and slices returned by its Tags are reused.
+func (l *Layer) FeatureInto(i int, f *DecodedFeature) error {
+	if i < 0 || i >= len(l.rawFeatures) {
+		return fmt.Errorf("mvt: layer %q: feature index %d out of range [0,%d)", l.Name, i, len(l.rawFeatures))
+	}
+	*f = DecodedFeature{layer: l, tags: f.tags[:0], geom: f.geom[:0]}
+	unpacked := false // f.geom holds the geometry
 	r := reader{b: l.rawFeatures[i]}
 	for !r.done() {
 		field, wire, err := r.key()
 		if err != nil {
-			return nil, fmt.Errorf("mvt: layer %q: feature %d: %w", l.Name, i, err)
+			return fmt.Errorf("mvt: layer %q: feature %d: %w", l.Name, i, err)
 		}
 		switch {
 		case field == 1 && wire == wireVarint:
@@ -284,7 +322,7 @@ func (l *Layer) Feature(i int) (*DecodedFeature, error) {
 		case field == 4 && wire == wireBytes:
 			var b []byte
 			if b, err = r.bytes(); err == nil {
-				if f.raw == nil && f.geom == nil {
+				if f.raw == nil && !unpacked {
 					f.raw = b
 				} else {
 					if f.raw != nil {
@@ -294,6 +332,7 @@ func (l *Layer) Feature(i int) (*DecodedFeature, error) {
 					if err == nil {
 						f.geom, err = packedUint32(f.geom, b)
 					}
+					unpacked = true
 				}
 			}
 		case field == 4 && wire == wireVarint:
@@ -304,18 +343,19 @@ func (l *Layer) Feature(i int) (*DecodedFeature, error) {
 					f.raw = nil
 				}
 				f.geom = append(f.geom, uint32(v))
+				unpacked = true
 			}
 		default:
 			err = r.skip(wire)
 		}
 		if err != nil {
-			return nil, fmt.Errorf("mvt: layer %q: feature %d: %w", l.Name, i, err)
+			return fmt.Errorf("mvt: layer %q: feature %d: %w", l.Name, i, err)
 		}
 	}
 	if len(f.tags)%2 != 0 {
-		return nil, fmt.Errorf("mvt: layer %q: feature %d: odd number of tags (%d)", l.Name, i, len(f.tags))
+		return fmt.Errorf("mvt: layer %q: feature %d: odd number of tags (%d)", l.Name, i, len(f.tags))
 	}
-	return f, nil
+	return nil
 }
 
 // Properties decodes the feature's attributes.
@@ -368,19 +408,90 @@ func (f *DecodedFeature) Tags() ([]uint32, error) {
 
 // Geometry decodes the feature's geometry into tile coordinates.
 func (f *DecodedFeature) Geometry() (Geometry, error) {
+	var s Shape
+	if err := f.Shape(&s); err != nil {
+		return Geometry{}, err
+	}
+	return s.geometry(), nil
+}
+
+// Shape is a feature's geometry decoded flat: every position in one slice
+// and the ends of its parts, for callers that convert the positions of
+// many features without a slice per part. A Shape is reused from one
+// feature to the next.
+type Shape struct {
+	Type GeomType
+	// XY holds the positions, part after part: the points of a Point
+	// geometry, each line of a LineString, each ring (closed: last ==
+	// first) of a Polygon.
+	XY []XY
+	// Ends holds where each part ends in XY (a Point geometry has one
+	// part).
+	Ends []int
+	// Polys holds, for a Polygon, where each polygon's rings end in Ends:
+	// its exterior ring first, its holes after it.
+	Polys []int
+
+	cmds []uint32 // the command stream, reused
+}
+
+// Parts returns the number of parts (a Point geometry has one).
+func (s *Shape) Parts() int { return len(s.Ends) }
+
+// Part returns the positions of part i, without a copy.
+func (s *Shape) Part(i int) []XY {
+	start := 0
+	if i > 0 {
+		start = s.Ends[i-1]
+	}
+	return s.XY[start:s.Ends[i]:s.Ends[i]]
+}
+
+// Shape decodes the feature's geometry into s (in tile coordinates), as
+// Geometry does, reusing s's buffers.
+func (f *DecodedFeature) Shape(s *Shape) error {
 	cmds := f.geom
 	if f.raw != nil {
 		var err error
-		cmds, err = packedUint32(make([]uint32, 0, len(f.raw)), f.raw)
+		s.cmds, err = packedUint32(s.cmds[:0], f.raw)
 		if err != nil {
-			return Geometry{}, fmt.Errorf("mvt: layer %q: geometry: %w", f.layer.Name, err)
+			return fmt.Errorf("mvt: layer %q: geometry: %w", f.layer.Name, err)
+		}
+		cmds = s.cmds
+	}
+	if err := decodeShape(f.Type, cmds, s); err != nil {
+		return fmt.Errorf("mvt: layer %q: geometry: %w", f.layer.Name, err)
+	}
+	return nil
+}
+
+// geometry returns s as a Geometry, its slices over s.XY.
+func (s *Shape) geometry() Geometry {
+	g := Geometry{Type: s.Type}
+	switch s.Type {
+	case Point:
+		g.Points = s.Part(0)
+	case LineString:
+		g.Lines = make([][]XY, s.Parts())
+		for i := range g.Lines {
+			g.Lines[i] = s.Part(i)
+		}
+	case Polygon:
+		if len(s.Polys) == 0 {
+			break // every ring was degenerate
+		}
+		rings := make([][]XY, s.Parts())
+		for i := range rings {
+			rings[i] = s.Part(i)
+		}
+		g.Polygons = make([][][]XY, len(s.Polys))
+		start := 0
+		for i, end := range s.Polys {
+			g.Polygons[i] = rings[start:end:end]
+			start = end
 		}
 	}
-	g, err := decodeGeometry(f.Type, cmds)
-	if err != nil {
-		return Geometry{}, fmt.Errorf("mvt: layer %q: geometry: %w", f.layer.Name, err)
-	}
-	return g, nil
+	return g
 }
 
 // geomDecoder walks a command stream.
@@ -414,114 +525,125 @@ func (d *geomDecoder) point() (XY, error) {
 	return XY{int32(d.cx), int32(d.cy)}, nil
 }
 
+// points appends count positions to xy.
+func (d *geomDecoder) points(xy []XY, count int) ([]XY, error) {
+	for range count {
+		p, err := d.point()
+		if err != nil {
+			return xy, err
+		}
+		xy = append(xy, p)
+	}
+	return xy, nil
+}
+
+// decodeGeometry decodes a command stream into a Geometry.
 func decodeGeometry(t GeomType, cmds []uint32) (Geometry, error) {
-	g := Geometry{Type: t}
+	var s Shape
+	if err := decodeShape(t, cmds, &s); err != nil {
+		return Geometry{Type: t}, err
+	}
+	return s.geometry(), nil
+}
+
+// decodeShape decodes a command stream into s, reusing its buffers.
+func decodeShape(t GeomType, cmds []uint32, s *Shape) error {
+	s.Type = t
+	s.XY, s.Ends, s.Polys = s.XY[:0], s.Ends[:0], s.Polys[:0]
 	d := geomDecoder{cmds: cmds}
 	switch t {
 	case Point:
 		id, count, err := d.firstCommand()
 		if err != nil {
-			return g, err
+			return err
 		}
 		if id != cmdMoveTo || count == 0 {
-			return g, fmt.Errorf("point geometry must start with MoveTo with count > 0, got command %d count %d", id, count)
+			return fmt.Errorf("point geometry must start with MoveTo with count > 0, got command %d count %d", id, count)
 		}
-		g.Points = make([]XY, 0, count)
-		for i := 0; i < count; i++ {
-			p, err := d.point()
-			if err != nil {
-				return g, err
-			}
-			g.Points = append(g.Points, p)
+		if s.XY, err = d.points(s.XY, count); err != nil {
+			return err
 		}
 		if d.pos != len(cmds) {
-			return g, fmt.Errorf("point geometry has %d trailing integers", len(cmds)-d.pos)
+			return fmt.Errorf("point geometry has %d trailing integers", len(cmds)-d.pos)
 		}
+		s.Ends = append(s.Ends, len(s.XY))
 	case LineString:
 		for d.pos < len(cmds) {
 			start, err := d.moveTo()
 			if err != nil {
-				return g, err
+				return err
 			}
 			if d.pos >= len(cmds) {
-				return g, errors.New("line string ends after MoveTo")
+				return errors.New("line string ends after MoveTo")
 			}
 			id, count, err := d.command()
 			if err != nil {
-				return g, err
+				return err
 			}
 			if id != cmdLineTo || count == 0 {
-				return g, fmt.Errorf("expected LineTo with count > 0, got command %d count %d", id, count)
+				return fmt.Errorf("expected LineTo with count > 0, got command %d count %d", id, count)
 			}
-			line := make([]XY, 0, count+1)
-			line = append(line, start)
-			for i := 0; i < count; i++ {
-				p, err := d.point()
-				if err != nil {
-					return g, err
-				}
-				line = append(line, p)
+			s.XY = append(s.XY, start)
+			if s.XY, err = d.points(s.XY, count); err != nil {
+				return err
 			}
-			g.Lines = append(g.Lines, line)
+			s.Ends = append(s.Ends, len(s.XY))
 		}
-		if len(g.Lines) == 0 {
-			return g, errors.New("empty line string geometry")
+		if len(s.Ends) == 0 {
+			return errors.New("empty line string geometry")
 		}
 	case Polygon:
 		sign := int64(0) // sign of exterior rings, from the first ring
 		for d.pos < len(cmds) {
 			start, err := d.moveTo()
 			if err != nil {
-				return g, err
+				return err
 			}
 			if d.pos >= len(cmds) {
-				return g, errors.New("polygon ring ends after MoveTo")
+				return errors.New("polygon ring ends after MoveTo")
 			}
 			id, count, err := d.command()
 			if err != nil {
-				return g, err
+				return err
 			}
 			if id != cmdLineTo || count < 2 {
-				return g, fmt.Errorf("expected LineTo with count >= 2 in ring, got command %d count %d", id, count)
+				return fmt.Errorf("expected LineTo with count >= 2 in ring, got command %d count %d", id, count)
 			}
-			ring := make([]XY, 0, count+2)
-			ring = append(ring, start)
-			for i := 0; i < count; i++ {
-				p, err := d.point()
-				if err != nil {
-					return g, err
-				}
-				ring = append(ring, p)
+			first := len(s.XY)
+			s.XY = append(s.XY, start)
+			if s.XY, err = d.points(s.XY, count); err != nil {
+				return err
 			}
 			if d.pos >= len(cmds) {
-				return g, errors.New("polygon ring is not closed with ClosePath")
+				return errors.New("polygon ring is not closed with ClosePath")
 			}
 			id, count, err = d.command()
 			if err != nil {
-				return g, err
+				return err
 			}
 			if id != cmdClosePath || count != 1 {
-				return g, fmt.Errorf("expected ClosePath with count 1, got command %d count %d", id, count)
+				return fmt.Errorf("expected ClosePath with count 1, got command %d count %d", id, count)
 			}
-			a := RingArea(ring)
+			a := RingArea(s.XY[first:])
 			if a == 0 {
-				continue // degenerate ring: no area to draw
+				s.XY = s.XY[:first] // degenerate ring: no area to draw
+				continue
 			}
-			ring = append(ring, ring[0])
+			s.XY = append(s.XY, start)
+			s.Ends = append(s.Ends, len(s.XY))
 			if sign == 0 {
 				sign = a
 			}
 			if (a > 0) == (sign > 0) {
-				g.Polygons = append(g.Polygons, [][]XY{ring})
+				s.Polys = append(s.Polys, len(s.Ends))
 			} else {
-				last := len(g.Polygons) - 1
-				g.Polygons[last] = append(g.Polygons[last], ring)
+				s.Polys[len(s.Polys)-1] = len(s.Ends)
 			}
 		}
 	default:
-		return g, fmt.Errorf("unknown geometry type %d", t)
+		return fmt.Errorf("unknown geometry type %d", t)
 	}
-	return g, nil
+	return nil
 }
 
 func (d *geomDecoder) firstCommand() (int, int, error) {

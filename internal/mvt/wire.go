@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 )
 
 // Protocol buffer wire types used by the vector tile schema.
@@ -65,6 +66,17 @@ type reader struct {
 func (r *reader) done() bool { return r.pos >= len(r.b) }
 
 func (r *reader) varint() (uint64, error) {
+	// Most varints of a tile (commands, small deltas, tags) are one byte.
+	if r.pos < len(r.b) && r.b[r.pos] < 0x80 {
+		v := r.b[r.pos]
+		r.pos++
+		return uint64(v), nil
+	}
+	return r.varintLong()
+}
+
+// varintLong reads a varint of any length.
+func (r *reader) varintLong() (uint64, error) {
 	var v uint64
 	for shift := uint(0); shift < 64; shift += 7 {
 		if r.pos >= len(r.b) {
@@ -153,9 +165,15 @@ func (r *reader) skip(wire int) error {
 
 // packedUint32 decodes a packed repeated uint32 field, appending to dst.
 func packedUint32(dst []uint32, b []byte) ([]uint32, error) {
+	dst = slices.Grow(dst, len(b)) // at least a byte a value
 	r := reader{b: b}
 	for !r.done() {
-		v, err := r.varint()
+		if c := r.b[r.pos]; c < 0x80 {
+			dst = append(dst, uint32(c))
+			r.pos++
+			continue
+		}
+		v, err := r.varintLong()
 		if err != nil {
 			return dst, err
 		}

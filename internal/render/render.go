@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"math"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -67,7 +68,7 @@ type Renderer struct {
 
 // New returns a renderer.
 func New(log *slog.Logger) (*Renderer, error) {
-	specs, err := expr.PropertySpecs(style.SpecJSON())
+	specs, err := expr.PropertySpecs(style.PropertySpecJSON())
 	if err != nil {
 		return nil, fmt.Errorf("render: %w", err)
 	}
@@ -488,25 +489,27 @@ type sourceData struct {
 }
 
 // layer returns the features of one source layer, in tile order, without
-// a copy when a single tile has them.
+// a copy when a single run of a tile has them (else copied once into a
+// slice of their number).
 func (d *sourceData) layer(name string) []sourceFeature {
 	if fs, ok := d.byLayer[name]; ok {
 		return fs
 	}
 	var out []sourceFeature
-	single := true
+	n, runs := 0, 0
 	for _, t := range d.tiles {
 		for _, rg := range t.layers[name] {
-			run := t.feats[rg[0]:rg[1]:rg[1]]
-			if out == nil {
-				out = run
-				continue
+			out = t.feats[rg[0]:rg[1]:rg[1]]
+			n += rg[1] - rg[0]
+			runs++
+		}
+	}
+	if runs > 1 {
+		out = make([]sourceFeature, 0, n)
+		for _, t := range d.tiles {
+			for _, rg := range t.layers[name] {
+				out = append(out, t.feats[rg[0]:rg[1]]...)
 			}
-			if single {
-				out = append(make([]sourceFeature, 0, 2*len(out)+len(run)), out...)
-				single = false
-			}
-			out = append(out, run...)
 		}
 	}
 	if d.byLayer == nil {
@@ -972,6 +975,17 @@ func decodeFeatures(data []byte, z, tx, ty int) ([]sourceFeature, error) {
 		total += l.Len()
 	}
 	out := make([]sourceFeature, 0, total)
+	// One feature header and one flat geometry are decoded at a time; the
+	// features' points and the slices that hold their parts are carved out
+	// of a few large allocations shared by the tile.
+	var (
+		df     mvt.DecodedFeature
+		shape  mvt.Shape
+		pts    arena[orb.Point]
+		parts  arena[[]orb.Point]
+		polys  arena[[][]orb.Point]
+		inside []orb.Point // the points of a Point feature in the tile's square
+	)
 	for _, l := range t.Layers {
 		ext := float64(l.Extent)
 		keys, err := l.Keys()
@@ -985,102 +999,134 @@ func decodeFeatures(data []byte, z, tx, ty int) ([]sourceFeature, error) {
 		var keyBuf []string
 		var valBuf []expr.Value
 		var featBuf []expr.MapFeature
-		// The layer's values, converted once for all its features.
-		vals := make([]expr.Value, len(values))
-		for i, v := range values {
-			vals[i] = tileValue(v)
-		}
-		world := func(p mvt.XY) orb.Point {
-			return orb.Point{(float64(tx) + float64(p.X)/ext) / n, (float64(ty) + float64(p.Y)/ext) / n}
+		// world converts a part's positions to world coordinates, into
+		// dst (of the same length).
+		world := func(dst []orb.Point, src []mvt.XY) []orb.Point {
+			for k, p := range src {
+				dst[k] = orb.Point{(float64(tx) + float64(p.X)/ext) / n, (float64(ty) + float64(p.Y)/ext) / n}
+			}
+			return dst
 		}
 		for i := 0; i < l.Len(); i++ {
-			f, err := l.Feature(i)
-			if err != nil {
+			if err := l.FeatureInto(i, &df); err != nil {
 				return nil, err
 			}
-			g, err := f.Geometry()
+			if df.Shape(&shape) != nil {
+				continue
+			}
+			tags, err := df.Tags()
 			if err != nil {
 				continue
 			}
-			tags, err := f.Tags()
-			if err != nil {
+			sf := sourceFeature{layer: l.Name, tile: [3]int{ty, tx, z}}
+			switch shape.Type {
+			case mvt.Point:
+				// Points of the buffer belong to the neighbour tile, which
+				// draws them: each is drawn once.
+				inside = inside[:0]
+				for _, p := range world(slices.Grow(inside, len(shape.XY))[:len(shape.XY)], shape.XY) {
+					if p[0] >= square.x0 && p[0] < square.x1 && p[1] >= square.y0 && p[1] < square.y1 {
+						inside = append(inside, p)
+					}
+				}
+				if len(inside) == 0 {
+					continue
+				}
+				part := parts.take(1)
+				part[0] = pts.take(len(inside))
+				copy(part[0], inside)
+				sf.kind, sf.parts = "Point", part
+			case mvt.LineString:
+				sf.kind = "LineString"
+				// Lines keep the tile's buffer, for their joins and dash
+				// phase; they are clipped to the square as they are drawn.
+				// Nothing writes to a decoded feature: its lines are its
+				// parts.
+				sf.clip = &square
+				sf.parts = parts.take(shape.Parts())
+				for k := range sf.parts {
+					xy := shape.Part(k)
+					sf.parts[k] = world(pts.take(len(xy)), xy)
+				}
+				sf.lines = sf.parts
+			case mvt.Polygon:
+				if len(shape.Polys) == 0 {
+					continue // every ring was degenerate
+				}
+				sf.kind = "Polygon"
+				sf.clip = &square
+				sf.unclipped = polys.take(len(shape.Polys))
+				sf.polygons = polys.take(len(shape.Polys))[:0]
+				ring := 0
+				for k, end := range shape.Polys {
+					raw := parts.take(end - ring)
+					rings := parts.take(end - ring)[:0]
+					for r := range raw {
+						xy := shape.Part(ring + r)
+						raw[r] = world(pts.take(len(xy)), xy)
+						if c := clipRing(raw[r], square); c != nil {
+							rings = append(rings, c)
+						}
+					}
+					ring = end
+					sf.unclipped[k] = raw
+					if len(rings) > 0 {
+						sf.polygons = append(sf.polygons, rings)
+					}
+				}
+				sf.wholePolygons = sf.unclipped
+				if len(sf.polygons) == 0 {
+					sf.polygons = nil
+				}
+			default:
 				continue
 			}
 			// The feature's keys and values are carved out of one
 			// allocation per layer, and its MapFeature out of another.
-			n := len(tags) / 2
-			if len(keyBuf) < n {
-				keyBuf, valBuf = make([]string, max(n, 64)), make([]expr.Value, max(n, 64))
+			nt := len(tags) / 2
+			if len(keyBuf) < nt {
+				keyBuf, valBuf = make([]string, max(nt, 64)), make([]expr.Value, max(nt, 64))
 			}
-			fk, fv := keyBuf[:n:n], valBuf[:n:n]
-			keyBuf, valBuf = keyBuf[n:], valBuf[n:]
-			for k := 0; k < n; k++ {
-				fk[k], fv[k] = keys[tags[2*k]], vals[tags[2*k+1]]
+			fk, fv := keyBuf[:nt:nt], valBuf[:nt:nt]
+			keyBuf, valBuf = keyBuf[nt:], valBuf[nt:]
+			for k := 0; k < nt; k++ {
+				// A value is converted where a feature has it: most
+				// are one feature's (names, numbers).
+				fk[k], fv[k] = keys[tags[2*k]], tileValue(values[tags[2*k+1]])
 			}
 			if len(featBuf) == 0 {
 				featBuf = make([]expr.MapFeature, min(l.Len()-i, 64))
 			}
 			mf := &featBuf[0]
 			featBuf = featBuf[1:]
-			*mf = expr.MapFeature{Props: expr.ObjectOf(fk, fv), Id: expr.Null()}
-			sf := sourceFeature{layer: l.Name, feat: mf, tile: [3]int{ty, tx, z}}
-			if f.HasID {
-				sf.feat.Id = expr.Number(float64(f.ID))
+			*mf = expr.MapFeature{Props: expr.ObjectOf(fk, fv), Id: expr.Null(), Type: sf.kind}
+			if df.HasID {
+				mf.Id = expr.Number(float64(df.ID))
 			}
-			conv := func(ps []mvt.XY) []orb.Point {
-				out := make([]orb.Point, len(ps))
-				for k, p := range ps {
-					out[k] = world(p)
-				}
-				return out
-			}
-			switch {
-			case len(g.Points) > 0:
-				// Points of the buffer belong to the neighbour tile, which
-				// draws them: each is drawn once.
-				var pts []orb.Point
-				for _, p := range conv(g.Points) {
-					if p[0] >= square.x0 && p[0] < square.x1 && p[1] >= square.y0 && p[1] < square.y1 {
-						pts = append(pts, p)
-					}
-				}
-				if len(pts) == 0 {
-					continue
-				}
-				sf.kind, sf.parts = "Point", [][]orb.Point{pts}
-			case len(g.Lines) > 0:
-				sf.kind = "LineString"
-				// Lines keep the tile's buffer, for their joins and dash
-				// phase; they are clipped to the square as they are drawn.
-				sf.clip = &square
-				for _, l := range g.Lines {
-					whole := conv(l)
-					sf.parts = append(sf.parts, whole)
-					sf.lines = append(sf.lines, whole)
-				}
-			case len(g.Polygons) > 0:
-				sf.kind = "Polygon"
-				sf.clip = &square
-				for _, p := range g.Polygons {
-					var rings, raw [][]orb.Point
-					for _, r := range p {
-						raw = append(raw, conv(r))
-						if c := clipRing(raw[len(raw)-1], square); c != nil {
-							rings = append(rings, c)
-						}
-					}
-					sf.unclipped = append(sf.unclipped, raw)
-					sf.wholePolygons = sf.unclipped
-					if len(rings) > 0 {
-						sf.polygons = append(sf.polygons, rings)
-					}
-				}
-			default:
-				continue
-			}
-			sf.feat.Type = sf.kind
+			sf.feat = mf
 			out = append(out, sf)
 		}
 	}
 	return out, nil
+}
+
+// arena hands out slices carved from larger allocations: a tile's many
+// small slices of points cost a few allocations. The slices are full
+// (appending to one copies it) and are never handed out twice.
+type arena[T any] struct {
+	free []T
+}
+
+// arenaChunk is the number of elements an arena allocates at a time (more
+// when one slice needs more).
+const arenaChunk = 2048
+
+// take returns a slice of n elements.
+func (a *arena[T]) take(n int) []T {
+	if len(a.free) < n {
+		a.free = make([]T, max(n, arenaChunk))
+	}
+	s := a.free[:n:n]
+	a.free = a.free[n:]
+	return s
 }

@@ -108,12 +108,10 @@ func (sp *spriteSet) read(ctx context.Context, base, prefix string) error {
 	if err != nil {
 		return fmt.Errorf("sprite image: %w", err)
 	}
-	// image.RGBA holds premultiplied colour, as GL's atlas does.
-	sheet := image.NewRGBA(img.Bounds())
-	draw.Draw(sheet, sheet.Rect, img, img.Bounds().Min, draw.Src)
+	bounds := img.Bounds()
 	for name, e := range entries {
-		r := image.Rect(e.X, e.Y, e.X+e.Width, e.Y+e.Height).Add(sheet.Rect.Min)
-		if e.Width <= 0 || e.Height <= 0 || !r.In(sheet.Rect) {
+		r := image.Rect(e.X, e.Y, e.X+e.Width, e.Y+e.Height).Add(bounds.Min)
+		if e.Width <= 0 || e.Height <= 0 || !r.In(bounds) {
 			sp.s.r.log.Warn("render: sprite icon outside its sheet skipped", "icon", name)
 			continue
 		}
@@ -122,14 +120,43 @@ func (sp *spriteSet) read(ctx context.Context, base, prefix string) error {
 			ratio = 1
 		}
 		ic := &spriteIcon{w: e.Width, h: e.Height, ratio: ratio, sdf: e.SDF, pix: make([]uint8, e.Width*e.Height*4)}
-		for y := 0; y < e.Height; y++ {
-			o := sheet.PixOffset(r.Min.X, r.Min.Y+y)
-			copy(ic.pix[y*e.Width*4:(y+1)*e.Width*4], sheet.Pix[o:o+e.Width*4])
-		}
+		cutIcon(ic.pix, img, r)
 		icons[name] = ic
 		sp.icons[prefix+name] = ic
 	}
 	return nil
+}
+
+// cutIcon writes the pixels of img in r to pix (r's size, RGBA) as
+// premultiplied colour, as GL's atlas holds them and as image/draw
+// converts them: only the icons of a sheet are converted.
+func cutIcon(pix []uint8, img image.Image, r image.Rectangle) {
+	w := r.Dx()
+	src, ok := img.(*image.NRGBA)
+	if !ok {
+		dst := &image.RGBA{Pix: pix, Stride: 4 * w, Rect: image.Rect(0, 0, w, r.Dy())}
+		draw.Draw(dst, dst.Rect, img, r.Min, draw.Src)
+		return
+	}
+	for y := r.Min.Y; y < r.Max.Y; y++ {
+		o := src.PixOffset(r.Min.X, y)
+		row := src.Pix[o : o+4*w : o+4*w]
+		out := pix[(y-r.Min.Y)*4*w : (y-r.Min.Y+1)*4*w : (y-r.Min.Y+1)*4*w]
+		for i := 0; i < len(row); i += 4 {
+			s, d := row[i:i+4:i+4], out[i:i+4:i+4]
+			switch s[3] {
+			case 0: // transparent: pix is zero already
+			case 0xff: // opaque: premultiplying keeps the colour
+				copy(d, s)
+			default: // as image/draw's Src from NRGBA to RGBA
+				sa := uint32(s[3]) * 0x101
+				d[0] = uint8(uint32(s[0]) * sa / 0xff >> 8)
+				d[1] = uint8(uint32(s[1]) * sa / 0xff >> 8)
+				d[2] = uint8(uint32(s[2]) * sa / 0xff >> 8)
+				d[3] = s[3]
+			}
+		}
+	}
 }
 
 // sheets caches decoded sprite sheets across renders by their content:

@@ -1,0 +1,407 @@
+package style
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+)
+
+// decodeSpecJSON decodes a JSON document into the values decodeJSON gives
+// (*Object, []any, string, json.Number, bool, nil), reading the bytes
+// directly: the style specification is 300 KB, and decoding it through
+// encoding/json's tokens costs most of a cold render's start. Strings
+// with escapes or bytes beyond ASCII are decoded by encoding/json, so that
+// they read exactly as decodeJSON reads them. The other strings share
+// one copy of the document.
+func decodeSpecJSON(data []byte) (any, error) {
+	p := specParser{b: string(data)}
+	p.space()
+	v, err := p.value(0)
+	if err != nil {
+		return nil, err
+	}
+	p.space()
+	if p.pos != len(p.b) {
+		return nil, errors.New("unexpected data after the JSON document")
+	}
+	return v, nil
+}
+
+// specParser reads one JSON document.
+type specParser struct {
+	b   string
+	pos int
+	// The members and elements of the objects and arrays being read, the
+	// innermost last: each object or array is made once, at its size.
+	keys  []string
+	elems []any
+}
+
+func (p *specParser) errorf(format string, args ...any) error {
+	return fmt.Errorf("JSON at offset %d: %s", p.pos, fmt.Sprintf(format, args...))
+}
+
+// space skips white space.
+func (p *specParser) space() {
+	for p.pos < len(p.b) {
+		switch p.b[p.pos] {
+		case ' ', '\t', '\n', '\r':
+			p.pos++
+		default:
+			return
+		}
+	}
+}
+
+// value reads the value at p.pos, nested depth levels deep.
+func (p *specParser) value(depth int) (any, error) {
+	if p.pos >= len(p.b) {
+		return nil, p.errorf("unexpected end of data")
+	}
+	switch c := p.b[p.pos]; {
+	case c == '{':
+		if depth >= MaxDepth {
+			return nil, fmt.Errorf("JSON nested deeper than %d levels", MaxDepth)
+		}
+		return p.object(depth)
+	case c == '[':
+		if depth >= MaxDepth {
+			return nil, fmt.Errorf("JSON nested deeper than %d levels", MaxDepth)
+		}
+		return p.array(depth)
+	case c == '"':
+		return p.string()
+	case c == '-' || c >= '0' && c <= '9':
+		return p.number()
+	case c == 't':
+		return true, p.literal("true")
+	case c == 'f':
+		return false, p.literal("false")
+	case c == 'n':
+		return nil, p.literal("null")
+	}
+	return nil, p.errorf("unexpected character %q", p.b[p.pos])
+}
+
+func (p *specParser) literal(word string) error {
+	if len(p.b)-p.pos < len(word) || p.b[p.pos:p.pos+len(word)] != word {
+		return p.errorf("invalid literal")
+	}
+	p.pos += len(word)
+	return nil
+}
+
+func (p *specParser) object(depth int) (any, error) {
+	p.pos++ // {
+	base := len(p.keys)
+	defer func() { p.keys, p.elems = p.keys[:base], p.elems[:base] }()
+	p.space()
+	if p.pos < len(p.b) && p.b[p.pos] == '}' {
+		p.pos++
+		return NewObject(), nil
+	}
+	for {
+		p.space()
+		if p.pos >= len(p.b) || p.b[p.pos] != '"' {
+			return nil, p.errorf("object key expected")
+		}
+		k, err := p.string()
+		if err != nil {
+			return nil, err
+		}
+		p.space()
+		if p.pos >= len(p.b) || p.b[p.pos] != ':' {
+			return nil, p.errorf("':' expected")
+		}
+		p.pos++
+		p.space()
+		v, err := p.value(depth + 1)
+		if err != nil {
+			return nil, err
+		}
+		p.keys, p.elems = append(p.keys, k), append(p.elems, v)
+		p.space()
+		if p.pos >= len(p.b) {
+			return nil, p.errorf("unexpected end of data")
+		}
+		switch p.b[p.pos] {
+		case ',':
+			p.pos++
+		case '}':
+			p.pos++
+			n := len(p.keys) - base
+			o := &Object{keys: make([]string, 0, n), vals: make(map[string]any, n)}
+			for i, k := range p.keys[base:] {
+				o.Set(k, p.elems[base+i])
+			}
+			return o, nil
+		default:
+			return nil, p.errorf("',' or '}' expected")
+		}
+	}
+}
+
+func (p *specParser) array(depth int) (any, error) {
+	p.pos++ // [
+	base := len(p.elems)
+	defer func() { p.keys, p.elems = p.keys[:base], p.elems[:base] }()
+	p.space()
+	if p.pos < len(p.b) && p.b[p.pos] == ']' {
+		p.pos++
+		return []any{}, nil
+	}
+	for {
+		p.space()
+		v, err := p.value(depth + 1)
+		if err != nil {
+			return nil, err
+		}
+		p.keys, p.elems = append(p.keys, ""), append(p.elems, v)
+		p.space()
+		if p.pos >= len(p.b) {
+			return nil, p.errorf("unexpected end of data")
+		}
+		switch p.b[p.pos] {
+		case ',':
+			p.pos++
+		case ']':
+			p.pos++
+			return append([]any{}, p.elems[base:]...), nil
+		default:
+			return nil, p.errorf("',' or ']' expected")
+		}
+	}
+}
+
+// string reads a string; p.b[p.pos] is its opening quote.
+func (p *specParser) string() (string, error) {
+	start := p.pos
+	plain := true // no escapes, nothing beyond ASCII
+	for i := start + 1; i < len(p.b); i++ {
+		switch c := p.b[i]; {
+		case c == '"':
+			p.pos = i + 1
+			if plain {
+				return p.b[start+1 : i], nil
+			}
+			var s string
+			if err := json.Unmarshal([]byte(p.b[start:p.pos]), &s); err != nil {
+				return "", fmt.Errorf("JSON at offset %d: %w", start, err)
+			}
+			return s, nil
+		case c == '\\':
+			plain = false
+			i++ // the escaped byte cannot end the string
+		case c < 0x20:
+			p.pos = i
+			return "", p.errorf("control character in string")
+		case c >= 0x80:
+			plain = false
+		}
+	}
+	p.pos = len(p.b)
+	return "", p.errorf("unterminated string")
+}
+
+// number reads a number as its text, checked against JSON's grammar.
+func (p *specParser) number() (any, error) {
+	start := p.pos
+	digits := func() int {
+		n := 0
+		for p.pos < len(p.b) && p.b[p.pos] >= '0' && p.b[p.pos] <= '9' {
+			p.pos++
+			n++
+		}
+		return n
+	}
+	if p.b[p.pos] == '-' {
+		p.pos++
+	}
+	if p.pos < len(p.b) && p.b[p.pos] == '0' {
+		p.pos++
+	} else if digits() == 0 {
+		return nil, p.errorf("invalid number")
+	}
+	if p.pos < len(p.b) && p.b[p.pos] == '.' {
+		p.pos++
+		if digits() == 0 {
+			return nil, p.errorf("invalid number")
+		}
+	}
+	if p.pos < len(p.b) && (p.b[p.pos] == 'e' || p.b[p.pos] == 'E') {
+		p.pos++
+		if p.pos < len(p.b) && (p.b[p.pos] == '+' || p.b[p.pos] == '-') {
+			p.pos++
+		}
+		if digits() == 0 {
+			return nil, p.errorf("invalid number")
+		}
+	}
+	return json.Number(p.b[start:p.pos]), nil
+}
+
+// describing names the members of the specification's entries that
+// describe rather than define: its documentation and support tables.
+var describing = map[string]bool{"doc": true, "sdk-support": true, "example": true}
+
+var propertySpecJSON struct {
+	once sync.Once
+	b    []byte
+}
+
+// PropertySpecJSON returns the embedded specification's paint_ and
+// layout_ sections with no describing member in their objects ("doc",
+// "sdk-support", "example"): what expr.PropertySpecs reads of the
+// specification, in a fifth of its bytes. Arrays and scalars are kept as
+// written. The result is shared: callers must not modify it.
+func PropertySpecJSON() []byte {
+	propertySpecJSON.once.Do(func() {
+		b, err := propertySections(string(embeddedSpec))
+		if err != nil {
+			panic(fmt.Sprintf("style: embedded spec: %v", err)) // a build defect, caught by the tests
+		}
+		propertySpecJSON.b = b
+	})
+	return propertySpecJSON.b
+}
+
+// propertySections returns the paint_ and layout_ members of a
+// specification document, without their describing members.
+func propertySections(doc string) ([]byte, error) {
+	p := specParser{b: doc}
+	out := make([]byte, 0, len(doc)/4)
+	p.space()
+	err := p.members(func(key, rawKey string) error {
+		if !strings.HasPrefix(key, "paint_") && !strings.HasPrefix(key, "layout_") {
+			return p.skip()
+		}
+		if len(out) > 0 {
+			out = append(out, ',')
+		}
+		out = append(append(out, rawKey...), ':')
+		return p.copyDefining(&out)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return append(append([]byte{'{'}, out...), '}'), nil
+}
+
+// members walks the members of the object at p.pos, calling member with
+// p.pos at each value (which member must read).
+func (p *specParser) members(member func(key, rawKey string) error) error {
+	if p.pos >= len(p.b) || p.b[p.pos] != '{' {
+		return p.errorf("object expected")
+	}
+	p.pos++
+	p.space()
+	if p.pos < len(p.b) && p.b[p.pos] == '}' {
+		p.pos++
+		return nil
+	}
+	for {
+		p.space()
+		if p.pos >= len(p.b) || p.b[p.pos] != '"' {
+			return p.errorf("object key expected")
+		}
+		start := p.pos
+		k, err := p.string()
+		if err != nil {
+			return err
+		}
+		rawKey := p.b[start:p.pos]
+		p.space()
+		if p.pos >= len(p.b) || p.b[p.pos] != ':' {
+			return p.errorf("':' expected")
+		}
+		p.pos++
+		p.space()
+		if err := member(k, rawKey); err != nil {
+			return err
+		}
+		p.space()
+		if p.pos >= len(p.b) {
+			return p.errorf("unexpected end of data")
+		}
+		switch p.b[p.pos] {
+		case ',':
+			p.pos++
+		case '}':
+			p.pos++
+			return nil
+		default:
+			return p.errorf("',' or '}' expected")
+		}
+	}
+}
+
+// copyDefining appends the value at p.pos to out: objects without their
+// describing members, anything else as written.
+func (p *specParser) copyDefining(out *[]byte) error {
+	if p.pos >= len(p.b) || p.b[p.pos] != '{' {
+		start := p.pos
+		err := p.skip()
+		*out = append(*out, p.b[start:p.pos]...)
+		return err
+	}
+	*out = append(*out, '{')
+	first := true
+	err := p.members(func(key, rawKey string) error {
+		if describing[key] {
+			return p.skip()
+		}
+		if !first {
+			*out = append(*out, ',')
+		}
+		first = false
+		*out = append(append(*out, rawKey...), ':')
+		return p.copyDefining(out)
+	})
+	*out = append(*out, '}')
+	return err
+}
+
+// skip moves p.pos past the value there. Only strings are checked: the
+// value is copied or dropped as it is, not read.
+func (p *specParser) skip() error {
+	if p.pos >= len(p.b) {
+		return p.errorf("unexpected end of data")
+	}
+	switch p.b[p.pos] {
+	case '"':
+		_, err := p.string()
+		return err
+	case '{', '[':
+		depth := 0
+		for p.pos < len(p.b) {
+			switch p.b[p.pos] {
+			case '"':
+				if _, err := p.string(); err != nil {
+					return err
+				}
+				continue
+			case '{', '[':
+				depth++
+			case '}', ']':
+				depth--
+				if depth == 0 {
+					p.pos++
+					return nil
+				}
+			}
+			p.pos++
+		}
+		return p.errorf("unexpected end of data")
+	}
+	// A number or a literal, up to the next delimiter.
+	for p.pos < len(p.b) {
+		switch p.b[p.pos] {
+		case ',', '}', ']', ' ', '\t', '\n', '\r':
+			return nil
+		}
+		p.pos++
+	}
+	return nil
+}
