@@ -22,7 +22,11 @@ type layerRender struct {
 	zoom float64
 
 	lines *lineBuilder // reused between features
-	tiles []box        // the view's tiles, once asked
+	// pts and rings hold a polygon's projected rings, reused between
+	// polygons (projectRings).
+	pts   []raster.Point
+	rings [][]raster.Point
+	tiles []box // the view's tiles, once asked
 	// sprites gives the images of patterns.
 	sprites *spriteSource
 
@@ -258,6 +262,50 @@ func (lr *layerRender) project(ps []orb.Point, dx, dy float64) []raster.Point {
 	return out
 }
 
+// projectRings projects a polygon's rings as project does, into buffers
+// of the layer reused from one polygon to the next: the rings hold until
+// the next call.
+func (lr *layerRender) projectRings(poly [][]orb.Point, dx, dy float64) [][]raster.Point {
+	n := 0
+	for _, r := range poly {
+		n += len(r)
+	}
+	if cap(lr.pts) < n {
+		lr.pts = make([]raster.Point, n)
+	}
+	pts := lr.pts[:n]
+	rings := lr.rings[:0]
+	t := lr.fr.tilt
+	for _, r := range poly {
+		ring := pts[:len(r):len(r)]
+		pts = pts[len(r):]
+		for i, p := range r {
+			q := lr.fr.toPlane(p[0], p[1])
+			ring[i] = raster.Point{X: q.X + dx, Y: q.Y + dy}
+			if t != nil {
+				ring[i], _ = t.Project(ring[i])
+			}
+		}
+		rings = append(rings, ring)
+	}
+	lr.rings = rings
+	return rings
+}
+
+// reaches reports whether the box around the rings' points, widened by
+// margin pixels, meets the canvas.
+func (lr *layerRender) reaches(rings [][]raster.Point, margin float64) bool {
+	x0, y0, x1, y1 := math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)
+	for _, r := range rings {
+		for _, p := range r {
+			x0, y0, x1, y1 = min(x0, p.X), min(y0, p.Y), max(x1, p.X), max(y1, p.Y)
+		}
+	}
+	// NaN bounds compare false: such rings count as reaching the image.
+	w, h := float64(lr.cv.Rect.Dx()), float64(lr.cv.Rect.Dy())
+	return !(x1 < -margin || y1 < -margin || x0 > w+margin || y0 > h+margin)
+}
+
 // depths returns the relative depth under the tilted camera of each world
 // point shifted by (dx, dy), nil when the camera looks straight down.
 func (lr *layerRender) depths(ps []orb.Point, dx, dy float64) []float64 {
@@ -314,9 +362,11 @@ func (lr *layerRender) fill(f sourceFeature, c *expr.EvalContext, outline bool) 
 		}
 	}
 	for _, poly := range f.polygons {
-		rings := make([][]raster.Point, len(poly))
-		for i, r := range poly {
-			rings[i] = lr.project(r, dx, dy)
+		rings := lr.projectRings(poly, dx, dy)
+		if !lr.reaches(rings, 1) {
+			// Pixels are drawn where their centres lie in the rings, or
+			// for outlines within a pixel of an edge.
+			continue
 		}
 		lr.mask.Reset()
 		if outline {
