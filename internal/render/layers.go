@@ -32,7 +32,7 @@ type layerRender struct {
 
 	filter *expr.Expression
 	props  map[string]*expr.Expression // paint and layout properties
-	consts map[string]expr.Value       // values of feature-constant properties
+	slots  map[string]*prop            // the properties asked for, by name
 
 	gradient     *raster.Gradient // line-gradient's ramp, once built
 	gradientDone bool
@@ -87,25 +87,42 @@ func (lr *layerRender) ctx(f *expr.MapFeature) *expr.EvalContext {
 	return c
 }
 
+// prop is one of a layer's properties, looked up once per layer: its
+// expression (nil when the layer has none) and, once evaluated, its value
+// when it depends on no feature.
+type prop struct {
+	e     *expr.Expression
+	v     expr.Value
+	known bool // v holds the feature-constant value at the layer's zoom
+}
+
+// prop returns the named property, from one lookup a call.
+func (lr *layerRender) prop(name string) *prop {
+	if p := lr.slots[name]; p != nil {
+		return p
+	}
+	if lr.slots == nil {
+		lr.slots = map[string]*prop{}
+	}
+	p := &prop{e: lr.props[name]}
+	lr.slots[name] = p
+	return p
+}
+
 // eval evaluates a property, nil when the layer has none. Values that
 // depend on no feature are evaluated once for the layer's zoom.
 func (lr *layerRender) eval(name string, c *expr.EvalContext) (expr.Value, bool) {
-	e := lr.props[name]
-	if e == nil {
+	p := lr.prop(name)
+	if p.e == nil {
 		return expr.Value{}, false
 	}
-	if !e.IsFeatureConstant() || c.Zoom != lr.zoom {
-		return e.EvalOrDefault(c), true
+	if !p.e.IsFeatureConstant() || c.Zoom != lr.zoom {
+		return p.e.EvalOrDefault(c), true
 	}
-	if v, ok := lr.consts[name]; ok {
-		return v, true
+	if !p.known {
+		p.v, p.known = p.e.EvalOrDefault(c), true
 	}
-	v := e.EvalOrDefault(c)
-	if lr.consts == nil {
-		lr.consts = map[string]expr.Value{}
-	}
-	lr.consts[name] = v
-	return v, true
+	return p.v, true
 }
 
 func (lr *layerRender) num(name string, c *expr.EvalContext, def float64) float64 {
