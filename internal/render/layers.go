@@ -196,16 +196,48 @@ func (lr *layerRender) translate(name string, c *expr.EvalContext) (float64, flo
 	if !ok {
 		return 0, 0
 	}
-	v := numbers(val)
-	if len(v) != 2 {
+	x, y, ok := numberPair(val)
+	if !ok {
 		return 0, 0
 	}
-	dx, dy := v[0]*lr.fr.ratio, v[1]*lr.fr.ratio
-	if lr.str(name+"-anchor", c, "map") == "map" {
+	dx, dy := x*lr.fr.ratio, y*lr.fr.ratio
+	if lr.str(anchorProperty(name), c, "map") == "map" {
 		// Anchored to the map: turns with it.
 		return dx*lr.fr.cos - dy*lr.fr.sin, dx*lr.fr.sin + dy*lr.fr.cos
 	}
 	return dx, dy
+}
+
+// numberPair returns the two numbers of a numeric array value of two, as
+// numbers reads them; ok is false for anything else.
+func numberPair(v expr.Value) (x, y float64, ok bool) {
+	if f := v.Floats(); f != nil {
+		if len(f) != 2 {
+			return 0, 0, false
+		}
+		return f[0], f[1], true
+	}
+	items := v.Items()
+	if len(items) != 2 || items[0].Kind() != expr.KindNumber || items[1].Kind() != expr.KindNumber {
+		return 0, 0, false
+	}
+	return items[0].Num(), items[1].Num(), true
+}
+
+// anchorProperty returns the name of a translate property's anchor
+// property, without building the string for the usual ones.
+func anchorProperty(translate string) string {
+	switch translate {
+	case "fill-translate":
+		return "fill-translate-anchor"
+	case "line-translate":
+		return "line-translate-anchor"
+	case "circle-translate":
+		return "circle-translate-anchor"
+	case "fill-extrusion-translate":
+		return "fill-extrusion-translate-anchor"
+	}
+	return translate + "-anchor"
 }
 
 func (lr *layerRender) background() {
@@ -233,18 +265,22 @@ func (lr *layerRender) draw(feats []sourceFeature) {
 	clipped := lr.l.Type == "fill" || lr.l.Type == "line"
 	// GL draws a fill layer's interiors, then its antialiasing outlines
 	// over all of them: the outlines are a pass of their own.
-	type kept struct {
-		i int
-		c *expr.EvalContext
+	var outlines []int
+	// One context serves every feature in turn: evaluation keeps none.
+	c := lr.ctx(nil)
+	setFeature := func(f *expr.MapFeature) {
+		c.Feature = nil
+		if f != nil {
+			c.Feature = f
+		}
 	}
-	var outlines []kept
 	for i, f := range feats {
 		if clipped && f.clip != nil && !lr.squareVisible(f.clip) {
 			// Fills and lines are cut to their tile's square: a tile read
 			// only for the labels around the view draws nothing here.
 			continue
 		}
-		c := lr.ctx(f.feat)
+		setFeature(f.feat)
 		if lr.filter != nil {
 			v := lr.filter.EvalOrDefault(c)
 			if v.Kind() != expr.KindBoolean || !v.Boolean() {
@@ -254,7 +290,7 @@ func (lr *layerRender) draw(feats []sourceFeature) {
 		switch lr.l.Type {
 		case "fill":
 			if lr.fill(f, c, false) {
-				outlines = append(outlines, kept{i, c})
+				outlines = append(outlines, i)
 			}
 		case "line":
 			lr.line(f, c)
@@ -262,8 +298,9 @@ func (lr *layerRender) draw(feats []sourceFeature) {
 			lr.circle(f, c)
 		}
 	}
-	for _, k := range outlines {
-		lr.fill(feats[k.i], k.c, true)
+	for _, i := range outlines {
+		setFeature(feats[i].feat)
+		lr.fill(feats[i], c, true)
 	}
 }
 

@@ -213,3 +213,39 @@ func TestReaches(t *testing.T) {
 		}
 	}
 }
+
+func TestNumberPair(t *testing.T) {
+	num := expr.Number
+	tests := []struct {
+		name string
+		v    expr.Value
+		ok   bool
+	}{
+		{"two numbers", expr.Array([]expr.Value{num(5), num(-2)}), true},
+		{"three numbers", expr.Array([]expr.Value{num(5), num(-2), num(1)}), false},
+		{"one number", expr.Array([]expr.Value{num(5)}), false},
+		{"a string", expr.Array([]expr.Value{num(5), expr.String("x")}), false},
+		{"empty", expr.Array(nil), false},
+		{"number", num(3), false},
+		{"null", expr.Null(), false},
+	}
+	for _, tc := range tests {
+		x, y, ok := numberPair(tc.v)
+		if ok != tc.ok {
+			t.Errorf("%s: ok %v, want %v", tc.name, ok, tc.ok)
+			continue
+		}
+		// It reads what numbers reads.
+		if want := numbers(tc.v); ok && (x != want[0] || y != want[1]) {
+			t.Errorf("%s: %v, %v, want %v", tc.name, x, y, want)
+		}
+	}
+}
+
+func TestAnchorProperty(t *testing.T) {
+	for _, name := range []string{"fill-translate", "line-translate", "circle-translate", "fill-extrusion-translate", "text-translate"} {
+		if got := anchorProperty(name); got != name+"-anchor" {
+			t.Errorf("anchorProperty(%q) = %q", name, got)
+		}
+	}
+}
