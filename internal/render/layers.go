@@ -355,9 +355,29 @@ func (lr *layerRender) reaches(rings [][]raster.Point, margin float64) bool {
 			x0, y0, x1, y1 = min(x0, p.X), min(y0, p.Y), max(x1, p.X), max(y1, p.Y)
 		}
 	}
-	// NaN bounds compare false: such rings count as reaching the image.
+	return lr.boxReaches(x0, y0, x1, y1, margin)
+}
+
+// boxReaches reports whether the box from x0, y0 to x1, y1 (pixels),
+// widened by margin, meets the canvas. NaN bounds or margin compare
+// false: such a box counts as reaching it.
+func (lr *layerRender) boxReaches(x0, y0, x1, y1, margin float64) bool {
 	w, h := float64(lr.cv.Rect.Dx()), float64(lr.cv.Rect.Dy())
 	return !(x1 < -margin || y1 < -margin || x0 > w+margin || y0 > h+margin)
+}
+
+// projectPlaneInto is projectPlane writing into the layer's reused buffer:
+// the points hold until the next call.
+func (lr *layerRender) projectPlaneInto(ps []orb.Point, dx, dy float64) []raster.Point {
+	if cap(lr.pts) < len(ps) {
+		lr.pts = make([]raster.Point, len(ps))
+	}
+	out := lr.pts[:len(ps)]
+	for i, p := range ps {
+		q := lr.fr.toPlane(p[0], p[1])
+		out[i] = raster.Point{X: q.X + dx, Y: q.Y + dy}
+	}
+	return out
 }
 
 // depths returns the relative depth under the tilted camera of each world
@@ -558,6 +578,13 @@ func (lr *layerRender) line(f sourceFeature, c *expr.EvalContext) {
 	var progress func(i int) (start, total float64)
 	draw := func(lines [][]orb.Point, closed []bool, clip []raster.Point) {
 		b.tris = b.tris[:0]
+		// reach bounds how far from its points a line's triangles go
+		// (device pixels), -1 for no bound: under a tilted camera every
+		// line is built.
+		reach := -1.0
+		if lr.fr.tilt == nil {
+			reach = lineReach(shape, b.outset, b.offset, b.tile)
+		}
 		for i, l := range lines {
 			b.progScale = 0
 			if paint.Gradient != nil && progress != nil {
@@ -567,7 +594,11 @@ func (lr *layerRender) line(f sourceFeature, c *expr.EvalContext) {
 				}
 			}
 			// Lines are built on the map and seen through the camera.
-			b.add(lr.projectPlane(l, dx, dy), shape, closed[i])
+			pts := lr.projectPlaneInto(l, dx, dy)
+			if reach >= 0 && !lr.lineReaches(pts, reach) {
+				continue // no triangle of it meets the canvas
+			}
+			b.add(pts, shape, closed[i])
 		}
 		if clip != nil && trianglesInside(b.tris, clip) {
 			clip = nil // nothing to cut: most lines lie inside their tile
@@ -625,6 +656,31 @@ func (lr *layerRender) line(f sourceFeature, c *expr.EvalContext) {
 			draw(pieces, make([]bool, len(pieces)), lr.clipPolygon(&tile))
 		}
 	}
+}
+
+// lineReach bounds how far from a line's points (device pixels) the
+// vertices of its triangles lie: extrusions (in units of the outset) are
+// at most the miter limit long, or 2 (bevels, square and round ends); the
+// offset shifts a vertex by at most its extrusion times the offset; the
+// extra vertices by sharp corners lie within a tile unit of the line.
+func lineReach(s lineShape, outset, offset, tile float64) float64 {
+	ext := 2.0
+	if s.join != "bevel" {
+		ext = max(ext, s.miterLimit)
+	}
+	// GL rounds extrusions to 1/63: a little more.
+	ext += 0.05
+	return ext*(outset+math.Abs(offset)) + tile + 1
+}
+
+// lineReaches reports whether triangles within reach pixels of the points
+// can meet the canvas.
+func (lr *layerRender) lineReaches(pts []raster.Point, reach float64) bool {
+	x0, y0, x1, y1 := math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)
+	for _, p := range pts {
+		x0, y0, x1, y1 = min(x0, p.X), min(y0, p.Y), max(x1, p.X), max(y1, p.Y)
+	}
+	return lr.boxReaches(x0, y0, x1, y1, reach)
 }
 
 // sliceTiles returns the tiles GL JS 6 cuts a feature's overzoomed vector
