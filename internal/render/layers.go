@@ -468,8 +468,8 @@ func (lr *layerRender) line(f sourceFeature, c *expr.EvalContext) {
 		return
 	}
 	ratio := lr.fr.ratio
-	width := math.Max(0, lr.num("line-width", c, 1))
-	gap := math.Max(0, lr.num("line-gap-width", c, 0))
+	width := max(0, lr.num("line-width", c, 1))
+	gap := max(0, lr.num("line-gap-width", c, 0))
 	opacity := lr.num("line-opacity", c, 1)
 	dx, dy := lr.translate("line-translate", c)
 	shape := lineShape{
@@ -497,7 +497,7 @@ func (lr *layerRender) line(f sourceFeature, c *expr.EvalContext) {
 		Tilt:    lr.fr.tilt,
 		Outset:  outset * ratio,
 		Inset:   inset * ratio,
-		Blur2:   (math.Max(0, lr.num("line-blur", c, 0)) + 1/ratio) * ratio,
+		Blur2:   (max(0, lr.num("line-blur", c, 0)) + 1/ratio) * ratio,
 		Color:   col,
 		Opacity: opacity,
 	}
@@ -696,11 +696,11 @@ func (lr *layerRender) sliceTiles(f sourceFeature, lines [][]orb.Point) ([][3]in
 	lx0, ly0, lx1, ly1 := math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)
 	for _, l := range lines {
 		for _, p := range l {
-			lx0, lx1 = math.Min(lx0, p[0]), math.Max(lx1, p[0])
-			ly0, ly1 = math.Min(ly0, p[1]), math.Max(ly1, p[1])
+			lx0, lx1 = min(lx0, p[0]), max(lx1, p[0])
+			ly0, ly1 = min(ly0, p[1]), max(ly1, p[1])
 		}
 	}
-	within = box{math.Max(within.x0, lx0), math.Max(within.y0, ly0), math.Min(within.x1, lx1), math.Min(within.y1, ly1)}
+	within = box{max(within.x0, lx0), max(within.y0, ly0), min(within.x1, lx1), min(within.y1, ly1)}
 	if within.x1 < within.x0 || within.y1 < within.y0 {
 		return nil, true
 	}
@@ -800,8 +800,8 @@ func (lr *layerRender) squareVisible(b *box) bool {
 	minX, minY, maxX, maxY := math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)
 	for _, c := range [4][2]float64{{b.x0, b.y0}, {b.x1, b.y0}, {b.x0, b.y1}, {b.x1, b.y1}} {
 		p := lr.fr.toPlane(c[0], c[1])
-		minX, maxX = math.Min(minX, p.X), math.Max(maxX, p.X)
-		minY, maxY = math.Min(minY, p.Y), math.Max(maxY, p.Y)
+		minX, maxX = min(minX, p.X), max(maxX, p.X)
+		minY, maxY = min(minY, p.Y), max(maxY, p.Y)
 	}
 	// A pixel of slack: antialiasing reaches half a pixel past an edge.
 	v := maxX > -1 && minX < lr.fr.w+1 && maxY > -1 && minY < lr.fr.h+1
@@ -821,7 +821,7 @@ func trianglesInside(tris [][3]raster.LineVertex, clip []raster.Point) bool {
 	x0, y0, x1, y1 := math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)
 	for i := range tris {
 		for _, v := range tris[i] {
-			x0, y0, x1, y1 = math.Min(x0, v.X), math.Min(y0, v.Y), math.Max(x1, v.X), math.Max(y1, v.Y)
+			x0, y0, x1, y1 = min(x0, v.X), min(y0, v.Y), max(x1, v.X), max(y1, v.Y)
 		}
 	}
 	// The corners of their bounding box on the inner side of every edge.
@@ -848,11 +848,11 @@ func (lr *layerRender) viewTiles() []box {
 		return lr.tiles
 	}
 	fr := lr.fr
-	z := math.Max(0, math.Floor(lr.zoom))
+	z := max(0, math.Floor(lr.zoom))
 	n := math.Exp2(z)
 	half := math.Hypot(fr.w, fr.h) / 2 / fr.scale
 	x0, x1 := math.Floor((fr.cx-half)*n), math.Floor((fr.cx+half)*n)
-	y0, y1 := math.Max(0, math.Floor((fr.cy-half)*n)), math.Min(n-1, math.Floor((fr.cy+half)*n))
+	y0, y1 := max(0, math.Floor((fr.cy-half)*n)), min(n-1, math.Floor((fr.cy+half)*n))
 	if (x1-x0+1)*(y1-y0+1) > maxTiles {
 		// Too many to cut: one square for the whole view.
 		lr.tiles = []box{{fr.cx - half, fr.cy - half, fr.cx + half, fr.cy + half}}

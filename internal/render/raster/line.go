@@ -100,7 +100,7 @@ func (d *Dash) coverage(along, ny float64) float64 {
 	for i, p := range d.Parts {
 		if pos < start+p || i == len(d.Parts)-1 {
 			inside = i%2 == 0
-			dist = math.Min(pos-start, start+p-pos)
+			dist = min(pos-start, start+p-pos)
 			break
 		}
 		start += p

@@ -75,7 +75,7 @@ func (cv *Canvas) BlendPremul(x, y int, r, g, b, a float64) {
 }
 
 func clamp01(v float64) float64 {
-	return math.Max(0, math.Min(1, v))
+	return max(0, min(1, v))
 }
 
 // blend composites a premultiplied colour (0..255 floats) over one pixel.
@@ -202,7 +202,7 @@ func (m *Mask) FillPolygon(rings [][]Point) {
 	minY, maxY := math.Inf(1), math.Inf(-1)
 	for _, r := range rings {
 		for _, p := range r {
-			minY, maxY = math.Min(minY, p.Y), math.Max(maxY, p.Y)
+			minY, maxY = min(minY, p.Y), max(maxY, p.Y)
 		}
 	}
 	if math.IsInf(minY, 0) {
@@ -268,7 +268,7 @@ func (m *Mask) Stroke(line []Point, width, blur float64, c Cap) {
 		return
 	}
 	half := width / 2
-	ramp := math.Max(blur, 1)
+	ramp := max(blur, 1)
 	outer := half + ramp/2
 	last := len(line) - 2
 	for i := 0; i <= last; i++ {
@@ -278,10 +278,10 @@ func (m *Mask) Stroke(line []Point, width, blur float64, c Cap) {
 			continue
 		}
 		ux, uy := (b.X-a.X)/l, (b.Y-a.Y)/l
-		x0 := max(0, int(math.Floor(math.Min(a.X, b.X)-outer)))
-		x1 := min(m.W, int(math.Ceil(math.Max(a.X, b.X)+outer)))
-		y0 := max(0, int(math.Floor(math.Min(a.Y, b.Y)-outer)))
-		y1 := min(m.H, int(math.Ceil(math.Max(a.Y, b.Y)+outer)))
+		x0 := max(0, int(math.Floor(min(a.X, b.X)-outer)))
+		x1 := min(m.W, int(math.Ceil(max(a.X, b.X)+outer)))
+		y0 := max(0, int(math.Floor(min(a.Y, b.Y)-outer)))
+		y1 := min(m.H, int(math.Ceil(max(a.Y, b.Y)+outer)))
 		for y := y0; y < y1; y++ {
 			py := float64(y) + 0.5
 			touched := false
@@ -303,7 +303,7 @@ func (m *Mask) Stroke(line []Point, width, blur float64, c Cap) {
 					case !end, c == RoundCap:
 						dist = math.Hypot(beyond, d) // round join or cap
 					case c == SquareCap:
-						dist = math.Max(d, beyond)
+						dist = max(d, beyond)
 					default: // butt
 						continue
 					}
@@ -312,7 +312,7 @@ func (m *Mask) Stroke(line []Point, width, blur float64, c Cap) {
 				if cov <= 0 {
 					continue
 				}
-				m.max(x, y, float32(math.Min(1, cov)))
+				m.max(x, y, float32(min(1, cov)))
 				touched = true
 			}
 			if touched {
@@ -328,7 +328,7 @@ func (m *Mask) Disc(c Point, r, blur float64) {
 	if r <= 0 {
 		return
 	}
-	ramp := math.Max(blur, 1)
+	ramp := max(blur, 1)
 	x0 := max(0, int(math.Floor(c.X-r-1)))
 	x1 := min(m.W, int(math.Ceil(c.X+r+1)))
 	y0 := max(0, int(math.Floor(c.Y-r-1)))
@@ -341,7 +341,7 @@ func (m *Mask) Disc(c Point, r, blur float64) {
 			if cov <= 0 {
 				continue
 			}
-			m.max(x, y, float32(math.Min(1, cov)))
+			m.max(x, y, float32(min(1, cov)))
 			touched = true
 		}
 		if touched {
@@ -352,7 +352,7 @@ func (m *Mask) Disc(c Point, r, blur float64) {
 
 // smoothstep is GLSL's smoothstep(e0, e1, x).
 func smoothstep(e0, e1, x float64) float64 {
-	t := math.Max(0, math.Min(1, (x-e0)/(e1-e0)))
+	t := max(0, min(1, (x-e0)/(e1-e0)))
 	return t * t * (3 - 2*t)
 }
 
@@ -373,7 +373,7 @@ func (cv *Canvas) Circle(c Point, radius, stroke, blur, aa float64, fill, stroke
 	if aa <= 0 {
 		aa = 1 / outer // one device pixel
 	}
-	b := math.Max(blur, aa)
+	b := max(blur, aa)
 	fr, fg, fb, fa := fill.premul(opacity)
 	sr, sg, sb, sa := strokeColor.premul(strokeOpacity)
 	inner := radius / outer
@@ -452,7 +452,7 @@ type perspEdge struct {
 func (e *perspEdge) dist(p Point) float64 {
 	dx, dy := e.b.X-e.a.X, e.b.Y-e.a.Y
 	s := ((p.X-e.a.X)*dx + (p.Y-e.a.Y)*dy) / (dx*dx + dy*dy)
-	s = math.Max(0, math.Min(1, s))
+	s = max(0, min(1, s))
 	t := (s / e.wb) / ((1-s)/e.wa + s/e.wb)
 	return math.Hypot(e.a.X+t*dx-p.X, e.a.Y+t*dy-p.Y)
 }
