@@ -442,6 +442,10 @@ func (lr *layerRender) fill(f sourceFeature, c *expr.EvalContext, outline bool) 
 			// for outlines within a pixel of an edge.
 			continue
 		}
+		if !outline && pattern == nil {
+			lr.cv.FillPolygon(rings, col, opacity)
+			continue
+		}
 		lr.mask.Reset()
 		if outline {
 			for k, r := range rings {
@@ -450,13 +454,10 @@ func (lr *layerRender) fill(f sourceFeature, c *expr.EvalContext, outline bool) 
 		} else {
 			lr.mask.FillPolygon(rings)
 		}
-		switch {
-		case pattern != nil:
+		if pattern != nil {
 			lr.cv.CompositePattern(lr.mask, pattern, opacity)
-		case outline:
+		} else {
 			lr.cv.Composite(lr.mask, outlineCol, opacity)
-		default:
-			lr.cv.Composite(lr.mask, col, opacity)
 		}
 	}
 	return antialias

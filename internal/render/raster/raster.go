@@ -199,6 +199,45 @@ type Point struct{ X, Y float64 }
 // the even-odd rule (rings may be open or closed). A centre exactly on a
 // left edge is inside, on a right edge outside.
 func (m *Mask) FillPolygon(rings [][]Point) {
+	polygonSpans(rings, m.W, m.H, func(y, x0, x1 int) {
+		row := m.Cov[y*m.W:]
+		for x := x0; x < x1; x++ {
+			row[x] = 1
+		}
+		m.touch(x0, x1, y)
+	})
+}
+
+// FillPolygon blends colour c with opacity over the pixels whose centres
+// lie inside the rings, as Mask.FillPolygon and Composite do together,
+// without the mask: the spans of one polygon do not overlap, so each
+// pixel is blended once, at full coverage.
+func (cv *Canvas) FillPolygon(rings [][]Point, c Color, opacity float64) {
+	r, g, b, a := c.premul(opacity)
+	if a <= 0 {
+		return
+	}
+	solid := a >= 255
+	sr, sg, sb := round8(r), round8(g), round8(b)
+	W, H := cv.Rect.Dx(), cv.Rect.Dy()
+	polygonSpans(rings, W, H, func(y, x0, x1 int) {
+		o := cv.PixOffset(x0, y)
+		row := cv.Pix[o : o+4*(x1-x0)]
+		for i := 0; i+3 < len(row); i += 4 {
+			p := row[i : i+4 : i+4]
+			if solid {
+				p[0], p[1], p[2], p[3] = sr, sg, sb, 255
+				continue
+			}
+			blend(p, r, g, b, a)
+		}
+	})
+}
+
+// polygonSpans calls span for each run of pixels x0..x1 (excluded) of row
+// y, within w x h, whose centres lie inside the rings by the even-odd
+// rule, rows top down and runs left to right; runs do not overlap.
+func polygonSpans(rings [][]Point, w, h int, span func(y, x0, x1 int)) {
 	minY, maxY := math.Inf(1), math.Inf(-1)
 	for _, r := range rings {
 		for _, p := range r {
@@ -209,8 +248,9 @@ func (m *Mask) FillPolygon(rings [][]Point) {
 		return
 	}
 	y0 := max(0, int(math.Ceil(minY-0.5)))
-	y1 := min(m.H, int(math.Ceil(maxY-0.5)))
-	var xs []float64
+	y1 := min(h, int(math.Ceil(maxY-0.5)))
+	var buf [32]float64
+	xs := buf[:0]
 	for y := y0; y < y1; y++ {
 		cy := float64(y) + 0.5
 		xs = xs[:0]
@@ -227,15 +267,11 @@ func (m *Mask) FillPolygon(rings [][]Point) {
 		for i := 0; i+1 < len(xs); i += 2 {
 			// Pixels whose centre x+0.5 lies in [xs[i], xs[i+1]).
 			x0 := max(0, int(math.Ceil(xs[i]-0.5)))
-			x1 := min(m.W, int(math.Ceil(xs[i+1]-0.5)))
+			x1 := min(w, int(math.Ceil(xs[i+1]-0.5)))
 			if x0 >= x1 {
 				continue
 			}
-			row := m.Cov[y*m.W:]
-			for x := x0; x < x1; x++ {
-				row[x] = 1
-			}
-			m.touch(x0, x1, y)
+			span(y, x0, x1)
 		}
 	}
 }

@@ -133,3 +133,40 @@ func TestGradientSample(t *testing.T) {
 		}
 	}
 }
+
+// TestCanvasFillPolygon checks that filling a polygon straight into the
+// canvas gives the pixels of a mask composited over it.
+func TestCanvasFillPolygon(t *testing.T) {
+	star := []Point{{10, 1}, {13, 18}, {1, 7}, {19, 7}, {7, 18}}
+	square := []Point{{-5, -5}, {15, -5}, {15, 15}, {-5, 15}}
+	hole := []Point{{4, 4}, {8, 4}, {8, 8}, {4, 8}}
+	tests := []struct {
+		name    string
+		rings   [][]Point
+		c       Color
+		opacity float64
+	}{
+		{"self-crossing star, opaque", [][]Point{star}, Color{1, 0.5, 0.25, 1}, 1},
+		{"self-crossing star, translucent", [][]Point{star}, Color{0.2, 0.4, 0.6, 0.7}, 0.9},
+		{"beyond the canvas, with a hole", [][]Point{square, hole}, Color{0, 1, 0, 1}, 0.5},
+		{"invisible", [][]Point{square}, Color{1, 1, 1, 1}, 0},
+		{"no rings", nil, Color{1, 1, 1, 1}, 1},
+		{"a degenerate ring", [][]Point{{{3, 3}}}, Color{1, 1, 1, 1}, 1},
+	}
+	for _, tc := range tests {
+		want, got := NewCanvas(20, 20), NewCanvas(20, 20)
+		for _, cv := range []*Canvas{want, got} {
+			cv.Fill(Color{0.3, 0.2, 0.1, 0.8}, 1)
+		}
+		m := NewMask(20, 20)
+		m.FillPolygon(tc.rings)
+		want.Composite(m, tc.c, tc.opacity)
+		got.FillPolygon(tc.rings, tc.c, tc.opacity)
+		for i := range want.Pix {
+			if got.Pix[i] != want.Pix[i] {
+				t.Errorf("%s: byte %d is %d, want %d", tc.name, i, got.Pix[i], want.Pix[i])
+				break
+			}
+		}
+	}
+}
