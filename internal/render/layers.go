@@ -265,7 +265,11 @@ func (lr *layerRender) draw(feats []sourceFeature) {
 	clipped := lr.l.Type == "fill" || lr.l.Type == "line"
 	// GL draws a fill layer's interiors, then its antialiasing outlines
 	// over all of them: the outlines are a pass of their own.
-	var outlines []int
+	type outline struct {
+		i     int
+		paint fillPaint
+	}
+	var outlines []outline
 	// One context serves every feature in turn: evaluation keeps none.
 	c := lr.ctx(nil)
 	setFeature := func(f *expr.MapFeature) {
@@ -289,8 +293,8 @@ func (lr *layerRender) draw(feats []sourceFeature) {
 		}
 		switch lr.l.Type {
 		case "fill":
-			if lr.fill(f, c, false) {
-				outlines = append(outlines, i)
+			if fp, ok := lr.fill(f, c); ok {
+				outlines = append(outlines, outline{i, fp})
 			}
 		case "line":
 			lr.line(f, c)
@@ -298,9 +302,8 @@ func (lr *layerRender) draw(feats []sourceFeature) {
 			lr.circle(f, c)
 		}
 	}
-	for _, i := range outlines {
-		setFeature(feats[i].feat)
-		lr.fill(feats[i], c, true)
+	for k := range outlines {
+		lr.fillOutline(feats[outlines[k].i], &outlines[k].paint)
 	}
 }
 
@@ -405,62 +408,72 @@ func (lr *layerRender) projectPlane(ps []orb.Point, dx, dy float64) []raster.Poi
 	return out
 }
 
-// fill draws a polygon feature's interior, or with outline its
-// antialiasing outline; drawing the interior it reports whether the
-// feature has an outline to draw.
-func (lr *layerRender) fill(f sourceFeature, c *expr.EvalContext, outline bool) bool {
+// fillPaint is how a polygon feature is filled, kept from the pass that
+// draws its interior for the one that draws its outline.
+type fillPaint struct {
+	col, outline    raster.Color
+	opacity, dx, dy float64
+	pattern         *raster.Pattern
+}
+
+// fill draws a polygon feature's interior; it reports whether the feature
+// has an antialiasing outline to draw, and how (fillOutline).
+func (lr *layerRender) fill(f sourceFeature, c *expr.EvalContext) (fillPaint, bool) {
 	if f.kind != "Polygon" {
-		return false
+		return fillPaint{}, false
 	}
 	col, ok := lr.color("fill-color", c)
 	if !ok {
-		return false
+		return fillPaint{}, false
 	}
 	antialias := lr.boolean("fill-antialias", c, true)
-	if outline && !antialias {
-		return false
-	}
-	opacity := lr.num("fill-opacity", c, 1)
-	dx, dy := lr.translate("fill-translate", c)
-	var pattern *raster.Pattern
+	fp := fillPaint{col: col, outline: col, opacity: lr.num("fill-opacity", c, 1)}
+	fp.dx, fp.dy = lr.translate("fill-translate", c)
 	if img := lr.patternImage("fill-pattern", c); img != nil {
-		pattern = lr.planePattern(img, dx, dy)
+		fp.pattern = lr.planePattern(img, fp.dx, fp.dy)
 	}
 	// GL draws fills without antialiasing, then a one-pixel outline on
 	// top when fill-antialias is on; a pattern fill, and its outline,
 	// take the pattern's colours.
-	outlineCol := col
-	if outline {
+	if antialias {
 		if oc, ok := lr.color("fill-outline-color", c); ok && lr.l.Paint != nil && lr.l.Paint.Has("fill-outline-color") {
-			outlineCol = oc
+			fp.outline = oc
 		}
 	}
 	for _, poly := range f.polygons {
-		rings := lr.projectRings(poly, dx, dy)
-		if !lr.reaches(rings, 1) {
-			// Pixels are drawn where their centres lie in the rings, or
-			// for outlines within a pixel of an edge.
-			continue
+		rings := lr.projectRings(poly, fp.dx, fp.dy)
+		if !lr.reaches(rings, 0) {
+			continue // pixels are drawn where their centres lie in the rings
 		}
-		if !outline && pattern == nil {
-			lr.cv.FillPolygon(rings, col, opacity)
+		if fp.pattern == nil {
+			lr.cv.FillPolygon(rings, col, fp.opacity)
 			continue
 		}
 		lr.mask.Reset()
-		if outline {
-			for k, r := range rings {
-				lr.mask.HairlineDepth(r, lr.depths(poly[k], dx, dy), f.cutEdge(poly[k]))
-			}
-		} else {
-			lr.mask.FillPolygon(rings)
+		lr.mask.FillPolygon(rings)
+		lr.cv.CompositePattern(lr.mask, fp.pattern, fp.opacity)
+	}
+	return fp, antialias
+}
+
+// fillOutline draws a polygon feature's antialiasing outline with the
+// paint its interior had.
+func (lr *layerRender) fillOutline(f sourceFeature, fp *fillPaint) {
+	for _, poly := range f.polygons {
+		rings := lr.projectRings(poly, fp.dx, fp.dy)
+		if !lr.reaches(rings, 1) {
+			continue // outlines are drawn within a pixel of an edge
 		}
-		if pattern != nil {
-			lr.cv.CompositePattern(lr.mask, pattern, opacity)
+		lr.mask.Reset()
+		for k, r := range rings {
+			lr.mask.HairlineDepth(r, lr.depths(poly[k], fp.dx, fp.dy), f.cutEdge(poly[k]))
+		}
+		if fp.pattern != nil {
+			lr.cv.CompositePattern(lr.mask, fp.pattern, fp.opacity)
 		} else {
-			lr.cv.Composite(lr.mask, outlineCol, opacity)
+			lr.cv.Composite(lr.mask, fp.outline, fp.opacity)
 		}
 	}
-	return antialias
 }
 
 func (lr *layerRender) line(f sourceFeature, c *expr.EvalContext) {

@@ -98,12 +98,20 @@ func round8(v float64) uint8 {
 }
 
 // Mask is a coverage mask: one value in 0..1 a pixel, with the bounds of
-// what was touched so that compositing walks only those rows.
+// what was touched so that compositing walks only those rows. A mask that
+// only Raise has written since it was empty (a fill's outline) also lists
+// its covered pixels, which compositing and clearing then walk instead of
+// the touched box.
 type Mask struct {
 	W, H   int
 	Cov    []float32
 	y0, y1 int // rows touched: [y0, y1)
 	x0, x1 int // columns touched
+	// list holds the index in Cov of each pixel Raise has covered,
+	// complete unless dense; fills, strokes and discs make the mask dense
+	// until the next Reset.
+	list  []int32
+	dense bool
 }
 
 // NewMask returns an empty mask of w x h.
@@ -113,11 +121,17 @@ func NewMask(w, h int) *Mask {
 
 // Reset empties the mask for reuse.
 func (m *Mask) Reset() {
-	if m.y0 < m.y1 {
+	switch {
+	case !m.dense:
+		for _, i := range m.list {
+			m.Cov[i] = 0
+		}
+	case m.y0 < m.y1:
 		for y := m.y0; y < m.y1; y++ {
 			clear(m.Cov[y*m.W+m.x0 : y*m.W+m.x1])
 		}
 	}
+	m.list, m.dense = m.list[:0], false
 	m.y0, m.y1, m.x0, m.x1 = m.H, 0, m.W, 0
 }
 
@@ -141,7 +155,13 @@ func (m *Mask) Raise(x, y int, v float32) {
 		return
 	}
 	m.touch(x, x+1, y)
-	m.max(x, y, v)
+	i := y*m.W + x
+	if v > m.Cov[i] {
+		if m.Cov[i] == 0 && !m.dense {
+			m.list = append(m.list, int32(i))
+		}
+		m.Cov[i] = v
+	}
 }
 
 // Composite blends colour c with opacity over the canvas where the mask
@@ -155,21 +175,30 @@ func (cv *Canvas) Composite(m *Mask, c Color, opacity float64) {
 	// computed once (what blend gives when nothing of the old pixel remains).
 	solid := a >= 255
 	sr, sg, sb := round8(r), round8(g), round8(b)
+	pixel := func(x, y int, v float32) {
+		o := cv.PixOffset(x, y)
+		p := cv.Pix[o : o+4 : o+4]
+		if solid && v >= 1 {
+			p[0], p[1], p[2], p[3] = sr, sg, sb, 255
+			return
+		}
+		fv := float64(v)
+		blend(p, r*fv, g*fv, b*fv, a*fv)
+	}
+	if !m.dense {
+		for _, i := range m.list {
+			if v := m.Cov[i]; v > 0 {
+				pixel(int(i)%m.W, int(i)/m.W, v)
+			}
+		}
+		return
+	}
 	for y := m.y0; y < m.y1; y++ {
 		row := m.Cov[y*m.W : (y+1)*m.W]
 		for x := m.x0; x < m.x1; x++ {
-			v := row[x]
-			if v <= 0 {
-				continue
+			if v := row[x]; v > 0 {
+				pixel(x, y, v)
 			}
-			o := cv.PixOffset(x, y)
-			p := cv.Pix[o : o+4 : o+4]
-			if solid && v >= 1 {
-				p[0], p[1], p[2], p[3] = sr, sg, sb, 255
-				continue
-			}
-			fv := float64(v)
-			blend(p, r*fv, g*fv, b*fv, a*fv)
 		}
 	}
 }
@@ -199,6 +228,7 @@ type Point struct{ X, Y float64 }
 // the even-odd rule (rings may be open or closed). A centre exactly on a
 // left edge is inside, on a right edge outside.
 func (m *Mask) FillPolygon(rings [][]Point) {
+	m.dense = true
 	polygonSpans(rings, m.W, m.H, func(y, x0, x1 int) {
 		row := m.Cov[y*m.W:]
 		for x := x0; x < x1; x++ {
@@ -303,6 +333,7 @@ func (m *Mask) Stroke(line []Point, width, blur float64, c Cap) {
 	if len(line) < 2 || width <= 0 {
 		return
 	}
+	m.dense = true
 	half := width / 2
 	ramp := max(blur, 1)
 	outer := half + ramp/2
@@ -364,6 +395,7 @@ func (m *Mask) Disc(c Point, r, blur float64) {
 	if r <= 0 {
 		return
 	}
+	m.dense = true
 	ramp := max(blur, 1)
 	x0 := max(0, int(math.Floor(c.X-r-1)))
 	x1 := min(m.W, int(math.Ceil(c.X+r+1)))
