@@ -240,8 +240,8 @@ func sliceChildren(t [3]int, z int, within box, limit int) (out [][3]int, ok boo
 	n := math.Exp2(float64(z))
 	k := 1 << dz
 	span := func(lo, hi float64, first int) (int, int) {
-		a := int(math.Max(float64(first), math.Floor(lo*n-sliceBuffer)))
-		b := int(math.Min(float64(first+k-1), math.Floor(hi*n+sliceBuffer)))
+		a := int(max(float64(first), math.Floor(lo*n-sliceBuffer)))
+		b := int(min(float64(first+k-1), math.Floor(hi*n+sliceBuffer)))
 		return a, b
 	}
 	x0, x1 := span(within.x0, within.x1, t[1]*k)

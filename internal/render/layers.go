@@ -22,13 +22,17 @@ type layerRender struct {
 	zoom float64
 
 	lines *lineBuilder // reused between features
-	tiles []box        // the view's tiles, once asked
+	// pts and rings hold a polygon's projected rings, reused between
+	// polygons (projectRings).
+	pts   []raster.Point
+	rings [][]raster.Point
+	tiles []box // the view's tiles, once asked
 	// sprites gives the images of patterns.
 	sprites *spriteSource
 
 	filter *expr.Expression
 	props  map[string]*expr.Expression // paint and layout properties
-	consts map[string]expr.Value       // values of feature-constant properties
+	slots  map[string]*prop            // the properties asked for, by name
 
 	gradient     *raster.Gradient // line-gradient's ramp, once built
 	gradientDone bool
@@ -83,25 +87,42 @@ func (lr *layerRender) ctx(f *expr.MapFeature) *expr.EvalContext {
 	return c
 }
 
+// prop is one of a layer's properties, looked up once per layer: its
+// expression (nil when the layer has none) and, once evaluated, its value
+// when it depends on no feature.
+type prop struct {
+	e     *expr.Expression
+	v     expr.Value
+	known bool // v holds the feature-constant value at the layer's zoom
+}
+
+// prop returns the named property, from one lookup a call.
+func (lr *layerRender) prop(name string) *prop {
+	if p := lr.slots[name]; p != nil {
+		return p
+	}
+	if lr.slots == nil {
+		lr.slots = map[string]*prop{}
+	}
+	p := &prop{e: lr.props[name]}
+	lr.slots[name] = p
+	return p
+}
+
 // eval evaluates a property, nil when the layer has none. Values that
 // depend on no feature are evaluated once for the layer's zoom.
 func (lr *layerRender) eval(name string, c *expr.EvalContext) (expr.Value, bool) {
-	e := lr.props[name]
-	if e == nil {
+	p := lr.prop(name)
+	if p.e == nil {
 		return expr.Value{}, false
 	}
-	if !e.IsFeatureConstant() || c.Zoom != lr.zoom {
-		return e.EvalOrDefault(c), true
+	if !p.e.IsFeatureConstant() || c.Zoom != lr.zoom {
+		return p.e.EvalOrDefault(c), true
 	}
-	if v, ok := lr.consts[name]; ok {
-		return v, true
+	if !p.known {
+		p.v, p.known = p.e.EvalOrDefault(c), true
 	}
-	v := e.EvalOrDefault(c)
-	if lr.consts == nil {
-		lr.consts = map[string]expr.Value{}
-	}
-	lr.consts[name] = v
-	return v, true
+	return p.v, true
 }
 
 func (lr *layerRender) num(name string, c *expr.EvalContext, def float64) float64 {
@@ -175,16 +196,48 @@ func (lr *layerRender) translate(name string, c *expr.EvalContext) (float64, flo
 	if !ok {
 		return 0, 0
 	}
-	v := numbers(val)
-	if len(v) != 2 {
+	x, y, ok := numberPair(val)
+	if !ok {
 		return 0, 0
 	}
-	dx, dy := v[0]*lr.fr.ratio, v[1]*lr.fr.ratio
-	if lr.str(name+"-anchor", c, "map") == "map" {
+	dx, dy := x*lr.fr.ratio, y*lr.fr.ratio
+	if lr.str(anchorProperty(name), c, "map") == "map" {
 		// Anchored to the map: turns with it.
 		return dx*lr.fr.cos - dy*lr.fr.sin, dx*lr.fr.sin + dy*lr.fr.cos
 	}
 	return dx, dy
+}
+
+// numberPair returns the two numbers of a numeric array value of two, as
+// numbers reads them; ok is false for anything else.
+func numberPair(v expr.Value) (x, y float64, ok bool) {
+	if f := v.Floats(); f != nil {
+		if len(f) != 2 {
+			return 0, 0, false
+		}
+		return f[0], f[1], true
+	}
+	items := v.Items()
+	if len(items) != 2 || items[0].Kind() != expr.KindNumber || items[1].Kind() != expr.KindNumber {
+		return 0, 0, false
+	}
+	return items[0].Num(), items[1].Num(), true
+}
+
+// anchorProperty returns the name of a translate property's anchor
+// property, without building the string for the usual ones.
+func anchorProperty(translate string) string {
+	switch translate {
+	case "fill-translate":
+		return "fill-translate-anchor"
+	case "line-translate":
+		return "line-translate-anchor"
+	case "circle-translate":
+		return "circle-translate-anchor"
+	case "fill-extrusion-translate":
+		return "fill-extrusion-translate-anchor"
+	}
+	return translate + "-anchor"
 }
 
 func (lr *layerRender) background() {
@@ -212,18 +265,26 @@ func (lr *layerRender) draw(feats []sourceFeature) {
 	clipped := lr.l.Type == "fill" || lr.l.Type == "line"
 	// GL draws a fill layer's interiors, then its antialiasing outlines
 	// over all of them: the outlines are a pass of their own.
-	type kept struct {
-		i int
-		c *expr.EvalContext
+	type outline struct {
+		i     int
+		paint fillPaint
 	}
-	var outlines []kept
+	var outlines []outline
+	// One context serves every feature in turn: evaluation keeps none.
+	c := lr.ctx(nil)
+	setFeature := func(f *expr.MapFeature) {
+		c.Feature = nil
+		if f != nil {
+			c.Feature = f
+		}
+	}
 	for i, f := range feats {
 		if clipped && f.clip != nil && !lr.squareVisible(f.clip) {
 			// Fills and lines are cut to their tile's square: a tile read
 			// only for the labels around the view draws nothing here.
 			continue
 		}
-		c := lr.ctx(f.feat)
+		setFeature(f.feat)
 		if lr.filter != nil {
 			v := lr.filter.EvalOrDefault(c)
 			if v.Kind() != expr.KindBoolean || !v.Boolean() {
@@ -232,8 +293,8 @@ func (lr *layerRender) draw(feats []sourceFeature) {
 		}
 		switch lr.l.Type {
 		case "fill":
-			if lr.fill(f, c, false) {
-				outlines = append(outlines, kept{i, c})
+			if fp, ok := lr.fill(f, c); ok {
+				outlines = append(outlines, outline{i, fp})
 			}
 		case "line":
 			lr.line(f, c)
@@ -241,8 +302,8 @@ func (lr *layerRender) draw(feats []sourceFeature) {
 			lr.circle(f, c)
 		}
 	}
-	for _, k := range outlines {
-		lr.fill(feats[k.i], k.c, true)
+	for k := range outlines {
+		lr.fillOutline(feats[outlines[k].i], &outlines[k].paint)
 	}
 }
 
@@ -254,6 +315,70 @@ func (lr *layerRender) project(ps []orb.Point, dx, dy float64) []raster.Point {
 		for i, q := range out {
 			out[i], _ = t.Project(q)
 		}
+	}
+	return out
+}
+
+// projectRings projects a polygon's rings as project does, into buffers
+// of the layer reused from one polygon to the next: the rings hold until
+// the next call.
+func (lr *layerRender) projectRings(poly [][]orb.Point, dx, dy float64) [][]raster.Point {
+	n := 0
+	for _, r := range poly {
+		n += len(r)
+	}
+	if cap(lr.pts) < n {
+		lr.pts = make([]raster.Point, n)
+	}
+	pts := lr.pts[:n]
+	rings := lr.rings[:0]
+	t := lr.fr.tilt
+	for _, r := range poly {
+		ring := pts[:len(r):len(r)]
+		pts = pts[len(r):]
+		for i, p := range r {
+			q := lr.fr.toPlane(p[0], p[1])
+			ring[i] = raster.Point{X: q.X + dx, Y: q.Y + dy}
+			if t != nil {
+				ring[i], _ = t.Project(ring[i])
+			}
+		}
+		rings = append(rings, ring)
+	}
+	lr.rings = rings
+	return rings
+}
+
+// reaches reports whether the box around the rings' points, widened by
+// margin pixels, meets the canvas.
+func (lr *layerRender) reaches(rings [][]raster.Point, margin float64) bool {
+	x0, y0, x1, y1 := math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)
+	for _, r := range rings {
+		for _, p := range r {
+			x0, y0, x1, y1 = min(x0, p.X), min(y0, p.Y), max(x1, p.X), max(y1, p.Y)
+		}
+	}
+	return lr.boxReaches(x0, y0, x1, y1, margin)
+}
+
+// boxReaches reports whether the box from x0, y0 to x1, y1 (pixels),
+// widened by margin, meets the canvas. NaN bounds or margin compare
+// false: such a box counts as reaching it.
+func (lr *layerRender) boxReaches(x0, y0, x1, y1, margin float64) bool {
+	w, h := float64(lr.cv.Rect.Dx()), float64(lr.cv.Rect.Dy())
+	return !(x1 < -margin || y1 < -margin || x0 > w+margin || y0 > h+margin)
+}
+
+// projectPlaneInto is projectPlane writing into the layer's reused buffer:
+// the points hold until the next call.
+func (lr *layerRender) projectPlaneInto(ps []orb.Point, dx, dy float64) []raster.Point {
+	if cap(lr.pts) < len(ps) {
+		lr.pts = make([]raster.Point, len(ps))
+	}
+	out := lr.pts[:len(ps)]
+	for i, p := range ps {
+		q := lr.fr.toPlane(p[0], p[1])
+		out[i] = raster.Point{X: q.X + dx, Y: q.Y + dy}
 	}
 	return out
 }
@@ -283,59 +408,72 @@ func (lr *layerRender) projectPlane(ps []orb.Point, dx, dy float64) []raster.Poi
 	return out
 }
 
-// fill draws a polygon feature's interior, or with outline its
-// antialiasing outline; drawing the interior it reports whether the
-// feature has an outline to draw.
-func (lr *layerRender) fill(f sourceFeature, c *expr.EvalContext, outline bool) bool {
+// fillPaint is how a polygon feature is filled, kept from the pass that
+// draws its interior for the one that draws its outline.
+type fillPaint struct {
+	col, outline    raster.Color
+	opacity, dx, dy float64
+	pattern         *raster.Pattern
+}
+
+// fill draws a polygon feature's interior; it reports whether the feature
+// has an antialiasing outline to draw, and how (fillOutline).
+func (lr *layerRender) fill(f sourceFeature, c *expr.EvalContext) (fillPaint, bool) {
 	if f.kind != "Polygon" {
-		return false
+		return fillPaint{}, false
 	}
 	col, ok := lr.color("fill-color", c)
 	if !ok {
-		return false
+		return fillPaint{}, false
 	}
 	antialias := lr.boolean("fill-antialias", c, true)
-	if outline && !antialias {
-		return false
-	}
-	opacity := lr.num("fill-opacity", c, 1)
-	dx, dy := lr.translate("fill-translate", c)
-	var pattern *raster.Pattern
+	fp := fillPaint{col: col, outline: col, opacity: lr.num("fill-opacity", c, 1)}
+	fp.dx, fp.dy = lr.translate("fill-translate", c)
 	if img := lr.patternImage("fill-pattern", c); img != nil {
-		pattern = lr.planePattern(img, dx, dy)
+		fp.pattern = lr.planePattern(img, fp.dx, fp.dy)
 	}
 	// GL draws fills without antialiasing, then a one-pixel outline on
 	// top when fill-antialias is on; a pattern fill, and its outline,
 	// take the pattern's colours.
-	outlineCol := col
-	if outline {
+	if antialias {
 		if oc, ok := lr.color("fill-outline-color", c); ok && lr.l.Paint != nil && lr.l.Paint.Has("fill-outline-color") {
-			outlineCol = oc
+			fp.outline = oc
 		}
 	}
 	for _, poly := range f.polygons {
-		rings := make([][]raster.Point, len(poly))
-		for i, r := range poly {
-			rings[i] = lr.project(r, dx, dy)
+		rings := lr.projectRings(poly, fp.dx, fp.dy)
+		if !lr.reaches(rings, 0) {
+			continue // pixels are drawn where their centres lie in the rings
+		}
+		if fp.pattern == nil {
+			lr.cv.FillPolygon(rings, col, fp.opacity)
+			continue
 		}
 		lr.mask.Reset()
-		if outline {
-			for k, r := range rings {
-				lr.mask.HairlineDepth(r, lr.depths(poly[k], dx, dy), f.cutEdge(poly[k]))
-			}
-		} else {
-			lr.mask.FillPolygon(rings)
+		lr.mask.FillPolygon(rings)
+		lr.cv.CompositePattern(lr.mask, fp.pattern, fp.opacity)
+	}
+	return fp, antialias
+}
+
+// fillOutline draws a polygon feature's antialiasing outline with the
+// paint its interior had.
+func (lr *layerRender) fillOutline(f sourceFeature, fp *fillPaint) {
+	for _, poly := range f.polygons {
+		rings := lr.projectRings(poly, fp.dx, fp.dy)
+		if !lr.reaches(rings, 1) {
+			continue // outlines are drawn within a pixel of an edge
 		}
-		switch {
-		case pattern != nil:
-			lr.cv.CompositePattern(lr.mask, pattern, opacity)
-		case outline:
-			lr.cv.Composite(lr.mask, outlineCol, opacity)
-		default:
-			lr.cv.Composite(lr.mask, col, opacity)
+		lr.mask.Reset()
+		for k, r := range rings {
+			lr.mask.HairlineDepth(r, lr.depths(poly[k], fp.dx, fp.dy), f.cutEdge(poly[k]))
+		}
+		if fp.pattern != nil {
+			lr.cv.CompositePattern(lr.mask, fp.pattern, fp.opacity)
+		} else {
+			lr.cv.Composite(lr.mask, fp.outline, fp.opacity)
 		}
 	}
-	return antialias
 }
 
 func (lr *layerRender) line(f sourceFeature, c *expr.EvalContext) {
@@ -344,8 +482,8 @@ func (lr *layerRender) line(f sourceFeature, c *expr.EvalContext) {
 		return
 	}
 	ratio := lr.fr.ratio
-	width := math.Max(0, lr.num("line-width", c, 1))
-	gap := math.Max(0, lr.num("line-gap-width", c, 0))
+	width := max(0, lr.num("line-width", c, 1))
+	gap := max(0, lr.num("line-gap-width", c, 0))
 	opacity := lr.num("line-opacity", c, 1)
 	dx, dy := lr.translate("line-translate", c)
 	shape := lineShape{
@@ -373,7 +511,7 @@ func (lr *layerRender) line(f sourceFeature, c *expr.EvalContext) {
 		Tilt:    lr.fr.tilt,
 		Outset:  outset * ratio,
 		Inset:   inset * ratio,
-		Blur2:   (math.Max(0, lr.num("line-blur", c, 0)) + 1/ratio) * ratio,
+		Blur2:   (max(0, lr.num("line-blur", c, 0)) + 1/ratio) * ratio,
 		Color:   col,
 		Opacity: opacity,
 	}
@@ -454,6 +592,13 @@ func (lr *layerRender) line(f sourceFeature, c *expr.EvalContext) {
 	var progress func(i int) (start, total float64)
 	draw := func(lines [][]orb.Point, closed []bool, clip []raster.Point) {
 		b.tris = b.tris[:0]
+		// reach bounds how far from its points a line's triangles go
+		// (device pixels), -1 for no bound: under a tilted camera every
+		// line is built.
+		reach := -1.0
+		if lr.fr.tilt == nil {
+			reach = lineReach(shape, b.outset, b.offset, b.tile)
+		}
 		for i, l := range lines {
 			b.progScale = 0
 			if paint.Gradient != nil && progress != nil {
@@ -463,7 +608,11 @@ func (lr *layerRender) line(f sourceFeature, c *expr.EvalContext) {
 				}
 			}
 			// Lines are built on the map and seen through the camera.
-			b.add(lr.projectPlane(l, dx, dy), shape, closed[i])
+			pts := lr.projectPlaneInto(l, dx, dy)
+			if reach >= 0 && !lr.lineReaches(pts, reach) {
+				continue // no triangle of it meets the canvas
+			}
+			b.add(pts, shape, closed[i])
 		}
 		if clip != nil && trianglesInside(b.tris, clip) {
 			clip = nil // nothing to cut: most lines lie inside their tile
@@ -523,6 +672,31 @@ func (lr *layerRender) line(f sourceFeature, c *expr.EvalContext) {
 	}
 }
 
+// lineReach bounds how far from a line's points (device pixels) the
+// vertices of its triangles lie: extrusions (in units of the outset) are
+// at most the miter limit long, or 2 (bevels, square and round ends); the
+// offset shifts a vertex by at most its extrusion times the offset; the
+// extra vertices by sharp corners lie within a tile unit of the line.
+func lineReach(s lineShape, outset, offset, tile float64) float64 {
+	ext := 2.0
+	if s.join != "bevel" {
+		ext = max(ext, s.miterLimit)
+	}
+	// GL rounds extrusions to 1/63: a little more.
+	ext += 0.05
+	return ext*(outset+math.Abs(offset)) + tile + 1
+}
+
+// lineReaches reports whether triangles within reach pixels of the points
+// can meet the canvas.
+func (lr *layerRender) lineReaches(pts []raster.Point, reach float64) bool {
+	x0, y0, x1, y1 := math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)
+	for _, p := range pts {
+		x0, y0, x1, y1 = min(x0, p.X), min(y0, p.Y), max(x1, p.X), max(y1, p.Y)
+	}
+	return lr.boxReaches(x0, y0, x1, y1, reach)
+}
+
 // sliceTiles returns the tiles GL JS 6 cuts a feature's overzoomed vector
 // tile into that the feature's lines (world units, buffer included) and
 // the view both reach; ok is false when the tile is drawn as it is.
@@ -536,11 +710,11 @@ func (lr *layerRender) sliceTiles(f sourceFeature, lines [][]orb.Point) ([][3]in
 	lx0, ly0, lx1, ly1 := math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)
 	for _, l := range lines {
 		for _, p := range l {
-			lx0, lx1 = math.Min(lx0, p[0]), math.Max(lx1, p[0])
-			ly0, ly1 = math.Min(ly0, p[1]), math.Max(ly1, p[1])
+			lx0, lx1 = min(lx0, p[0]), max(lx1, p[0])
+			ly0, ly1 = min(ly0, p[1]), max(ly1, p[1])
 		}
 	}
-	within = box{math.Max(within.x0, lx0), math.Max(within.y0, ly0), math.Min(within.x1, lx1), math.Min(within.y1, ly1)}
+	within = box{max(within.x0, lx0), max(within.y0, ly0), min(within.x1, lx1), min(within.y1, ly1)}
 	if within.x1 < within.x0 || within.y1 < within.y0 {
 		return nil, true
 	}
@@ -640,8 +814,8 @@ func (lr *layerRender) squareVisible(b *box) bool {
 	minX, minY, maxX, maxY := math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)
 	for _, c := range [4][2]float64{{b.x0, b.y0}, {b.x1, b.y0}, {b.x0, b.y1}, {b.x1, b.y1}} {
 		p := lr.fr.toPlane(c[0], c[1])
-		minX, maxX = math.Min(minX, p.X), math.Max(maxX, p.X)
-		minY, maxY = math.Min(minY, p.Y), math.Max(maxY, p.Y)
+		minX, maxX = min(minX, p.X), max(maxX, p.X)
+		minY, maxY = min(minY, p.Y), max(maxY, p.Y)
 	}
 	// A pixel of slack: antialiasing reaches half a pixel past an edge.
 	v := maxX > -1 && minX < lr.fr.w+1 && maxY > -1 && minY < lr.fr.h+1
@@ -661,7 +835,7 @@ func trianglesInside(tris [][3]raster.LineVertex, clip []raster.Point) bool {
 	x0, y0, x1, y1 := math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)
 	for i := range tris {
 		for _, v := range tris[i] {
-			x0, y0, x1, y1 = math.Min(x0, v.X), math.Min(y0, v.Y), math.Max(x1, v.X), math.Max(y1, v.Y)
+			x0, y0, x1, y1 = min(x0, v.X), min(y0, v.Y), max(x1, v.X), max(y1, v.Y)
 		}
 	}
 	// The corners of their bounding box on the inner side of every edge.
@@ -688,11 +862,11 @@ func (lr *layerRender) viewTiles() []box {
 		return lr.tiles
 	}
 	fr := lr.fr
-	z := math.Max(0, math.Floor(lr.zoom))
+	z := max(0, math.Floor(lr.zoom))
 	n := math.Exp2(z)
 	half := math.Hypot(fr.w, fr.h) / 2 / fr.scale
 	x0, x1 := math.Floor((fr.cx-half)*n), math.Floor((fr.cx+half)*n)
-	y0, y1 := math.Max(0, math.Floor((fr.cy-half)*n)), math.Min(n-1, math.Floor((fr.cy+half)*n))
+	y0, y1 := max(0, math.Floor((fr.cy-half)*n)), min(n-1, math.Floor((fr.cy+half)*n))
 	if (x1-x0+1)*(y1-y0+1) > maxTiles {
 		// Too many to cut: one square for the whole view.
 		lr.tiles = []box{{fr.cx - half, fr.cy - half, fr.cx + half, fr.cy + half}}

@@ -1,6 +1,7 @@
 package render
 
 import (
+	"math"
 	"slices"
 	"testing"
 
@@ -181,5 +182,70 @@ func TestSquareVisible(t *testing.T) {
 	lr = &layerRender{fr: newFrame(v)}
 	if !lr.squareVisible(&box{0.76, 0.45, 0.8, 0.55}) {
 		t.Error("a square the turned view reaches is not drawn")
+	}
+}
+
+func TestReaches(t *testing.T) {
+	lr := &layerRender{cv: raster.NewCanvas(100, 50)}
+	ring := func(x0, y0, x1, y1 float64) []raster.Point {
+		return []raster.Point{{X: x0, Y: y0}, {X: x1, Y: y0}, {X: x1, Y: y1}, {X: x0, Y: y1}}
+	}
+	tests := []struct {
+		name  string
+		rings [][]raster.Point
+		want  bool
+	}{
+		{"inside", [][]raster.Point{ring(10, 10, 20, 20)}, true},
+		{"around", [][]raster.Point{ring(-10, -10, 200, 200)}, true},
+		{"left", [][]raster.Point{ring(-30, 10, -2, 20)}, false},
+		{"left within the margin", [][]raster.Point{ring(-30, 10, -0.5, 20)}, true},
+		{"right", [][]raster.Point{ring(102, 10, 120, 20)}, false},
+		{"above", [][]raster.Point{ring(10, -20, 20, -1.5)}, false},
+		{"below", [][]raster.Point{ring(10, 52, 20, 60)}, false},
+		{"a hole's ring does not widen the box", [][]raster.Point{ring(-30, 10, -2, 20), ring(-20, 12, -10, 18)}, false},
+		{"two rings either side", [][]raster.Point{ring(-30, 10, -2, 20), ring(110, 10, 120, 20)}, true},
+		{"no points", nil, false},
+		{"NaN counts as reaching", [][]raster.Point{{{X: math.NaN(), Y: 0}}}, true},
+	}
+	for _, tc := range tests {
+		if got := lr.reaches(tc.rings, 1); got != tc.want {
+			t.Errorf("%s: %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
+
+func TestNumberPair(t *testing.T) {
+	num := expr.Number
+	tests := []struct {
+		name string
+		v    expr.Value
+		ok   bool
+	}{
+		{"two numbers", expr.Array([]expr.Value{num(5), num(-2)}), true},
+		{"three numbers", expr.Array([]expr.Value{num(5), num(-2), num(1)}), false},
+		{"one number", expr.Array([]expr.Value{num(5)}), false},
+		{"a string", expr.Array([]expr.Value{num(5), expr.String("x")}), false},
+		{"empty", expr.Array(nil), false},
+		{"number", num(3), false},
+		{"null", expr.Null(), false},
+	}
+	for _, tc := range tests {
+		x, y, ok := numberPair(tc.v)
+		if ok != tc.ok {
+			t.Errorf("%s: ok %v, want %v", tc.name, ok, tc.ok)
+			continue
+		}
+		// It reads what numbers reads.
+		if want := numbers(tc.v); ok && (x != want[0] || y != want[1]) {
+			t.Errorf("%s: %v, %v, want %v", tc.name, x, y, want)
+		}
+	}
+}
+
+func TestAnchorProperty(t *testing.T) {
+	for _, name := range []string{"fill-translate", "line-translate", "circle-translate", "fill-extrusion-translate", "text-translate"} {
+		if got := anchorProperty(name); got != name+"-anchor" {
+			t.Errorf("anchorProperty(%q) = %q", name, got)
+		}
 	}
 }

@@ -273,7 +273,7 @@ func (b *lineBuilder) add(pts []raster.Point, s lineShape, closed bool) {
 			if join == "fakeround" {
 				// A fan of slices around the inner corner, about one a 20
 				// degrees of turn.
-				angle := math.Acos(math.Max(-1, math.Min(1, cosAngle)))
+				angle := math.Acos(max(-1, min(1, cosAngle)))
 				steps := int(math.Round(angle * 180 / math.Pi / 20))
 				side := 1.0
 				if turnsLeft {

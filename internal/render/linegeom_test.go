@@ -128,3 +128,52 @@ func TestLineDistanceRestarts(t *testing.T) {
 		}
 	}
 }
+
+// TestLineReach checks that every vertex of a line's triangles lies within
+// lineReach of the box around the line's points, for joins, caps, sharp
+// turns, reversals and offsets.
+func TestLineReach(t *testing.T) {
+	zigzag := []raster.Point{{X: 0, Y: 0}, {X: 40, Y: 1}, {X: 0, Y: 2}, {X: 40, Y: 30}, {X: 41, Y: 0}, {X: 10, Y: 10}}
+	reversal := []raster.Point{{X: 0, Y: 0}, {X: 20, Y: 0}, {X: 5, Y: 0}}
+	square := []raster.Point{{X: 0, Y: 0}, {X: 10, Y: 0}, {X: 10, Y: 10}, {X: 0, Y: 10}, {X: 0, Y: 0}}
+	tests := []struct {
+		name   string
+		shape  lineShape
+		offset float64
+	}{
+		{"miter", lineShape{join: "miter", cap: "butt", miterLimit: 2, roundLimit: 1.05}, 0},
+		{"long miters", lineShape{join: "miter", cap: "butt", miterLimit: 10, roundLimit: 1.05}, 0},
+		{"bevel", lineShape{join: "bevel", cap: "square", miterLimit: 10, roundLimit: 1.05}, 0},
+		{"round", lineShape{join: "round", cap: "round", miterLimit: 2, roundLimit: 1.05}, 0},
+		{"round, round limit high", lineShape{join: "round", cap: "round", miterLimit: 2, roundLimit: 5}, 0},
+		{"miter with offset", lineShape{join: "miter", cap: "square", miterLimit: 3, roundLimit: 1.05}, -7},
+		{"round with offset", lineShape{join: "round", cap: "round", miterLimit: 2, roundLimit: 1.05}, 5},
+		{"small miter limit", lineShape{join: "miter", cap: "butt", miterLimit: 0.5, roundLimit: 1.05}, 2},
+	}
+	for _, tc := range tests {
+		for _, closed := range []bool{false, true} {
+			for _, line := range [][]raster.Point{zigzag, reversal, square} {
+				if closed && line[0] != line[len(line)-1] {
+					continue
+				}
+				b := &lineBuilder{outset: 3, offset: tc.offset, tile: 0.25, sharp: 4, alongScale: 1}
+				b.add(line, tc.shape, closed)
+				reach := lineReach(tc.shape, b.outset, b.offset, b.tile)
+				x0, y0, x1, y1 := math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)
+				for _, p := range line {
+					x0, y0, x1, y1 = min(x0, p.X), min(y0, p.Y), max(x1, p.X), max(y1, p.Y)
+				}
+				for _, tri := range b.tris {
+					for _, v := range tri {
+						if d := max(x0-v.X, v.X-x1, y0-v.Y, v.Y-y1); d > reach {
+							t.Errorf("%s (closed %v, %d points): a vertex %v past the points' box, reach %v", tc.name, closed, len(line), d, reach)
+						}
+					}
+				}
+			}
+		}
+	}
+	if r := lineReach(lineShape{join: "miter", miterLimit: math.NaN()}, 3, 0, 1); r >= 0 {
+		t.Errorf("a NaN miter limit gives reach %v, want no bound (NaN)", r)
+	}
+}

@@ -100,7 +100,7 @@ func (d *Dash) coverage(along, ny float64) float64 {
 	for i, p := range d.Parts {
 		if pos < start+p || i == len(d.Parts)-1 {
 			inside = i%2 == 0
-			dist = math.Min(pos-start, start+p-pos)
+			dist = min(pos-start, start+p-pos)
 			break
 		}
 		start += p
@@ -157,6 +157,16 @@ func (p *LinePattern) sample(along, ny float64) (r, g, b, a float64) {
 // nil, is a convex polygon (the tile's square) on the map's plane, like
 // the triangle's vertices, outside which nothing is drawn.
 func (cv *Canvas) LineTriangle(t *[3]LineVertex, clip []Point, p *LinePaint) {
+	W, H := cv.Rect.Dx(), cv.Rect.Dy()
+	if p.Tilt == nil {
+		// Pixels are drawn where their centres lie in the triangle: one
+		// wholly beside the canvas draws nothing.
+		a, b, c := &t[0], &t[1], &t[2]
+		if max(a.X, b.X, c.X) < 0 || min(a.X, b.X, c.X) > float64(W) ||
+			max(a.Y, b.Y, c.Y) < 0 || min(a.Y, b.Y, c.Y) > float64(H) {
+			return
+		}
+	}
 	x0, y0 := t[0].X, t[0].Y
 	e1x, e1y := t[1].X-x0, t[1].Y-y0
 	e2x, e2y := t[2].X-x0, t[2].Y-y0
@@ -203,26 +213,29 @@ func (cv *Canvas) LineTriangle(t *[3]LineVertex, clip []Point, p *LinePaint) {
 	}
 	minY, maxY := math.Inf(1), math.Inf(-1)
 	for _, q := range poly {
-		minY, maxY = math.Min(minY, q.Y), math.Max(maxY, q.Y)
+		minY, maxY = min(minY, q.Y), max(maxY, q.Y)
 	}
-	W, H := cv.Rect.Dx(), cv.Rect.Dy()
 	ry0 := max(0, int(math.Ceil(minY-0.5)))
 	ry1 := min(H, int(math.Ceil(maxY-0.5)))
 	cr, cg, cb, ca := p.Color.premul(p.Opacity)
-	inner, invBlur := p.Inset-p.Blur2, 1/p.Blur2
+	outset, inner, invBlur := p.Outset, p.Inset-p.Blur2, 1/p.Blur2
+	dash := p.Dash
+	imaged := p.Pattern != nil || p.Gradient != nil
 	// An opaque colour at full coverage replaces the pixel.
 	opaque := ca >= 255
 	solid := [4]uint8{round8(cr), round8(cg), round8(cb), 255}
 	n := len(poly)
+	pix := cv.Pix
 	for y := ry0; y < ry1; y++ {
 		cy := float64(y) + 0.5
 		xl, xr := math.Inf(1), math.Inf(-1)
-		for i := 0; i < n; i++ {
-			a, b := poly[i], poly[(i+1)%n]
+		a := poly[n-1]
+		for _, b := range poly[:n] {
 			if (a.Y <= cy) != (b.Y <= cy) {
 				x := a.X + (cy-a.Y)*(b.X-a.X)/(b.Y-a.Y)
-				xl, xr = math.Min(xl, x), math.Max(xr, x)
+				xl, xr = min(xl, x), max(xr, x)
 			}
+			a = b
 		}
 		if xl >= xr {
 			continue
@@ -243,21 +256,22 @@ func (cv *Canvas) LineTriangle(t *[3]LineVertex, clip []Point, p *LinePaint) {
 		pr := t[0].Progress + prX*dx + prY*dy
 		o := cv.PixOffset(px0, y)
 		for x := px0; x < px1; x++ {
-			dist := math.Sqrt(nx*nx+ny*ny) * p.Outset
-			alpha := min(dist-inner, p.Outset-dist) * invBlur
+			dist := math.Sqrt(nx*nx+ny*ny) * outset
+			alpha := min(dist-inner, outset-dist) * invBlur
 			if alpha > 0 {
 				alpha = min(alpha, 1)
-				if p.Dash != nil {
-					alpha *= p.Dash.coverage(al, ny)
+				if dash != nil {
+					alpha *= dash.coverage(al, ny)
 				}
+				px := pix[o : o+4 : o+4]
 				switch {
 				case alpha <= 0:
-				case p.Pattern != nil || p.Gradient != nil:
-					p.blendImage(cv.Pix[o:o+4], alpha, al, ny, pr)
+				case imaged:
+					p.blendImage(px, alpha, al, ny, pr)
 				case alpha == 1 && opaque:
-					copy(cv.Pix[o:o+4], solid[:])
+					px[0], px[1], px[2], px[3] = solid[0], solid[1], solid[2], solid[3]
 				default:
-					blend(cv.Pix[o:o+4], cr*alpha, cg*alpha, cb*alpha, ca*alpha)
+					blend(px, cr*alpha, cg*alpha, cb*alpha, ca*alpha)
 				}
 			}
 			nx += nxX

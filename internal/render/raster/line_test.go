@@ -266,3 +266,30 @@ func TestDashEdges(t *testing.T) {
 		}
 	}
 }
+
+func TestLineTriangleBesideCanvas(t *testing.T) {
+	paint := &LinePaint{Outset: 100, Blur2: 1, Color: Color{A: 1}, Opacity: 1}
+	tests := []struct {
+		name string
+		tri  [3]LineVertex
+		want bool // whether anything is drawn
+	}{
+		{"left", [3]LineVertex{{X: -20, Y: 0}, {X: -1, Y: 0}, {X: -20, Y: 8}}, false},
+		{"right", [3]LineVertex{{X: 17, Y: 0}, {X: 30, Y: 0}, {X: 17, Y: 8}}, false},
+		{"above", [3]LineVertex{{X: 0, Y: -9}, {X: 16, Y: -9}, {X: 0, Y: -0.1}}, false},
+		{"below", [3]LineVertex{{X: 0, Y: 9}, {X: 16, Y: 9}, {X: 0, Y: 20}}, false},
+		{"over the left edge", [3]LineVertex{{X: -20, Y: 0}, {X: 2, Y: 0}, {X: -20, Y: 8}}, true},
+		{"around the canvas", [3]LineVertex{{X: -40, Y: -40}, {X: 60, Y: -40}, {X: -40, Y: 60}}, true},
+	}
+	for _, tc := range tests {
+		cv := NewCanvas(16, 8)
+		cv.LineTriangle(&tc.tri, nil, paint)
+		drawn := false
+		for i := 3; i < len(cv.Pix); i += 4 {
+			drawn = drawn || cv.Pix[i] > 0
+		}
+		if drawn != tc.want {
+			t.Errorf("%s: drawn %v, want %v", tc.name, drawn, tc.want)
+		}
+	}
+}

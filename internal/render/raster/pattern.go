@@ -41,6 +41,14 @@ func (cv *Canvas) CompositePattern(m *Mask, p *Pattern, opacity float64) {
 	if m.y0 >= m.y1 {
 		return
 	}
+	if !m.dense {
+		for _, i := range m.list {
+			if v := float64(m.Cov[i]); v > 0 {
+				cv.blendPattern(p, int(i)%m.W, int(i)/m.W, opacity*v)
+			}
+		}
+		return
+	}
 	for y := m.y0; y < m.y1; y++ {
 		row := m.Cov[y*m.W : (y+1)*m.W]
 		for x := m.x0; x < m.x1; x++ {

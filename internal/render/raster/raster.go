@@ -75,7 +75,7 @@ func (cv *Canvas) BlendPremul(x, y int, r, g, b, a float64) {
 }
 
 func clamp01(v float64) float64 {
-	return math.Max(0, math.Min(1, v))
+	return max(0, min(1, v))
 }
 
 // blend composites a premultiplied colour (0..255 floats) over one pixel.
@@ -98,12 +98,20 @@ func round8(v float64) uint8 {
 }
 
 // Mask is a coverage mask: one value in 0..1 a pixel, with the bounds of
-// what was touched so that compositing walks only those rows.
+// what was touched so that compositing walks only those rows. A mask that
+// only Raise has written since it was empty (a fill's outline) also lists
+// its covered pixels, which compositing and clearing then walk instead of
+// the touched box.
 type Mask struct {
 	W, H   int
 	Cov    []float32
 	y0, y1 int // rows touched: [y0, y1)
 	x0, x1 int // columns touched
+	// list holds the index in Cov of each pixel Raise has covered,
+	// complete unless dense; fills, strokes and discs make the mask dense
+	// until the next Reset.
+	list  []int32
+	dense bool
 }
 
 // NewMask returns an empty mask of w x h.
@@ -113,11 +121,17 @@ func NewMask(w, h int) *Mask {
 
 // Reset empties the mask for reuse.
 func (m *Mask) Reset() {
-	if m.y0 < m.y1 {
+	switch {
+	case !m.dense:
+		for _, i := range m.list {
+			m.Cov[i] = 0
+		}
+	case m.y0 < m.y1:
 		for y := m.y0; y < m.y1; y++ {
 			clear(m.Cov[y*m.W+m.x0 : y*m.W+m.x1])
 		}
 	}
+	m.list, m.dense = m.list[:0], false
 	m.y0, m.y1, m.x0, m.x1 = m.H, 0, m.W, 0
 }
 
@@ -141,7 +155,13 @@ func (m *Mask) Raise(x, y int, v float32) {
 		return
 	}
 	m.touch(x, x+1, y)
-	m.max(x, y, v)
+	i := y*m.W + x
+	if v > m.Cov[i] {
+		if m.Cov[i] == 0 && !m.dense {
+			m.list = append(m.list, int32(i))
+		}
+		m.Cov[i] = v
+	}
 }
 
 // Composite blends colour c with opacity over the canvas where the mask
@@ -155,21 +175,30 @@ func (cv *Canvas) Composite(m *Mask, c Color, opacity float64) {
 	// computed once (what blend gives when nothing of the old pixel remains).
 	solid := a >= 255
 	sr, sg, sb := round8(r), round8(g), round8(b)
+	pixel := func(x, y int, v float32) {
+		o := cv.PixOffset(x, y)
+		p := cv.Pix[o : o+4 : o+4]
+		if solid && v >= 1 {
+			p[0], p[1], p[2], p[3] = sr, sg, sb, 255
+			return
+		}
+		fv := float64(v)
+		blend(p, r*fv, g*fv, b*fv, a*fv)
+	}
+	if !m.dense {
+		for _, i := range m.list {
+			if v := m.Cov[i]; v > 0 {
+				pixel(int(i)%m.W, int(i)/m.W, v)
+			}
+		}
+		return
+	}
 	for y := m.y0; y < m.y1; y++ {
 		row := m.Cov[y*m.W : (y+1)*m.W]
 		for x := m.x0; x < m.x1; x++ {
-			v := row[x]
-			if v <= 0 {
-				continue
+			if v := row[x]; v > 0 {
+				pixel(x, y, v)
 			}
-			o := cv.PixOffset(x, y)
-			p := cv.Pix[o : o+4 : o+4]
-			if solid && v >= 1 {
-				p[0], p[1], p[2], p[3] = sr, sg, sb, 255
-				continue
-			}
-			fv := float64(v)
-			blend(p, r*fv, g*fv, b*fv, a*fv)
 		}
 	}
 }
@@ -199,18 +228,59 @@ type Point struct{ X, Y float64 }
 // the even-odd rule (rings may be open or closed). A centre exactly on a
 // left edge is inside, on a right edge outside.
 func (m *Mask) FillPolygon(rings [][]Point) {
+	m.dense = true
+	polygonSpans(rings, m.W, m.H, func(y, x0, x1 int) {
+		row := m.Cov[y*m.W:]
+		for x := x0; x < x1; x++ {
+			row[x] = 1
+		}
+		m.touch(x0, x1, y)
+	})
+}
+
+// FillPolygon blends colour c with opacity over the pixels whose centres
+// lie inside the rings, as Mask.FillPolygon and Composite do together,
+// without the mask: the spans of one polygon do not overlap, so each
+// pixel is blended once, at full coverage.
+func (cv *Canvas) FillPolygon(rings [][]Point, c Color, opacity float64) {
+	r, g, b, a := c.premul(opacity)
+	if a <= 0 {
+		return
+	}
+	solid := a >= 255
+	sr, sg, sb := round8(r), round8(g), round8(b)
+	W, H := cv.Rect.Dx(), cv.Rect.Dy()
+	polygonSpans(rings, W, H, func(y, x0, x1 int) {
+		o := cv.PixOffset(x0, y)
+		row := cv.Pix[o : o+4*(x1-x0)]
+		for i := 0; i+3 < len(row); i += 4 {
+			p := row[i : i+4 : i+4]
+			if solid {
+				p[0], p[1], p[2], p[3] = sr, sg, sb, 255
+				continue
+			}
+			blend(p, r, g, b, a)
+		}
+	})
+}
+
+// polygonSpans calls span for each run of pixels x0..x1 (excluded) of row
+// y, within w x h, whose centres lie inside the rings by the even-odd
+// rule, rows top down and runs left to right; runs do not overlap.
+func polygonSpans(rings [][]Point, w, h int, span func(y, x0, x1 int)) {
 	minY, maxY := math.Inf(1), math.Inf(-1)
 	for _, r := range rings {
 		for _, p := range r {
-			minY, maxY = math.Min(minY, p.Y), math.Max(maxY, p.Y)
+			minY, maxY = min(minY, p.Y), max(maxY, p.Y)
 		}
 	}
 	if math.IsInf(minY, 0) {
 		return
 	}
 	y0 := max(0, int(math.Ceil(minY-0.5)))
-	y1 := min(m.H, int(math.Ceil(maxY-0.5)))
-	var xs []float64
+	y1 := min(h, int(math.Ceil(maxY-0.5)))
+	var buf [32]float64
+	xs := buf[:0]
 	for y := y0; y < y1; y++ {
 		cy := float64(y) + 0.5
 		xs = xs[:0]
@@ -227,15 +297,11 @@ func (m *Mask) FillPolygon(rings [][]Point) {
 		for i := 0; i+1 < len(xs); i += 2 {
 			// Pixels whose centre x+0.5 lies in [xs[i], xs[i+1]).
 			x0 := max(0, int(math.Ceil(xs[i]-0.5)))
-			x1 := min(m.W, int(math.Ceil(xs[i+1]-0.5)))
+			x1 := min(w, int(math.Ceil(xs[i+1]-0.5)))
 			if x0 >= x1 {
 				continue
 			}
-			row := m.Cov[y*m.W:]
-			for x := x0; x < x1; x++ {
-				row[x] = 1
-			}
-			m.touch(x0, x1, y)
+			span(y, x0, x1)
 		}
 	}
 }
@@ -267,8 +333,9 @@ func (m *Mask) Stroke(line []Point, width, blur float64, c Cap) {
 	if len(line) < 2 || width <= 0 {
 		return
 	}
+	m.dense = true
 	half := width / 2
-	ramp := math.Max(blur, 1)
+	ramp := max(blur, 1)
 	outer := half + ramp/2
 	last := len(line) - 2
 	for i := 0; i <= last; i++ {
@@ -278,10 +345,10 @@ func (m *Mask) Stroke(line []Point, width, blur float64, c Cap) {
 			continue
 		}
 		ux, uy := (b.X-a.X)/l, (b.Y-a.Y)/l
-		x0 := max(0, int(math.Floor(math.Min(a.X, b.X)-outer)))
-		x1 := min(m.W, int(math.Ceil(math.Max(a.X, b.X)+outer)))
-		y0 := max(0, int(math.Floor(math.Min(a.Y, b.Y)-outer)))
-		y1 := min(m.H, int(math.Ceil(math.Max(a.Y, b.Y)+outer)))
+		x0 := max(0, int(math.Floor(min(a.X, b.X)-outer)))
+		x1 := min(m.W, int(math.Ceil(max(a.X, b.X)+outer)))
+		y0 := max(0, int(math.Floor(min(a.Y, b.Y)-outer)))
+		y1 := min(m.H, int(math.Ceil(max(a.Y, b.Y)+outer)))
 		for y := y0; y < y1; y++ {
 			py := float64(y) + 0.5
 			touched := false
@@ -303,7 +370,7 @@ func (m *Mask) Stroke(line []Point, width, blur float64, c Cap) {
 					case !end, c == RoundCap:
 						dist = math.Hypot(beyond, d) // round join or cap
 					case c == SquareCap:
-						dist = math.Max(d, beyond)
+						dist = max(d, beyond)
 					default: // butt
 						continue
 					}
@@ -312,7 +379,7 @@ func (m *Mask) Stroke(line []Point, width, blur float64, c Cap) {
 				if cov <= 0 {
 					continue
 				}
-				m.max(x, y, float32(math.Min(1, cov)))
+				m.max(x, y, float32(min(1, cov)))
 				touched = true
 			}
 			if touched {
@@ -328,7 +395,8 @@ func (m *Mask) Disc(c Point, r, blur float64) {
 	if r <= 0 {
 		return
 	}
-	ramp := math.Max(blur, 1)
+	m.dense = true
+	ramp := max(blur, 1)
 	x0 := max(0, int(math.Floor(c.X-r-1)))
 	x1 := min(m.W, int(math.Ceil(c.X+r+1)))
 	y0 := max(0, int(math.Floor(c.Y-r-1)))
@@ -341,7 +409,7 @@ func (m *Mask) Disc(c Point, r, blur float64) {
 			if cov <= 0 {
 				continue
 			}
-			m.max(x, y, float32(math.Min(1, cov)))
+			m.max(x, y, float32(min(1, cov)))
 			touched = true
 		}
 		if touched {
@@ -352,7 +420,7 @@ func (m *Mask) Disc(c Point, r, blur float64) {
 
 // smoothstep is GLSL's smoothstep(e0, e1, x).
 func smoothstep(e0, e1, x float64) float64 {
-	t := math.Max(0, math.Min(1, (x-e0)/(e1-e0)))
+	t := max(0, min(1, (x-e0)/(e1-e0)))
 	return t * t * (3 - 2*t)
 }
 
@@ -373,7 +441,7 @@ func (cv *Canvas) Circle(c Point, radius, stroke, blur, aa float64, fill, stroke
 	if aa <= 0 {
 		aa = 1 / outer // one device pixel
 	}
-	b := math.Max(blur, aa)
+	b := max(blur, aa)
 	fr, fg, fb, fa := fill.premul(opacity)
 	sr, sg, sb, sa := strokeColor.premul(strokeOpacity)
 	inner := radius / outer
@@ -452,7 +520,7 @@ type perspEdge struct {
 func (e *perspEdge) dist(p Point) float64 {
 	dx, dy := e.b.X-e.a.X, e.b.Y-e.a.Y
 	s := ((p.X-e.a.X)*dx + (p.Y-e.a.Y)*dy) / (dx*dx + dy*dy)
-	s = math.Max(0, math.Min(1, s))
+	s = max(0, min(1, s))
 	t := (s / e.wb) / ((1-s)/e.wa + s/e.wb)
 	return math.Hypot(e.a.X+t*dx-p.X, e.a.Y+t*dy-p.Y)
 }

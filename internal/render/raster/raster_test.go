@@ -133,3 +133,103 @@ func TestGradientSample(t *testing.T) {
 		}
 	}
 }
+
+// TestCanvasFillPolygon checks that filling a polygon straight into the
+// canvas gives the pixels of a mask composited over it.
+func TestCanvasFillPolygon(t *testing.T) {
+	star := []Point{{10, 1}, {13, 18}, {1, 7}, {19, 7}, {7, 18}}
+	square := []Point{{-5, -5}, {15, -5}, {15, 15}, {-5, 15}}
+	hole := []Point{{4, 4}, {8, 4}, {8, 8}, {4, 8}}
+	tests := []struct {
+		name    string
+		rings   [][]Point
+		c       Color
+		opacity float64
+	}{
+		{"self-crossing star, opaque", [][]Point{star}, Color{1, 0.5, 0.25, 1}, 1},
+		{"self-crossing star, translucent", [][]Point{star}, Color{0.2, 0.4, 0.6, 0.7}, 0.9},
+		{"beyond the canvas, with a hole", [][]Point{square, hole}, Color{0, 1, 0, 1}, 0.5},
+		{"invisible", [][]Point{square}, Color{1, 1, 1, 1}, 0},
+		{"no rings", nil, Color{1, 1, 1, 1}, 1},
+		{"a degenerate ring", [][]Point{{{3, 3}}}, Color{1, 1, 1, 1}, 1},
+	}
+	for _, tc := range tests {
+		want, got := NewCanvas(20, 20), NewCanvas(20, 20)
+		for _, cv := range []*Canvas{want, got} {
+			cv.Fill(Color{0.3, 0.2, 0.1, 0.8}, 1)
+		}
+		m := NewMask(20, 20)
+		m.FillPolygon(tc.rings)
+		want.Composite(m, tc.c, tc.opacity)
+		got.FillPolygon(tc.rings, tc.c, tc.opacity)
+		for i := range want.Pix {
+			if got.Pix[i] != want.Pix[i] {
+				t.Errorf("%s: byte %d is %d, want %d", tc.name, i, got.Pix[i], want.Pix[i])
+				break
+			}
+		}
+	}
+}
+
+// TestMaskRaiseList checks that a mask only Raise has written composites
+// and clears through its list of pixels as a dense mask does through its
+// box.
+func TestMaskRaiseList(t *testing.T) {
+	raises := []struct {
+		x, y int
+		v    float32
+	}{{1, 1, 0.5}, {1, 1, 0.75}, {1, 1, 0.25}, {18, 2, 1}, {5, 17, 0.1}, {-1, 3, 1}, {20, 3, 1}, {7, 7, 0}}
+	tests := []struct {
+		name    string
+		c       Color
+		opacity float64
+		dense   bool // a fill first makes the mask dense
+	}{
+		{"opaque", Color{1, 0, 0, 1}, 1, false},
+		{"translucent", Color{0.2, 0.4, 0.8, 0.6}, 0.7, false},
+		{"after a fill", Color{0.2, 0.4, 0.8, 0.6}, 0.7, true},
+	}
+	for _, tc := range tests {
+		m := NewMask(20, 20)
+		ref := make([]float32, 400) // the coverage the raises give
+		if tc.dense {
+			m.FillPolygon([][]Point{{{10, 10}, {14, 10}, {14, 14}}})
+			copy(ref, m.Cov)
+		}
+		for _, r := range raises {
+			m.Raise(r.x, r.y, r.v)
+			if r.x >= 0 && r.x < 20 && r.v > ref[r.y*20+r.x] {
+				ref[r.y*20+r.x] = r.v
+			}
+		}
+		if m.dense != tc.dense {
+			t.Errorf("%s: dense %v, want %v", tc.name, m.dense, tc.dense)
+		}
+		got, want := NewCanvas(20, 20), NewCanvas(20, 20)
+		got.Fill(Color{0, 1, 0, 1}, 0.5)
+		want.Fill(Color{0, 1, 0, 1}, 0.5)
+		got.Composite(m, tc.c, tc.opacity)
+		r, g, b, a := tc.c.premul(tc.opacity)
+		for i, v := range ref {
+			if v > 0 {
+				blend(want.Pix[4*i:4*i+4], r*float64(v), g*float64(v), b*float64(v), a*float64(v))
+			}
+		}
+		for i := range want.Pix {
+			if got.Pix[i] != want.Pix[i] {
+				t.Errorf("%s: byte %d is %d, want %d", tc.name, i, got.Pix[i], want.Pix[i])
+				break
+			}
+		}
+		m.Reset()
+		for i, v := range m.Cov {
+			if v != 0 {
+				t.Errorf("%s: pixel %d keeps %v after Reset", tc.name, i, v)
+				break
+			}
+		}
+		if len(m.list) != 0 || m.dense {
+			t.Errorf("%s: Reset leaves %d listed pixels, dense %v", tc.name, len(m.list), m.dense)
+		}
+	}
+}
