@@ -260,9 +260,9 @@ const (
 
 // overlap returns a layer's text or icon overlap mode: *-overlap when the
 // layer sets it, else always or never by *-allow-overlap.
-func (lr *symLayer) overlap(part string, c *expr.EvalContext) overlapMode {
-	if lr.l.Layout != nil && lr.l.Layout.Has(part+"-overlap") {
-		switch lr.str(part+"-overlap", c, "never") {
+func (lr *symLayer) overlap(part symPart, c *expr.EvalContext) overlapMode {
+	if lr.hasLayout(part.overlap) {
+		switch lr.str(part.overlap, c, "never") {
 		case "always":
 			return overlapAlways
 		case "cooperative":
@@ -270,7 +270,7 @@ func (lr *symLayer) overlap(part string, c *expr.EvalContext) overlapMode {
 		}
 		return overlapNever
 	}
-	if lr.boolean(part+"-allow-overlap", c, false) {
+	if lr.boolean(part.allowOverlap, c, false) {
 		return overlapAlways
 	}
 	return overlapNever
@@ -288,16 +288,16 @@ func (sl symbolLayout) sortByY() bool {
 func (s *sourceSet) layoutLayer(ctx context.Context, lr *symLayer, feats []sourceFeature) ([]*symbol, symbolLayout) {
 	lz := &expr.EvalContext{Zoom: math.Floor(s.view.Zoom)}
 	sl := symbolLayout{
-		textOverlap:         lr.overlap("text", lz),
-		iconOverlap:         lr.overlap("icon", lz),
-		textIgnorePlacement: lr.boolean("text-ignore-placement", lz, false),
-		iconIgnorePlacement: lr.boolean("icon-ignore-placement", lz, false),
-		textOptional:        lr.boolean("text-optional", lz, false),
-		iconOptional:        lr.boolean("icon-optional", lz, false),
-		zOrder:              lr.str("symbol-z-order", lz, "auto"),
-		hasSortKey:          lr.l.Layout != nil && lr.l.Layout.Has("symbol-sort-key"),
+		textOverlap:         lr.overlap(textPart, lz),
+		iconOverlap:         lr.overlap(iconPart, lz),
+		textIgnorePlacement: lr.boolean(pTextIgnorePlacement, lz, false),
+		iconIgnorePlacement: lr.boolean(pIconIgnorePlacement, lz, false),
+		textOptional:        lr.boolean(pTextOptional, lz, false),
+		iconOptional:        lr.boolean(pIconOptional, lz, false),
+		zOrder:              lr.str(pSymbolZOrder, lz, "auto"),
+		hasSortKey:          lr.hasLayout(pSymbolSortKey),
 	}
-	placement := lr.str("symbol-placement", lz, "point")
+	placement := lr.str(pSymbolPlacement, lz, "point")
 	var shaped []*shapedSymbol
 	for i, f := range feats {
 		if !s.tileInView(f.tile) {
@@ -357,7 +357,7 @@ func (s *sourceSet) layoutLayer(ctx context.Context, lr *symLayer, feats []sourc
 			// Half the spacing, in the tile units of the anchors.
 			for _, la := range s.lineAnchors(lr, ss, placement == "line-center") {
 				ov := math.Max(1, math.Exp2(lz.Zoom-float64(max(la.tileID[2], 0))))
-				repeat := lr.num("symbol-spacing", ss.c, 250) * symbolExtent / (512 * ov) / 2
+				repeat := lr.num(pSymbolSpacing, ss.c, 250) * symbolExtent / (512 * ov) / 2
 				if placement == "line" && txt != "" && repeats.tooClose(la.tileID, txt, la.tile, repeat) {
 					continue
 				}
@@ -579,7 +579,7 @@ type shapedSymbol struct {
 func (s *sourceSet) shapeSymbol(ctx context.Context, lr *symLayer, f sourceFeature, c *expr.EvalContext, anchors []orb.Point) *shapedSymbol {
 	pc := &expr.EvalContext{Zoom: s.view.Zoom, Feature: f.feat}
 	ss := &shapedSymbol{f: f, c: c, pc: pc}
-	placement := lr.str("symbol-placement", c, "point")
+	placement := lr.str(pSymbolPlacement, c, "point")
 	ss.sections, ss.colors = s.textSections(ctx, lr, c)
 	var ic *spriteIcon
 	if name := s.iconName(lr, c); name != "" {
@@ -599,10 +599,10 @@ func (s *sourceSet) shapeSymbol(ctx context.Context, lr *symLayer, f sourceFeatu
 			if sec.Image == nil {
 				continue
 			}
-			if ts := lr.num("text-size", c, 16); ts > 0 {
+			if ts := lr.num(pTextSize, c, 16); ts > 0 {
 				imageScale = text.OneEm / ts
 			}
-			if ts := lr.num("text-size", &expr.EvalContext{Zoom: c.Zoom + 1, Feature: c.Feature}, 16); ts > 0 {
+			if ts := lr.num(pTextSize, &expr.EvalContext{Zoom: c.Zoom + 1, Feature: c.Feature}, 16); ts > 0 {
 				breakImageScale = text.OneEm / ts
 			}
 			break
@@ -613,9 +613,9 @@ func (s *sourceSet) shapeSymbol(ctx context.Context, lr *symLayer, f sourceFeatu
 		shape := func(anchor string, variable bool, fixed *[2]float64) text.Shaping {
 			hAlign, vAlign := text.AnchorAlign(anchor)
 			o := text.Options{
-				LineHeight: lr.num("text-line-height", c, 1.2) * text.OneEm,
-				Spacing:    lr.num("text-letter-spacing", c, 0) * text.OneEm,
-				Justify:    text.JustifyOf(lr.str("text-justify", c, "center"), anchor),
+				LineHeight: lr.num(pTextLineHeight, c, 1.2) * text.OneEm,
+				Spacing:    lr.num(pTextLetterSpacing, c, 0) * text.OneEm,
+				Justify:    text.JustifyOf(lr.str(pTextJustify, c, "center"), anchor),
 				HAlign:     hAlign, VAlign: vAlign,
 				Vertical: vertical, LineVertical: lineVertical,
 			}
@@ -625,20 +625,20 @@ func (s *sourceSet) shapeSymbol(ctx context.Context, lr *symLayer, f sourceFeatu
 				o.Justify = 0
 			}
 			if placement == "point" {
-				o.MaxWidth = lr.num("text-max-width", c, 10) * text.OneEm
+				o.MaxWidth = lr.num(pTextMaxWidth, c, 10) * text.OneEm
 			}
 			o.ImageScale, o.BreakImageScale = imageScale, breakImageScale
-			hasRadial := lr.l.Layout != nil && lr.l.Layout.Has("text-radial-offset")
+			hasRadial := lr.hasLayout(pTextRadialOffset)
 			switch {
 			case fixed != nil:
 				o.Offset = anchorOffset(anchor, fixed[0]*text.OneEm, fixed[1]*text.OneEm)
-			case hasRadial && (variable || !lr.l.Layout.Has("text-offset")):
-				o.Offset = radialOffset(anchor, lr.num("text-radial-offset", c, 0)*text.OneEm)
+			case hasRadial && (variable || !lr.hasLayout(pTextOffset)):
+				o.Offset = radialOffset(anchor, lr.num(pTextRadialOffset, c, 0)*text.OneEm)
 			case variable:
-				off := floats2(lr, "text-offset", c)
+				off := floats2(lr, pTextOffset, c)
 				o.Offset = variableOffset(anchor, off[0]*text.OneEm, off[1]*text.OneEm)
-			case !s.alongLine(lr, c, "text"):
-				off := floats2(lr, "text-offset", c)
+			case !s.alongLine(lr, c, textPart):
+				off := floats2(lr, pTextOffset, c)
 				o.Offset = [2]float64{off[0] * text.OneEm, off[1] * text.OneEm}
 			}
 			return text.Shape(ss.sections, s.glyphs.lookup(ctx), o)
@@ -655,14 +655,14 @@ func (s *sourceSet) shapeSymbol(ctx context.Context, lr *symLayer, f sourceFeatu
 				horizontal = append(horizontal, shape(a, true, nil))
 			}
 		} else {
-			horizontal = []text.Shaping{shape(lr.str("text-anchor", c, "center"), false, nil)}
+			horizontal = []text.Shaping{shape(lr.str(pTextAnchor, c, "center"), false, nil)}
 		}
 		// text-writing-mode: the writing modes tried in order, when the
 		// text allows vertical writing (a point label with a character
 		// that stands upright, and no images).
 		if modes := writingModes(lr, c); placement == "point" && slices.Contains(modes, "vertical") && ss.allowsVertical() {
 			vertical = true
-			column := shape(lr.str("text-anchor", c, "center"), false, nil)
+			column := shape(lr.str(pTextAnchor, c, "center"), false, nil)
 			vertical = false
 			for _, m := range modes {
 				if m == "vertical" {
@@ -676,9 +676,9 @@ func (s *sourceSet) shapeSymbol(ctx context.Context, lr *symLayer, f sourceFeatu
 		}
 		// GL shapes a label along a line a second time, vertically, when
 		// it keeps upright and has a character that stands upright.
-		if s.alongLine(lr, c, "text") && lr.boolean("text-keep-upright", c, true) && ss.allowsVerticalAlong() {
+		if s.alongLine(lr, c, textPart) && lr.boolean(pTextKeepUpright, c, true) && ss.allowsVerticalAlong() {
 			lineVertical = true
-			steep := shape(lr.str("text-anchor", c, "center"), false, nil)
+			steep := shape(lr.str(pTextAnchor, c, "center"), false, nil)
 			lineVertical = false
 			if len(steep.Glyphs) > 0 {
 				ss.steep = &steep
@@ -688,17 +688,17 @@ func (s *sourceSet) shapeSymbol(ctx context.Context, lr *symLayer, f sourceFeatu
 		if len(ss.variants) == 1 {
 			ss.variants = nil
 		}
-		ss.fs = lr.num("text-size", pc, 16) / text.OneEm
+		ss.fs = lr.num(pTextSize, pc, 16) / text.OneEm
 	}
 	if ic != nil {
 		ss.ic = ic
-		ss.iconSize = lr.num("icon-size", pc, 1)
-		off := floats2(lr, "icon-offset", c)
-		h, v := text.AnchorAlign(lr.str("icon-anchor", c, "center"))
+		ss.iconSize = lr.num(pIconSize, pc, 1)
+		off := floats2(lr, pIconOffset, c)
+		h, v := text.AnchorAlign(lr.str(pIconAnchor, c, "center"))
 		dw, dh := float64(ic.w)/ic.ratio, float64(ic.h)/ic.ratio
 		ss.iconLeft, ss.iconTop = off[0]-dw*h, off[1]-dh*v
 		ss.iconRight, ss.iconBottom = ss.iconLeft+dw, ss.iconTop+dh
-		fit := lr.str("icon-text-fit", c, "none")
+		fit := lr.str(pIconTextFit, c, "none")
 		if fit != "none" && len(ss.sh.Glyphs) > 0 {
 			ss.iconFit = true
 			ss.iconLeft, ss.iconTop, ss.iconRight, ss.iconBottom = fitIconToText(fit, iconFitPadding(lr, c), off, ss.sh, ss.fs, dw, dh)
@@ -725,15 +725,15 @@ func (s *sourceSet) reaches(lr *symLayer, ss *shapedSymbol, ic *spriteIcon, anch
 				r += img.Width + img.Height // shown at their size, whatever the text's
 			}
 		}
-		off := floats2(lr, "text-offset", ss.c)
-		tr := floats2(lr, "text-translate", ss.pc)
-		em := float64(n)*scale + math.Abs(off[0]) + math.Abs(off[1]) + math.Abs(lr.num("text-radial-offset", ss.c, 0)) + 2
-		r += em*lr.num("text-size", ss.pc, 16) + math.Abs(tr[0]) + math.Abs(tr[1])
+		off := floats2(lr, pTextOffset, ss.c)
+		tr := floats2(lr, pTextTranslate, ss.pc)
+		em := float64(n)*scale + math.Abs(off[0]) + math.Abs(off[1]) + math.Abs(lr.num(pTextRadialOffset, ss.c, 0)) + 2
+		r += em*lr.num(pTextSize, ss.pc, 16) + math.Abs(tr[0]) + math.Abs(tr[1])
 	}
 	if ic != nil {
-		off := floats2(lr, "icon-offset", ss.c)
-		tr := floats2(lr, "icon-translate", ss.pc)
-		r += (float64(ic.w+ic.h)/ic.ratio+math.Abs(off[0])+math.Abs(off[1]))*lr.num("icon-size", ss.pc, 1) + math.Abs(tr[0]) + math.Abs(tr[1])
+		off := floats2(lr, pIconOffset, ss.c)
+		tr := floats2(lr, pIconTranslate, ss.pc)
+		r += (float64(ic.w+ic.h)/ic.ratio+math.Abs(off[0])+math.Abs(off[1]))*lr.num(pIconSize, ss.pc, 1) + math.Abs(tr[0]) + math.Abs(tr[1])
 	}
 	m := (r + 100 + 16) * ratio
 	for _, w := range anchors {
@@ -746,8 +746,8 @@ func (s *sourceSet) reaches(lr *symLayer, ss *shapedSymbol, ic *spriteIcon, anch
 }
 
 // alongLine reports whether a layer's text or icons follow their line.
-func (s *sourceSet) alongLine(lr *symLayer, c *expr.EvalContext, kind string) bool {
-	return lr.str("symbol-placement", c, "point") != "point" && lr.alignment(kind+"-rotation-alignment", c) == "map"
+func (s *sourceSet) alongLine(lr *symLayer, c *expr.EvalContext, part symPart) bool {
+	return lr.str(pSymbolPlacement, c, "point") != "point" && lr.alignment(part.rotationAlignment, c) == "map"
 }
 
 // layoutSymbol puts a shaped symbol on screen at anchor a (on the line
@@ -756,7 +756,7 @@ func (s *sourceSet) alongLine(lr *symLayer, c *expr.EvalContext, kind string) bo
 func (s *sourceSet) layoutSymbol(ctx context.Context, lr *symLayer, ss *shapedSymbol, a raster.Point, along *linePath) *symbol {
 	ratio := s.frame.ratio
 	c, pc := ss.c, ss.pc
-	sym := &symbol{y: a.Y, sortKey: lr.num("symbol-sort-key", c, 0)}
+	sym := &symbol{y: a.Y, sortKey: lr.num(pSymbolSortKey, c, 0)}
 	lineAngle := 0.0
 	if along != nil {
 		lineAngle = along.angle
@@ -771,8 +771,8 @@ func (s *sourceSet) layoutSymbol(ctx context.Context, lr *symLayer, ss *shapedSy
 		_, depth = tilt.Project(plane)
 	}
 	var planePath *linePath
-	onPlane := func(kind string) bool {
-		if tilt == nil || lr.pitchAlignment(kind, c) != "map" {
+	onPlane := func(part symPart) bool {
+		if tilt == nil || lr.pitchAlignment(part, c) != "map" {
 			return false
 		}
 		if along != nil && planePath == nil {
@@ -791,12 +791,12 @@ func (s *sourceSet) layoutSymbol(ctx context.Context, lr *symLayer, ss *shapedSy
 
 	if sh := ss.sh; len(sh.Glyphs) > 0 {
 		fs := ss.fs
-		pitched := onPlane("text")
+		pitched := onPlane(textPart)
 		pr := 1.0 // GL's perspective scale of the glyphs
 		if tilt != nil {
 			pr = perspectiveRatio(depth, pitched)
 		}
-		tx, ty := symbolTranslate(lr, "text-translate", pc)
+		tx, ty := symbolTranslate(lr, textPart, pc)
 		k := fs * ratio * pr
 		colorOf := func(tag int) *raster.Color {
 			if tag < len(ss.colors) {
@@ -809,10 +809,10 @@ func (s *sourceSet) layoutSymbol(ctx context.Context, lr *symLayer, ss *shapedSy
 			quadTilt = tilt
 		}
 		sym.text = make([]glyphQuad, 0, len(sh.Glyphs))
-		pad := lr.num("text-padding", c, 2)
+		pad := lr.num(pTextPadding, c, 2)
 		const rectBuffer = 4 // the SDF's 3-pixel border and the atlas's 1-pixel padding
-		if along != nil && s.alongLine(lr, c, "text") {
-			off := floats2(lr, "text-offset", c)
+		if along != nil && s.alongLine(lr, c, textPart) {
+			off := floats2(lr, pTextOffset, c)
 			path, kp := along, k
 			if tilt != nil {
 				// GL spaces the glyphs along a line with the inverse of the
@@ -823,7 +823,7 @@ func (s *sourceSet) layoutSymbol(ctx context.Context, lr *symLayer, ss *shapedSy
 				}
 			}
 			placed, drawn, boxAt, ok := path.placeOriented(sh, ss.steep, kp, off[0]*text.OneEm*kp, off[1]*text.OneEm*kp,
-				lr.boolean("text-keep-upright", c, true))
+				lr.boolean(pTextKeepUpright, c, true))
 			if !ok {
 				drawn.Glyphs, boxAt = nil, nil
 			}
@@ -873,8 +873,8 @@ func (s *sourceSet) layoutSymbol(ctx context.Context, lr *symLayer, ss *shapedSy
 				}
 			}
 		} else {
-			angle := lr.num("text-rotate", c, 0) * math.Pi / 180
-			if lr.alignment("text-rotation-alignment", c) == "map" {
+			angle := lr.num(pTextRotate, c, 0) * math.Pi / 180
+			if lr.alignment(pTextRotationAlignment, c) == "map" {
 				angle += math.Atan2(s.frame.sin, s.frame.cos)
 			}
 			at := a
@@ -916,21 +916,21 @@ func (s *sourceSet) layoutSymbol(ctx context.Context, lr *symLayer, ss *shapedSy
 			}
 			sym.textBoxes = []collisionBox{screenBox(at, pitched, pr, sh.Left*fs, sh.Top*fs, sh.Right*fs, sh.Bottom*fs, pad, boxAngle, tx, ty)}
 		}
-		sym.textSDF = s.sdfPaint(lr, pc, "text", fs*pr)
+		sym.textSDF = s.sdfPaint(lr, pc, textPart, fs*pr)
 		sym.textSDF.imagesInHalo = imagesInHalo(lr, c, pc)
 		sym.hasText = len(sym.text) > 0
 	}
 
 	if ic := ss.ic; ic != nil {
-		pitched := onPlane("icon")
+		pitched := onPlane(iconPart)
 		pr := 1.0
 		if tilt != nil {
 			pr = perspectiveRatio(depth, pitched)
 		}
 		size := ss.iconSize
 		left, top, right, bottom := ss.iconLeft, ss.iconTop, ss.iconRight, ss.iconBottom
-		angle := lr.num("icon-rotate", c, 0) * math.Pi / 180
-		if lr.alignment("icon-rotation-alignment", c) == "map" {
+		angle := lr.num(pIconRotate, c, 0) * math.Pi / 180
+		if lr.alignment(pIconRotationAlignment, c) == "map" {
 			if along != nil {
 				if pitched {
 					lineAngle = planePath.angle
@@ -938,14 +938,14 @@ func (s *sourceSet) layoutSymbol(ctx context.Context, lr *symLayer, ss *shapedSy
 				angle += lineAngle
 				// icon-keep-upright turns an icon that would be upside
 				// down, as GL does for a single glyph along a line.
-				if math.Cos(lineAngle) < 0 && lr.boolean("icon-keep-upright", c, false) {
+				if math.Cos(lineAngle) < 0 && lr.boolean(pIconKeepUpright, c, false) {
 					angle += math.Pi
 				}
 			} else {
 				angle += math.Atan2(s.frame.sin, s.frame.cos)
 			}
 		}
-		tx, ty := symbolTranslate(lr, "icon-translate", pc)
+		tx, ty := symbolTranslate(lr, iconPart, pc)
 		k := size * ratio * pr
 		kx, ky := k*(right-left)/float64(ic.w), k*(bottom-top)/float64(ic.h)
 		at := a
@@ -961,15 +961,15 @@ func (s *sourceSet) layoutSymbol(ctx context.Context, lr *symLayer, ss *shapedSy
 		// GL samples icons linearly when they are SDF, scaled or turned,
 		// or drawn in the plane of the map (pitch-aligned to it, or under
 		// a tilted camera).
-		transformed := s.frame.tilt != nil || lr.pitchAlignment("icon", c) == "map"
+		transformed := s.frame.tilt != nil || lr.pitchAlignment(iconPart, c) == "map"
 		sym.icon = &iconQuad{ic: ic, q: q,
 			linear: ic.sdf || ss.iconFit || angle != 0 || transformed || lr.iconsLinear()}
-		sym.iconOpac = lr.num("icon-opacity", pc, 1)
+		sym.iconOpac = lr.num(pIconOpacity, pc, 1)
 		if ic.sdf {
-			sym.iconSDF = s.sdfPaint(lr, pc, "icon", size*pr)
+			sym.iconSDF = s.sdfPaint(lr, pc, iconPart, size*pr)
 		}
-		pad := lr.num("icon-padding", c, 2)
-		boxAngle := lr.num("icon-rotate", c, 0) * math.Pi / 180
+		pad := lr.num(pIconPadding, c, 2)
+		boxAngle := lr.num(pIconRotate, c, 0) * math.Pi / 180
 		sym.iconBox = screenBox(at, pitched, pr, left*size, top*size, right*size, bottom*size, pad, boxAngle, tx, ty)
 		sym.hasIcon = true
 	}
@@ -1001,8 +1001,8 @@ func (s *sourceSet) imageGlyph(ctx context.Context, lr *symLayer, c *expr.EvalCo
 	// GL samples the images of a text linearly only when the text is
 	// pitched with the map, the camera tilted, or text-size changes with
 	// the zoom; nearest otherwise, turned or not.
-	ts := lr.props["text-size"]
-	linear := s.frame.tilt != nil || lr.pitchAlignment("text", c) == "map" || (ts != nil && !ts.IsZoomConstant())
+	ts := lr.prop(pTextSize)
+	linear := s.frame.tilt != nil || lr.pitchAlignment(textPart, c) == "map" || (ts != nil && !ts.IsZoomConstant())
 	return glyphQuad{ic: ic, linear: linear, q: q}, true
 }
 
@@ -1012,29 +1012,29 @@ func (s *sourceSet) imageGlyph(ctx context.Context, lr *symLayer, c *expr.EvalCo
 // negative letter spacing); then a halo pass comes first, and an image,
 // which that shader draws the same in both, is drawn twice.
 func imagesInHalo(lr *symLayer, c, pc *expr.EvalContext) bool {
-	hw := lr.props["text-halo-width"]
+	hw := lr.prop(pTextHaloWidth)
 	if hw == nil {
 		return false // no halo
 	}
 	width := math.Inf(1)
 	if hw.IsFeatureConstant() {
-		width = lr.num("text-halo-width", pc, 0)
+		width = lr.num(pTextHaloWidth, pc, 0)
 	}
 	if width == 0 {
 		return false
 	}
 	spacing := 0.0
-	if ls := lr.props["text-letter-spacing"]; ls != nil && ls.IsFeatureConstant() {
-		spacing = lr.num("text-letter-spacing", c, 0)
+	if ls := lr.prop(pTextLetterSpacing); ls != nil && ls.IsFeatureConstant() {
+		spacing = lr.num(pTextLetterSpacing, c, 0)
 	}
 	return width > 1 || spacing < 0
 }
 
 // alignment resolves a *-rotation-alignment for point placement.
-func (lr *symLayer) alignment(name string, c *expr.EvalContext) string {
-	a := lr.str(name, c, "auto")
+func (lr *symLayer) alignment(p symProp, c *expr.EvalContext) string {
+	a := lr.str(p, c, "auto")
 	if a == "auto" {
-		if lr.str("symbol-placement", c, "point") == "point" {
+		if lr.str(pSymbolPlacement, c, "point") == "point" {
 			return "viewport"
 		}
 		return "map"
@@ -1044,27 +1044,27 @@ func (lr *symLayer) alignment(name string, c *expr.EvalContext) string {
 
 // pitchAlignment resolves text-pitch-alignment or icon-pitch-alignment
 // (kind "text" or "icon"): auto follows the rotation alignment.
-func (lr *symLayer) pitchAlignment(kind string, c *expr.EvalContext) string {
-	if a := lr.str(kind+"-pitch-alignment", c, "auto"); a != "auto" {
+func (lr *symLayer) pitchAlignment(part symPart, c *expr.EvalContext) string {
+	if a := lr.str(part.pitchAlignment, c, "auto"); a != "auto" {
 		return a
 	}
-	return lr.alignment(kind+"-rotation-alignment", c)
+	return lr.alignment(part.rotationAlignment, c)
 }
 
 // sdfPaint evaluates the paint of an SDF text or icon (kind "text" or
 // "icon").
-func (s *sourceSet) sdfPaint(lr *symLayer, c *expr.EvalContext, kind string, fontScale float64) sdfPaint {
-	p := sdfPaint{fontScale: fontScale, opacity: lr.num(kind+"-opacity", c, 1)}
-	p.color, _ = lr.color(kind+"-color", c)
-	p.halo, _ = lr.color(kind+"-halo-color", c)
-	p.haloWidth = lr.num(kind+"-halo-width", c, 0)
-	p.haloBlur = lr.num(kind+"-halo-blur", c, 0)
+func (s *sourceSet) sdfPaint(lr *symLayer, c *expr.EvalContext, part symPart, fontScale float64) sdfPaint {
+	p := sdfPaint{fontScale: fontScale, opacity: lr.num(part.opacity, c, 1)}
+	p.color, _ = lr.color(part.color, c)
+	p.halo, _ = lr.color(part.haloColor, c)
+	p.haloWidth = lr.num(part.haloWidth, c, 0)
+	p.haloBlur = lr.num(part.haloBlur, c, 0)
 	return p
 }
 
 // iconName evaluates icon-image.
 func (s *sourceSet) iconName(lr *symLayer, c *expr.EvalContext) string {
-	e := lr.prop("icon-image")
+	e := lr.prop(pIconImage)
 	if e == nil {
 		return ""
 	}
@@ -1078,7 +1078,7 @@ func (s *sourceSet) iconName(lr *symLayer, c *expr.EvalContext) string {
 			name = im.Name
 		}
 	}
-	if tokenized(lr.l, "icon-image") {
+	if lr.tokenized(pIconImage) {
 		name = expr.ResolveTokens(c.Feature, name)
 	}
 	return name
@@ -1109,12 +1109,12 @@ const maxLabelRunes = 1024
 // image the sprite lacks is kept with no size (GL still counts it in the
 // line's scale, and draws nothing for it).
 func (s *sourceSet) textSections(ctx context.Context, lr *symLayer, c *expr.EvalContext) ([]text.Section, []*raster.Color) {
-	e := lr.prop("text-field")
+	e := lr.prop(pTextField)
 	if e == nil {
 		return nil, nil
 	}
 	font := "Open Sans Regular,Arial Unicode MS Regular"
-	if fv, ok := lr.value("text-font", c); ok {
+	if fv, ok := lr.value(pTextFont, c); ok {
 		var names []string
 		for _, it := range fv.Items() {
 			if it.Kind() == expr.KindString {
@@ -1125,8 +1125,8 @@ func (s *sourceSet) textSections(ctx context.Context, lr *symLayer, c *expr.Eval
 			font = strings.Join(names, ",")
 		}
 	}
-	transform := lr.str("text-transform", c, "none")
-	tokens := tokenized(lr.l, "text-field")
+	transform := lr.str(pTextTransform, c, "none")
+	tokens := lr.tokenized(pTextField)
 	apply := func(t string) string {
 		if tokens {
 			t = expr.ResolveTokens(c.Feature, t)
@@ -1213,8 +1213,8 @@ func (s *sourceSet) textSections(ctx context.Context, lr *symLayer, c *expr.Eval
 }
 
 // floats2 evaluates a two-number property, [0, 0] when absent.
-func floats2(lr *symLayer, name string, c *expr.EvalContext) [2]float64 {
-	v, ok := lr.value(name, c)
+func floats2(lr *symLayer, p symProp, c *expr.EvalContext) [2]float64 {
+	v, ok := lr.value(p, c)
 	if !ok {
 		return [2]float64{}
 	}
@@ -1301,10 +1301,10 @@ func (s *sourceSet) drawSymbols(ctx context.Context, lr *layerRender) {
 
 // symbolTranslate returns text-translate or icon-translate in device
 // pixels, turned with the map when anchored to it.
-func symbolTranslate(lr *symLayer, name string, c *expr.EvalContext) (float64, float64) {
-	v := floats2(lr, name, c)
+func symbolTranslate(lr *symLayer, part symPart, c *expr.EvalContext) (float64, float64) {
+	v := floats2(lr, part.translate, c)
 	dx, dy := v[0]*lr.fr.ratio, v[1]*lr.fr.ratio
-	if lr.str(name+"-anchor", c, "map") == "map" {
+	if lr.str(part.translateAnchor, c, "map") == "map" {
 		return dx*lr.fr.cos - dy*lr.fr.sin, dx*lr.fr.sin + dy*lr.fr.cos
 	}
 	return dx, dy
@@ -1340,7 +1340,7 @@ func (s *sourceSet) tileUnitsY(w orb.Point, t [3]int) float64 {
 
 // iconFitPadding evaluates icon-text-fit-padding: top, right, bottom, left.
 func iconFitPadding(lr *symLayer, c *expr.EvalContext) [4]float64 {
-	v, ok := lr.value("icon-text-fit-padding", c)
+	v, ok := lr.value(pIconTextFitPadding, c)
 	if !ok {
 		return [4]float64{}
 	}
@@ -1379,10 +1379,10 @@ func fitIconToText(fit string, pad [4]float64, off [2]float64, sh text.Shaping, 
 // writingModes evaluates text-writing-mode: the modes ("horizontal",
 // "vertical") in the order they are tried, each once.
 func writingModes(lr *symLayer, c *expr.EvalContext) []string {
-	if lr.l.Layout == nil || !lr.l.Layout.Has("text-writing-mode") {
+	if !lr.hasLayout(pTextWritingMode) {
 		return nil
 	}
-	v, ok := lr.value("text-writing-mode", c)
+	v, ok := lr.value(pTextWritingMode, c)
 	if !ok {
 		return nil
 	}
@@ -1413,10 +1413,10 @@ func (ss *shapedSymbol) allowsVertical() bool {
 // variableAnchorOffsets returns text-variable-anchor-offset's anchors
 // and their offsets (ems), nil when the layer has none.
 func variableAnchorOffsets(lr *symLayer, c *expr.EvalContext) *expr.VariableAnchorOffsets {
-	if lr.l.Layout == nil || !lr.l.Layout.Has("text-variable-anchor-offset") {
+	if !lr.hasLayout(pTextVariableAnchorOffset) {
 		return nil
 	}
-	v, ok := lr.value("text-variable-anchor-offset", c)
+	v, ok := lr.value(pTextVariableAnchorOffset, c)
 	if !ok {
 		return nil
 	}
@@ -1427,7 +1427,7 @@ func variableAnchorOffsets(lr *symLayer, c *expr.EvalContext) *expr.VariableAnch
 }
 
 func variableAnchors(lr *symLayer, c *expr.EvalContext) []string {
-	v, ok := lr.value("text-variable-anchor", c)
+	v, ok := lr.value(pTextVariableAnchor, c)
 	if !ok {
 		return nil
 	}

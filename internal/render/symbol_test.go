@@ -453,7 +453,7 @@ func TestPitchAlignment(t *testing.T) {
 		if err := lr.compile(); err != nil {
 			t.Fatalf("%s: %v", tc.layout, err)
 		}
-		if got := lr.pitchAlignment("icon", &expr.EvalContext{Zoom: 10}); got != tc.want {
+		if got := lr.pitchAlignment(iconPart, &expr.EvalContext{Zoom: 10}); got != tc.want {
 			t.Errorf("%s: icon pitch alignment %q, want %q", tc.layout, got, tc.want)
 		}
 	}

@@ -5,40 +5,200 @@ import (
 	"github.com/tesseramaps/tessera/internal/style/expr"
 )
 
+// symProp names a property a symbol layer reads: symLayer keeps its
+// entries in an array indexed by it, so that the thirty-odd properties
+// read for each of thousands of labels cost no lookup by name.
+type symProp uint8
+
+const (
+	pSymbolPlacement symProp = iota
+	pSymbolSpacing
+	pSymbolSortKey
+	pSymbolZOrder
+	pTextField
+	pTextFont
+	pTextSize
+	pTextTransform
+	pTextLineHeight
+	pTextLetterSpacing
+	pTextJustify
+	pTextAnchor
+	pTextMaxWidth
+	pTextMaxAngle
+	pTextOffset
+	pTextRadialOffset
+	pTextVariableAnchor
+	pTextVariableAnchorOffset
+	pTextWritingMode
+	pTextRotate
+	pTextPadding
+	pTextKeepUpright
+	pTextOptional
+	pTextIgnorePlacement
+	pTextAllowOverlap
+	pTextOverlap
+	pTextRotationAlignment
+	pTextPitchAlignment
+	pTextTranslate
+	pTextTranslateAnchor
+	pTextColor
+	pTextOpacity
+	pTextHaloColor
+	pTextHaloWidth
+	pTextHaloBlur
+	pIconImage
+	pIconSize
+	pIconOffset
+	pIconAnchor
+	pIconRotate
+	pIconPadding
+	pIconKeepUpright
+	pIconOptional
+	pIconIgnorePlacement
+	pIconAllowOverlap
+	pIconOverlap
+	pIconRotationAlignment
+	pIconPitchAlignment
+	pIconTranslate
+	pIconTranslateAnchor
+	pIconTextFit
+	pIconTextFitPadding
+	pIconColor
+	pIconOpacity
+	pIconHaloColor
+	pIconHaloWidth
+	pIconHaloBlur
+	numSymProps
+)
+
+// symPropNames are the style names of the symProps.
+var symPropNames = [numSymProps]string{
+	pSymbolPlacement:          "symbol-placement",
+	pSymbolSpacing:            "symbol-spacing",
+	pSymbolSortKey:            "symbol-sort-key",
+	pSymbolZOrder:             "symbol-z-order",
+	pTextField:                "text-field",
+	pTextFont:                 "text-font",
+	pTextSize:                 "text-size",
+	pTextTransform:            "text-transform",
+	pTextLineHeight:           "text-line-height",
+	pTextLetterSpacing:        "text-letter-spacing",
+	pTextJustify:              "text-justify",
+	pTextAnchor:               "text-anchor",
+	pTextMaxWidth:             "text-max-width",
+	pTextMaxAngle:             "text-max-angle",
+	pTextOffset:               "text-offset",
+	pTextRadialOffset:         "text-radial-offset",
+	pTextVariableAnchor:       "text-variable-anchor",
+	pTextVariableAnchorOffset: "text-variable-anchor-offset",
+	pTextWritingMode:          "text-writing-mode",
+	pTextRotate:               "text-rotate",
+	pTextPadding:              "text-padding",
+	pTextKeepUpright:          "text-keep-upright",
+	pTextOptional:             "text-optional",
+	pTextIgnorePlacement:      "text-ignore-placement",
+	pTextAllowOverlap:         "text-allow-overlap",
+	pTextOverlap:              "text-overlap",
+	pTextRotationAlignment:    "text-rotation-alignment",
+	pTextPitchAlignment:       "text-pitch-alignment",
+	pTextTranslate:            "text-translate",
+	pTextTranslateAnchor:      "text-translate-anchor",
+	pTextColor:                "text-color",
+	pTextOpacity:              "text-opacity",
+	pTextHaloColor:            "text-halo-color",
+	pTextHaloWidth:            "text-halo-width",
+	pTextHaloBlur:             "text-halo-blur",
+	pIconImage:                "icon-image",
+	pIconSize:                 "icon-size",
+	pIconOffset:               "icon-offset",
+	pIconAnchor:               "icon-anchor",
+	pIconRotate:               "icon-rotate",
+	pIconPadding:              "icon-padding",
+	pIconKeepUpright:          "icon-keep-upright",
+	pIconOptional:             "icon-optional",
+	pIconIgnorePlacement:      "icon-ignore-placement",
+	pIconAllowOverlap:         "icon-allow-overlap",
+	pIconOverlap:              "icon-overlap",
+	pIconRotationAlignment:    "icon-rotation-alignment",
+	pIconPitchAlignment:       "icon-pitch-alignment",
+	pIconTranslate:            "icon-translate",
+	pIconTranslateAnchor:      "icon-translate-anchor",
+	pIconTextFit:              "icon-text-fit",
+	pIconTextFitPadding:       "icon-text-fit-padding",
+	pIconColor:                "icon-color",
+	pIconOpacity:              "icon-opacity",
+	pIconHaloColor:            "icon-halo-color",
+	pIconHaloWidth:            "icon-halo-width",
+	pIconHaloBlur:             "icon-halo-blur",
+}
+
+// symPart is the properties of the text or the icon of a symbol that
+// the two parts share the form of ("text-opacity", "icon-opacity", ...).
+type symPart struct {
+	name                                           string // "text" or "icon"
+	overlap, allowOverlap                          symProp
+	rotationAlignment, pitchAlignment              symProp
+	translate, translateAnchor                     symProp
+	color, opacity, haloColor, haloWidth, haloBlur symProp
+}
+
+var (
+	textPart = symPart{name: "text", overlap: pTextOverlap, allowOverlap: pTextAllowOverlap,
+		rotationAlignment: pTextRotationAlignment, pitchAlignment: pTextPitchAlignment,
+		translate: pTextTranslate, translateAnchor: pTextTranslateAnchor,
+		color: pTextColor, opacity: pTextOpacity, haloColor: pTextHaloColor, haloWidth: pTextHaloWidth, haloBlur: pTextHaloBlur}
+	iconPart = symPart{name: "icon", overlap: pIconOverlap, allowOverlap: pIconAllowOverlap,
+		rotationAlignment: pIconRotationAlignment, pitchAlignment: pIconPitchAlignment,
+		translate: pIconTranslate, translateAnchor: pIconTranslateAnchor,
+		color: pIconColor, opacity: pIconOpacity, haloColor: pIconHaloColor, haloWidth: pIconHaloWidth, haloBlur: pIconHaloBlur}
+)
+
 // symLayer is a symbol layer's properties with the values that do not
 // depend on the feature evaluated once per zoom: a layer evaluates some
-// thirty properties for each of thousands of labels.
+// thirty properties for each of thousands of labels. It is used by one
+// goroutine at a time.
 type symLayer struct {
 	*layerRender
-	entries map[string]*propEntry
+	entries [numSymProps]propEntry
 }
 
 // propEntry is a property with its values at the (at most two) zooms a
 // render evaluates it at, when it does not depend on the feature.
 type propEntry struct {
+	resolved  bool // e, featConst and tokenized are set
 	e         *expr.Expression
 	featConst bool
+	tokenized bool // see tokenized
 	n         int
 	zoom      [2]float64
 	v         [2]expr.Value
 }
 
-// prop returns the compiled property, or nil.
-func (lr *symLayer) prop(name string) *expr.Expression { return lr.props[name] }
-
-// value evaluates a property (ok false when the layer has none).
-func (lr *symLayer) value(name string, c *expr.EvalContext) (expr.Value, bool) {
-	pe, ok := lr.entries[name]
-	if !ok {
-		if lr.entries == nil {
-			lr.entries = map[string]*propEntry{}
-		}
-		pe = &propEntry{e: lr.props[name]}
+// entry returns the entry of a property, looking the property up on
+// first use.
+func (lr *symLayer) entry(p symProp) *propEntry {
+	pe := &lr.entries[p]
+	if !pe.resolved {
+		pe.resolved = true
+		pe.e = lr.props[symPropNames[p]]
 		if pe.e != nil {
 			pe.featConst = pe.e.IsFeatureConstant()
 		}
-		lr.entries[name] = pe
+		pe.tokenized = tokenized(lr.l, symPropNames[p])
 	}
+	return pe
+}
+
+// tokenized reports whether a layout property is given as a plain value
+// whose "{name}" tokens are resolved (see tokenized).
+func (lr *symLayer) tokenized(p symProp) bool { return lr.entry(p).tokenized }
+
+// prop returns the compiled property, or nil.
+func (lr *symLayer) prop(p symProp) *expr.Expression { return lr.entry(p).e }
+
+// value evaluates a property (ok false when the layer has none).
+func (lr *symLayer) value(p symProp, c *expr.EvalContext) (expr.Value, bool) {
+	pe := lr.entry(p)
 	if pe.e == nil {
 		return expr.Value{}, false
 	}
@@ -58,32 +218,32 @@ func (lr *symLayer) value(name string, c *expr.EvalContext) (expr.Value, bool) {
 	return v, true
 }
 
-func (lr *symLayer) num(name string, c *expr.EvalContext, def float64) float64 {
-	v, ok := lr.value(name, c)
+func (lr *symLayer) num(p symProp, c *expr.EvalContext, def float64) float64 {
+	v, ok := lr.value(p, c)
 	if !ok || v.Kind() != expr.KindNumber {
 		return def
 	}
 	return v.Num()
 }
 
-func (lr *symLayer) str(name string, c *expr.EvalContext, def string) string {
-	v, ok := lr.value(name, c)
+func (lr *symLayer) str(p symProp, c *expr.EvalContext, def string) string {
+	v, ok := lr.value(p, c)
 	if !ok || v.Kind() != expr.KindString {
 		return def
 	}
 	return v.Str()
 }
 
-func (lr *symLayer) boolean(name string, c *expr.EvalContext, def bool) bool {
-	v, ok := lr.value(name, c)
+func (lr *symLayer) boolean(p symProp, c *expr.EvalContext, def bool) bool {
+	v, ok := lr.value(p, c)
 	if !ok || v.Kind() != expr.KindBoolean {
 		return def
 	}
 	return v.Boolean()
 }
 
-func (lr *symLayer) color(name string, c *expr.EvalContext) (raster.Color, bool) {
-	v, ok := lr.value(name, c)
+func (lr *symLayer) color(p symProp, c *expr.EvalContext) (raster.Color, bool) {
+	v, ok := lr.value(p, c)
 	if !ok || v.Kind() != expr.KindColor {
 		return raster.Color{}, false
 	}
@@ -91,17 +251,22 @@ func (lr *symLayer) color(name string, c *expr.EvalContext) (raster.Color, bool)
 	return raster.Color{R: col.R, G: col.G, B: col.B, A: col.A}, true
 }
 
+// hasLayout reports whether the style sets a layout property of the layer.
+func (lr *symLayer) hasLayout(p symProp) bool {
+	return lr.l.Layout != nil && lr.l.Layout.Has(symPropNames[p])
+}
+
 // iconsLinear reports whether the layer's icons are sampled linearly, as
 // GL decides it for a layer: when icon-size is not the constant 1 or
 // icon-rotate not the constant 0, even for the icons that are not turned.
 func (lr *symLayer) iconsLinear() bool {
-	constant := func(name string, want float64) bool {
-		e := lr.props[name]
+	constant := func(p symProp, want float64) bool {
+		e := lr.prop(p)
 		if e == nil {
 			return true
 		}
 		v, ok := e.Constant()
 		return ok && v.Kind() == expr.KindNumber && v.Num() == want
 	}
-	return !constant("icon-size", 1) || !constant("icon-rotate", 0)
+	return !constant(pIconSize, 1) || !constant(pIconRotate, 0)
 }
