@@ -610,6 +610,7 @@ func (s *sourceSet) shapeSymbol(ctx context.Context, lr *symLayer, f sourceFeatu
 		// fixed, when not nil, is the offset (ems) text-variable-anchor-offset
 		// pairs with the anchor: it replaces every other offset.
 		vertical, lineVertical := false, false
+		lookup := s.glyphs.lookup(ctx)
 		shape := func(anchor string, variable bool, fixed *[2]float64) text.Shaping {
 			hAlign, vAlign := text.AnchorAlign(anchor)
 			o := text.Options{
@@ -641,7 +642,7 @@ func (s *sourceSet) shapeSymbol(ctx context.Context, lr *symLayer, f sourceFeatu
 				off := floats2(lr, pTextOffset, c)
 				o.Offset = [2]float64{off[0] * text.OneEm, off[1] * text.OneEm}
 			}
-			return text.Shape(ss.sections, s.glyphs.lookup(ctx), o)
+			return lr.shapes.shape(ss.sections, lookup, o)
 		}
 		// horizontal are the shapings of horizontal writing: one for each
 		// variable anchor, tried in order, or the one of text-anchor.

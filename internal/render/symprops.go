@@ -2,6 +2,7 @@ package render
 
 import (
 	"github.com/tesseramaps/tessera/internal/render/raster"
+	"github.com/tesseramaps/tessera/internal/render/text"
 	"github.com/tesseramaps/tessera/internal/style/expr"
 )
 
@@ -160,6 +161,7 @@ var (
 type symLayer struct {
 	*layerRender
 	entries [numSymProps]propEntry
+	shapes  shapeMemo
 }
 
 // propEntry is a property with its values at the (at most two) zooms a
@@ -269,4 +271,41 @@ func (lr *symLayer) iconsLinear() bool {
 		return ok && v.Kind() == expr.KindNumber && v.Num() == want
 	}
 	return !constant(pIconSize, 1) || !constant(pIconRotate, 0)
+}
+
+// shapeKey identifies a label's shaping within one layer's layout: the
+// text of a label of one plain section (no image, no vertical-align) and
+// the shaping options.
+type shapeKey struct {
+	text, font string
+	scale      float64
+	tag        int
+	o          text.Options
+}
+
+// shapeMemo remembers the shapings of one layer's layout in one render,
+// where the glyph lookup does not change: many labels (house numbers,
+// repeated names) have the same text and options. The shapings it returns
+// share their glyphs, which no caller changes.
+type shapeMemo struct {
+	m map[shapeKey]text.Shaping
+}
+
+// shape returns text.Shape(sections, lookup, o), shaping only the
+// sections it has not seen with those options.
+func (sm *shapeMemo) shape(sections []text.Section, lookup text.Lookup, o text.Options) text.Shaping {
+	if len(sections) != 1 || sections[0].Image != nil || sections[0].VAlign != nil {
+		return text.Shape(sections, lookup, o)
+	}
+	sec := &sections[0]
+	k := shapeKey{text: sec.Text, font: sec.FontStack, scale: sec.Scale, tag: sec.Tag, o: o}
+	if sh, ok := sm.m[k]; ok {
+		return sh
+	}
+	sh := text.Shape(sections, lookup, o)
+	if sm.m == nil {
+		sm.m = map[shapeKey]text.Shaping{}
+	}
+	sm.m[k] = sh
+	return sh
 }

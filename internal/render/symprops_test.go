@@ -1,0 +1,52 @@
+package render
+
+import (
+	"reflect"
+	"testing"
+
+	"github.com/tesseramaps/tessera/internal/render/text"
+)
+
+// TestShapeMemo checks that the memo returns what text.Shape returns,
+// shapes a plain label once per text and options, and leaves labels it
+// cannot key (images, several sections, vertical-align) to text.Shape.
+func TestShapeMemo(t *testing.T) {
+	calls := 0
+	lookup := func(stack string, r rune) (text.Metrics, bool) {
+		calls++
+		return text.Metrics{Width: 10, Height: 17, Left: 1, Top: -7, Advance: 12}, true
+	}
+	plain := func(s string) []text.Section { return []text.Section{{Text: s, FontStack: "A"}} }
+	center := text.Options{LineHeight: 24, Justify: 0.5, HAlign: 0.5, VAlign: 0.5}
+	left := text.Options{LineHeight: 24, HAlign: 0, VAlign: 0.5}
+	half := 0.5
+	tests := []struct {
+		name     string
+		sections []text.Section
+		o        text.Options
+		shaped   bool // text.Shape runs (the lookup is called)
+	}{
+		{"first", plain("12"), center, true},
+		{"same text and options", plain("12"), center, false},
+		{"other text", plain("14"), center, true},
+		{"other options", plain("12"), left, true},
+		{"other font", []text.Section{{Text: "12", FontStack: "B"}}, center, true},
+		{"other scale", []text.Section{{Text: "12", FontStack: "A", Scale: 2}}, center, true},
+		{"same again", plain("14"), center, false},
+		{"vertical-align", []text.Section{{Text: "12", FontStack: "A", VAlign: &half}}, center, true},
+		{"vertical-align again", []text.Section{{Text: "12", FontStack: "A", VAlign: &half}}, center, true},
+		{"two sections", []text.Section{{Text: "1", FontStack: "A"}, {Text: "2", FontStack: "A", Tag: 1}}, center, true},
+		{"two sections again", []text.Section{{Text: "1", FontStack: "A"}, {Text: "2", FontStack: "A", Tag: 1}}, center, true},
+	}
+	var sm shapeMemo
+	for _, tc := range tests {
+		calls = 0
+		got := sm.shape(tc.sections, lookup, tc.o)
+		if shaped := calls > 0; shaped != tc.shaped {
+			t.Errorf("%s: shaped %v, want %v", tc.name, shaped, tc.shaped)
+		}
+		if want := text.Shape(tc.sections, lookup, tc.o); !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: shaping %+v, want %+v", tc.name, got, want)
+		}
+	}
+}
