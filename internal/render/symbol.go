@@ -299,27 +299,43 @@ func (s *sourceSet) layoutLayer(ctx context.Context, lr *symLayer, feats []sourc
 	}
 	placement := lr.str(pSymbolPlacement, lz, "point")
 	var shaped []*shapedSymbol
+	// The features of one tile come together: whether their tile shows is
+	// decided once for them.
+	lastTile, lastIn := [3]int{}, false
+	var fc *expr.EvalContext // the filter's, reused
 	for i, f := range feats {
-		if !s.tileInView(f.tile) {
+		if i == 0 || f.tile != lastTile {
+			lastTile, lastIn = f.tile, s.tileInView(f.tile)
+		}
+		if !lastIn {
 			continue
 		}
-		c := &expr.EvalContext{Zoom: lz.Zoom, Feature: f.feat}
 		if lr.filter != nil {
-			v := lr.filter.EvalOrDefault(c)
+			if fc == nil {
+				fc = &expr.EvalContext{}
+			}
+			*fc = expr.EvalContext{Zoom: lz.Zoom, Feature: f.feat}
+			v := lr.filter.EvalOrDefault(fc)
 			if v.Kind() != expr.KindBoolean || !v.Boolean() {
 				continue
 			}
 		}
 		var anchors []orb.Point
+		n0 := len(lr.points)
 		if placement == "point" {
-			if anchors = s.anchors(lr, f, c); len(anchors) == 0 {
+			lr.points = s.anchors(f, lr.points)
+			if len(lr.points) == n0 {
 				continue
 			}
+			anchors = lr.points[n0:len(lr.points):len(lr.points)]
 		}
+		c := lr.newContext(lz.Zoom, f.feat)
 		if ss := s.shapeSymbol(ctx, lr, f, c, anchors); ss != nil {
 			ss.order = i
 			ss.anchors = anchors
 			shaped = append(shaped, ss)
+		} else {
+			lr.points = lr.points[:n0] // free for the next feature
 		}
 	}
 	if placement == "line" {
@@ -491,9 +507,8 @@ func drawOrder(placed []*symbol, sl symbolLayout) {
 
 // anchors returns where a feature's symbols go, in world units, for
 // point placement: each point, the first vertex of each line, the pole of
-// inaccessibility of each polygon.
-func (s *sourceSet) anchors(lr *symLayer, f sourceFeature, c *expr.EvalContext) []orb.Point {
-	var out []orb.Point
+// inaccessibility of each polygon. It appends them to out.
+func (s *sourceSet) anchors(f sourceFeature, out []orb.Point) []orb.Point {
 	add := func(p orb.Point) { out = append(out, p) }
 	switch f.kind {
 	case "Point":
@@ -577,8 +592,9 @@ type shapedSymbol struct {
 // (point placement), a symbol too far off the view to reach it is not
 // shaped.
 func (s *sourceSet) shapeSymbol(ctx context.Context, lr *symLayer, f sourceFeature, c *expr.EvalContext, anchors []orb.Point) *shapedSymbol {
-	pc := &expr.EvalContext{Zoom: s.view.Zoom, Feature: f.feat}
-	ss := &shapedSymbol{f: f, c: c, pc: pc}
+	pc := lr.newContext(s.view.Zoom, f.feat)
+	ss := lr.shaped.new()
+	ss.f, ss.c, ss.pc = f, c, pc
 	placement := lr.str(pSymbolPlacement, c, "point")
 	ss.sections, ss.colors = s.textSections(ctx, lr, c)
 	var ic *spriteIcon
@@ -610,7 +626,10 @@ func (s *sourceSet) shapeSymbol(ctx context.Context, lr *symLayer, f sourceFeatu
 		// fixed, when not nil, is the offset (ems) text-variable-anchor-offset
 		// pairs with the anchor: it replaces every other offset.
 		vertical, lineVertical := false, false
-		lookup := s.glyphs.lookup(ctx)
+		if lr.lookup == nil {
+			lr.lookup = s.glyphs.lookup(ctx)
+		}
+		lookup := lr.lookup
 		shape := func(anchor string, variable bool, fixed *[2]float64) text.Shaping {
 			hAlign, vAlign := text.AnchorAlign(anchor)
 			o := text.Options{
@@ -757,7 +776,8 @@ func (s *sourceSet) alongLine(lr *symLayer, c *expr.EvalContext, part symPart) b
 func (s *sourceSet) layoutSymbol(ctx context.Context, lr *symLayer, ss *shapedSymbol, a raster.Point, along *linePath) *symbol {
 	ratio := s.frame.ratio
 	c, pc := ss.c, ss.pc
-	sym := &symbol{y: a.Y, sortKey: lr.num(pSymbolSortKey, c, 0)}
+	sym := lr.syms.new()
+	sym.y, sym.sortKey = a.Y, lr.num(pSymbolSortKey, c, 0)
 	lineAngle := 0.0
 	if along != nil {
 		lineAngle = along.angle
@@ -1114,18 +1134,7 @@ func (s *sourceSet) textSections(ctx context.Context, lr *symLayer, c *expr.Eval
 	if e == nil {
 		return nil, nil
 	}
-	font := "Open Sans Regular,Arial Unicode MS Regular"
-	if fv, ok := lr.value(pTextFont, c); ok {
-		var names []string
-		for _, it := range fv.Items() {
-			if it.Kind() == expr.KindString {
-				names = append(names, it.Str())
-			}
-		}
-		if len(names) > 0 {
-			font = strings.Join(names, ",")
-		}
-	}
+	font := lr.fontStack(c)
 	transform := lr.str(pTextTransform, c, "none")
 	tokens := lr.tokenized(pTextField)
 	apply := func(t string) string {
@@ -1211,6 +1220,31 @@ func (s *sourceSet) textSections(ctx context.Context, lr *symLayer, c *expr.Eval
 		return nil, nil
 	}
 	return out, colors
+}
+
+// fontStack evaluates text-font into a font stack (the names joined by
+// commas), once per zoom when it does not depend on the feature.
+func (lr *symLayer) fontStack(c *expr.EvalContext) string {
+	pe := lr.entry(pTextFont)
+	if pe.featConst && lr.fontSet && lr.fontZoom == c.Zoom {
+		return lr.font
+	}
+	font := "Open Sans Regular,Arial Unicode MS Regular"
+	if fv, ok := lr.value(pTextFont, c); ok {
+		var names []string
+		for _, it := range fv.Items() {
+			if it.Kind() == expr.KindString {
+				names = append(names, it.Str())
+			}
+		}
+		if len(names) > 0 {
+			font = strings.Join(names, ",")
+		}
+	}
+	if pe.featConst {
+		lr.font, lr.fontZoom, lr.fontSet = font, c.Zoom, true
+	}
+	return font
 }
 
 // floats2 evaluates a two-number property, [0, 0] when absent.

@@ -564,7 +564,7 @@ func TestPolygonAnchorWholeUnits(t *testing.T) {
 		f := sourceFeature{kind: "Polygon", tile: [3]int{int(ty), int(tx), 14},
 			polygons: [][][]orb.Point{{tc.ring}}, wholePolygons: [][][]orb.Point{{tc.ring}}}
 		s := &sourceSet{view: View{Zoom: 18}}
-		got := s.anchors(nil, f, nil)
+		got := s.anchors(f, nil)
 		if len(got) != 1 {
 			t.Fatalf("%s: %d anchors, want 1", tc.name, len(got))
 		}

@@ -1,6 +1,8 @@
 package render
 
 import (
+	"github.com/paulmach/orb"
+
 	"github.com/tesseramaps/tessera/internal/render/raster"
 	"github.com/tesseramaps/tessera/internal/render/text"
 	"github.com/tesseramaps/tessera/internal/style/expr"
@@ -162,6 +164,28 @@ type symLayer struct {
 	*layerRender
 	entries [numSymProps]propEntry
 	shapes  shapeMemo
+	// ctxs, shaped and syms hold the evaluation contexts, shaped symbols
+	// and symbols of the layer's layout.
+	ctxs   slab[expr.EvalContext]
+	shaped slab[shapedSymbol]
+	syms   slab[symbol]
+	// points holds the anchors of the layer's point symbols.
+	points []orb.Point
+	// lookup is the glyph lookup of text.Shape (nil until first used).
+	lookup text.Lookup
+	// font is the font stack of text-font at fontZoom, when fontSet
+	// (text-font does not depend on the feature; see fontStack).
+	font     string
+	fontZoom float64
+	fontSet  bool
+}
+
+// newContext returns an evaluation context of the layer's layout at zoom
+// for feature f.
+func (lr *symLayer) newContext(zoom float64, f expr.Feature) *expr.EvalContext {
+	c := lr.ctxs.new()
+	c.Zoom, c.Feature = zoom, f
+	return c
 }
 
 // propEntry is a property with its values at the (at most two) zooms a
@@ -308,4 +332,24 @@ func (sm *shapeMemo) shape(sections []text.Section, lookup text.Lookup, o text.O
 	}
 	sm.m[k] = sh
 	return sh
+}
+
+// slab hands out zeroed values of T carved from blocks, one allocation a
+// block: a layer's layout makes a few small objects for each of thousands
+// of labels, all of which live as long as the render.
+type slab[T any] struct {
+	free []T
+}
+
+// slabBlock is the number of values a slab allocates at once.
+const slabBlock = 64
+
+// new returns a pointer to a zeroed T.
+func (s *slab[T]) new() *T {
+	if len(s.free) == 0 {
+		s.free = make([]T, slabBlock)
+	}
+	p := &s.free[0]
+	s.free = s.free[1:]
+	return p
 }

@@ -50,3 +50,32 @@ func TestShapeMemo(t *testing.T) {
 		}
 	}
 }
+
+// TestSlab checks that a slab hands out distinct zeroed values, across
+// blocks.
+func TestSlab(t *testing.T) {
+	tests := []struct {
+		name string
+		n    int
+	}{
+		{"one", 1},
+		{"a block", slabBlock},
+		{"past a block", slabBlock + 1},
+		{"several blocks", 3*slabBlock + 5},
+	}
+	for _, tc := range tests {
+		var s slab[[2]int]
+		seen := map[*[2]int]bool{}
+		for i := range tc.n {
+			p := s.new()
+			if *p != [2]int{} {
+				t.Fatalf("%s: value %d not zero: %v", tc.name, i, *p)
+			}
+			if seen[p] {
+				t.Fatalf("%s: value %d handed out twice", tc.name, i)
+			}
+			seen[p] = true
+			*p = [2]int{i, i}
+		}
+	}
+}
