@@ -188,16 +188,23 @@ func (lr *symLayer) newContext(zoom float64, f expr.Feature) *expr.EvalContext {
 	return c
 }
 
-// propEntry is a property with its values at the (at most two) zooms a
-// render evaluates it at, when it does not depend on the feature.
+// propEntry is a property of a symbol layer, looked up on first use, with
+// its values at the (at most three) zooms a render evaluates it at when it
+// does not depend on the feature.
 type propEntry struct {
-	resolved  bool // e, featConst and tokenized are set
+	resolved  bool // the fields below are set
 	e         *expr.Expression
 	featConst bool
 	tokenized bool // see tokenized
+	set       bool // the style sets it in the layer's layout
 	n         int
-	zoom      [2]float64
-	v         [2]expr.Value
+	consts    [3]constValue
+}
+
+// constValue is a feature-constant property's value at a zoom.
+type constValue struct {
+	zoom float64
+	v    expr.Value
 }
 
 // entry returns the entry of a property, looking the property up on
@@ -205,81 +212,101 @@ type propEntry struct {
 func (lr *symLayer) entry(p symProp) *propEntry {
 	pe := &lr.entries[p]
 	if !pe.resolved {
-		pe.resolved = true
-		pe.e = lr.props[symPropNames[p]]
-		if pe.e != nil {
-			pe.featConst = pe.e.IsFeatureConstant()
-		}
-		pe.tokenized = tokenized(lr.l, symPropNames[p])
+		lr.resolve(p, pe)
 	}
 	return pe
+}
+
+func (lr *symLayer) resolve(p symProp, pe *propEntry) {
+	name := symPropNames[p]
+	pe.resolved = true
+	pe.e = lr.props[name]
+	if pe.e != nil {
+		pe.featConst = pe.e.IsFeatureConstant()
+	}
+	pe.tokenized = tokenized(lr.l, name)
+	pe.set = lr.l.Layout != nil && lr.l.Layout.Has(name)
 }
 
 // tokenized reports whether a layout property is given as a plain value
 // whose "{name}" tokens are resolved (see tokenized).
 func (lr *symLayer) tokenized(p symProp) bool { return lr.entry(p).tokenized }
 
+// hasLayout reports whether the style sets a layout property of the layer.
+func (lr *symLayer) hasLayout(p symProp) bool { return lr.entry(p).set }
+
 // prop returns the compiled property, or nil.
 func (lr *symLayer) prop(p symProp) *expr.Expression { return lr.entry(p).e }
 
-// value evaluates a property (ok false when the layer has none).
-func (lr *symLayer) value(p symProp, c *expr.EvalContext) (expr.Value, bool) {
+// at evaluates a property and returns its value, nil when the layer has
+// none: the value kept for its zoom when it does not depend on the
+// feature, else *tmp, set to the value.
+func (lr *symLayer) at(p symProp, c *expr.EvalContext, tmp *expr.Value) *expr.Value {
 	pe := lr.entry(p)
 	if pe.e == nil {
-		return expr.Value{}, false
+		return nil
 	}
 	if !pe.featConst {
-		return pe.e.EvalOrDefault(c), true
+		*tmp = pe.e.EvalOrDefault(c)
+		return tmp
 	}
 	for i := 0; i < pe.n; i++ {
-		if pe.zoom[i] == c.Zoom {
-			return pe.v[i], true
+		if pe.consts[i].zoom == c.Zoom {
+			return &pe.consts[i].v
 		}
 	}
-	v := pe.e.EvalOrDefault(&expr.EvalContext{Zoom: c.Zoom})
-	if pe.n < len(pe.zoom) {
-		pe.zoom[pe.n], pe.v[pe.n] = c.Zoom, v
+	*tmp = pe.e.EvalOrDefault(&expr.EvalContext{Zoom: c.Zoom})
+	if pe.n < len(pe.consts) {
+		pe.consts[pe.n] = constValue{zoom: c.Zoom, v: *tmp}
 		pe.n++
 	}
-	return v, true
+	return tmp
+}
+
+// value evaluates a property (ok false when the layer has none).
+func (lr *symLayer) value(p symProp, c *expr.EvalContext) (expr.Value, bool) {
+	var tmp expr.Value
+	if v := lr.at(p, c, &tmp); v != nil {
+		return *v, true
+	}
+	return expr.Value{}, false
 }
 
 func (lr *symLayer) num(p symProp, c *expr.EvalContext, def float64) float64 {
-	v, ok := lr.value(p, c)
-	if !ok || v.Kind() != expr.KindNumber {
+	var tmp expr.Value
+	v := lr.at(p, c, &tmp)
+	if v == nil || v.Kind() != expr.KindNumber {
 		return def
 	}
 	return v.Num()
 }
 
 func (lr *symLayer) str(p symProp, c *expr.EvalContext, def string) string {
-	v, ok := lr.value(p, c)
-	if !ok || v.Kind() != expr.KindString {
+	var tmp expr.Value
+	v := lr.at(p, c, &tmp)
+	if v == nil || v.Kind() != expr.KindString {
 		return def
 	}
 	return v.Str()
 }
 
 func (lr *symLayer) boolean(p symProp, c *expr.EvalContext, def bool) bool {
-	v, ok := lr.value(p, c)
-	if !ok || v.Kind() != expr.KindBoolean {
+	var tmp expr.Value
+	v := lr.at(p, c, &tmp)
+	if v == nil || v.Kind() != expr.KindBoolean {
 		return def
 	}
 	return v.Boolean()
 }
 
 func (lr *symLayer) color(p symProp, c *expr.EvalContext) (raster.Color, bool) {
-	v, ok := lr.value(p, c)
-	if !ok || v.Kind() != expr.KindColor {
+	var tmp expr.Value
+	v := lr.at(p, c, &tmp)
+	if v == nil || v.Kind() != expr.KindColor {
 		return raster.Color{}, false
 	}
 	col := v.Color()
 	return raster.Color{R: col.R, G: col.G, B: col.B, A: col.A}, true
-}
-
-// hasLayout reports whether the style sets a layout property of the layer.
-func (lr *symLayer) hasLayout(p symProp) bool {
-	return lr.l.Layout != nil && lr.l.Layout.Has(symPropNames[p])
 }
 
 // iconsLinear reports whether the layer's icons are sampled linearly, as
