@@ -36,8 +36,16 @@ type symbol struct {
 	ykey    float64   // anchor height on screen in whole tile units, GL's sort key
 	world   orb.Point // the anchor, world units
 
-	text     []glyphQuad
-	textSDF  sdfPaint
+	text    []glyphQuad
+	textSDF sdfPaint
+	// The text of a point label is put on screen once placed: pending
+	// holds its layout while textPending is set; ss and textScale are
+	// what its paint is evaluated from (see finishText).
+	pending     pendingText
+	textPending bool
+	ss          *shapedSymbol
+	textScale   float64
+
 	icon     *iconQuad
 	iconSDF  sdfPaint
 	iconOpac float64
@@ -135,6 +143,7 @@ func (s *sourceSet) placeSymbols(ctx context.Context) *symbolPass {
 	grid := newCollisionGrid(s.frame.w, s.frame.h, margin*s.frame.ratio)
 	type laid struct {
 		id    string
+		lr    *symLayer
 		cands []*symbol
 		sl    symbolLayout
 	}
@@ -163,7 +172,7 @@ func (s *sourceSet) placeSymbols(ctx context.Context) *symbolPass {
 			return
 		}
 		cands, sl := s.layoutLayer(ctx, lr, feats)
-		out[k] = &laid{l.ID, cands, sl}
+		out[k] = &laid{l.ID, lr, cands, sl}
 	}
 	var next atomic.Int64
 	var wg sync.WaitGroup
@@ -201,6 +210,9 @@ func (s *sourceSet) placeSymbols(ctx context.Context) *symbolPass {
 	}
 	for i, ly := range layers {
 		placed[i] = append(placed[i], placeAll(ly.cands, ly.sl, grid)...)
+		for _, sym := range placed[i] {
+			s.finishText(ctx, ly.lr, sym)
+		}
 		drawOrder(placed[i], ly.sl)
 		pass.layers[ly.id] = placed[i]
 	}
@@ -468,7 +480,7 @@ func placeAll(cands []*symbol, sl symbolLayout, grid *collisionGrid) []*symbol {
 			grid.insert(sl.iconOverlap, sym.iconBox)
 		}
 		if !placeText {
-			sym.text = nil
+			sym.text, sym.textPending = nil, false
 		}
 		if !placeIcon {
 			sym.icon = nil
@@ -819,20 +831,13 @@ func (s *sourceSet) layoutSymbol(ctx context.Context, lr *symLayer, ss *shapedSy
 		}
 		tx, ty := symbolTranslate(lr, textPart, pc)
 		k := fs * ratio * pr
-		colorOf := func(tag int) *raster.Color {
-			if tag < len(ss.colors) {
-				return ss.colors[tag]
-			}
-			return nil
-		}
 		var quadTilt *raster.Tilt
 		if pitched {
 			quadTilt = tilt
 		}
-		sym.text = make([]glyphQuad, 0, len(sh.Glyphs))
 		pad := lr.num(pTextPadding, c, 2)
-		const rectBuffer = 4 // the SDF's 3-pixel border and the atlas's 1-pixel padding
 		if along != nil && s.alongLine(lr, c, textPart) {
+			sym.text = make([]glyphQuad, 0, len(sh.Glyphs))
 			off := floats2(lr, pTextOffset, c)
 			path, kp := along, k
 			if tilt != nil {
@@ -877,7 +882,7 @@ func (s *sourceSet) layoutSymbol(ctx context.Context, lr *symLayer, ss *shapedSy
 					}
 					q := newTexQuad(p.at, tx, ty, x*k, y*k, k*g.Scale, k*g.Scale, angle, int(gl.Width)+2*rectBuffer, int(gl.Height)+2*rectBuffer)
 					q.tilt = quadTilt
-					sym.text = append(sym.text, glyphQuad{g: gl, q: q, color: colorOf(g.Tag)})
+					sym.text = append(sym.text, glyphQuad{g: gl, q: q, color: ss.color(g.Tag)})
 				}
 			}
 			if tilt != nil && len(boxAt) > 0 {
@@ -902,34 +907,10 @@ func (s *sourceSet) layoutSymbol(ctx context.Context, lr *symLayer, ss *shapedSy
 			if pitched {
 				at = plane
 			}
-			for _, g := range sh.Glyphs {
-				if g.Image != nil {
-					if iq, ok := s.imageGlyph(ctx, lr, c, g, at, g.X, tx, ty, k, angle, quadTilt); ok {
-						sym.text = append(sym.text, iq)
-					}
-					continue
-				}
-				gl, ok := s.glyphs.glyph(ctx, g.FontStack, g.Rune)
-				if !ok || len(gl.Bitmap) == 0 {
-					continue
-				}
-				x := (float64(gl.Left)-rectBuffer)*g.Scale + g.X
-				y := (-float64(gl.Top)-rectBuffer)*g.Scale + g.Y
-				glyphAngle := angle
-				switch {
-				case g.Upright:
-					// Upright in the turned column: unturned, moved.
-					dx, dy := g.VerticalShift()
-					x = (float64(gl.Left)-rectBuffer)*g.Scale - g.Metrics.Advance*g.Scale/2 + dx
-					y = (-float64(gl.Top)-rectBuffer)*g.Scale + dy
-				case sh.Vertical:
-					// Lying along the column, turned with the label.
-					glyphAngle += math.Pi / 2
-				}
-				q := newTexQuad(at, tx, ty, x*k, y*k, k*g.Scale, k*g.Scale, glyphAngle, int(gl.Width)+2*rectBuffer, int(gl.Height)+2*rectBuffer)
-				q.tilt = quadTilt
-				sym.text = append(sym.text, glyphQuad{g: gl, q: q, color: colorOf(g.Tag)})
-			}
+			// The glyphs are put on screen once the label is placed (most
+			// are not): here only whether one of them draws.
+			sym.pending = pendingText{sh: sh, at: at, tx: tx, ty: ty, k: k, angle: angle, tilt: quadTilt}
+			sym.textPending = s.drawsText(ctx, sh)
 			boxAngle := angle
 			if sh.Vertical {
 				// GL turns a vertical label's box with it.
@@ -937,9 +918,8 @@ func (s *sourceSet) layoutSymbol(ctx context.Context, lr *symLayer, ss *shapedSy
 			}
 			sym.textBoxes = []collisionBox{screenBox(at, pitched, pr, sh.Left*fs, sh.Top*fs, sh.Right*fs, sh.Bottom*fs, pad, boxAngle, tx, ty)}
 		}
-		sym.textSDF = s.sdfPaint(lr, pc, textPart, fs*pr)
-		sym.textSDF.imagesInHalo = imagesInHalo(lr, c, pc)
-		sym.hasText = len(sym.text) > 0
+		sym.ss, sym.textScale = ss, fs*pr
+		sym.hasText = len(sym.text) > 0 || sym.textPending
 	}
 
 	if ic := ss.ic; ic != nil {
@@ -1000,6 +980,105 @@ func (s *sourceSet) layoutSymbol(ctx context.Context, lr *symLayer, ss *shapedSy
 	return sym
 }
 
+// pendingText is the layout of a point label's glyphs about the anchor,
+// put on screen (pointQuads) only once the label is placed.
+type pendingText struct {
+	sh        text.Shaping
+	at        raster.Point // the anchor, on screen or on the tilted plane
+	tx, ty, k float64      // the translation and device pixels per em pixel
+	angle     float64
+	tilt      *raster.Tilt // the quads' tilt: the label is pitched with the map
+}
+
+// drawsText reports whether some glyph of a point label's shaping draws
+// (pointQuads makes a quad for it).
+func (s *sourceSet) drawsText(ctx context.Context, sh text.Shaping) bool {
+	for _, g := range sh.Glyphs {
+		if g.Image != nil {
+			if s.textImage(ctx, g.Image.Name) != nil {
+				return true
+			}
+			continue
+		}
+		if gl, ok := s.glyphs.glyph(ctx, g.FontStack, g.Rune); ok && len(gl.Bitmap) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// finishText completes the text of a placed symbol: the glyph quads of a
+// point label, and the paint.
+func (s *sourceSet) finishText(ctx context.Context, lr *symLayer, sym *symbol) {
+	if sym.textPending {
+		sym.textPending = false
+		s.pointQuads(ctx, lr, sym)
+	}
+	if len(sym.text) > 0 {
+		ss := sym.ss
+		sym.textSDF = s.sdfPaint(lr, ss.pc, textPart, sym.textScale)
+		sym.textSDF.imagesInHalo = imagesInHalo(lr, ss.c, ss.pc)
+	}
+}
+
+// rectBuffer is the texels about a glyph's bitmap in its quad: the SDF's
+// 3-pixel border and the atlas's 1-pixel padding.
+const rectBuffer = 4
+
+// pointQuads puts the glyphs of a point label on screen.
+func (s *sourceSet) pointQuads(ctx context.Context, lr *symLayer, sym *symbol) {
+	ss, c := sym.ss, sym.ss.c
+	p := &sym.pending
+	sh, at, tx, ty, k, angle, quadTilt := p.sh, p.at, p.tx, p.ty, p.k, p.angle, p.tilt
+	sym.text = make([]glyphQuad, 0, len(sh.Glyphs))
+	for _, g := range sh.Glyphs {
+		if g.Image != nil {
+			if iq, ok := s.imageGlyph(ctx, lr, c, g, at, g.X, tx, ty, k, angle, quadTilt); ok {
+				sym.text = append(sym.text, iq)
+			}
+			continue
+		}
+		gl, ok := s.glyphs.glyph(ctx, g.FontStack, g.Rune)
+		if !ok || len(gl.Bitmap) == 0 {
+			continue
+		}
+		x := (float64(gl.Left)-rectBuffer)*g.Scale + g.X
+		y := (-float64(gl.Top)-rectBuffer)*g.Scale + g.Y
+		glyphAngle := angle
+		switch {
+		case g.Upright:
+			// Upright in the turned column: unturned, moved.
+			dx, dy := g.VerticalShift()
+			x = (float64(gl.Left)-rectBuffer)*g.Scale - g.Metrics.Advance*g.Scale/2 + dx
+			y = (-float64(gl.Top)-rectBuffer)*g.Scale + dy
+		case sh.Vertical:
+			// Lying along the column, turned with the label.
+			glyphAngle += math.Pi / 2
+		}
+		q := newTexQuad(at, tx, ty, x*k, y*k, k*g.Scale, k*g.Scale, glyphAngle, int(gl.Width)+2*rectBuffer, int(gl.Height)+2*rectBuffer)
+		q.tilt = quadTilt
+		sym.text = append(sym.text, glyphQuad{g: gl, q: q, color: ss.color(g.Tag)})
+	}
+}
+
+// color returns the text-color of a format section (by its tag), or nil.
+func (ss *shapedSymbol) color(tag int) *raster.Color {
+	if tag < len(ss.colors) {
+		return ss.colors[tag]
+	}
+	return nil
+}
+
+// textImage returns the sprite's image of a label's image section, nil
+// when the sprite has none it can draw.
+func (s *sourceSet) textImage(ctx context.Context, name string) *spriteIcon {
+	ic := s.sprite.icon(ctx, name)
+	if ic == nil || ic.ratio <= 0 || ic.w <= 0 || ic.h <= 0 {
+		return nil
+	}
+	return ic
+}
+
 // imageGlyph returns the quad of an image inside a label, placed as GL
 // places it: its advance starts x em pixels from the anchor p (before
 // turning by angle), its atlas rectangle (the image and a texel of padding
@@ -1009,8 +1088,8 @@ func (s *sourceSet) layoutSymbol(ctx context.Context, lr *symLayer, ss *shapedSy
 // 3 * its scale below y. k is device pixels per em pixel. ok is false when
 // the sprite has no such image.
 func (s *sourceSet) imageGlyph(ctx context.Context, lr *symLayer, c *expr.EvalContext, g text.Glyph, p raster.Point, x, tx, ty, k, angle float64, tilt *raster.Tilt) (glyphQuad, bool) {
-	ic := s.sprite.icon(ctx, g.Image.Name)
-	if ic == nil || ic.ratio <= 0 || ic.w <= 0 || ic.h <= 0 {
+	ic := s.textImage(ctx, g.Image.Name)
+	if ic == nil {
 		return glyphQuad{}, false
 	}
 	pad := 1 / ic.ratio // the atlas's padding texel, in image CSS pixels
@@ -1230,7 +1309,8 @@ func (lr *symLayer) fontStack(c *expr.EvalContext) string {
 		return lr.font
 	}
 	font := "Open Sans Regular,Arial Unicode MS Regular"
-	if fv, ok := lr.value(pTextFont, c); ok {
+	var tmp expr.Value
+	if fv := lr.at(pTextFont, c, &tmp); fv != nil {
 		var names []string
 		for _, it := range fv.Items() {
 			if it.Kind() == expr.KindString {
@@ -1249,8 +1329,9 @@ func (lr *symLayer) fontStack(c *expr.EvalContext) string {
 
 // floats2 evaluates a two-number property, [0, 0] when absent.
 func floats2(lr *symLayer, p symProp, c *expr.EvalContext) [2]float64 {
-	v, ok := lr.value(p, c)
-	if !ok {
+	var tmp expr.Value
+	v := lr.at(p, c, &tmp)
+	if v == nil {
 		return [2]float64{}
 	}
 	f := v.Floats()
@@ -1375,8 +1456,9 @@ func (s *sourceSet) tileUnitsY(w orb.Point, t [3]int) float64 {
 
 // iconFitPadding evaluates icon-text-fit-padding: top, right, bottom, left.
 func iconFitPadding(lr *symLayer, c *expr.EvalContext) [4]float64 {
-	v, ok := lr.value(pIconTextFitPadding, c)
-	if !ok {
+	var tmp expr.Value
+	v := lr.at(pIconTextFitPadding, c, &tmp)
+	if v == nil {
 		return [4]float64{}
 	}
 	f := v.Floats()
@@ -1417,8 +1499,9 @@ func writingModes(lr *symLayer, c *expr.EvalContext) []string {
 	if !lr.hasLayout(pTextWritingMode) {
 		return nil
 	}
-	v, ok := lr.value(pTextWritingMode, c)
-	if !ok {
+	var tmp expr.Value
+	v := lr.at(pTextWritingMode, c, &tmp)
+	if v == nil {
 		return nil
 	}
 	var out []string
@@ -1451,8 +1534,9 @@ func variableAnchorOffsets(lr *symLayer, c *expr.EvalContext) *expr.VariableAnch
 	if !lr.hasLayout(pTextVariableAnchorOffset) {
 		return nil
 	}
-	v, ok := lr.value(pTextVariableAnchorOffset, c)
-	if !ok {
+	var tmp expr.Value
+	v := lr.at(pTextVariableAnchorOffset, c, &tmp)
+	if v == nil {
 		return nil
 	}
 	if o := v.AnchorOffsets(); o != nil && len(o.Anchors) > 0 && len(o.Anchors) == len(o.Offsets) {
@@ -1462,8 +1546,9 @@ func variableAnchorOffsets(lr *symLayer, c *expr.EvalContext) *expr.VariableAnch
 }
 
 func variableAnchors(lr *symLayer, c *expr.EvalContext) []string {
-	v, ok := lr.value(pTextVariableAnchor, c)
-	if !ok {
+	var tmp expr.Value
+	v := lr.at(pTextVariableAnchor, c, &tmp)
+	if v == nil {
 		return nil
 	}
 	var out []string
