@@ -1,11 +1,11 @@
 package render
 
 import (
+	"cmp"
 	"context"
 	"math"
 	"runtime"
 	"slices"
-	"sort"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -203,7 +203,15 @@ func (s *sourceSet) placeSymbols(ctx context.Context) *symbolPass {
 					rest = append(rest, sym)
 				}
 			}
-			sort.SliceStable(edge, func(a, b int) bool { return edge[a].before(edge[b]) })
+			slices.SortStableFunc(edge, func(a, b *symbol) int {
+				if c := compareFloats(a.sortKey, b.sortKey); c != 0 {
+					return c
+				}
+				if c := compareFloats(a.world[1], b.world[1]); c != 0 {
+					return c
+				}
+				return compareFloats(a.world[0], b.world[0])
+			})
 			placed[i] = placeAll(edge, ly.sl, grid)
 			layers[i].cands = rest
 		}
@@ -239,16 +247,16 @@ func (s *sourceSet) crossesGrid(sym *symbol) bool {
 	return sym.hasIcon && cross(sym.iconBox)
 }
 
-// before orders symbols by sort key, then by their anchor's world position:
-// an order every render that sees both symbols agrees on.
-func (a *symbol) before(b *symbol) bool {
-	if a.sortKey != b.sortKey {
-		return a.sortKey < b.sortKey
+// compareFloats compares a and b as a stable sort by a < b orders them:
+// -1 when a < b, 1 when a > b, else 0 (NaN too, which sorts nowhere).
+func compareFloats(a, b float64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
 	}
-	if a.world[1] != b.world[1] {
-		return a.world[1] < b.world[1]
-	}
-	return a.world[0] < b.world[0]
+	return 0
 }
 
 // symbolLayout holds a layer's layout switches that do not vary by feature.
@@ -399,23 +407,21 @@ func (s *sourceSet) layoutLayer(ctx context.Context, lr *symLayer, feats []sourc
 	}
 	// GL places the symbols of one tile after another, from the bottom
 	// right tile of the view to the top left.
-	sort.SliceStable(cands, func(a, b int) bool {
-		ta, tb := cands[a].tile, cands[b].tile
-		if ta[0] != tb[0] {
-			return ta[0] > tb[0]
+	slices.SortStableFunc(cands, func(a, b *symbol) int {
+		if c := cmp.Compare(b.tile[0], a.tile[0]); c != 0 {
+			return c
 		}
-		return ta[1] > tb[1]
+		return cmp.Compare(b.tile[1], a.tile[1])
 	})
 	if sl.hasSortKey {
-		sort.SliceStable(cands, func(a, b int) bool { return cands[a].sortKey < cands[b].sortKey })
+		slices.SortStableFunc(cands, func(a, b *symbol) int { return compareFloats(a.sortKey, b.sortKey) })
 	} else if sl.zOrder == "viewport-y" {
 		// Symbols lower on screen are drawn on top: they are placed first.
-		sort.SliceStable(cands, func(a, b int) bool {
-			ya, yb := math.Round(cands[a].y), math.Round(cands[b].y)
-			if ya != yb {
-				return ya > yb
+		slices.SortStableFunc(cands, func(a, b *symbol) int {
+			if c := compareFloats(math.Round(b.y), math.Round(a.y)); c != 0 {
+				return c
 			}
-			return cands[a].order < cands[b].order
+			return cmp.Compare(a.order, b.order)
 		})
 	}
 	// GL samples a layer's icons linearly when one of them is drawn at
@@ -496,24 +502,26 @@ func drawOrder(placed []*symbol, sl symbolLayout) {
 	// GL draws the tiles from the top left, and the symbols of each tile by
 	// sort key, by height on screen (lowest on top, the later feature below
 	// on a tie) or in feature order.
-	sort.SliceStable(placed, func(a, b int) bool {
-		pa, pb := placed[a], placed[b]
-		if pa.tile != pb.tile {
-			if pa.tile[0] != pb.tile[0] {
-				return pa.tile[0] < pb.tile[0]
-			}
-			return pa.tile[1] < pb.tile[1]
+	slices.SortStableFunc(placed, func(pa, pb *symbol) int {
+		if c := cmp.Compare(pa.tile[0], pb.tile[0]); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(pa.tile[1], pb.tile[1]); c != 0 {
+			return c
+		}
+		if pa.tile[2] != pb.tile[2] {
+			return 0 // other tiles at one column and row: kept in order
 		}
 		switch {
 		case sl.hasSortKey && sl.zOrder != "viewport-y":
-			return pa.sortKey < pb.sortKey
+			return compareFloats(pa.sortKey, pb.sortKey)
 		case sortByY:
-			if pa.ykey != pb.ykey {
-				return pa.ykey < pb.ykey
+			if c := compareFloats(pa.ykey, pb.ykey); c != 0 {
+				return c
 			}
-			return pa.order > pb.order
+			return cmp.Compare(pb.order, pa.order)
 		}
-		return pa.order < pb.order
+		return cmp.Compare(pa.order, pb.order)
 	})
 }
 
