@@ -646,10 +646,7 @@ func (s *sourceSet) shapeSymbol(ctx context.Context, lr *symLayer, f sourceFeatu
 		// fixed, when not nil, is the offset (ems) text-variable-anchor-offset
 		// pairs with the anchor: it replaces every other offset.
 		vertical, lineVertical := false, false
-		if lr.lookup == nil {
-			lr.lookup = s.glyphs.lookup(ctx)
-		}
-		lookup := lr.lookup
+		lookup := lr.shapeLookup(ctx, s.glyphs)
 		shape := func(anchor string, variable bool, fixed *[2]float64) text.Shaping {
 			hAlign, vAlign := text.AnchorAlign(anchor)
 			o := text.Options{
@@ -875,7 +872,7 @@ func (s *sourceSet) layoutSymbol(ctx context.Context, lr *symLayer, ss *shapedSy
 					}
 					continue
 				}
-				gl, ok := s.glyphs.glyph(ctx, g.FontStack, g.Rune)
+				gl, ok := lr.layerGlyph(ctx, s.glyphs, g.FontStack, g.Rune)
 				if !ok {
 					continue
 				}
@@ -918,7 +915,7 @@ func (s *sourceSet) layoutSymbol(ctx context.Context, lr *symLayer, ss *shapedSy
 			// The glyphs are put on screen once the label is placed (most
 			// are not): here only whether one of them draws.
 			sym.pending = pendingText{sh: sh, at: at, tx: tx, ty: ty, k: k, angle: angle, tilt: quadTilt}
-			sym.textPending = s.drawsText(ctx, sh)
+			sym.textPending = s.drawsText(ctx, lr, sh)
 			boxAngle := angle
 			if sh.Vertical {
 				// GL turns a vertical label's box with it.
@@ -1000,7 +997,7 @@ type pendingText struct {
 
 // drawsText reports whether some glyph of a point label's shaping draws
 // (pointQuads makes a quad for it).
-func (s *sourceSet) drawsText(ctx context.Context, sh text.Shaping) bool {
+func (s *sourceSet) drawsText(ctx context.Context, lr *symLayer, sh text.Shaping) bool {
 	for _, g := range sh.Glyphs {
 		if g.Image != nil {
 			if s.textImage(ctx, g.Image.Name) != nil {
@@ -1008,7 +1005,7 @@ func (s *sourceSet) drawsText(ctx context.Context, sh text.Shaping) bool {
 			}
 			continue
 		}
-		if gl, ok := s.glyphs.glyph(ctx, g.FontStack, g.Rune); ok && len(gl.Bitmap) > 0 {
+		if gl, ok := lr.layerGlyph(ctx, s.glyphs, g.FontStack, g.Rune); ok && len(gl.Bitmap) > 0 {
 			return true
 		}
 	}
@@ -1046,7 +1043,7 @@ func (s *sourceSet) pointQuads(ctx context.Context, lr *symLayer, sym *symbol) {
 			}
 			continue
 		}
-		gl, ok := s.glyphs.glyph(ctx, g.FontStack, g.Rune)
+		gl, ok := lr.layerGlyph(ctx, s.glyphs, g.FontStack, g.Rune)
 		if !ok || len(gl.Bitmap) == 0 {
 			continue
 		}

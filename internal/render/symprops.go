@@ -1,7 +1,10 @@
 package render
 
 import (
+	"context"
+
 	"github.com/paulmach/orb"
+	"github.com/tesseramaps/tessera/internal/glyphs"
 
 	"github.com/tesseramaps/tessera/internal/render/raster"
 	"github.com/tesseramaps/tessera/internal/render/text"
@@ -171,7 +174,9 @@ type symLayer struct {
 	syms   slab[symbol]
 	// points holds the anchors of the layer's point symbols.
 	points []orb.Point
-	// lookup is the glyph lookup of text.Shape (nil until first used).
+	// glyphs are the render's glyphs as the layer's layout has asked for
+	// them; lookup adapts them to text.Shape (nil until first used).
+	glyphs glyphMemo
 	lookup text.Lookup
 	// font is the font stack of text-font at fontZoom, when fontSet
 	// (text-font does not depend on the feature; see fontStack).
@@ -379,4 +384,63 @@ func (s *slab[T]) new() *T {
 	p := &s.free[0]
 	s.free = s.free[1:]
 	return p
+}
+
+// glyphMemo remembers the answers of a render's glyph set for one layer's
+// layout: the set answers for a font stack and code point the same all
+// render long, behind a lock and three lookups, one by the stack's name,
+// for each glyph of thousands of labels. The memo keeps the code points of
+// the stack last asked for at hand.
+type glyphMemo struct {
+	glyph  func(stack string, r rune) (*glyphs.Glyph, bool) // the set's answer
+	stack  string
+	runes  map[rune]*glyphs.Glyph // of stack; nil for a glyph it lacks
+	stacks map[string]map[rune]*glyphs.Glyph
+}
+
+// get returns the glyph of r in a font stack, as glyph does.
+func (gm *glyphMemo) get(stack string, r rune) (*glyphs.Glyph, bool) {
+	if gm.runes == nil || stack != gm.stack {
+		if gm.stacks == nil {
+			gm.stacks = map[string]map[rune]*glyphs.Glyph{}
+		}
+		runes := gm.stacks[stack]
+		if runes == nil {
+			runes = map[rune]*glyphs.Glyph{}
+			gm.stacks[stack] = runes
+		}
+		gm.stack, gm.runes = stack, runes
+	}
+	gl, seen := gm.runes[r]
+	if !seen {
+		var ok bool
+		if gl, ok = gm.glyph(stack, r); !ok {
+			gl = nil
+		}
+		gm.runes[r] = gl
+	}
+	return gl, gl != nil
+}
+
+// layerGlyph returns the glyph of r in a font stack for the layer's
+// layout (see glyphMemo).
+func (lr *symLayer) layerGlyph(ctx context.Context, gs *glyphSet, stack string, r rune) (*glyphs.Glyph, bool) {
+	if lr.glyphs.glyph == nil {
+		lr.glyphs.glyph = func(stack string, r rune) (*glyphs.Glyph, bool) { return gs.glyph(ctx, stack, r) }
+	}
+	return lr.glyphs.get(stack, r)
+}
+
+// shapeLookup returns the layer's glyph lookup for text.Shape.
+func (lr *symLayer) shapeLookup(ctx context.Context, gs *glyphSet) text.Lookup {
+	if lr.lookup == nil {
+		lr.lookup = func(stack string, r rune) (text.Metrics, bool) {
+			gl, ok := lr.layerGlyph(ctx, gs, stack, r)
+			if !ok {
+				return text.Metrics{}, false
+			}
+			return text.Metrics{Width: int(gl.Width), Height: int(gl.Height), Left: int(gl.Left), Top: int(gl.Top), Advance: float64(gl.Advance)}, true
+		}
+	}
+	return lr.lookup
 }

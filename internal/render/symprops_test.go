@@ -4,6 +4,7 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/tesseramaps/tessera/internal/glyphs"
 	"github.com/tesseramaps/tessera/internal/render/text"
 )
 
@@ -76,6 +77,49 @@ func TestSlab(t *testing.T) {
 			}
 			seen[p] = true
 			*p = [2]int{i, i}
+		}
+	}
+}
+
+// TestGlyphMemo checks that the memo answers as the glyph set does and
+// asks it once for each font stack and code point, across stacks.
+func TestGlyphMemo(t *testing.T) {
+	a, b := &glyphs.Glyph{ID: 'a'}, &glyphs.Glyph{ID: 'b'}
+	calls := 0
+	set := func(stack string, r rune) (*glyphs.Glyph, bool) {
+		calls++
+		switch {
+		case stack == "A" && r == 'a':
+			return a, true
+		case stack == "B" && r == 'b':
+			return b, true
+		}
+		return nil, false
+	}
+	tests := []struct {
+		stack string
+		r     rune
+		want  *glyphs.Glyph
+		asks  bool // the set is asked
+	}{
+		{"A", 'a', a, true},
+		{"A", 'a', a, false},
+		{"A", 'b', nil, true},
+		{"A", 'b', nil, false},
+		{"B", 'b', b, true},
+		{"B", 'a', nil, true},
+		{"A", 'a', a, false},
+		{"B", 'b', b, false},
+	}
+	gm := glyphMemo{glyph: set}
+	for i, tc := range tests {
+		calls = 0
+		got, ok := gm.get(tc.stack, tc.r)
+		if got != tc.want || ok != (tc.want != nil) {
+			t.Errorf("%d: %s %q: got %v, %v, want %v", i, tc.stack, tc.r, got, ok, tc.want)
+		}
+		if asked := calls > 0; asked != tc.asks {
+			t.Errorf("%d: %s %q: asked the set %v, want %v", i, tc.stack, tc.r, asked, tc.asks)
 		}
 	}
 }
