@@ -1,11 +1,11 @@
 package render
 
 import (
+	"cmp"
 	"context"
 	"math"
 	"runtime"
 	"slices"
-	"sort"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -36,8 +36,16 @@ type symbol struct {
 	ykey    float64   // anchor height on screen in whole tile units, GL's sort key
 	world   orb.Point // the anchor, world units
 
-	text     []glyphQuad
-	textSDF  sdfPaint
+	text    []glyphQuad
+	textSDF sdfPaint
+	// The text of a point label is put on screen once placed: pending
+	// holds its layout while textPending is set; ss and textScale are
+	// what its paint is evaluated from (see finishText).
+	pending     pendingText
+	textPending bool
+	ss          *shapedSymbol
+	textScale   float64
+
 	icon     *iconQuad
 	iconSDF  sdfPaint
 	iconOpac float64
@@ -135,6 +143,7 @@ func (s *sourceSet) placeSymbols(ctx context.Context) *symbolPass {
 	grid := newCollisionGrid(s.frame.w, s.frame.h, margin*s.frame.ratio)
 	type laid struct {
 		id    string
+		lr    *symLayer
 		cands []*symbol
 		sl    symbolLayout
 	}
@@ -163,7 +172,7 @@ func (s *sourceSet) placeSymbols(ctx context.Context) *symbolPass {
 			return
 		}
 		cands, sl := s.layoutLayer(ctx, lr, feats)
-		out[k] = &laid{l.ID, cands, sl}
+		out[k] = &laid{l.ID, lr, cands, sl}
 	}
 	var next atomic.Int64
 	var wg sync.WaitGroup
@@ -194,13 +203,24 @@ func (s *sourceSet) placeSymbols(ctx context.Context) *symbolPass {
 					rest = append(rest, sym)
 				}
 			}
-			sort.SliceStable(edge, func(a, b int) bool { return edge[a].before(edge[b]) })
+			slices.SortStableFunc(edge, func(a, b *symbol) int {
+				if c := compareFloats(a.sortKey, b.sortKey); c != 0 {
+					return c
+				}
+				if c := compareFloats(a.world[1], b.world[1]); c != 0 {
+					return c
+				}
+				return compareFloats(a.world[0], b.world[0])
+			})
 			placed[i] = placeAll(edge, ly.sl, grid)
 			layers[i].cands = rest
 		}
 	}
 	for i, ly := range layers {
 		placed[i] = append(placed[i], placeAll(ly.cands, ly.sl, grid)...)
+		for _, sym := range placed[i] {
+			s.finishText(ctx, ly.lr, sym)
+		}
 		drawOrder(placed[i], ly.sl)
 		pass.layers[ly.id] = placed[i]
 	}
@@ -227,16 +247,16 @@ func (s *sourceSet) crossesGrid(sym *symbol) bool {
 	return sym.hasIcon && cross(sym.iconBox)
 }
 
-// before orders symbols by sort key, then by their anchor's world position:
-// an order every render that sees both symbols agrees on.
-func (a *symbol) before(b *symbol) bool {
-	if a.sortKey != b.sortKey {
-		return a.sortKey < b.sortKey
+// compareFloats compares a and b as a stable sort by a < b orders them:
+// -1 when a < b, 1 when a > b, else 0 (NaN too, which sorts nowhere).
+func compareFloats(a, b float64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
 	}
-	if a.world[1] != b.world[1] {
-		return a.world[1] < b.world[1]
-	}
-	return a.world[0] < b.world[0]
+	return 0
 }
 
 // symbolLayout holds a layer's layout switches that do not vary by feature.
@@ -260,9 +280,9 @@ const (
 
 // overlap returns a layer's text or icon overlap mode: *-overlap when the
 // layer sets it, else always or never by *-allow-overlap.
-func (lr *symLayer) overlap(part string, c *expr.EvalContext) overlapMode {
-	if lr.l.Layout != nil && lr.l.Layout.Has(part+"-overlap") {
-		switch lr.str(part+"-overlap", c, "never") {
+func (lr *symLayer) overlap(part symPart, c *expr.EvalContext) overlapMode {
+	if lr.hasLayout(part.overlap) {
+		switch lr.str(part.overlap, c, "never") {
 		case "always":
 			return overlapAlways
 		case "cooperative":
@@ -270,7 +290,7 @@ func (lr *symLayer) overlap(part string, c *expr.EvalContext) overlapMode {
 		}
 		return overlapNever
 	}
-	if lr.boolean(part+"-allow-overlap", c, false) {
+	if lr.boolean(part.allowOverlap, c, false) {
 		return overlapAlways
 	}
 	return overlapNever
@@ -288,38 +308,54 @@ func (sl symbolLayout) sortByY() bool {
 func (s *sourceSet) layoutLayer(ctx context.Context, lr *symLayer, feats []sourceFeature) ([]*symbol, symbolLayout) {
 	lz := &expr.EvalContext{Zoom: math.Floor(s.view.Zoom)}
 	sl := symbolLayout{
-		textOverlap:         lr.overlap("text", lz),
-		iconOverlap:         lr.overlap("icon", lz),
-		textIgnorePlacement: lr.boolean("text-ignore-placement", lz, false),
-		iconIgnorePlacement: lr.boolean("icon-ignore-placement", lz, false),
-		textOptional:        lr.boolean("text-optional", lz, false),
-		iconOptional:        lr.boolean("icon-optional", lz, false),
-		zOrder:              lr.str("symbol-z-order", lz, "auto"),
-		hasSortKey:          lr.l.Layout != nil && lr.l.Layout.Has("symbol-sort-key"),
+		textOverlap:         lr.overlap(textPart, lz),
+		iconOverlap:         lr.overlap(iconPart, lz),
+		textIgnorePlacement: lr.boolean(pTextIgnorePlacement, lz, false),
+		iconIgnorePlacement: lr.boolean(pIconIgnorePlacement, lz, false),
+		textOptional:        lr.boolean(pTextOptional, lz, false),
+		iconOptional:        lr.boolean(pIconOptional, lz, false),
+		zOrder:              lr.str(pSymbolZOrder, lz, "auto"),
+		hasSortKey:          lr.hasLayout(pSymbolSortKey),
 	}
-	placement := lr.str("symbol-placement", lz, "point")
+	placement := lr.str(pSymbolPlacement, lz, "point")
 	var shaped []*shapedSymbol
+	// The features of one tile come together: whether their tile shows is
+	// decided once for them.
+	lastTile, lastIn := [3]int{}, false
+	var fc *expr.EvalContext // the filter's, reused
 	for i, f := range feats {
-		if !s.tileInView(f.tile) {
+		if i == 0 || f.tile != lastTile {
+			lastTile, lastIn = f.tile, s.tileInView(f.tile)
+		}
+		if !lastIn {
 			continue
 		}
-		c := &expr.EvalContext{Zoom: lz.Zoom, Feature: f.feat}
 		if lr.filter != nil {
-			v := lr.filter.EvalOrDefault(c)
+			if fc == nil {
+				fc = &expr.EvalContext{}
+			}
+			*fc = expr.EvalContext{Zoom: lz.Zoom, Feature: f.feat}
+			v := lr.filter.EvalOrDefault(fc)
 			if v.Kind() != expr.KindBoolean || !v.Boolean() {
 				continue
 			}
 		}
 		var anchors []orb.Point
+		n0 := len(lr.points)
 		if placement == "point" {
-			if anchors = s.anchors(lr, f, c); len(anchors) == 0 {
+			lr.points = s.anchors(f, lr.points)
+			if len(lr.points) == n0 {
 				continue
 			}
+			anchors = lr.points[n0:len(lr.points):len(lr.points)]
 		}
+		c := lr.newContext(lz.Zoom, f.feat)
 		if ss := s.shapeSymbol(ctx, lr, f, c, anchors); ss != nil {
 			ss.order = i
 			ss.anchors = anchors
 			shaped = append(shaped, ss)
+		} else {
+			lr.points = lr.points[:n0] // free for the next feature
 		}
 	}
 	if placement == "line" {
@@ -357,7 +393,7 @@ func (s *sourceSet) layoutLayer(ctx context.Context, lr *symLayer, feats []sourc
 			// Half the spacing, in the tile units of the anchors.
 			for _, la := range s.lineAnchors(lr, ss, placement == "line-center") {
 				ov := math.Max(1, math.Exp2(lz.Zoom-float64(max(la.tileID[2], 0))))
-				repeat := lr.num("symbol-spacing", ss.c, 250) * symbolExtent / (512 * ov) / 2
+				repeat := lr.num(pSymbolSpacing, ss.c, 250) * symbolExtent / (512 * ov) / 2
 				if placement == "line" && txt != "" && repeats.tooClose(la.tileID, txt, la.tile, repeat) {
 					continue
 				}
@@ -372,26 +408,24 @@ func (s *sourceSet) layoutLayer(ctx context.Context, lr *symLayer, feats []sourc
 	// GL JS 6 places the symbols of one tile after another: the deepest
 	// tiles first, then by column (x) and by row (y), so the top left tile
 	// of the view first, whatever the bearing.
-	sort.SliceStable(cands, func(a, b int) bool {
-		ta, tb := cands[a].tile, cands[b].tile
-		if ta[2] != tb[2] {
-			return ta[2] > tb[2]
+	slices.SortStableFunc(cands, func(a, b *symbol) int {
+		if c := cmp.Compare(b.tile[2], a.tile[2]); c != 0 {
+			return c
 		}
-		if ta[1] != tb[1] {
-			return ta[1] < tb[1]
+		if c := cmp.Compare(a.tile[1], b.tile[1]); c != 0 {
+			return c
 		}
-		return ta[0] < tb[0]
+		return cmp.Compare(a.tile[0], b.tile[0])
 	})
 	if sl.hasSortKey {
-		sort.SliceStable(cands, func(a, b int) bool { return cands[a].sortKey < cands[b].sortKey })
+		slices.SortStableFunc(cands, func(a, b *symbol) int { return compareFloats(a.sortKey, b.sortKey) })
 	} else if sl.zOrder == "viewport-y" {
 		// Symbols lower on screen are drawn on top: they are placed first.
-		sort.SliceStable(cands, func(a, b int) bool {
-			ya, yb := math.Round(cands[a].y), math.Round(cands[b].y)
-			if ya != yb {
-				return ya > yb
+		slices.SortStableFunc(cands, func(a, b *symbol) int {
+			if c := compareFloats(math.Round(b.y), math.Round(a.y)); c != 0 {
+				return c
 			}
-			return cands[a].order < cands[b].order
+			return cmp.Compare(a.order, b.order)
 		})
 	}
 	// GL samples a layer's icons linearly when one of them is drawn at
@@ -456,7 +490,7 @@ func placeAll(cands []*symbol, sl symbolLayout, grid *collisionGrid) []*symbol {
 			grid.insert(sl.iconOverlap, sym.iconBox)
 		}
 		if !placeText {
-			sym.text = nil
+			sym.text, sym.textPending = nil, false
 		}
 		if !placeIcon {
 			sym.icon = nil
@@ -472,32 +506,33 @@ func drawOrder(placed []*symbol, sl symbolLayout) {
 	// GL draws the tiles from the top left, and the symbols of each tile by
 	// sort key, by height on screen (lowest on top, the later feature below
 	// on a tie) or in feature order.
-	sort.SliceStable(placed, func(a, b int) bool {
-		pa, pb := placed[a], placed[b]
-		if pa.tile != pb.tile {
-			if pa.tile[0] != pb.tile[0] {
-				return pa.tile[0] < pb.tile[0]
-			}
-			return pa.tile[1] < pb.tile[1]
+	slices.SortStableFunc(placed, func(pa, pb *symbol) int {
+		if c := cmp.Compare(pa.tile[0], pb.tile[0]); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(pa.tile[1], pb.tile[1]); c != 0 {
+			return c
+		}
+		if pa.tile[2] != pb.tile[2] {
+			return 0 // other tiles at one column and row: kept in order
 		}
 		switch {
 		case sl.hasSortKey && sl.zOrder != "viewport-y":
-			return pa.sortKey < pb.sortKey
+			return compareFloats(pa.sortKey, pb.sortKey)
 		case sortByY:
-			if pa.ykey != pb.ykey {
-				return pa.ykey < pb.ykey
+			if c := compareFloats(pa.ykey, pb.ykey); c != 0 {
+				return c
 			}
-			return pa.order > pb.order
+			return cmp.Compare(pb.order, pa.order)
 		}
-		return pa.order < pb.order
+		return cmp.Compare(pa.order, pb.order)
 	})
 }
 
 // anchors returns where a feature's symbols go, in world units, for
 // point placement: each point, the first vertex of each line, the pole of
-// inaccessibility of each polygon.
-func (s *sourceSet) anchors(lr *symLayer, f sourceFeature, c *expr.EvalContext) []orb.Point {
-	var out []orb.Point
+// inaccessibility of each polygon. It appends them to out.
+func (s *sourceSet) anchors(f sourceFeature, out []orb.Point) []orb.Point {
 	add := func(p orb.Point) { out = append(out, p) }
 	switch f.kind {
 	case "Point":
@@ -581,9 +616,10 @@ type shapedSymbol struct {
 // (point placement), a symbol too far off the view to reach it is not
 // shaped.
 func (s *sourceSet) shapeSymbol(ctx context.Context, lr *symLayer, f sourceFeature, c *expr.EvalContext, anchors []orb.Point) *shapedSymbol {
-	pc := &expr.EvalContext{Zoom: s.view.Zoom, Feature: f.feat}
-	ss := &shapedSymbol{f: f, c: c, pc: pc}
-	placement := lr.str("symbol-placement", c, "point")
+	pc := lr.newContext(s.view.Zoom, f.feat)
+	ss := lr.shaped.new()
+	ss.f, ss.c, ss.pc = f, c, pc
+	placement := lr.str(pSymbolPlacement, c, "point")
 	ss.sections, ss.colors = s.textSections(ctx, lr, c)
 	var ic *spriteIcon
 	if name := s.iconName(lr, c); name != "" {
@@ -603,10 +639,10 @@ func (s *sourceSet) shapeSymbol(ctx context.Context, lr *symLayer, f sourceFeatu
 			if sec.Image == nil {
 				continue
 			}
-			if ts := lr.num("text-size", c, 16); ts > 0 {
+			if ts := lr.num(pTextSize, c, 16); ts > 0 {
 				imageScale = text.OneEm / ts
 			}
-			if ts := lr.num("text-size", &expr.EvalContext{Zoom: c.Zoom + 1, Feature: c.Feature}, 16); ts > 0 {
+			if ts := lr.num(pTextSize, &expr.EvalContext{Zoom: c.Zoom + 1, Feature: c.Feature}, 16); ts > 0 {
 				breakImageScale = text.OneEm / ts
 			}
 			break
@@ -614,12 +650,13 @@ func (s *sourceSet) shapeSymbol(ctx context.Context, lr *symLayer, f sourceFeatu
 		// fixed, when not nil, is the offset (ems) text-variable-anchor-offset
 		// pairs with the anchor: it replaces every other offset.
 		vertical, lineVertical := false, false
+		lookup := lr.shapeLookup(ctx, s.glyphs)
 		shape := func(anchor string, variable bool, fixed *[2]float64) text.Shaping {
 			hAlign, vAlign := text.AnchorAlign(anchor)
 			o := text.Options{
-				LineHeight: lr.num("text-line-height", c, 1.2) * text.OneEm,
-				Spacing:    lr.num("text-letter-spacing", c, 0) * text.OneEm,
-				Justify:    text.JustifyOf(lr.str("text-justify", c, "center"), anchor),
+				LineHeight: lr.num(pTextLineHeight, c, 1.2) * text.OneEm,
+				Spacing:    lr.num(pTextLetterSpacing, c, 0) * text.OneEm,
+				Justify:    text.JustifyOf(lr.str(pTextJustify, c, "center"), anchor),
 				HAlign:     hAlign, VAlign: vAlign,
 				Vertical: vertical, LineVertical: lineVertical,
 			}
@@ -629,23 +666,23 @@ func (s *sourceSet) shapeSymbol(ctx context.Context, lr *symLayer, f sourceFeatu
 				o.Justify = 0
 			}
 			if placement == "point" {
-				o.MaxWidth = lr.num("text-max-width", c, 10) * text.OneEm
+				o.MaxWidth = lr.num(pTextMaxWidth, c, 10) * text.OneEm
 			}
 			o.ImageScale, o.BreakImageScale = imageScale, breakImageScale
-			hasRadial := lr.l.Layout != nil && lr.l.Layout.Has("text-radial-offset")
+			hasRadial := lr.hasLayout(pTextRadialOffset)
 			switch {
 			case fixed != nil:
 				o.Offset = anchorOffset(anchor, fixed[0]*text.OneEm, fixed[1]*text.OneEm)
-			case hasRadial && (variable || !lr.l.Layout.Has("text-offset")):
-				o.Offset = radialOffset(anchor, lr.num("text-radial-offset", c, 0)*text.OneEm)
+			case hasRadial && (variable || !lr.hasLayout(pTextOffset)):
+				o.Offset = radialOffset(anchor, lr.num(pTextRadialOffset, c, 0)*text.OneEm)
 			case variable:
-				off := floats2(lr, "text-offset", c)
+				off := floats2(lr, pTextOffset, c)
 				o.Offset = variableOffset(anchor, off[0]*text.OneEm, off[1]*text.OneEm)
-			case !s.alongLine(lr, c, "text"):
-				off := floats2(lr, "text-offset", c)
+			case !s.alongLine(lr, c, textPart):
+				off := floats2(lr, pTextOffset, c)
 				o.Offset = [2]float64{off[0] * text.OneEm, off[1] * text.OneEm}
 			}
-			return text.Shape(ss.sections, s.glyphs.lookup(ctx), o)
+			return lr.shapes.shape(ss.sections, lookup, o)
 		}
 		// horizontal are the shapings of horizontal writing: one for each
 		// variable anchor, tried in order, or the one of text-anchor.
@@ -659,14 +696,14 @@ func (s *sourceSet) shapeSymbol(ctx context.Context, lr *symLayer, f sourceFeatu
 				horizontal = append(horizontal, shape(a, true, nil))
 			}
 		} else {
-			horizontal = []text.Shaping{shape(lr.str("text-anchor", c, "center"), false, nil)}
+			horizontal = []text.Shaping{shape(lr.str(pTextAnchor, c, "center"), false, nil)}
 		}
 		// text-writing-mode: the writing modes tried in order, when the
 		// text allows vertical writing (a point label with a character
 		// that stands upright, and no images).
 		if modes := writingModes(lr, c); placement == "point" && slices.Contains(modes, "vertical") && ss.allowsVertical() {
 			vertical = true
-			column := shape(lr.str("text-anchor", c, "center"), false, nil)
+			column := shape(lr.str(pTextAnchor, c, "center"), false, nil)
 			vertical = false
 			for _, m := range modes {
 				if m == "vertical" {
@@ -680,9 +717,9 @@ func (s *sourceSet) shapeSymbol(ctx context.Context, lr *symLayer, f sourceFeatu
 		}
 		// GL shapes a label along a line a second time, vertically, when
 		// it keeps upright and has a character that stands upright.
-		if s.alongLine(lr, c, "text") && lr.boolean("text-keep-upright", c, true) && ss.allowsVerticalAlong() {
+		if s.alongLine(lr, c, textPart) && lr.boolean(pTextKeepUpright, c, true) && ss.allowsVerticalAlong() {
 			lineVertical = true
-			steep := shape(lr.str("text-anchor", c, "center"), false, nil)
+			steep := shape(lr.str(pTextAnchor, c, "center"), false, nil)
 			lineVertical = false
 			if len(steep.Glyphs) > 0 {
 				ss.steep = &steep
@@ -692,17 +729,17 @@ func (s *sourceSet) shapeSymbol(ctx context.Context, lr *symLayer, f sourceFeatu
 		if len(ss.variants) == 1 {
 			ss.variants = nil
 		}
-		ss.fs = lr.num("text-size", pc, 16) / text.OneEm
+		ss.fs = lr.num(pTextSize, pc, 16) / text.OneEm
 	}
 	if ic != nil {
 		ss.ic = ic
-		ss.iconSize = lr.num("icon-size", pc, 1)
-		off := floats2(lr, "icon-offset", c)
-		h, v := text.AnchorAlign(lr.str("icon-anchor", c, "center"))
+		ss.iconSize = lr.num(pIconSize, pc, 1)
+		off := floats2(lr, pIconOffset, c)
+		h, v := text.AnchorAlign(lr.str(pIconAnchor, c, "center"))
 		dw, dh := float64(ic.w)/ic.ratio, float64(ic.h)/ic.ratio
 		ss.iconLeft, ss.iconTop = off[0]-dw*h, off[1]-dh*v
 		ss.iconRight, ss.iconBottom = ss.iconLeft+dw, ss.iconTop+dh
-		fit := lr.str("icon-text-fit", c, "none")
+		fit := lr.str(pIconTextFit, c, "none")
 		if fit != "none" && len(ss.sh.Glyphs) > 0 {
 			ss.iconFit = true
 			ss.iconLeft, ss.iconTop, ss.iconRight, ss.iconBottom = fitIconToText(fit, iconFitPadding(lr, c), off, ss.sh, ss.fs, dw, dh)
@@ -729,15 +766,15 @@ func (s *sourceSet) reaches(lr *symLayer, ss *shapedSymbol, ic *spriteIcon, anch
 				r += img.Width + img.Height // shown at their size, whatever the text's
 			}
 		}
-		off := floats2(lr, "text-offset", ss.c)
-		tr := floats2(lr, "text-translate", ss.pc)
-		em := float64(n)*scale + math.Abs(off[0]) + math.Abs(off[1]) + math.Abs(lr.num("text-radial-offset", ss.c, 0)) + 2
-		r += em*lr.num("text-size", ss.pc, 16) + math.Abs(tr[0]) + math.Abs(tr[1])
+		off := floats2(lr, pTextOffset, ss.c)
+		tr := floats2(lr, pTextTranslate, ss.pc)
+		em := float64(n)*scale + math.Abs(off[0]) + math.Abs(off[1]) + math.Abs(lr.num(pTextRadialOffset, ss.c, 0)) + 2
+		r += em*lr.num(pTextSize, ss.pc, 16) + math.Abs(tr[0]) + math.Abs(tr[1])
 	}
 	if ic != nil {
-		off := floats2(lr, "icon-offset", ss.c)
-		tr := floats2(lr, "icon-translate", ss.pc)
-		r += (float64(ic.w+ic.h)/ic.ratio+math.Abs(off[0])+math.Abs(off[1]))*lr.num("icon-size", ss.pc, 1) + math.Abs(tr[0]) + math.Abs(tr[1])
+		off := floats2(lr, pIconOffset, ss.c)
+		tr := floats2(lr, pIconTranslate, ss.pc)
+		r += (float64(ic.w+ic.h)/ic.ratio+math.Abs(off[0])+math.Abs(off[1]))*lr.num(pIconSize, ss.pc, 1) + math.Abs(tr[0]) + math.Abs(tr[1])
 	}
 	m := (r + 100 + 16) * ratio
 	for _, w := range anchors {
@@ -750,8 +787,8 @@ func (s *sourceSet) reaches(lr *symLayer, ss *shapedSymbol, ic *spriteIcon, anch
 }
 
 // alongLine reports whether a layer's text or icons follow their line.
-func (s *sourceSet) alongLine(lr *symLayer, c *expr.EvalContext, kind string) bool {
-	return lr.str("symbol-placement", c, "point") != "point" && lr.alignment(kind+"-rotation-alignment", c) == "map"
+func (s *sourceSet) alongLine(lr *symLayer, c *expr.EvalContext, part symPart) bool {
+	return lr.str(pSymbolPlacement, c, "point") != "point" && lr.alignment(part.rotationAlignment, c) == "map"
 }
 
 // layoutSymbol puts a shaped symbol on screen at anchor a (on the line
@@ -760,7 +797,8 @@ func (s *sourceSet) alongLine(lr *symLayer, c *expr.EvalContext, kind string) bo
 func (s *sourceSet) layoutSymbol(ctx context.Context, lr *symLayer, ss *shapedSymbol, a raster.Point, along *linePath) *symbol {
 	ratio := s.frame.ratio
 	c, pc := ss.c, ss.pc
-	sym := &symbol{y: a.Y, sortKey: lr.num("symbol-sort-key", c, 0)}
+	sym := lr.syms.new()
+	sym.y, sym.sortKey = a.Y, lr.num(pSymbolSortKey, c, 0)
 	lineAngle := 0.0
 	if along != nil {
 		lineAngle = along.angle
@@ -775,8 +813,8 @@ func (s *sourceSet) layoutSymbol(ctx context.Context, lr *symLayer, ss *shapedSy
 		_, depth = tilt.Project(plane)
 	}
 	var planePath *linePath
-	onPlane := func(kind string) bool {
-		if tilt == nil || lr.pitchAlignment(kind, c) != "map" {
+	onPlane := func(part symPart) bool {
+		if tilt == nil || lr.pitchAlignment(part, c) != "map" {
 			return false
 		}
 		if along != nil && planePath == nil {
@@ -795,28 +833,21 @@ func (s *sourceSet) layoutSymbol(ctx context.Context, lr *symLayer, ss *shapedSy
 
 	if sh := ss.sh; len(sh.Glyphs) > 0 {
 		fs := ss.fs
-		pitched := onPlane("text")
+		pitched := onPlane(textPart)
 		pr := 1.0 // GL's perspective scale of the glyphs
 		if tilt != nil {
 			pr = perspectiveRatio(depth, pitched)
 		}
-		tx, ty := symbolTranslate(lr, "text-translate", pc)
+		tx, ty := symbolTranslate(lr, textPart, pc)
 		k := fs * ratio * pr
-		colorOf := func(tag int) *raster.Color {
-			if tag < len(ss.colors) {
-				return ss.colors[tag]
-			}
-			return nil
-		}
 		var quadTilt *raster.Tilt
 		if pitched {
 			quadTilt = tilt
 		}
-		sym.text = make([]glyphQuad, 0, len(sh.Glyphs))
-		pad := lr.num("text-padding", c, 2)
-		const rectBuffer = 4 // the SDF's 3-pixel border and the atlas's 1-pixel padding
-		if along != nil && s.alongLine(lr, c, "text") {
-			off := floats2(lr, "text-offset", c)
+		pad := lr.num(pTextPadding, c, 2)
+		if along != nil && s.alongLine(lr, c, textPart) {
+			sym.text = make([]glyphQuad, 0, len(sh.Glyphs))
+			off := floats2(lr, pTextOffset, c)
 			path, kp := along, k
 			if tilt != nil {
 				// GL spaces the glyphs along a line with the inverse of the
@@ -827,7 +858,7 @@ func (s *sourceSet) layoutSymbol(ctx context.Context, lr *symLayer, ss *shapedSy
 				}
 			}
 			placed, drawn, boxAt, ok := path.placeOriented(sh, ss.steep, kp, off[0]*text.OneEm*kp, off[1]*text.OneEm*kp,
-				lr.boolean("text-keep-upright", c, true))
+				lr.boolean(pTextKeepUpright, c, true))
 			if !ok {
 				drawn.Glyphs, boxAt = nil, nil
 			}
@@ -845,7 +876,7 @@ func (s *sourceSet) layoutSymbol(ctx context.Context, lr *symLayer, ss *shapedSy
 					}
 					continue
 				}
-				gl, ok := s.glyphs.glyph(ctx, g.FontStack, g.Rune)
+				gl, ok := lr.layerGlyph(ctx, s.glyphs, g.FontStack, g.Rune)
 				if !ok {
 					continue
 				}
@@ -860,7 +891,7 @@ func (s *sourceSet) layoutSymbol(ctx context.Context, lr *symLayer, ss *shapedSy
 					}
 					q := newTexQuad(p.at, tx, ty, x*k, y*k, k*g.Scale, k*g.Scale, angle, int(gl.Width)+2*rectBuffer, int(gl.Height)+2*rectBuffer)
 					q.tilt = quadTilt
-					sym.text = append(sym.text, glyphQuad{g: gl, q: q, color: colorOf(g.Tag)})
+					sym.text = append(sym.text, glyphQuad{g: gl, q: q, color: ss.color(g.Tag)})
 				}
 			}
 			if tilt != nil && len(boxAt) > 0 {
@@ -885,42 +916,18 @@ func (s *sourceSet) layoutSymbol(ctx context.Context, lr *symLayer, ss *shapedSy
 				}
 			}
 		} else {
-			angle := lr.num("text-rotate", c, 0) * math.Pi / 180
-			if lr.alignment("text-rotation-alignment", c) == "map" {
+			angle := lr.num(pTextRotate, c, 0) * math.Pi / 180
+			if lr.alignment(pTextRotationAlignment, c) == "map" {
 				angle += math.Atan2(s.frame.sin, s.frame.cos)
 			}
 			at := a
 			if pitched {
 				at = plane
 			}
-			for _, g := range sh.Glyphs {
-				if g.Image != nil {
-					if iq, ok := s.imageGlyph(ctx, lr, c, g, at, g.X, tx, ty, k, angle, quadTilt); ok {
-						sym.text = append(sym.text, iq)
-					}
-					continue
-				}
-				gl, ok := s.glyphs.glyph(ctx, g.FontStack, g.Rune)
-				if !ok || len(gl.Bitmap) == 0 {
-					continue
-				}
-				x := (float64(gl.Left)-rectBuffer)*g.Scale + g.X
-				y := (-float64(gl.Top)-rectBuffer)*g.Scale + g.Y
-				glyphAngle := angle
-				switch {
-				case g.Upright:
-					// Upright in the turned column: unturned, moved.
-					dx, dy := g.VerticalShift()
-					x = (float64(gl.Left)-rectBuffer)*g.Scale - g.Metrics.Advance*g.Scale/2 + dx
-					y = (-float64(gl.Top)-rectBuffer)*g.Scale + dy
-				case sh.Vertical:
-					// Lying along the column, turned with the label.
-					glyphAngle += math.Pi / 2
-				}
-				q := newTexQuad(at, tx, ty, x*k, y*k, k*g.Scale, k*g.Scale, glyphAngle, int(gl.Width)+2*rectBuffer, int(gl.Height)+2*rectBuffer)
-				q.tilt = quadTilt
-				sym.text = append(sym.text, glyphQuad{g: gl, q: q, color: colorOf(g.Tag)})
-			}
+			// The glyphs are put on screen once the label is placed (most
+			// are not): here only whether one of them draws.
+			sym.pending = pendingText{sh: sh, at: at, tx: tx, ty: ty, k: k, angle: angle, tilt: quadTilt}
+			sym.textPending = s.drawsText(ctx, lr, sh)
 			boxAngle := angle
 			if sh.Vertical {
 				// GL turns a vertical label's box with it.
@@ -928,21 +935,20 @@ func (s *sourceSet) layoutSymbol(ctx context.Context, lr *symLayer, ss *shapedSy
 			}
 			sym.textBoxes = []collisionBox{screenBox(at, pitched, pr, sh.Left*fs, sh.Top*fs, sh.Right*fs, sh.Bottom*fs, pad, boxAngle, tx, ty)}
 		}
-		sym.textSDF = s.sdfPaint(lr, pc, "text", fs*pr)
-		sym.textSDF.imagesInHalo = imagesInHalo(lr, c, pc)
-		sym.hasText = len(sym.text) > 0
+		sym.ss, sym.textScale = ss, fs*pr
+		sym.hasText = len(sym.text) > 0 || sym.textPending
 	}
 
 	if ic := ss.ic; ic != nil {
-		pitched := onPlane("icon")
+		pitched := onPlane(iconPart)
 		pr := 1.0
 		if tilt != nil {
 			pr = perspectiveRatio(depth, pitched)
 		}
 		size := ss.iconSize
 		left, top, right, bottom := ss.iconLeft, ss.iconTop, ss.iconRight, ss.iconBottom
-		angle := lr.num("icon-rotate", c, 0) * math.Pi / 180
-		if lr.alignment("icon-rotation-alignment", c) == "map" {
+		angle := lr.num(pIconRotate, c, 0) * math.Pi / 180
+		if lr.alignment(pIconRotationAlignment, c) == "map" {
 			if along != nil {
 				if pitched {
 					lineAngle = planePath.angle
@@ -950,14 +956,14 @@ func (s *sourceSet) layoutSymbol(ctx context.Context, lr *symLayer, ss *shapedSy
 				angle += lineAngle
 				// icon-keep-upright turns an icon that would be upside
 				// down, as GL does for a single glyph along a line.
-				if math.Cos(lineAngle) < 0 && lr.boolean("icon-keep-upright", c, false) {
+				if math.Cos(lineAngle) < 0 && lr.boolean(pIconKeepUpright, c, false) {
 					angle += math.Pi
 				}
 			} else {
 				angle += math.Atan2(s.frame.sin, s.frame.cos)
 			}
 		}
-		tx, ty := symbolTranslate(lr, "icon-translate", pc)
+		tx, ty := symbolTranslate(lr, iconPart, pc)
 		k := size * ratio * pr
 		kx, ky := k*(right-left)/float64(ic.w), k*(bottom-top)/float64(ic.h)
 		at := a
@@ -973,15 +979,15 @@ func (s *sourceSet) layoutSymbol(ctx context.Context, lr *symLayer, ss *shapedSy
 		// GL samples icons linearly when they are SDF, scaled or turned,
 		// or drawn in the plane of the map (pitch-aligned to it, or under
 		// a tilted camera).
-		transformed := s.frame.tilt != nil || lr.pitchAlignment("icon", c) == "map"
+		transformed := s.frame.tilt != nil || lr.pitchAlignment(iconPart, c) == "map"
 		sym.icon = &iconQuad{ic: ic, q: q,
 			linear: ic.sdf || ss.iconFit || angle != 0 || transformed || lr.iconsLinear()}
-		sym.iconOpac = lr.num("icon-opacity", pc, 1)
+		sym.iconOpac = lr.num(pIconOpacity, pc, 1)
 		if ic.sdf {
-			sym.iconSDF = s.sdfPaint(lr, pc, "icon", size*pr)
+			sym.iconSDF = s.sdfPaint(lr, pc, iconPart, size*pr)
 		}
-		pad := lr.num("icon-padding", c, 2)
-		boxAngle := lr.num("icon-rotate", c, 0) * math.Pi / 180
+		pad := lr.num(pIconPadding, c, 2)
+		boxAngle := lr.num(pIconRotate, c, 0) * math.Pi / 180
 		sym.iconBox = screenBox(at, pitched, pr, left*size, top*size, right*size, bottom*size, pad, boxAngle, tx, ty)
 		sym.hasIcon = true
 	}
@@ -989,6 +995,105 @@ func (s *sourceSet) layoutSymbol(ctx context.Context, lr *symLayer, ss *shapedSy
 		return nil
 	}
 	return sym
+}
+
+// pendingText is the layout of a point label's glyphs about the anchor,
+// put on screen (pointQuads) only once the label is placed.
+type pendingText struct {
+	sh        text.Shaping
+	at        raster.Point // the anchor, on screen or on the tilted plane
+	tx, ty, k float64      // the translation and device pixels per em pixel
+	angle     float64
+	tilt      *raster.Tilt // the quads' tilt: the label is pitched with the map
+}
+
+// drawsText reports whether some glyph of a point label's shaping draws
+// (pointQuads makes a quad for it).
+func (s *sourceSet) drawsText(ctx context.Context, lr *symLayer, sh text.Shaping) bool {
+	for _, g := range sh.Glyphs {
+		if g.Image != nil {
+			if s.textImage(ctx, g.Image.Name) != nil {
+				return true
+			}
+			continue
+		}
+		if gl, ok := lr.layerGlyph(ctx, s.glyphs, g.FontStack, g.Rune); ok && len(gl.Bitmap) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// finishText completes the text of a placed symbol: the glyph quads of a
+// point label, and the paint.
+func (s *sourceSet) finishText(ctx context.Context, lr *symLayer, sym *symbol) {
+	if sym.textPending {
+		sym.textPending = false
+		s.pointQuads(ctx, lr, sym)
+	}
+	if len(sym.text) > 0 {
+		ss := sym.ss
+		sym.textSDF = s.sdfPaint(lr, ss.pc, textPart, sym.textScale)
+		sym.textSDF.imagesInHalo = imagesInHalo(lr, ss.c, ss.pc)
+	}
+}
+
+// rectBuffer is the texels about a glyph's bitmap in its quad: the SDF's
+// 3-pixel border and the atlas's 1-pixel padding.
+const rectBuffer = 4
+
+// pointQuads puts the glyphs of a point label on screen.
+func (s *sourceSet) pointQuads(ctx context.Context, lr *symLayer, sym *symbol) {
+	ss, c := sym.ss, sym.ss.c
+	p := &sym.pending
+	sh, at, tx, ty, k, angle, quadTilt := p.sh, p.at, p.tx, p.ty, p.k, p.angle, p.tilt
+	sym.text = make([]glyphQuad, 0, len(sh.Glyphs))
+	for _, g := range sh.Glyphs {
+		if g.Image != nil {
+			if iq, ok := s.imageGlyph(ctx, lr, c, g, at, g.X, tx, ty, k, angle, quadTilt); ok {
+				sym.text = append(sym.text, iq)
+			}
+			continue
+		}
+		gl, ok := lr.layerGlyph(ctx, s.glyphs, g.FontStack, g.Rune)
+		if !ok || len(gl.Bitmap) == 0 {
+			continue
+		}
+		x := (float64(gl.Left)-rectBuffer)*g.Scale + g.X
+		y := (-float64(gl.Top)-rectBuffer)*g.Scale + g.Y
+		glyphAngle := angle
+		switch {
+		case g.Upright:
+			// Upright in the turned column: unturned, moved.
+			dx, dy := g.VerticalShift()
+			x = (float64(gl.Left)-rectBuffer)*g.Scale - g.Metrics.Advance*g.Scale/2 + dx
+			y = (-float64(gl.Top)-rectBuffer)*g.Scale + dy
+		case sh.Vertical:
+			// Lying along the column, turned with the label.
+			glyphAngle += math.Pi / 2
+		}
+		q := newTexQuad(at, tx, ty, x*k, y*k, k*g.Scale, k*g.Scale, glyphAngle, int(gl.Width)+2*rectBuffer, int(gl.Height)+2*rectBuffer)
+		q.tilt = quadTilt
+		sym.text = append(sym.text, glyphQuad{g: gl, q: q, color: ss.color(g.Tag)})
+	}
+}
+
+// color returns the text-color of a format section (by its tag), or nil.
+func (ss *shapedSymbol) color(tag int) *raster.Color {
+	if tag < len(ss.colors) {
+		return ss.colors[tag]
+	}
+	return nil
+}
+
+// textImage returns the sprite's image of a label's image section, nil
+// when the sprite has none it can draw.
+func (s *sourceSet) textImage(ctx context.Context, name string) *spriteIcon {
+	ic := s.sprite.icon(ctx, name)
+	if ic == nil || ic.ratio <= 0 || ic.w <= 0 || ic.h <= 0 {
+		return nil
+	}
+	return ic
 }
 
 // imageGlyph returns the quad of an image inside a label, placed as GL
@@ -1000,8 +1105,8 @@ func (s *sourceSet) layoutSymbol(ctx context.Context, lr *symLayer, ss *shapedSy
 // 3 * its scale below y. k is device pixels per em pixel. ok is false when
 // the sprite has no such image.
 func (s *sourceSet) imageGlyph(ctx context.Context, lr *symLayer, c *expr.EvalContext, g text.Glyph, p raster.Point, x, tx, ty, k, angle float64, tilt *raster.Tilt) (glyphQuad, bool) {
-	ic := s.sprite.icon(ctx, g.Image.Name)
-	if ic == nil || ic.ratio <= 0 || ic.w <= 0 || ic.h <= 0 {
+	ic := s.textImage(ctx, g.Image.Name)
+	if ic == nil {
 		return glyphQuad{}, false
 	}
 	pad := 1 / ic.ratio // the atlas's padding texel, in image CSS pixels
@@ -1013,8 +1118,8 @@ func (s *sourceSet) imageGlyph(ctx context.Context, lr *symLayer, c *expr.EvalCo
 	// GL samples the images of a text linearly only when the text is
 	// pitched with the map, the camera tilted, or text-size changes with
 	// the zoom; nearest otherwise, turned or not.
-	ts := lr.props["text-size"]
-	linear := s.frame.tilt != nil || lr.pitchAlignment("text", c) == "map" || (ts != nil && !ts.IsZoomConstant())
+	ts := lr.prop(pTextSize)
+	linear := s.frame.tilt != nil || lr.pitchAlignment(textPart, c) == "map" || (ts != nil && !ts.IsZoomConstant())
 	return glyphQuad{ic: ic, linear: linear, q: q}, true
 }
 
@@ -1024,29 +1129,29 @@ func (s *sourceSet) imageGlyph(ctx context.Context, lr *symLayer, c *expr.EvalCo
 // negative letter spacing); then a halo pass comes first, and an image,
 // which that shader draws the same in both, is drawn twice.
 func imagesInHalo(lr *symLayer, c, pc *expr.EvalContext) bool {
-	hw := lr.props["text-halo-width"]
+	hw := lr.prop(pTextHaloWidth)
 	if hw == nil {
 		return false // no halo
 	}
 	width := math.Inf(1)
 	if hw.IsFeatureConstant() {
-		width = lr.num("text-halo-width", pc, 0)
+		width = lr.num(pTextHaloWidth, pc, 0)
 	}
 	if width == 0 {
 		return false
 	}
 	spacing := 0.0
-	if ls := lr.props["text-letter-spacing"]; ls != nil && ls.IsFeatureConstant() {
-		spacing = lr.num("text-letter-spacing", c, 0)
+	if ls := lr.prop(pTextLetterSpacing); ls != nil && ls.IsFeatureConstant() {
+		spacing = lr.num(pTextLetterSpacing, c, 0)
 	}
 	return width > 1 || spacing < 0
 }
 
 // alignment resolves a *-rotation-alignment for point placement.
-func (lr *symLayer) alignment(name string, c *expr.EvalContext) string {
-	a := lr.str(name, c, "auto")
+func (lr *symLayer) alignment(p symProp, c *expr.EvalContext) string {
+	a := lr.str(p, c, "auto")
 	if a == "auto" {
-		if lr.str("symbol-placement", c, "point") == "point" {
+		if lr.str(pSymbolPlacement, c, "point") == "point" {
 			return "viewport"
 		}
 		return "map"
@@ -1056,27 +1161,27 @@ func (lr *symLayer) alignment(name string, c *expr.EvalContext) string {
 
 // pitchAlignment resolves text-pitch-alignment or icon-pitch-alignment
 // (kind "text" or "icon"): auto follows the rotation alignment.
-func (lr *symLayer) pitchAlignment(kind string, c *expr.EvalContext) string {
-	if a := lr.str(kind+"-pitch-alignment", c, "auto"); a != "auto" {
+func (lr *symLayer) pitchAlignment(part symPart, c *expr.EvalContext) string {
+	if a := lr.str(part.pitchAlignment, c, "auto"); a != "auto" {
 		return a
 	}
-	return lr.alignment(kind+"-rotation-alignment", c)
+	return lr.alignment(part.rotationAlignment, c)
 }
 
 // sdfPaint evaluates the paint of an SDF text or icon (kind "text" or
 // "icon").
-func (s *sourceSet) sdfPaint(lr *symLayer, c *expr.EvalContext, kind string, fontScale float64) sdfPaint {
-	p := sdfPaint{fontScale: fontScale, opacity: lr.num(kind+"-opacity", c, 1)}
-	p.color, _ = lr.color(kind+"-color", c)
-	p.halo, _ = lr.color(kind+"-halo-color", c)
-	p.haloWidth = lr.num(kind+"-halo-width", c, 0)
-	p.haloBlur = lr.num(kind+"-halo-blur", c, 0)
+func (s *sourceSet) sdfPaint(lr *symLayer, c *expr.EvalContext, part symPart, fontScale float64) sdfPaint {
+	p := sdfPaint{fontScale: fontScale, opacity: lr.num(part.opacity, c, 1)}
+	p.color, _ = lr.color(part.color, c)
+	p.halo, _ = lr.color(part.haloColor, c)
+	p.haloWidth = lr.num(part.haloWidth, c, 0)
+	p.haloBlur = lr.num(part.haloBlur, c, 0)
 	return p
 }
 
 // iconName evaluates icon-image.
 func (s *sourceSet) iconName(lr *symLayer, c *expr.EvalContext) string {
-	e := lr.prop("icon-image")
+	e := lr.prop(pIconImage)
 	if e == nil {
 		return ""
 	}
@@ -1090,7 +1195,7 @@ func (s *sourceSet) iconName(lr *symLayer, c *expr.EvalContext) string {
 			name = im.Name
 		}
 	}
-	if tokenized(lr.l, "icon-image") {
+	if lr.tokenized(pIconImage) {
 		name = expr.ResolveTokens(c.Feature, name)
 	}
 	return name
@@ -1121,24 +1226,13 @@ const maxLabelRunes = 1024
 // image the sprite lacks is kept with no size (GL still counts it in the
 // line's scale, and draws nothing for it).
 func (s *sourceSet) textSections(ctx context.Context, lr *symLayer, c *expr.EvalContext) ([]text.Section, []*raster.Color) {
-	e := lr.prop("text-field")
+	e := lr.prop(pTextField)
 	if e == nil {
 		return nil, nil
 	}
-	font := "Open Sans Regular,Arial Unicode MS Regular"
-	if fv, ok := lr.value("text-font", c); ok {
-		var names []string
-		for _, it := range fv.Items() {
-			if it.Kind() == expr.KindString {
-				names = append(names, it.Str())
-			}
-		}
-		if len(names) > 0 {
-			font = strings.Join(names, ",")
-		}
-	}
-	transform := lr.str("text-transform", c, "none")
-	tokens := tokenized(lr.l, "text-field")
+	font := lr.fontStack(c)
+	transform := lr.str(pTextTransform, c, "none")
+	tokens := lr.tokenized(pTextField)
 	apply := func(t string) string {
 		if tokens {
 			t = expr.ResolveTokens(c.Feature, t)
@@ -1224,10 +1318,37 @@ func (s *sourceSet) textSections(ctx context.Context, lr *symLayer, c *expr.Eval
 	return out, colors
 }
 
+// fontStack evaluates text-font into a font stack (the names joined by
+// commas), once per zoom when it does not depend on the feature.
+func (lr *symLayer) fontStack(c *expr.EvalContext) string {
+	pe := lr.entry(pTextFont)
+	if pe.featConst && lr.fontSet && lr.fontZoom == c.Zoom {
+		return lr.font
+	}
+	font := "Open Sans Regular,Arial Unicode MS Regular"
+	var tmp expr.Value
+	if fv := lr.at(pTextFont, c, &tmp); fv != nil {
+		var names []string
+		for _, it := range fv.Items() {
+			if it.Kind() == expr.KindString {
+				names = append(names, it.Str())
+			}
+		}
+		if len(names) > 0 {
+			font = strings.Join(names, ",")
+		}
+	}
+	if pe.featConst {
+		lr.font, lr.fontZoom, lr.fontSet = font, c.Zoom, true
+	}
+	return font
+}
+
 // floats2 evaluates a two-number property, [0, 0] when absent.
-func floats2(lr *symLayer, name string, c *expr.EvalContext) [2]float64 {
-	v, ok := lr.value(name, c)
-	if !ok {
+func floats2(lr *symLayer, p symProp, c *expr.EvalContext) [2]float64 {
+	var tmp expr.Value
+	v := lr.at(p, c, &tmp)
+	if v == nil {
 		return [2]float64{}
 	}
 	f := v.Floats()
@@ -1313,10 +1434,10 @@ func (s *sourceSet) drawSymbols(ctx context.Context, lr *layerRender) {
 
 // symbolTranslate returns text-translate or icon-translate in device
 // pixels, turned with the map when anchored to it.
-func symbolTranslate(lr *symLayer, name string, c *expr.EvalContext) (float64, float64) {
-	v := floats2(lr, name, c)
+func symbolTranslate(lr *symLayer, part symPart, c *expr.EvalContext) (float64, float64) {
+	v := floats2(lr, part.translate, c)
 	dx, dy := v[0]*lr.fr.ratio, v[1]*lr.fr.ratio
-	if lr.str(name+"-anchor", c, "map") == "map" {
+	if lr.str(part.translateAnchor, c, "map") == "map" {
 		return dx*lr.fr.cos - dy*lr.fr.sin, dx*lr.fr.sin + dy*lr.fr.cos
 	}
 	return dx, dy
@@ -1352,8 +1473,9 @@ func (s *sourceSet) tileUnitsY(w orb.Point, t [3]int) float64 {
 
 // iconFitPadding evaluates icon-text-fit-padding: top, right, bottom, left.
 func iconFitPadding(lr *symLayer, c *expr.EvalContext) [4]float64 {
-	v, ok := lr.value("icon-text-fit-padding", c)
-	if !ok {
+	var tmp expr.Value
+	v := lr.at(pIconTextFitPadding, c, &tmp)
+	if v == nil {
 		return [4]float64{}
 	}
 	f := v.Floats()
@@ -1391,11 +1513,12 @@ func fitIconToText(fit string, pad [4]float64, off [2]float64, sh text.Shaping, 
 // writingModes evaluates text-writing-mode: the modes ("horizontal",
 // "vertical") in the order they are tried, each once.
 func writingModes(lr *symLayer, c *expr.EvalContext) []string {
-	if lr.l.Layout == nil || !lr.l.Layout.Has("text-writing-mode") {
+	if !lr.hasLayout(pTextWritingMode) {
 		return nil
 	}
-	v, ok := lr.value("text-writing-mode", c)
-	if !ok {
+	var tmp expr.Value
+	v := lr.at(pTextWritingMode, c, &tmp)
+	if v == nil {
 		return nil
 	}
 	var out []string
@@ -1425,11 +1548,12 @@ func (ss *shapedSymbol) allowsVertical() bool {
 // variableAnchorOffsets returns text-variable-anchor-offset's anchors
 // and their offsets (ems), nil when the layer has none.
 func variableAnchorOffsets(lr *symLayer, c *expr.EvalContext) *expr.VariableAnchorOffsets {
-	if lr.l.Layout == nil || !lr.l.Layout.Has("text-variable-anchor-offset") {
+	if !lr.hasLayout(pTextVariableAnchorOffset) {
 		return nil
 	}
-	v, ok := lr.value("text-variable-anchor-offset", c)
-	if !ok {
+	var tmp expr.Value
+	v := lr.at(pTextVariableAnchorOffset, c, &tmp)
+	if v == nil {
 		return nil
 	}
 	if o := v.AnchorOffsets(); o != nil && len(o.Anchors) > 0 && len(o.Anchors) == len(o.Offsets) {
@@ -1439,8 +1563,9 @@ func variableAnchorOffsets(lr *symLayer, c *expr.EvalContext) *expr.VariableAnch
 }
 
 func variableAnchors(lr *symLayer, c *expr.EvalContext) []string {
-	v, ok := lr.value("text-variable-anchor", c)
-	if !ok {
+	var tmp expr.Value
+	v := lr.at(pTextVariableAnchor, c, &tmp)
+	if v == nil {
 		return nil
 	}
 	var out []string

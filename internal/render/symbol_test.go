@@ -501,7 +501,7 @@ func TestPitchAlignment(t *testing.T) {
 		if err := lr.compile(); err != nil {
 			t.Fatalf("%s: %v", tc.layout, err)
 		}
-		if got := lr.pitchAlignment("icon", &expr.EvalContext{Zoom: 10}); got != tc.want {
+		if got := lr.pitchAlignment(iconPart, &expr.EvalContext{Zoom: 10}); got != tc.want {
 			t.Errorf("%s: icon pitch alignment %q, want %q", tc.layout, got, tc.want)
 		}
 	}
@@ -612,7 +612,7 @@ func TestPolygonAnchorWholeUnits(t *testing.T) {
 		f := sourceFeature{kind: "Polygon", tile: [3]int{int(ty), int(tx), 14},
 			polygons: [][][]orb.Point{{tc.ring}}, wholePolygons: [][][]orb.Point{{tc.ring}}}
 		s := &sourceSet{view: View{Zoom: 18}}
-		got := s.anchors(nil, f, nil)
+		got := s.anchors(f, nil)
 		if len(got) != 1 {
 			t.Fatalf("%s: %d anchors, want 1", tc.name, len(got))
 		}

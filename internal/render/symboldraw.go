@@ -207,8 +207,12 @@ func drawSDF(cv *raster.Canvas, q *texQuad, tex *alphaTex, buff, gamma float64, 
 	if det == 0 {
 		return
 	}
+	if q.tilt == nil {
+		drawSDFFlat(cv, q, tex, x0, y0, x1, y1, det, buff, gamma, r, g, b, a)
+		return
+	}
 	gk := 1.0
-	if q.tilt != nil && q.tilt.Cos > 0 {
+	if q.tilt.Cos > 0 {
 		gk = 1 / q.tilt.Cos
 	}
 	for y := y0; y < y1; y++ {
@@ -232,6 +236,48 @@ func drawSDF(cv *raster.Canvas, q *texQuad, tex *alphaTex, buff, gamma float64, 
 			ax, ay := s-0.5-fx, t-0.5-fy
 			d := ((t00*(1-ax)+t10*ax)*(1-ay) + (t01*(1-ax)+t11*ax)*ay) / 255
 			k := smoothstep(buff-gm, buff+gm, d)
+			if k <= 0 {
+				continue
+			}
+			cv.BlendPremul(x, y, r*k, g*k, b*k, a*k)
+		}
+	}
+}
+
+// drawSDFFlat is drawSDF for a quad on screen (no tilt), over the pixels
+// x0..x1, y0..y1 of its span, with the same arithmetic: the texel
+// coordinates of each pixel centre, the four texels read directly where
+// they lie inside the texture, the premultiplied colour r, g, b, a.
+func drawSDFFlat(cv *raster.Canvas, q *texQuad, tex *alphaTex, x0, y0, x1, y1 int, det, buff, gamma, r, g, b, a float64) {
+	e0, e1 := buff-gamma, buff+gamma
+	lo := e0 * 255 // below it, a texel adds nothing
+	tw, th := float64(q.tw), float64(q.th)
+	data, stride, rowStride := tex.data, tex.stride, tex.rowStride
+	for y := y0; y < y1; y++ {
+		dy := float64(y) + 0.5 - q.oy
+		for x := x0; x < x1; x++ {
+			dx := float64(x) + 0.5 - q.ox
+			s := (dx*q.vy - dy*q.vx) / det
+			t := (q.ux*dy - q.uy*dx) / det
+			if s < 0 || t < 0 || s >= tw || t >= th {
+				continue
+			}
+			fx, fy := math.Floor(s-0.5), math.Floor(t-0.5)
+			i, j := int(fx), int(fy)
+			var t00, t10, t01, t11 float64
+			if ti, tj := i-tex.pad, j-tex.pad; ti >= 0 && tj >= 0 && ti+1 < tex.w && tj+1 < tex.h {
+				o := tj*rowStride + ti*stride + tex.off
+				t00, t10 = float64(data[o]), float64(data[o+stride])
+				t01, t11 = float64(data[o+rowStride]), float64(data[o+rowStride+stride])
+			} else {
+				t00, t10, t01, t11 = tex.at(i, j), tex.at(i+1, j), tex.at(i, j+1), tex.at(i+1, j+1)
+			}
+			if t00 <= lo && t10 <= lo && t01 <= lo && t11 <= lo {
+				continue
+			}
+			ax, ay := s-0.5-fx, t-0.5-fy
+			d := ((t00*(1-ax)+t10*ax)*(1-ay) + (t01*(1-ax)+t11*ax)*ay) / 255
+			k := smoothstep(e0, e1, d)
 			if k <= 0 {
 				continue
 			}
@@ -289,6 +335,13 @@ func smoothstep(e0, e1, x float64) float64 {
 		}
 		return 1
 	}
-	t := math.Max(0, math.Min(1, (x-e0)/(e1-e0)))
+	t := (x - e0) / (e1 - e0)
+	// Clamped to 0..1 as math.Max(0, math.Min(1, t)) does but for the
+	// sign of a zero, which the polynomial gives back as a zero.
+	if t < 0 {
+		t = 0
+	} else if t > 1 {
+		t = 1
+	}
 	return t * t * (3 - 2*t)
 }

@@ -408,7 +408,7 @@ func (s *sourceSet) slicedPieces(maxZoom float64, tile [3]int, lines [][]orb.Poi
 func (s *sourceSet) lineAnchors(lr *symLayer, ss *shapedSymbol, center bool) []*linePath {
 	f := ss.f
 	zoom := math.Floor(s.view.Zoom)
-	layoutSize := lr.num("text-size", &expr.EvalContext{Zoom: zoom + 1, Feature: f.feat}, 16)
+	layoutSize := lr.num(pTextSize, &expr.EvalContext{Zoom: zoom + 1, Feature: f.feat}, 16)
 	shapedLen := 0.0
 	hasText := len(ss.sh.Glyphs) > 0
 	if hasText {
@@ -422,7 +422,7 @@ func (s *sourceSet) lineAnchors(lr *symLayer, ss *shapedSymbol, center bool) []*
 	if ss.ic != nil {
 		shapedLen = math.Max(shapedLen, ss.iconRight-ss.iconLeft)
 	}
-	maxAngle := lr.num("text-max-angle", ss.c, 45) * math.Pi / 180
+	maxAngle := lr.num(pTextMaxAngle, ss.c, 45) * math.Pi / 180
 	var out []*linePath
 	for _, pc := range s.linePieces(lr, ss, center) {
 		tz, tx, ty := pc.tile[2], pc.tile[1], pc.tile[0]
@@ -437,7 +437,7 @@ func (s *sourceSet) lineAnchors(lr *symLayer, ss *shapedSymbol, center bool) []*
 		if hasText {
 			window = 3.0 / 5 * text.OneEm * boxScale
 		}
-		spacing := lr.num("symbol-spacing", ss.c, 250) * tpr
+		spacing := lr.num(pSymbolSpacing, ss.c, 250) * tpr
 		n := math.Exp2(float64(tz))
 		for _, l := range pc.lines {
 			if len(l) < 2 {
