@@ -981,7 +981,7 @@ func decodeFeatures(data []byte, z, tx, ty int) ([]sourceFeature, error) {
 		pts    arena[orb.Point]
 		parts  arena[[]orb.Point]
 		polys  arena[[][]orb.Point]
-		inside []orb.Point // the points of a Point feature in the tile's square
+		inside []orb.Point // the points of a Point feature in the tile's square, reused
 	)
 	for _, l := range t.Layers {
 		ext := float64(l.Extent)
@@ -1020,12 +1020,15 @@ func decodeFeatures(data []byte, z, tx, ty int) ([]sourceFeature, error) {
 			case mvt.Point:
 				// Points of the buffer belong to the neighbour tile, which
 				// draws them: each is drawn once.
-				inside = inside[:0]
-				for _, p := range world(slices.Grow(inside, len(shape.XY))[:len(shape.XY)], shape.XY) {
+				inside = world(slices.Grow(inside[:0], len(shape.XY))[:len(shape.XY)], shape.XY)
+				kept := 0 // inside is filtered in place
+				for _, p := range inside {
 					if p[0] >= square.x0 && p[0] < square.x1 && p[1] >= square.y0 && p[1] < square.y1 {
-						inside = append(inside, p)
+						inside[kept] = p
+						kept++
 					}
 				}
+				inside = inside[:kept]
 				if len(inside) == 0 {
 					continue
 				}
