@@ -476,7 +476,7 @@ func (f *DecodedFeature) Tags() ([]uint32, error) {
 	if err != nil {
 		return nil, err
 	}
-	values, err := f.layer.Values()
+	values, err := f.layer.TypedValues()
 	if err != nil {
 		return nil, err
 	}
