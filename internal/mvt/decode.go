@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strings"
 	"sync"
 )
 
@@ -34,10 +35,12 @@ type Layer struct {
 	rawValues   [][]byte
 	rawFeatures [][]byte
 
-	once   sync.Once
+	once   sync.Once // decodes keys and typed
 	keys   []string
-	values []any
+	typed  []Value
 	kvErr  error
+	boxed  sync.Once // builds values from typed
+	values []any
 }
 
 // Len returns the number of features in the layer.
@@ -167,19 +170,38 @@ func decodeLayer(b []byte) (*Layer, error) {
 	return l, nil
 }
 
+// decodeKV decodes the layer's keys and values. Their strings are cut
+// from one copy of the keys' and values' bytes: a layer has thousands of
+// values (names, house numbers), one allocation each otherwise.
 func (l *Layer) decodeKV() {
+	n := 0
+	for _, k := range l.rawKeys {
+		n += len(k)
+	}
+	for _, v := range l.rawValues {
+		n += len(v)
+	}
+	var sb strings.Builder
+	sb.Grow(n)
+	for _, k := range l.rawKeys {
+		sb.Write(k)
+	}
+	for _, v := range l.rawValues {
+		sb.Write(v)
+	}
+	all := sb.String()
 	l.keys = make([]string, len(l.rawKeys))
 	for i, k := range l.rawKeys {
-		l.keys[i] = string(k)
+		l.keys[i], all = all[:len(k)], all[len(k):]
 	}
-	l.values = make([]any, len(l.rawValues))
+	l.typed = make([]Value, len(l.rawValues))
 	for i, v := range l.rawValues {
-		val, err := decodeValue(v)
+		val, err := decodeValue(v, all[:len(v)])
 		if err != nil {
 			l.kvErr = fmt.Errorf("mvt: layer %q: value %d: %w", l.Name, i, err)
 			return
 		}
-		l.values[i] = val
+		l.typed[i], all = val, all[len(v):]
 	}
 }
 
@@ -193,68 +215,131 @@ func (l *Layer) Keys() ([]string, error) {
 // int64, uint64 or bool.
 func (l *Layer) Values() ([]any, error) {
 	l.once.Do(l.decodeKV)
+	l.boxed.Do(func() {
+		l.values = make([]any, len(l.typed))
+		for i, v := range l.typed {
+			l.values[i] = v.Any()
+		}
+	})
 	return l.values, l.kvErr
 }
 
-func decodeValue(b []byte) (any, error) {
-	var v any
+// TypedValues returns the layer's attribute values as Values does, each
+// without the allocation of an interface. Callers must not modify them.
+func (l *Layer) TypedValues() ([]Value, error) {
+	l.once.Do(l.decodeKV)
+	return l.typed, l.kvErr
+}
+
+// ValueType is the type of an attribute value, as the tile stores it.
+type ValueType uint8
+
+// Value types: the fields of the specification's Value message.
+const (
+	StringValue ValueType = valString
+	FloatValue  ValueType = valFloat
+	DoubleValue ValueType = valDouble
+	IntValue    ValueType = valInt
+	UintValue   ValueType = valUint
+	SintValue   ValueType = valSint
+	BoolValue   ValueType = valBool
+)
+
+// Value is an attribute value held without an interface: Str holds a
+// StringValue, Bits the others (a FloatValue's math.Float32bits, a
+// DoubleValue's math.Float64bits, the two's complement of an IntValue or
+// SintValue, a UintValue, 1 or 0 for a BoolValue).
+type Value struct {
+	Type ValueType
+	Str  string
+	Bits uint64
+}
+
+// Any returns the value as Values gives it: string, float32, float64,
+// int64, uint64 or bool (nil for a Value of no type).
+func (v Value) Any() any {
+	switch v.Type {
+	case StringValue:
+		return v.Str
+	case FloatValue:
+		return math.Float32frombits(uint32(v.Bits))
+	case DoubleValue:
+		return math.Float64frombits(v.Bits)
+	case IntValue, SintValue:
+		return int64(v.Bits)
+	case UintValue:
+		return v.Bits
+	case BoolValue:
+		return v.Bits != 0
+	}
+	return nil
+}
+
+// decodeValue decodes a Value message b; str holds the same bytes, and a
+// string value is cut from it. When the message has several fields, the
+// last is the value.
+func decodeValue(b []byte, str string) (Value, error) {
+	var v Value
 	r := reader{b: b}
 	for !r.done() {
 		field, wire, err := r.key()
 		if err != nil {
-			return nil, err
+			return Value{}, err
 		}
 		switch {
 		case field == valString && wire == wireBytes:
 			s, err := r.bytes()
 			if err != nil {
-				return nil, err
+				return Value{}, err
 			}
-			v = string(s)
+			v = Value{Type: StringValue, Str: str[r.pos-len(s) : r.pos]}
 		case field == valFloat && wire == wireFixed32:
 			u, err := r.fixed32()
 			if err != nil {
-				return nil, err
+				return Value{}, err
 			}
-			v = math.Float32frombits(u)
+			v = Value{Type: FloatValue, Bits: uint64(u)}
 		case field == valDouble && wire == wireFixed64:
 			u, err := r.fixed64()
 			if err != nil {
-				return nil, err
+				return Value{}, err
 			}
-			v = math.Float64frombits(u)
+			v = Value{Type: DoubleValue, Bits: u}
 		case field == valInt && wire == wireVarint:
 			u, err := r.varint()
 			if err != nil {
-				return nil, err
+				return Value{}, err
 			}
-			v = int64(u)
+			v = Value{Type: IntValue, Bits: u}
 		case field == valUint && wire == wireVarint:
 			u, err := r.varint()
 			if err != nil {
-				return nil, err
+				return Value{}, err
 			}
-			v = u
+			v = Value{Type: UintValue, Bits: u}
 		case field == valSint && wire == wireVarint:
 			u, err := r.varint()
 			if err != nil {
-				return nil, err
+				return Value{}, err
 			}
-			v = unzigzag64(u)
+			v = Value{Type: SintValue, Bits: uint64(unzigzag64(u))}
 		case field == valBool && wire == wireVarint:
 			u, err := r.varint()
 			if err != nil {
-				return nil, err
+				return Value{}, err
 			}
-			v = u != 0
+			v = Value{Type: BoolValue}
+			if u != 0 {
+				v.Bits = 1
+			}
 		default:
 			if err := r.skip(wire); err != nil {
-				return nil, err
+				return Value{}, err
 			}
 		}
 	}
-	if v == nil {
-		return nil, errors.New("value has no known field")
+	if v.Type == 0 {
+		return Value{}, errors.New("value has no known field")
 	}
 	return v, nil
 }
@@ -391,7 +476,7 @@ func (f *DecodedFeature) Tags() ([]uint32, error) {
 	if err != nil {
 		return nil, err
 	}
-	values, err := f.layer.Values()
+	values, err := f.layer.TypedValues()
 	if err != nil {
 		return nil, err
 	}

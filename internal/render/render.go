@@ -754,25 +754,22 @@ func propsObject(m map[string]any) *expr.Object {
 	return o
 }
 
-// tileValue converts a vector tile property value (string, float, signed
-// or unsigned integer, boolean) to an expression value.
-func tileValue(v any) expr.Value {
-	switch t := v.(type) {
-	case string:
-		return expr.String(t)
-	case float64:
-		return expr.Number(t)
-	case float32:
-		return expr.Number(float64(t))
-	case int64:
-		return expr.Number(float64(t))
-	case uint64:
-		return expr.Number(float64(t))
-	case bool:
-		return expr.Bool(t)
-	}
-	if val, err := expr.ValueFromGo(v); err == nil {
-		return val
+// tileValue converts a vector tile property value (string, float,
+// signed or unsigned integer, boolean) to an expression value.
+func tileValue(v mvt.Value) expr.Value {
+	switch v.Type {
+	case mvt.StringValue:
+		return expr.String(v.Str)
+	case mvt.FloatValue:
+		return expr.Number(float64(math.Float32frombits(uint32(v.Bits))))
+	case mvt.DoubleValue:
+		return expr.Number(math.Float64frombits(v.Bits))
+	case mvt.IntValue, mvt.SintValue:
+		return expr.Number(float64(int64(v.Bits)))
+	case mvt.UintValue:
+		return expr.Number(float64(v.Bits))
+	case mvt.BoolValue:
+		return expr.Bool(v.Bits != 0)
 	}
 	return expr.Null()
 }
@@ -984,7 +981,7 @@ func decodeFeatures(data []byte, z, tx, ty int) ([]sourceFeature, error) {
 		pts    arena[orb.Point]
 		parts  arena[[]orb.Point]
 		polys  arena[[][]orb.Point]
-		inside []orb.Point // the points of a Point feature in the tile's square
+		inside []orb.Point // the points of a Point feature in the tile's square, reused
 	)
 	for _, l := range t.Layers {
 		ext := float64(l.Extent)
@@ -992,7 +989,7 @@ func decodeFeatures(data []byte, z, tx, ty int) ([]sourceFeature, error) {
 		if err != nil {
 			return nil, err
 		}
-		values, err := l.Values()
+		values, err := l.TypedValues()
 		if err != nil {
 			return nil, err
 		}
@@ -1023,12 +1020,15 @@ func decodeFeatures(data []byte, z, tx, ty int) ([]sourceFeature, error) {
 			case mvt.Point:
 				// Points of the buffer belong to the neighbour tile, which
 				// draws them: each is drawn once.
-				inside = inside[:0]
-				for _, p := range world(slices.Grow(inside, len(shape.XY))[:len(shape.XY)], shape.XY) {
+				inside = world(slices.Grow(inside[:0], len(shape.XY))[:len(shape.XY)], shape.XY)
+				kept := 0 // inside is filtered in place
+				for _, p := range inside {
 					if p[0] >= square.x0 && p[0] < square.x1 && p[1] >= square.y0 && p[1] < square.y1 {
-						inside = append(inside, p)
+						inside[kept] = p
+						kept++
 					}
 				}
+				inside = inside[:kept]
 				if len(inside) == 0 {
 					continue
 				}
