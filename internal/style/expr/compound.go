@@ -153,7 +153,7 @@ func init() {
 			if err != nil {
 				return Value{}, err
 			}
-			col := v.c
+			col := v.Color()
 			return Array([]Value{Number(col.R * 255), Number(col.G * 255), Number(col.B * 255), Number(col.A)}), nil
 		}),
 		"rgb":  fixed(ColorType, sig(NumberType, NumberType, NumberType), rgbaFn),

@@ -257,7 +257,7 @@ func (e *Expression) EvalColor(c *EvalContext) (Color, error) {
 	if v.kind != KindColor {
 		return Color{}, errWrongType
 	}
-	return v.c, nil
+	return v.Color(), nil
 }
 
 // EvalBool evaluates a boolean-typed expression (e.g. a filter) without allocating.

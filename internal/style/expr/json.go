@@ -356,7 +356,7 @@ func writeJSON(sb *strings.Builder, v Value) {
 	case KindString:
 		writeJSONString(sb, v.s)
 	case KindColor:
-		writeColorJSON(sb, v.c)
+		writeColorJSON(sb, v.Color())
 	case KindArray:
 		sb.WriteByte('[')
 		for i, x := range v.Items() {

@@ -179,7 +179,7 @@ func interpolateValues(k TypeKind, lo, hi Value, t float64, space colorSpace) (V
 	case KindNumber:
 		return Number(lerp(lo.n, hi.n, t)), nil
 	case KindColor:
-		return ColorValue(interpolateColor(lo.c, hi.c, t, space)), nil
+		return ColorValue(interpolateColor(lo.Color(), hi.Color(), t, space)), nil
 	case KindArray:
 		a, b := lo.Items(), hi.Items()
 		out := make([]Value, len(a))

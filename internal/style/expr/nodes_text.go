@@ -237,7 +237,7 @@ func (n *formatNode) eval(c *EvalContext) (Value, error) {
 				if err != nil {
 					return Value{}, err
 				}
-				cc := col.c
+				cc := col.Color()
 				sec.TextColor = &cc
 			}
 		}

@@ -309,7 +309,7 @@ func (n *coercionNode) eval(c *EvalContext) (Value, error) {
 func toColor(v Value) (Color, bool, string) {
 	switch v.Kind() {
 	case KindColor:
-		return v.c, true, ""
+		return v.Color(), true, ""
 	case KindString:
 		col, ok := ParseColor(v.s)
 		return col, ok, ""
@@ -393,7 +393,7 @@ func coerceSpecial(k TypeKind, v Value) (Value, bool) {
 		}
 		switch v.Kind() {
 		case KindColor:
-			return colorArrValue([]Color{v.c}), true
+			return colorArrValue([]Color{v.Color()}), true
 		case KindString:
 			if col, ok := ParseColor(v.s); ok {
 				return colorArrValue([]Color{col}), true
@@ -405,7 +405,7 @@ func coerceSpecial(k TypeKind, v Value) (Value, bool) {
 				var ok bool
 				switch it.Kind() {
 				case KindColor:
-					col, ok = it.c, true
+					col, ok = it.Color(), true
 				case KindString:
 					col, ok = ParseColor(it.s)
 				}

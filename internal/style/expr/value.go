@@ -13,8 +13,12 @@ type Value struct {
 	b    bool
 	n    float64
 	s    string
-	c    Color
-	p    any // []Value, *Object, *Collator, *Formatted, *ResolvedImage, []float64, []Color, *ProjectionDefinition, *VariableAnchorOffsets
+	// p holds what the kind needs besides: *Color, []Value, *Object,
+	// *Collator, *Formatted, *ResolvedImage, []float64, []Color,
+	// *ProjectionDefinition, *VariableAnchorOffsets. A colour is kept
+	// behind a pointer so that a Value stays 48 bytes: values are copied
+	// through every evaluation and kept for every feature property.
+	p any
 }
 
 // Object is a JSON object that keeps its key order.
@@ -127,7 +131,7 @@ func String(s string) Value { return Value{kind: KindString, s: s} }
 func Bool(b bool) Value { return Value{kind: KindBoolean, b: b} }
 
 // ColorValue returns a color value.
-func ColorValue(c Color) Value { return Value{kind: KindColor, c: c} }
+func ColorValue(c Color) Value { return Value{kind: KindColor, p: &c} }
 
 // Array returns an array value (the slice is not copied).
 func Array(items []Value) Value { return Value{kind: KindArray, p: items} }
@@ -171,7 +175,12 @@ func (v Value) Str() string { return v.s }
 func (v Value) Boolean() bool { return v.b }
 
 // Color returns the color (zero if not a color).
-func (v Value) Color() Color { return v.c }
+func (v Value) Color() Color {
+	if c, ok := v.p.(*Color); ok {
+		return *c
+	}
+	return Color{}
+}
 
 // Items returns the array items, or nil.
 func (v Value) Items() []Value {
@@ -307,7 +316,7 @@ func toStringValue(v Value) string {
 		}
 		return "false"
 	case KindColor:
-		return v.c.String()
+		return v.Color().String()
 	case KindFormatted:
 		var sb strings.Builder
 		for _, s := range v.FormattedText().Sections {
