@@ -278,11 +278,18 @@ func (lr *layerRender) draw(feats []sourceFeature) {
 			c.Feature = f
 		}
 	}
+	var cull featureCull
+	if clipped {
+		cull = lr.featureCull(c)
+	}
 	for i, f := range feats {
 		if clipped && f.clip != nil && !lr.squareVisible(f.clip) {
 			// Fills and lines are cut to their tile's square: a tile read
 			// only for the labels around the view draws nothing here.
 			continue
+		}
+		if cull.ok && !lr.featureReaches(f, &cull) {
+			continue // nothing of it can reach the canvas: no filter to evaluate
 		}
 		setFeature(f.feat)
 		if lr.filter != nil {
@@ -305,6 +312,107 @@ func (lr *layerRender) draw(feats []sourceFeature) {
 	for k := range outlines {
 		lr.fillOutline(feats[outlines[k].i], &outlines[k].paint)
 	}
+}
+
+// featureCull is what a fill or line layer knows, the same for every
+// feature, of how far beyond its points on the map a feature draws.
+type featureCull struct {
+	ok     bool    // the bound holds for every feature of the layer
+	dx, dy float64 // the layer's translation, device pixels
+	margin float64 // device pixels beyond the points, for fills
+	line   bool    // lines: margin is lineReach's without the tile unit
+}
+
+// featureCull returns the layer's bound, not ok under a tilted camera or
+// when a property it rests on depends on the feature.
+func (lr *layerRender) featureCull(c *expr.EvalContext) featureCull {
+	if lr.fr.tilt != nil {
+		return featureCull{}
+	}
+	constant := func(names ...string) bool {
+		for _, name := range names {
+			if e := lr.prop(name).e; e != nil && !e.IsFeatureConstant() {
+				return false
+			}
+		}
+		return true
+	}
+	switch lr.l.Type {
+	case "fill":
+		if !constant("fill-translate", "fill-translate-anchor") {
+			return featureCull{}
+		}
+		cull := featureCull{ok: true, margin: 1}
+		cull.dx, cull.dy = lr.translate("fill-translate", c)
+		return cull
+	case "line":
+		if !constant("line-translate", "line-translate-anchor", "line-width", "line-gap-width",
+			"line-offset", "line-join", "line-miter-limit") {
+			return featureCull{}
+		}
+		cull := featureCull{ok: true, line: true}
+		cull.dx, cull.dy = lr.translate("line-translate", c)
+		_, outset := lr.lineEdges(c)
+		shape := lineShape{join: lr.str("line-join", c, "miter"), miterLimit: lr.num("line-miter-limit", c, 2)}
+		ratio := lr.fr.ratio
+		cull.margin = lineReach(shape, outset*ratio, lr.num("line-offset", c, 0)*ratio, 0)
+		// A NaN or negative bound culls nothing.
+		cull.ok = cull.margin >= 0
+		return cull
+	}
+	return featureCull{}
+}
+
+// featureReaches reports whether a feature of a fill or line layer can
+// draw on the canvas: whether the box around the geometry it draws, seen
+// on the map and widened by the layer's bound, meets it.
+func (lr *layerRender) featureReaches(f sourceFeature, cull *featureCull) bool {
+	x0, y0, x1, y1 := math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)
+	add := func(ps []orb.Point) {
+		for _, p := range ps {
+			x0, y0, x1, y1 = min(x0, p[0]), min(y0, p[1]), max(x1, p[0]), max(y1, p[1])
+		}
+	}
+	addPolygons := func(polys [][][]orb.Point) {
+		for _, p := range polys {
+			for _, r := range p {
+				add(r)
+			}
+		}
+	}
+	margin := cull.margin
+	switch {
+	case !cull.line:
+		if f.kind != "Polygon" {
+			return false // fills draw polygons only
+		}
+		addPolygons(f.polygons)
+	case f.kind == "LineString":
+		for _, p := range f.parts {
+			add(p)
+		}
+	case f.kind == "Polygon":
+		// Rings drawn as lines, from the tile's own when it has them.
+		if f.unclipped != nil {
+			addPolygons(f.unclipped)
+		} else {
+			addPolygons(f.polygons)
+		}
+	default:
+		return false // lines draw lines and rings only
+	}
+	if cull.line {
+		margin += lr.tileUnit(f)
+	}
+	if x0 > x1 || y0 > y1 {
+		return true // no points, or NaN: drawn as it comes
+	}
+	// The box's corners on the map: a turned map turns the box.
+	px0, py0, px1, py1 := math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)
+	for _, q := range [4]raster.Point{lr.fr.toPlane(x0, y0), lr.fr.toPlane(x1, y0), lr.fr.toPlane(x0, y1), lr.fr.toPlane(x1, y1)} {
+		px0, py0, px1, py1 = min(px0, q.X), min(py0, q.Y), max(px1, q.X), max(py1, q.Y)
+	}
+	return lr.boxReaches(px0+cull.dx, py0+cull.dy, px1+cull.dx, py1+cull.dy, margin)
 }
 
 // project maps world points to device pixels, shifted by (dx, dy) on the
@@ -476,14 +584,31 @@ func (lr *layerRender) fillOutline(f sourceFeature, fp *fillPaint) {
 	}
 }
 
+// lineEdges returns how far from a line's centre (CSS pixels) its
+// geometry starts and ends, as GL's line shader has it: the geometry
+// reaches half an antialiasing pixel past the line's edge; a gap makes two
+// lines of the width on either side of it.
+func (lr *layerRender) lineEdges(c *expr.EvalContext) (inset, outset float64) {
+	width := max(0, lr.num("line-width", c, 1))
+	gap := max(0, lr.num("line-gap-width", c, 0))
+	aa := 0.5 / lr.fr.ratio
+	half, gapHalf := width/2, gap/2
+	inset, outset = 0.0, half
+	if gapHalf > 0 {
+		inset, outset = gapHalf+aa, gapHalf+2*half
+	}
+	if half > 0 {
+		outset += aa
+	}
+	return inset, outset
+}
+
 func (lr *layerRender) line(f sourceFeature, c *expr.EvalContext) {
 	col, ok := lr.color("line-color", c)
 	if !ok {
 		return
 	}
 	ratio := lr.fr.ratio
-	width := max(0, lr.num("line-width", c, 1))
-	gap := max(0, lr.num("line-gap-width", c, 0))
 	opacity := lr.num("line-opacity", c, 1)
 	dx, dy := lr.translate("line-translate", c)
 	shape := lineShape{
@@ -492,18 +617,7 @@ func (lr *layerRender) line(f sourceFeature, c *expr.EvalContext) {
 		miterLimit: lr.num("line-miter-limit", c, 2),
 		roundLimit: lr.num("line-round-limit", c, 1.05),
 	}
-	// GL's line shader, in CSS pixels: the geometry reaches half an
-	// antialiasing pixel past the line's edge; a gap makes two lines of
-	// the width on either side of it.
-	aa := 0.5 / ratio
-	half, gapHalf := width/2, gap/2
-	inset, outset := 0.0, half
-	if gapHalf > 0 {
-		inset, outset = gapHalf+aa, gapHalf+2*half
-	}
-	if half > 0 {
-		outset += aa
-	}
+	inset, outset := lr.lineEdges(c)
 	if outset <= 0 {
 		return
 	}

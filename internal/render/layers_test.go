@@ -1,6 +1,7 @@
 package render
 
 import (
+	"log/slog"
 	"math"
 	"slices"
 	"testing"
@@ -8,6 +9,7 @@ import (
 	"github.com/paulmach/orb"
 
 	"github.com/tesseramaps/tessera/internal/render/raster"
+	"github.com/tesseramaps/tessera/internal/style"
 	"github.com/tesseramaps/tessera/internal/style/expr"
 )
 
@@ -246,6 +248,84 @@ func TestAnchorProperty(t *testing.T) {
 	for _, name := range []string{"fill-translate", "line-translate", "circle-translate", "fill-extrusion-translate", "text-translate"} {
 		if got := anchorProperty(name); got != name+"-anchor" {
 			t.Errorf("anchorProperty(%q) = %q", name, got)
+		}
+	}
+}
+
+// TestFeatureCull checks the bound a fill or line layer puts on its
+// features: a feature it culls draws nothing, one just inside it is kept,
+// and layers whose reach depends on the feature, or a tilted camera,
+// cull nothing.
+func TestFeatureCull(t *testing.T) {
+	r, err := New(slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name, typ, paint, layout string
+		pitch                    float64
+		ok                       bool
+	}{
+		{"fill", "fill", `{"fill-color": "#000"}`, `{}`, 0, true},
+		{"translated fill", "fill", `{"fill-color": "#000", "fill-translate": [-40, 0]}`, `{}`, 0, true},
+		{"wide line", "line", `{"line-width": 30}`, `{}`, 0, true},
+		{"offset line, long miters", "line", `{"line-width": 8, "line-offset": -12}`, `{"line-miter-limit": 6}`, 0, true},
+		{"line width by feature", "line", `{"line-width": ["get", "w"]}`, `{}`, 0, false},
+		{"tilted", "line", `{"line-width": 4}`, `{}`, 50, false},
+	}
+	for _, tc := range tests {
+		doc := `{"version": 8, "sources": {}, "layers": [{"id": "l", "type": "` + tc.typ + `", "source": "x", "paint": ` + tc.paint + `, "layout": ` + tc.layout + `}]}`
+		st, err := style.Parse([]byte(doc))
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		v := View{Zoom: 10, Width: 128, Height: 128, PixelRatio: 1, Pitch: tc.pitch}
+		lr := &layerRender{r: r, l: st.Layers[0], fr: newFrame(v), zoom: v.Zoom, cv: raster.NewCanvas(128, 128), mask: raster.NewMask(128, 128)}
+		if err := lr.compile(); err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		c := lr.ctx(nil)
+		cull := lr.featureCull(c)
+		if cull.ok != tc.ok {
+			t.Errorf("%s: ok %v, want %v", tc.name, cull.ok, tc.ok)
+			continue
+		}
+		if !cull.ok {
+			continue
+		}
+		// Squares and zigzags ever further right of the view, by a pixel.
+		culled := 0
+		for px := 100.0; px < 260; px++ {
+			toWorld := func(x, y float64) orb.Point {
+				return orb.Point{lr.fr.cx + (x-64)/lr.fr.scale, lr.fr.cy + (y-64)/lr.fr.scale}
+			}
+			f := sourceFeature{feat: &expr.MapFeature{Props: expr.NewObject()}}
+			if tc.typ == "fill" {
+				f.kind = "Polygon"
+				f.polygons = [][][]orb.Point{{{toWorld(px, 20), toWorld(px+10, 20), toWorld(px+10, 30), toWorld(px, 30), toWorld(px, 20)}}}
+			} else {
+				f.kind = "LineString"
+				f.parts = [][]orb.Point{{toWorld(px, 20), toWorld(px+20, 21), toWorld(px, 22), toWorld(px+5, 60)}}
+			}
+			c.Feature = f.feat
+			lr.cv = raster.NewCanvas(128, 128)
+			if tc.typ == "fill" {
+				if fp, ok := lr.fill(f, c); ok {
+					lr.fillOutline(f, &fp)
+				}
+			} else {
+				lr.line(f, c)
+			}
+			drawn := slices.ContainsFunc(lr.cv.Pix, func(b uint8) bool { return b != 0 })
+			if !lr.featureReaches(f, &cull) {
+				culled++
+				if drawn {
+					t.Errorf("%s: a feature at %v px is culled but draws", tc.name, px)
+				}
+			}
+		}
+		if culled == 0 {
+			t.Errorf("%s: nothing culled", tc.name)
 		}
 	}
 }
