@@ -319,6 +319,9 @@ func (lr *layerRender) draw(feats []sourceFeature) {
 type featureCull struct {
 	ok     bool    // the bound holds for every feature of the layer
 	dx, dy float64 // the layer's translation, device pixels
+	// in is a world box whose points, translated, the view surely
+	// shows: a feature with a point in it reaches the canvas.
+	in     box
 	margin float64 // device pixels beyond the points, for fills
 	line   bool    // lines: margin is lineReach's without the tile unit
 }
@@ -326,6 +329,36 @@ type featureCull struct {
 // featureCull returns the layer's bound, not ok under a tilted camera or
 // when a property it rests on depends on the feature.
 func (lr *layerRender) featureCull(c *expr.EvalContext) featureCull {
+	cull := lr.featureBound(c)
+	if cull.ok {
+		cull.in = lr.surelyShown(cull.dx, cull.dy)
+	}
+	return cull
+}
+
+// surelyShown returns a world box whose points, translated by dx, dy
+// device pixels, lie inside the canvas: the view's box when the map is
+// not turned, else the square inside the circle inside it.
+func (lr *layerRender) surelyShown(dx, dy float64) box {
+	fr := lr.fr
+	w, h := float64(lr.cv.Rect.Dx()), float64(lr.cv.Rect.Dy())
+	// The canvas's centre, less the translation, on the map.
+	cx := fr.cx + ((w/2-dx)*fr.cos+(h/2-dy)*fr.sin-fr.w/2*fr.cos-fr.h/2*fr.sin)/fr.scale
+	cy := fr.cy + (-(w/2-dx)*fr.sin+(h/2-dy)*fr.cos+fr.w/2*fr.sin-fr.h/2*fr.cos)/fr.scale
+	// A pixel short of the edges, for rounding.
+	hx, hy := (w/2-1)/fr.scale, (h/2-1)/fr.scale
+	if fr.sin != 0 {
+		hx = (min(w, h)/2 - 1) / math.Sqrt2 / fr.scale
+		hy = hx
+	}
+	if hx <= 0 || hy <= 0 {
+		return box{}
+	}
+	return box{cx - hx, cy - hy, cx + hx, cy + hy}
+}
+
+// featureBound is featureCull without its box of surely shown points.
+func (lr *layerRender) featureBound(c *expr.EvalContext) featureCull {
 	if lr.fr.tilt != nil {
 		return featureCull{}
 	}
@@ -367,36 +400,30 @@ func (lr *layerRender) featureCull(c *expr.EvalContext) featureCull {
 // draw on the canvas: whether the box around the geometry it draws, seen
 // on the map and widened by the layer's bound, meets it.
 func (lr *layerRender) featureReaches(f sourceFeature, cull *featureCull) bool {
-	x0, y0, x1, y1 := math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)
-	add := func(ps []orb.Point) {
-		for _, p := range ps {
-			x0, y0, x1, y1 = min(x0, p[0]), min(y0, p[1]), max(x1, p[0]), max(y1, p[1])
-		}
-	}
-	addPolygons := func(polys [][][]orb.Point) {
-		for _, p := range polys {
-			for _, r := range p {
-				add(r)
-			}
-		}
-	}
+	b := pointBox{x0: math.Inf(1), y0: math.Inf(1), x1: math.Inf(-1), y1: math.Inf(-1), in: cull.in}
 	margin := cull.margin
 	switch {
 	case !cull.line:
 		if f.kind != "Polygon" {
 			return false // fills draw polygons only
 		}
-		addPolygons(f.polygons)
+		if b.addPolygons(f.polygons) {
+			return true
+		}
 	case f.kind == "LineString":
 		for _, p := range f.parts {
-			add(p)
+			if b.add(p) {
+				return true
+			}
 		}
 	case f.kind == "Polygon":
 		// Rings drawn as lines, from the tile's own when it has them.
-		if f.unclipped != nil {
-			addPolygons(f.unclipped)
-		} else {
-			addPolygons(f.polygons)
+		polys := f.unclipped
+		if polys == nil {
+			polys = f.polygons
+		}
+		if b.addPolygons(polys) {
+			return true
 		}
 	default:
 		return false // lines draw lines and rings only
@@ -404,15 +431,47 @@ func (lr *layerRender) featureReaches(f sourceFeature, cull *featureCull) bool {
 	if cull.line {
 		margin += lr.tileUnit(f)
 	}
-	if x0 > x1 || y0 > y1 {
+	if b.x0 > b.x1 || b.y0 > b.y1 {
 		return true // no points, or NaN: drawn as it comes
 	}
 	// The box's corners on the map: a turned map turns the box.
-	px0, py0, px1, py1 := math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)
-	for _, q := range [4]raster.Point{lr.fr.toPlane(x0, y0), lr.fr.toPlane(x1, y0), lr.fr.toPlane(x0, y1), lr.fr.toPlane(x1, y1)} {
-		px0, py0, px1, py1 = min(px0, q.X), min(py0, q.Y), max(px1, q.X), max(py1, q.Y)
+	x0, y0, x1, y1 := math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)
+	for _, q := range [4]raster.Point{lr.fr.toPlane(b.x0, b.y0), lr.fr.toPlane(b.x1, b.y0), lr.fr.toPlane(b.x0, b.y1), lr.fr.toPlane(b.x1, b.y1)} {
+		x0, y0, x1, y1 = min(x0, q.X), min(y0, q.Y), max(x1, q.X), max(y1, q.Y)
 	}
-	return lr.boxReaches(px0+cull.dx, py0+cull.dy, px1+cull.dx, py1+cull.dy, margin)
+	return lr.boxReaches(x0+cull.dx, y0+cull.dy, x1+cull.dx, y1+cull.dy, margin)
+}
+
+// pointBox grows the box around world points, and stops at the first
+// point inside in (a world box the view surely shows, with the layer's
+// translation): the feature then reaches the canvas whatever its box.
+type pointBox struct {
+	x0, y0, x1, y1 float64
+	in             box
+}
+
+// add adds points, reporting whether one lies in b.in.
+func (b *pointBox) add(ps []orb.Point) bool {
+	for _, p := range ps {
+		x, y := p[0], p[1]
+		if x > b.in.x0 && x < b.in.x1 && y > b.in.y0 && y < b.in.y1 {
+			return true
+		}
+		b.x0, b.y0, b.x1, b.y1 = min(b.x0, x), min(b.y0, y), max(b.x1, x), max(b.y1, y)
+	}
+	return false
+}
+
+// addPolygons adds the points of polygons' rings, as add does.
+func (b *pointBox) addPolygons(polys [][][]orb.Point) bool {
+	for _, p := range polys {
+		for _, r := range p {
+			if b.add(r) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // project maps world points to device pixels, shifted by (dx, dy) on the

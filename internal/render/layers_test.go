@@ -329,3 +329,34 @@ func TestFeatureCull(t *testing.T) {
 		}
 	}
 }
+
+// TestSurelyShown checks that the corners of the world box a layer takes
+// as surely shown fall inside the canvas once translated.
+func TestSurelyShown(t *testing.T) {
+	tests := []struct {
+		bearing, dx, dy float64
+	}{{0, 0, 0}, {0, 30, -12}, {30, 0, 0}, {-120, -25, 40}, {180, 5, 5}}
+	for _, tc := range tests {
+		v := View{Zoom: 12, Width: 200, Height: 120, PixelRatio: 1, Bearing: tc.bearing, Center: [2]float64{13.4, 52.5}}
+		lr := &layerRender{fr: newFrame(v), cv: raster.NewCanvas(200, 120)}
+		b := lr.surelyShown(tc.dx, tc.dy)
+		if b.x1-b.x0 <= 0 || b.y1-b.y0 <= 0 {
+			t.Errorf("bearing %v: an empty box", tc.bearing)
+			continue
+		}
+		for _, c := range [][2]float64{{b.x0, b.y0}, {b.x1, b.y0}, {b.x0, b.y1}, {b.x1, b.y1}} {
+			p := lr.fr.toPlane(c[0], c[1])
+			x, y := p.X+tc.dx, p.Y+tc.dy
+			if x < 0 || x > 200 || y < 0 || y > 120 {
+				t.Errorf("bearing %v, translation %v,%v: corner at %.2f,%.2f, outside the canvas", tc.bearing, tc.dx, tc.dy, x, y)
+			}
+		}
+		if tc.bearing == 0 {
+			// Unturned, the box is the canvas less a pixel.
+			p := lr.fr.toPlane(b.x0, b.y0)
+			if math.Abs(p.X+tc.dx-1) > 1e-6 || math.Abs(p.Y+tc.dy-1) > 1e-6 {
+				t.Errorf("translation %v,%v: the box starts at %v,%v, want 1,1", tc.dx, tc.dy, p.X+tc.dx, p.Y+tc.dy)
+			}
+		}
+	}
+}
