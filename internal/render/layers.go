@@ -34,7 +34,11 @@ type layerRender struct {
 	props  map[string]*expr.Expression // paint and layout properties
 	slots  map[string]*prop            // the properties asked for, by name
 
-	gradient     *raster.Gradient // line-gradient's ramp, once built
+	gradient *raster.Gradient // line-gradient's ramp, once built
+	// lineConst is the style of every feature's line when it depends on
+	// no feature, once lineChecked.
+	lineConst    *lineStyle
+	lineChecked  bool
 	gradientDone bool
 	seen         map[*box]bool // whether tile squares reach the image
 }
@@ -662,15 +666,54 @@ func (lr *layerRender) lineEdges(c *expr.EvalContext) (inset, outset float64) {
 	return inset, outset
 }
 
-func (lr *layerRender) line(f sourceFeature, c *expr.EvalContext) {
+// lineStyle is what a line layer's properties make of a feature's line.
+type lineStyle struct {
+	draw   bool // false: the feature draws nothing (no colour or no width)
+	paint  raster.LinePaint
+	shape  lineShape
+	dx, dy float64 // translation, device pixels
+	offset float64 // device pixels to the line's right
+}
+
+// lineProperties are the properties a lineStyle rests on.
+var lineProperties = []string{"line-color", "line-opacity", "line-translate", "line-translate-anchor",
+	"line-join", "line-cap", "line-miter-limit", "line-round-limit", "line-width", "line-gap-width",
+	"line-blur", "line-dasharray", "line-pattern", "line-offset"}
+
+// lineStyleOf returns the style of the line of the feature in c: when no
+// property it rests on depends on the feature, the layer's, evaluated
+// once.
+func (lr *layerRender) lineStyleOf(c *expr.EvalContext) lineStyle {
+	if lr.lineConst != nil {
+		return *lr.lineConst
+	}
+	st := lr.evalLineStyle(c)
+	if !lr.lineChecked {
+		lr.lineChecked = true
+		constant := true
+		for _, name := range lineProperties {
+			if e := lr.prop(name).e; e != nil && !e.IsFeatureConstant() {
+				constant = false
+			}
+		}
+		if constant && c.Zoom == lr.zoom {
+			lr.lineConst = &st
+		}
+	}
+	return st
+}
+
+// evalLineStyle evaluates the style of the line of the feature in c.
+func (lr *layerRender) evalLineStyle(c *expr.EvalContext) lineStyle {
+	var st lineStyle
 	col, ok := lr.color("line-color", c)
 	if !ok {
-		return
+		return st
 	}
 	ratio := lr.fr.ratio
 	opacity := lr.num("line-opacity", c, 1)
-	dx, dy := lr.translate("line-translate", c)
-	shape := lineShape{
+	st.dx, st.dy = lr.translate("line-translate", c)
+	st.shape = lineShape{
 		join:       lr.str("line-join", c, "miter"),
 		cap:        lr.str("line-cap", c, "butt"),
 		miterLimit: lr.num("line-miter-limit", c, 2),
@@ -678,9 +721,10 @@ func (lr *layerRender) line(f sourceFeature, c *expr.EvalContext) {
 	}
 	inset, outset := lr.lineEdges(c)
 	if outset <= 0 {
-		return
+		return st
 	}
-	paint := &raster.LinePaint{
+	st.draw = true
+	st.paint = raster.LinePaint{
 		Tilt:    lr.fr.tilt,
 		Outset:  outset * ratio,
 		Inset:   inset * ratio,
@@ -688,13 +732,14 @@ func (lr *layerRender) line(f sourceFeature, c *expr.EvalContext) {
 		Color:   col,
 		Opacity: opacity,
 	}
+	paint := &st.paint
 	if e := lr.props["line-dasharray"]; e != nil && lr.l.Paint != nil && lr.l.Paint.Has("line-dasharray") {
 		// Dashes scale with the width at the zoom's floor, as GL's line
 		// atlas does.
 		floor := *c
 		floor.Zoom = math.Floor(lr.zoom)
 		fw := lr.num("line-width", &floor, 1)
-		paint.Dash = raster.NewDash(numbers(e.EvalOrDefault(c)), fw, ratio, shape.cap == "round")
+		paint.Dash = raster.NewDash(numbers(e.EvalOrDefault(c)), fw, ratio, st.shape.cap == "round")
 		if paint.Dash != nil && lr.zoom == math.Floor(lr.zoom) {
 			// At an integer zoom GL fades from the dashes of the zoom
 			// below, drawn at half scale: the edges' ramp doubles.
@@ -712,6 +757,19 @@ func (lr *layerRender) line(f sourceFeature, c *expr.EvalContext) {
 			paint.Pattern = &raster.LinePattern{Img: img.sheet, Rect: img.rect, Repeat: w * fw / h}
 		}
 	}
+	st.offset = lr.num("line-offset", c, 0) * ratio
+	return st
+}
+
+func (lr *layerRender) line(f sourceFeature, c *expr.EvalContext) {
+	st := lr.lineStyleOf(c)
+	if !st.draw {
+		return
+	}
+	ratio := lr.fr.ratio
+	shape, dx, dy := st.shape, st.dx, st.dy
+	// The feature's own copy: a gradient is the feature's.
+	paint := &st.paint
 	var lines [][]orb.Point
 	var closed []bool
 	switch f.kind {
@@ -752,7 +810,7 @@ func (lr *layerRender) line(f sourceFeature, c *expr.EvalContext) {
 	}
 	b.outset = paint.Outset
 	b.alongScale = math.Exp2(math.Floor(lr.zoom)-lr.zoom) / ratio
-	b.offset = lr.num("line-offset", c, 0) * ratio
+	b.offset = st.offset
 	b.setTile(lr.tileUnit(f), lr.zoom, ratio)
 	// A gradient colours a GeoJSON line with line metrics by its progress
 	// along the whole line; GL draws no gradient on other sources'

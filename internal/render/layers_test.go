@@ -360,3 +360,47 @@ func TestSurelyShown(t *testing.T) {
 		}
 	}
 }
+
+// TestLineStyleOf checks that a line layer keeps one style for all its
+// features only when no property of it depends on the feature.
+func TestLineStyleOf(t *testing.T) {
+	r, err := New(slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name, paint string
+		kept        bool
+		widths      [2]float64 // outsets (device pixels) of features with w 2 and 6
+	}{
+		{"constant", `{"line-width": 4, "line-dasharray": [2, 1]}`, true, [2]float64{2.5, 2.5}},
+		{"zoom only", `{"line-width": ["interpolate", ["linear"], ["zoom"], 9, 2, 11, 6]}`, true, [2]float64{2.5, 2.5}},
+		{"by feature", `{"line-width": ["get", "w"]}`, false, [2]float64{1.5, 3.5}},
+		{"colour by feature", `{"line-color": ["to-color", ["get", "c"]], "line-width": 2}`, false, [2]float64{1.5, 1.5}},
+	}
+	for _, tc := range tests {
+		doc := `{"version": 8, "sources": {}, "layers": [{"id": "l", "type": "line", "source": "x", "paint": ` + tc.paint + `}]}`
+		st, err := style.Parse([]byte(doc))
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		v := View{Zoom: 10, Width: 64, Height: 64, PixelRatio: 1}
+		lr := &layerRender{r: r, l: st.Layers[0], fr: newFrame(v), zoom: v.Zoom}
+		if err := lr.compile(); err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		for i, w := range []float64{2, 6} {
+			props := expr.NewObject()
+			props.Set("w", expr.Number(w))
+			props.Set("c", expr.String("red"))
+			c := &expr.EvalContext{Zoom: lr.zoom, Feature: &expr.MapFeature{Props: props}}
+			ls := lr.lineStyleOf(c)
+			if !ls.draw || ls.paint.Outset != tc.widths[i] {
+				t.Errorf("%s: feature %d: draw %v, outset %v, want %v", tc.name, i, ls.draw, ls.paint.Outset, tc.widths[i])
+			}
+		}
+		if kept := lr.lineConst != nil; kept != tc.kept {
+			t.Errorf("%s: style kept %v, want %v", tc.name, kept, tc.kept)
+		}
+	}
+}
