@@ -34,7 +34,11 @@ type layerRender struct {
 	props  map[string]*expr.Expression // paint and layout properties
 	slots  map[string]*prop            // the properties asked for, by name
 
-	gradient     *raster.Gradient // line-gradient's ramp, once built
+	gradient *raster.Gradient // line-gradient's ramp, once built
+	// lineConst is the style of every feature's line when it depends on
+	// no feature, once lineChecked.
+	lineConst    *lineStyle
+	lineChecked  bool
 	gradientDone bool
 	seen         map[*box]bool // whether tile squares reach the image
 }
@@ -278,11 +282,18 @@ func (lr *layerRender) draw(feats []sourceFeature) {
 			c.Feature = f
 		}
 	}
+	var cull featureCull
+	if clipped {
+		cull = lr.featureCull(c)
+	}
 	for i, f := range feats {
 		if clipped && f.clip != nil && !lr.squareVisible(f.clip) {
 			// Fills and lines are cut to their tile's square: a tile read
 			// only for the labels around the view draws nothing here.
 			continue
+		}
+		if cull.ok && !lr.featureReaches(f, &cull) {
+			continue // nothing of it can reach the canvas: no filter to evaluate
 		}
 		setFeature(f.feat)
 		if lr.filter != nil {
@@ -305,6 +316,166 @@ func (lr *layerRender) draw(feats []sourceFeature) {
 	for k := range outlines {
 		lr.fillOutline(feats[outlines[k].i], &outlines[k].paint)
 	}
+}
+
+// featureCull is what a fill or line layer knows, the same for every
+// feature, of how far beyond its points on the map a feature draws.
+type featureCull struct {
+	ok     bool    // the bound holds for every feature of the layer
+	dx, dy float64 // the layer's translation, device pixels
+	// in is a world box whose points, translated, the view surely
+	// shows: a feature with a point in it reaches the canvas.
+	in     box
+	margin float64 // device pixels beyond the points, for fills
+	line   bool    // lines: margin is lineReach's without the tile unit
+}
+
+// featureCull returns the layer's bound, not ok under a tilted camera or
+// when a property it rests on depends on the feature.
+func (lr *layerRender) featureCull(c *expr.EvalContext) featureCull {
+	cull := lr.featureBound(c)
+	if cull.ok {
+		cull.in = lr.surelyShown(cull.dx, cull.dy)
+	}
+	return cull
+}
+
+// surelyShown returns a world box whose points, translated by dx, dy
+// device pixels, lie inside the canvas: the view's box when the map is
+// not turned, else the square inside the circle inside it.
+func (lr *layerRender) surelyShown(dx, dy float64) box {
+	fr := lr.fr
+	w, h := float64(lr.cv.Rect.Dx()), float64(lr.cv.Rect.Dy())
+	// The canvas's centre, less the translation, on the map.
+	cx := fr.cx + ((w/2-dx)*fr.cos+(h/2-dy)*fr.sin-fr.w/2*fr.cos-fr.h/2*fr.sin)/fr.scale
+	cy := fr.cy + (-(w/2-dx)*fr.sin+(h/2-dy)*fr.cos+fr.w/2*fr.sin-fr.h/2*fr.cos)/fr.scale
+	// A pixel short of the edges, for rounding.
+	hx, hy := (w/2-1)/fr.scale, (h/2-1)/fr.scale
+	if fr.sin != 0 {
+		hx = (min(w, h)/2 - 1) / math.Sqrt2 / fr.scale
+		hy = hx
+	}
+	if hx <= 0 || hy <= 0 {
+		return box{}
+	}
+	return box{cx - hx, cy - hy, cx + hx, cy + hy}
+}
+
+// featureBound is featureCull without its box of surely shown points.
+func (lr *layerRender) featureBound(c *expr.EvalContext) featureCull {
+	if lr.fr.tilt != nil {
+		return featureCull{}
+	}
+	constant := func(names ...string) bool {
+		for _, name := range names {
+			if e := lr.prop(name).e; e != nil && !e.IsFeatureConstant() {
+				return false
+			}
+		}
+		return true
+	}
+	switch lr.l.Type {
+	case "fill":
+		if !constant("fill-translate", "fill-translate-anchor") {
+			return featureCull{}
+		}
+		cull := featureCull{ok: true, margin: 1}
+		cull.dx, cull.dy = lr.translate("fill-translate", c)
+		return cull
+	case "line":
+		if !constant("line-translate", "line-translate-anchor", "line-width", "line-gap-width",
+			"line-offset", "line-join", "line-miter-limit") {
+			return featureCull{}
+		}
+		cull := featureCull{ok: true, line: true}
+		cull.dx, cull.dy = lr.translate("line-translate", c)
+		_, outset := lr.lineEdges(c)
+		shape := lineShape{join: lr.str("line-join", c, "miter"), miterLimit: lr.num("line-miter-limit", c, 2)}
+		ratio := lr.fr.ratio
+		cull.margin = lineReach(shape, outset*ratio, lr.num("line-offset", c, 0)*ratio, 0)
+		// A NaN or negative bound culls nothing.
+		cull.ok = cull.margin >= 0
+		return cull
+	}
+	return featureCull{}
+}
+
+// featureReaches reports whether a feature of a fill or line layer can
+// draw on the canvas: whether the box around the geometry it draws, seen
+// on the map and widened by the layer's bound, meets it.
+func (lr *layerRender) featureReaches(f sourceFeature, cull *featureCull) bool {
+	b := pointBox{x0: math.Inf(1), y0: math.Inf(1), x1: math.Inf(-1), y1: math.Inf(-1), in: cull.in}
+	margin := cull.margin
+	switch {
+	case !cull.line:
+		if f.kind != "Polygon" {
+			return false // fills draw polygons only
+		}
+		if b.addPolygons(f.polygons) {
+			return true
+		}
+	case f.kind == "LineString":
+		for _, p := range f.parts {
+			if b.add(p) {
+				return true
+			}
+		}
+	case f.kind == "Polygon":
+		// Rings drawn as lines, from the tile's own when it has them.
+		polys := f.unclipped
+		if polys == nil {
+			polys = f.polygons
+		}
+		if b.addPolygons(polys) {
+			return true
+		}
+	default:
+		return false // lines draw lines and rings only
+	}
+	if cull.line {
+		margin += lr.tileUnit(f)
+	}
+	if b.x0 > b.x1 || b.y0 > b.y1 {
+		return true // no points, or NaN: drawn as it comes
+	}
+	// The box's corners on the map: a turned map turns the box.
+	x0, y0, x1, y1 := math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)
+	for _, q := range [4]raster.Point{lr.fr.toPlane(b.x0, b.y0), lr.fr.toPlane(b.x1, b.y0), lr.fr.toPlane(b.x0, b.y1), lr.fr.toPlane(b.x1, b.y1)} {
+		x0, y0, x1, y1 = min(x0, q.X), min(y0, q.Y), max(x1, q.X), max(y1, q.Y)
+	}
+	return lr.boxReaches(x0+cull.dx, y0+cull.dy, x1+cull.dx, y1+cull.dy, margin)
+}
+
+// pointBox grows the box around world points, and stops at the first
+// point inside in (a world box the view surely shows, with the layer's
+// translation): the feature then reaches the canvas whatever its box.
+type pointBox struct {
+	x0, y0, x1, y1 float64
+	in             box
+}
+
+// add adds points, reporting whether one lies in b.in.
+func (b *pointBox) add(ps []orb.Point) bool {
+	for _, p := range ps {
+		x, y := p[0], p[1]
+		if x > b.in.x0 && x < b.in.x1 && y > b.in.y0 && y < b.in.y1 {
+			return true
+		}
+		b.x0, b.y0, b.x1, b.y1 = min(b.x0, x), min(b.y0, y), max(b.x1, x), max(b.y1, y)
+	}
+	return false
+}
+
+// addPolygons adds the points of polygons' rings, as add does.
+func (b *pointBox) addPolygons(polys [][][]orb.Point) bool {
+	for _, p := range polys {
+		for _, r := range p {
+			if b.add(r) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // project maps world points to device pixels, shifted by (dx, dy) on the
@@ -476,38 +647,84 @@ func (lr *layerRender) fillOutline(f sourceFeature, fp *fillPaint) {
 	}
 }
 
-func (lr *layerRender) line(f sourceFeature, c *expr.EvalContext) {
-	col, ok := lr.color("line-color", c)
-	if !ok {
-		return
-	}
-	ratio := lr.fr.ratio
+// lineEdges returns how far from a line's centre (CSS pixels) its
+// geometry starts and ends, as GL's line shader has it: the geometry
+// reaches half an antialiasing pixel past the line's edge; a gap makes two
+// lines of the width on either side of it.
+func (lr *layerRender) lineEdges(c *expr.EvalContext) (inset, outset float64) {
 	width := max(0, lr.num("line-width", c, 1))
 	gap := max(0, lr.num("line-gap-width", c, 0))
-	opacity := lr.num("line-opacity", c, 1)
-	dx, dy := lr.translate("line-translate", c)
-	shape := lineShape{
-		join:       lr.str("line-join", c, "miter"),
-		cap:        lr.str("line-cap", c, "butt"),
-		miterLimit: lr.num("line-miter-limit", c, 2),
-		roundLimit: lr.num("line-round-limit", c, 1.05),
-	}
-	// GL's line shader, in CSS pixels: the geometry reaches half an
-	// antialiasing pixel past the line's edge; a gap makes two lines of
-	// the width on either side of it.
-	aa := 0.5 / ratio
+	aa := 0.5 / lr.fr.ratio
 	half, gapHalf := width/2, gap/2
-	inset, outset := 0.0, half
+	inset, outset = 0.0, half
 	if gapHalf > 0 {
 		inset, outset = gapHalf+aa, gapHalf+2*half
 	}
 	if half > 0 {
 		outset += aa
 	}
-	if outset <= 0 {
-		return
+	return inset, outset
+}
+
+// lineStyle is what a line layer's properties make of a feature's line.
+type lineStyle struct {
+	draw   bool // false: the feature draws nothing (no colour or no width)
+	paint  raster.LinePaint
+	shape  lineShape
+	dx, dy float64 // translation, device pixels
+	offset float64 // device pixels to the line's right
+}
+
+// lineProperties are the properties a lineStyle rests on.
+var lineProperties = []string{"line-color", "line-opacity", "line-translate", "line-translate-anchor",
+	"line-join", "line-cap", "line-miter-limit", "line-round-limit", "line-width", "line-gap-width",
+	"line-blur", "line-dasharray", "line-pattern", "line-offset"}
+
+// lineStyleOf returns the style of the line of the feature in c: when no
+// property it rests on depends on the feature, the layer's, evaluated
+// once.
+func (lr *layerRender) lineStyleOf(c *expr.EvalContext) lineStyle {
+	if lr.lineConst != nil {
+		return *lr.lineConst
 	}
-	paint := &raster.LinePaint{
+	st := lr.evalLineStyle(c)
+	if !lr.lineChecked {
+		lr.lineChecked = true
+		constant := true
+		for _, name := range lineProperties {
+			if e := lr.prop(name).e; e != nil && !e.IsFeatureConstant() {
+				constant = false
+			}
+		}
+		if constant && c.Zoom == lr.zoom {
+			lr.lineConst = &st
+		}
+	}
+	return st
+}
+
+// evalLineStyle evaluates the style of the line of the feature in c.
+func (lr *layerRender) evalLineStyle(c *expr.EvalContext) lineStyle {
+	var st lineStyle
+	col, ok := lr.color("line-color", c)
+	if !ok {
+		return st
+	}
+	ratio := lr.fr.ratio
+	opacity := lr.num("line-opacity", c, 1)
+	st.dx, st.dy = lr.translate("line-translate", c)
+	st.shape = lineShape{
+		join:       lr.str("line-join", c, "miter"),
+		cap:        lr.str("line-cap", c, "butt"),
+		miterLimit: lr.num("line-miter-limit", c, 2),
+		roundLimit: lr.num("line-round-limit", c, 1.05),
+	}
+	inset, outset := lr.lineEdges(c)
+	if outset <= 0 {
+		return st
+	}
+	st.draw = true
+	st.paint = raster.LinePaint{
 		Tilt:    lr.fr.tilt,
 		Outset:  outset * ratio,
 		Inset:   inset * ratio,
@@ -515,13 +732,14 @@ func (lr *layerRender) line(f sourceFeature, c *expr.EvalContext) {
 		Color:   col,
 		Opacity: opacity,
 	}
+	paint := &st.paint
 	if e := lr.props["line-dasharray"]; e != nil && lr.l.Paint != nil && lr.l.Paint.Has("line-dasharray") {
 		// Dashes scale with the width at the zoom's floor, as GL's line
 		// atlas does.
 		floor := *c
 		floor.Zoom = math.Floor(lr.zoom)
 		fw := lr.num("line-width", &floor, 1)
-		paint.Dash = raster.NewDash(numbers(e.EvalOrDefault(c)), fw, ratio, shape.cap == "round")
+		paint.Dash = raster.NewDash(numbers(e.EvalOrDefault(c)), fw, ratio, st.shape.cap == "round")
 		if paint.Dash != nil && lr.zoom == math.Floor(lr.zoom) {
 			// At an integer zoom GL fades from the dashes of the zoom
 			// below, drawn at half scale: the edges' ramp doubles.
@@ -539,6 +757,19 @@ func (lr *layerRender) line(f sourceFeature, c *expr.EvalContext) {
 			paint.Pattern = &raster.LinePattern{Img: img.sheet, Rect: img.rect, Repeat: w * fw / h}
 		}
 	}
+	st.offset = lr.num("line-offset", c, 0) * ratio
+	return st
+}
+
+func (lr *layerRender) line(f sourceFeature, c *expr.EvalContext) {
+	st := lr.lineStyleOf(c)
+	if !st.draw {
+		return
+	}
+	ratio := lr.fr.ratio
+	shape, dx, dy := st.shape, st.dx, st.dy
+	// The feature's own copy: a gradient is the feature's.
+	paint := &st.paint
 	var lines [][]orb.Point
 	var closed []bool
 	switch f.kind {
@@ -579,7 +810,7 @@ func (lr *layerRender) line(f sourceFeature, c *expr.EvalContext) {
 	}
 	b.outset = paint.Outset
 	b.alongScale = math.Exp2(math.Floor(lr.zoom)-lr.zoom) / ratio
-	b.offset = lr.num("line-offset", c, 0) * ratio
+	b.offset = st.offset
 	b.setTile(lr.tileUnit(f), lr.zoom, ratio)
 	// A gradient colours a GeoJSON line with line metrics by its progress
 	// along the whole line; GL draws no gradient on other sources'

@@ -1,6 +1,7 @@
 package render
 
 import (
+	"log/slog"
 	"math"
 	"slices"
 	"testing"
@@ -8,6 +9,7 @@ import (
 	"github.com/paulmach/orb"
 
 	"github.com/tesseramaps/tessera/internal/render/raster"
+	"github.com/tesseramaps/tessera/internal/style"
 	"github.com/tesseramaps/tessera/internal/style/expr"
 )
 
@@ -246,6 +248,159 @@ func TestAnchorProperty(t *testing.T) {
 	for _, name := range []string{"fill-translate", "line-translate", "circle-translate", "fill-extrusion-translate", "text-translate"} {
 		if got := anchorProperty(name); got != name+"-anchor" {
 			t.Errorf("anchorProperty(%q) = %q", name, got)
+		}
+	}
+}
+
+// TestFeatureCull checks the bound a fill or line layer puts on its
+// features: a feature it culls draws nothing, one just inside it is kept,
+// and layers whose reach depends on the feature, or a tilted camera,
+// cull nothing.
+func TestFeatureCull(t *testing.T) {
+	r, err := New(slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name, typ, paint, layout string
+		pitch                    float64
+		ok                       bool
+	}{
+		{"fill", "fill", `{"fill-color": "#000"}`, `{}`, 0, true},
+		{"translated fill", "fill", `{"fill-color": "#000", "fill-translate": [-40, 0]}`, `{}`, 0, true},
+		{"wide line", "line", `{"line-width": 30}`, `{}`, 0, true},
+		{"offset line, long miters", "line", `{"line-width": 8, "line-offset": -12}`, `{"line-miter-limit": 6}`, 0, true},
+		{"line width by feature", "line", `{"line-width": ["get", "w"]}`, `{}`, 0, false},
+		{"tilted", "line", `{"line-width": 4}`, `{}`, 50, false},
+	}
+	for _, tc := range tests {
+		doc := `{"version": 8, "sources": {}, "layers": [{"id": "l", "type": "` + tc.typ + `", "source": "x", "paint": ` + tc.paint + `, "layout": ` + tc.layout + `}]}`
+		st, err := style.Parse([]byte(doc))
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		v := View{Zoom: 10, Width: 128, Height: 128, PixelRatio: 1, Pitch: tc.pitch}
+		lr := &layerRender{r: r, l: st.Layers[0], fr: newFrame(v), zoom: v.Zoom, cv: raster.NewCanvas(128, 128), mask: raster.NewMask(128, 128)}
+		if err := lr.compile(); err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		c := lr.ctx(nil)
+		cull := lr.featureCull(c)
+		if cull.ok != tc.ok {
+			t.Errorf("%s: ok %v, want %v", tc.name, cull.ok, tc.ok)
+			continue
+		}
+		if !cull.ok {
+			continue
+		}
+		// Squares and zigzags ever further right of the view, by a pixel.
+		culled := 0
+		for px := 100.0; px < 260; px++ {
+			toWorld := func(x, y float64) orb.Point {
+				return orb.Point{lr.fr.cx + (x-64)/lr.fr.scale, lr.fr.cy + (y-64)/lr.fr.scale}
+			}
+			f := sourceFeature{feat: &expr.MapFeature{Props: expr.NewObject()}}
+			if tc.typ == "fill" {
+				f.kind = "Polygon"
+				f.polygons = [][][]orb.Point{{{toWorld(px, 20), toWorld(px+10, 20), toWorld(px+10, 30), toWorld(px, 30), toWorld(px, 20)}}}
+			} else {
+				f.kind = "LineString"
+				f.parts = [][]orb.Point{{toWorld(px, 20), toWorld(px+20, 21), toWorld(px, 22), toWorld(px+5, 60)}}
+			}
+			c.Feature = f.feat
+			lr.cv = raster.NewCanvas(128, 128)
+			if tc.typ == "fill" {
+				if fp, ok := lr.fill(f, c); ok {
+					lr.fillOutline(f, &fp)
+				}
+			} else {
+				lr.line(f, c)
+			}
+			drawn := slices.ContainsFunc(lr.cv.Pix, func(b uint8) bool { return b != 0 })
+			if !lr.featureReaches(f, &cull) {
+				culled++
+				if drawn {
+					t.Errorf("%s: a feature at %v px is culled but draws", tc.name, px)
+				}
+			}
+		}
+		if culled == 0 {
+			t.Errorf("%s: nothing culled", tc.name)
+		}
+	}
+}
+
+// TestSurelyShown checks that the corners of the world box a layer takes
+// as surely shown fall inside the canvas once translated.
+func TestSurelyShown(t *testing.T) {
+	tests := []struct {
+		bearing, dx, dy float64
+	}{{0, 0, 0}, {0, 30, -12}, {30, 0, 0}, {-120, -25, 40}, {180, 5, 5}}
+	for _, tc := range tests {
+		v := View{Zoom: 12, Width: 200, Height: 120, PixelRatio: 1, Bearing: tc.bearing, Center: [2]float64{13.4, 52.5}}
+		lr := &layerRender{fr: newFrame(v), cv: raster.NewCanvas(200, 120)}
+		b := lr.surelyShown(tc.dx, tc.dy)
+		if b.x1-b.x0 <= 0 || b.y1-b.y0 <= 0 {
+			t.Errorf("bearing %v: an empty box", tc.bearing)
+			continue
+		}
+		for _, c := range [][2]float64{{b.x0, b.y0}, {b.x1, b.y0}, {b.x0, b.y1}, {b.x1, b.y1}} {
+			p := lr.fr.toPlane(c[0], c[1])
+			x, y := p.X+tc.dx, p.Y+tc.dy
+			if x < 0 || x > 200 || y < 0 || y > 120 {
+				t.Errorf("bearing %v, translation %v,%v: corner at %.2f,%.2f, outside the canvas", tc.bearing, tc.dx, tc.dy, x, y)
+			}
+		}
+		if tc.bearing == 0 {
+			// Unturned, the box is the canvas less a pixel.
+			p := lr.fr.toPlane(b.x0, b.y0)
+			if math.Abs(p.X+tc.dx-1) > 1e-6 || math.Abs(p.Y+tc.dy-1) > 1e-6 {
+				t.Errorf("translation %v,%v: the box starts at %v,%v, want 1,1", tc.dx, tc.dy, p.X+tc.dx, p.Y+tc.dy)
+			}
+		}
+	}
+}
+
+// TestLineStyleOf checks that a line layer keeps one style for all its
+// features only when no property of it depends on the feature.
+func TestLineStyleOf(t *testing.T) {
+	r, err := New(slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name, paint string
+		kept        bool
+		widths      [2]float64 // outsets (device pixels) of features with w 2 and 6
+	}{
+		{"constant", `{"line-width": 4, "line-dasharray": [2, 1]}`, true, [2]float64{2.5, 2.5}},
+		{"zoom only", `{"line-width": ["interpolate", ["linear"], ["zoom"], 9, 2, 11, 6]}`, true, [2]float64{2.5, 2.5}},
+		{"by feature", `{"line-width": ["get", "w"]}`, false, [2]float64{1.5, 3.5}},
+		{"colour by feature", `{"line-color": ["to-color", ["get", "c"]], "line-width": 2}`, false, [2]float64{1.5, 1.5}},
+	}
+	for _, tc := range tests {
+		doc := `{"version": 8, "sources": {}, "layers": [{"id": "l", "type": "line", "source": "x", "paint": ` + tc.paint + `}]}`
+		st, err := style.Parse([]byte(doc))
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		v := View{Zoom: 10, Width: 64, Height: 64, PixelRatio: 1}
+		lr := &layerRender{r: r, l: st.Layers[0], fr: newFrame(v), zoom: v.Zoom}
+		if err := lr.compile(); err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		for i, w := range []float64{2, 6} {
+			props := expr.NewObject()
+			props.Set("w", expr.Number(w))
+			props.Set("c", expr.String("red"))
+			c := &expr.EvalContext{Zoom: lr.zoom, Feature: &expr.MapFeature{Props: props}}
+			ls := lr.lineStyleOf(c)
+			if !ls.draw || ls.paint.Outset != tc.widths[i] {
+				t.Errorf("%s: feature %d: draw %v, outset %v, want %v", tc.name, i, ls.draw, ls.paint.Outset, tc.widths[i])
+			}
+		}
+		if kept := lr.lineConst != nil; kept != tc.kept {
+			t.Errorf("%s: style kept %v, want %v", tc.name, kept, tc.kept)
 		}
 	}
 }

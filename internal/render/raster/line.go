@@ -218,12 +218,13 @@ func (cv *Canvas) LineTriangle(t *[3]LineVertex, clip []Point, p *LinePaint) {
 	ry0 := max(0, int(math.Ceil(minY-0.5)))
 	ry1 := min(H, int(math.Ceil(maxY-0.5)))
 	cr, cg, cb, ca := p.Color.premul(p.Opacity)
-	outset, inner, invBlur := p.Outset, p.Inset-p.Blur2, 1/p.Blur2
+	ramp := newLineRamp(p)
 	dash := p.Dash
 	imaged := p.Pattern != nil || p.Gradient != nil
 	// An opaque colour at full coverage replaces the pixel.
 	opaque := ca >= 255
 	solid := [4]uint8{round8(cr), round8(cg), round8(cb), 255}
+	col := spanColor{cr, cg, cb, ca, solid, opaque}
 	n := len(poly)
 	pix := cv.Pix
 	for y := ry0; y < ry1; y++ {
@@ -255,11 +256,12 @@ func (cv *Canvas) LineTriangle(t *[3]LineVertex, clip []Point, p *LinePaint) {
 		al := t[0].Along + alX*dx + alY*dy
 		pr := t[0].Progress + prX*dx + prY*dy
 		o := cv.PixOffset(px0, y)
+		if dash == nil && !imaged {
+			plainSpan(pix[o:o+4*(px1-px0)], nx, ny, nxX, nyX, &ramp, &col)
+			continue
+		}
 		for x := px0; x < px1; x++ {
-			dist := math.Sqrt(nx*nx+ny*ny) * outset
-			alpha := min(dist-inner, outset-dist) * invBlur
-			if alpha > 0 {
-				alpha = min(alpha, 1)
+			if alpha := ramp.alpha(nx*nx + ny*ny); alpha > 0 {
 				if dash != nil {
 					alpha *= dash.coverage(al, ny)
 				}
@@ -281,6 +283,96 @@ func (cv *Canvas) LineTriangle(t *[3]LineVertex, clip []Point, p *LinePaint) {
 			o += 4
 		}
 	}
+}
+
+// spanColor is a line's colour as its pixels take it: premultiplied
+// (0-255), and when opaque the bytes a fully covered pixel becomes.
+type spanColor struct {
+	r, g, b, a float64
+	solid      [4]uint8
+	opaque     bool
+}
+
+// plainSpan shades a row of pixels (pix, 4 bytes each) of a line
+// triangle without dashes or images: N starts at nx, ny and steps by nxX,
+// nyX a pixel.
+func plainSpan(pix []uint8, nx, ny, nxX, nyX float64, r *lineRamp, c *spanColor) {
+	// Without a round part N is across the line only, and its squared
+	// length is ny*ny (nx*nx adds an exact 0).
+	round := nx != 0 || nxX != 0
+	for o := 0; o+3 < len(pix); o += 4 {
+		d2 := ny * ny
+		if round {
+			d2 = nx*nx + ny*ny
+			nx += nxX
+		}
+		ny += nyX
+		alpha := r.alpha(d2)
+		if alpha <= 0 {
+			continue
+		}
+		px := pix[o : o+4 : o+4]
+		if alpha == 1 && c.opaque {
+			px[0], px[1], px[2], px[3] = c.solid[0], c.solid[1], c.solid[2], c.solid[3]
+			continue
+		}
+		blend(px, c.r*alpha, c.g*alpha, c.b*alpha, c.a*alpha)
+	}
+}
+
+// lineRamp is a line paint's coverage across the line, as GL's line
+// shader computes it from the distance |N|*Outset of a fragment from the
+// line's centre, with bounds on the squared length of N within which the
+// coverage is surely 1 or surely none, so that most fragments need no
+// square root. The bounds keep a margin of a billionth, far beyond the
+// rounding of the exact computation: they give what it gives.
+type lineRamp struct {
+	outset, inner, invBlur float64
+	// Surely covered from fullLo to fullHi, surely not from emptyOut up
+	// and to emptyIn down.
+	fullLo, fullHi, emptyIn, emptyOut float64
+}
+
+// rampMargin is the relative margin of a lineRamp's bounds.
+const rampMargin = 1e-9
+
+func newLineRamp(p *LinePaint) lineRamp {
+	r := lineRamp{outset: p.Outset, inner: p.Inset - p.Blur2, invBlur: 1 / p.Blur2,
+		fullLo: math.Inf(1), fullHi: math.Inf(-1), emptyIn: math.Inf(-1), emptyOut: math.Inf(1)}
+	o, b, in := p.Outset, p.Blur2, p.Inset-p.Blur2
+	if !(o > 0 && b > 0) || math.IsInf(o, 0) || math.IsInf(b, 0) || math.IsNaN(in) || math.IsInf(in, 0) {
+		return r // no bounds: every fragment is computed
+	}
+	e := rampMargin * (o + b + math.Abs(in))
+	// Covered where dist <= hi (then outset-dist >= Blur2) and dist >= lo
+	// (then dist-inner >= Blur2), each by the margin.
+	if hi := o - b - e; hi > 0 {
+		r.fullHi = (hi / o) * (hi / o) * (1 - rampMargin)
+		r.fullLo = math.Inf(-1)
+		if lo := in + b + e; lo > 0 {
+			r.fullLo = (lo / o) * (lo / o) * (1 + rampMargin)
+		}
+	}
+	// None past the outset, or, with a gap, inside the inner edge.
+	r.emptyOut = (1 + 2*rampMargin) * (1 + 2*rampMargin)
+	if in > 0 {
+		k := in / o * (1 - 2*rampMargin)
+		r.emptyIn = k * k
+	}
+	return r
+}
+
+// alpha returns the coverage of a fragment whose N has the squared length
+// d2: at most 1, and none when not above 0.
+func (r *lineRamp) alpha(d2 float64) float64 {
+	if d2 <= r.fullHi && d2 >= r.fullLo {
+		return 1
+	}
+	if d2 >= r.emptyOut || d2 <= r.emptyIn {
+		return 0
+	}
+	dist := math.Sqrt(d2) * r.outset
+	return min(min(dist-r.inner, r.outset-dist)*r.invBlur, 1)
 }
 
 // blendImage blends a fragment of coverage alpha coloured by the line's

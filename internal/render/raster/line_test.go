@@ -293,3 +293,56 @@ func TestLineTriangleBesideCanvas(t *testing.T) {
 		}
 	}
 }
+
+// TestLineRamp checks that the bounds of a line's coverage ramp give
+// what the exact computation gives, at and around every edge.
+func TestLineRamp(t *testing.T) {
+	exact := func(p *LinePaint, d2 float64) float64 {
+		dist := math.Sqrt(d2) * p.Outset
+		a := min(dist-(p.Inset-p.Blur2), p.Outset-dist) * (1 / p.Blur2)
+		if a > 0 {
+			return min(a, 1)
+		}
+		return 0
+	}
+	paints := []struct {
+		name  string
+		paint LinePaint
+	}{
+		{"thin", LinePaint{Outset: 1, Blur2: 1}},
+		{"road", LinePaint{Outset: 3.5, Blur2: 1}},
+		{"blurred", LinePaint{Outset: 6, Blur2: 4.5}},
+		{"with a gap", LinePaint{Outset: 9.5, Inset: 4.5, Blur2: 1}},
+		{"gap inside the blur", LinePaint{Outset: 2, Inset: 0.5, Blur2: 1.5}},
+		{"wide", LinePaint{Outset: 3e5, Blur2: 2}},
+		{"blur past the width", LinePaint{Outset: 0.75, Blur2: 2}},
+		{"no blur", LinePaint{Outset: 3, Blur2: 0}},
+	}
+	for _, tc := range paints {
+		p := &tc.paint
+		r := newLineRamp(p)
+		// Squared lengths around the edges: where the coverage is 0 and 1
+		// on either side, by ever smaller steps, and a sweep.
+		var d2s []float64
+		for _, dist := range []float64{0, p.Inset - p.Blur2, p.Inset, p.Outset - p.Blur2, p.Outset} {
+			for _, k := range []float64{1e-3, 1e-6, 1e-9, 1e-12, 1e-15, 0} {
+				for _, d := range []float64{dist * (1 - k), dist * (1 + k), dist - k, dist + k} {
+					if d >= 0 {
+						s := d / p.Outset
+						d2s = append(d2s, s*s, math.Nextafter(s*s, 0), math.Nextafter(s*s, 2))
+					}
+				}
+			}
+		}
+		for i := 0; i <= 10000; i++ {
+			d2s = append(d2s, 1.2*float64(i)/10000)
+		}
+		d2s = append(d2s, math.Inf(1), math.NaN())
+		for _, d2 := range d2s {
+			got, want := r.alpha(d2), exact(p, d2)
+			if got > 0 != (want > 0) || got > 0 && got != want {
+				t.Errorf("%s: alpha(%v) = %v, want %v", tc.name, d2, got, want)
+			}
+		}
+	}
+}

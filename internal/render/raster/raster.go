@@ -285,12 +285,17 @@ func polygonSpans(rings [][]Point, w, h int, span func(y, x0, x1 int)) {
 		cy := float64(y) + 0.5
 		xs = xs[:0]
 		for _, r := range rings {
-			n := len(r)
-			for i := 0; i < n; i++ {
-				a, b := r[i], r[(i+1)%n]
+			if len(r) == 0 {
+				continue
+			}
+			// Each edge from a to b, the closing one first: sorted, the
+			// crossings do not depend on the order.
+			a := r[len(r)-1]
+			for _, b := range r {
 				if (a.Y <= cy) != (b.Y <= cy) {
 					xs = append(xs, a.X+(cy-a.Y)*(b.X-a.X)/(b.Y-a.Y))
 				}
+				a = b
 			}
 		}
 		sortFloats(xs)
