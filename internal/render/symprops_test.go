@@ -37,6 +37,8 @@ func TestShapeMemo(t *testing.T) {
 		{"vertical-align", []text.Section{{Text: "12", FontStack: "A", VAlign: &half}}, center, true},
 		{"vertical-align again", []text.Section{{Text: "12", FontStack: "A", VAlign: &half}}, center, true},
 		{"two sections", []text.Section{{Text: "1", FontStack: "A"}, {Text: "2", FontStack: "A", Tag: 1}}, center, true},
+		{"first options again", plain("12"), left, false},
+		{"first font again", []text.Section{{Text: "12", FontStack: "B"}}, center, false},
 		{"two sections again", []text.Section{{Text: "1", FontStack: "A"}, {Text: "2", FontStack: "A", Tag: 1}}, center, true},
 	}
 	var sm shapeMemo
