@@ -51,6 +51,7 @@ type symbol struct {
 	iconOpac float64
 
 	textBoxes []collisionBox
+	box       [1]collisionBox // textBoxes of a point label
 	// alts are the same symbol with its text at the other
 	// text-variable-anchor positions, tried in order when it does not fit.
 	alts             []*symbol
@@ -921,7 +922,8 @@ func (s *sourceSet) layoutSymbol(ctx context.Context, lr *symLayer, ss *shapedSy
 				// GL turns a vertical label's box with it.
 				boxAngle += math.Pi / 2
 			}
-			sym.textBoxes = []collisionBox{screenBox(at, pitched, pr, sh.Left*fs, sh.Top*fs, sh.Right*fs, sh.Bottom*fs, pad, boxAngle, tx, ty)}
+			sym.box[0] = screenBox(at, pitched, pr, sh.Left*fs, sh.Top*fs, sh.Right*fs, sh.Bottom*fs, pad, boxAngle, tx, ty)
+			sym.textBoxes = sym.box[:]
 		}
 		sym.ss, sym.textScale = ss, fs*pr
 		sym.hasText = len(sym.text) > 0 || sym.textPending
@@ -1249,6 +1251,7 @@ func (s *sourceSet) textSections(ctx context.Context, lr *symLayer, c *expr.Eval
 		if f == nil {
 			return nil, nil
 		}
+		out = make([]text.Section, 0, len(f.Sections))
 		for i, sec := range f.Sections {
 			if sec.TextColor != nil {
 				if colors == nil {
@@ -1285,19 +1288,25 @@ func (s *sourceSet) textSections(ctx context.Context, lr *symLayer, c *expr.Eval
 	case expr.KindNumber, expr.KindBoolean:
 		out = []text.Section{{Text: apply(v.String()), FontStack: font}}
 	}
-	empty := true
-	budget := maxLabelRunes
+	empty, size := true, 0
 	for i := range out {
 		if out[i].Text != "" || out[i].Image != nil {
 			empty = false
 		}
-		// Line breaking is quadratic in the break points: bound a label.
-		if n := utf8.RuneCountInString(out[i].Text); n > budget {
-			r := []rune(out[i].Text)
-			out[i].Text = string(r[:budget])
-			budget = 0
-		} else {
-			budget -= n
+		size += len(out[i].Text)
+	}
+	if size > maxLabelRunes {
+		// Line breaking is quadratic in the break points: bound a label
+		// (of more bytes than the bound, else it has fewer runes too).
+		budget := maxLabelRunes
+		for i := range out {
+			if n := utf8.RuneCountInString(out[i].Text); n > budget {
+				r := []rune(out[i].Text)
+				out[i].Text = string(r[:budget])
+				budget = 0
+			} else {
+				budget -= n
+			}
 		}
 	}
 	if empty {
