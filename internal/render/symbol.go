@@ -357,6 +357,7 @@ func (s *sourceSet) layoutLayer(ctx context.Context, lr *symLayer, feats []sourc
 			shaped = append(shaped, ss)
 		} else {
 			lr.points = lr.points[:n0] // free for the next feature
+			lr.ctxs.free(c)
 		}
 	}
 	if placement == "line" {
@@ -616,6 +617,12 @@ func (s *sourceSet) shapeSymbol(ctx context.Context, lr *symLayer, f sourceFeatu
 	pc := lr.newContext(s.view.Zoom, f.feat)
 	ss := lr.shaped.new()
 	ss.f, ss.c, ss.pc = f, c, pc
+	// drop gives back what the layout of a feature it does not keep took.
+	drop := func() *shapedSymbol {
+		lr.shaped.free(ss)
+		lr.ctxs.free(pc)
+		return nil
+	}
 	placement := lr.str(pSymbolPlacement, c, "point")
 	ss.sections, ss.colors = s.textSections(ctx, lr, c)
 	var ic *spriteIcon
@@ -623,10 +630,10 @@ func (s *sourceSet) shapeSymbol(ctx context.Context, lr *symLayer, f sourceFeatu
 		ic = s.sprite.icon(ctx, name)
 	}
 	if len(ss.sections) == 0 && ic == nil {
-		return nil
+		return drop()
 	}
 	if anchors != nil && !s.reaches(lr, ss, ic, anchors) {
-		return nil
+		return drop()
 	}
 	if len(ss.sections) > 0 {
 		// GL shapes images at text-size of the tile's zoom, and breaks
@@ -743,7 +750,7 @@ func (s *sourceSet) shapeSymbol(ctx context.Context, lr *symLayer, f sourceFeatu
 		}
 	}
 	if len(ss.sh.Glyphs) == 0 && ss.ic == nil {
-		return nil
+		return drop()
 	}
 	return ss
 }

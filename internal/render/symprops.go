@@ -390,7 +390,8 @@ func (sm *shapeMemo) shape(sections []text.Section, lookup text.Lookup, o text.O
 // block: a layer's layout makes a few small objects for each of thousands
 // of labels, all of which live as long as the render.
 type slab[T any] struct {
-	free []T
+	block []T
+	n     int // block[:n] are handed out
 }
 
 // slabBlock is the number of values a slab allocates at once.
@@ -398,12 +399,22 @@ const slabBlock = 64
 
 // new returns a pointer to a zeroed T.
 func (s *slab[T]) new() *T {
-	if len(s.free) == 0 {
-		s.free = make([]T, slabBlock)
+	if s.n == len(s.block) {
+		s.block, s.n = make([]T, slabBlock), 0
 	}
-	p := &s.free[0]
-	s.free = s.free[1:]
+	p := &s.block[s.n]
+	s.n++
 	return p
+}
+
+// free takes back p, zeroed, to hand it out again when it is the last
+// value new returned (else it is left alone). Nothing may use p after.
+func (s *slab[T]) free(p *T) {
+	if s.n > 0 && p == &s.block[s.n-1] {
+		var zero T
+		*p = zero
+		s.n--
+	}
 }
 
 // glyphMemo remembers the answers of a render's glyph set for one layer's
