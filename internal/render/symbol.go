@@ -324,7 +324,8 @@ func (s *sourceSet) layoutLayer(ctx context.Context, lr *symLayer, feats []sourc
 	// decided once for them.
 	lastTile, lastIn := [3]int{}, false
 	var fc *expr.EvalContext // the filter's, reused
-	for i, f := range feats {
+	for i := range feats {
+		f := &feats[i]
 		if i == 0 || f.tile != lastTile {
 			lastTile, lastIn = f.tile, s.tileInView(f.tile)
 		}
@@ -530,7 +531,7 @@ func drawOrder(placed []*symbol, sl symbolLayout) {
 // anchors returns where a feature's symbols go, in world units, for
 // point placement: each point, the first vertex of each line, the pole of
 // inaccessibility of each polygon. It appends them to out.
-func (s *sourceSet) anchors(f sourceFeature, out []orb.Point) []orb.Point {
+func (s *sourceSet) anchors(f *sourceFeature, out []orb.Point) []orb.Point {
 	add := func(p orb.Point) { out = append(out, p) }
 	switch f.kind {
 	case "Point":
@@ -584,7 +585,7 @@ func (s *sourceSet) anchors(f sourceFeature, out []orb.Point) []orb.Point {
 // shapedSymbol is a feature's text and icon laid out about their anchor,
 // before they are put on screen.
 type shapedSymbol struct {
-	f        sourceFeature
+	f        *sourceFeature    // in the layer's features
 	c, pc    *expr.EvalContext // layout (tile zoom) and paint (view zoom)
 	sections []text.Section
 	sh       text.Shaping // no glyphs: no text
@@ -613,7 +614,7 @@ type shapedSymbol struct {
 // shapeSymbol shapes a feature's text and finds its icon. With anchors
 // (point placement), a symbol too far off the view to reach it is not
 // shaped.
-func (s *sourceSet) shapeSymbol(ctx context.Context, lr *symLayer, f sourceFeature, c *expr.EvalContext, anchors []orb.Point) *shapedSymbol {
+func (s *sourceSet) shapeSymbol(ctx context.Context, lr *symLayer, f *sourceFeature, c *expr.EvalContext, anchors []orb.Point) *shapedSymbol {
 	pc := lr.newContext(s.view.Zoom, f.feat)
 	ss := lr.shaped.new()
 	ss.f, ss.c, ss.pc = f, c, pc
