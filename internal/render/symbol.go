@@ -51,6 +51,7 @@ type symbol struct {
 	iconOpac float64
 
 	textBoxes []collisionBox
+	box       [1]collisionBox // textBoxes of a point label
 	// alts are the same symbol with its text at the other
 	// text-variable-anchor positions, tried in order when it does not fit.
 	alts             []*symbol
@@ -323,7 +324,8 @@ func (s *sourceSet) layoutLayer(ctx context.Context, lr *symLayer, feats []sourc
 	// decided once for them.
 	lastTile, lastIn := [3]int{}, false
 	var fc *expr.EvalContext // the filter's, reused
-	for i, f := range feats {
+	for i := range feats {
+		f := &feats[i]
 		if i == 0 || f.tile != lastTile {
 			lastTile, lastIn = f.tile, s.tileInView(f.tile)
 		}
@@ -356,6 +358,7 @@ func (s *sourceSet) layoutLayer(ctx context.Context, lr *symLayer, feats []sourc
 			shaped = append(shaped, ss)
 		} else {
 			lr.points = lr.points[:n0] // free for the next feature
+			lr.ctxs.free(c)
 		}
 	}
 	if placement == "line" {
@@ -532,7 +535,7 @@ func drawOrder(placed []*symbol, sl symbolLayout) {
 // anchors returns where a feature's symbols go, in world units, for
 // point placement: each point, the first vertex of each line, the pole of
 // inaccessibility of each polygon. It appends them to out.
-func (s *sourceSet) anchors(f sourceFeature, out []orb.Point) []orb.Point {
+func (s *sourceSet) anchors(f *sourceFeature, out []orb.Point) []orb.Point {
 	add := func(p orb.Point) { out = append(out, p) }
 	switch f.kind {
 	case "Point":
@@ -586,7 +589,7 @@ func (s *sourceSet) anchors(f sourceFeature, out []orb.Point) []orb.Point {
 // shapedSymbol is a feature's text and icon laid out about their anchor,
 // before they are put on screen.
 type shapedSymbol struct {
-	f        sourceFeature
+	f        *sourceFeature    // in the layer's features
 	c, pc    *expr.EvalContext // layout (tile zoom) and paint (view zoom)
 	sections []text.Section
 	sh       text.Shaping // no glyphs: no text
@@ -615,10 +618,16 @@ type shapedSymbol struct {
 // shapeSymbol shapes a feature's text and finds its icon. With anchors
 // (point placement), a symbol too far off the view to reach it is not
 // shaped.
-func (s *sourceSet) shapeSymbol(ctx context.Context, lr *symLayer, f sourceFeature, c *expr.EvalContext, anchors []orb.Point) *shapedSymbol {
+func (s *sourceSet) shapeSymbol(ctx context.Context, lr *symLayer, f *sourceFeature, c *expr.EvalContext, anchors []orb.Point) *shapedSymbol {
 	pc := lr.newContext(s.view.Zoom, f.feat)
 	ss := lr.shaped.new()
 	ss.f, ss.c, ss.pc = f, c, pc
+	// drop gives back what the layout of a feature it does not keep took.
+	drop := func() *shapedSymbol {
+		lr.shaped.free(ss)
+		lr.ctxs.free(pc)
+		return nil
+	}
 	placement := lr.str(pSymbolPlacement, c, "point")
 	ss.sections, ss.colors = s.textSections(ctx, lr, c)
 	var ic *spriteIcon
@@ -626,10 +635,10 @@ func (s *sourceSet) shapeSymbol(ctx context.Context, lr *symLayer, f sourceFeatu
 		ic = s.sprite.icon(ctx, name)
 	}
 	if len(ss.sections) == 0 && ic == nil {
-		return nil
+		return drop()
 	}
 	if anchors != nil && !s.reaches(lr, ss, ic, anchors) {
-		return nil
+		return drop()
 	}
 	if len(ss.sections) > 0 {
 		// GL shapes images at text-size of the tile's zoom, and breaks
@@ -746,7 +755,7 @@ func (s *sourceSet) shapeSymbol(ctx context.Context, lr *symLayer, f sourceFeatu
 		}
 	}
 	if len(ss.sh.Glyphs) == 0 && ss.ic == nil {
-		return nil
+		return drop()
 	}
 	return ss
 }
@@ -933,7 +942,8 @@ func (s *sourceSet) layoutSymbol(ctx context.Context, lr *symLayer, ss *shapedSy
 				// GL turns a vertical label's box with it.
 				boxAngle += math.Pi / 2
 			}
-			sym.textBoxes = []collisionBox{screenBox(at, pitched, pr, sh.Left*fs, sh.Top*fs, sh.Right*fs, sh.Bottom*fs, pad, boxAngle, tx, ty)}
+			sym.box[0] = screenBox(at, pitched, pr, sh.Left*fs, sh.Top*fs, sh.Right*fs, sh.Bottom*fs, pad, boxAngle, tx, ty)
+			sym.textBoxes = sym.box[:]
 		}
 		sym.ss, sym.textScale = ss, fs*pr
 		sym.hasText = len(sym.text) > 0 || sym.textPending
@@ -1261,6 +1271,7 @@ func (s *sourceSet) textSections(ctx context.Context, lr *symLayer, c *expr.Eval
 		if f == nil {
 			return nil, nil
 		}
+		out = make([]text.Section, 0, len(f.Sections))
 		for i, sec := range f.Sections {
 			if sec.TextColor != nil {
 				if colors == nil {
@@ -1297,19 +1308,25 @@ func (s *sourceSet) textSections(ctx context.Context, lr *symLayer, c *expr.Eval
 	case expr.KindNumber, expr.KindBoolean:
 		out = []text.Section{{Text: apply(v.String()), FontStack: font}}
 	}
-	empty := true
-	budget := maxLabelRunes
+	empty, size := true, 0
 	for i := range out {
 		if out[i].Text != "" || out[i].Image != nil {
 			empty = false
 		}
-		// Line breaking is quadratic in the break points: bound a label.
-		if n := utf8.RuneCountInString(out[i].Text); n > budget {
-			r := []rune(out[i].Text)
-			out[i].Text = string(r[:budget])
-			budget = 0
-		} else {
-			budget -= n
+		size += len(out[i].Text)
+	}
+	if size > maxLabelRunes {
+		// Line breaking is quadratic in the break points: bound a label
+		// (of more bytes than the bound, else it has fewer runes too).
+		budget := maxLabelRunes
+		for i := range out {
+			if n := utf8.RuneCountInString(out[i].Text); n > budget {
+				r := []rune(out[i].Text)
+				out[i].Text = string(r[:budget])
+				budget = 0
+			} else {
+				budget -= n
+			}
 		}
 	}
 	if empty {

@@ -203,7 +203,7 @@ func TestSpacedAnchors(t *testing.T) {
 
 func TestMergeLines(t *testing.T) {
 	mk := func(txt string, pts ...orb.Point) *shapedSymbol {
-		return &shapedSymbol{f: sourceFeature{kind: "LineString", parts: [][]orb.Point{pts}, tile: [3]int{0, 0, -1}},
+		return &shapedSymbol{f: &sourceFeature{kind: "LineString", parts: [][]orb.Point{pts}, tile: [3]int{0, 0, -1}},
 			sections: []text.Section{{Text: txt}}}
 	}
 	a := mk("Main", orb.Point{0, 0}, orb.Point{1, 0})
@@ -612,7 +612,7 @@ func TestPolygonAnchorWholeUnits(t *testing.T) {
 		f := sourceFeature{kind: "Polygon", tile: [3]int{int(ty), int(tx), 14},
 			polygons: [][][]orb.Point{{tc.ring}}, wholePolygons: [][][]orb.Point{{tc.ring}}}
 		s := &sourceSet{view: View{Zoom: 18}}
-		got := s.anchors(f, nil)
+		got := s.anchors(&f, nil)
 		if len(got) != 1 {
 			t.Fatalf("%s: %d anchors, want 1", tc.name, len(got))
 		}

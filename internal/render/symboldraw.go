@@ -253,12 +253,26 @@ func drawSDFFlat(cv *raster.Canvas, q *texQuad, tex *alphaTex, x0, y0, x1, y1 in
 	lo := e0 * 255 // below it, a texel adds nothing
 	tw, th := float64(q.tw), float64(q.th)
 	data, stride, rowStride := tex.data, tex.stride, tex.rowStride
+	// An unturned quad (u along x, v along y) has t the same along a row
+	// and s the same down a column: a product with the zero axis
+	// component changes the difference only in the sign of a zero, which
+	// nothing below tells apart.
+	unturned := q.uy == 0 && q.vx == 0
 	for y := y0; y < y1; y++ {
 		dy := float64(y) + 0.5 - q.oy
+		rowT := q.ux * dy / det
+		if unturned && (rowT < 0 || rowT >= th) {
+			continue
+		}
 		for x := x0; x < x1; x++ {
 			dx := float64(x) + 0.5 - q.ox
-			s := (dx*q.vy - dy*q.vx) / det
-			t := (q.ux*dy - q.uy*dx) / det
+			var s, t float64
+			if unturned {
+				s, t = dx*q.vy/det, rowT
+			} else {
+				s = (dx*q.vy - dy*q.vx) / det
+				t = (q.ux*dy - q.uy*dx) / det
+			}
 			if s < 0 || t < 0 || s >= tw || t >= th {
 				continue
 			}
@@ -304,6 +318,10 @@ func drawIcon(cv *raster.Canvas, iq *iconQuad, opacity float64) {
 	}
 	ic := iq.ic
 	w, h := cv.Rect.Dx(), cv.Rect.Dy()
+	if iq.q.tilt == nil {
+		drawIconFlat(cv, iq, opacity)
+		return
+	}
 	ch := [4]alphaTex{}
 	for c := range ch {
 		ch[c] = alphaTex{data: ic.pix, w: ic.w, h: ic.h, pad: 1, stride: 4, off: c, rowStride: ic.w * 4}
@@ -325,6 +343,62 @@ func drawIcon(cv *raster.Canvas, iq *iconQuad, opacity float64) {
 		}
 		cv.BlendPremul(x, y, v[0]*opacity, v[1]*opacity, v[2]*opacity, v[3]*opacity)
 	})
+}
+
+// drawIconFlat is drawIcon for a quad on screen (no tilt), with the same
+// arithmetic: the texels of the four channels read directly where they
+// lie inside the image.
+func drawIconFlat(cv *raster.Canvas, iq *iconQuad, opacity float64) {
+	ic, q := iq.ic, &iq.q
+	x0, y0, x1, y1, det := q.span(cv.Rect.Dx(), cv.Rect.Dy())
+	if det == 0 {
+		return
+	}
+	tw, th := float64(q.tw), float64(q.th)
+	pix, stride := ic.pix, ic.w*4
+	// texel returns the four channels of texel (i, j) of the padded image
+	// (0 in the padding and beyond), in 0..255.
+	texel := func(i, j int) (v [4]float64) {
+		i, j = i-1, j-1
+		if i < 0 || j < 0 || i >= ic.w || j >= ic.h {
+			return v
+		}
+		p := pix[j*stride+i*4 : j*stride+i*4+4]
+		return [4]float64{float64(p[0]), float64(p[1]), float64(p[2]), float64(p[3])}
+	}
+	for y := y0; y < y1; y++ {
+		dy := float64(y) + 0.5 - q.oy
+		for x := x0; x < x1; x++ {
+			dx := float64(x) + 0.5 - q.ox
+			s := (dx*q.vy - dy*q.vx) / det
+			t := (q.ux*dy - q.uy*dx) / det
+			if s < 0 || t < 0 || s >= tw || t >= th {
+				continue
+			}
+			var v [4]float64
+			if iq.linear {
+				// alphaTex.bilinear, for the four channels at once.
+				fx, fy := math.Floor(s-0.5), math.Floor(t-0.5)
+				i, j := int(fx), int(fy)
+				ax, ay := s-0.5-fx, t-0.5-fy
+				t00, t10, t01, t11 := texel(i, j), texel(i+1, j), texel(i, j+1), texel(i+1, j+1)
+				for c := range v {
+					top := t00[c]*(1-ax) + t10[c]*ax
+					bot := t01[c]*(1-ax) + t11[c]*ax
+					v[c] = (top*(1-ay) + bot*ay) / 255
+				}
+			} else {
+				px := texel(int(s), int(t))
+				for c := range v {
+					v[c] = px[c] / 255
+				}
+			}
+			if v[3] <= 0 && v[0] <= 0 && v[1] <= 0 && v[2] <= 0 {
+				continue
+			}
+			cv.BlendPremul(x, y, v[0]*opacity, v[1]*opacity, v[2]*opacity, v[3]*opacity)
+		}
+	}
 }
 
 // smoothstep is GLSL's smoothstep.

@@ -9,7 +9,6 @@ import (
 	"github.com/tesseramaps/tessera/internal/render/raster"
 	"github.com/tesseramaps/tessera/internal/render/text"
 	"github.com/tesseramaps/tessera/internal/style"
-	"github.com/tesseramaps/tessera/internal/style/expr"
 )
 
 // symbolExtent is the tile extent GL measures symbol spacing in.
@@ -408,7 +407,9 @@ func (s *sourceSet) slicedPieces(maxZoom float64, tile [3]int, lines [][]orb.Poi
 func (s *sourceSet) lineAnchors(lr *symLayer, ss *shapedSymbol, center bool) []*linePath {
 	f := ss.f
 	zoom := math.Floor(s.view.Zoom)
-	layoutSize := lr.num(pTextSize, &expr.EvalContext{Zoom: zoom + 1, Feature: f.feat}, 16)
+	up := lr.newContext(zoom+1, f.feat)
+	layoutSize := lr.num(pTextSize, up, 16)
+	lr.ctxs.free(up)
 	shapedLen := 0.0
 	hasText := len(ss.sh.Glyphs) > 0
 	if hasText {

@@ -329,22 +329,33 @@ func (lr *symLayer) iconsLinear() bool {
 	return !constant(pIconSize, 1) || !constant(pIconRotate, 0)
 }
 
-// shapeKey identifies a label's shaping within one layer's layout: the
-// text of a label of one plain section (no image, no vertical-align) and
-// the shaping options.
-type shapeKey struct {
-	text, font string
-	scale      float64
-	tag        int
-	o          text.Options
+// textKey identifies the text of a label of one plain section (no image,
+// no vertical-align) for shapeMemo.
+type textKey struct {
+	text  string
+	scale float64
+	tag   int
 }
 
 // shapeMemo remembers the shapings of one layer's layout in one render,
 // where the glyph lookup does not change: many labels (house numbers,
 // repeated names) have the same text and options. The shapings it returns
 // share their glyphs, which no caller changes.
+//
+// The shapings are kept by options and font stack, then by text: a
+// layer's labels mostly share their options and font stack, which are
+// compared while they do, and hashed only when they change.
 type shapeMemo struct {
-	m map[shapeKey]text.Shaping
+	o     text.Options
+	font  string
+	texts map[textKey]text.Shaping // of options o and font stack font
+	all   map[memoGroup]map[textKey]text.Shaping
+}
+
+// memoGroup is the options and font stack of a group of shapings.
+type memoGroup struct {
+	o    text.Options
+	font string
 }
 
 // shape returns text.Shape(sections, lookup, o), shaping only the
@@ -354,15 +365,24 @@ func (sm *shapeMemo) shape(sections []text.Section, lookup text.Lookup, o text.O
 		return text.Shape(sections, lookup, o)
 	}
 	sec := &sections[0]
-	k := shapeKey{text: sec.Text, font: sec.FontStack, scale: sec.Scale, tag: sec.Tag, o: o}
-	if sh, ok := sm.m[k]; ok {
+	if sm.texts == nil || o != sm.o || sec.FontStack != sm.font {
+		if sm.all == nil {
+			sm.all = map[memoGroup]map[textKey]text.Shaping{}
+		}
+		g := memoGroup{o, sec.FontStack}
+		texts := sm.all[g]
+		if texts == nil {
+			texts = map[textKey]text.Shaping{}
+			sm.all[g] = texts
+		}
+		sm.o, sm.font, sm.texts = o, sec.FontStack, texts
+	}
+	k := textKey{text: sec.Text, scale: sec.Scale, tag: sec.Tag}
+	if sh, ok := sm.texts[k]; ok {
 		return sh
 	}
 	sh := text.Shape(sections, lookup, o)
-	if sm.m == nil {
-		sm.m = map[shapeKey]text.Shaping{}
-	}
-	sm.m[k] = sh
+	sm.texts[k] = sh
 	return sh
 }
 
@@ -370,7 +390,8 @@ func (sm *shapeMemo) shape(sections []text.Section, lookup text.Lookup, o text.O
 // block: a layer's layout makes a few small objects for each of thousands
 // of labels, all of which live as long as the render.
 type slab[T any] struct {
-	free []T
+	block []T
+	n     int // block[:n] are handed out
 }
 
 // slabBlock is the number of values a slab allocates at once.
@@ -378,12 +399,22 @@ const slabBlock = 64
 
 // new returns a pointer to a zeroed T.
 func (s *slab[T]) new() *T {
-	if len(s.free) == 0 {
-		s.free = make([]T, slabBlock)
+	if s.n == len(s.block) {
+		s.block, s.n = make([]T, slabBlock), 0
 	}
-	p := &s.free[0]
-	s.free = s.free[1:]
+	p := &s.block[s.n]
+	s.n++
 	return p
+}
+
+// free takes back p, zeroed, to hand it out again when it is the last
+// value new returned (else it is left alone). Nothing may use p after.
+func (s *slab[T]) free(p *T) {
+	if s.n > 0 && p == &s.block[s.n-1] {
+		var zero T
+		*p = zero
+		s.n--
+	}
 }
 
 // glyphMemo remembers the answers of a render's glyph set for one layer's

@@ -37,6 +37,8 @@ func TestShapeMemo(t *testing.T) {
 		{"vertical-align", []text.Section{{Text: "12", FontStack: "A", VAlign: &half}}, center, true},
 		{"vertical-align again", []text.Section{{Text: "12", FontStack: "A", VAlign: &half}}, center, true},
 		{"two sections", []text.Section{{Text: "1", FontStack: "A"}, {Text: "2", FontStack: "A", Tag: 1}}, center, true},
+		{"first options again", plain("12"), left, false},
+		{"first font again", []text.Section{{Text: "12", FontStack: "B"}}, center, false},
 		{"two sections again", []text.Section{{Text: "1", FontStack: "A"}, {Text: "2", FontStack: "A", Tag: 1}}, center, true},
 	}
 	var sm shapeMemo
@@ -53,7 +55,7 @@ func TestShapeMemo(t *testing.T) {
 }
 
 // TestSlab checks that a slab hands out distinct zeroed values, across
-// blocks.
+// blocks, and takes back only the last one handed out.
 func TestSlab(t *testing.T) {
 	tests := []struct {
 		name string
@@ -66,17 +68,34 @@ func TestSlab(t *testing.T) {
 	}
 	for _, tc := range tests {
 		var s slab[[2]int]
-		seen := map[*[2]int]bool{}
+		live := map[*[2]int]bool{}
+		var prev *[2]int
 		for i := range tc.n {
 			p := s.new()
 			if *p != [2]int{} {
 				t.Fatalf("%s: value %d not zero: %v", tc.name, i, *p)
 			}
-			if seen[p] {
+			if live[p] {
 				t.Fatalf("%s: value %d handed out twice", tc.name, i)
 			}
-			seen[p] = true
 			*p = [2]int{i, i}
+			if i%3 == 2 {
+				// Every third value is given back: the next is the same,
+				// zeroed. Giving back an earlier one does nothing.
+				if prev != nil {
+					s.free(prev)
+					if *prev == [2]int{} {
+						t.Fatalf("%s: value %d: an earlier value was taken back", tc.name, i)
+					}
+				}
+				s.free(p)
+				if q := s.new(); q != p || *q != [2]int{} {
+					t.Fatalf("%s: value %d: given back, then %p %v, want %p zeroed", tc.name, i, q, *q, p)
+				}
+				*p = [2]int{i, i}
+			}
+			live[p] = true
+			prev = p
 		}
 	}
 }

@@ -2,15 +2,24 @@ package text
 
 import "math"
 
-// breakable lists the code points after which a line may break.
-var breakable = map[rune]bool{
-	0x0a: true, 0x20: true, 0x26: true, 0x28: true, 0x29: true, 0x2b: true, 0x2d: true, 0x2f: true,
-	0xad: true, 0xb7: true, 0x200b: true, 0x2010: true, 0x2013: true, 0x2027: true,
+// breakable reports whether a line may break after r.
+func breakable(r rune) bool {
+	switch r {
+	case 0x0a, 0x20, 0x26, 0x28, 0x29, 0x2b, 0x2d, 0x2f, 0xad, 0xb7, 0x200b, 0x2010, 0x2013, 0x2027:
+		return true
+	}
+	return false
 }
 
-// collapsible lists the white space that takes no width when counting a
-// line's length.
-var collapsible = map[rune]bool{0x09: true, 0x0a: true, 0x0b: true, 0x0c: true, 0x0d: true, 0x20: true}
+// collapsible reports whether r is white space that takes no width when
+// counting a line's length.
+func collapsible(r rune) bool {
+	switch r {
+	case 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x20:
+		return true
+	}
+	return false
+}
 
 // ideographic reports whether a line may break after r as in CJK text.
 func ideographic(r rune) bool {
@@ -62,12 +71,12 @@ func LineBreaksWith(n int, at func(int) rune, width func(int) float64, maxWidth 
 	x := 0.0
 	for i := 0; i < n; i++ {
 		r := at(i)
-		if !collapsible[r] {
+		if !collapsible(r) {
 			x += width(i)
 		}
 		if i < n-1 {
 			ideo := ideographic(r)
-			if breakable[r] || ideo || (breakAfter != nil && breakAfter(i)) {
+			if breakable(r) || ideo || (breakAfter != nil && breakAfter(i)) {
 				potential = append(potential, evaluateBreak(i+1, x, target, potential, penalty(r, at(i+1)), false))
 			}
 		}
