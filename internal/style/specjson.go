@@ -122,25 +122,35 @@ func (p *specParser) object(depth int) (any, error) {
 			return nil, err
 		}
 		p.keys, p.elems = append(p.keys, k), append(p.elems, v)
-		p.space()
-		if p.pos >= len(p.b) {
-			return nil, p.errorf("unexpected end of data")
-		}
-		switch p.b[p.pos] {
-		case ',':
-			p.pos++
-		case '}':
-			p.pos++
+		if end, err := p.next('}'); err != nil {
+			return nil, err
+		} else if end {
 			n := len(p.keys) - base
 			o := &Object{keys: make([]string, 0, n), vals: make(map[string]any, n)}
 			for i, k := range p.keys[base:] {
 				o.Set(k, p.elems[base+i])
 			}
 			return o, nil
-		default:
-			return nil, p.errorf("',' or '}' expected")
 		}
 	}
+}
+
+// next moves past what follows an element of an object or array: a comma,
+// or the container's closing byte (end is then true).
+func (p *specParser) next(closing byte) (end bool, err error) {
+	p.space()
+	if p.pos >= len(p.b) {
+		return false, p.errorf("unexpected end of data")
+	}
+	switch p.b[p.pos] {
+	case ',':
+		p.pos++
+		return false, nil
+	case closing:
+		p.pos++
+		return true, nil
+	}
+	return false, p.errorf("',' or '%c' expected", closing)
 }
 
 func (p *specParser) array(depth int) (any, error) {
@@ -159,18 +169,10 @@ func (p *specParser) array(depth int) (any, error) {
 			return nil, err
 		}
 		p.keys, p.elems = append(p.keys, ""), append(p.elems, v)
-		p.space()
-		if p.pos >= len(p.b) {
-			return nil, p.errorf("unexpected end of data")
-		}
-		switch p.b[p.pos] {
-		case ',':
-			p.pos++
-		case ']':
-			p.pos++
+		if end, err := p.next(']'); err != nil {
+			return nil, err
+		} else if end {
 			return append([]any{}, p.elems[base:]...), nil
-		default:
-			return nil, p.errorf("',' or ']' expected")
 		}
 	}
 }
