@@ -54,7 +54,10 @@ func (c *decodedCache) put(key string, t *decodedTile) {
 	if c == nil || c.max <= 0 {
 		return
 	}
-	size := featuresSize(t.feats)
+	size := t.size
+	if size <= 0 {
+		size = featuresSize(t.feats)
+	}
 	if size > c.max/4 {
 		return // one huge tile would push everything else out
 	}
@@ -78,8 +81,23 @@ func (c *decodedCache) put(key string, t *decodedTile) {
 // their property keys and values, their points and slice headers.
 func featuresSize(feats []sourceFeature) int64 {
 	const (
-		featBytes  = int64(unsafe.Sizeof(sourceFeature{})) + int64(unsafe.Sizeof(expr.MapFeature{})) + 64
-		propBytes  = int64(unsafe.Sizeof("")) + int64(unsafe.Sizeof(expr.Value{}))
+		featBytes = int64(unsafe.Sizeof(sourceFeature{})) + int64(unsafe.Sizeof(expr.MapFeature{})) + 64
+		propBytes = int64(unsafe.Sizeof("")) + int64(unsafe.Sizeof(expr.Value{}))
+	)
+	n := int64(0)
+	for _, f := range feats {
+		n += featBytes
+		if f.feat != nil && f.feat.Props != nil {
+			n += int64(f.feat.Props.Len()) * propBytes
+		}
+	}
+	return n + geometrySize(feats)
+}
+
+// geometrySize estimates the memory of features' points and the slices
+// that hold them.
+func geometrySize(feats []sourceFeature) int64 {
+	const (
 		pointBytes = int64(unsafe.Sizeof(orb.Point{}))
 		sliceBytes = 24
 	)
@@ -93,10 +111,6 @@ func featuresSize(feats []sourceFeature) int64 {
 		}
 	}
 	for _, f := range feats {
-		n += featBytes
-		if f.feat != nil && f.feat.Props != nil {
-			n += int64(f.feat.Props.Len()) * propBytes
-		}
 		for _, p := range f.parts {
 			n += int64(len(p))*pointBytes + sliceBytes
 		}

@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"unsafe"
 
 	"github.com/paulmach/orb"
 
@@ -938,15 +939,22 @@ func (s *sourceSet) tileTemplates(ctx context.Context, src *style.Source, defMax
 type decodedTile struct {
 	feats  []sourceFeature
 	layers map[string][][2]int
+	// size is what the tile holds in memory, for the cache's bound (0:
+	// estimate it from the features).
+	size int64
 }
 
 // decodeTile decodes an MVT tile z/x/y into world-coordinate features.
 func decodeTile(data []byte, z, tx, ty int) (*decodedTile, error) {
-	feats, err := decodeFeatures(data, z, tx, ty)
+	feats, geomBytes, err := decodeFeatures(data, z, tx, ty)
 	if err != nil {
 		return nil, err
 	}
-	dt := &decodedTile{feats: feats, layers: map[string][][2]int{}}
+	// The features' headers and properties, their geometry as the arenas
+	// allocated it, and the copy of the tile's bytes that the property
+	// strings are cut from.
+	size := featuresSize(feats) - geometrySize(feats) + geomBytes + int64(len(data))
+	dt := &decodedTile{feats: feats, layers: map[string][][2]int{}, size: size}
 	for i := 0; i < len(feats); {
 		j := i + 1
 		for j < len(feats) && feats[j].layer == feats[i].layer {
@@ -960,10 +968,11 @@ func decodeTile(data []byte, z, tx, ty int) (*decodedTile, error) {
 
 // decodeFeatures decodes an MVT tile z/x/y into world-coordinate
 // features, in the tile's order.
-func decodeFeatures(data []byte, z, tx, ty int) ([]sourceFeature, error) {
+// It also returns the bytes allocated for their geometry.
+func decodeFeatures(data []byte, z, tx, ty int) ([]sourceFeature, int64, error) {
 	t, err := mvt.Decode(data)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	n := float64(int(1) << z)
 	square := box{float64(tx) / n, float64(ty) / n, float64(tx+1) / n, float64(ty+1) / n}
@@ -987,11 +996,11 @@ func decodeFeatures(data []byte, z, tx, ty int) ([]sourceFeature, error) {
 		ext := float64(l.Extent)
 		keys, err := l.Keys()
 		if err != nil {
-			return nil, err
+			return nil, 0, err
 		}
 		values, err := l.TypedValues()
 		if err != nil {
-			return nil, err
+			return nil, 0, err
 		}
 		var keyBuf []string
 		var valBuf []expr.Value
@@ -1006,7 +1015,7 @@ func decodeFeatures(data []byte, z, tx, ty int) ([]sourceFeature, error) {
 		}
 		for i := 0; i < l.Len(); i++ {
 			if err := l.FeatureInto(i, &df); err != nil {
-				return nil, err
+				return nil, 0, err
 			}
 			if df.Shape(&shape) != nil {
 				continue
@@ -1107,24 +1116,30 @@ func decodeFeatures(data []byte, z, tx, ty int) ([]sourceFeature, error) {
 			out = append(out, sf)
 		}
 	}
-	return out, nil
+	return out, pts.bytes + parts.bytes + polys.bytes, nil
 }
 
 // arena hands out slices carved from larger allocations: a tile's many
 // small slices of points cost a few allocations. The slices are full
 // (appending to one copies it) and are never handed out twice.
 type arena[T any] struct {
-	free []T
+	free  []T
+	chunk int   // the elements of the last allocation
+	bytes int64 // allocated so far
 }
 
-// arenaChunk is the number of elements an arena allocates at a time (more
-// when one slice needs more).
+// arenaChunk is the most elements an arena allocates at a time (more when
+// one slice needs more). Its allocations start small and double, so that
+// the small tiles of low zooms do not each hold mostly empty chunks.
 const arenaChunk = 2048
 
 // take returns a slice of n elements.
 func (a *arena[T]) take(n int) []T {
 	if len(a.free) < n {
-		a.free = make([]T, max(n, arenaChunk))
+		a.chunk = min(arenaChunk, max(64, 2*a.chunk))
+		a.free = make([]T, max(n, a.chunk))
+		var zero T
+		a.bytes += int64(len(a.free)) * int64(unsafe.Sizeof(zero))
 	}
 	s := a.free[:n:n]
 	a.free = a.free[n:]
