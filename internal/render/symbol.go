@@ -3,6 +3,7 @@ package render
 import (
 	"cmp"
 	"context"
+	"image"
 	"math"
 	"runtime"
 	"slices"
@@ -1428,22 +1429,48 @@ func radialOffset(anchor string, r float64) [2]float64 {
 // SDF images the halos of all symbols first, then their fills.
 func (s *sourceSet) drawSymbols(ctx context.Context, lr *layerRender) {
 	syms := s.symbols(ctx).layers[lr.l.ID]
+	// The symbols are drawn in bands of rows, one per core, at once: each
+	// band draws every symbol in the same order, clipped to its rows, so
+	// every pixel gets the same blends in the same order as in one pass.
+	// The symbol layers are drawn last, after the placement; the other
+	// core is then often idle.
+	b := lr.cv.Rect
+	bands := min(runtime.GOMAXPROCS(0), b.Dy()/minSymbolBand)
+	if bands <= 1 || len(syms) == 0 {
+		s.drawSymbolsOn(lr.cv, syms)
+		return
+	}
+	var wg sync.WaitGroup
+	for i := range bands {
+		y0, y1 := b.Min.Y+b.Dy()*i/bands, b.Min.Y+b.Dy()*(i+1)/bands
+		band := &raster.Canvas{RGBA: lr.cv.SubImage(image.Rect(b.Min.X, y0, b.Max.X, y1)).(*image.RGBA)}
+		wg.Go(func() { s.drawSymbolsOn(band, syms) })
+	}
+	wg.Wait()
+}
+
+// minSymbolBand is the fewest rows a band of drawSymbols has.
+const minSymbolBand = 128
+
+// drawSymbolsOn draws a layer's placed symbols on a canvas (or a part of
+// one): icons, then text, each halos first.
+func (s *sourceSet) drawSymbolsOn(cv *raster.Canvas, syms []*symbol) {
 	for _, halo := range []bool{true, false} {
 		for _, sym := range syms {
 			if sym.icon == nil {
 				continue
 			}
 			if sym.icon.ic.sdf {
-				drawSDFIcon(lr.cv, sym.icon, sym.iconSDF, halo)
+				drawSDFIcon(cv, sym.icon, sym.iconSDF, halo)
 			} else if !halo {
-				drawIcon(lr.cv, sym.icon, sym.iconOpac)
+				drawIcon(cv, sym.icon, sym.iconOpac)
 			}
 		}
 	}
 	for _, halo := range []bool{true, false} {
 		for _, sym := range syms {
 			for i := range sym.text {
-				drawGlyph(lr.cv, &sym.text[i], sym.textSDF, halo, s.frame.ratio)
+				drawGlyph(cv, &sym.text[i], sym.textSDF, halo, s.frame.ratio)
 			}
 		}
 	}

@@ -536,7 +536,7 @@ func TestTiltedTexQuad(t *testing.T) {
 	for _, oy := range []float64{45, 10} {
 		q := newTexQuad(raster.Point{X: 45, Y: oy}, 0, 0, 0, 0, 1, 1, 0, 10, 10)
 		q.tilt = tilt
-		x0, y0, x1, y1, det := q.span(100, 100)
+		x0, y0, x1, y1, det := q.span(image.Rect(0, 0, 100, 100))
 		if det == 0 {
 			t.Fatalf("quad at %v covers nothing", oy)
 		}

@@ -1,6 +1,7 @@
 package render
 
 import (
+	"image"
 	"math"
 
 	"github.com/tesseramaps/tessera/internal/render/raster"
@@ -33,7 +34,7 @@ func newTexQuad(a raster.Point, tx, ty, x, y, kx, ky, angle float64, tw, th int)
 
 // span returns the pixels of a w x h canvas the quad may cover and the
 // determinant of its axes (0 when it covers nothing).
-func (q *texQuad) span(w, h int) (x0, y0, x1, y1 int, det float64) {
+func (q *texQuad) span(r image.Rectangle) (x0, y0, x1, y1 int, det float64) {
 	det = q.ux*q.vy - q.uy*q.vx
 	if det == 0 || q.tw <= 0 || q.th <= 0 {
 		return 0, 0, 0, 0, 0
@@ -55,8 +56,8 @@ func (q *texQuad) span(w, h int) (x0, y0, x1, y1 int, det float64) {
 		minX, maxX = math.Min(minX, xs[i]), math.Max(maxX, xs[i])
 		minY, maxY = math.Min(minY, ys[i]), math.Max(maxY, ys[i])
 	}
-	x0, x1 = max(0, int(math.Floor(minX))), min(w, int(math.Ceil(maxX)))
-	y0, y1 = max(0, int(math.Floor(minY))), min(h, int(math.Ceil(maxY)))
+	x0, x1 = max(r.Min.X, int(math.Floor(minX))), min(r.Max.X, int(math.Ceil(maxX)))
+	y0, y1 = max(r.Min.Y, int(math.Floor(minY))), min(r.Max.Y, int(math.Ceil(maxY)))
 	return x0, y0, x1, y1, det
 }
 
@@ -83,8 +84,8 @@ func (q *texQuad) texel(x, y int, det float64) (s, t, w float64, ok bool) {
 
 // each calls fn for every pixel of a w x h canvas whose centre lies in the
 // quad, with the texel coordinates of that centre.
-func (q *texQuad) each(w, h int, fn func(x, y int, s, t float64)) {
-	x0, y0, x1, y1, det := q.span(w, h)
+func (q *texQuad) each(r image.Rectangle, fn func(x, y int, s, t float64)) {
+	x0, y0, x1, y1, det := q.span(r)
 	if det == 0 {
 		return
 	}
@@ -203,7 +204,7 @@ func drawSDF(cv *raster.Canvas, q *texQuad, tex *alphaTex, buff, gamma float64, 
 	if a <= 0 {
 		return
 	}
-	x0, y0, x1, y1, det := q.span(cv.Rect.Dx(), cv.Rect.Dy())
+	x0, y0, x1, y1, det := q.span(cv.Rect)
 	if det == 0 {
 		return
 	}
@@ -317,7 +318,6 @@ func drawIcon(cv *raster.Canvas, iq *iconQuad, opacity float64) {
 		return
 	}
 	ic := iq.ic
-	w, h := cv.Rect.Dx(), cv.Rect.Dy()
 	if iq.q.tilt == nil {
 		drawIconFlat(cv, iq, opacity)
 		return
@@ -326,7 +326,7 @@ func drawIcon(cv *raster.Canvas, iq *iconQuad, opacity float64) {
 	for c := range ch {
 		ch[c] = alphaTex{data: ic.pix, w: ic.w, h: ic.h, pad: 1, stride: 4, off: c, rowStride: ic.w * 4}
 	}
-	iq.q.each(w, h, func(x, y int, s, t float64) {
+	iq.q.each(cv.Rect, func(x, y int, s, t float64) {
 		var v [4]float64
 		if iq.linear {
 			for c := range v {
@@ -350,7 +350,7 @@ func drawIcon(cv *raster.Canvas, iq *iconQuad, opacity float64) {
 // lie inside the image.
 func drawIconFlat(cv *raster.Canvas, iq *iconQuad, opacity float64) {
 	ic, q := iq.ic, &iq.q
-	x0, y0, x1, y1, det := q.span(cv.Rect.Dx(), cv.Rect.Dy())
+	x0, y0, x1, y1, det := q.span(cv.Rect)
 	if det == 0 {
 		return
 	}
