@@ -100,19 +100,7 @@ func TestWinding(t *testing.T) {
 	if RingArea(ext) >= 0 || RingArea(hole) <= 0 {
 		t.Fatalf("test rings have unexpected orientation: %d %d", RingArea(ext), RingArea(hole))
 	}
-	b, _ := NewLayerBuilder("l", 0)
-	if _, err := b.Add(Feature{Geometry: Geometry{Type: Polygon, Polygons: [][][]XY{{ext, hole}}}}); err != nil {
-		t.Fatal(err)
-	}
-	data, err := EncodeTile(b)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tile, err := Decode(data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	f, err := tile.Layers[0].Feature(0)
+	f, err := oneFeatureLayer(t, Feature{Geometry: Geometry{Type: Polygon, Polygons: [][][]XY{{ext, hole}}}}).Feature(0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -538,4 +526,23 @@ func FuzzDecode(f *testing.F) {
 			}
 		}
 	})
+}
+
+// oneFeatureLayer encodes a tile of one layer "l" with the feature and
+// returns the layer decoded.
+func oneFeatureLayer(t *testing.T, f Feature) *Layer {
+	t.Helper()
+	b, _ := NewLayerBuilder("l", 0)
+	if _, err := b.Add(f); err != nil {
+		t.Fatal(err)
+	}
+	data, err := EncodeTile(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tile, err := Decode(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tile.Layers[0]
 }

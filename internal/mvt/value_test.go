@@ -57,20 +57,8 @@ func le64(u uint64) []byte {
 // TestTypedValues holds a layer's TypedValues to its Values, and its keys
 // and string values to the bytes they were cut from.
 func TestTypedValues(t *testing.T) {
-	b, _ := NewLayerBuilder("l", 0)
 	props := map[string]any{"name": "Straße", "n": 3.5, "b": true, "i": int64(-7), "u": uint64(9), "empty": ""}
-	if _, err := b.Add(Feature{Geometry: Geometry{Type: Point, Points: []XY{{1, 1}}}, Properties: props}); err != nil {
-		t.Fatal(err)
-	}
-	data, err := EncodeTile(b)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tile, err := Decode(data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	l := tile.Layers[0]
+	l := oneFeatureLayer(t, Feature{Geometry: Geometry{Type: Point, Points: []XY{{1, 1}}}, Properties: props})
 	typed, err := l.TypedValues()
 	if err != nil {
 		t.Fatal(err)
