@@ -80,6 +80,11 @@ func (c *decodedCache) put(key string, t *decodedTile) {
 // featuresSize estimates the memory of decoded features: their structs,
 // their property keys and values, their points and slice headers.
 func featuresSize(feats []sourceFeature) int64 {
+	return headerSize(feats) + geometrySize(feats)
+}
+
+// headerSize estimates the memory of features' structs and properties.
+func headerSize(feats []sourceFeature) int64 {
 	const (
 		featBytes = int64(unsafe.Sizeof(sourceFeature{})) + int64(unsafe.Sizeof(expr.MapFeature{})) + 64
 		propBytes = int64(unsafe.Sizeof("")) + int64(unsafe.Sizeof(expr.Value{}))
@@ -91,7 +96,7 @@ func featuresSize(feats []sourceFeature) int64 {
 			n += int64(f.feat.Props.Len()) * propBytes
 		}
 	}
-	return n + geometrySize(feats)
+	return n
 }
 
 // geometrySize estimates the memory of features' points and the slices

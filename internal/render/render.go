@@ -953,7 +953,7 @@ func decodeTile(data []byte, z, tx, ty int) (*decodedTile, error) {
 	// The features' headers and properties, their geometry as the arenas
 	// allocated it, and the copy of the tile's bytes that the property
 	// strings are cut from.
-	size := featuresSize(feats) - geometrySize(feats) + geomBytes + int64(len(data))
+	size := headerSize(feats) + geomBytes + int64(len(data))
 	dt := &decodedTile{feats: feats, layers: map[string][][2]int{}, size: size}
 	for i := 0; i < len(feats); {
 		j := i + 1

@@ -261,12 +261,6 @@ func TestRenderSymbols(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	const doc = `{"version": 8, "center": [0, 0], "zoom": 0,
-		"glyphs": "mem://{fontstack}/{range}.pbf", "sprite": "mem://sprite",
-		"sources": {"g": {"type": "geojson", "data": {"type": "Point", "coordinates": [0, 0]}}},
-		"layers": [
-			{"id": "bg", "type": "background", "paint": {"background-color": "white"}},
-			{"id": "s", "type": "symbol", "source": "g", "layout": {LAYOUT}}]}`
 	good := glyphRange("F", "AB")
 	tests := []struct {
 		name   string
@@ -293,7 +287,7 @@ func TestRenderSymbols(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			st := parse(t, replaceLayout(doc, tc.layout))
+			st := parse(t, pointSymbolStyle(tc.layout, ""))
 			img, err := r.Render(context.Background(), st, ViewOf(st, 64, 64, 1), tc.res)
 			if err != nil {
 				t.Fatal(err)
@@ -312,8 +306,17 @@ func TestRenderSymbols(t *testing.T) {
 	}
 }
 
-func replaceLayout(doc, layout string) string {
-	return string(bytes.Replace([]byte(doc), []byte("LAYOUT"), []byte(layout), 1))
+// pointSymbolStyle is a style of one symbol layer with the layout and
+// paint properties given (JSON object members) over a white background,
+// drawing a point at the centre of a zoom-0 view, with the glyphs and
+// sprite of mem:// URLs.
+func pointSymbolStyle(layout, paint string) string {
+	return `{"version": 8, "center": [0, 0], "zoom": 0,
+		"glyphs": "mem://{fontstack}/{range}.pbf", "sprite": "mem://sprite",
+		"sources": {"g": {"type": "geojson", "data": {"type": "Point", "coordinates": [0, 0]}}},
+		"layers": [
+			{"id": "bg", "type": "background", "paint": {"background-color": "white"}},
+			{"id": "s", "type": "symbol", "source": "g", "layout": {` + layout + `}, "paint": {` + paint + `}}]}`
 }
 
 func rasterPoint(x, y float64) raster.Point { return raster.Point{X: x, Y: y} }
@@ -720,12 +723,6 @@ func TestTextImages(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	const doc = `{"version": 8, "center": [0, 0], "zoom": 0,
-		"glyphs": "mem://{fontstack}/{range}.pbf", "sprite": "mem://sprite",
-		"sources": {"g": {"type": "geojson", "data": {"type": "Point", "coordinates": [0, 0]}}},
-		"layers": [
-			{"id": "bg", "type": "background", "paint": {"background-color": "white"}},
-			{"id": "s", "type": "symbol", "source": "g", "layout": {LAYOUT}, "paint": {"text-color": "red"}}]}`
 	sprite := func(sdf bool) mapResources {
 		return mapResources{
 			"mem://sprite.json": []byte(fmt.Sprintf(`{"sq": {"x": 0, "y": 0, "width": 8, "height": 8, "pixelRatio": 1, "sdf": %t},
@@ -759,7 +756,7 @@ func TestTextImages(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			st := parse(t, replaceLayout(doc, tc.layout))
+			st := parse(t, pointSymbolStyle(tc.layout, `"text-color": "red"`))
 			img, err := r.Render(context.Background(), st, ViewOf(st, 64, 64, 1), tc.res)
 			if err != nil {
 				t.Fatal(err)
@@ -969,4 +966,8 @@ func TestPlacementTileOrder(t *testing.T) {
 			}
 		})
 	}
+}
+
+func replaceLayout(doc, layout string) string {
+	return string(bytes.Replace([]byte(doc), []byte("LAYOUT"), []byte(layout), 1))
 }

@@ -796,25 +796,39 @@ func spanBoxCentres(path []raster.Point, side float64) []raster.Point {
 	if len(path) == 0 || side <= 0 {
 		return nil
 	}
-	length := 0.0
-	for i := 1; i < len(path); i++ {
-		length += math.Hypot(path[i].X-path[i-1].X, path[i].Y-path[i-1].Y)
-	}
+	dist := pathDistances(path)
 	step := side / 2
-	n := max(1, int(math.Floor(length/step)))
-	out := make([]raster.Point, 0, n)
-	seg, segStart := 1, 0.0
-	for i := 0; i < n; i++ {
-		d := float64(i)*step + side/2
-		for seg < len(path)-1 && segStart+math.Hypot(path[seg].X-path[seg-1].X, path[seg].Y-path[seg-1].Y) < d {
-			segStart += math.Hypot(path[seg].X-path[seg-1].X, path[seg].Y-path[seg-1].Y)
+	n := max(1, int(math.Floor(dist[len(dist)-1]/step)))
+	ds := make([]float64, n)
+	for i := range ds {
+		ds[i] = float64(i)*step + side/2
+	}
+	return pointsAlong(path, dist, ds)
+}
+
+// pathDistances returns the distance along a path of each of its points.
+func pathDistances(path []raster.Point) []float64 {
+	dist := make([]float64, len(path))
+	for i := 1; i < len(path); i++ {
+		dist[i] = dist[i-1] + math.Hypot(path[i].X-path[i-1].X, path[i].Y-path[i-1].Y)
+	}
+	return dist
+}
+
+// pointsAlong returns the points of a path (of at least one point, its
+// distances from pathDistances) at ascending distances along it; a distance
+// past the end gives the end.
+func pointsAlong(path []raster.Point, dist, ds []float64) []raster.Point {
+	out := make([]raster.Point, 0, len(ds))
+	seg := 1
+	for _, d := range ds {
+		for seg < len(path)-1 && dist[seg] < d {
 			seg++
 		}
 		a, b := path[seg-1], path[min(seg, len(path)-1)]
-		sl := math.Hypot(b.X-a.X, b.Y-a.Y)
 		t := 0.0
-		if sl > 0 {
-			t = math.Min(1, (d-segStart)/sl)
+		if l := dist[min(seg, len(path)-1)] - dist[seg-1]; l > 0 {
+			t = min(1, (d-dist[seg-1])/l)
 		}
 		out = append(out, raster.Point{X: a.X + (b.X-a.X)*t, Y: a.Y + (b.Y-a.Y)*t})
 	}
@@ -827,38 +841,22 @@ func spanBoxCentres(path []raster.Point, side float64) []raster.Point {
 // quarter radius after the start to a quarter radius before the end, at
 // most 2.5 radii apart.
 func lineCircleCentres(path []raster.Point, r float64) []raster.Point {
-	if len(path) == 0 {
-		return nil
+	if len(path) <= 1 {
+		return path
 	}
-	dist := make([]float64, len(path))
-	for i := 1; i < len(path); i++ {
-		dist[i] = dist[i-1] + math.Hypot(path[i].X-path[i-1].X, path[i].Y-path[i-1].Y)
-	}
+	dist := pathDistances(path)
 	length := dist[len(dist)-1]
-	if len(path) == 1 {
-		return []raster.Point{path[0]}
-	}
 	pad := min(r/4, length/2)
 	inner := length - 2*pad
 	n := 1 // the middle of a short path
 	if length > r/2 {
 		n = int(math.Ceil(inner/(2.5*r))) + 1
 	}
-	out := make([]raster.Point, 0, n)
-	seg := 1
-	for i := range n {
-		d := pad + inner*float64(i)/float64(max(n-1, 1))
-		for seg < len(path)-1 && dist[seg] < d {
-			seg++
-		}
-		a, b := path[seg-1], path[seg]
-		t := 0.0
-		if l := dist[seg] - dist[seg-1]; l > 0 {
-			t = (d - dist[seg-1]) / l
-		}
-		out = append(out, raster.Point{X: a.X + (b.X-a.X)*t, Y: a.Y + (b.Y-a.Y)*t})
+	ds := make([]float64, n)
+	for i := range ds {
+		ds[i] = pad + inner*float64(i)/float64(max(n-1, 1))
 	}
-	return out
+	return pointsAlong(path, dist, ds)
 }
 
 // allowsVerticalAlong reports whether a label along a line has a vertical
