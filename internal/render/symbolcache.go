@@ -66,15 +66,26 @@ type iconUse struct {
 // layoutKey identifies a tileLayout: a symbol layer of a parsed style
 // (its expressions are compiled once for the style), a decoded vector
 // tile (a tileset that changes is read from other URLs into other decoded
-// tiles), the layout zoom, and whether the sprite is read at @2x. The
-// glyphs and the sprite are checked on use (see layoutValid).
+// tiles), the layout zoom, and the sprite's pixel ratio when the layout
+// looked icons up (see spriteKey). The glyphs and the icons are checked on
+// use (see layoutValid).
 type layoutKey struct {
-	style *style.Style
-	layer *style.Layer
-	tile  *decodedTile
-	zoom  float64
-	hidpi bool
+	style  *style.Style
+	layer  *style.Layer
+	tile   *decodedTile
+	zoom   float64
+	sprite spriteKey
 }
+
+// spriteKey is the sprite a layout was made with: none (the layout looked
+// no icon up, and serves every pixel ratio), or the one read at 1x or @2x.
+type spriteKey uint8
+
+const (
+	noSprite spriteKey = iota
+	sprite1x
+	sprite2x
+)
 
 // layoutCache keeps tileLayouts between renders, least recently used
 // first out, bounded by an estimate of their bytes: a raster tile at two
@@ -268,11 +279,12 @@ func (t *decodedTile) layerRuns(layer string) ([][]sourceFeature, int) {
 // tile in the order of feats, and the order of each layout's first
 // feature in feats. The layouts of a vector source's tiles in view are
 // kept across renders (built when missing or stale); other sources (and
-// all when the renderer keeps none) are laid out for this render only.
+// all when the renderer keeps no layouts, or no decoded tiles, which a
+// layout is of and holds) are laid out for this render only.
 func (s *sourceSet) tileLayouts(ctx context.Context, lr *symLayer, feats []sourceFeature, lz float64, placement string, each func(tl *tileLayout, base int)) {
 	tiles := s.vectorTiles(lr.l)
 	cache := s.r.layouts
-	if tiles == nil || !cache.enabled() {
+	if tiles == nil || !cache.enabled() || s.r.decoded == nil || s.r.decoded.max <= 0 {
 		each(s.buildLayout(ctx, lr, [][]sourceFeature{feats}, lz, placement, true), 0)
 		return
 	}
@@ -289,10 +301,21 @@ func (s *sourceSet) tileLayouts(ctx context.Context, lr *symLayer, feats []sourc
 			base += n
 			continue
 		}
-		key := layoutKey{style: s.st, layer: lr.l, tile: t, zoom: lz, hidpi: s.view.PixelRatio > 1}
+		// A layout that looked no icon up serves both pixel ratios.
+		key := layoutKey{style: s.st, layer: lr.l, tile: t, zoom: lz}
 		tl, ok := cache.get(key)
+		if !ok {
+			key.sprite = sprite1x
+			if s.view.PixelRatio > 1 {
+				key.sprite = sprite2x // the sprite read at @2x
+			}
+			tl, ok = cache.get(key)
+		}
 		if !ok || !s.layoutValid(ctx, lr, tl) {
 			tl = s.buildLayout(ctx, lr, runs, lz, placement, false)
+			if len(tl.icons) == 0 {
+				key.sprite = noSprite
+			}
 			if ctx.Err() == nil {
 				cache.put(key, tl)
 			}

@@ -203,8 +203,8 @@ func differentPixels(a, b *image.RGBA) int {
 
 // streetViews returns the street style of the shared benchmark and views
 // of it that share its tiles: other zooms (one of another layout zoom,
-// whose line labels are laid out on the tiles sliced), a pan, a turn and
-// @2x.
+// whose line labels are laid out on the tiles sliced), a pan, a turn, @2x,
+// a tilt, and a margin and grid of labels as raster tiles have them.
 func streetViews(t *testing.T) (*style.Style, Resources, []View) {
 	dir := fixtures.SharedDir()
 	if dir == "" {
@@ -230,6 +230,8 @@ func streetViews(t *testing.T) (*style.Style, Resources, []View) {
 	add(func(v *View) { v.Center[0] += 0.004 })
 	add(func(v *View) { v.Bearing = 30 })
 	add(func(v *View) { v.Width, v.Height, v.PixelRatio = 256, 256, 2 })
+	add(func(v *View) { v.Zoom, v.Pitch = v.Zoom+1.3, 20 })
+	add(func(v *View) { v.LabelMargin, v.LabelGrid = 128, 256 })
 	return st, localResources{root: filepath.Join(dir, "render-tests")}, views
 }
 
@@ -264,6 +266,15 @@ func TestLayoutCacheViews(t *testing.T) {
 		}
 		if len(r.layouts.m) == 0 || r.layouts.bytes > DefaultLayoutCacheBytes {
 			t.Errorf("pass %d: %d layouts of %d bytes kept", pass, len(r.layouts.m), r.layouts.bytes)
+		}
+		// The layouts of the layers without icons serve 1x and @2x; the
+		// others are kept for each.
+		sprites := map[spriteKey]int{}
+		for k := range r.layouts.m {
+			sprites[k.sprite]++
+		}
+		if sprites[noSprite] == 0 || sprites[sprite1x] == 0 || sprites[sprite2x] == 0 {
+			t.Errorf("pass %d: layouts by sprite %v", pass, sprites)
 		}
 	}
 }
@@ -304,4 +315,60 @@ func TestLayoutCacheConcurrent(t *testing.T) {
 		})
 	}
 	wg.Wait()
+}
+
+// TestLayoutCacheFittedIconSpots: the anchors along a line of a label
+// whose icon is fitted to its text, which depend on the text's size at the
+// view's zoom, are not kept: two views of one layout zoom draw them apart.
+func TestLayoutCacheFittedIconSpots(t *testing.T) {
+	l, err := mvt.NewLayerBuilder("p", 4096)
+	if err != nil {
+		t.Fatal(err)
+	}
+	line := []mvt.XY{{X: -100, Y: 2048}, {X: 4196, Y: 2048}}
+	if ok, err := l.Add(mvt.Feature{Geometry: mvt.Geometry{Type: mvt.LineString, Lines: [][]mvt.XY{line}}}); !ok || err != nil {
+		t.Fatal(ok, err)
+	}
+	tile, err := mvt.EncodeTile(l)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := layoutResources(t, 12, 8, color.NRGBA{0, 0, 255, 255})
+	res["mem://t/0/0/0.pbf"] = tile
+	st := parse(t, `{"version": 8, "center": [0, 0], "zoom": 0,
+		"glyphs": "mem://{fontstack}/{range}.pbf", "sprite": "mem://sprite",
+		"sources": {"v": {"type": "vector", "maxzoom": 0, "tiles": ["mem://t/{z}/{x}/{y}.pbf"]}},
+		"layers": [
+			{"id": "bg", "type": "background", "paint": {"background-color": "white"}},
+			{"id": "s", "type": "symbol", "source": "v", "source-layer": "p",
+				"layout": {"symbol-placement": "line", "symbol-spacing": 100, "text-field": "AB", "text-font": ["F"],
+					"text-size": ["interpolate", ["linear"], ["zoom"], 0, 8, 1, 40],
+					"icon-image": "sq", "icon-text-fit": "both", "icon-text-fit-padding": [0, 30, 0, 30]},
+				"paint": {"text-color": "black"}}]}`)
+	views := []View{{Zoom: 0.9, Width: 400, Height: 120, PixelRatio: 1}, {Zoom: 0.1, Width: 400, Height: 120, PixelRatio: 1}}
+	r, err := New(slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref, err := New(slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref.layouts = newLayoutCache(0)
+	for i, v := range views {
+		img, err := r.Render(context.Background(), st, v, res)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := ref.Render(context.Background(), st, v, res)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := differentPixels(img, want); n != 0 {
+			t.Errorf("view %d: %d pixels differ", i, n)
+		}
+	}
+	if len(r.layouts.m) != 1 {
+		t.Errorf("%d layouts kept, want 1", len(r.layouts.m))
+	}
 }
