@@ -288,6 +288,10 @@ func (s *sourceSet) tileLayouts(ctx context.Context, lr *symLayer, feats []sourc
 		each(s.buildLayout(ctx, lr, [][]sourceFeature{feats}, lz, placement, true), 0)
 		return
 	}
+	sprite := sprite1x
+	if s.view.PixelRatio > 1 {
+		sprite = sprite2x // the sprite is read at @2x
+	}
 	base := 0
 	for _, t := range tiles {
 		if ctx.Err() != nil {
@@ -305,14 +309,12 @@ func (s *sourceSet) tileLayouts(ctx context.Context, lr *symLayer, feats []sourc
 		key := layoutKey{style: s.st, layer: lr.l, tile: t, zoom: lz}
 		tl, ok := cache.get(key)
 		if !ok {
-			key.sprite = sprite1x
-			if s.view.PixelRatio > 1 {
-				key.sprite = sprite2x // the sprite read at @2x
-			}
+			key.sprite = sprite
 			tl, ok = cache.get(key)
 		}
 		if !ok || !s.layoutValid(ctx, lr, tl) {
 			tl = s.buildLayout(ctx, lr, runs, lz, placement, false)
+			key.sprite = sprite
 			if len(tl.icons) == 0 {
 				key.sprite = noSprite
 			}
