@@ -63,6 +63,8 @@ type Renderer struct {
 	prep  preparedCache
 	// decoded keeps decoded vector tiles between renders.
 	decoded *decodedCache
+	// layouts keeps the symbol layouts of vector tiles between renders.
+	layouts *layoutCache
 	// defaults holds the compiled default of each property.
 	defaults sync.Map
 }
@@ -76,7 +78,8 @@ func New(log *slog.Logger) (*Renderer, error) {
 	if log == nil {
 		log = slog.Default()
 	}
-	return &Renderer{specs: specs, log: log, decoded: newDecodedCache(DefaultDecodedCacheBytes)}, nil
+	return &Renderer{specs: specs, log: log, decoded: newDecodedCache(DefaultDecodedCacheBytes),
+		layouts: newLayoutCache(DefaultLayoutCacheBytes)}, nil
 }
 
 // ViewOf returns the style's own view (its center and zoom) at a size.

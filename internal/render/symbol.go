@@ -135,6 +135,7 @@ func (s *sourceSet) waitSymbols() {
 func (s *sourceSet) placeSymbols(ctx context.Context) *symbolPass {
 	pass := &symbolPass{layers: map[string][]*symbol{}}
 	s.glyphs = newGlyphSet(s)
+	hashes := &glyphHashes{gs: s.glyphs}
 	if s.sprite == nil {
 		s.sprite = &spriteSet{s: s}
 	}
@@ -167,7 +168,7 @@ func (s *sourceSet) placeSymbols(ctx context.Context) *symbolPass {
 		}
 		i := order[k]
 		l := s.st.Layers[i]
-		lr := &symLayer{layerRender: &layerRender{r: s.r, l: l, fr: s.frame, zoom: s.view.Zoom, filter: prep.layers[i].filter, props: prep.layers[i].props}}
+		lr := &symLayer{layerRender: &layerRender{r: s.r, l: l, fr: s.frame, zoom: s.view.Zoom, filter: prep.layers[i].filter, props: prep.layers[i].props}, hashes: hashes}
 		feats, err := s.features(ctx, l)
 		if err != nil {
 			s.r.log.Warn("render: source unreadable", "layer", l.ID, "source", l.Source, "err", err)
@@ -320,95 +321,53 @@ func (s *sourceSet) layoutLayer(ctx context.Context, lr *symLayer, feats []sourc
 		hasSortKey:          lr.hasLayout(pSymbolSortKey),
 	}
 	placement := lr.str(pSymbolPlacement, lz, "point")
-	var shaped []*shapedSymbol
-	// The features of one tile come together: whether their tile shows is
-	// decided once for them.
-	lastTile, lastIn := [3]int{}, false
-	var fc *expr.EvalContext // the filter's, reused
-	for i := range feats {
-		f := &feats[i]
-		if i == 0 || f.tile != lastTile {
-			lastTile, lastIn = f.tile, s.tileInView(f.tile)
-		}
-		if !lastIn {
-			continue
-		}
-		if lr.filter != nil {
-			if fc == nil {
-				fc = &expr.EvalContext{}
-			}
-			*fc = expr.EvalContext{Zoom: lz.Zoom, Feature: f.feat}
-			v := lr.filter.EvalOrDefault(fc)
-			if v.Kind() != expr.KindBoolean || !v.Boolean() {
-				continue
-			}
-		}
-		var anchors []orb.Point
-		n0 := len(lr.points)
-		if placement == "point" {
-			lr.points = s.anchors(f, lr.points)
-			if len(lr.points) == n0 {
-				continue
-			}
-			anchors = lr.points[n0:len(lr.points):len(lr.points)]
-		}
-		c := lr.newContext(lz.Zoom, f.feat)
-		if ss := s.shapeSymbol(ctx, lr, f, c, anchors); ss != nil {
-			ss.order = i
-			ss.anchors = anchors
-			shaped = append(shaped, ss)
-		} else {
-			lr.points = lr.points[:n0] // free for the next feature
-			lr.ctxs.free(c)
-		}
-	}
-	if placement == "line" {
-		shaped = mergeLines(shaped)
-	}
 	var cands []*symbol
 	var repeats repeatFilter
-	for _, ss := range shaped {
-		f := ss.f
-		add := func(w orb.Point, along *linePath) {
-			a := s.frame.toScreen(w[0], w[1])
-			sym := s.layoutSymbol(ctx, lr, ss, a, along)
-			if sym != nil && len(ss.variants) > 1 {
-				for _, v := range ss.variants[1:] {
-					ss.sh = v
-					if alt := s.layoutSymbol(ctx, lr, ss, a, along); alt != nil {
-						sym.alts = append(sym.alts, alt)
+	s.tileLayouts(ctx, lr, feats, lz.Zoom, placement, func(tl *tileLayout, base int) {
+		for k := range tl.syms {
+			ss := s.viewSymbol(lr, &tl.syms[k], base)
+			if ss == nil {
+				continue
+			}
+			f := ss.f
+			add := func(w orb.Point, along *linePath) {
+				a := s.frame.toScreen(w[0], w[1])
+				sym := s.layoutSymbol(ctx, lr, ss, a, along)
+				if sym != nil && len(ss.variants) > 1 {
+					for _, v := range ss.variants[1:] {
+						ss.sh = v
+						if alt := s.layoutSymbol(ctx, lr, ss, a, along); alt != nil {
+							sym.alts = append(sym.alts, alt)
+						}
 					}
+					ss.sh = ss.variants[0]
 				}
-				ss.sh = ss.variants[0]
+				if sym != nil {
+					sym.order = ss.order
+					sym.tile = f.tile
+					if along != nil {
+						sym.tile = along.tileID
+					}
+					sym.ykey = s.tileUnitsY(w, sym.tile)
+					sym.world = w
+					cands = append(cands, sym)
+				}
 			}
-			if sym != nil {
-				sym.order = ss.order
-				sym.tile = f.tile
-				if along != nil {
-					sym.tile = along.tileID
+			if placement == "point" {
+				for _, w := range ss.anchors {
+					add(w, nil)
 				}
-				sym.ykey = s.tileUnitsY(w, sym.tile)
-				sym.world = w
-				cands = append(cands, sym)
+				continue
 			}
-		}
-		if placement != "point" {
-			txt := ss.labelText()
-			// Half the spacing, in the tile units of the anchors.
-			for _, la := range s.lineAnchors(lr, ss, placement == "line-center") {
-				ov := math.Max(1, math.Exp2(lz.Zoom-float64(max(la.tileID[2], 0))))
-				repeat := lr.num(pSymbolSpacing, ss.c, 250) * symbolExtent / (512 * ov) / 2
-				if placement == "line" && txt != "" && repeats.tooClose(la.tileID, txt, la.tile, repeat) {
-					continue
-				}
+			spots := ss.spots
+			if !tl.spotsKept {
+				spots = s.keptSpots(lr, ss, placement == "line-center", placement, lz.Zoom, &repeats)
+			}
+			for _, la := range s.spotPaths(spots) {
 				add(la.world, la)
 			}
-			continue
 		}
-		for _, w := range ss.anchors {
-			add(w, nil)
-		}
-	}
+	})
 	// GL JS 6 places the symbols of one tile after another: the deepest
 	// tiles first, then by column (x) and by row (y), so the top left tile
 	// of the view first, whatever the bearing.
@@ -599,8 +558,10 @@ type shapedSymbol struct {
 	iconSize float64
 	// the icon's box about the anchor, CSS pixels before icon-size
 	iconLeft, iconTop, iconRight, iconBottom float64
-	iconFit                                  bool
-	order                                    int // of the feature in its layer
+	// fit is how icon-text-fit sizes the icon to the text (nil: it does
+	// not), at the view's zoom.
+	fit   *iconFit
+	order int // of the feature in its layer (in its tile's, kept)
 	// lines are the feature's lines joined with those of features of the
 	// same text that continue them (symbol-placement line), unclipped.
 	lines [][]orb.Point
@@ -614,31 +575,39 @@ type shapedSymbol struct {
 	steep *text.Shaping
 	// colors are the format sections' text-color overrides, by tag.
 	colors []*raster.Color
+	// spots are the anchors along the lines, when kept (see tileLayout).
+	spots []lineSpot
 }
 
-// shapeSymbol shapes a feature's text and finds its icon. With anchors
-// (point placement), a symbol too far off the view to reach it is not
-// shaped.
-func (s *sourceSet) shapeSymbol(ctx context.Context, lr *symLayer, f *sourceFeature, c *expr.EvalContext, anchors []orb.Point) *shapedSymbol {
-	pc := lr.newContext(s.view.Zoom, f.feat)
-	ss := lr.shaped.new()
+// shapeSymbol shapes a feature's text and finds its icon, all at the
+// layout zoom (c's): the sizes at the view's zoom are viewSymbol's. With
+// cull and anchors (point placement), a symbol too far off the view to
+// reach it is not shaped, and its paint context is set.
+func (s *sourceSet) shapeSymbol(ctx context.Context, lr *symLayer, b *layoutBuild, f *sourceFeature, c *expr.EvalContext, anchors []orb.Point, cull bool) *shapedSymbol {
+	var pc *expr.EvalContext
+	if cull {
+		pc = lr.newContext(s.view.Zoom, f.feat)
+	}
+	ss := b.shaped.new()
 	ss.f, ss.c, ss.pc = f, c, pc
 	// drop gives back what the layout of a feature it does not keep took.
 	drop := func() *shapedSymbol {
-		lr.shaped.free(ss)
-		lr.ctxs.free(pc)
+		b.shaped.free(ss)
+		if pc != nil {
+			lr.ctxs.free(pc)
+		}
 		return nil
 	}
 	placement := lr.str(pSymbolPlacement, c, "point")
 	ss.sections, ss.colors = s.textSections(ctx, lr, c)
 	var ic *spriteIcon
 	if name := s.iconName(lr, c); name != "" {
-		ic = s.sprite.icon(ctx, name)
+		ic = s.layoutIcon(ctx, lr, name)
 	}
 	if len(ss.sections) == 0 && ic == nil {
 		return drop()
 	}
-	if anchors != nil && !s.reaches(lr, ss, ic, anchors) {
+	if cull && anchors != nil && !s.reaches(lr, ss.sections, c, pc, ic, anchors) {
 		return drop()
 	}
 	if len(ss.sections) > 0 {
@@ -739,20 +708,18 @@ func (s *sourceSet) shapeSymbol(ctx context.Context, lr *symLayer, f *sourceFeat
 		if len(ss.variants) == 1 {
 			ss.variants = nil
 		}
-		ss.fs = lr.num(pTextSize, pc, 16) / text.OneEm
 	}
 	if ic != nil {
 		ss.ic = ic
-		ss.iconSize = lr.num(pIconSize, pc, 1)
 		off := floats2(lr, pIconOffset, c)
 		h, v := text.AnchorAlign(lr.str(pIconAnchor, c, "center"))
 		dw, dh := float64(ic.w)/ic.ratio, float64(ic.h)/ic.ratio
 		ss.iconLeft, ss.iconTop = off[0]-dw*h, off[1]-dh*v
 		ss.iconRight, ss.iconBottom = ss.iconLeft+dw, ss.iconTop+dh
-		fit := lr.str(pIconTextFit, c, "none")
-		if fit != "none" && len(ss.sh.Glyphs) > 0 {
-			ss.iconFit = true
-			ss.iconLeft, ss.iconTop, ss.iconRight, ss.iconBottom = fitIconToText(fit, iconFitPadding(lr, c), off, ss.sh, ss.fs, dw, dh)
+		// The box fitted to the text is viewSymbol's: the text's size is
+		// the view's zoom's.
+		if fit := lr.str(pIconTextFit, c, "none"); fit != "none" && len(ss.sh.Glyphs) > 0 {
+			ss.fit = &iconFit{mode: fit, pad: iconFitPadding(lr, c), off: off, dw: dw, dh: dh}
 		}
 	}
 	if len(ss.sh.Glyphs) == 0 && ss.ic == nil {
@@ -763,28 +730,29 @@ func (s *sourceSet) shapeSymbol(ctx context.Context, lr *symLayer, f *sourceFeat
 
 // reaches reports whether a symbol at one of the anchors may reach the
 // collision grid (the view and its margin): a bound of its size from its
-// text length, text size, offsets and icon, not its shaping.
-func (s *sourceSet) reaches(lr *symLayer, ss *shapedSymbol, ic *spriteIcon, anchors []orb.Point) bool {
+// text length (of sections), text size, offsets and icon, not its
+// shaping. c and pc are its layout and paint contexts.
+func (s *sourceSet) reaches(lr *symLayer, sections []text.Section, c, pc *expr.EvalContext, ic *spriteIcon, anchors []orb.Point) bool {
 	ratio := s.frame.ratio
 	r := 0.0
-	if len(ss.sections) > 0 {
+	if len(sections) > 0 {
 		n, scale := 0, 1.0
-		for _, sec := range ss.sections {
+		for _, sec := range sections {
 			n += len(sec.Text) // bytes: at least the runes
 			scale = math.Max(scale, sec.Scale)
 			if img := sec.Image; img != nil {
 				r += img.Width + img.Height // shown at their size, whatever the text's
 			}
 		}
-		off := floats2(lr, pTextOffset, ss.c)
-		tr := floats2(lr, pTextTranslate, ss.pc)
-		em := float64(n)*scale + math.Abs(off[0]) + math.Abs(off[1]) + math.Abs(lr.num(pTextRadialOffset, ss.c, 0)) + 2
-		r += em*lr.num(pTextSize, ss.pc, 16) + math.Abs(tr[0]) + math.Abs(tr[1])
+		off := floats2(lr, pTextOffset, c)
+		tr := floats2(lr, pTextTranslate, pc)
+		em := float64(n)*scale + math.Abs(off[0]) + math.Abs(off[1]) + math.Abs(lr.num(pTextRadialOffset, c, 0)) + 2
+		r += em*lr.num(pTextSize, pc, 16) + math.Abs(tr[0]) + math.Abs(tr[1])
 	}
 	if ic != nil {
-		off := floats2(lr, pIconOffset, ss.c)
-		tr := floats2(lr, pIconTranslate, ss.pc)
-		r += (float64(ic.w+ic.h)/ic.ratio+math.Abs(off[0])+math.Abs(off[1]))*lr.num(pIconSize, ss.pc, 1) + math.Abs(tr[0]) + math.Abs(tr[1])
+		off := floats2(lr, pIconOffset, c)
+		tr := floats2(lr, pIconTranslate, pc)
+		r += (float64(ic.w+ic.h)/ic.ratio+math.Abs(off[0])+math.Abs(off[1]))*lr.num(pIconSize, pc, 1) + math.Abs(tr[0]) + math.Abs(tr[1])
 	}
 	m := (r + 100 + 16) * ratio
 	for _, w := range anchors {
@@ -992,7 +960,7 @@ func (s *sourceSet) layoutSymbol(ctx context.Context, lr *symLayer, ss *shapedSy
 		// a tilted camera).
 		transformed := s.frame.tilt != nil || lr.pitchAlignment(iconPart, c) == "map"
 		sym.icon = &iconQuad{ic: ic, q: q,
-			linear: ic.sdf || ss.iconFit || angle != 0 || transformed || lr.iconsLinear()}
+			linear: ic.sdf || ss.fit != nil || angle != 0 || transformed || lr.iconsLinear()}
 		sym.iconOpac = lr.num(pIconOpacity, pc, 1)
 		if ic.sdf {
 			sym.iconSDF = s.sdfPaint(lr, pc, iconPart, size*pr)
@@ -1258,7 +1226,7 @@ func (s *sourceSet) textSections(ctx context.Context, lr *symLayer, c *expr.Eval
 	}
 	image := func(name string) *text.Image {
 		img := &text.Image{Name: name}
-		if ic := s.sprite.icon(ctx, name); ic != nil && ic.ratio > 0 {
+		if ic := s.layoutIcon(ctx, lr, name); ic != nil && ic.ratio > 0 {
 			img.Width, img.Height = float64(ic.w)/ic.ratio, float64(ic.h)/ic.ratio
 		}
 		return img

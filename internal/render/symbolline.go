@@ -400,11 +400,24 @@ func (s *sourceSet) slicedPieces(maxZoom float64, tile [3]int, lines [][]orb.Poi
 	return out, true
 }
 
-// lineAnchors finds where a feature's symbols go along its lines: every
+// lineSpot is an anchor found along a line of a symbol, before it is put
+// on screen: its line (world units, shared by the anchors on it), the
+// anchor and the segment it lies on.
+type lineSpot struct {
+	line   []orb.Point
+	world  orb.Point // the anchor, world units
+	seg    int       // the anchor lies on line[seg]..line[seg+1]
+	tile   tilePoint // the anchor in tile units
+	tileID [3]int    // the tile it was found in (y, x, z)
+	// vertex is the vertex the anchor was rounded onto, -1 for none.
+	vertex int
+}
+
+// lineSpots finds where a feature's symbols go along its lines: every
 // symbol-spacing (first at an offset that depends on the label length),
 // where the label fits on the line and bends by at most text-max-angle; or
 // only at the middle of each line for line-center.
-func (s *sourceSet) lineAnchors(lr *symLayer, ss *shapedSymbol, center bool) []*linePath {
+func (s *sourceSet) lineSpots(lr *symLayer, ss *shapedSymbol, center bool) []lineSpot {
 	f := ss.f
 	zoom := math.Floor(s.view.Zoom)
 	up := lr.newContext(zoom+1, f.feat)
@@ -424,7 +437,7 @@ func (s *sourceSet) lineAnchors(lr *symLayer, ss *shapedSymbol, center bool) []*
 		shapedLen = math.Max(shapedLen, ss.iconRight-ss.iconLeft)
 	}
 	maxAngle := lr.num(pTextMaxAngle, ss.c, 45) * math.Pi / 180
-	var out []*linePath
+	var out []lineSpot
 	for _, pc := range s.linePieces(lr, ss, center) {
 		tz, tx, ty := pc.tile[2], pc.tile[1], pc.tile[0]
 		if tz < 0 {
@@ -460,34 +473,49 @@ func (s *sourceSet) lineAnchors(lr *symLayer, ss *shapedSymbol, center bool) []*
 			} else {
 				anchors = spacedAnchors(tl, spacing, labelLen, shapedLen, boxScale, ov, window, maxAngle, pc.bounded)
 			}
-			if len(anchors) == 0 {
-				continue
-			}
-			pts := make([]raster.Point, len(l))
-			for i, p := range l {
-				pts[i] = s.frame.toScreen(p[0], p[1])
-			}
 			for _, a := range anchors {
 				w := orb.Point{(a.p.x/symbolExtent + float64(tx)) / n, (a.p.y/symbolExtent + float64(ty)) / n}
-				at := s.frame.toScreen(w[0], w[1])
+				sp := lineSpot{line: l, world: w, seg: a.seg, tile: a.p, tileID: pc.tile, vertex: -1}
 				// An anchor rounded onto a vertex is that vertex: the
 				// direction GL gives it comes from the segment behind.
 				for _, v := range []int{a.seg, a.seg + 1} {
 					if tl[v].dist(a.p) < 1e-6 {
-						at = pts[v]
+						sp.vertex = v
 					}
 				}
-				p0, p1 := pts[a.seg], pts[a.seg+1]
-				lp := &linePath{world: w, pts: pts, seg: a.seg, at: at, angle: math.Atan2(p1.Y-p0.Y, p1.X-p0.X), tile: a.p, tileID: pc.tile}
-				// A single glyph or icon at the anchor takes the direction
-				// GL finds for it: from the vertex behind to the (rounded)
-				// anchor.
-				if _, ang, ok := lp.walk(0, false); ok {
-					lp.angle = ang
-				}
-				out = append(out, lp)
+				out = append(out, sp)
 			}
 		}
+	}
+	return out
+}
+
+// spotPaths puts anchors along lines on screen. The anchors on one line
+// share its points on screen.
+func (s *sourceSet) spotPaths(spots []lineSpot) []*linePath {
+	out := make([]*linePath, 0, len(spots))
+	var line []orb.Point
+	var pts []raster.Point
+	for _, sp := range spots {
+		if !sameLine(sp.line, line) {
+			line = sp.line
+			pts = make([]raster.Point, len(line))
+			for i, p := range line {
+				pts[i] = s.frame.toScreen(p[0], p[1])
+			}
+		}
+		at := s.frame.toScreen(sp.world[0], sp.world[1])
+		if sp.vertex >= 0 {
+			at = pts[sp.vertex]
+		}
+		p0, p1 := pts[sp.seg], pts[sp.seg+1]
+		lp := &linePath{world: sp.world, pts: pts, seg: sp.seg, at: at, angle: math.Atan2(p1.Y-p0.Y, p1.X-p0.X), tile: sp.tile, tileID: sp.tileID}
+		// A single glyph or icon at the anchor takes the direction GL
+		// finds for it: from the vertex behind to the (rounded) anchor.
+		if _, ang, ok := lp.walk(0, false); ok {
+			lp.angle = ang
+		}
+		out = append(out, lp)
 	}
 	return out
 }

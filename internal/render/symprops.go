@@ -3,7 +3,6 @@ package render
 import (
 	"context"
 
-	"github.com/paulmach/orb"
 	"github.com/tesseramaps/tessera/internal/glyphs"
 
 	"github.com/tesseramaps/tessera/internal/render/raster"
@@ -172,8 +171,11 @@ type symLayer struct {
 	ctxs   slab[expr.EvalContext]
 	shaped slab[shapedSymbol]
 	syms   slab[symbol]
-	// points holds the anchors of the layer's point symbols.
-	points []orb.Point
+	// rec notes what the layout being built reads from the glyphs and the
+	// sprite (nil: none is recorded); hashes are the render's glyph
+	// ranges' hashes, which kept layouts are checked against.
+	rec    *layoutRecord
+	hashes *glyphHashes
 	// glyphs are the render's glyphs as the layer's layout has asked for
 	// them; lookup adapts them to text.Shape (nil until first used).
 	glyphs glyphMemo
@@ -466,6 +468,9 @@ func (lr *symLayer) layerGlyph(ctx context.Context, gs *glyphSet, stack string, 
 func (lr *symLayer) shapeLookup(ctx context.Context, gs *glyphSet) text.Lookup {
 	if lr.lookup == nil {
 		lr.lookup = func(stack string, r rune) (text.Metrics, bool) {
+			if lr.rec != nil {
+				lr.rec.glyph(stack, r)
+			}
 			gl, ok := lr.layerGlyph(ctx, gs, stack, r)
 			if !ok {
 				return text.Metrics{}, false
