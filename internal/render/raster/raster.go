@@ -530,6 +530,33 @@ func (e *perspEdge) dist(p Point) float64 {
 	return math.Hypot(e.a.X+t*dx-p.X, e.a.Y+t*dy-p.Y)
 }
 
+// hairRange narrows the pixels [c0, c1) of a hairline along its major axis
+// to those whose pixel on the minor axis may lie in the mask: an edge of a
+// tilted view's polygon may run thousands of pixels past the picture. The
+// pixels left out are those Raise would ignore.
+func (m *Mask) hairRange(c0, c1 int, u0, v0, slope float64, swap bool) (int, int) {
+	major, minor := m.W, m.H
+	if swap {
+		major, minor = m.H, m.W
+	}
+	c0, c1 = max(c0, 0), min(c1, major)
+	if slope == 0 || c0 >= c1 {
+		return c0, c1
+	}
+	// v = v0 + (c+0.5-u0)*slope must lie in [-1, minor+1]: a margin of a
+	// pixel on each side, beyond the rounding of v to its pixel.
+	ca := (-1-v0)/slope + u0 - 0.5
+	cb := (float64(minor)+1-v0)/slope + u0 - 0.5
+	lo, hi := math.Min(ca, cb), math.Max(ca, cb)
+	if lo > float64(c0) {
+		c0 = int(math.Min(math.Floor(lo), float64(c1)))
+	}
+	if hi < float64(c1) {
+		c1 = int(math.Max(math.Ceil(hi)+1, float64(c0)))
+	}
+	return c0, c1
+}
+
 // hairSpan draws a line along its major axis u from u0 (included) to u1
 // (excluded), the minor axis at v0 at u0 and changing by slope a unit;
 // cos turns minor-axis distances into distances from the line. swap says
@@ -541,6 +568,13 @@ func (m *Mask) hairSpan(u0, v0, u1, slope, cos float64, swap bool, pe *perspEdge
 	} else {
 		c0, c1 = int(math.Floor(u1-0.5))+1, int(math.Floor(u0-0.5))+1
 	}
+	c0, c1 = m.hairRange(c0, c1, u0, v0, slope, swap)
+	m.hairPixels(c0, c1, u0, v0, slope, cos, swap, pe)
+}
+
+// hairPixels draws the pixels [c0, c1) along the major axis of the line
+// hairSpan draws.
+func (m *Mask) hairPixels(c0, c1 int, u0, v0, slope, cos float64, swap bool, pe *perspEdge) {
 	for c := c0; c < c1; c++ {
 		v := v0 + (float64(c)+0.5-u0)*slope
 		// The pixel whose centre is nearest; on a tie between two, the

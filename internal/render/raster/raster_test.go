@@ -2,6 +2,8 @@ package raster
 
 import (
 	"math"
+	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
@@ -231,5 +233,42 @@ func TestMaskRaiseList(t *testing.T) {
 		if len(m.list) != 0 || m.dense {
 			t.Errorf("%s: Reset leaves %d listed pixels, dense %v", tc.name, len(m.list), m.dense)
 		}
+	}
+}
+
+// TestHairRange checks that narrowing a hairline to the mask leaves out
+// only pixels outside it: the mask is the same as with every pixel of the
+// edge drawn, and an edge running far past the picture (as a tilted view's
+// polygons do) is walked over the picture's width at most.
+func TestHairRange(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 9))
+	for i := 0; i < 2000; i++ {
+		w, h := 1+rng.IntN(40), 1+rng.IntN(40)
+		u0, v0 := rng.Float64()*600-300, rng.Float64()*600-300
+		u1 := rng.Float64()*600 - 300
+		slope := rng.Float64()*6 - 3
+		if i%5 == 0 {
+			slope = 0
+		}
+		swap := i%2 == 1
+		var c0, c1 int
+		if u1 > u0 {
+			c0, c1 = int(math.Ceil(u0-0.5)), int(math.Ceil(u1-0.5))
+		} else {
+			c0, c1 = int(math.Floor(u1-0.5))+1, int(math.Floor(u0-0.5))+1
+		}
+		all, narrow := NewMask(w, h), NewMask(w, h)
+		all.hairPixels(c0, c1, u0, v0, slope, 0.7, swap, nil)
+		n0, n1 := narrow.hairRange(c0, c1, u0, v0, slope, swap)
+		narrow.hairPixels(n0, n1, u0, v0, slope, 0.7, swap, nil)
+		if !slices.Equal(all.Cov, narrow.Cov) {
+			t.Fatalf("case %d (%dx%d, u %v..%v, v0 %v, slope %v, swap %v): narrowed to [%d, %d) of [%d, %d) draws otherwise",
+				i, w, h, u0, u1, v0, slope, swap, n0, n1, c0, c1)
+		}
+	}
+	m := NewMask(64, 48)
+	n0, n1 := m.hairRange(-5e8, 5e8, -5e8, 20, 1e-9, false)
+	if n1-n0 > 64 {
+		t.Errorf("an edge of a billion pixels across a 64-pixel mask is walked over %d pixels", n1-n0)
 	}
 }
