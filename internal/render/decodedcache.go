@@ -24,6 +24,10 @@ type decodedCache struct {
 	bytes int64
 	ll    *list.List // front: most recently used
 	m     map[string]*list.Element
+	held  map[*decodedTile]int // the tiles kept, by how many keys
+	// onEvict, when set, is called (without the lock) with each tile the
+	// cache lets go of: what is kept beside a tile goes with it.
+	onEvict func(*decodedTile)
 }
 
 type decodedEntry struct {
@@ -33,7 +37,17 @@ type decodedEntry struct {
 }
 
 func newDecodedCache(max int64) *decodedCache {
-	return &decodedCache{max: max, ll: list.New(), m: map[string]*list.Element{}}
+	return &decodedCache{max: max, ll: list.New(), m: map[string]*list.Element{}, held: map[*decodedTile]int{}}
+}
+
+// holds reports whether the cache keeps t.
+func (c *decodedCache) holds(t *decodedTile) bool {
+	if c == nil {
+		return false
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.held[t] > 0
 }
 
 func (c *decodedCache) get(key string) (*decodedTile, bool) {
@@ -62,18 +76,31 @@ func (c *decodedCache) put(key string, t *decodedTile) {
 		return // one huge tile would push everything else out
 	}
 	c.mu.Lock()
-	defer c.mu.Unlock()
 	if _, ok := c.m[key]; ok {
+		c.mu.Unlock()
 		return
 	}
 	c.m[key] = c.ll.PushFront(&decodedEntry{key: key, tile: t, size: size})
+	c.held[t]++
 	c.bytes += size
+	var gone []*decodedTile
 	for c.bytes > c.max {
 		last := c.ll.Back()
 		ent := last.Value.(*decodedEntry)
 		c.ll.Remove(last)
 		delete(c.m, ent.key)
 		c.bytes -= ent.size
+		if c.held[ent.tile]--; c.held[ent.tile] <= 0 {
+			delete(c.held, ent.tile)
+			gone = append(gone, ent.tile)
+		}
+	}
+	evict := c.onEvict
+	c.mu.Unlock()
+	if evict != nil {
+		for _, g := range gone {
+			evict(g)
+		}
 	}
 }
 

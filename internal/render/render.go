@@ -78,8 +78,10 @@ func New(log *slog.Logger) (*Renderer, error) {
 	if log == nil {
 		log = slog.Default()
 	}
-	return &Renderer{specs: specs, log: log, decoded: newDecodedCache(DefaultDecodedCacheBytes),
-		layouts: newLayoutCache(DefaultLayoutCacheBytes)}, nil
+	r := &Renderer{specs: specs, log: log, decoded: newDecodedCache(DefaultDecodedCacheBytes),
+		layouts: newLayoutCache(DefaultLayoutCacheBytes)}
+	r.decoded.onEvict = r.layouts.dropTile
+	return r, nil
 }
 
 // ViewOf returns the style's own view (its center and zoom) at a size.

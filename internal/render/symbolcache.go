@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"hash/maphash"
 	"math"
+	"slices"
 	"sync"
 	"unsafe"
 
@@ -97,6 +98,11 @@ type layoutCache struct {
 	bytes int64
 	ll    *list.List // front: most recently used
 	m     map[layoutKey]*list.Element
+	// byTile holds the keys of each tile's layouts: a layout points into
+	// its decoded tile's features, so it goes when the renderer lets the
+	// tile go (dropTile), and a tile's memory is never held by layouts
+	// alone, outside the decoded tiles' bound.
+	byTile map[*decodedTile][]layoutKey
 }
 
 type layoutEntry struct {
@@ -105,7 +111,23 @@ type layoutEntry struct {
 }
 
 func newLayoutCache(max int64) *layoutCache {
-	return &layoutCache{max: max, ll: list.New(), m: map[layoutKey]*list.Element{}}
+	return &layoutCache{max: max, ll: list.New(), m: map[layoutKey]*list.Element{}, byTile: map[*decodedTile][]layoutKey{}}
+}
+
+// dropTile lets go of the layouts of a tile.
+func (c *layoutCache) dropTile(t *decodedTile) {
+	if !c.enabled() {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	// remove takes each key out of the tile's list: go through a copy.
+	for _, k := range slices.Clone(c.byTile[t]) {
+		if e, ok := c.m[k]; ok {
+			c.remove(e)
+		}
+	}
+	delete(c.byTile, t)
 }
 
 // enabled reports whether the cache keeps anything.
@@ -136,6 +158,7 @@ func (c *layoutCache) put(k layoutKey, tl *tileLayout) {
 		c.remove(e)
 	}
 	c.m[k] = c.ll.PushFront(&layoutEntry{key: k, tl: tl})
+	c.byTile[k.tile] = append(c.byTile[k.tile], k)
 	c.bytes += tl.size
 	for c.bytes > c.max {
 		c.remove(c.ll.Back())
@@ -147,6 +170,15 @@ func (c *layoutCache) remove(e *list.Element) {
 	c.ll.Remove(e)
 	delete(c.m, ent.key)
 	c.bytes -= ent.tl.size
+	keys := c.byTile[ent.key.tile]
+	if i := slices.Index(keys, ent.key); i >= 0 {
+		keys = slices.Delete(keys, i, i+1)
+	}
+	if len(keys) == 0 {
+		delete(c.byTile, ent.key.tile)
+	} else {
+		c.byTile[ent.key.tile] = keys
+	}
 }
 
 // layoutRecord notes what a layout being built reads from the glyphs and
@@ -318,8 +350,13 @@ func (s *sourceSet) tileLayouts(ctx context.Context, lr *symLayer, feats []sourc
 			if len(tl.icons) == 0 {
 				key.sprite = noSprite
 			}
-			if ctx.Err() == nil {
+			// Kept only beside its tile: a tile let go of meanwhile takes
+			// the layout with it (dropTile), or it is let go of here.
+			if ctx.Err() == nil && s.r.decoded.holds(t) {
 				cache.put(key, tl)
+				if !s.r.decoded.holds(t) {
+					cache.dropTile(t)
+				}
 			}
 		}
 		each(tl, base)

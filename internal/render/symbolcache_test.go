@@ -372,3 +372,69 @@ func TestLayoutCacheFittedIconSpots(t *testing.T) {
 		t.Errorf("%d layouts kept, want 1", len(r.layouts.m))
 	}
 }
+
+// TestLayoutsGoWithTheirTiles: a layout points into its decoded tile, so
+// the renderer keeps it only while it keeps the tile: when other tiles push
+// the street tiles out of the decoded tiles' cache, their layouts go too,
+// and the views drawn after are those of a renderer that keeps nothing.
+func TestLayoutsGoWithTheirTiles(t *testing.T) {
+	st, res, views := streetViews(t)
+	r, err := New(slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref, err := New(slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref.layouts = newLayoutCache(0)
+	check := func(when string) int {
+		r.layouts.mu.Lock()
+		defer r.layouts.mu.Unlock()
+		for k := range r.layouts.m {
+			if !r.decoded.holds(k.tile) {
+				t.Errorf("%s: a layout of a tile the renderer let go of is kept", when)
+			}
+		}
+		n := 0
+		for tile, keys := range r.layouts.byTile {
+			for _, k := range keys {
+				n++
+				if _, ok := r.layouts.m[k]; !ok || k.tile != tile {
+					t.Errorf("%s: the index of layouts by tile is out of step", when)
+				}
+			}
+		}
+		if n != len(r.layouts.m) {
+			t.Errorf("%s: %d layouts indexed by tile, %d kept", when, n, len(r.layouts.m))
+		}
+		return len(r.layouts.m)
+	}
+	if _, err := r.Render(context.Background(), st, views[0], res); err != nil {
+		t.Fatal(err)
+	}
+	if check("first view") == 0 {
+		t.Fatal("no layout kept after a view: the test shows nothing")
+	}
+	// Other tiles take the decoded tiles' room.
+	for i := range 8 {
+		r.decoded.put(fmt.Sprint("other-", i), &decodedTile{size: r.decoded.max / 5})
+	}
+	if n := check("others read"); n != 0 {
+		t.Errorf("%d layouts kept after their tiles were let go of", n)
+	}
+	for _, v := range views {
+		img, err := r.Render(context.Background(), st, v, res)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := ref.Render(context.Background(), st, v, res)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := differentPixels(img, want); n != 0 {
+			t.Errorf("view %+v: %d pixels differ from a render with no kept layout", v, n)
+		}
+		check(fmt.Sprintf("view %+v", v))
+	}
+}
