@@ -3,7 +3,6 @@ package render
 import (
 	"context"
 	"encoding/binary"
-	"encoding/json"
 	"fmt"
 	"hash/maphash"
 	"image"
@@ -134,12 +133,8 @@ type sheetIcon struct {
 // are logged and left out. An image that cannot be decoded makes a sheet
 // with no icons, returned with the error; an index that cannot, none.
 func decodeSheet(idx, data []byte, log *slog.Logger) (*sheet, error) {
-	var entries map[string]struct {
-		X, Y, Width, Height int
-		PixelRatio          float64 `json:"pixelRatio"`
-		SDF                 bool    `json:"sdf"`
-	}
-	if err := json.Unmarshal(idx, &entries); err != nil {
+	entries, err := spritesheet.ParseIndex(idx)
+	if err != nil {
 		return nil, fmt.Errorf("sprite index: %w", err)
 	}
 	pix, err := spritesheet.Decode(data)
