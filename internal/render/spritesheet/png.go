@@ -1,13 +1,10 @@
 package spritesheet
 
 import (
-	"bytes"
 	"encoding/binary"
+	"hash/adler32"
 	"hash/crc32"
 	"image"
-	"io"
-
-	"github.com/klauspost/compress/zlib"
 )
 
 // PNG colour types (the PNG specification, section 11.2.2).
@@ -161,17 +158,18 @@ func (m *rawImage) inflate(idat [][]byte, size int) bool {
 			data = append(data, b...)
 		}
 	}
-	src := bytes.NewReader(data) // zlib reads a *bytes.Reader fastest
-	zr, err := zlib.NewReader(src)
-	if err != nil {
+	// The zlib stream (RFC 1950): a header (with no preset dictionary),
+	// the deflate data, and the Adler-32 checksum of the rows.
+	if len(data) < 6 {
+		return false
+	}
+	cmf, flg := data[0], data[1]
+	if cmf&0x0f != 8 || cmf>>4 > 7 || (uint(cmf)<<8|uint(flg))%31 != 0 || flg&0x20 != 0 {
 		return false
 	}
 	m.pix = make([]byte, m.h*m.stride)
-	if _, err := io.ReadFull(zr, m.pix); err != nil {
-		return false
-	}
-	var one [1]byte
-	if n, err := zr.Read(one[:]); n != 0 || err != io.EOF || src.Len() != 0 {
+	n, ok := inflate(m.pix, data[2:])
+	if !ok || n != len(data)-6 || binary.BigEndian.Uint32(data[len(data)-4:]) != adler32.Checksum(m.pix) {
 		return false
 	}
 	var prev []byte
