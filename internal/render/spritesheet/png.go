@@ -5,6 +5,7 @@ import (
 	"hash/adler32"
 	"hash/crc32"
 	"image"
+	"sync"
 )
 
 // PNG colour types (the PNG specification, section 11.2.2).
@@ -17,8 +18,8 @@ const (
 )
 
 // rawImage is an 8-bit, non-interlaced PNG image as its rows decode: each
-// row is its filter byte (no longer meaningful) and then its pixels,
-// unfiltered, in the PNG's colour type.
+// row is its filter byte and then its pixels in the PNG's colour type,
+// filtered until a cut needs the row (a render cuts a few icons of many).
 type rawImage struct {
 	w, h   int
 	ct     int           // colour type
@@ -26,6 +27,9 @@ type rawImage struct {
 	stride int           // bytes per row: 1 + w*bpp
 	pix    []byte        // h rows
 	pal    [256][4]uint8 // premultiplied RGBA of each palette index
+
+	mu   sync.Mutex // guards the unfiltering of rows
+	done []bool     // the rows unfiltered
 }
 
 // maxInflate bounds the bytes deflate can make of one byte of input
@@ -172,19 +176,40 @@ func (m *rawImage) inflate(idat [][]byte, size int) bool {
 	if !ok || n != len(data)-6 || binary.BigEndian.Uint32(data[len(data)-4:]) != adler32.Checksum(m.pix) {
 		return false
 	}
-	var prev []byte
 	for y := range m.h {
-		row := m.pix[y*m.stride : (y+1)*m.stride]
-		if !unfilter(row[0], row[1:], prev, m.bpp) {
-			return false
+		if m.pix[y*m.stride] > 4 {
+			return false // not a filter type
 		}
-		prev = row[1:]
 	}
+	m.done = make([]bool, m.h)
 	return true
 }
 
-// unfilter reverses a row's filter (the PNG specification, section 9.2).
-// prev is the row above, unfiltered, or nil for the first row.
+// unfilterRows unfilters the rows y0 to y1-1 not unfiltered yet, and the
+// rows above that their filters need.
+func (m *rawImage) unfilterRows(y0, y1 int) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	y := y0
+	for y > 0 && !m.done[y] && m.pix[y*m.stride] >= 2 && !m.done[y-1] { // up, average and Paeth need the row above
+		y--
+	}
+	for ; y < y1; y++ {
+		if m.done[y] {
+			continue
+		}
+		var prev []byte
+		if y > 0 {
+			prev = m.pix[(y-1)*m.stride+1 : y*m.stride]
+		}
+		unfilter(m.pix[y*m.stride], m.pix[y*m.stride+1:(y+1)*m.stride], prev, m.bpp)
+		m.done[y] = true
+	}
+}
+
+// unfilter reverses a row's filter (the PNG specification, section 9.2)
+// and reports whether f is a filter type. prev is the row above,
+// unfiltered, or nil for the first row.
 func unfilter(f byte, cur, prev []byte, bpp int) bool {
 	switch f {
 	case 0: // none
@@ -313,6 +338,7 @@ func abs(x int) int {
 
 // cut writes r's pixels premultiplied to pix (see Sheet.Cut).
 func (m *rawImage) cut(pix []uint8, r image.Rectangle) {
+	m.unfilterRows(r.Min.Y, r.Max.Y)
 	w := r.Dx()
 	for y := r.Min.Y; y < r.Max.Y; y++ {
 		o := y*m.stride + 1 + r.Min.X*m.bpp
