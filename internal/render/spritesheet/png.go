@@ -289,22 +289,25 @@ func unpaeth(cur, prev []byte, bpp int) {
 	}
 }
 
-// unpaeth4 is unpaeth of 4 bytes a pixel, the channels side by side so
-// that their (serial) predictions overlap.
+// unpaeth4 is unpaeth of 4 bytes a pixel, two channels at a time so that
+// their (serial) predictions overlap: four at a time spill registers.
 func unpaeth4(cur, prev []byte) {
 	if len(cur) < 4 || len(prev) < len(cur) {
-		return
+		return // never so: a row holds a pixel; this spares bounds checks
 	}
-	// No left pixel: Paeth predicts the pixel above.
-	cur[0], cur[1], cur[2], cur[3] = cur[0]+prev[0], cur[1]+prev[1], cur[2]+prev[2], cur[3]+prev[3]
-	a0, a1, a2, a3 := int(cur[0]), int(cur[1]), int(cur[2]), int(cur[3])
-	for i := 4; i+4 <= len(cur); i += 4 {
-		p, q := prev[i-4:i+4:i+4], cur[i:i+4:i+4]
-		a0 = int(q[0] + paeth(a0, int(p[4]), int(p[0])))
-		a1 = int(q[1] + paeth(a1, int(p[5]), int(p[1])))
-		a2 = int(q[2] + paeth(a2, int(p[6]), int(p[2])))
-		a3 = int(q[3] + paeth(a3, int(p[7]), int(p[3])))
-		q[0], q[1], q[2], q[3] = uint8(a0), uint8(a1), uint8(a2), uint8(a3)
+	prev = prev[:len(cur)]
+	for ch := 0; ch < 4; ch += 2 {
+		cur[ch] += prev[ch] // no left pixel: Paeth predicts the byte above
+		cur[ch+1] += prev[ch+1]
+		a0, a1 := int(cur[ch]), int(cur[ch+1])
+		c0, c1 := int(prev[ch]), int(prev[ch+1])
+		for i := ch + 4; i+1 < len(cur); i += 4 {
+			b0, b1 := int(prev[i]), int(prev[i+1])
+			a0 = int(cur[i] + paeth(a0, b0, c0))
+			a1 = int(cur[i+1] + paeth(a1, b1, c1))
+			cur[i], cur[i+1] = uint8(a0), uint8(a1)
+			c0, c1 = b0, b1
+		}
 	}
 }
 
