@@ -151,8 +151,9 @@ func (m *rawImage) header(b []byte) bool {
 }
 
 // inflate decompresses the image data (the IDAT chunks' bodies, size bytes
-// in all) into m.pix and unfilters it. The zlib stream must end exactly at
-// the end of the data, checksum verified, after the last row.
+// in all) into m.pix and checks the rows' filter types; the rows are
+// unfiltered as cuts need them. The zlib stream must end exactly at the end
+// of the data, checksum verified, after the last row.
 func (m *rawImage) inflate(idat [][]byte, size int) bool {
 	data := idat[0]
 	if len(idat) > 1 {
@@ -315,11 +316,12 @@ func unpaeth4(cur, prev []byte) {
 // (b) and upper left (c): of the three, the nearest to p = a+b-c, a before
 // b before c on a tie. It compiles to conditional moves.
 //
-// With lo <= hi the smaller and larger of a and b, p-lo and p-hi are hi-c
-// and lo-c, so lo is the nearest when hi-c <= |p-c| (and hi when lo >= c
-// and c-lo >= ... ): the comparisons reduce to those of lo and hi with
-// t = 3c-a-b, which TestPaeth checks against the specification's form on
-// every input.
+// With lo <= hi the smaller and larger of a and b, p is at hi-c from lo,
+// c-lo from hi and |(hi-c)-(c-lo)| from c. So the prediction is hi when
+// c <= lo, lo when c >= hi, and for c between them lo when c-lo >= 2(hi-c),
+// hi when hi-c >= 2(c-lo), else c: in all cases, lo when hi <= t and hi
+// when t <= lo, for t = 3c-a-b. (A tie of a and b of different values
+// puts c at 0 from p.) TestPaeth checks this on every input.
 func paeth(a, b, c int) uint8 {
 	lo, hi := min(a, b), max(a, b)
 	t := 3*c - a - b

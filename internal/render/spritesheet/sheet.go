@@ -4,10 +4,11 @@
 // A render draws a few dozen of a sheet's hundreds of icons, so the sheet
 // keeps its decoded pixels as the PNG stores them and converts an icon only
 // when it is cut. The common sheets (8-bit grey, grey and alpha, RGB, RGBA
-// or palette, not interlaced) are decoded here: inflated into one buffer and
-// unfiltered in place, with no copy to an image.Image. Anything else is
-// decoded by image/png, and so is any input this decoder does not accept
-// as it is, so that a sheet's pixels and errors are image/png's.
+// or palette, not interlaced) are decoded here: inflated into one buffer,
+// and unfiltered in place a row at a time when a cut first needs it. Any
+// other sheet is decoded by image/png, and so is any input this decoder
+// does not accept as it is, so that a sheet's pixels and errors are
+// image/png's.
 package spritesheet
 
 import (
