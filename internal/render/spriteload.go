@@ -1,16 +1,16 @@
 package render
 
 import (
-	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/json"
+	"encoding/binary"
 	"fmt"
+	"hash/maphash"
 	"image"
-	"image/draw"
-	"image/png"
+	"log/slog"
+	"strings"
 	"sync"
 
+	"github.com/tesseramaps/tessera/internal/render/spritesheet"
 	"github.com/tesseramaps/tessera/internal/style"
 )
 
@@ -22,20 +22,33 @@ type spriteIcon struct {
 	pix   []uint8 // w*h*4, premultiplied
 }
 
-// spriteSet holds the style's sprite icons, loaded on first use.
+// spriteSet holds the style's sprite sheets, loaded on first use; an icon
+// is cut from its sheet when first asked for.
 type spriteSet struct {
-	s     *sourceSet
-	once  sync.Once // loads the icons on first use, from any goroutine
-	icons map[string]*spriteIcon
+	s      *sourceSet
+	once   sync.Once // loads the sheets on first use, from any goroutine
+	sheets []namedSheet
 }
 
-// icon returns the named icon, or nil.
+// namedSheet is one of the style's sheets and the prefix of its icons'
+// names ("id:", or none for the sheet "default").
+type namedSheet struct {
+	prefix string
+	sh     *sheet
+}
+
+// icon returns the named icon, or nil. When sheets name an icon alike, the
+// style's last sheet with it wins.
 func (sp *spriteSet) icon(ctx context.Context, name string) *spriteIcon {
-	sp.once.Do(func() {
-		sp.icons = map[string]*spriteIcon{}
-		sp.load(ctx)
-	})
-	return sp.icons[name]
+	sp.once.Do(func() { sp.load(ctx) })
+	for i := len(sp.sheets) - 1; i >= 0; i-- {
+		if rest, ok := strings.CutPrefix(name, sp.sheets[i].prefix); ok {
+			if ic := sp.sheets[i].sh.icon(rest); ic != nil {
+				return ic
+			}
+		}
+	}
+	return nil
 }
 
 // load reads the style's sprite (one URL, or a list of {id, url} whose
@@ -77,18 +90,10 @@ func (sp *spriteSet) loadOne(ctx context.Context, base, prefix string) {
 	}
 }
 
-// read decodes a sprite index and image and cuts out the icons.
+// read decodes a sprite index and image, or finds them decoded already.
 func (sp *spriteSet) read(ctx context.Context, base, prefix string) error {
 	idx, err := sp.s.res.Fetch(ctx, base+".json")
 	if err != nil {
-		return fmt.Errorf("sprite index: %w", err)
-	}
-	var entries map[string]struct {
-		X, Y, Width, Height int
-		PixelRatio          float64 `json:"pixelRatio"`
-		SDF                 bool    `json:"sdf"`
-	}
-	if err := json.Unmarshal(idx, &entries); err != nil {
 		return fmt.Errorf("sprite index: %w", err)
 	}
 	data, err := sp.s.res.Fetch(ctx, base+".png")
@@ -96,127 +101,154 @@ func (sp *spriteSet) read(ctx context.Context, base, prefix string) error {
 		return fmt.Errorf("sprite image: %w", err)
 	}
 	key := sheetKey(idx, data)
-	if icons, ok := sheets.get(key); ok {
-		for name, ic := range icons {
-			sp.icons[prefix+name] = ic
+	sh, ok := sheets.get(key)
+	if !ok {
+		if sh, err = decodeSheet(idx, data, sp.s.r.log); sh == nil {
+			return err
 		}
-		return nil
+		sheets.add(key, sh)
 	}
-	icons := map[string]*spriteIcon{}
-	defer func() { sheets.add(key, icons) }()
-	img, err := png.Decode(bytes.NewReader(data))
+	sp.sheets = append(sp.sheets, namedSheet{prefix, sh})
+	return err
+}
+
+// sheet is a decoded sprite sheet: its pixels, and its icons, each cut
+// out on first use. It is shared by renders and never modified but for
+// the icons' one cutting.
+type sheet struct {
+	pix   *spritesheet.Sheet // nil when the image could not be decoded
+	icons map[string]*sheetIcon
+}
+
+// sheetIcon is an icon's entry in its sheet's index, and the icon once cut.
+type sheetIcon struct {
+	r     image.Rectangle // within the sheet
+	ratio float64
+	sdf   bool
+	once  sync.Once
+	ic    *spriteIcon
+}
+
+// decodeSheet decodes a sheet's index and image. Entries outside the image
+// are logged and left out. An image that cannot be decoded makes a sheet
+// with no icons, returned with the error; an index that cannot, none.
+func decodeSheet(idx, data []byte, log *slog.Logger) (*sheet, error) {
+	entries, err := spritesheet.ParseIndex(idx)
 	if err != nil {
-		return fmt.Errorf("sprite image: %w", err)
+		return nil, fmt.Errorf("sprite index: %w", err)
 	}
-	bounds := img.Bounds()
+	pix, err := spritesheet.Decode(data)
+	if err != nil {
+		return &sheet{}, fmt.Errorf("sprite image: %w", err)
+	}
+	sh := &sheet{pix: pix, icons: make(map[string]*sheetIcon, len(entries))}
+	all := make([]sheetIcon, len(entries))
+	bounds := pix.Bounds()
 	for name, e := range entries {
-		r := image.Rect(e.X, e.Y, e.X+e.Width, e.Y+e.Height).Add(bounds.Min)
+		r := image.Rect(e.X, e.Y, e.X+e.Width, e.Y+e.Height)
 		if e.Width <= 0 || e.Height <= 0 || !r.In(bounds) {
-			sp.s.r.log.Warn("render: sprite icon outside its sheet skipped", "icon", name)
+			log.Warn("render: sprite icon outside its sheet skipped", "icon", name)
 			continue
 		}
 		ratio := e.PixelRatio
 		if ratio <= 0 {
 			ratio = 1
 		}
-		ic := &spriteIcon{w: e.Width, h: e.Height, ratio: ratio, sdf: e.SDF, pix: make([]uint8, e.Width*e.Height*4)}
-		cutIcon(ic.pix, img, r)
-		icons[name] = ic
-		sp.icons[prefix+name] = ic
+		si := &all[len(sh.icons)]
+		si.r, si.ratio, si.sdf = r, ratio, e.SDF
+		sh.icons[name] = si
 	}
-	return nil
+	return sh, nil
 }
 
-// cutIcon writes the pixels of img in r to pix (r's size, RGBA) as
-// premultiplied colour, as GL's atlas holds them and as image/draw
-// converts them: only the icons of a sheet are converted.
-func cutIcon(pix []uint8, img image.Image, r image.Rectangle) {
-	w := r.Dx()
-	src, ok := img.(*image.NRGBA)
-	if !ok {
-		dst := &image.RGBA{Pix: pix, Stride: 4 * w, Rect: image.Rect(0, 0, w, r.Dy())}
-		draw.Draw(dst, dst.Rect, img, r.Min, draw.Src)
-		return
+// icon returns the named icon, cut out on first use, or nil.
+func (sh *sheet) icon(name string) *spriteIcon {
+	si := sh.icons[name]
+	if si == nil {
+		return nil
 	}
-	for y := r.Min.Y; y < r.Max.Y; y++ {
-		o := src.PixOffset(r.Min.X, y)
-		row := src.Pix[o : o+4*w : o+4*w]
-		out := pix[(y-r.Min.Y)*4*w : (y-r.Min.Y+1)*4*w : (y-r.Min.Y+1)*4*w]
-		for i := 0; i < len(row); i += 4 {
-			s, d := row[i:i+4:i+4], out[i:i+4:i+4]
-			switch s[3] {
-			case 0: // transparent: pix is zero already
-			case 0xff: // opaque: premultiplying keeps the colour
-				copy(d, s)
-			default: // as image/draw's Src from NRGBA to RGBA
-				sa := uint32(s[3]) * 0x101
-				d[0] = uint8(uint32(s[0]) * sa / 0xff >> 8)
-				d[1] = uint8(uint32(s[1]) * sa / 0xff >> 8)
-				d[2] = uint8(uint32(s[2]) * sa / 0xff >> 8)
-				d[3] = s[3]
-			}
-		}
-	}
+	si.once.Do(func() {
+		w, h := si.r.Dx(), si.r.Dy()
+		ic := &spriteIcon{w: w, h: h, ratio: si.ratio, sdf: si.sdf, pix: make([]uint8, w*h*4)}
+		sh.pix.Cut(ic.pix, si.r)
+		si.ic = ic
+	})
+	return si.ic
 }
 
-// sheets caches decoded sprite sheets across renders by their content:
-// a style's sprite is the same from one render to the next, and decoding
-// its PNG costs more than drawing its icons. Icons are never modified.
-var sheets = &sheetCache{m: map[[32]byte]map[string]*spriteIcon{}, max: maxSheetBytes}
-
-// maxSheetBytes bounds the decoded icons kept, by their pixels.
-const maxSheetBytes = 32 << 20
-
-type sheetCache struct {
-	mu    sync.Mutex
-	m     map[[32]byte]map[string]*spriteIcon
-	order [][32]byte // oldest first
-	bytes int64      // pixels of the icons kept
-	max   int64
-}
-
-// iconBytes is the memory of a sheet's decoded icons.
-func iconBytes(icons map[string]*spriteIcon) int64 {
+// bytes bounds the memory the sheet holds: its pixels, and its icons as
+// if all were cut.
+func (sh *sheet) bytes() int64 {
 	n := int64(0)
-	for _, ic := range icons {
-		n += int64(len(ic.pix)) + 64
+	if sh.pix != nil {
+		n += sh.pix.Size()
+	}
+	for _, si := range sh.icons {
+		n += int64(si.r.Dx())*int64(si.r.Dy())*4 + 160
 	}
 	return n
 }
 
-func sheetKey(index, image []byte) [32]byte {
-	h := sha256.New()
-	h.Write(index)
-	h.Write([]byte{0})
-	h.Write(image)
-	var k [32]byte
-	h.Sum(k[:0])
+// sheets caches decoded sprite sheets across renders by their content:
+// a style's sprite is the same from one render to the next, and decoding
+// its PNG costs more than drawing its icons.
+var sheets = &sheetCache{m: map[sheetID]*sheet{}, max: maxSheetBytes}
+
+// maxSheetBytes bounds the memory of the sheets kept.
+const maxSheetBytes = 32 << 20
+
+type sheetCache struct {
+	mu    sync.Mutex
+	m     map[sheetID]*sheet
+	order []sheetID // oldest first
+	bytes int64     // of the sheets kept
+	max   int64
+}
+
+// sheetID names a sheet by its index and image: two 64-bit hashes of
+// them, with seeds of this process's own.
+type sheetID [2]uint64
+
+var sheetSeeds = [2]maphash.Seed{maphash.MakeSeed(), maphash.MakeSeed()}
+
+func sheetKey(index, image []byte) sheetID {
+	var k sheetID
+	var n [8]byte
+	binary.LittleEndian.PutUint64(n[:], uint64(len(index)))
+	for i, seed := range sheetSeeds {
+		var h maphash.Hash
+		h.SetSeed(seed)
+		h.Write(n[:])
+		h.Write(index)
+		h.Write(image)
+		k[i] = h.Sum64()
+	}
 	return k
 }
 
-func (c *sheetCache) get(k [32]byte) (map[string]*spriteIcon, bool) {
+func (c *sheetCache) get(k sheetID) (*sheet, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	icons, ok := c.m[k]
-	return icons, ok
+	sh, ok := c.m[k]
+	return sh, ok
 }
 
-func (c *sheetCache) add(k [32]byte, icons map[string]*spriteIcon) {
+func (c *sheetCache) add(k sheetID, sh *sheet) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if _, ok := c.m[k]; ok {
 		return
 	}
-	size := iconBytes(icons)
+	size := sh.bytes()
 	if size > c.max/2 {
 		return // one huge sheet would push everything else out
 	}
 	for c.bytes+size > c.max && len(c.order) > 0 {
-		c.bytes -= iconBytes(c.m[c.order[0]])
+		c.bytes -= c.m[c.order[0]].bytes()
 		delete(c.m, c.order[0])
 		c.order = c.order[1:]
 	}
-	c.m[k] = icons
+	c.m[k] = sh
 	c.order = append(c.order, k)
 	c.bytes += size
 }

@@ -2,55 +2,189 @@ package render
 
 import (
 	"bytes"
+	"fmt"
 	"image"
 	"image/color"
 	"image/draw"
+	"image/png"
+	"log/slog"
+	"sync"
 	"testing"
 )
 
-// TestCutIcon holds cutIcon to image/draw's conversion of the sheet to
-// premultiplied RGBA, for every kind of pixel and sheet.
-func TestCutIcon(t *testing.T) {
-	// An NRGBA sheet with every alpha (and the colours that round
-	// differently at each), offset from the origin.
-	nrgba := image.NewNRGBA(image.Rect(3, 5, 3+256, 5+6))
-	for y := 0; y < 6; y++ {
-		for x := 0; x < 256; x++ {
-			nrgba.SetNRGBA(3+x, 5+y, color.NRGBA{uint8(255 - x), uint8(x * 7), uint8(y * 51), uint8(x)})
+// testSheet encodes a sheet of w x h pixels, each of its own colour and
+// alpha, and returns it with its premultiplied reference.
+func testSheet(t *testing.T, w, h int) ([]byte, *image.RGBA) {
+	t.Helper()
+	img := image.NewNRGBA(image.Rect(0, 0, w, h))
+	for y := range h {
+		for x := range w {
+			img.SetNRGBA(x, y, color.NRGBA{uint8(x * 9), uint8(y * 13), uint8(x ^ y), uint8(x*y + 3)})
 		}
 	}
-	pal := image.NewPaletted(image.Rect(0, 0, 8, 8), color.Palette{color.NRGBA{10, 20, 30, 128}, color.NRGBA{200, 100, 0, 255}, color.Transparent})
-	for i := range pal.Pix {
-		pal.Pix[i] = uint8(i % 3)
+	var buf bytes.Buffer
+	if err := png.Encode(&buf, img); err != nil {
+		t.Fatal(err)
 	}
-	gray := image.NewGray(image.Rect(0, 0, 8, 8))
-	for i := range gray.Pix {
-		gray.Pix[i] = uint8(i * 4)
+	ref := image.NewRGBA(img.Rect)
+	draw.Draw(ref, ref.Rect, img, image.Point{}, draw.Src)
+	return buf.Bytes(), ref
+}
+
+// TestDecodeSheet cuts icons as image/draw converts the sheet, leaves out
+// entries outside it, and keeps an undecodable image's sheet empty.
+func TestDecodeSheet(t *testing.T) {
+	data, ref := testSheet(t, 40, 30)
+	idx := []byte(`{
+		"a": {"x": 0, "y": 0, "width": 40, "height": 30, "pixelRatio": 2},
+		"b": {"x": 5, "y": 7, "width": 3, "height": 20, "sdf": true},
+		"outside": {"x": 39, "y": 0, "width": 2, "height": 2},
+		"empty": {"x": 1, "y": 1, "width": 0, "height": 2}
+	}`)
+	sh, err := decodeSheet(idx, data, slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
 	}
 	tests := []struct {
-		name string
-		img  image.Image
-		r    image.Rectangle
+		name  string
+		r     image.Rectangle // nil icon if empty
+		ratio float64
+		sdf   bool
 	}{
-		{"nrgba, whole", nrgba, nrgba.Rect},
-		{"nrgba, inner icon", nrgba, image.Rect(40, 6, 90, 10)},
-		{"nrgba, one pixel", nrgba, image.Rect(258, 10, 259, 11)},
-		{"paletted", pal, image.Rect(1, 2, 7, 8)},
-		{"gray", gray, image.Rect(0, 0, 5, 3)},
+		{"a", image.Rect(0, 0, 40, 30), 2, false},
+		{"b", image.Rect(5, 7, 8, 27), 1, true},
+		{"outside", image.Rectangle{}, 0, false},
+		{"empty", image.Rectangle{}, 0, false},
+		{"missing", image.Rectangle{}, 0, false},
 	}
 	for _, tc := range tests {
-		sheet := image.NewRGBA(tc.img.Bounds())
-		draw.Draw(sheet, sheet.Rect, tc.img, tc.img.Bounds().Min, draw.Src)
-		w, h := tc.r.Dx(), tc.r.Dy()
-		want := make([]uint8, 0, w*h*4)
-		for y := tc.r.Min.Y; y < tc.r.Max.Y; y++ {
-			o := sheet.PixOffset(tc.r.Min.X, y)
-			want = append(want, sheet.Pix[o:o+4*w]...)
+		ic := sh.icon(tc.name)
+		if tc.r.Empty() {
+			if ic != nil {
+				t.Errorf("%s: an icon", tc.name)
+			}
+			continue
 		}
-		got := make([]uint8, w*h*4)
-		cutIcon(got, tc.img, tc.r)
-		if !bytes.Equal(got, want) {
-			t.Errorf("%s: the icon's pixels differ from image/draw's", tc.name)
+		if ic == nil {
+			t.Fatalf("%s: no icon", tc.name)
+		}
+		if ic.w != tc.r.Dx() || ic.h != tc.r.Dy() || ic.ratio != tc.ratio || ic.sdf != tc.sdf {
+			t.Errorf("%s: %dx%d ratio %v sdf %v", tc.name, ic.w, ic.h, ic.ratio, ic.sdf)
+		}
+		want := ref.SubImage(tc.r).(*image.RGBA)
+		for y := range ic.h {
+			o := want.PixOffset(tc.r.Min.X, tc.r.Min.Y+y)
+			if !bytes.Equal(ic.pix[y*4*ic.w:(y+1)*4*ic.w], want.Pix[o:o+4*ic.w]) {
+				t.Fatalf("%s: row %d differs from image/draw's", tc.name, y)
+			}
+		}
+		if sh.icon(tc.name) != ic {
+			t.Errorf("%s: cut twice", tc.name)
+		}
+	}
+
+	if _, err := decodeSheet([]byte(`{"a": 1`), data, slog.New(slog.DiscardHandler)); err == nil {
+		t.Error("a broken index decoded")
+	}
+	sh, err = decodeSheet(idx, data[:len(data)/2], slog.New(slog.DiscardHandler))
+	if err == nil || sh == nil || sh.icon("a") != nil {
+		t.Errorf("a broken image: sheet %v, error %v", sh, err)
+	}
+}
+
+// TestSpriteSetIcon finds icons by their sheet's prefix, the style's last
+// sheet winning a name, and cuts each once under concurrent use.
+func TestSpriteSetIcon(t *testing.T) {
+	data, _ := testSheet(t, 8, 8)
+	mk := func(names ...string) *sheet {
+		idx := "{"
+		for i, n := range names {
+			if i > 0 {
+				idx += ","
+			}
+			idx += fmt.Sprintf(`%q: {"x": %d, "y": 0, "width": 1, "height": 1}`, n, i)
+		}
+		sh, err := decodeSheet([]byte(idx+"}"), data, slog.New(slog.DiscardHandler))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return sh
+	}
+	first, second, other := mk("a", "b", "x:y"), mk("b", "c"), mk("y", "d")
+	sp := &spriteSet{}
+	sp.once.Do(func() {})
+	sp.sheets = []namedSheet{{"", first}, {"", second}, {"x:", other}}
+	tests := []struct {
+		name string
+		want *sheet
+	}{
+		{"a", first},
+		{"b", second}, // the later sheet's
+		{"c", second},
+		{"x:y", other}, // the prefixed sheet's, over the default sheet's "x:y"
+		{"x:d", other},
+		{"d", nil},
+		{"x:a", nil},
+	}
+	for _, tc := range tests {
+		var wg sync.WaitGroup
+		got := make([]*spriteIcon, 4)
+		for i := range got {
+			wg.Go(func() { got[i] = sp.icon(t.Context(), tc.name) })
+		}
+		wg.Wait()
+		for _, ic := range got[1:] {
+			if ic != got[0] {
+				t.Fatalf("%s: cut more than once", tc.name)
+			}
+		}
+		var want *spriteIcon
+		if tc.want != nil {
+			want = tc.want.icon(tc.name[len(tc.name)-1:])
+		}
+		if got[0] != want {
+			t.Errorf("%s: the wrong sheet's icon", tc.name)
+		}
+	}
+}
+
+// TestSheetCacheBounded keeps decoded sprite sheets within its byte bound,
+// the oldest out first, and refuses a sheet over half the bound.
+func TestSheetCacheBounded(t *testing.T) {
+	sheetOf := func(n int) *sheet {
+		return &sheet{icons: map[string]*sheetIcon{"a": {r: image.Rect(0, 0, n, 1)}}}
+	}
+	c := &sheetCache{m: map[sheetID]*sheet{}, max: 4000}
+	for i := range 10 {
+		c.add(sheetID{uint64(i)}, sheetOf(200))
+		if c.bytes > c.max {
+			t.Fatalf("after %d sheets the cache holds %d bytes, bound %d", i+1, c.bytes, c.max)
+		}
+	}
+	if _, ok := c.get(sheetID{0}); ok {
+		t.Error("the oldest sheet was kept past the bound")
+	}
+	if _, ok := c.get(sheetID{9}); !ok {
+		t.Error("the newest sheet is missing")
+	}
+	c.add(sheetID{99}, sheetOf(600))
+	if _, ok := c.get(sheetID{99}); ok {
+		t.Error("a sheet over half the bound was kept")
+	}
+}
+
+// TestSheetKey tells sheets apart by index and image, and by where one
+// ends and the other begins.
+func TestSheetKey(t *testing.T) {
+	keys := map[sheetID]string{}
+	for _, tc := range [][2]string{{"", ""}, {"a", ""}, {"", "a"}, {"ab", "c"}, {"a", "bc"}, {"{}", "png"}, {"{}", "pnh"}} {
+		k := sheetKey([]byte(tc[0]), []byte(tc[1]))
+		if prev, ok := keys[k]; ok {
+			t.Errorf("%q and %s share a key", tc, prev)
+		}
+		keys[k] = fmt.Sprintf("%q", tc)
+		if sheetKey([]byte(tc[0]), []byte(tc[1])) != k {
+			t.Errorf("%q: the key changes", tc)
 		}
 	}
 }

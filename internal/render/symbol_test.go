@@ -629,31 +629,6 @@ func TestPolygonAnchorWholeUnits(t *testing.T) {
 	}
 }
 
-// TestSheetCacheBounded keeps decoded sprite sheets within its byte bound,
-// the oldest out first, and refuses a sheet over half the bound.
-func TestSheetCacheBounded(t *testing.T) {
-	sheet := func(n int) map[string]*spriteIcon {
-		return map[string]*spriteIcon{"a": {pix: make([]uint8, n)}}
-	}
-	c := &sheetCache{m: map[[32]byte]map[string]*spriteIcon{}, max: 1000}
-	for i := range 10 {
-		c.add([32]byte{byte(i)}, sheet(300))
-		if c.bytes > c.max {
-			t.Fatalf("after %d sheets the cache holds %d bytes, bound %d", i+1, c.bytes, c.max)
-		}
-	}
-	if _, ok := c.get([32]byte{0}); ok {
-		t.Error("the oldest sheet was kept past the bound")
-	}
-	if _, ok := c.get([32]byte{9}); !ok {
-		t.Error("the newest sheet is missing")
-	}
-	c.add([32]byte{99}, sheet(600))
-	if _, ok := c.get([32]byte{99}); ok {
-		t.Error("a sheet over half the bound was kept")
-	}
-}
-
 func TestSlicedPieces(t *testing.T) {
 	// A horizontal line across the middle of z14 tile 8802/5374, viewed
 	// at the tile's centre.
