@@ -64,21 +64,3 @@ func BenchmarkUnfilter(b *testing.B) {
 		raw.unfilterRows(0, raw.h)
 	}
 }
-
-// BenchmarkParseIndex parses the street view's sprite index (374 entries).
-func BenchmarkParseIndex(b *testing.B) {
-	dir := fixtures.SharedDir()
-	if dir == "" {
-		b.Skip("../shared is absent")
-	}
-	data, err := os.ReadFile(filepath.Join(dir, "render-tests", "sprites", "sprite.json"))
-	if err != nil {
-		b.Skip(err)
-	}
-	b.SetBytes(int64(len(data)))
-	for b.Loop() {
-		if _, ok := parseIndex(data); !ok {
-			b.Fatal("left to encoding/json")
-		}
-	}
-}

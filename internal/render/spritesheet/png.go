@@ -1,10 +1,14 @@
 package spritesheet
 
 import (
+	"bytes"
 	"encoding/binary"
 	"hash/crc32"
 	"image"
+	"io"
 	"sync"
+
+	"github.com/klauspost/compress/zlib"
 )
 
 // PNG colour types (the PNG specification, section 11.2.2).
@@ -162,19 +166,22 @@ func (m *rawImage) inflate(idat [][]byte, size int) bool {
 			data = append(data, b...)
 		}
 	}
-	// The zlib stream (RFC 1950): a header (with no preset dictionary),
-	// the deflate data, and the Adler-32 checksum of the rows.
-	if len(data) < 6 {
+	// The zlib stream (RFC 1950) holds exactly the rows and ends with the
+	// data: klauspost's inflater (faster than compress/flate's) fills them,
+	// and checks the stream's Adler-32 when it reads its end.
+	br := bytes.NewReader(data) // a byte reader: read no further than the stream
+	zr, err := zlib.NewReader(br)
+	if err != nil {
 		return false
 	}
-	cmf, flg := data[0], data[1]
-	if cmf&0x0f != 8 || cmf>>4 > 7 || (uint(cmf)<<8|uint(flg))%31 != 0 || flg&0x20 != 0 {
-		return false
-	}
+	defer zr.Close()
 	m.pix = make([]byte, m.h*m.stride)
-	n, ok := inflate(m.pix, data[2:])
-	if !ok || n != len(data)-6 || binary.BigEndian.Uint32(data[len(data)-4:]) != adler32(m.pix) {
+	if _, err := io.ReadFull(zr, m.pix); err != nil {
 		return false
+	}
+	var extra [1]byte
+	if n, err := zr.Read(extra[:]); n != 0 || err != io.EOF || br.Len() != 0 {
+		return false // more rows than the image has, a bad checksum, or bytes after the stream
 	}
 	for y := range m.h {
 		if m.pix[y*m.stride] > 4 {
@@ -373,46 +380,4 @@ func (m *rawImage) cut(pix []uint8, r image.Rectangle) {
 			}
 		}
 	}
-}
-
-// adler32 is the Adler-32 checksum of p (RFC 1950, section 8.2), as
-// hash/adler32 computes it but in under half the time: 32 bytes (four
-// words) at a time, each word's bytes added in four 16-bit lanes of an
-// even and an odd byte. Of a block of bytes b0..b31 after sums s1 and s2,
-// s1 gains their sum and s2 32*s1 plus their sum weighted 32, 31, ... 1:
-// 8 for each word after a byte's own, plus 8, less 2 for each lane before
-// its own and 1 for an odd byte.
-func adler32(p []byte) uint32 {
-	const (
-		mod   = 65521
-		bytes = 0x00ff00ff00ff00ff
-		ones  = 0x0001000100010001 // gathers the four lanes' sum in the top lane
-		lanes = 6 | 4<<16 | 2<<32  // gathers the lanes' sum weighted 0, 2, 4, 6
-	)
-	s1, s2 := uint64(1), uint64(0)
-	for len(p) > 0 {
-		// Over 2^16 bytes s1 stays below 2^25 and s2 below 2^41.
-		chunk := p[:min(len(p), 1<<16)]
-		p = p[len(chunk):]
-		for ; len(chunk) >= 32; chunk = chunk[32:] {
-			// Lane sums of the words (w), of the bytes (a), of the words
-			// weighted 4, 3, 2, 1 (b) and of the odd bytes.
-			x0, x1, x2, x3 := binary.LittleEndian.Uint64(chunk), binary.LittleEndian.Uint64(chunk[8:]), binary.LittleEndian.Uint64(chunk[16:]), binary.LittleEndian.Uint64(chunk[24:])
-			o0, o1, o2, o3 := x0>>8&bytes, x1>>8&bytes, x2>>8&bytes, x3>>8&bytes
-			w0, w1, w2, w3 := x0&bytes+o0, x1&bytes+o1, x2&bytes+o2, x3&bytes+o3
-			a := w0 + w1 + w2 + w3
-			b := 4*w0 + 3*w1 + 2*w2 + w3
-			odd := o0 + o1 + o2 + o3
-			// a ≤ 2040, b ≤ 5100 a lane: no sum carries out of a lane.
-			s2 += 32*s1 + 8*(b*ones>>48) - a*lanes>>48 - odd*ones>>48
-			s1 += a * ones >> 48
-		}
-		for _, c := range chunk {
-			s1 += uint64(c)
-			s2 += s1
-		}
-		s1 %= mod
-		s2 %= mod
-	}
-	return uint32(s2<<16 | s1)
 }

@@ -5,7 +5,6 @@ import (
 	"compress/zlib"
 	"encoding/binary"
 	"fmt"
-	stdadler32 "hash/adler32"
 	"hash/crc32"
 	"image"
 	"image/color"
@@ -474,33 +473,4 @@ func TestPaeth(t *testing.T) {
 			}
 		}
 	}
-}
-
-// TestAdler32 holds adler32 to hash/adler32, on lengths around its blocks
-// and on the bytes that make the largest sums.
-func TestAdler32(t *testing.T) {
-	data := make([]byte, 3<<16+45)
-	x := uint32(1)
-	for i := range data {
-		x = x*1664525 + 1013904223
-		data[i] = byte(x >> 24)
-	}
-	ff := bytes.Repeat([]byte{0xff}, len(data))
-	for _, n := range []int{0, 1, 7, 8, 31, 32, 33, 63, 64, 1000, 1<<16 - 1, 1 << 16, 1<<16 + 33, len(data)} {
-		for _, b := range [][]byte{data[:n], ff[:n], data[len(data)-n:]} {
-			if got, want := adler32(b), stdadler32.Checksum(b); got != want {
-				t.Errorf("%d bytes: %#x, want %#x", n, got, want)
-			}
-		}
-	}
-}
-
-// FuzzAdler32 holds adler32 to hash/adler32.
-func FuzzAdler32(f *testing.F) {
-	f.Add(bytes.Repeat([]byte{0xff}, 100))
-	f.Fuzz(func(t *testing.T, b []byte) {
-		if got, want := adler32(b), stdadler32.Checksum(b); got != want {
-			t.Fatalf("%#x, want %#x", got, want)
-		}
-	})
 }
