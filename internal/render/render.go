@@ -429,9 +429,8 @@ func visible(l *style.Layer, zoom float64) bool {
 // sourceFeature is a feature ready to draw: its properties for the
 // expressions and its geometry in world coordinates.
 type sourceFeature struct {
-	feat  *expr.MapFeature
-	layer string // source layer ("" for GeoJSON)
-	kind  string // Point, LineString, Polygon
+	feat  expr.Feature // *expr.MapFeature, or *tileFeature for vector tiles
+	kind  string       // Point, LineString, Polygon
 	parts [][]orb.Point
 	// polygons groups rings of a polygon feature, outer ring first.
 	polygons [][][]orb.Point
@@ -610,10 +609,11 @@ func (s *sourceSet) geoJSON(ctx context.Context, src *style.Source) ([]sourceFea
 	simp := newSimplifier(tolerance, int(maxZoom), int(math.Max(0, math.Min(maxZoom, math.Floor(s.view.Zoom)))))
 	out := make([]sourceFeature, 0, len(feats))
 	for _, f := range feats {
-		sf := sourceFeature{feat: &expr.MapFeature{Props: propsObject(f.Properties), Id: idValue(f.ID, f.Properties)}, tile: [3]int{0, 0, -1}, metrics: metrics}
+		mf := &expr.MapFeature{Props: propsObject(f.Properties), Id: idValue(f.ID, f.Properties)}
+		sf := sourceFeature{feat: mf, tile: [3]int{0, 0, -1}, metrics: metrics}
 		addGeometry(&sf, f.Geometry, grid, simp)
 		if sf.kind != "" {
-			sf.feat.Type = sf.kind
+			mf.Type = sf.kind
 			out = append(out, sf)
 		}
 	}
@@ -946,33 +946,26 @@ type decodedTile struct {
 
 // decodeTile decodes an MVT tile z/x/y into world-coordinate features.
 func decodeTile(data []byte, z, tx, ty int) (*decodedTile, error) {
-	feats, geomBytes, err := decodeFeatures(data, z, tx, ty)
+	feats, layers, bytes, err := decodeFeatures(data, z, tx, ty)
 	if err != nil {
 		return nil, err
 	}
-	// The features' headers and properties, their geometry as the arenas
-	// allocated it, and the copy of the tile's bytes that the property
-	// strings are cut from.
-	size := headerSize(feats) + geomBytes + int64(len(data))
-	dt := &decodedTile{feats: feats, layers: map[string][][2]int{}, size: size}
-	for i := 0; i < len(feats); {
-		j := i + 1
-		for j < len(feats) && feats[j].layer == feats[i].layer {
-			j++
-		}
-		dt.layers[feats[i].layer] = append(dt.layers[feats[i].layer], [2]int{i, j})
-		i = j
-	}
-	return dt, nil
+	// The features as allocated, and the copy of the tile's bytes that
+	// the property strings are cut from.
+	size := bytes + int64(len(data))
+	return &decodedTile{feats: feats, layers: layers, size: size}, nil
 }
 
 // decodeFeatures decodes an MVT tile z/x/y into world-coordinate
-// features, in the tile's order.
-// It also returns the bytes allocated for their geometry.
-func decodeFeatures(data []byte, z, tx, ty int) ([]sourceFeature, int64, error) {
+// features, in the tile's order, and the run of them each source layer
+// has (a layer without a feature to draw has none).
+// It also returns the bytes allocated for them: their headers, properties
+// and geometry (not the strings of the properties, cut from one copy of
+// the tile's keys and values).
+func decodeFeatures(data []byte, z, tx, ty int) ([]sourceFeature, map[string][][2]int, int64, error) {
 	t, err := mvt.Decode(data)
 	if err != nil {
-		return nil, 0, err
+		return nil, nil, 0, err
 	}
 	n := float64(int(1) << z)
 	square := box{float64(tx) / n, float64(ty) / n, float64(tx+1) / n, float64(ty+1) / n}
@@ -981,6 +974,7 @@ func decodeFeatures(data []byte, z, tx, ty int) ([]sourceFeature, int64, error) 
 		total += l.Len()
 	}
 	out := make([]sourceFeature, 0, total)
+	layers := make(map[string][][2]int, len(t.Layers))
 	// One feature header and one flat geometry are decoded at a time; the
 	// features' points and the slices that hold their parts are carved out
 	// of a few large allocations shared by the tile.
@@ -991,20 +985,24 @@ func decodeFeatures(data []byte, z, tx, ty int) ([]sourceFeature, int64, error) 
 		parts  arena[[]orb.Point]
 		polys  arena[[][]orb.Point]
 		inside []orb.Point // the points of a Point feature in the tile's square, reused
+		// The features' tags and tileFeatures.
+		tfs        arena[tileFeature]
+		tagArena   arena[uint32]
+		tableBytes int64
 	)
 	for _, l := range t.Layers {
+		start := len(out)
 		ext := float64(l.Extent)
 		keys, err := l.Keys()
 		if err != nil {
-			return nil, 0, err
+			return nil, nil, 0, err
 		}
 		values, err := l.TypedValues()
 		if err != nil {
-			return nil, 0, err
+			return nil, nil, 0, err
 		}
-		var keyBuf []string
-		var valBuf []expr.Value
-		var featBuf []expr.MapFeature
+		tl := &tileLayer{keys: keys, values: values}
+		tableBytes += tl.size()
 		// world converts a part's positions to world coordinates, into
 		// dst (of the same length).
 		world := func(dst []orb.Point, src []mvt.XY) []orb.Point {
@@ -1015,7 +1013,7 @@ func decodeFeatures(data []byte, z, tx, ty int) ([]sourceFeature, int64, error) 
 		}
 		for i := 0; i < l.Len(); i++ {
 			if err := l.FeatureInto(i, &df); err != nil {
-				return nil, 0, err
+				return nil, nil, 0, err
 			}
 			if df.Shape(&shape) != nil {
 				continue
@@ -1024,7 +1022,7 @@ func decodeFeatures(data []byte, z, tx, ty int) ([]sourceFeature, int64, error) 
 			if err != nil {
 				continue
 			}
-			sf := sourceFeature{layer: l.Name, tile: [3]int{ty, tx, z}}
+			sf := sourceFeature{tile: [3]int{ty, tx, z}}
 			switch shape.Type {
 			case mvt.Point:
 				// Points of the buffer belong to the neighbour tile, which
@@ -1090,33 +1088,24 @@ func decodeFeatures(data []byte, z, tx, ty int) ([]sourceFeature, int64, error) 
 			default:
 				continue
 			}
-			// The feature's keys and values are carved out of one
-			// allocation per layer, and its MapFeature out of another.
-			nt := len(tags) / 2
-			if len(keyBuf) < nt {
-				keyBuf, valBuf = make([]string, max(nt, 64)), make([]expr.Value, max(nt, 64))
+			// The feature's tags and its tileFeature are carved out of
+			// allocations shared by the tile.
+			tf := &tfs.take(1)[0]
+			*tf = tileFeature{layer: tl, id: df.ID, hasID: df.HasID, kind: shape.Type}
+			if len(tags) > 0 {
+				tf.tags = tagArena.take(len(tags))
+				copy(tf.tags, tags)
 			}
-			fk, fv := keyBuf[:nt:nt], valBuf[:nt:nt]
-			keyBuf, valBuf = keyBuf[nt:], valBuf[nt:]
-			for k := 0; k < nt; k++ {
-				// A value is converted where a feature has it: most
-				// are one feature's (names, numbers).
-				fk[k], fv[k] = keys[tags[2*k]], tileValue(values[tags[2*k+1]])
-			}
-			if len(featBuf) == 0 {
-				featBuf = make([]expr.MapFeature, min(l.Len()-i, 64))
-			}
-			mf := &featBuf[0]
-			featBuf = featBuf[1:]
-			*mf = expr.MapFeature{Props: expr.ObjectOf(fk, fv), Id: expr.Null(), Type: sf.kind}
-			if df.HasID {
-				mf.Id = expr.Number(float64(df.ID))
-			}
-			sf.feat = mf
+			sf.feat = tf
 			out = append(out, sf)
 		}
+		if len(out) > start {
+			layers[l.Name] = [][2]int{{start, len(out)}}
+		}
 	}
-	return out, pts.bytes + parts.bytes + polys.bytes, nil
+	size := int64(cap(out))*int64(unsafe.Sizeof(sourceFeature{})) + tfs.bytes + tagArena.bytes + tableBytes +
+		pts.bytes + parts.bytes + polys.bytes
+	return out, layers, size, nil
 }
 
 // arena hands out slices carved from larger allocations: a tile's many
