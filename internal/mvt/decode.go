@@ -1,6 +1,7 @@
 package mvt
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"math"
@@ -31,9 +32,12 @@ type Layer struct {
 	Version uint32
 	Extent  uint32
 
-	rawKeys     [][]byte
-	rawValues   [][]byte
-	rawFeatures [][]byte
+	// data is the layer's message; its keys, values and features are
+	// spans of it (no pointers for the collector to follow).
+	data        []byte
+	rawKeys     []span
+	rawValues   []span
+	rawFeatures []span
 
 	once   sync.Once // decodes keys and typed
 	keys   []string
@@ -42,6 +46,12 @@ type Layer struct {
 	boxed  sync.Once // builds values from typed
 	values []any
 }
+
+// span is where a field's bytes lie in its layer's message.
+type span struct{ off, end uint32 }
+
+// bytes returns the bytes of s.
+func (l *Layer) bytes(s span) []byte { return l.data[s.off:s.end:s.end] }
 
 // Len returns the number of features in the layer.
 func (l *Layer) Len() int { return len(l.rawFeatures) }
@@ -81,32 +91,13 @@ func Decode(data []byte) (*Tile, error) {
 }
 
 func decodeLayer(b []byte) (*Layer, error) {
-	l := &Layer{Version: 1, Extent: DefaultExtent}
-	// A first pass counts the features, keys and values: their slices are
-	// made once, at their size.
-	var nf, nk, nv int
-	for r := (reader{b: b}); !r.done(); {
-		field, wire, err := r.key()
-		if err != nil {
-			break // reported by the second pass
-		}
-		if wire == wireBytes {
-			switch field {
-			case 2:
-				nf++
-			case 3:
-				nk++
-			case 4:
-				nv++
-			}
-		}
-		if r.skip(wire) != nil {
-			break
-		}
+	if uint64(len(b)) > math.MaxUint32 {
+		return nil, fmt.Errorf("layer of %d bytes", len(b))
 	}
-	l.rawFeatures = make([][]byte, 0, nf)
-	l.rawKeys = make([][]byte, 0, nk)
-	l.rawValues = make([][]byte, 0, nv)
+	l := &Layer{Version: 1, Extent: DefaultExtent, data: b}
+	// A feature takes some tens of bytes: a guess at their number saves
+	// most of the copies of growing the slice.
+	l.rawFeatures = make([]span, 0, len(b)/64)
 	hasName := false
 	r := reader{b: b}
 	for !r.done() {
@@ -136,19 +127,19 @@ func decodeLayer(b []byte) (*Layer, error) {
 			if err != nil {
 				return nil, fmt.Errorf("feature %d: %w", len(l.rawFeatures), err)
 			}
-			l.rawFeatures = append(l.rawFeatures, s)
+			l.rawFeatures = append(l.rawFeatures, span{uint32(r.pos - len(s)), uint32(r.pos)})
 		case field == 3 && wire == wireBytes:
 			s, err := r.bytes()
 			if err != nil {
 				return nil, fmt.Errorf("key %d: %w", len(l.rawKeys), err)
 			}
-			l.rawKeys = append(l.rawKeys, s)
+			l.rawKeys = append(l.rawKeys, span{uint32(r.pos - len(s)), uint32(r.pos)})
 		case field == 4 && wire == wireBytes:
 			s, err := r.bytes()
 			if err != nil {
 				return nil, fmt.Errorf("value %d: %w", len(l.rawValues), err)
 			}
-			l.rawValues = append(l.rawValues, s)
+			l.rawValues = append(l.rawValues, span{uint32(r.pos - len(s)), uint32(r.pos)})
 		case field == 5 && wire == wireVarint:
 			v, err := r.varint()
 			if err != nil {
@@ -176,26 +167,28 @@ func decodeLayer(b []byte) (*Layer, error) {
 func (l *Layer) decodeKV() {
 	n := 0
 	for _, k := range l.rawKeys {
-		n += len(k)
+		n += int(k.end - k.off)
 	}
 	for _, v := range l.rawValues {
-		n += len(v)
+		n += int(v.end - v.off)
 	}
 	var sb strings.Builder
 	sb.Grow(n)
 	for _, k := range l.rawKeys {
-		sb.Write(k)
+		sb.Write(l.bytes(k))
 	}
 	for _, v := range l.rawValues {
-		sb.Write(v)
+		sb.Write(l.bytes(v))
 	}
 	all := sb.String()
 	l.keys = make([]string, len(l.rawKeys))
 	for i, k := range l.rawKeys {
-		l.keys[i], all = all[:len(k)], all[len(k):]
+		n := int(k.end - k.off)
+		l.keys[i], all = all[:n], all[n:]
 	}
 	l.typed = make([]Value, len(l.rawValues))
 	for i, v := range l.rawValues {
+		v := l.bytes(v)
 		val, err := decodeValue(v, all[:len(v)])
 		if err != nil {
 			l.kvErr = fmt.Errorf("mvt: layer %q: value %d: %w", l.Name, i, err)
@@ -279,6 +272,14 @@ func (v Value) Any() any {
 // string value is cut from it. When the message has several fields, the
 // last is the value.
 func decodeValue(b []byte, str string) (Value, error) {
+	if v, ok := decodeValueFast(b, str); ok {
+		return v, nil
+	}
+	return decodeValueFields(b, str)
+}
+
+// decodeValueFields decodes any Value message, field by field.
+func decodeValueFields(b []byte, str string) (Value, error) {
 	var v Value
 	r := reader{b: b}
 	for !r.done() {
@@ -344,6 +345,49 @@ func decodeValue(b []byte, str string) (Value, error) {
 	return v, nil
 }
 
+// decodeValueFast decodes the usual Value message, of one field (a string
+// shorter than 128 bytes, a number or a bool), as decodeValue does; ok is
+// false for any other message.
+func decodeValueFast(b []byte, str string) (v Value, ok bool) {
+	if len(b) < 2 {
+		return Value{}, false
+	}
+	switch key := b[0]; key {
+	case valString<<3 | wireBytes:
+		if b[1] < 0x80 && int(b[1]) == len(b)-2 {
+			return Value{Type: StringValue, Str: str[2:]}, true
+		}
+	case valFloat<<3 | wireFixed32:
+		if len(b) == 5 {
+			return Value{Type: FloatValue, Bits: uint64(binary.LittleEndian.Uint32(b[1:]))}, true
+		}
+	case valDouble<<3 | wireFixed64:
+		if len(b) == 9 {
+			return Value{Type: DoubleValue, Bits: binary.LittleEndian.Uint64(b[1:])}, true
+		}
+	case valInt<<3 | wireVarint, valUint<<3 | wireVarint, valSint<<3 | wireVarint, valBool<<3 | wireVarint:
+		u, n := binary.Uvarint(b[1:])
+		if n != len(b)-1 {
+			return Value{}, false // several fields, or a bad varint
+		}
+		switch key >> 3 {
+		case valInt:
+			return Value{Type: IntValue, Bits: u}, true
+		case valUint:
+			return Value{Type: UintValue, Bits: u}, true
+		case valSint:
+			return Value{Type: SintValue, Bits: uint64(unzigzag64(u))}, true
+		default:
+			v = Value{Type: BoolValue}
+			if u != 0 {
+				v.Bits = 1
+			}
+			return v, true
+		}
+	}
+	return Value{}, false
+}
+
 // DecodedFeature is one feature of a decoded layer. Its geometry and
 // properties are decoded on demand.
 type DecodedFeature struct {
@@ -376,7 +420,7 @@ func (l *Layer) FeatureInto(i int, f *DecodedFeature) error {
 	}
 	*f = DecodedFeature{layer: l, tags: f.tags[:0], geom: f.geom[:0]}
 	unpacked := false // f.geom holds the geometry
-	r := reader{b: l.rawFeatures[i]}
+	r := reader{b: l.bytes(l.rawFeatures[i])}
 	for !r.done() {
 		field, wire, err := r.key()
 		if err != nil {

@@ -1,0 +1,90 @@
+package mvt
+
+import (
+	"errors"
+	"math"
+	"slices"
+	"testing"
+)
+
+// refVarint decodes a varint byte by byte, as the specification of the
+// wire format gives it: the reference the fast paths are held to.
+func refVarint(b []byte) (v uint64, n int, err error) {
+	for shift := uint(0); shift < 64; shift += 7 {
+		if n >= len(b) {
+			return 0, 0, errTruncated
+		}
+		c := b[n]
+		n++
+		if shift == 63 && c > 1 {
+			return 0, 0, errors.New("overflow")
+		}
+		v |= uint64(c&0x7f) << shift
+		if c < 0x80 {
+			return v, n, nil
+		}
+	}
+	return 0, 0, errors.New("overflow")
+}
+
+// refPacked decodes a packed uint32 field with refVarint.
+func refPacked(b []byte) ([]uint32, error) {
+	var out []uint32
+	for len(b) > 0 {
+		v, n, err := refVarint(b)
+		if err != nil {
+			return out, err
+		}
+		if v > math.MaxUint32 {
+			return out, errors.New("overflows uint32")
+		}
+		out, b = append(out, uint32(v)), b[n:]
+	}
+	return out, nil
+}
+
+func TestVarint(t *testing.T) {
+	tests := []struct {
+		name string
+		b    []byte
+	}{
+		{"one byte", []byte{5}},
+		{"two bytes", []byte{0x96, 0x01}},
+		{"two bytes, the last of the message", []byte{0xff, 0x7f}},
+		{"three bytes", []byte{0x80, 0x80, 0x01}},
+		{"the largest", []byte{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01}},
+		{"overflow in the tenth byte", []byte{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x02}},
+		{"eleven bytes", []byte{0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x00}},
+		{"truncated", []byte{0x80}},
+		{"truncated after two", []byte{0x80, 0x80}},
+		{"empty", nil},
+	}
+	for _, tc := range tests {
+		checkVarint(t, tc.name, tc.b)
+	}
+}
+
+func checkVarint(t *testing.T, name string, b []byte) {
+	t.Helper()
+	want, n, wantErr := refVarint(b)
+	r := reader{b: b}
+	got, err := r.varint()
+	if (err != nil) != (wantErr != nil) || err == nil && (got != want || r.pos != n) {
+		t.Errorf("%s: varint(% x) = %d at %d, %v; want %d at %d, %v", name, b, got, r.pos, err, want, n, wantErr)
+	}
+	wantP, wantErr := refPacked(b)
+	gotP, err := packedUint32([]uint32{7}, b)
+	if (err != nil) != (wantErr != nil) || err == nil && !slices.Equal(gotP[1:], wantP) || gotP[0] != 7 {
+		t.Errorf("%s: packedUint32(% x) = %v, %v; want %v, %v", name, b, gotP, err, wantP, wantErr)
+	}
+}
+
+// FuzzVarint holds the varint and packed decoders to refVarint.
+func FuzzVarint(f *testing.F) {
+	f.Add([]byte{0x96, 0x01, 5, 0x80, 0x80, 0x01})
+	f.Add([]byte{0xff, 0xff, 0xff, 0xff, 0x0f})
+	f.Add([]byte{0xff, 0xff, 0xff, 0xff, 0x10})
+	f.Fuzz(func(t *testing.T, b []byte) {
+		checkVarint(t, "fuzz", b)
+	})
+}
