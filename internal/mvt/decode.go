@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"sync"
 )
@@ -561,7 +562,7 @@ type Shape struct {
 	// its exterior ring first, its holes after it.
 	Polys []int
 
-	cmds []uint32 // the command stream, reused
+	cmds []byte // an unpacked command stream packed again, reused
 }
 
 // Parts returns the number of parts (a Point geometry has one).
@@ -579,16 +580,17 @@ func (s *Shape) Part(i int) []XY {
 // Shape decodes the feature's geometry into s (in tile coordinates), as
 // Geometry does, reusing s's buffers.
 func (f *DecodedFeature) Shape(s *Shape) error {
-	cmds := f.geom
-	if f.raw != nil {
-		var err error
-		s.cmds, err = packedUint32(s.cmds[:0], f.raw)
-		if err != nil {
-			return fmt.Errorf("mvt: layer %q: geometry: %w", f.layer.Name, err)
+	cmds := f.raw
+	if cmds == nil {
+		// A tile that did not pack the geometry: its integers are packed
+		// for the decoder.
+		s.cmds = s.cmds[:0]
+		for _, c := range f.geom {
+			s.cmds = appendVarint(s.cmds, uint64(c))
 		}
 		cmds = s.cmds
 	}
-	if err := decodeShape(f.Type, cmds, s); err != nil {
+	if err := decodePackedShape(f.Type, cmds, s); err != nil {
 		return fmt.Errorf("mvt: layer %q: geometry: %w", f.layer.Name, err)
 	}
 	return nil
@@ -623,50 +625,102 @@ func (s *Shape) geometry() Geometry {
 	return g
 }
 
-// geomDecoder walks a command stream.
+// geomDecoder walks a packed command stream: the integers are read from
+// their varints as they are needed.
 type geomDecoder struct {
-	cmds   []uint32
+	b      []byte
 	pos    int
 	cx, cy int64
 }
 
+// done tells whether the stream is read.
+func (d *geomDecoder) done() bool { return d.pos >= len(d.b) }
+
+// next reads an integer of the stream.
+func (d *geomDecoder) next() (uint32, error) {
+	if p := d.pos; p < len(d.b) && d.b[p] < 0x80 {
+		d.pos = p + 1
+		return uint32(d.b[p]), nil
+	}
+	return d.nextLong()
+}
+
+// nextLong reads an integer of more than one byte.
+func (d *geomDecoder) nextLong() (uint32, error) {
+	if p := d.pos; p+1 < len(d.b) && d.b[p+1] < 0x80 {
+		d.pos = p + 2
+		return uint32(d.b[p]&0x7f) | uint32(d.b[p+1])<<7, nil
+	}
+	r := reader{b: d.b, pos: d.pos}
+	v, err := r.varintLong()
+	if err != nil {
+		return 0, err
+	}
+	if v > math.MaxUint32 {
+		return 0, fmt.Errorf("value %d overflows uint32", v)
+	}
+	d.pos = r.pos
+	return uint32(v), nil
+}
+
 func (d *geomDecoder) command() (id, count int, err error) {
-	c := d.cmds[d.pos]
-	d.pos++
+	at := d.pos
+	c, err := d.next()
+	if err != nil {
+		return 0, 0, err
+	}
 	id, count = int(c&7), int(c>>3)
 	if id != cmdMoveTo && id != cmdLineTo && id != cmdClosePath {
-		return 0, 0, fmt.Errorf("unknown command %d at %d", id, d.pos-1)
+		return 0, 0, fmt.Errorf("unknown command %d at byte %d", id, at)
 	}
-	if id != cmdClosePath && count*2 > len(d.cmds)-d.pos {
-		return 0, 0, fmt.Errorf("command count %d exceeds remaining parameters at %d", count, d.pos-1)
+	// Each parameter takes a byte at least.
+	if id != cmdClosePath && count*2 > len(d.b)-d.pos {
+		return 0, 0, fmt.Errorf("command count %d exceeds remaining parameters at byte %d", count, at)
 	}
 	return id, count, nil
 }
 
 func (d *geomDecoder) point() (XY, error) {
-	dx, dy := unzigzag32(d.cmds[d.pos]), unzigzag32(d.cmds[d.pos+1])
-	d.pos += 2
-	d.cx += int64(dx)
-	d.cy += int64(dy)
-	if d.cx < math.MinInt32 || d.cx > math.MaxInt32 || d.cy < math.MinInt32 || d.cy > math.MaxInt32 {
-		return XY{}, errors.New("cursor overflows 32 bits")
-	}
-	return XY{int32(d.cx), int32(d.cy)}, nil
+	var p [1]XY
+	_, err := d.points(p[:0], 1)
+	return p[0], err
 }
 
-// points appends count positions to xy.
+// points appends count positions to xy. Their integers are read inline,
+// those of one and two bytes (most) without a call.
 func (d *geomDecoder) points(xy []XY, count int) ([]XY, error) {
+	xy = slices.Grow(xy, count)
+	b, pos, cx, cy := d.b, d.pos, d.cx, d.cy
 	for range count {
-		p, err := d.point()
-		if err != nil {
-			return xy, err
+		var u [2]uint32
+		for k := range u {
+			if pos < len(b) && b[pos] < 0x80 {
+				u[k] = uint32(b[pos])
+				pos++
+			} else if pos+1 < len(b) && b[pos+1] < 0x80 {
+				u[k] = uint32(b[pos]&0x7f) | uint32(b[pos+1])<<7
+				pos += 2
+			} else {
+				d.pos = pos
+				v, err := d.nextLong()
+				if err != nil {
+					return xy, err
+				}
+				u[k], pos = v, d.pos
+			}
 		}
-		xy = append(xy, p)
+		cx += int64(unzigzag32(u[0]))
+		cy += int64(unzigzag32(u[1]))
+		if cx < math.MinInt32 || cx > math.MaxInt32 || cy < math.MinInt32 || cy > math.MaxInt32 {
+			return xy, errors.New("cursor overflows 32 bits")
+		}
+		xy = append(xy, XY{int32(cx), int32(cy)})
 	}
+	d.pos, d.cx, d.cy = pos, cx, cy
 	return xy, nil
 }
 
-// decodeGeometry decodes a command stream into a Geometry.
+// decodeGeometry decodes an unpacked command stream into a Geometry.
 func decodeGeometry(t GeomType, cmds []uint32) (Geometry, error) {
 	var s Shape
 	if err := decodeShape(t, cmds, &s); err != nil {
@@ -675,11 +729,22 @@ func decodeGeometry(t GeomType, cmds []uint32) (Geometry, error) {
 	return s.geometry(), nil
 }
 
-// decodeShape decodes a command stream into s, reusing its buffers.
+// decodeShape decodes an unpacked command stream into s, reusing its
+// buffers.
 func decodeShape(t GeomType, cmds []uint32, s *Shape) error {
+	var b []byte
+	for _, c := range cmds {
+		b = appendVarint(b, uint64(c))
+	}
+	return decodePackedShape(t, b, s)
+}
+
+// decodePackedShape decodes a packed command stream into s, reusing its
+// buffers.
+func decodePackedShape(t GeomType, cmds []byte, s *Shape) error {
 	s.Type = t
 	s.XY, s.Ends, s.Polys = s.XY[:0], s.Ends[:0], s.Polys[:0]
-	d := geomDecoder{cmds: cmds}
+	d := geomDecoder{b: cmds}
 	switch t {
 	case Point:
 		id, count, err := d.firstCommand()
@@ -692,17 +757,17 @@ func decodeShape(t GeomType, cmds []uint32, s *Shape) error {
 		if s.XY, err = d.points(s.XY, count); err != nil {
 			return err
 		}
-		if d.pos != len(cmds) {
-			return fmt.Errorf("point geometry has %d trailing integers", len(cmds)-d.pos)
+		if !d.done() {
+			return fmt.Errorf("point geometry has %d trailing bytes", len(cmds)-d.pos)
 		}
 		s.Ends = append(s.Ends, len(s.XY))
 	case LineString:
-		for d.pos < len(cmds) {
+		for !d.done() {
 			start, err := d.moveTo()
 			if err != nil {
 				return err
 			}
-			if d.pos >= len(cmds) {
+			if d.done() {
 				return errors.New("line string ends after MoveTo")
 			}
 			id, count, err := d.command()
@@ -723,12 +788,12 @@ func decodeShape(t GeomType, cmds []uint32, s *Shape) error {
 		}
 	case Polygon:
 		sign := int64(0) // sign of exterior rings, from the first ring
-		for d.pos < len(cmds) {
+		for !d.done() {
 			start, err := d.moveTo()
 			if err != nil {
 				return err
 			}
-			if d.pos >= len(cmds) {
+			if d.done() {
 				return errors.New("polygon ring ends after MoveTo")
 			}
 			id, count, err := d.command()
@@ -743,7 +808,7 @@ func decodeShape(t GeomType, cmds []uint32, s *Shape) error {
 			if s.XY, err = d.points(s.XY, count); err != nil {
 				return err
 			}
-			if d.pos >= len(cmds) {
+			if d.done() {
 				return errors.New("polygon ring is not closed with ClosePath")
 			}
 			id, count, err = d.command()
@@ -776,7 +841,7 @@ func decodeShape(t GeomType, cmds []uint32, s *Shape) error {
 }
 
 func (d *geomDecoder) firstCommand() (int, int, error) {
-	if d.pos >= len(d.cmds) {
+	if d.done() {
 		return 0, 0, errors.New("empty geometry")
 	}
 	return d.command()
