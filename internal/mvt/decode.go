@@ -96,9 +96,10 @@ func decodeLayer(b []byte) (*Layer, error) {
 		return nil, fmt.Errorf("layer of %d bytes", len(b))
 	}
 	l := &Layer{Version: 1, Extent: DefaultExtent, data: b}
-	// A feature takes some tens of bytes: a guess at their number saves
-	// most of the copies of growing the slice.
-	l.rawFeatures = make([]span, 0, len(b)/64)
+	nf, nk, nv := countFields(b)
+	l.rawFeatures = make([]span, 0, nf)
+	l.rawKeys = make([]span, 0, nk)
+	l.rawValues = make([]span, 0, nv)
 	hasName := false
 	r := reader{b: b}
 	for !r.done() {
@@ -160,6 +161,44 @@ func decodeLayer(b []byte) (*Layer, error) {
 		return nil, errors.New("layer has no name")
 	}
 	return l, nil
+}
+
+// countFields counts the features, keys and values of a layer message b,
+// for their slices to be made at their size. It stops at anything unusual
+// (a field key of more than a byte, a fixed-size or malformed field),
+// counting what it saw: the decoder proper reports the errors.
+func countFields(b []byte) (features, keys, values int) {
+	for i := 0; i < len(b); {
+		k := b[i]
+		if k >= 0x80 {
+			return
+		}
+		i++
+		switch k & 7 {
+		case wireVarint:
+			for i < len(b) && b[i] >= 0x80 {
+				i++
+			}
+			i++
+		case wireBytes:
+			n, w := binary.Uvarint(b[i:])
+			if w <= 0 || n > uint64(len(b)-i-w) {
+				return
+			}
+			i += w + int(n)
+			switch k {
+			case 2<<3 | wireBytes:
+				features++
+			case 3<<3 | wireBytes:
+				keys++
+			case 4<<3 | wireBytes:
+				values++
+			}
+		default:
+			return
+		}
+	}
+	return
 }
 
 // decodeKV decodes the layer's keys and values. Their strings are cut

@@ -88,3 +88,28 @@ func FuzzVarint(f *testing.F) {
 		checkVarint(t, "fuzz", b)
 	})
 }
+
+func TestCountFields(t *testing.T) {
+	feature := appendBytesField(nil, 2, []byte{0x18, 1})
+	key := appendStringField(nil, 3, "k")
+	value := appendBytesField(nil, 4, []byte{0x0a, 1, 'v'})
+	cat := func(parts ...[]byte) []byte { return slices.Concat(parts...) }
+	tests := []struct {
+		name    string
+		b       []byte
+		f, k, v int
+	}{
+		{"empty", nil, 0, 0, 0},
+		{"a layer", cat(appendStringField(nil, 1, "l"), feature, feature, key, value, value, appendVarintField(nil, 5, 4096), appendVarintField(nil, 15, 2)), 2, 1, 2},
+		{"a long varint", cat(appendVarintField(nil, 5, 1<<40), feature), 1, 0, 0},
+		{"a fixed field stops the count", cat(feature, []byte{0x31, 0, 0, 0, 0, 0, 0, 0, 0}, feature), 1, 0, 0},
+		{"a long key stops the count", cat(key, appendVarintField(nil, 100, 1), key), 0, 1, 0},
+		{"a truncated field stops the count", cat(value, []byte{0x12, 9, 1}), 0, 0, 1},
+	}
+	for _, tc := range tests {
+		f, k, v := countFields(tc.b)
+		if f != tc.f || k != tc.k || v != tc.v {
+			t.Errorf("%s: %d features, %d keys, %d values; want %d, %d, %d", tc.name, f, k, v, tc.f, tc.k, tc.v)
+		}
+	}
+}
