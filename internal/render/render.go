@@ -992,7 +992,6 @@ func decodeFeatures(data []byte, z, tx, ty int) ([]sourceFeature, map[string][][
 	)
 	for _, l := range t.Layers {
 		start := len(out)
-		ext := float64(l.Extent)
 		keys, err := l.Keys()
 		if err != nil {
 			return nil, nil, 0, err
@@ -1003,14 +1002,7 @@ func decodeFeatures(data []byte, z, tx, ty int) ([]sourceFeature, map[string][][
 		}
 		tl := &tileLayer{keys: keys, values: values}
 		tableBytes += tl.size()
-		// world converts a part's positions to world coordinates, into
-		// dst (of the same length).
-		world := func(dst []orb.Point, src []mvt.XY) []orb.Point {
-			for k, p := range src {
-				dst[k] = orb.Point{(float64(tx) + float64(p.X)/ext) / n, (float64(ty) + float64(p.Y)/ext) / n}
-			}
-			return dst
-		}
+		world := newTileProjection(tx, ty, z, l.Extent).world
 		for i := 0; i < l.Len(); i++ {
 			if err := l.FeatureInto(i, &df); err != nil {
 				return nil, nil, 0, err

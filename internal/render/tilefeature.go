@@ -3,6 +3,7 @@ package render
 import (
 	"unsafe"
 
+	"github.com/paulmach/orb"
 	"github.com/tesseramaps/tessera/internal/mvt"
 	"github.com/tesseramaps/tessera/internal/style/expr"
 )
@@ -84,3 +85,51 @@ func (f *tileFeature) GeometryType() string {
 // Geometry implements expr.Feature: tile features give expressions no
 // geometry.
 func (f *tileFeature) Geometry() [][]expr.Point { return nil }
+
+// tileProjection converts the positions of a tile z/tx/ty of an extent to
+// world coordinates: (tx + x/extent) / 2^z.
+type tileProjection struct {
+	tx, ty int
+	ext, n float64
+	// exact: the extent is a power of two (as tiles have), and the sums
+	// are exact, so that (tx*extent + x) / (extent*2^z), an integer sum
+	// and a multiplication by a power of two, gives the same bits as the
+	// formula, without its two divisions.
+	exact bool
+	scale float64 // 1 / (extent*2^z)
+}
+
+func newTileProjection(tx, ty, z int, extent uint32) tileProjection {
+	p := tileProjection{tx: tx, ty: ty, ext: float64(extent), n: float64(int(1) << z)}
+	// tx*extent + x stays below 2^53: float64 holds it exactly.
+	const limit = 1 << 52
+	e := int64(extent)
+	p.exact = extent&(extent-1) == 0 && z <= 62 &&
+		(max(abs64(int64(tx)), abs64(int64(ty)))+1)*e < limit-(1<<31) && e < 1<<31
+	p.scale = 1 / (p.ext * p.n)
+	return p
+}
+
+func abs64(v int64) int64 {
+	if v < 0 {
+		return -v
+	}
+	return v
+}
+
+// world converts positions to world coordinates, into dst (of the same
+// length).
+func (p tileProjection) world(dst []orb.Point, src []mvt.XY) []orb.Point {
+	dst = dst[:len(src)]
+	if p.exact {
+		ox, oy, e := int64(p.tx)*int64(p.ext), int64(p.ty)*int64(p.ext), p.scale
+		for k, q := range src {
+			dst[k] = orb.Point{float64(ox+int64(q.X)) * e, float64(oy+int64(q.Y)) * e}
+		}
+		return dst
+	}
+	for k, q := range src {
+		dst[k] = orb.Point{(float64(p.tx) + float64(q.X)/p.ext) / p.n, (float64(p.ty) + float64(q.Y)/p.ext) / p.n}
+	}
+	return dst
+}

@@ -4,6 +4,7 @@ import (
 	"math"
 	"testing"
 
+	"github.com/paulmach/orb"
 	"github.com/tesseramaps/tessera/internal/mvt"
 	"github.com/tesseramaps/tessera/internal/style/expr"
 )
@@ -61,4 +62,59 @@ func TestTileFeature(t *testing.T) {
 			t.Errorf("%s: Properties().Get(%q) = %v, %v; want %v, %v", tc.name, tc.key, got, ok, tc.want, tc.found)
 		}
 	}
+}
+
+// TestTileProjection holds the projection of tile positions to the
+// formula (tx + x/extent) / 2^z, bit for bit.
+func TestTileProjection(t *testing.T) {
+	tests := []struct {
+		name      string
+		tx, ty, z int
+		extent    uint32
+		exact     bool
+	}{
+		{"a street tile", 8803, 5375, 14, 4096, true},
+		{"the world", 0, 0, 0, 4096, true},
+		{"a small extent", 3, 5, 3, 512, true},
+		{"a copy of the world west", -3, 1, 1, 4096, true},
+		{"a copy of the world east", 9, 1, 3, 8192, true},
+		{"a deep zoom", 1<<22 - 1, 1 << 21, 22, 4096, true},
+		{"an extent not a power of two", 8803, 5375, 14, 1000, false},
+		{"an extent of one", 2, 2, 2, 1, true},
+		{"sums too large for the exact way", 1 << 30, 1 << 30, 31, 1 << 30, false},
+	}
+	xy := []mvt.XY{{0, 0}, {1, 1}, {-1, -1}, {4095, 4096}, {-128, 4224}, {12345, -54321}, {math.MaxInt32, math.MinInt32}}
+	for _, tc := range tests {
+		p := newTileProjection(tc.tx, tc.ty, tc.z, tc.extent)
+		if p.exact != tc.exact {
+			t.Errorf("%s: exact %v, want %v", tc.name, p.exact, tc.exact)
+		}
+		got := p.world(make([]orb.Point, len(xy)), xy)
+		ext, n := float64(tc.extent), float64(int(1)<<tc.z)
+		for k, q := range xy {
+			want := orb.Point{(float64(tc.tx) + float64(q.X)/ext) / n, (float64(tc.ty) + float64(q.Y)/ext) / n}
+			if math.Float64bits(got[k][0]) != math.Float64bits(want[0]) || math.Float64bits(got[k][1]) != math.Float64bits(want[1]) {
+				t.Errorf("%s: %v gives %v, want %v", tc.name, q, got[k], want)
+			}
+		}
+	}
+}
+
+// FuzzTileProjection holds the projection to the formula, bit for bit,
+// for any tile, extent and position.
+func FuzzTileProjection(f *testing.F) {
+	f.Add(8803, 5375, uint8(14), uint32(4096), int32(-128), int32(4224))
+	f.Add(-3, 1, uint8(1), uint32(512), int32(0), int32(-1))
+	f.Fuzz(func(t *testing.T, tx, ty int, z uint8, extent uint32, x, y int32) {
+		if z > 40 || extent == 0 || tx > 1<<40 || tx < -1<<40 || ty > 1<<40 || ty < -1<<40 {
+			return
+		}
+		p := newTileProjection(tx, ty, int(z), extent)
+		got := p.world(make([]orb.Point, 1), []mvt.XY{{X: x, Y: y}})[0]
+		ext, n := float64(extent), float64(int(1)<<z)
+		want := orb.Point{(float64(tx) + float64(x)/ext) / n, (float64(ty) + float64(y)/ext) / n}
+		if math.Float64bits(got[0]) != math.Float64bits(want[0]) || math.Float64bits(got[1]) != math.Float64bits(want[1]) {
+			t.Fatalf("tile %d/%d/%d extent %d: (%d,%d) gives %v, want %v (exact %v)", z, tx, ty, extent, x, y, got, want, p.exact)
+		}
+	})
 }
