@@ -99,6 +99,11 @@ func (r *reader) varintLong() (uint64, error) {
 
 // key reads a field key and returns field number and wire type.
 func (r *reader) key() (int, int, error) {
+	// A key of one byte (fields 1 to 15): no varint to read.
+	if p := r.pos; p < len(r.b) && r.b[p] >= 1<<3 && r.b[p] < 0x80 {
+		r.pos = p + 1
+		return int(r.b[p] >> 3), int(r.b[p] & 7), nil
+	}
 	k, err := r.varint()
 	if err != nil {
 		return 0, 0, err
@@ -110,7 +115,15 @@ func (r *reader) key() (int, int, error) {
 	return int(field), int(k & 7), nil
 }
 
+// bytes reads the bytes of a length-delimited field.
 func (r *reader) bytes() ([]byte, error) {
+	// A length of one byte: no varint to read.
+	if p := r.pos; p < len(r.b) {
+		if n := int(r.b[p]); n < 0x80 && n < len(r.b)-p {
+			r.pos = p + 1 + n
+			return r.b[p+1 : r.pos], nil
+		}
+	}
 	n, err := r.varint()
 	if err != nil {
 		return nil, err

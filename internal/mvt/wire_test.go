@@ -72,6 +72,19 @@ func checkVarint(t *testing.T, name string, b []byte) {
 	if (err != nil) != (wantErr != nil) || err == nil && (got != want || r.pos != n) {
 		t.Errorf("%s: varint(% x) = %d at %d, %v; want %d at %d, %v", name, b, got, r.pos, err, want, n, wantErr)
 	}
+	// A field key, and the bytes of a length-delimited field.
+	r = reader{b: b}
+	field, wire, err := r.key()
+	wantField, wantWire, wantOK := int(want>>3), int(want&7), wantErr == nil && want>>3 != 0 && want>>3 <= math.MaxInt32
+	if (err == nil) != wantOK || err == nil && (field != wantField || wire != wantWire || r.pos != n) {
+		t.Errorf("%s: key(% x) = %d, %d at %d, %v; want %d, %d at %d (ok %v)", name, b, field, wire, r.pos, err, wantField, wantWire, n, wantOK)
+	}
+	r = reader{b: b}
+	got2, err := r.bytes()
+	wantOK = wantErr == nil && want <= uint64(len(b)-n)
+	if (err == nil) != wantOK || err == nil && (!slices.Equal(got2, b[n:n+int(want)]) || r.pos != n+int(want)) {
+		t.Errorf("%s: bytes(% x) = % x at %d, %v; want ok %v", name, b, got2, r.pos, err, wantOK)
+	}
 	wantP, wantErr := refPacked(b)
 	gotP, err := packedUint32([]uint32{7}, b)
 	if (err != nil) != (wantErr != nil) || err == nil && !slices.Equal(gotP[1:], wantP) || gotP[0] != 7 {
