@@ -126,3 +126,17 @@ func TestCountFields(t *testing.T) {
 		}
 	}
 }
+
+func TestVarintLong(t *testing.T) {
+	// Every length from 1 to 10 bytes, with and without 8 bytes to read
+	// after it.
+	for _, v := range []uint64{0, 1, 127, 128, 1 << 14, 1<<21 - 1, 1 << 28, 5_000_000_000, 1<<49 - 1, 1 << 49, 1<<56 - 1, 1 << 56, 1<<63 + 12345, math.MaxUint64} {
+		b := appendVarint(nil, v)
+		checkVarint(t, "varint", b)
+		checkVarint(t, "varint then bytes", append(b, 0x81, 0x82, 0x83, 0x84, 0x85, 0x86, 0x87, 0x08))
+		r := reader{b: append(b, 0x81, 0x82, 0x83, 0x84, 0x85, 0x86, 0x87, 0x08)}
+		if got, err := r.varintLong(); err != nil || got != v || r.pos != len(b) {
+			t.Errorf("varintLong(% x) = %d at %d, %v; want %d at %d", b, got, r.pos, err, v, len(b))
+		}
+	}
+}
