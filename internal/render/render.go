@@ -1055,25 +1055,46 @@ func decodeFeatures(data []byte, z, tx, ty int) ([]sourceFeature, map[string][][
 				sf.kind = "Polygon"
 				sf.clip = &square
 				sf.unclipped = polys.take(len(shape.Polys))
-				sf.polygons = polys.take(len(shape.Polys))[:0]
+				// Most polygons lie inside the square: their clipped rings
+				// are their rings, and their clipped polygons the same
+				// slices (nothing writes to a decoded feature). A copy is
+				// made from the first ring that clipping changes.
+				whole := true // every polygon so far is sf.unclipped's
 				ring := 0
 				for k, end := range shape.Polys {
 					raw := parts.take(end - ring)
-					rings := parts.take(end - ring)[:0]
+					var rings [][]orb.Point // nil while every ring is whole
 					for r := range raw {
 						xy := shape.Part(ring + r)
 						raw[r] = world(pts.take(len(xy)), xy)
-						if c := clipRing(raw[r], square); c != nil {
+						c := clipRing(raw[r], square)
+						if rings == nil && !sameSlice(c, raw[r]) {
+							rings = append(parts.take(end - ring)[:0], raw[:r]...)
+						}
+						if rings != nil && c != nil {
 							rings = append(rings, c)
 						}
 					}
 					ring = end
 					sf.unclipped[k] = raw
+					if rings == nil {
+						rings = raw
+					}
+					if whole && sameSlice(rings, raw) {
+						continue
+					}
+					if whole {
+						whole = false
+						sf.polygons = append(polys.take(len(shape.Polys))[:0], sf.unclipped[:k]...)
+					}
 					if len(rings) > 0 {
 						sf.polygons = append(sf.polygons, rings)
 					}
 				}
 				sf.wholePolygons = sf.unclipped
+				if whole {
+					sf.polygons = sf.unclipped
+				}
 				if len(sf.polygons) == 0 {
 					sf.polygons = nil
 				}

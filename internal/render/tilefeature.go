@@ -133,3 +133,9 @@ func (p tileProjection) world(dst []orb.Point, src []mvt.XY) []orb.Point {
 	}
 	return dst
 }
+
+// sameSlice tells whether a and b are the same slice: the same elements of
+// the same array (two empty slices are the same).
+func sameSlice[T any](a, b []T) bool {
+	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
+}

@@ -83,7 +83,7 @@ func TestTileProjection(t *testing.T) {
 		{"an extent of one", 2, 2, 2, 1, true},
 		{"sums too large for the exact way", 1 << 30, 1 << 30, 31, 1 << 30, false},
 	}
-	xy := []mvt.XY{{0, 0}, {1, 1}, {-1, -1}, {4095, 4096}, {-128, 4224}, {12345, -54321}, {math.MaxInt32, math.MinInt32}}
+	xy := []mvt.XY{{X: 0, Y: 0}, {X: 1, Y: 1}, {X: -1, Y: -1}, {X: 4095, Y: 4096}, {X: -128, Y: 4224}, {X: 12345, Y: -54321}, {X: math.MaxInt32, Y: math.MinInt32}}
 	for _, tc := range tests {
 		p := newTileProjection(tc.tx, tc.ty, tc.z, tc.extent)
 		if p.exact != tc.exact {
@@ -117,4 +117,26 @@ func FuzzTileProjection(f *testing.F) {
 			t.Fatalf("tile %d/%d/%d extent %d: (%d,%d) gives %v, want %v (exact %v)", z, tx, ty, extent, x, y, got, want, p.exact)
 		}
 	})
+}
+
+func TestSameSlice(t *testing.T) {
+	a := []int{1, 2, 3}
+	b := []int{1, 2, 3}
+	tests := []struct {
+		name string
+		x, y []int
+		want bool
+	}{
+		{"the same slice", a, a, true},
+		{"equal elements of another array", a, b, false},
+		{"a shorter slice of the array", a, a[:2], false},
+		{"a slice further on", a[1:], a[1:], true},
+		{"two empty slices", nil, a[:0], true},
+		{"an empty and a full slice", nil, a, false},
+	}
+	for _, tc := range tests {
+		if got := sameSlice(tc.x, tc.y); got != tc.want {
+			t.Errorf("%s: %v, want %v", tc.name, got, tc.want)
+		}
+	}
 }
