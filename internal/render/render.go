@@ -1104,7 +1104,7 @@ func decodeFeatures(data []byte, z, tx, ty int) ([]sourceFeature, map[string][][
 			// The feature's tags and its tileFeature are carved out of
 			// allocations shared by the tile.
 			tf := &tfs.take(1)[0]
-			*tf = tileFeature{layer: tl, id: df.ID, hasID: df.HasID, kind: shape.Type}
+			*tf = tileFeature{layer: tl, id: df.ID, hasID: df.HasID, kind: uint8(shape.Type)}
 			if len(tags) > 0 {
 				tf.tags = tagArena.take(len(tags))
 				copy(tf.tags, tags)

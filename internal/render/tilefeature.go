@@ -35,7 +35,7 @@ type tileFeature struct {
 	tags  []uint32
 	id    uint64
 	hasID bool
-	kind  mvt.GeomType
+	kind  uint8 // an mvt.GeomType
 }
 
 // Property implements expr.Feature. When a key is repeated, its first
@@ -71,7 +71,7 @@ func (f *tileFeature) ID() expr.Value {
 
 // GeometryType implements expr.Feature.
 func (f *tileFeature) GeometryType() string {
-	switch f.kind {
+	switch mvt.GeomType(f.kind) {
 	case mvt.Point:
 		return "Point"
 	case mvt.LineString:

@@ -29,12 +29,12 @@ func TestTileFeature(t *testing.T) {
 		id    expr.Value
 		typ   string
 	}{
-		{"first key", tileFeature{layer: layer, tags: []uint32{0, 0, 1, 1}, kind: mvt.LineString}, "class", expr.String("street"), true, expr.Null(), "LineString"},
-		{"later key", tileFeature{layer: layer, tags: []uint32{0, 0, 2, 2}, id: 7, hasID: true, kind: mvt.Point}, "rank", expr.Number(3), true, expr.Number(7), "Point"},
-		{"absent key", tileFeature{layer: layer, tags: []uint32{0, 0}, kind: mvt.Polygon}, "name", expr.Value{}, false, expr.Null(), "Polygon"},
+		{"first key", tileFeature{layer: layer, tags: []uint32{0, 0, 1, 1}, kind: uint8(mvt.LineString)}, "class", expr.String("street"), true, expr.Null(), "LineString"},
+		{"later key", tileFeature{layer: layer, tags: []uint32{0, 0, 2, 2}, id: 7, hasID: true, kind: uint8(mvt.Point)}, "rank", expr.Number(3), true, expr.Number(7), "Point"},
+		{"absent key", tileFeature{layer: layer, tags: []uint32{0, 0}, kind: uint8(mvt.Polygon)}, "name", expr.Value{}, false, expr.Null(), "Polygon"},
 		{"no properties", tileFeature{layer: layer, id: 0, hasID: true}, "class", expr.Value{}, false, expr.Number(0), ""},
-		{"a repeated key gives its first value", tileFeature{layer: layer, tags: []uint32{0, 3, 0, 0}, kind: mvt.LineString}, "class", expr.String("path"), true, expr.Null(), "LineString"},
-		{"a float value", tileFeature{layer: layer, tags: []uint32{2, 4}, kind: mvt.Point}, "rank", expr.Number(1.5), true, expr.Null(), "Point"},
+		{"a repeated key gives its first value", tileFeature{layer: layer, tags: []uint32{0, 3, 0, 0}, kind: uint8(mvt.LineString)}, "class", expr.String("path"), true, expr.Null(), "LineString"},
+		{"a float value", tileFeature{layer: layer, tags: []uint32{2, 4}, kind: uint8(mvt.Point)}, "rank", expr.Number(1.5), true, expr.Null(), "Point"},
 	}
 	for _, tc := range tests {
 		got, ok := tc.f.Property(tc.key)
