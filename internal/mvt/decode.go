@@ -1,9 +1,11 @@
 package mvt
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"sync"
 )
@@ -31,9 +33,12 @@ type Layer struct {
 	Version uint32
 	Extent  uint32
 
-	rawKeys     [][]byte
-	rawValues   [][]byte
-	rawFeatures [][]byte
+	// data is the layer's message; its keys, values and features are
+	// spans of it (no pointers for the collector to follow).
+	data        []byte
+	rawKeys     []span
+	rawValues   []span
+	rawFeatures []span
 
 	once   sync.Once // decodes keys and typed
 	keys   []string
@@ -42,6 +47,12 @@ type Layer struct {
 	boxed  sync.Once // builds values from typed
 	values []any
 }
+
+// span is where a field's bytes lie in its layer's message.
+type span struct{ off, end uint32 }
+
+// bytes returns the bytes of s.
+func (l *Layer) bytes(s span) []byte { return l.data[s.off:s.end:s.end] }
 
 // Len returns the number of features in the layer.
 func (l *Layer) Len() int { return len(l.rawFeatures) }
@@ -81,32 +92,14 @@ func Decode(data []byte) (*Tile, error) {
 }
 
 func decodeLayer(b []byte) (*Layer, error) {
-	l := &Layer{Version: 1, Extent: DefaultExtent}
-	// A first pass counts the features, keys and values: their slices are
-	// made once, at their size.
-	var nf, nk, nv int
-	for r := (reader{b: b}); !r.done(); {
-		field, wire, err := r.key()
-		if err != nil {
-			break // reported by the second pass
-		}
-		if wire == wireBytes {
-			switch field {
-			case 2:
-				nf++
-			case 3:
-				nk++
-			case 4:
-				nv++
-			}
-		}
-		if r.skip(wire) != nil {
-			break
-		}
+	if uint64(len(b)) > math.MaxUint32 {
+		return nil, fmt.Errorf("layer of %d bytes", len(b))
 	}
-	l.rawFeatures = make([][]byte, 0, nf)
-	l.rawKeys = make([][]byte, 0, nk)
-	l.rawValues = make([][]byte, 0, nv)
+	l := &Layer{Version: 1, Extent: DefaultExtent, data: b}
+	nf, nk, nv := countFields(b)
+	l.rawFeatures = make([]span, 0, nf)
+	l.rawKeys = make([]span, 0, nk)
+	l.rawValues = make([]span, 0, nv)
 	hasName := false
 	r := reader{b: b}
 	for !r.done() {
@@ -136,19 +129,19 @@ func decodeLayer(b []byte) (*Layer, error) {
 			if err != nil {
 				return nil, fmt.Errorf("feature %d: %w", len(l.rawFeatures), err)
 			}
-			l.rawFeatures = append(l.rawFeatures, s)
+			l.rawFeatures = append(l.rawFeatures, span{uint32(r.pos - len(s)), uint32(r.pos)})
 		case field == 3 && wire == wireBytes:
 			s, err := r.bytes()
 			if err != nil {
 				return nil, fmt.Errorf("key %d: %w", len(l.rawKeys), err)
 			}
-			l.rawKeys = append(l.rawKeys, s)
+			l.rawKeys = append(l.rawKeys, span{uint32(r.pos - len(s)), uint32(r.pos)})
 		case field == 4 && wire == wireBytes:
 			s, err := r.bytes()
 			if err != nil {
 				return nil, fmt.Errorf("value %d: %w", len(l.rawValues), err)
 			}
-			l.rawValues = append(l.rawValues, s)
+			l.rawValues = append(l.rawValues, span{uint32(r.pos - len(s)), uint32(r.pos)})
 		case field == 5 && wire == wireVarint:
 			v, err := r.varint()
 			if err != nil {
@@ -170,32 +163,72 @@ func decodeLayer(b []byte) (*Layer, error) {
 	return l, nil
 }
 
+// countFields counts the features, keys and values of a layer message b,
+// for their slices to be made at their size. It stops at anything unusual
+// (a field key of more than a byte, a fixed-size or malformed field),
+// counting what it saw: the decoder proper reports the errors.
+func countFields(b []byte) (features, keys, values int) {
+	for i := 0; i < len(b); {
+		k := b[i]
+		if k >= 0x80 {
+			return
+		}
+		i++
+		switch k & 7 {
+		case wireVarint:
+			for i < len(b) && b[i] >= 0x80 {
+				i++
+			}
+			i++
+		case wireBytes:
+			n, w := binary.Uvarint(b[i:])
+			if w <= 0 || n > uint64(len(b)-i-w) {
+				return
+			}
+			i += w + int(n)
+			switch k {
+			case 2<<3 | wireBytes:
+				features++
+			case 3<<3 | wireBytes:
+				keys++
+			case 4<<3 | wireBytes:
+				values++
+			}
+		default:
+			return
+		}
+	}
+	return
+}
+
 // decodeKV decodes the layer's keys and values. Their strings are cut
 // from one copy of the keys' and values' bytes: a layer has thousands of
 // values (names, house numbers), one allocation each otherwise.
 func (l *Layer) decodeKV() {
 	n := 0
 	for _, k := range l.rawKeys {
-		n += len(k)
+		n += int(k.end - k.off)
 	}
 	for _, v := range l.rawValues {
-		n += len(v)
+		n += int(v.end - v.off)
 	}
 	var sb strings.Builder
 	sb.Grow(n)
 	for _, k := range l.rawKeys {
-		sb.Write(k)
+		sb.Write(l.bytes(k))
 	}
 	for _, v := range l.rawValues {
-		sb.Write(v)
+		sb.Write(l.bytes(v))
 	}
 	all := sb.String()
 	l.keys = make([]string, len(l.rawKeys))
 	for i, k := range l.rawKeys {
-		l.keys[i], all = all[:len(k)], all[len(k):]
+		n := int(k.end - k.off)
+		l.keys[i], all = all[:n], all[n:]
 	}
 	l.typed = make([]Value, len(l.rawValues))
 	for i, v := range l.rawValues {
+		v := l.bytes(v)
 		val, err := decodeValue(v, all[:len(v)])
 		if err != nil {
 			l.kvErr = fmt.Errorf("mvt: layer %q: value %d: %w", l.Name, i, err)
@@ -279,6 +312,14 @@ func (v Value) Any() any {
 // string value is cut from it. When the message has several fields, the
 // last is the value.
 func decodeValue(b []byte, str string) (Value, error) {
+	if v, ok := decodeValueFast(b, str); ok {
+		return v, nil
+	}
+	return decodeValueFields(b, str)
+}
+
+// decodeValueFields decodes any Value message, field by field.
+func decodeValueFields(b []byte, str string) (Value, error) {
 	var v Value
 	r := reader{b: b}
 	for !r.done() {
@@ -344,6 +385,49 @@ func decodeValue(b []byte, str string) (Value, error) {
 	return v, nil
 }
 
+// decodeValueFast decodes the usual Value message, of one field (a string
+// shorter than 128 bytes, a number or a bool), as decodeValue does; ok is
+// false for any other message.
+func decodeValueFast(b []byte, str string) (v Value, ok bool) {
+	if len(b) < 2 {
+		return Value{}, false
+	}
+	switch key := b[0]; key {
+	case valString<<3 | wireBytes:
+		if b[1] < 0x80 && int(b[1]) == len(b)-2 {
+			return Value{Type: StringValue, Str: str[2:]}, true
+		}
+	case valFloat<<3 | wireFixed32:
+		if len(b) == 5 {
+			return Value{Type: FloatValue, Bits: uint64(binary.LittleEndian.Uint32(b[1:]))}, true
+		}
+	case valDouble<<3 | wireFixed64:
+		if len(b) == 9 {
+			return Value{Type: DoubleValue, Bits: binary.LittleEndian.Uint64(b[1:])}, true
+		}
+	case valInt<<3 | wireVarint, valUint<<3 | wireVarint, valSint<<3 | wireVarint, valBool<<3 | wireVarint:
+		u, n := binary.Uvarint(b[1:])
+		if n != len(b)-1 {
+			return Value{}, false // several fields, or a bad varint
+		}
+		switch key >> 3 {
+		case valInt:
+			return Value{Type: IntValue, Bits: u}, true
+		case valUint:
+			return Value{Type: UintValue, Bits: u}, true
+		case valSint:
+			return Value{Type: SintValue, Bits: uint64(unzigzag64(u))}, true
+		default:
+			v = Value{Type: BoolValue}
+			if u != 0 {
+				v.Bits = 1
+			}
+			return v, true
+		}
+	}
+	return Value{}, false
+}
+
 // DecodedFeature is one feature of a decoded layer. Its geometry and
 // properties are decoded on demand.
 type DecodedFeature struct {
@@ -376,7 +460,7 @@ func (l *Layer) FeatureInto(i int, f *DecodedFeature) error {
 	}
 	*f = DecodedFeature{layer: l, tags: f.tags[:0], geom: f.geom[:0]}
 	unpacked := false // f.geom holds the geometry
-	r := reader{b: l.rawFeatures[i]}
+	r := reader{b: l.bytes(l.rawFeatures[i])}
 	for !r.done() {
 		field, wire, err := r.key()
 		if err != nil {
@@ -517,7 +601,7 @@ type Shape struct {
 	// its exterior ring first, its holes after it.
 	Polys []int
 
-	cmds []uint32 // the command stream, reused
+	cmds []byte // an unpacked command stream packed again, reused
 }
 
 // Parts returns the number of parts (a Point geometry has one).
@@ -535,16 +619,17 @@ func (s *Shape) Part(i int) []XY {
 // Shape decodes the feature's geometry into s (in tile coordinates), as
 // Geometry does, reusing s's buffers.
 func (f *DecodedFeature) Shape(s *Shape) error {
-	cmds := f.geom
-	if f.raw != nil {
-		var err error
-		s.cmds, err = packedUint32(s.cmds[:0], f.raw)
-		if err != nil {
-			return fmt.Errorf("mvt: layer %q: geometry: %w", f.layer.Name, err)
+	cmds := f.raw
+	if cmds == nil {
+		// A tile that did not pack the geometry: its integers are packed
+		// for the decoder.
+		s.cmds = s.cmds[:0]
+		for _, c := range f.geom {
+			s.cmds = appendVarint(s.cmds, uint64(c))
 		}
 		cmds = s.cmds
 	}
-	if err := decodeShape(f.Type, cmds, s); err != nil {
+	if err := decodePackedShape(f.Type, cmds, s); err != nil {
 		return fmt.Errorf("mvt: layer %q: geometry: %w", f.layer.Name, err)
 	}
 	return nil
@@ -579,50 +664,102 @@ func (s *Shape) geometry() Geometry {
 	return g
 }
 
-// geomDecoder walks a command stream.
+// geomDecoder walks a packed command stream: the integers are read from
+// their varints as they are needed.
 type geomDecoder struct {
-	cmds   []uint32
+	b      []byte
 	pos    int
 	cx, cy int64
 }
 
+// done tells whether the stream is read.
+func (d *geomDecoder) done() bool { return d.pos >= len(d.b) }
+
+// next reads an integer of the stream.
+func (d *geomDecoder) next() (uint32, error) {
+	if p := d.pos; p < len(d.b) && d.b[p] < 0x80 {
+		d.pos = p + 1
+		return uint32(d.b[p]), nil
+	}
+	return d.nextLong()
+}
+
+// nextLong reads an integer of more than one byte.
+func (d *geomDecoder) nextLong() (uint32, error) {
+	if p := d.pos; p+1 < len(d.b) && d.b[p+1] < 0x80 {
+		d.pos = p + 2
+		return uint32(d.b[p]&0x7f) | uint32(d.b[p+1])<<7, nil
+	}
+	r := reader{b: d.b, pos: d.pos}
+	v, err := r.varintLong()
+	if err != nil {
+		return 0, err
+	}
+	if v > math.MaxUint32 {
+		return 0, fmt.Errorf("value %d overflows uint32", v)
+	}
+	d.pos = r.pos
+	return uint32(v), nil
+}
+
 func (d *geomDecoder) command() (id, count int, err error) {
-	c := d.cmds[d.pos]
-	d.pos++
+	at := d.pos
+	c, err := d.next()
+	if err != nil {
+		return 0, 0, err
+	}
 	id, count = int(c&7), int(c>>3)
 	if id != cmdMoveTo && id != cmdLineTo && id != cmdClosePath {
-		return 0, 0, fmt.Errorf("unknown command %d at %d", id, d.pos-1)
+		return 0, 0, fmt.Errorf("unknown command %d at byte %d", id, at)
 	}
-	if id != cmdClosePath && count*2 > len(d.cmds)-d.pos {
-		return 0, 0, fmt.Errorf("command count %d exceeds remaining parameters at %d", count, d.pos-1)
+	// Each parameter takes a byte at least.
+	if id != cmdClosePath && count*2 > len(d.b)-d.pos {
+		return 0, 0, fmt.Errorf("command count %d exceeds remaining parameters at byte %d", count, at)
 	}
 	return id, count, nil
 }
 
 func (d *geomDecoder) point() (XY, error) {
-	dx, dy := unzigzag32(d.cmds[d.pos]), unzigzag32(d.cmds[d.pos+1])
-	d.pos += 2
-	d.cx += int64(dx)
-	d.cy += int64(dy)
-	if d.cx < math.MinInt32 || d.cx > math.MaxInt32 || d.cy < math.MinInt32 || d.cy > math.MaxInt32 {
-		return XY{}, errors.New("cursor overflows 32 bits")
-	}
-	return XY{int32(d.cx), int32(d.cy)}, nil
+	var p [1]XY
+	_, err := d.points(p[:0], 1)
+	return p[0], err
 }
 
-// points appends count positions to xy.
+// points appends count positions to xy. Their integers are read inline,
+// those of one and two bytes (most) without a call.
 func (d *geomDecoder) points(xy []XY, count int) ([]XY, error) {
+	xy = slices.Grow(xy, count)
+	b, pos, cx, cy := d.b, d.pos, d.cx, d.cy
 	for range count {
-		p, err := d.point()
-		if err != nil {
-			return xy, err
+		var u [2]uint32
+		for k := range u {
+			if pos < len(b) && b[pos] < 0x80 {
+				u[k] = uint32(b[pos])
+				pos++
+			} else if pos+1 < len(b) && b[pos+1] < 0x80 {
+				u[k] = uint32(b[pos]&0x7f) | uint32(b[pos+1])<<7
+				pos += 2
+			} else {
+				d.pos = pos
+				v, err := d.nextLong()
+				if err != nil {
+					return xy, err
+				}
+				u[k], pos = v, d.pos
+			}
 		}
-		xy = append(xy, p)
+		cx += int64(unzigzag32(u[0]))
+		cy += int64(unzigzag32(u[1]))
+		if cx < math.MinInt32 || cx > math.MaxInt32 || cy < math.MinInt32 || cy > math.MaxInt32 {
+			return xy, errors.New("cursor overflows 32 bits")
+		}
+		xy = append(xy, XY{int32(cx), int32(cy)})
 	}
+	d.pos, d.cx, d.cy = pos, cx, cy
 	return xy, nil
 }
 
-// decodeGeometry decodes a command stream into a Geometry.
+// decodeGeometry decodes an unpacked command stream into a Geometry.
 func decodeGeometry(t GeomType, cmds []uint32) (Geometry, error) {
 	var s Shape
 	if err := decodeShape(t, cmds, &s); err != nil {
@@ -631,11 +768,22 @@ func decodeGeometry(t GeomType, cmds []uint32) (Geometry, error) {
 	return s.geometry(), nil
 }
 
-// decodeShape decodes a command stream into s, reusing its buffers.
+// decodeShape decodes an unpacked command stream into s, reusing its
+// buffers.
 func decodeShape(t GeomType, cmds []uint32, s *Shape) error {
+	var b []byte
+	for _, c := range cmds {
+		b = appendVarint(b, uint64(c))
+	}
+	return decodePackedShape(t, b, s)
+}
+
+// decodePackedShape decodes a packed command stream into s, reusing its
+// buffers.
+func decodePackedShape(t GeomType, cmds []byte, s *Shape) error {
 	s.Type = t
 	s.XY, s.Ends, s.Polys = s.XY[:0], s.Ends[:0], s.Polys[:0]
-	d := geomDecoder{cmds: cmds}
+	d := geomDecoder{b: cmds}
 	switch t {
 	case Point:
 		id, count, err := d.firstCommand()
@@ -648,17 +796,17 @@ func decodeShape(t GeomType, cmds []uint32, s *Shape) error {
 		if s.XY, err = d.points(s.XY, count); err != nil {
 			return err
 		}
-		if d.pos != len(cmds) {
-			return fmt.Errorf("point geometry has %d trailing integers", len(cmds)-d.pos)
+		if !d.done() {
+			return fmt.Errorf("point geometry has %d trailing bytes", len(cmds)-d.pos)
 		}
 		s.Ends = append(s.Ends, len(s.XY))
 	case LineString:
-		for d.pos < len(cmds) {
+		for !d.done() {
 			start, err := d.moveTo()
 			if err != nil {
 				return err
 			}
-			if d.pos >= len(cmds) {
+			if d.done() {
 				return errors.New("line string ends after MoveTo")
 			}
 			id, count, err := d.command()
@@ -679,12 +827,12 @@ func decodeShape(t GeomType, cmds []uint32, s *Shape) error {
 		}
 	case Polygon:
 		sign := int64(0) // sign of exterior rings, from the first ring
-		for d.pos < len(cmds) {
+		for !d.done() {
 			start, err := d.moveTo()
 			if err != nil {
 				return err
 			}
-			if d.pos >= len(cmds) {
+			if d.done() {
 				return errors.New("polygon ring ends after MoveTo")
 			}
 			id, count, err := d.command()
@@ -699,7 +847,7 @@ func decodeShape(t GeomType, cmds []uint32, s *Shape) error {
 			if s.XY, err = d.points(s.XY, count); err != nil {
 				return err
 			}
-			if d.pos >= len(cmds) {
+			if d.done() {
 				return errors.New("polygon ring is not closed with ClosePath")
 			}
 			id, count, err = d.command()
@@ -732,7 +880,7 @@ func decodeShape(t GeomType, cmds []uint32, s *Shape) error {
 }
 
 func (d *geomDecoder) firstCommand() (int, int, error) {
-	if d.pos >= len(d.cmds) {
+	if d.done() {
 		return 0, 0, errors.New("empty geometry")
 	}
 	return d.command()

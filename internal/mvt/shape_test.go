@@ -126,3 +126,42 @@ func TestFeatureIntoReuse(t *testing.T) {
 		}
 	}
 }
+
+// FuzzPackedShape holds the decoder of packed geometry to the decoder of
+// the unpacked integers (refDecodeShape): both fail, or both give the same
+// shape.
+func FuzzPackedShape(f *testing.F) {
+	pack := func(cmds ...uint32) []byte {
+		var b []byte
+		for _, c := range cmds {
+			b = appendVarint(b, uint64(c))
+		}
+		return b
+	}
+	f.Add(uint8(Point), pack(9, 4, 6))
+	f.Add(uint8(Point), pack(17, 10, 14, 3, 9))
+	f.Add(uint8(Point), pack(17, 10, 14, 3))
+	f.Add(uint8(LineString), pack(9, 4, 4, 18, 0, 16, 16, 0, 9, 17, 17, 10, 4, 8))
+	f.Add(uint8(LineString), pack(9, 400, 4, 26, 1000, 16, 16, 0, 3000, 2))
+	f.Add(uint8(Polygon), pack(9, 0, 0, 26, 20, 0, 0, 20, 19, 0, 15, 9, 2, 3, 26, 0, 12, 12, 0, 0, 11, 15))
+	f.Add(uint8(Polygon), pack(9, 0, 0, 18, 2, 2, 2, 2, 15))
+	f.Add(uint8(LineString), pack(9, 0xfffffffe, 0, 10, 0xfffffffe, 0))
+	f.Add(uint8(Point), []byte{9, 0xff, 0xff, 0xff, 0xff, 0x1f, 0})
+	f.Fuzz(func(t *testing.T, typ uint8, b []byte) {
+		var got, want Shape
+		err := decodePackedShape(GeomType(typ), b, &got)
+		cmds, wantErr := packedUint32(nil, b)
+		if wantErr == nil {
+			wantErr = refDecodeShape(GeomType(typ), cmds, &want)
+		}
+		if (err != nil) != (wantErr != nil) {
+			t.Fatalf("type %d % x: packed decoder: %v; unpacked: %v", typ, b, err, wantErr)
+		}
+		if err != nil {
+			return
+		}
+		if got.Type != want.Type || !slices.Equal(got.XY, want.XY) || !slices.Equal(got.Ends, want.Ends) || !slices.Equal(got.Polys, want.Polys) {
+			t.Fatalf("type %d % x: packed decoder gives %+v, unpacked %+v", typ, b, got, want)
+		}
+	})
+}

@@ -89,3 +89,31 @@ func TestTypedValues(t *testing.T) {
 		}
 	}
 }
+
+// FuzzDecodeValue holds the fast path of decodeValue to the field by field
+// decoding: where it takes a message, both give the same value.
+func FuzzDecodeValue(f *testing.F) {
+	f.Add([]byte{0x0a, 3, 'a', 'b', 'c'})
+	f.Add([]byte{0x0a, 0x80, 1})
+	f.Add([]byte{0x15, 0, 0, 0xc0, 0x3f})
+	f.Add(append([]byte{0x19}, le64(math.Float64bits(-2.25))...))
+	f.Add(append([]byte{0x20}, appendVarint(nil, 1<<63|5)...))
+	f.Add([]byte{0x28, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01})
+	f.Add([]byte{0x28, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x02})
+	f.Add([]byte{0x30, 3})
+	f.Add([]byte{0x38, 2})
+	f.Add([]byte{0x38, 1, 0x38, 0})
+	f.Fuzz(func(t *testing.T, b []byte) {
+		fast, ok := decodeValueFast(b, string(b))
+		if !ok {
+			return
+		}
+		want, err := decodeValueFields(b, string(b))
+		if err != nil {
+			t.Fatalf("% x: fast path gives %+v, fields: %v", b, fast, err)
+		}
+		if fast != want {
+			t.Fatalf("% x: fast path gives %+v, fields %+v", b, fast, want)
+		}
+	})
+}

@@ -1,6 +1,7 @@
 package mvt
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"math"
@@ -66,37 +67,43 @@ type reader struct {
 func (r *reader) done() bool { return r.pos >= len(r.b) }
 
 func (r *reader) varint() (uint64, error) {
-	// Most varints of a tile (commands, small deltas, tags) are one byte.
-	if r.pos < len(r.b) && r.b[r.pos] < 0x80 {
-		v := r.b[r.pos]
-		r.pos++
-		return uint64(v), nil
+	// Most varints of a tile (commands, deltas, tags, lengths) are one or
+	// two bytes.
+	if p := r.pos; p+1 < len(r.b) {
+		if c := r.b[p]; c < 0x80 {
+			r.pos = p + 1
+			return uint64(c), nil
+		} else if d := r.b[p+1]; d < 0x80 {
+			r.pos = p + 2
+			return uint64(c&0x7f) | uint64(d)<<7, nil
+		}
+	} else if p < len(r.b) && r.b[p] < 0x80 {
+		r.pos = p + 1
+		return uint64(r.b[p]), nil
 	}
 	return r.varintLong()
 }
 
 // varintLong reads a varint of any length.
 func (r *reader) varintLong() (uint64, error) {
-	var v uint64
-	for shift := uint(0); shift < 64; shift += 7 {
-		if r.pos >= len(r.b) {
-			return 0, errTruncated
-		}
-		c := r.b[r.pos]
-		r.pos++
-		if shift == 63 && c > 1 {
-			return 0, errors.New("varint overflows 64 bits")
-		}
-		v |= uint64(c&0x7f) << shift
-		if c < 0x80 {
-			return v, nil
-		}
+	v, n := binary.Uvarint(r.b[r.pos:])
+	switch {
+	case n == 0:
+		return 0, errTruncated
+	case n < 0:
+		return 0, errors.New("varint overflows 64 bits")
 	}
-	return 0, errors.New("varint overflows 64 bits")
+	r.pos += n
+	return v, nil
 }
 
 // key reads a field key and returns field number and wire type.
 func (r *reader) key() (int, int, error) {
+	// A key of one byte (fields 1 to 15): no varint to read.
+	if p := r.pos; p < len(r.b) && r.b[p] >= 1<<3 && r.b[p] < 0x80 {
+		r.pos = p + 1
+		return int(r.b[p] >> 3), int(r.b[p] & 7), nil
+	}
 	k, err := r.varint()
 	if err != nil {
 		return 0, 0, err
@@ -108,7 +115,15 @@ func (r *reader) key() (int, int, error) {
 	return int(field), int(k & 7), nil
 }
 
+// bytes reads the bytes of a length-delimited field.
 func (r *reader) bytes() ([]byte, error) {
+	// A length of one byte: no varint to read.
+	if p := r.pos; p < len(r.b) {
+		if n := int(r.b[p]); n < 0x80 && n < len(r.b)-p {
+			r.pos = p + 1 + n
+			return r.b[p+1 : r.pos], nil
+		}
+	}
 	n, err := r.varint()
 	if err != nil {
 		return nil, err
@@ -165,22 +180,32 @@ func (r *reader) skip(wire int) error {
 
 // packedUint32 decodes a packed repeated uint32 field, appending to dst.
 func packedUint32(dst []uint32, b []byte) ([]uint32, error) {
-	dst = slices.Grow(dst, len(b)) // at least a byte a value
-	r := reader{b: b}
-	for !r.done() {
-		if c := r.b[r.pos]; c < 0x80 {
-			dst = append(dst, uint32(c))
-			r.pos++
-			continue
+	n := len(dst)
+	dst = slices.Grow(dst, len(b))[:n+len(b)] // at least a byte a value
+	out := dst[n:]
+	k := 0
+	for i := 0; i < len(b); {
+		// Tags, commands and the deltas of positions are mostly of one or
+		// two bytes.
+		if c := b[i]; c < 0x80 {
+			out[k] = uint32(c)
+			i++
+		} else if i+1 < len(b) && b[i+1] < 0x80 {
+			out[k] = uint32(c&0x7f) | uint32(b[i+1])<<7
+			i += 2
+		} else {
+			r := reader{b: b, pos: i}
+			v, err := r.varintLong()
+			if err != nil {
+				return dst[:n+k], err
+			}
+			if v > math.MaxUint32 {
+				return dst[:n+k], fmt.Errorf("value %d overflows uint32", v)
+			}
+			out[k] = uint32(v)
+			i = r.pos
 		}
-		v, err := r.varintLong()
-		if err != nil {
-			return dst, err
-		}
-		if v > math.MaxUint32 {
-			return dst, fmt.Errorf("value %d overflows uint32", v)
-		}
-		dst = append(dst, uint32(v))
+		k++
 	}
-	return dst, nil
+	return dst[:n+k], nil
 }

@@ -113,14 +113,20 @@ func featuresSize(feats []sourceFeature) int64 {
 // headerSize estimates the memory of features' structs and properties.
 func headerSize(feats []sourceFeature) int64 {
 	const (
-		featBytes = int64(unsafe.Sizeof(sourceFeature{})) + int64(unsafe.Sizeof(expr.MapFeature{})) + 64
+		featBytes = int64(unsafe.Sizeof(sourceFeature{}))
+		mapBytes  = int64(unsafe.Sizeof(expr.MapFeature{})) + 64
 		propBytes = int64(unsafe.Sizeof("")) + int64(unsafe.Sizeof(expr.Value{}))
+		tileBytes = int64(unsafe.Sizeof(tileFeature{}))
+		tagBytes  = int64(unsafe.Sizeof(uint32(0)))
 	)
 	n := int64(0)
 	for _, f := range feats {
 		n += featBytes
-		if f.feat != nil && f.feat.Props != nil {
-			n += int64(f.feat.Props.Len()) * propBytes
+		switch ft := f.feat.(type) {
+		case *expr.MapFeature:
+			n += mapBytes + int64(ft.Props.Len())*propBytes
+		case *tileFeature:
+			n += tileBytes + int64(len(ft.tags))*tagBytes
 		}
 	}
 	return n

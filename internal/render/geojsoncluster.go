@@ -174,14 +174,13 @@ func (s *sourceSet) clusters(src *style.Source, feats []tiler.Feature, maxZoom, 
 			case int:
 				o.Set("point_count_abbreviated", expr.Number(float64(a)))
 			}
-			sf.feat = &expr.MapFeature{Props: o, Id: expr.Number(float64(it.ID))}
+			sf.feat = &expr.MapFeature{Props: o, Id: expr.Number(float64(it.ID)), Type: "Point"}
 		} else {
 			f := feats[idx[it.Index]]
-			sf.feat = &expr.MapFeature{Props: obj(it.Index), Id: idValue(f.ID, f.Properties)}
+			sf.feat = &expr.MapFeature{Props: obj(it.Index), Id: idValue(f.ID, f.Properties), Type: "Point"}
 		}
 		sf.kind, sf.tile = "Point", [3]int{0, 0, -1}
 		sf.parts = [][]orb.Point{{{math.Round(it.X*grid) / grid, math.Round(it.Y*grid) / grid}}}
-		sf.feat.Type = "Point"
 		out = append(out, sf)
 	}
 	return out, nil

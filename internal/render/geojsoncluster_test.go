@@ -58,22 +58,22 @@ func TestGeoJSONClusters(t *testing.T) {
 				if f.kind != "Point" {
 					t.Errorf("a %s in a clustered source", f.kind)
 				}
-				if c, ok := f.feat.Props.Get("cluster"); !ok || c.Kind() != expr.KindBoolean {
+				if c, ok := f.feat.Property("cluster"); !ok || c.Kind() != expr.KindBoolean {
 					points++
 					continue
 				}
-				n, _ := f.feat.Props.Get("point_count")
+				n, _ := f.feat.Property("point_count")
 				clusters = append(clusters, n.Num())
-				id, _ := f.feat.Props.Get("cluster_id")
-				if f.feat.Id.Num() != id.Num() || id.Num() < 6 {
-					t.Errorf("feature id %v, cluster_id %v", f.feat.Id, id)
+				id, _ := f.feat.Property("cluster_id")
+				if f.feat.ID().Num() != id.Num() || id.Num() < 6 {
+					t.Errorf("feature id %v, cluster_id %v", f.feat.ID(), id)
 				}
-				abbr, _ := f.feat.Props.Get("point_count_abbreviated")
+				abbr, _ := f.feat.Property("point_count_abbreviated")
 				if abbr.Num() != n.Num() {
 					t.Errorf("point_count_abbreviated %v, want %v", abbr, n)
 				}
-				sum, _ := f.feat.Props.Get("sum")
-				top, _ := f.feat.Props.Get("top")
+				sum, _ := f.feat.Property("sum")
+				top, _ := f.feat.Property("top")
 				wantSum, wantTop := 10.0, 4.0
 				if n.Num() == 5 {
 					wantSum, wantTop = 15, 5

@@ -83,12 +83,8 @@ func (lr *layerRender) compile() error {
 	return nil
 }
 
-func (lr *layerRender) ctx(f *expr.MapFeature) *expr.EvalContext {
-	c := &expr.EvalContext{Zoom: lr.zoom}
-	if f != nil {
-		c.Feature = f
-	}
-	return c
+func (lr *layerRender) ctx(f expr.Feature) *expr.EvalContext {
+	return &expr.EvalContext{Zoom: lr.zoom, Feature: f}
 }
 
 // prop is one of a layer's properties, looked up once per layer: its
@@ -276,12 +272,7 @@ func (lr *layerRender) draw(feats []sourceFeature) {
 	var outlines []outline
 	// One context serves every feature in turn: evaluation keeps none.
 	c := lr.ctx(nil)
-	setFeature := func(f *expr.MapFeature) {
-		c.Feature = nil
-		if f != nil {
-			c.Feature = f
-		}
-	}
+	setFeature := func(f expr.Feature) { c.Feature = f }
 	var cull featureCull
 	if clipped {
 		cull = lr.featureCull(c)

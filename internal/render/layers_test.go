@@ -90,20 +90,24 @@ func TestViewOfPitch(t *testing.T) {
 }
 
 func TestByTileOrder(t *testing.T) {
+	named := func(name string) expr.Feature {
+		return &expr.MapFeature{Props: expr.ObjectOf([]string{"name"}, []expr.Value{expr.String(name)})}
+	}
 	top, bottom := box{0, 0, 0.5, 0.5}, box{0, 0.5, 0.5, 1}
 	right := box{0.5, 0.5, 1, 1}
 	feats := []sourceFeature{
-		{kind: "Point", clip: &top, layer: "a"},
-		{kind: "Point", clip: &bottom, layer: "b"},
-		{kind: "Point", clip: &right, layer: "c"},
-		{kind: "Point", layer: "geojson"},
+		{kind: "Point", clip: &top, feat: named("a")},
+		{kind: "Point", clip: &bottom, feat: named("b")},
+		{kind: "Point", clip: &right, feat: named("c")},
+		{kind: "Point", feat: named("geojson")},
 	}
 	tiles := func() []box { return []box{top, bottom} }
 	var got []string
 	for _, f := range byTileOrder(feats, tiles) {
-		got = append(got, f.layer)
+		name, _ := f.feat.Property("name")
+		got = append(got, name.Str())
 		if f.clip == nil {
-			t.Errorf("feature %s has no tile", f.layer)
+			t.Errorf("feature %s has no tile", name.Str())
 		}
 	}
 	// Bottom row first, right to left; GeoJSON once a tile.

@@ -434,9 +434,8 @@ func visible(l *style.Layer, zoom float64) bool {
 // sourceFeature is a feature ready to draw: its properties for the
 // expressions and its geometry in world coordinates.
 type sourceFeature struct {
-	feat  *expr.MapFeature
-	layer string // source layer ("" for GeoJSON)
-	kind  string // Point, LineString, Polygon
+	feat  expr.Feature // *expr.MapFeature, or *tileFeature for vector tiles
+	kind  string       // Point, LineString, Polygon
 	parts [][]orb.Point
 	// polygons groups rings of a polygon feature, outer ring first.
 	polygons [][][]orb.Point
@@ -615,10 +614,11 @@ func (s *sourceSet) geoJSON(ctx context.Context, src *style.Source) ([]sourceFea
 	simp := newSimplifier(tolerance, int(maxZoom), int(math.Max(0, math.Min(maxZoom, math.Floor(s.view.Zoom)))))
 	out := make([]sourceFeature, 0, len(feats))
 	for _, f := range feats {
-		sf := sourceFeature{feat: &expr.MapFeature{Props: propsObject(f.Properties), Id: idValue(f.ID, f.Properties)}, tile: [3]int{0, 0, -1}, metrics: metrics}
+		mf := &expr.MapFeature{Props: propsObject(f.Properties), Id: idValue(f.ID, f.Properties)}
+		sf := sourceFeature{feat: mf, tile: [3]int{0, 0, -1}, metrics: metrics}
 		addGeometry(&sf, f.Geometry, grid, simp)
 		if sf.kind != "" {
-			sf.feat.Type = sf.kind
+			mf.Type = sf.kind
 			out = append(out, sf)
 		}
 	}
@@ -951,33 +951,26 @@ type decodedTile struct {
 
 // decodeTile decodes an MVT tile z/x/y into world-coordinate features.
 func decodeTile(data []byte, z, tx, ty int) (*decodedTile, error) {
-	feats, geomBytes, err := decodeFeatures(data, z, tx, ty)
+	feats, layers, bytes, err := decodeFeatures(data, z, tx, ty)
 	if err != nil {
 		return nil, err
 	}
-	// The features' headers and properties, their geometry as the arenas
-	// allocated it, and the copy of the tile's bytes that the property
-	// strings are cut from.
-	size := headerSize(feats) + geomBytes + int64(len(data))
-	dt := &decodedTile{feats: feats, layers: map[string][][2]int{}, size: size}
-	for i := 0; i < len(feats); {
-		j := i + 1
-		for j < len(feats) && feats[j].layer == feats[i].layer {
-			j++
-		}
-		dt.layers[feats[i].layer] = append(dt.layers[feats[i].layer], [2]int{i, j})
-		i = j
-	}
-	return dt, nil
+	// The features as allocated, and the copy of the tile's bytes that
+	// the property strings are cut from.
+	size := bytes + int64(len(data))
+	return &decodedTile{feats: feats, layers: layers, size: size}, nil
 }
 
 // decodeFeatures decodes an MVT tile z/x/y into world-coordinate
-// features, in the tile's order.
-// It also returns the bytes allocated for their geometry.
-func decodeFeatures(data []byte, z, tx, ty int) ([]sourceFeature, int64, error) {
+// features, in the tile's order, and the run of them each source layer
+// has (a layer without a feature to draw has none).
+// It also returns the bytes allocated for them: their headers, properties
+// and geometry (not the strings of the properties, cut from one copy of
+// the tile's keys and values).
+func decodeFeatures(data []byte, z, tx, ty int) ([]sourceFeature, map[string][][2]int, int64, error) {
 	t, err := mvt.Decode(data)
 	if err != nil {
-		return nil, 0, err
+		return nil, nil, 0, err
 	}
 	n := float64(int(1) << z)
 	square := box{float64(tx) / n, float64(ty) / n, float64(tx+1) / n, float64(ty+1) / n}
@@ -986,6 +979,7 @@ func decodeFeatures(data []byte, z, tx, ty int) ([]sourceFeature, int64, error) 
 		total += l.Len()
 	}
 	out := make([]sourceFeature, 0, total)
+	layers := make(map[string][][2]int, len(t.Layers))
 	// One feature header and one flat geometry are decoded at a time; the
 	// features' points and the slices that hold their parts are carved out
 	// of a few large allocations shared by the tile.
@@ -996,31 +990,27 @@ func decodeFeatures(data []byte, z, tx, ty int) ([]sourceFeature, int64, error) 
 		parts  arena[[]orb.Point]
 		polys  arena[[][]orb.Point]
 		inside []orb.Point // the points of a Point feature in the tile's square, reused
+		// The features' tags and tileFeatures.
+		tfs        arena[tileFeature]
+		tagArena   arena[uint32]
+		tableBytes int64
 	)
 	for _, l := range t.Layers {
-		ext := float64(l.Extent)
+		start := len(out)
 		keys, err := l.Keys()
 		if err != nil {
-			return nil, 0, err
+			return nil, nil, 0, err
 		}
 		values, err := l.TypedValues()
 		if err != nil {
-			return nil, 0, err
+			return nil, nil, 0, err
 		}
-		var keyBuf []string
-		var valBuf []expr.Value
-		var featBuf []expr.MapFeature
-		// world converts a part's positions to world coordinates, into
-		// dst (of the same length).
-		world := func(dst []orb.Point, src []mvt.XY) []orb.Point {
-			for k, p := range src {
-				dst[k] = orb.Point{(float64(tx) + float64(p.X)/ext) / n, (float64(ty) + float64(p.Y)/ext) / n}
-			}
-			return dst
-		}
+		tl := &tileLayer{keys: keys, values: values}
+		tableBytes += tl.size()
+		world := newTileProjection(tx, ty, z, l.Extent).world
 		for i := 0; i < l.Len(); i++ {
 			if err := l.FeatureInto(i, &df); err != nil {
-				return nil, 0, err
+				return nil, nil, 0, err
 			}
 			if df.Shape(&shape) != nil {
 				continue
@@ -1029,7 +1019,7 @@ func decodeFeatures(data []byte, z, tx, ty int) ([]sourceFeature, int64, error) 
 			if err != nil {
 				continue
 			}
-			sf := sourceFeature{layer: l.Name, tile: [3]int{ty, tx, z}}
+			sf := sourceFeature{tile: [3]int{ty, tx, z}}
 			switch shape.Type {
 			case mvt.Point:
 				// Points of the buffer belong to the neighbour tile, which
@@ -1070,58 +1060,70 @@ func decodeFeatures(data []byte, z, tx, ty int) ([]sourceFeature, int64, error) 
 				sf.kind = "Polygon"
 				sf.clip = &square
 				sf.unclipped = polys.take(len(shape.Polys))
-				sf.polygons = polys.take(len(shape.Polys))[:0]
+				// Most polygons lie inside the square: their clipped rings
+				// are their rings, and their clipped polygons the same
+				// slices (nothing writes to a decoded feature). A copy is
+				// made from the first ring that clipping changes.
+				whole := true // every polygon so far is sf.unclipped's
 				ring := 0
 				for k, end := range shape.Polys {
 					raw := parts.take(end - ring)
-					rings := parts.take(end - ring)[:0]
+					var rings [][]orb.Point // nil while every ring is whole
 					for r := range raw {
 						xy := shape.Part(ring + r)
 						raw[r] = world(pts.take(len(xy)), xy)
-						if c := clipRing(raw[r], square); c != nil {
+						c := clipRing(raw[r], square)
+						if rings == nil && !sameSlice(c, raw[r]) {
+							rings = append(parts.take(end - ring)[:0], raw[:r]...)
+						}
+						if rings != nil && c != nil {
 							rings = append(rings, c)
 						}
 					}
 					ring = end
 					sf.unclipped[k] = raw
+					if rings == nil {
+						rings = raw
+					}
+					if whole && sameSlice(rings, raw) {
+						continue
+					}
+					if whole {
+						whole = false
+						sf.polygons = append(polys.take(len(shape.Polys))[:0], sf.unclipped[:k]...)
+					}
 					if len(rings) > 0 {
 						sf.polygons = append(sf.polygons, rings)
 					}
 				}
 				sf.wholePolygons = sf.unclipped
+				if whole {
+					sf.polygons = sf.unclipped
+				}
 				if len(sf.polygons) == 0 {
 					sf.polygons = nil
 				}
 			default:
 				continue
 			}
-			// The feature's keys and values are carved out of one
-			// allocation per layer, and its MapFeature out of another.
-			nt := len(tags) / 2
-			if len(keyBuf) < nt {
-				keyBuf, valBuf = make([]string, max(nt, 64)), make([]expr.Value, max(nt, 64))
+			// The feature's tags and its tileFeature are carved out of
+			// allocations shared by the tile.
+			tf := &tfs.take(1)[0]
+			*tf = tileFeature{layer: tl, id: df.ID, hasID: df.HasID, kind: uint8(shape.Type)}
+			if len(tags) > 0 {
+				tf.tags = tagArena.take(len(tags))
+				copy(tf.tags, tags)
 			}
-			fk, fv := keyBuf[:nt:nt], valBuf[:nt:nt]
-			keyBuf, valBuf = keyBuf[nt:], valBuf[nt:]
-			for k := 0; k < nt; k++ {
-				// A value is converted where a feature has it: most
-				// are one feature's (names, numbers).
-				fk[k], fv[k] = keys[tags[2*k]], tileValue(values[tags[2*k+1]])
-			}
-			if len(featBuf) == 0 {
-				featBuf = make([]expr.MapFeature, min(l.Len()-i, 64))
-			}
-			mf := &featBuf[0]
-			featBuf = featBuf[1:]
-			*mf = expr.MapFeature{Props: expr.ObjectOf(fk, fv), Id: expr.Null(), Type: sf.kind}
-			if df.HasID {
-				mf.Id = expr.Number(float64(df.ID))
-			}
-			sf.feat = mf
+			sf.feat = tf
 			out = append(out, sf)
 		}
+		if len(out) > start {
+			layers[l.Name] = [][2]int{{start, len(out)}}
+		}
 	}
-	return out, pts.bytes + parts.bytes + polys.bytes, nil
+	size := int64(cap(out))*int64(unsafe.Sizeof(sourceFeature{})) + tfs.bytes + tagArena.bytes + tableBytes +
+		pts.bytes + parts.bytes + polys.bytes
+	return out, layers, size, nil
 }
 
 // arena hands out slices carved from larger allocations: a tile's many
