@@ -198,6 +198,11 @@ func renderCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 			return
 		}
 		r, err := render.New(log)
+		if r != nil {
+			// One image: a tile's symbols laid out for another render
+			// would never be used, so only those of the view are.
+			r.KeepLayouts(false)
+		}
 		renderer <- built{r, err}
 	}()
 	st, err := style.Parse(raw)

@@ -116,7 +116,7 @@ func newLayoutCache(max int64) *layoutCache {
 
 // dropTile lets go of the layouts of a tile.
 func (c *layoutCache) dropTile(t *decodedTile) {
-	if !c.enabled() {
+	if c == nil {
 		return
 	}
 	c.mu.Lock()
@@ -130,11 +130,40 @@ func (c *layoutCache) dropTile(t *decodedTile) {
 	delete(c.byTile, t)
 }
 
+// KeepLayouts says whether the renderer keeps the symbol layouts of vector
+// tiles between renders (it does unless told otherwise). A layout kept is
+// of every feature of its tile; a renderer that draws one picture lays out
+// only the symbols that may reach it.
+func (r *Renderer) KeepLayouts(keep bool) {
+	if keep {
+		r.layouts.setMax(DefaultLayoutCacheBytes)
+	} else {
+		r.layouts.setMax(0)
+	}
+}
+
+// setMax sets the cache's bound, letting go of what is over it.
+func (c *layoutCache) setMax(max int64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.max = max
+	for c.bytes > c.max && c.ll.Len() > 0 {
+		c.remove(c.ll.Back())
+	}
+}
+
 // enabled reports whether the cache keeps anything.
-func (c *layoutCache) enabled() bool { return c != nil && c.max > 0 }
+func (c *layoutCache) enabled() bool {
+	if c == nil {
+		return false
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.max > 0
+}
 
 func (c *layoutCache) get(k layoutKey) (*tileLayout, bool) {
-	if !c.enabled() {
+	if c == nil {
 		return nil, false
 	}
 	c.mu.Lock()
@@ -149,18 +178,21 @@ func (c *layoutCache) get(k layoutKey) (*tileLayout, bool) {
 
 // put keeps tl under k, in place of what k held (a layout found stale).
 func (c *layoutCache) put(k layoutKey, tl *tileLayout) {
-	if !c.enabled() || tl.size > c.max/4 {
-		return // one huge layout would push everything else out
+	if c == nil {
+		return
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if c.max <= 0 || tl.size > c.max/4 {
+		return // one huge layout would push everything else out
+	}
 	if e, ok := c.m[k]; ok {
 		c.remove(e)
 	}
 	c.m[k] = c.ll.PushFront(&layoutEntry{key: k, tl: tl})
 	c.byTile[k.tile] = append(c.byTile[k.tile], k)
 	c.bytes += tl.size
-	for c.bytes > c.max {
+	for c.bytes > c.max && c.ll.Len() > 0 {
 		c.remove(c.ll.Back())
 	}
 }

@@ -438,3 +438,41 @@ func TestLayoutsGoWithTheirTiles(t *testing.T) {
 		check(fmt.Sprintf("view %+v", v))
 	}
 }
+
+// TestKeepLayouts: a renderer told not to keep layouts lets go of those it
+// kept and keeps none after, and draws the same pictures.
+func TestKeepLayouts(t *testing.T) {
+	st, res, views := streetViews(t)
+	r, err := New(slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	kept, err := r.Render(context.Background(), st, views[0], res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.layouts.m) == 0 {
+		t.Fatal("no layout kept by default")
+	}
+	r.KeepLayouts(false)
+	if len(r.layouts.m) != 0 || r.layouts.bytes != 0 || len(r.layouts.byTile) != 0 {
+		t.Fatalf("%d layouts (%d bytes) still kept", len(r.layouts.m), r.layouts.bytes)
+	}
+	img, err := r.Render(context.Background(), st, views[0], res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.layouts.m) != 0 {
+		t.Errorf("%d layouts kept after a render", len(r.layouts.m))
+	}
+	if n := differentPixels(img, kept); n != 0 {
+		t.Errorf("%d pixels differ without kept layouts", n)
+	}
+	r.KeepLayouts(true)
+	if _, err := r.Render(context.Background(), st, views[0], res); err != nil {
+		t.Fatal(err)
+	}
+	if len(r.layouts.m) == 0 {
+		t.Error("no layout kept once told to keep them again")
+	}
+}
