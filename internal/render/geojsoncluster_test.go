@@ -48,10 +48,11 @@ func TestGeoJSONClusters(t *testing.T) {
 			st := parse(t, strings.Replace(doc, "CLUSTER", tc.options, 1))
 			v := View{Zoom: tc.zoom, Width: 64, Height: 64, PixelRatio: 1}
 			s := &sourceSet{r: r, st: st, res: mapResources{}, frame: newFrame(v), view: v}
-			feats, err := s.features(context.Background(), st.Layers[0])
+			runs, err := s.features(context.Background(), st.Layers[0])
 			if err != nil {
 				t.Fatal(err)
 			}
+			feats := runs.flat()
 			var clusters []float64
 			points := 0
 			for _, f := range feats {

@@ -257,56 +257,72 @@ func (lr *layerRender) background() {
 }
 
 // draw draws the layer's features, each feature with its own properties.
-func (lr *layerRender) draw(feats []sourceFeature) {
+func (lr *layerRender) draw(runs featureRuns) {
 	if lr.l.Type == "circle" {
-		feats = byTileOrder(feats, lr.viewTiles)
+		runs = featureRuns{byTileOrder(runs.flat(), lr.viewTiles)}
 	}
-	feats = lr.sortByKey(feats)
+	if lr.sortKeyed() {
+		runs = featureRuns{lr.sortByKey(runs.flat())}
+	}
 	clipped := lr.l.Type == "fill" || lr.l.Type == "line"
 	// GL draws a fill layer's interiors, then its antialiasing outlines
 	// over all of them: the outlines are a pass of their own.
 	type outline struct {
-		i     int
+		f     *sourceFeature
 		paint fillPaint
 	}
 	var outlines []outline
 	// One context serves every feature in turn: evaluation keeps none.
 	c := lr.ctx(nil)
-	setFeature := func(f expr.Feature) { c.Feature = f }
 	var cull featureCull
 	if clipped {
 		cull = lr.featureCull(c)
 	}
-	for i, f := range feats {
-		if clipped && f.clip != nil && !lr.squareVisible(f.clip) {
-			// Fills and lines are cut to their tile's square: a tile read
-			// only for the labels around the view draws nothing here.
-			continue
-		}
-		if cull.ok && !lr.featureReaches(f, &cull) {
-			continue // nothing of it can reach the canvas: no filter to evaluate
-		}
-		setFeature(f.feat)
-		if lr.filter != nil {
-			v := lr.filter.EvalOrDefault(c)
-			if v.Kind() != expr.KindBoolean || !v.Boolean() {
-				continue
+	for _, run := range runs {
+		for i := range run {
+			if fp, ok := lr.drawFeature(&run[i], c, clipped, &cull); ok {
+				outlines = append(outlines, outline{&run[i], fp})
 			}
-		}
-		switch lr.l.Type {
-		case "fill":
-			if fp, ok := lr.fill(f, c); ok {
-				outlines = append(outlines, outline{i, fp})
-			}
-		case "line":
-			lr.line(f, c)
-		case "circle":
-			lr.circle(f, c)
 		}
 	}
 	for k := range outlines {
-		lr.fillOutline(feats[outlines[k].i], &outlines[k].paint)
+		lr.fillOutline(*outlines[k].f, &outlines[k].paint)
 	}
+}
+
+// drawFeature draws one feature of the layer with context c (its feature
+// set here), unless it is culled or filtered out. A fill drawn returns its
+// paint: its antialiasing outline is drawn after every interior.
+func (lr *layerRender) drawFeature(f *sourceFeature, c *expr.EvalContext, clipped bool, cull *featureCull) (fillPaint, bool) {
+	if clipped && f.clip != nil && !lr.squareVisible(f.clip) {
+		// Fills and lines are cut to their tile's square: a tile read
+		// only for the labels around the view draws nothing here.
+		return fillPaint{}, false
+	}
+	if cull.ok && !lr.featureReaches(*f, cull) {
+		return fillPaint{}, false // nothing of it can reach the canvas: no filter to evaluate
+	}
+	c.Feature = f.feat
+	if lr.filter != nil {
+		v := lr.filter.EvalOrDefault(c)
+		if v.Kind() != expr.KindBoolean || !v.Boolean() {
+			return fillPaint{}, false
+		}
+	}
+	switch lr.l.Type {
+	case "fill":
+		return lr.fill(*f, c)
+	case "line":
+		lr.line(*f, c)
+	case "circle":
+		lr.circle(*f, c)
+	}
+	return fillPaint{}, false
+}
+
+// sortKeyed reports whether the layer orders its features by a sort key.
+func (lr *layerRender) sortKeyed() bool {
+	return lr.l.Layout != nil && lr.l.Layout.Has(lr.l.Type+"-sort-key")
 }
 
 // featureCull is what a fill or line layer knows, the same for every

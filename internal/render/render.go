@@ -278,15 +278,16 @@ const filterSample = 64
 
 // filterShare returns the share of a sample of the features that layer i's
 // filter keeps (1 without a filter).
-func (d layerDrawer) filterShare(i int, feats []sourceFeature) float64 {
+func (d layerDrawer) filterShare(i int, feats featureRuns) float64 {
 	f := d.prep.layers[i].filter
-	if f == nil || len(feats) == 0 {
+	total := feats.count()
+	if f == nil || total == 0 {
 		return 1
 	}
-	n := min(len(feats), filterSample)
+	n := min(total, filterSample)
 	kept := 0
 	for k := range n {
-		c := &expr.EvalContext{Zoom: d.zoom, Feature: feats[k*len(feats)/n].feat}
+		c := &expr.EvalContext{Zoom: d.zoom, Feature: feats.at(k * total / n).feat}
 		if v := f.EvalOrDefault(c); v.Kind() == expr.KindBoolean && v.Boolean() {
 			kept++
 		}
@@ -301,9 +302,9 @@ type featureStats struct {
 	features, vertices, length, area float64
 }
 
-func (d layerDrawer) measure(feats []sourceFeature, pixels int) featureStats {
+func (d layerDrawer) measure(runs featureRuns, pixels int) featureStats {
 	var st featureStats
-	st.features = float64(len(feats))
+	st.features = float64(runs.count())
 	scale := d.fr.scale
 	add := func(pts []orb.Point) (x0, y0, x1, y1 float64) {
 		x0, y0, x1, y1 = math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)
@@ -316,19 +317,22 @@ func (d layerDrawer) measure(feats []sourceFeature, pixels int) featureStats {
 		st.vertices += float64(len(pts))
 		return
 	}
-	for _, f := range feats {
-		for _, part := range f.parts {
-			add(part)
-		}
-		for _, poly := range f.polygons {
-			if len(poly) == 0 {
-				continue
+	for _, run := range runs {
+		for i := range run {
+			f := &run[i]
+			for _, part := range f.parts {
+				add(part)
 			}
-			x0, y0, x1, y1 := add(poly[0])
-			for _, hole := range poly[1:] {
-				add(hole)
+			for _, poly := range f.polygons {
+				if len(poly) == 0 {
+					continue
+				}
+				x0, y0, x1, y1 := add(poly[0])
+				for _, hole := range poly[1:] {
+					add(hole)
+				}
+				st.area += math.Min((x1-x0)*(y1-y0)*scale*scale, float64(pixels))
 			}
-			st.area += math.Min((x1-x0)*(y1-y0)*scale*scale, float64(pixels))
 		}
 	}
 	return st
@@ -408,9 +412,9 @@ func (d layerDrawer) drawLayer(ctx context.Context, i int, l *style.Layer, cv *r
 			return
 		}
 		if l.Type == "heatmap" {
-			lr.heatmap(feats)
+			lr.heatmap(feats.flat())
 		} else {
-			lr.extrusion(feats, d.st)
+			lr.extrusion(feats.flat(), d.st)
 		}
 	}
 }
@@ -485,48 +489,80 @@ type sourceSet struct {
 }
 
 // sourceData is what one source gives a render: the decoded vector tiles
-// under the view, or the features of a GeoJSON source, and the features
-// of each source layer gathered from the tiles as layers ask for them.
+// under the view, or the features of a GeoJSON source.
 type sourceData struct {
-	tiles   []*decodedTile
-	all     []sourceFeature // every feature; for GeoJSON, or built on demand
-	byLayer map[string][]sourceFeature
+	tiles []*decodedTile
+	all   []sourceFeature // every feature, for GeoJSON
 }
 
-// layer returns the features of one source layer, in tile order, without
-// a copy when a single run of a tile has them (else copied once into a
-// slice of their number).
-func (d *sourceData) layer(name string) []sourceFeature {
-	if fs, ok := d.byLayer[name]; ok {
-		return fs
+// featureRuns are the features a layer draws, as the runs of its tiles'
+// features that hold them (one run for GeoJSON), in tile order: read where
+// the tiles keep them, without a copy.
+type featureRuns [][]sourceFeature
+
+// count returns the number of features.
+func (r featureRuns) count() int {
+	n := 0
+	for _, run := range r {
+		n += len(run)
 	}
-	var out []sourceFeature
-	n, runs := 0, 0
+	return n
+}
+
+// at returns the i-th feature, counted across the runs.
+func (r featureRuns) at(i int) *sourceFeature {
+	for _, run := range r {
+		if i < len(run) {
+			return &run[i]
+		}
+		i -= len(run)
+	}
+	return nil
+}
+
+// flat returns the features in one slice: the run itself when there is
+// one, else a copy.
+func (r featureRuns) flat() []sourceFeature {
+	switch len(r) {
+	case 0:
+		return nil
+	case 1:
+		return r[0]
+	}
+	out := make([]sourceFeature, 0, r.count())
+	for _, run := range r {
+		out = append(out, run...)
+	}
+	return out
+}
+
+// layer returns the runs of the features of one source layer ("": all of
+// them), tile by tile.
+func (d *sourceData) layer(name string) featureRuns {
+	if d.tiles == nil {
+		if d.all == nil {
+			return nil
+		}
+		return featureRuns{d.all}
+	}
+	var out featureRuns
 	for _, t := range d.tiles {
-		for _, rg := range t.layers[name] {
-			out = t.feats[rg[0]:rg[1]:rg[1]]
-			n += rg[1] - rg[0]
-			runs++
-		}
-	}
-	if runs > 1 {
-		out = make([]sourceFeature, 0, n)
-		for _, t := range d.tiles {
-			for _, rg := range t.layers[name] {
-				out = append(out, t.feats[rg[0]:rg[1]]...)
+		if name == "" {
+			if len(t.feats) > 0 {
+				out = append(out, t.feats)
 			}
+			continue
+		}
+		for _, rg := range t.layers[name] {
+			out = append(out, t.feats[rg[0]:rg[1]:rg[1]])
 		}
 	}
-	if d.byLayer == nil {
-		d.byLayer = map[string][]sourceFeature{}
-	}
-	d.byLayer[name] = out
 	return out
 }
 
 // features returns the features of the layer's source (and source layer).
 // Safe for concurrent use.
-func (s *sourceSet) features(ctx context.Context, l *style.Layer) ([]sourceFeature, error) {
+func (s *sourceSet) features(ctx context.Context, l *style.Layer) (featureRuns, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	d, ok := s.sources[l.Source]
@@ -553,20 +589,7 @@ func (s *sourceSet) features(ctx context.Context, l *style.Layer) ([]sourceFeatu
 		}
 		s.sources[l.Source] = d
 	}
-	if l.SourceLayer != "" {
-		return d.layer(l.SourceLayer), nil
-	}
-	if d.all == nil && len(d.tiles) > 0 {
-		n := 0
-		for _, t := range d.tiles {
-			n += len(t.feats)
-		}
-		d.all = make([]sourceFeature, 0, n)
-		for _, t := range d.tiles {
-			d.all = append(d.all, t.feats...)
-		}
-	}
-	return d.all, nil
+	return d.layer(l.SourceLayer), nil
 }
 
 func (s *sourceSet) geoJSON(ctx context.Context, src *style.Source) ([]sourceFeature, error) {

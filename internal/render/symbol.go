@@ -308,7 +308,7 @@ func (sl symbolLayout) sortByY() bool {
 
 // layoutLayer lays out a layer's symbols and returns them in GL's
 // placement order, with the layer's placement switches.
-func (s *sourceSet) layoutLayer(ctx context.Context, lr *symLayer, feats []sourceFeature) ([]*symbol, symbolLayout) {
+func (s *sourceSet) layoutLayer(ctx context.Context, lr *symLayer, feats featureRuns) ([]*symbol, symbolLayout) {
 	lz := &expr.EvalContext{Zoom: math.Floor(s.view.Zoom)}
 	sl := symbolLayout{
 		textOverlap:         lr.overlap(textPart, lz),

@@ -345,11 +345,11 @@ func (t *decodedTile) layerRuns(layer string) ([][]sourceFeature, int) {
 // kept across renders (built when missing or stale); other sources (and
 // all when the renderer keeps no layouts, or no decoded tiles, which a
 // layout is of and holds) are laid out for this render only.
-func (s *sourceSet) tileLayouts(ctx context.Context, lr *symLayer, feats []sourceFeature, lz float64, placement string, each func(tl *tileLayout, base int)) {
+func (s *sourceSet) tileLayouts(ctx context.Context, lr *symLayer, feats featureRuns, lz float64, placement string, each func(tl *tileLayout, base int)) {
 	tiles := s.vectorTiles(lr.l)
 	cache := s.r.layouts
 	if tiles == nil || !cache.enabled() || s.r.decoded == nil || s.r.decoded.max <= 0 {
-		each(s.buildLayout(ctx, lr, [][]sourceFeature{feats}, lz, placement, true), 0)
+		each(s.buildLayout(ctx, lr, feats, lz, placement, true), 0)
 		return
 	}
 	sprite := sprite1x
