@@ -282,6 +282,10 @@ func renderCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return err
 	}
 	var buf bytes.Buffer
+	// Room for the encoded picture at once: a growing buffer copies what
+	// it holds each time, and in a short process every page it writes
+	// is a page fault. Memory not written is not touched.
+	buf.Grow(len(img.Pix) + 4096)
 	if err := imageenc.Encode(&buf, img, imageenc.Options{Format: enc, Quality: *quality}); err != nil {
 		return err
 	}

@@ -360,6 +360,9 @@ func packRow(dst, row []byte, bpp int) {
 // continues it. It records the Adler-32 of raw.
 func (s *pngSegment) compress(raw []byte, first, last bool) {
 	s.zbuf.Reset()
+	// Room for the compressed rows at once (a map picture deflates to
+	// well under half): growing would copy them again.
+	s.zbuf.Grow(len(raw)/2 + 1024)
 	if first {
 		s.zbuf.Write(zlibHeader[:])
 	}
