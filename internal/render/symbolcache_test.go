@@ -147,10 +147,7 @@ func TestLayoutCacheStale(t *testing.T) {
 		{"bigger icon", layoutResources(t, 24, 16, blue)},
 		{"other icon colour", layoutResources(t, 24, 16, red)},
 	}
-	r, err := New(slog.New(slog.DiscardHandler))
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := testRenderer(t, true)
 	v := ViewOf(st, 128, 128, 1)
 	var last *tileLayout
 	var lastImg *image.RGBA
@@ -240,20 +237,14 @@ func streetViews(t *testing.T) (*style.Style, Resources, []View) {
 func TestLayoutCacheViews(t *testing.T) {
 	st, res, views := streetViews(t)
 	want := make([]*image.RGBA, len(views))
-	ref, err := New(slog.New(slog.DiscardHandler))
-	if err != nil {
-		t.Fatal(err)
-	}
-	ref.layouts = newLayoutCache(0)
+	ref := testRenderer(t, false)
 	for i, v := range views {
+		var err error
 		if want[i], err = ref.Render(context.Background(), st, v, res); err != nil {
 			t.Fatal(err)
 		}
 	}
-	r, err := New(slog.New(slog.DiscardHandler))
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := testRenderer(t, true)
 	for pass := range 2 {
 		for i, v := range views {
 			img, err := r.Render(context.Background(), st, v, res)
@@ -284,21 +275,15 @@ func TestLayoutCacheViews(t *testing.T) {
 func TestLayoutCacheConcurrent(t *testing.T) {
 	st, res, views := streetViews(t)
 	views = []View{views[0], views[3]} // a pan: the same tiles
-	ref, err := New(slog.New(slog.DiscardHandler))
-	if err != nil {
-		t.Fatal(err)
-	}
-	ref.layouts = newLayoutCache(0)
+	ref := testRenderer(t, false)
 	want := make([]*image.RGBA, len(views))
 	for i, v := range views {
+		var err error
 		if want[i], err = ref.Render(context.Background(), st, v, res); err != nil {
 			t.Fatal(err)
 		}
 	}
-	r, err := New(slog.New(slog.DiscardHandler))
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := testRenderer(t, true)
 	var wg sync.WaitGroup
 	for i, v := range views {
 		wg.Go(func() {
@@ -346,24 +331,10 @@ func TestLayoutCacheFittedIconSpots(t *testing.T) {
 					"icon-image": "sq", "icon-text-fit": "both", "icon-text-fit-padding": [0, 30, 0, 30]},
 				"paint": {"text-color": "black"}}]}`)
 	views := []View{{Zoom: 0.9, Width: 400, Height: 120, PixelRatio: 1}, {Zoom: 0.1, Width: 400, Height: 120, PixelRatio: 1}}
-	r, err := New(slog.New(slog.DiscardHandler))
-	if err != nil {
-		t.Fatal(err)
-	}
-	ref, err := New(slog.New(slog.DiscardHandler))
-	if err != nil {
-		t.Fatal(err)
-	}
-	ref.layouts = newLayoutCache(0)
+	r := testRenderer(t, true)
+	ref := testRenderer(t, false)
 	for i, v := range views {
-		img, err := r.Render(context.Background(), st, v, res)
-		if err != nil {
-			t.Fatal(err)
-		}
-		want, err := ref.Render(context.Background(), st, v, res)
-		if err != nil {
-			t.Fatal(err)
-		}
+		img, want := renderPair(t, r, ref, st, v, res)
 		if n := differentPixels(img, want); n != 0 {
 			t.Errorf("view %d: %d pixels differ", i, n)
 		}
@@ -379,15 +350,8 @@ func TestLayoutCacheFittedIconSpots(t *testing.T) {
 // and the views drawn after are those of a renderer that keeps nothing.
 func TestLayoutsGoWithTheirTiles(t *testing.T) {
 	st, res, views := streetViews(t)
-	r, err := New(slog.New(slog.DiscardHandler))
-	if err != nil {
-		t.Fatal(err)
-	}
-	ref, err := New(slog.New(slog.DiscardHandler))
-	if err != nil {
-		t.Fatal(err)
-	}
-	ref.layouts = newLayoutCache(0)
+	r := testRenderer(t, true)
+	ref := testRenderer(t, false)
 	check := func(when string) int {
 		r.layouts.mu.Lock()
 		defer r.layouts.mu.Unlock()
@@ -424,14 +388,7 @@ func TestLayoutsGoWithTheirTiles(t *testing.T) {
 		t.Errorf("%d layouts kept after their tiles were let go of", n)
 	}
 	for _, v := range views {
-		img, err := r.Render(context.Background(), st, v, res)
-		if err != nil {
-			t.Fatal(err)
-		}
-		want, err := ref.Render(context.Background(), st, v, res)
-		if err != nil {
-			t.Fatal(err)
-		}
+		img, want := renderPair(t, r, ref, st, v, res)
 		if n := differentPixels(img, want); n != 0 {
 			t.Errorf("view %+v: %d pixels differ from a render with no kept layout", v, n)
 		}
@@ -443,10 +400,7 @@ func TestLayoutsGoWithTheirTiles(t *testing.T) {
 // kept and keeps none after, and draws the same pictures.
 func TestKeepLayouts(t *testing.T) {
 	st, res, views := streetViews(t)
-	r, err := New(slog.New(slog.DiscardHandler))
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := testRenderer(t, true)
 	kept, err := r.Render(context.Background(), st, views[0], res)
 	if err != nil {
 		t.Fatal(err)
@@ -475,4 +429,32 @@ func TestKeepLayouts(t *testing.T) {
 	if len(r.layouts.m) == 0 {
 		t.Error("no layout kept once told to keep them again")
 	}
+}
+
+// testRenderer returns a renderer; keep says whether it keeps symbol
+// layouts between renders.
+func testRenderer(t *testing.T, keep bool) *Renderer {
+	t.Helper()
+	r, err := New(slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !keep {
+		r.layouts = newLayoutCache(0)
+	}
+	return r
+}
+
+// renderPair draws a view with r and with ref and returns both pictures.
+func renderPair(t *testing.T, r, ref *Renderer, st *style.Style, v View, res Resources) (img, want *image.RGBA) {
+	t.Helper()
+	img, err := r.Render(context.Background(), st, v, res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err = ref.Render(context.Background(), st, v, res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return img, want
 }
