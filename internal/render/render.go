@@ -2,6 +2,7 @@ package render
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -252,7 +253,7 @@ func (d layerDrawer) split(ctx context.Context, layers []int, pixels int) int {
 			key := [2]string{l.Source, l.SourceLayer}
 			st, ok := stats[key]
 			if !ok {
-				st = d.measure(feats, pixels)
+				st = d.measure(l, feats, pixels)
 				stats[key] = st
 			}
 			// The share of the features the layer's filter keeps, from a
@@ -302,19 +303,53 @@ type featureStats struct {
 	features, vertices, length, area float64
 }
 
-func (d layerDrawer) measure(runs featureRuns, pixels int) featureStats {
+// measure returns the stats of a layer's features. A vector tile keeps
+// what they are in world units (layerShape): a render only scales it.
+func (d layerDrawer) measure(l *style.Layer, runs featureRuns, pixels int) featureStats {
 	var st featureStats
-	st.features = float64(runs.count())
-	scale := d.fr.scale
+	if tiles := d.srcs.vectorTiles(l); tiles != nil {
+		for _, t := range tiles {
+			st.add(t.shape(l.SourceLayer), d.fr.scale, pixels)
+		}
+		return st
+	}
+	st.add(shapeOf(runs), d.fr.scale, pixels)
+	return st
+}
+
+// add adds the stats of features of shape sh drawn at scale device pixels
+// a world unit on an image of pixels: a polygon's box covers at most the
+// image.
+func (st *featureStats) add(sh *layerShape, scale float64, pixels int) {
+	st.features += float64(sh.features)
+	st.vertices += float64(sh.vertices)
+	st.length += sh.length * scale
+	s2 := scale * scale
+	k, _ := slices.BinarySearchFunc(sh.areas, float64(pixels), func(a, p float64) int { return cmp.Compare(a*s2, p) })
+	st.area += sh.sums[k]*s2 + float64(len(sh.areas)-k)*float64(pixels)
+}
+
+// layerShape is what drawing features costs in world units: their number,
+// their vertices, their lengths, and the areas of their polygons' boxes
+// (ascending) with their running sums (sums[i] adds up areas[:i]).
+type layerShape struct {
+	features, vertices int
+	length             float64
+	areas, sums        []float64
+}
+
+// shapeOf measures features.
+func shapeOf(runs featureRuns) *layerShape {
+	sh := &layerShape{features: runs.count()}
 	add := func(pts []orb.Point) (x0, y0, x1, y1 float64) {
 		x0, y0, x1, y1 = math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)
 		for i, p := range pts {
 			x0, y0, x1, y1 = math.Min(x0, p[0]), math.Min(y0, p[1]), math.Max(x1, p[0]), math.Max(y1, p[1])
 			if i > 0 {
-				st.length += math.Hypot(p[0]-pts[i-1][0], p[1]-pts[i-1][1]) * scale
+				sh.length += math.Hypot(p[0]-pts[i-1][0], p[1]-pts[i-1][1])
 			}
 		}
-		st.vertices += float64(len(pts))
+		sh.vertices += len(pts)
 		return
 	}
 	for _, run := range runs {
@@ -331,11 +366,16 @@ func (d layerDrawer) measure(runs featureRuns, pixels int) featureStats {
 				for _, hole := range poly[1:] {
 					add(hole)
 				}
-				st.area += math.Min((x1-x0)*(y1-y0)*scale*scale, float64(pixels))
+				sh.areas = append(sh.areas, (x1-x0)*(y1-y0))
 			}
 		}
 	}
-	return st
+	slices.Sort(sh.areas)
+	sh.sums = make([]float64, len(sh.areas)+1)
+	for i, a := range sh.areas {
+		sh.sums[i+1] = sh.sums[i] + a
+	}
+	return sh
 }
 
 // balancedCut returns the cut 1..len(cost)-1 that leaves the least work
@@ -970,6 +1010,27 @@ type decodedTile struct {
 	// size is what the tile holds in memory, for the cache's bound (0:
 	// estimate it from the features).
 	size int64
+	// shapes are its source layers' shapes, measured when first asked
+	// for (shape).
+	shapesMu sync.Mutex
+	shapes   map[string]*layerShape
+}
+
+// shape returns what drawing a source layer's features ("": all of them)
+// costs in world units, measured once.
+func (t *decodedTile) shape(layer string) *layerShape {
+	t.shapesMu.Lock()
+	defer t.shapesMu.Unlock()
+	if sh, ok := t.shapes[layer]; ok {
+		return sh
+	}
+	runs, _ := t.layerRuns(layer)
+	sh := shapeOf(runs)
+	if t.shapes == nil {
+		t.shapes = map[string]*layerShape{}
+	}
+	t.shapes[layer] = sh
+	return sh
 }
 
 // decodeTile decodes an MVT tile z/x/y into world-coordinate features.
