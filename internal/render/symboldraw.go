@@ -250,6 +250,10 @@ func drawSDF(cv *raster.Canvas, q *texQuad, tex *alphaTex, buff, gamma float64, 
 // coordinates of each pixel centre, the four texels read directly where
 // they lie inside the texture, the premultiplied colour r, g, b, a.
 func drawSDFFlat(cv *raster.Canvas, q *texQuad, tex *alphaTex, x0, y0, x1, y1 int, det, buff, gamma, r, g, b, a float64) {
+	if q.uy == 0 && q.vx == 0 {
+		drawSDFUnturned(cv, q, tex, x0, y0, x1, y1, det, buff, gamma, r, g, b, a)
+		return
+	}
 	e0, e1 := buff-gamma, buff+gamma
 	lo := e0 * 255 // below it, a texel adds nothing
 	tw, th := float64(q.tw), float64(q.th)
@@ -297,6 +301,78 @@ func drawSDFFlat(cv *raster.Canvas, q *texQuad, tex *alphaTex, x0, y0, x1, y1 in
 				continue
 			}
 			cv.BlendPremul(x, y, r*k, g*k, b*k, a*k)
+		}
+	}
+}
+
+// sdfColumn is where a column of pixels samples an unturned quad's
+// texture: the texel column left of the sample and the weight of the one
+// right of it (ok: the column lies on the quad).
+type sdfColumn struct {
+	i  int
+	ax float64
+	ok bool
+}
+
+// drawSDFUnturned is drawSDFFlat for a quad whose u runs along x and v
+// along y: s is the same down a column and t along a row, so each is
+// found once for its column or row, with the same arithmetic that finds
+// it per pixel.
+func drawSDFUnturned(cv *raster.Canvas, q *texQuad, tex *alphaTex, x0, y0, x1, y1 int, det, buff, gamma, r, g, b, a float64) {
+	e0, e1 := buff-gamma, buff+gamma
+	lo := e0 * 255 // below it, a texel adds nothing
+	tw, th := float64(q.tw), float64(q.th)
+	data, stride, rowStride := tex.data, tex.stride, tex.rowStride
+	var buf [64]sdfColumn
+	cols := buf[:0]
+	if n := x1 - x0; n > len(buf) {
+		cols = make([]sdfColumn, 0, n)
+	}
+	for x := x0; x < x1; x++ {
+		dx := float64(x) + 0.5 - q.ox
+		s := dx * q.vy / det
+		var c sdfColumn
+		if s >= 0 && s < tw {
+			fx := math.Floor(s - 0.5)
+			c = sdfColumn{i: int(fx), ax: s - 0.5 - fx, ok: true}
+		}
+		cols = append(cols, c)
+	}
+	for y := y0; y < y1; y++ {
+		dy := float64(y) + 0.5 - q.oy
+		t := q.ux * dy / det
+		if t < 0 || t >= th {
+			continue
+		}
+		fy := math.Floor(t - 0.5)
+		j := int(fy)
+		ay := t - 0.5 - fy
+		tj := j - tex.pad
+		rowIn := tj >= 0 && tj+1 < tex.h
+		for k := range cols {
+			c := &cols[k]
+			if !c.ok {
+				continue
+			}
+			i := c.i
+			var t00, t10, t01, t11 float64
+			if ti := i - tex.pad; rowIn && ti >= 0 && ti+1 < tex.w {
+				o := tj*rowStride + ti*stride + tex.off
+				t00, t10 = float64(data[o]), float64(data[o+stride])
+				t01, t11 = float64(data[o+rowStride]), float64(data[o+rowStride+stride])
+			} else {
+				t00, t10, t01, t11 = tex.at(i, j), tex.at(i+1, j), tex.at(i, j+1), tex.at(i+1, j+1)
+			}
+			if t00 <= lo && t10 <= lo && t01 <= lo && t11 <= lo {
+				continue
+			}
+			ax := c.ax
+			d := ((t00*(1-ax)+t10*ax)*(1-ay) + (t01*(1-ax)+t11*ax)*ay) / 255
+			kv := smoothstep(e0, e1, d)
+			if kv <= 0 {
+				continue
+			}
+			cv.BlendPremul(x0+k, y, r*kv, g*kv, b*kv, a*kv)
 		}
 	}
 }
