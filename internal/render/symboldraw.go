@@ -257,7 +257,6 @@ func drawSDFFlat(cv *raster.Canvas, q *texQuad, tex *alphaTex, x0, y0, x1, y1 in
 	e0, e1 := buff-gamma, buff+gamma
 	lo := e0 * 255 // below it, a texel adds nothing
 	tw, th := float64(q.tw), float64(q.th)
-	data, stride, rowStride := tex.data, tex.stride, tex.rowStride
 	// An unturned quad (u along x, v along y) has t the same along a row
 	// and s the same down a column: a product with the zero axis
 	// component changes the difference only in the sign of a zero, which
@@ -282,20 +281,10 @@ func drawSDFFlat(cv *raster.Canvas, q *texQuad, tex *alphaTex, x0, y0, x1, y1 in
 				continue
 			}
 			fx, fy := math.Floor(s-0.5), math.Floor(t-0.5)
-			i, j := int(fx), int(fy)
-			var t00, t10, t01, t11 float64
-			if ti, tj := i-tex.pad, j-tex.pad; ti >= 0 && tj >= 0 && ti+1 < tex.w && tj+1 < tex.h {
-				o := tj*rowStride + ti*stride + tex.off
-				t00, t10 = float64(data[o]), float64(data[o+stride])
-				t01, t11 = float64(data[o+rowStride]), float64(data[o+rowStride+stride])
-			} else {
-				t00, t10, t01, t11 = tex.at(i, j), tex.at(i+1, j), tex.at(i, j+1), tex.at(i+1, j+1)
-			}
-			if t00 <= lo && t10 <= lo && t01 <= lo && t11 <= lo {
+			d, ok := tex.sdfDistance(int(fx), int(fy), s-0.5-fx, t-0.5-fy, lo)
+			if !ok {
 				continue
 			}
-			ax, ay := s-0.5-fx, t-0.5-fy
-			d := ((t00*(1-ax)+t10*ax)*(1-ay) + (t01*(1-ax)+t11*ax)*ay) / 255
 			k := smoothstep(e0, e1, d)
 			if k <= 0 {
 				continue
@@ -303,6 +292,25 @@ func drawSDFFlat(cv *raster.Canvas, q *texQuad, tex *alphaTex, x0, y0, x1, y1 in
 			cv.BlendPremul(x, y, r*k, g*k, b*k, a*k)
 		}
 	}
+}
+
+// sdfDistance samples an SDF texture bilinearly about texel (i, j) with
+// weights ax and ay, as GL's linear sampler does, in 0..1; ok is false
+// when all four texels are at or below lo (255 scale), where a pixel gets
+// nothing.
+func (tex *alphaTex) sdfDistance(i, j int, ax, ay, lo float64) (d float64, ok bool) {
+	var t00, t10, t01, t11 float64
+	if ti, tj := i-tex.pad, j-tex.pad; ti >= 0 && tj >= 0 && ti+1 < tex.w && tj+1 < tex.h {
+		o := tj*tex.rowStride + ti*tex.stride + tex.off
+		t00, t10 = float64(tex.data[o]), float64(tex.data[o+tex.stride])
+		t01, t11 = float64(tex.data[o+tex.rowStride]), float64(tex.data[o+tex.rowStride+tex.stride])
+	} else {
+		t00, t10, t01, t11 = tex.at(i, j), tex.at(i+1, j), tex.at(i, j+1), tex.at(i+1, j+1)
+	}
+	if t00 <= lo && t10 <= lo && t01 <= lo && t11 <= lo {
+		return 0, false
+	}
+	return ((t00*(1-ax)+t10*ax)*(1-ay) + (t01*(1-ax)+t11*ax)*ay) / 255, true
 }
 
 // sdfColumn is where a column of pixels samples an unturned quad's
@@ -322,7 +330,6 @@ func drawSDFUnturned(cv *raster.Canvas, q *texQuad, tex *alphaTex, x0, y0, x1, y
 	e0, e1 := buff-gamma, buff+gamma
 	lo := e0 * 255 // below it, a texel adds nothing
 	tw, th := float64(q.tw), float64(q.th)
-	data, stride, rowStride := tex.data, tex.stride, tex.rowStride
 	var buf [64]sdfColumn
 	cols := buf[:0]
 	if n := x1 - x0; n > len(buf) {
@@ -347,27 +354,15 @@ func drawSDFUnturned(cv *raster.Canvas, q *texQuad, tex *alphaTex, x0, y0, x1, y
 		fy := math.Floor(t - 0.5)
 		j := int(fy)
 		ay := t - 0.5 - fy
-		tj := j - tex.pad
-		rowIn := tj >= 0 && tj+1 < tex.h
 		for k := range cols {
 			c := &cols[k]
 			if !c.ok {
 				continue
 			}
-			i := c.i
-			var t00, t10, t01, t11 float64
-			if ti := i - tex.pad; rowIn && ti >= 0 && ti+1 < tex.w {
-				o := tj*rowStride + ti*stride + tex.off
-				t00, t10 = float64(data[o]), float64(data[o+stride])
-				t01, t11 = float64(data[o+rowStride]), float64(data[o+rowStride+stride])
-			} else {
-				t00, t10, t01, t11 = tex.at(i, j), tex.at(i+1, j), tex.at(i, j+1), tex.at(i+1, j+1)
-			}
-			if t00 <= lo && t10 <= lo && t01 <= lo && t11 <= lo {
+			d, ok := tex.sdfDistance(c.i, j, c.ax, ay, lo)
+			if !ok {
 				continue
 			}
-			ax := c.ax
-			d := ((t00*(1-ax)+t10*ax)*(1-ay) + (t01*(1-ax)+t11*ax)*ay) / 255
 			kv := smoothstep(e0, e1, d)
 			if kv <= 0 {
 				continue
