@@ -72,10 +72,9 @@ type Renderer struct {
 
 // New returns a renderer.
 func New(log *slog.Logger) (*Renderer, error) {
-	specs, err := expr.PropertySpecs(style.PropertySpecJSON())
-	if err != nil {
-		return nil, fmt.Errorf("render: %w", err)
-	}
+	// The property specs of the embedded specification, read from the
+	// document the style checker decodes too (shared: never modified).
+	specs := style.DefaultSpec().PropertySpecs()
 	if log == nil {
 		log = slog.Default()
 	}

@@ -1,10 +1,12 @@
 package style
 
 import (
+	"bytes"
 	_ "embed"
 	"encoding/json"
 	"fmt"
 	"os"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -25,6 +27,9 @@ type Spec struct {
 
 	propSpecs sync.Map     // *Object (a property's spec entry) -> *expr.PropertySpec, or nil
 	propCount atomic.Int64 // entries in propSpecs, bounded by maxPropSpecs
+
+	allPropsOnce sync.Once // builds allProps (PropertySpecs)
+	allProps     map[string]map[string]*expr.PropertySpec
 }
 
 // maxPropSpecs bounds the cache of property specs (the specification has a
@@ -146,3 +151,76 @@ func specJSON(o *Object) json.RawMessage {
 
 // SpecJSON returns the embedded style specification document (v8.json).
 func SpecJSON() []byte { return embeddedSpec }
+
+// PropertySpecs returns the expression compiler's view of every paint and
+// layout property of the specification, by section ("paint_fill", ...)
+// and name: read from the decoded document, as expr.PropertySpecs reads
+// the sections' JSON, without decoding JSON a second time. Built once a
+// specification; the result is shared: callers must not modify it.
+func (sp *Spec) PropertySpecs() map[string]map[string]*expr.PropertySpec {
+	sp.allPropsOnce.Do(func() {
+		out := map[string]map[string]*expr.PropertySpec{}
+		for _, section := range sp.doc.keys {
+			if !strings.HasPrefix(section, "paint_") && !strings.HasPrefix(section, "layout_") {
+				continue
+			}
+			props, ok := get(sp.doc, section).(*Object)
+			if !ok {
+				continue
+			}
+			m := make(map[string]*expr.PropertySpec, props.Len())
+			for _, name := range props.keys {
+				if o, ok := get(props, name).(*Object); ok {
+					m[name] = exprPropertySpec(o)
+				}
+			}
+			out[section] = m
+		}
+		sp.allProps = out
+	})
+	return sp.allProps
+}
+
+// exprPropertySpec reads a property's spec entry into the expression
+// compiler's form, field by field as expr.PropertySpec decodes the entry's
+// JSON (enum values from an object's keys or an array's strings).
+func exprPropertySpec(o *Object) *expr.PropertySpec {
+	ps := &expr.PropertySpec{
+		Type:         strAt(o, "type"),
+		Value:        strAt(o, "value"),
+		PropertyType: strAt(o, "property-type"),
+	}
+	if n, ok := numAt(o, "length"); ok {
+		ps.Length = int(n)
+	}
+	if e, ok := get(o, "expression").(*Object); ok {
+		es := &expr.ExpressionSupport{}
+		es.Interpolated, _ = get(e, "interpolated").(bool)
+		if params, ok := get(e, "parameters").([]any); ok {
+			for _, p := range params {
+				if s, ok := p.(string); ok {
+					es.Parameters = append(es.Parameters, s)
+				}
+			}
+		}
+		ps.Expression = es
+	}
+	if d, ok := o.Get("default"); ok {
+		var b bytes.Buffer
+		if writeJSON(&b, d) == nil {
+			ps.Default = b.Bytes()
+		}
+	}
+	ps.Tokens, _ = get(o, "tokens").(bool)
+	switch v := get(o, "values").(type) {
+	case *Object:
+		ps.Values = append(ps.Values, v.keys...)
+	case []any:
+		for _, x := range v {
+			if s, ok := x.(string); ok {
+				ps.Values = append(ps.Values, s)
+			}
+		}
+	}
+	return ps
+}

@@ -1,8 +1,10 @@
 package style
 
 import (
+	"encoding/json"
 	"reflect"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/tesseramaps/tessera/internal/style/expr"
@@ -82,57 +84,63 @@ func BenchmarkDefaultSpecDecode(b *testing.B) {
 	})
 }
 
-// TestPropertySpecJSON holds the property specs read from
-// PropertySpecJSON to those read from the whole specification.
-func TestPropertySpecJSON(t *testing.T) {
+// TestPropertySpecs holds the property specs read from the decoded
+// specification to those expr.PropertySpecs reads from its JSON, property
+// by property (defaults compared as JSON values).
+func TestPropertySpecs(t *testing.T) {
 	want, err := expr.PropertySpecs(SpecJSON())
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := expr.PropertySpecs(PropertySpecJSON())
-	if err != nil {
-		t.Fatal(err)
+	got := DefaultSpec().PropertySpecs()
+	if len(got) != len(want) || len(got) < 20 {
+		t.Fatalf("%d sections, want %d", len(got), len(want))
 	}
-	if !reflect.DeepEqual(got, want) {
-		t.Fatal("the property specs differ")
-	}
-	if n, whole := len(PropertySpecJSON()), len(SpecJSON()); n > whole/3 {
-		t.Errorf("PropertySpecJSON has %d bytes of %d", n, whole)
-	}
-	for w, want := range map[string]bool{`"paint_line"`: true, `"layout_symbol"`: true, `"doc"`: false, `"sdk-support"`: false, `"expression_name"`: false} {
-		if has := strings.Contains(string(PropertySpecJSON()), w); has != want {
-			t.Errorf("PropertySpecJSON contains %s: %v, want %v", w, has, want)
+	n := 0
+	for section, props := range want {
+		if len(got[section]) != len(props) {
+			t.Errorf("%s: %d properties, want %d", section, len(got[section]), len(props))
+		}
+		for name, w := range props {
+			g := got[section][name]
+			if g == nil {
+				t.Errorf("%s.%s missing", section, name)
+				continue
+			}
+			n++
+			gd, wd := *g, *w
+			gd.Default, wd.Default = nil, nil
+			if !reflect.DeepEqual(gd, wd) {
+				t.Errorf("%s.%s: %+v, want %+v", section, name, gd, wd)
+			}
+			var gv, wv any
+			if (len(g.Default) > 0) != (len(w.Default) > 0) {
+				t.Errorf("%s.%s: default %s, want %s", section, name, g.Default, w.Default)
+				continue
+			}
+			if len(w.Default) > 0 {
+				if json.Unmarshal(g.Default, &gv) != nil || json.Unmarshal(w.Default, &wv) != nil || !reflect.DeepEqual(gv, wv) {
+					t.Errorf("%s.%s: default %s, want %s", section, name, g.Default, w.Default)
+				}
+			}
 		}
 	}
-}
-
-func TestPropertySections(t *testing.T) {
-	tests := []struct{ doc, want string }{
-		{`{"paint_a": {"p": {"doc": "x", "type": "number", "default": [0, 0]}}, "other": {"doc": 1}}`,
-			`{"paint_a":{"p":{"type":"number","default":[0, 0]}}}`},
-		{`{"layout_b": {"p": {"values": {"v": {"doc": "d"}}, "sdk-support": {"a": [1]}, "example": {}}}, "paint_c": {}}`,
-			`{"layout_b":{"p":{"values":{"v":{}}}},"paint_c":{}}`},
-		{`{"x": "\"}", "paint_q\"": {"s": "a\"b", "n": -1.5e2, "t": true}}`, `{"paint_q\"":{"s":"a\"b","n":-1.5e2,"t":true}}`},
-		{`{}`, `{}`},
-	}
-	for _, tc := range tests {
-		got, err := propertySections(tc.doc)
-		if err != nil || string(got) != tc.want {
-			t.Errorf("propertySections(%s) = %s, %v; want %s", tc.doc, got, err, tc.want)
-		}
+	if n < 140 { // the embedded specification has 144
+		t.Errorf("only %d properties compared", n)
 	}
 }
 
 func BenchmarkPropertySpecs(b *testing.B) {
-	b.Run("whole", func(b *testing.B) {
+	b.Run("json", func(b *testing.B) {
 		for b.Loop() {
 			expr.PropertySpecs(SpecJSON())
 		}
 	})
-	b.Run("sections", func(b *testing.B) {
+	b.Run("decoded", func(b *testing.B) {
+		sp := DefaultSpec()
 		for b.Loop() {
-			b, _ := propertySections(string(embeddedSpec))
-			expr.PropertySpecs(b)
+			sp.allPropsOnce = sync.Once{}
+			sp.PropertySpecs()
 		}
 	})
 }
