@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -48,15 +49,24 @@ func TestIngestAdminLifecycle(t *testing.T) {
 		first <- resp.StatusCode
 	}()
 	pw.Write(data[:5])
-	var second resp
-	deadline := time.Now().Add(5 * time.Second)
+	// Wait until the first PUT holds the ingest: a probe of a chunk that
+	// starts past the bytes received is refused with 409 while another
+	// request holds the ingest, else with 400, and changes nothing either
+	// way (a full second PUT sent before the first reaches the service
+	// would win the ingest itself, as it did once on a loaded machine).
+	deadline := time.Now().Add(10 * time.Second)
 	for {
-		second = e.put(a, bytes.Repeat([]byte("x"), len(data)))
-		if second.status == 409 || time.Now().After(deadline) {
+		probe := e.put(a, []byte("x"), "Content-Range", "bytes 100-100/"+strconv.Itoa(len(data)))
+		if probe.status == 409 {
 			break
 		}
-		time.Sleep(10 * time.Millisecond) // the first PUT has not reached the service yet
+		if probe.status != 400 || time.Now().After(deadline) {
+			pw.CloseWithError(io.ErrUnexpectedEOF)
+			t.Fatalf("probe while the first PUT streams: %d %s", probe.status, probe.body)
+		}
+		time.Sleep(5 * time.Millisecond)
 	}
+	second := e.put(a, bytes.Repeat([]byte("x"), len(data)))
 	if second.status != 409 || !strings.Contains(string(second.body), "another request") {
 		t.Errorf("second PUT: %d %s, want 409", second.status, second.body)
 	}
