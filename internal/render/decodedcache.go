@@ -1,7 +1,6 @@
 package render
 
 import (
-	"container/list"
 	"sync"
 	"unsafe"
 
@@ -19,25 +18,16 @@ const DefaultDecodedCacheBytes = 32 << 20
 // read the same source tiles. Safe for concurrent use; the features are
 // never modified once decoded.
 type decodedCache struct {
-	mu    sync.Mutex
-	max   int64
-	bytes int64
-	ll    *list.List // front: most recently used
-	m     map[string]*list.Element
-	held  map[*decodedTile]int // the tiles kept, by how many keys
+	mu sync.Mutex
+	sizedLRU[string, *decodedTile]
+	held map[*decodedTile]int // the tiles kept, by how many keys
 	// onEvict, when set, is called (without the lock) with each tile the
 	// cache lets go of: what is kept beside a tile goes with it.
 	onEvict func(*decodedTile)
 }
 
-type decodedEntry struct {
-	key  string
-	tile *decodedTile
-	size int64
-}
-
 func newDecodedCache(max int64) *decodedCache {
-	return &decodedCache{max: max, ll: list.New(), m: map[string]*list.Element{}, held: map[*decodedTile]int{}}
+	return &decodedCache{sizedLRU: newSizedLRU[string, *decodedTile](max), held: map[*decodedTile]int{}}
 }
 
 // holds reports whether the cache keeps t.
@@ -56,12 +46,7 @@ func (c *decodedCache) get(key string) (*decodedTile, bool) {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	e, ok := c.m[key]
-	if !ok {
-		return nil, false
-	}
-	c.ll.MoveToFront(e)
-	return e.Value.(*decodedEntry).tile, true
+	return c.sizedLRU.get(key)
 }
 
 func (c *decodedCache) put(key string, t *decodedTile) {
@@ -80,19 +65,12 @@ func (c *decodedCache) put(key string, t *decodedTile) {
 		c.mu.Unlock()
 		return
 	}
-	c.m[key] = c.ll.PushFront(&decodedEntry{key: key, tile: t, size: size})
 	c.held[t]++
-	c.bytes += size
 	var gone []*decodedTile
-	for c.bytes > c.max {
-		last := c.ll.Back()
-		ent := last.Value.(*decodedEntry)
-		c.ll.Remove(last)
-		delete(c.m, ent.key)
-		c.bytes -= ent.size
-		if c.held[ent.tile]--; c.held[ent.tile] <= 0 {
-			delete(c.held, ent.tile)
-			gone = append(gone, ent.tile)
+	for _, ent := range c.sizedLRU.put(key, t, size) {
+		if c.held[ent.val]--; c.held[ent.val] <= 0 {
+			delete(c.held, ent.val)
+			gone = append(gone, ent.val)
 		}
 	}
 	evict := c.onEvict

@@ -1,7 +1,6 @@
 package render
 
 import (
-	"container/list"
 	"context"
 	"encoding/binary"
 	"hash/maphash"
@@ -93,11 +92,8 @@ const (
 // pixel ratios, its neighbours and repeated views lay out the same vector
 // tiles. Safe for concurrent use.
 type layoutCache struct {
-	mu    sync.Mutex
-	max   int64
-	bytes int64
-	ll    *list.List // front: most recently used
-	m     map[layoutKey]*list.Element
+	mu sync.Mutex
+	sizedLRU[layoutKey, *tileLayout]
 	// byTile holds the keys of each tile's layouts: a layout points into
 	// its decoded tile's features, so it goes when the renderer lets the
 	// tile go (dropTile), and a tile's memory is never held by layouts
@@ -105,13 +101,8 @@ type layoutCache struct {
 	byTile map[*decodedTile][]layoutKey
 }
 
-type layoutEntry struct {
-	key layoutKey
-	tl  *tileLayout
-}
-
 func newLayoutCache(max int64) *layoutCache {
-	return &layoutCache{max: max, ll: list.New(), m: map[layoutKey]*list.Element{}, byTile: map[*decodedTile][]layoutKey{}}
+	return &layoutCache{sizedLRU: newSizedLRU[layoutKey, *tileLayout](max), byTile: map[*decodedTile][]layoutKey{}}
 }
 
 // dropTile lets go of the layouts of a tile.
@@ -121,11 +112,8 @@ func (c *layoutCache) dropTile(t *decodedTile) {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	// remove takes each key out of the tile's list: go through a copy.
-	for _, k := range slices.Clone(c.byTile[t]) {
-		if e, ok := c.m[k]; ok {
-			c.remove(e)
-		}
+	for _, k := range c.byTile[t] {
+		c.sizedLRU.delete(k)
 	}
 	delete(c.byTile, t)
 }
@@ -135,21 +123,14 @@ func (c *layoutCache) dropTile(t *decodedTile) {
 // of every feature of its tile; a renderer that draws one picture lays out
 // only the symbols that may reach it.
 func (r *Renderer) KeepLayouts(keep bool) {
+	max := int64(0)
 	if keep {
-		r.layouts.setMax(DefaultLayoutCacheBytes)
-	} else {
-		r.layouts.setMax(0)
+		max = DefaultLayoutCacheBytes
 	}
-}
-
-// setMax sets the cache's bound, letting go of what is over it.
-func (c *layoutCache) setMax(max int64) {
+	c := r.layouts
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.max = max
-	for c.bytes > c.max && c.ll.Len() > 0 {
-		c.remove(c.ll.Back())
-	}
+	c.unindex(c.setMax(max))
 }
 
 // enabled reports whether the cache keeps anything.
@@ -168,12 +149,7 @@ func (c *layoutCache) get(k layoutKey) (*tileLayout, bool) {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	e, ok := c.m[k]
-	if !ok {
-		return nil, false
-	}
-	c.ll.MoveToFront(e)
-	return e.Value.(*layoutEntry).tl, true
+	return c.sizedLRU.get(k)
 }
 
 // put keeps tl under k, in place of what k held (a layout found stale).
@@ -186,30 +162,23 @@ func (c *layoutCache) put(k layoutKey, tl *tileLayout) {
 	if c.max <= 0 || tl.size > c.max/4 {
 		return // one huge layout would push everything else out
 	}
-	if e, ok := c.m[k]; ok {
-		c.remove(e)
-	}
-	c.m[k] = c.ll.PushFront(&layoutEntry{key: k, tl: tl})
+	gone := c.sizedLRU.put(k, tl, tl.size)
+	c.unindex(gone)
 	c.byTile[k.tile] = append(c.byTile[k.tile], k)
-	c.bytes += tl.size
-	for c.bytes > c.max && c.ll.Len() > 0 {
-		c.remove(c.ll.Back())
-	}
 }
 
-func (c *layoutCache) remove(e *list.Element) {
-	ent := e.Value.(*layoutEntry)
-	c.ll.Remove(e)
-	delete(c.m, ent.key)
-	c.bytes -= ent.tl.size
-	keys := c.byTile[ent.key.tile]
-	if i := slices.Index(keys, ent.key); i >= 0 {
-		keys = slices.Delete(keys, i, i+1)
-	}
-	if len(keys) == 0 {
-		delete(c.byTile, ent.key.tile)
-	} else {
-		c.byTile[ent.key.tile] = keys
+// unindex takes layouts let go of out of byTile.
+func (c *layoutCache) unindex(gone []*lruEntry[layoutKey, *tileLayout]) {
+	for _, ent := range gone {
+		keys := c.byTile[ent.key.tile]
+		if i := slices.Index(keys, ent.key); i >= 0 {
+			keys = slices.Delete(keys, i, i+1)
+		}
+		if len(keys) == 0 {
+			delete(c.byTile, ent.key.tile)
+		} else {
+			c.byTile[ent.key.tile] = keys
+		}
 	}
 }
 

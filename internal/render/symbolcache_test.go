@@ -57,13 +57,13 @@ func TestLayoutCacheBounded(t *testing.T) {
 			var kept []int
 			sum := int64(0)
 			for e := c.ll.Front(); e != nil; e = e.Next() {
-				ent := e.Value.(*layoutEntry)
+				ent := e.Value.(*lruEntry[layoutKey, *tileLayout])
 				for k, tile := range tiles {
 					if ent.key.tile == tile {
 						kept = append(kept, k)
 					}
 				}
-				sum += ent.tl.size
+				sum += ent.val.size
 			}
 			if fmt.Sprint(kept) != fmt.Sprint(tc.kept) {
 				t.Errorf("kept %v, want %v", kept, tc.kept)
@@ -173,7 +173,7 @@ func TestLayoutCacheStale(t *testing.T) {
 		}
 		var tl *tileLayout
 		for _, e := range r.layouts.m {
-			tl = e.Value.(*layoutEntry).tl
+			tl = e.Value.(*lruEntry[layoutKey, *tileLayout]).val
 		}
 		if reused := tl == last; reused != (step.name == "same") {
 			t.Errorf("%s: layout reused %v", step.name, reused)
