@@ -22,23 +22,11 @@ import (
 // tiles, symbol layouts, sprite sheets) filled by one render before the
 // timing; the resources are read through Resources each time.
 func BenchmarkStreetStyle(b *testing.B) {
-	dir := fixtures.SharedDir()
-	if dir == "" {
-		b.Skip("../shared is absent: the street style benchmark needs ../shared/bench")
-	}
-	raw, err := os.ReadFile(filepath.Join(dir, "bench", "street-style.json"))
-	if err != nil {
-		b.Skip("no ../shared/bench/street-style.json")
-	}
-	st, err := style.Parse(raw)
-	if err != nil {
-		b.Fatal(err)
-	}
+	st, res := streetStyle(b)
 	r, err := New(slog.New(slog.DiscardHandler))
 	if err != nil {
 		b.Fatal(err)
 	}
-	res := localResources{root: filepath.Join(dir, "render-tests")}
 	v := ViewOf(st, 512, 512, 1)
 	ctx := context.Background()
 	var buf bytes.Buffer
@@ -106,4 +94,24 @@ func BenchmarkStreetTile(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// streetStyle returns the street style of the shared benchmark
+// (../shared/bench/street-style.json) and the resources its local:// URLs
+// name, skipping without ../shared.
+func streetStyle(tb testing.TB) (*style.Style, Resources) {
+	tb.Helper()
+	dir := fixtures.SharedDir()
+	if dir == "" {
+		tb.Skip("../shared is absent: the street style is in ../shared/bench")
+	}
+	raw, err := os.ReadFile(filepath.Join(dir, "bench", "street-style.json"))
+	if err != nil {
+		tb.Skip("no ../shared/bench/street-style.json")
+	}
+	st, err := style.Parse(raw)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return st, localResources{root: filepath.Join(dir, "render-tests")}
 }

@@ -8,12 +8,9 @@ import (
 	"image/color"
 	"image/png"
 	"log/slog"
-	"os"
-	"path/filepath"
 	"sync"
 	"testing"
 
-	"github.com/tesseramaps/tessera/internal/fixtures"
 	"github.com/tesseramaps/tessera/internal/glyphs"
 	"github.com/tesseramaps/tessera/internal/mvt"
 	"github.com/tesseramaps/tessera/internal/style"
@@ -203,18 +200,7 @@ func differentPixels(a, b *image.RGBA) int {
 // whose line labels are laid out on the tiles sliced), a pan, a turn, @2x,
 // a tilt, and a margin and grid of labels as raster tiles have them.
 func streetViews(t *testing.T) (*style.Style, Resources, []View) {
-	dir := fixtures.SharedDir()
-	if dir == "" {
-		t.Skip("../shared is absent")
-	}
-	raw, err := os.ReadFile(filepath.Join(dir, "bench", "street-style.json"))
-	if err != nil {
-		t.Skip("no ../shared/bench/street-style.json")
-	}
-	st, err := style.Parse(raw)
-	if err != nil {
-		t.Fatal(err)
-	}
+	st, res := streetStyle(t)
 	base := ViewOf(st, 384, 384, 1)
 	views := []View{base}
 	add := func(f func(v *View)) {
@@ -229,7 +215,7 @@ func streetViews(t *testing.T) (*style.Style, Resources, []View) {
 	add(func(v *View) { v.Width, v.Height, v.PixelRatio = 256, 256, 2 })
 	add(func(v *View) { v.Zoom, v.Pitch = v.Zoom+1.3, 20 })
 	add(func(v *View) { v.LabelMargin, v.LabelGrid = 128, 256 })
-	return st, localResources{root: filepath.Join(dir, "render-tests")}, views
+	return st, res, views
 }
 
 // TestLayoutCacheViews: views drawn from kept layouts (made by other
