@@ -9,6 +9,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"runtime"
 	"runtime/debug"
 	"runtime/pprof"
 	"strconv"
@@ -59,6 +60,11 @@ layers drawn: background, fill, line, circle, symbol, raster, hillshade (every h
 // before it collects garbage: a street view at 512x512 takes about 100 MB,
 // the largest image (MaxPixels) a few hundred.
 const cliMemoryLimit = 1 << 30
+
+// cliHugeHeap is the heap put on huge pages for one image: a cold render of
+// the dense street view at 512 px allocates about 46 MB, at 1024 px about
+// 64 MB. A larger picture takes its further memory in 4 KB pages.
+const cliHugeHeap = 64 << 20
 
 // renderCmd draws a style or a map to an image file, or pre-renders a
 // map's tiles into a raster tileset.
@@ -186,6 +192,11 @@ func renderCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		debug.SetMemoryLimit(cliMemoryLimit)
 	}
 	debug.SetGCPercent(-1)
+	// Its heap is written once: on huge pages that costs a few dozen page
+	// faults rather than some twelve thousand.
+	heapOnHugePages(cliHugeHeap)
+	// Nor is its memory profiled.
+	runtime.MemProfileRate = 0
 	// The renderer's property tables are built while the style is read.
 	type built struct {
 		r   *render.Renderer
