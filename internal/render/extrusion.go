@@ -1,7 +1,6 @@
 package render
 
 import (
-	"encoding/json"
 	"math"
 	"sync"
 
@@ -74,12 +73,7 @@ var (
 // defaults for what it leaves out).
 func (lr *layerRender) styleLight(st *style.Style) light {
 	lightSpecsOnce.Do(func() {
-		var root struct {
-			Light map[string]*expr.PropertySpec `json:"light"`
-		}
-		if err := json.Unmarshal(style.SpecJSON(), &root); err == nil {
-			lightSpecs = root.Light
-		}
+		lightSpecs = style.DefaultSpec().SectionSpecs("light")
 	})
 	raw, _ := st.Doc().Get("light")
 	obj, _ := raw.(*style.Object)

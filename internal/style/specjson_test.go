@@ -128,6 +128,33 @@ func TestPropertySpecs(t *testing.T) {
 	if n < 140 { // the embedded specification has 144
 		t.Errorf("only %d properties compared", n)
 	}
+
+	// The light's, read alone.
+	var root struct {
+		Light map[string]*expr.PropertySpec `json:"light"`
+	}
+	if err := json.Unmarshal(SpecJSON(), &root); err != nil {
+		t.Fatal(err)
+	}
+	light := DefaultSpec().SectionSpecs("light")
+	if len(light) != len(root.Light) || len(light) < 4 {
+		t.Fatalf("light: %d properties, want %d", len(light), len(root.Light))
+	}
+	for name, w := range root.Light {
+		g := light[name]
+		if g == nil {
+			t.Errorf("light.%s missing", name)
+			continue
+		}
+		var gv, wv any
+		json.Unmarshal(g.Default, &gv)
+		json.Unmarshal(w.Default, &wv)
+		gd, wd := *g, *w
+		gd.Default, wd.Default = nil, nil
+		if !reflect.DeepEqual(gd, wd) || !reflect.DeepEqual(gv, wv) {
+			t.Errorf("light.%s: %+v, want %+v", name, g, w)
+		}
+	}
 }
 
 func BenchmarkPropertySpecs(b *testing.B) {
