@@ -26,7 +26,7 @@ type Collator struct {
 	caseLevel                         bool
 }
 
-var collatorMatcher = language.NewMatcher(collate.Supported())
+var collatorMatcher = sync.OnceValue(func() language.Matcher { return language.NewMatcher(collate.Supported()) })
 
 // NewCollator returns a collator for a BCP 47 locale ("" for the default).
 func NewCollator(caseSensitive, diacriticSensitive bool, locale string) *Collator {
@@ -34,7 +34,7 @@ func NewCollator(caseSensitive, diacriticSensitive bool, locale string) *Collato
 	tag := language.AmericanEnglish
 	if locale != "" {
 		if t, err := language.Parse(locale); err == nil {
-			if _, _, conf := collatorMatcher.Match(t); conf >= language.High {
+			if _, _, conf := collatorMatcher().Match(t); conf >= language.High {
 				tag = t
 				c.resolved = t.String()
 			}
