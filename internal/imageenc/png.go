@@ -322,18 +322,30 @@ func (s *pngSegment) filter(out, pix []byte, w, bpp int) {
 		body := line[1:]
 		if y > 0 && sumUp < sumSub {
 			line[0] = filterUp
-			for i := range body {
-				body[i] = cur[i] - prev[i]
-			}
+			subBytes(body, cur, prev)
 		} else {
 			line[0] = filterSub
 			copy(body[:bpp], cur[:bpp])
-			b := body[bpp:]
-			for i := range b {
-				b[i] = c[i] - left[i]
-			}
+			subBytes(body[bpp:], c, left)
 		}
 		cur, prev = prev, cur
+	}
+}
+
+// subBytes sets dst[i] to a[i] - b[i] modulo 256 (a and b at least as
+// long as dst), eight bytes at a time: each byte's low seven bits are
+// subtracted with its top bit set, so that no borrow crosses into the next
+// byte, and the top bits are then put right (Hacker's Delight, 2-18).
+func subBytes(dst, a, b []byte) {
+	const high = 0x8080808080808080
+	a, b = a[:len(dst)], b[:len(dst)]
+	i := 0
+	for ; i+8 <= len(dst); i += 8 {
+		x, y := binary.LittleEndian.Uint64(a[i:]), binary.LittleEndian.Uint64(b[i:])
+		binary.LittleEndian.PutUint64(dst[i:], ((x|high)-(y&^high))^((x^^y)&high))
+	}
+	for ; i < len(dst); i++ {
+		dst[i] = a[i] - b[i]
 	}
 }
 

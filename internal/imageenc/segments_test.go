@@ -378,3 +378,30 @@ func BenchmarkEncodePNGSegments(b *testing.B) {
 		}
 	}
 }
+
+// TestSubBytes holds subBytes to a byte-by-byte subtraction, at every
+// length around a word and for every pair of a byte's values.
+func TestSubBytes(t *testing.T) {
+	a, b := make([]byte, 256*256), make([]byte, 256*256)
+	for i := range a {
+		a[i], b[i] = byte(i), byte(i>>8)
+	}
+	for n := 0; n <= 19; n++ {
+		for off := 0; off < 3; off++ {
+			got := make([]byte, n)
+			subBytes(got, a[off*7919:], b[off*7919:])
+			for i := range got {
+				if want := a[off*7919+i] - b[off*7919+i]; got[i] != want {
+					t.Fatalf("n %d: byte %d is %d, want %d", n, i, got[i], want)
+				}
+			}
+		}
+	}
+	got := make([]byte, len(a))
+	subBytes(got, a, b)
+	for i := range got {
+		if want := a[i] - b[i]; got[i] != want {
+			t.Fatalf("%d - %d: %d, want %d", a[i], b[i], got[i], want)
+		}
+	}
+}
