@@ -1,6 +1,7 @@
 package imageenc
 
 import (
+	"encoding/binary"
 	"fmt"
 	"image"
 	"image/color"
@@ -149,6 +150,19 @@ func opaque(m *image.RGBA) bool {
 	return true
 }
 
+// opaqueRun returns the end of the run of opaque pixels (alpha 255) of
+// the RGBA row s that starts at byte i.
+func opaqueRun(s []byte, i int) int {
+	const alphas = 0xff000000ff000000
+	for i+8 <= len(s) && binary.LittleEndian.Uint64(s[i:])&alphas == alphas {
+		i += 8
+	}
+	if i+4 <= len(s) && s[i+3] == 255 {
+		i += 4
+	}
+	return i
+}
+
 // unpremultiplyRows converts premultiplied RGBA rows to straight alpha,
 // rounding to the nearest value.
 func unpremultiplyRows(dst []byte, dstStride int, src []byte, srcStride, w, h int) {
@@ -156,6 +170,14 @@ func unpremultiplyRows(dst []byte, dstStride int, src []byte, srcStride, w, h in
 		s := src[y*srcStride : y*srcStride+4*w]
 		d := dst[y*dstStride : y*dstStride+4*w]
 		for i := 0; i < len(s); i += 4 {
+			// A run of opaque pixels (most of a map) is copied as it is,
+			// found two pixels at a time.
+			if j := opaqueRun(s, i); j > i {
+				copy(d[i:j], s[i:j])
+				if i = j; i == len(s) {
+					break
+				}
+			}
 			a := uint32(s[i+3])
 			switch a {
 			case 0:

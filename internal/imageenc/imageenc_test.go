@@ -304,3 +304,49 @@ func BenchmarkEncodeReference(b *testing.B) {
 		})
 	}
 }
+
+// TestUnpremultiplyRows holds the conversion to straight alpha, with its
+// runs of opaque pixels copied whole, to the per-pixel rule: rows of every
+// width from 0 to 9 pixels, opaque runs of every length and position,
+// transparent and partly transparent pixels between them.
+func TestUnpremultiplyRows(t *testing.T) {
+	ref := func(p [4]byte) [4]byte {
+		a := uint32(p[3])
+		switch a {
+		case 0:
+			return [4]byte{}
+		case 255:
+			return p
+		}
+		f := func(c byte) byte { return byte(min(255, (uint32(c)*255+a/2)/a)) }
+		return [4]byte{f(p[0]), f(p[1]), f(p[2]), p[3]}
+	}
+	kinds := [][4]byte{{10, 20, 30, 255}, {0, 0, 0, 0}, {40, 50, 60, 128}, {200, 1, 90, 255}, {3, 2, 1, 7}}
+	for w := 0; w <= 9; w++ {
+		// Every row of w pixels drawn from kinds, up to 3^w of them.
+		n := 1
+		for range w {
+			n *= 3
+		}
+		for code := range min(n, 2000) {
+			const stride = 4 * 12 // rows padded, as a sub-image's are
+			src := make([]byte, 2*stride)
+			var want []byte
+			for y := range 2 {
+				c := code + y
+				for x := range w {
+					p := kinds[(c%3+x*y)%len(kinds)]
+					c /= 3
+					copy(src[y*stride+4*x:], p[:])
+					q := ref(p)
+					want = append(want, q[:]...)
+				}
+			}
+			dst := make([]byte, 2*4*w)
+			unpremultiplyRows(dst, 4*w, src, stride, w, 2)
+			if !bytes.Equal(dst, want) {
+				t.Fatalf("width %d, rows %v: got %v, want %v", w, src, dst, want)
+			}
+		}
+	}
+}
