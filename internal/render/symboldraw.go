@@ -257,26 +257,12 @@ func drawSDFFlat(cv *raster.Canvas, q *texQuad, tex *alphaTex, x0, y0, x1, y1 in
 	e0, e1 := buff-gamma, buff+gamma
 	lo := e0 * 255 // below it, a texel adds nothing
 	tw, th := float64(q.tw), float64(q.th)
-	// An unturned quad (u along x, v along y) has t the same along a row
-	// and s the same down a column: a product with the zero axis
-	// component changes the difference only in the sign of a zero, which
-	// nothing below tells apart.
-	unturned := q.uy == 0 && q.vx == 0
 	for y := y0; y < y1; y++ {
 		dy := float64(y) + 0.5 - q.oy
-		rowT := q.ux * dy / det
-		if unturned && (rowT < 0 || rowT >= th) {
-			continue
-		}
 		for x := x0; x < x1; x++ {
 			dx := float64(x) + 0.5 - q.ox
-			var s, t float64
-			if unturned {
-				s, t = dx*q.vy/det, rowT
-			} else {
-				s = (dx*q.vy - dy*q.vx) / det
-				t = (q.ux*dy - q.uy*dx) / det
-			}
+			s := (dx*q.vy - dy*q.vx) / det
+			t := (q.ux*dy - q.uy*dx) / det
 			if s < 0 || t < 0 || s >= tw || t >= th {
 				continue
 			}
