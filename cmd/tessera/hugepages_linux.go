@@ -1,7 +1,9 @@
 package main
 
 import (
+	"os"
 	"runtime"
+	"strings"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -18,10 +20,15 @@ import (
 // frees it and the allocations that follow take their pages from it, lowest
 // addresses first. Memory is committed only where it is written. The kernel
 // heeds the advice when transparent_hugepage is madvise or always; elsewhere
-// it changes nothing. Call it with collection off (debug.SetGCPercent(-1)),
-// or the allocation starts a collection of its own. It returns the range
-// it advised (empty if none).
+// it changes nothing. GODEBUG=disablethp=1, the runtime's own switch for
+// keeping its heap off huge pages (where the kernel's compaction of memory
+// for them stalls), turns this off too. Call it with collection off
+// (debug.SetGCPercent(-1)), or the allocation starts a collection of its
+// own. It returns the range it advised (empty if none).
 func heapOnHugePages(n int) (start, end uintptr) {
+	if thpDisabled(os.Getenv("GODEBUG")) {
+		return 0, 0
+	}
 	const huge = 2 << 20
 	b := make([]byte, n)
 	p := uintptr(unsafe.Pointer(unsafe.SliceData(b)))
@@ -41,4 +48,16 @@ func heapOnHugePages(n int) (start, end uintptr) {
 	// pages: 3 ms slower in alternating runs.
 	runtime.GC()
 	return start, end
+}
+
+// thpDisabled reports whether a GODEBUG value sets disablethp=1 (the last
+// setting of a key wins, as in the runtime).
+func thpDisabled(godebug string) bool {
+	off := false
+	for _, kv := range strings.Split(godebug, ",") {
+		if k, v, ok := strings.Cut(strings.TrimSpace(kv), "="); ok && k == "disablethp" {
+			off = v == "1"
+		}
+	}
+	return off
 }

@@ -80,3 +80,25 @@ func TestHeapOnHugePages(t *testing.T) {
 		t.Errorf("%d of %d new 4 KB objects lie in the advised range", inside, len(keep))
 	}
 }
+
+func TestTHPDisabled(t *testing.T) {
+	for _, tc := range []struct {
+		godebug string
+		off     bool
+	}{
+		{"", false},
+		{"disablethp=1", true},
+		{"gctrace=1,disablethp=1", true},
+		{"disablethp=0", false},
+		{"disablethp=1,disablethp=0", false},
+		{"xdisablethp=1", false},
+	} {
+		if got := thpDisabled(tc.godebug); got != tc.off {
+			t.Errorf("GODEBUG=%q: disabled %v, want %v", tc.godebug, got, tc.off)
+		}
+	}
+	t.Setenv("GODEBUG", "disablethp=1")
+	if start, end := heapOnHugePages(4 << 20); start != 0 || end != 0 {
+		t.Errorf("with disablethp=1 the range %x-%x was advised", start, end)
+	}
+}
