@@ -1,13 +1,9 @@
 package render
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
-	"fmt"
 	"image"
-	"image/draw"
-	"image/png"
+	"log/slog"
 	"math"
 	"strings"
 	"sync"
@@ -20,108 +16,70 @@ import (
 // Patterns (background-pattern, fill-pattern, line-pattern) are images of
 // the style's sprite sheets.
 
-// spriteSource loads the style's sprite sheets once, when a layer first
-// asks for an image.
+// spriteSource gives the patterns the images of the style's sprite
+// sheets, which it reads when a layer first asks for one: the sheets of
+// the icons, decoded once for both (readSheet). On high-density screens it
+// takes a sheet's @2x version, or, where there is none, the plain one.
 type spriteSource struct {
 	ctx   context.Context
 	st    *style.Style
 	res   Resources
+	log   *slog.Logger
 	ratio float64 // device pixels a CSS pixel
 
-	once sync.Once               // loads the sheets on first use, from any goroutine
-	img  map[string]*spriteImage // by name ("id:name" for sheets other than "default")
-	err  error
+	once   sync.Once // loads the sheets on first use, from any goroutine
+	sheets []namedSheet
 }
 
-// spriteImage is one image of a sheet.
+// spriteImage is one image of a sheet as a pattern samples it: rect
+// within the canvas sheet.
 type spriteImage struct {
 	sheet *raster.Canvas // premultiplied
 	rect  image.Rectangle
 	ratio float64 // the image's pixels a CSS pixel
 }
 
-// spriteEntry is an image's entry in a sheet's JSON index.
-type spriteEntry struct {
-	X, Y, Width, Height int
-	PixelRatio          float64 `json:"pixelRatio"`
-}
-
-// image returns the named image, or nil when no sheet has it.
+// image returns the named image, or nil when no sheet has it. When sheets
+// name an image alike, the style's last sheet with it wins.
 func (s *spriteSource) image(name string) *spriteImage {
 	if s == nil {
 		return nil
 	}
 	s.once.Do(func() {
-		s.img = map[string]*spriteImage{}
 		for _, sp := range s.st.Sprites {
-			prefix := ""
-			if sp.ID != "default" {
-				prefix = sp.ID + ":"
+			if sp.URL == "" {
+				continue
 			}
-			if err := s.load(sp.URL, prefix); err != nil {
-				s.err = err
+			if sh := s.load(sp.URL); sh != nil {
+				s.sheets = append(s.sheets, namedSheet{spritePrefix(sp.ID), sh})
 			}
 		}
 	})
-	return s.img[name]
-}
-
-// spriteURL returns the URL of a sheet's file: the sheet URL with the
-// suffix ("@2x" and ".json" or ".png") before any query.
-func spriteURL(base, suffix string) string {
-	if i := strings.IndexByte(base, '?'); i >= 0 {
-		return base[:i] + suffix + base[i:]
+	for i := len(s.sheets) - 1; i >= 0; i-- {
+		if rest, ok := strings.CutPrefix(name, s.sheets[i].prefix); ok {
+			if ic := s.sheets[i].sh.icon(rest); ic != nil {
+				return &ic.pattern
+			}
+		}
 	}
-	return base + suffix
+	return nil
 }
 
 // load reads one sheet (the @2x one on high-density screens, falling back
 // to the plain one).
-func (s *spriteSource) load(url, prefix string) error {
+func (s *spriteSource) load(url string) *sheet {
 	scales := []string{""}
 	if s.ratio > 1 {
 		scales = []string{"@2x", ""}
 	}
 	var err error
 	for _, sc := range scales {
-		if err = s.loadScale(url, sc, prefix); err == nil {
-			return nil
+		var sh *sheet
+		if sh, err = readSheet(s.ctx, s.res, s.log, url, sc); sh != nil && sh.pix != nil {
+			return sh
 		}
 	}
-	return err
-}
-
-func (s *spriteSource) loadScale(url, scale, prefix string) error {
-	index, err := s.res.Fetch(s.ctx, spriteURL(url, scale+".json"))
-	if err != nil {
-		return fmt.Errorf("sprite index: %w", err)
-	}
-	pngData, err := s.res.Fetch(s.ctx, spriteURL(url, scale+".png"))
-	if err != nil {
-		return fmt.Errorf("sprite image: %w", err)
-	}
-	var entries map[string]spriteEntry
-	if err := json.Unmarshal(index, &entries); err != nil {
-		return fmt.Errorf("sprite index %s: %w", url, err)
-	}
-	img, err := png.Decode(bytes.NewReader(pngData))
-	if err != nil {
-		return fmt.Errorf("sprite image %s: %w", url, err)
-	}
-	// GL uploads the sheet premultiplied, which image.RGBA is.
-	sheet := raster.NewCanvas(img.Bounds().Dx(), img.Bounds().Dy())
-	draw.Draw(sheet.RGBA, sheet.Rect, img, img.Bounds().Min, draw.Src)
-	for name, e := range entries {
-		r := image.Rect(e.X, e.Y, e.X+e.Width, e.Y+e.Height)
-		if e.Width <= 0 || e.Height <= 0 || !r.In(sheet.Rect) {
-			continue
-		}
-		ratio := e.PixelRatio
-		if ratio <= 0 {
-			ratio = 1
-		}
-		s.img[prefix+name] = &spriteImage{sheet: sheet, rect: r, ratio: ratio}
-	}
+	s.log.Warn("render: pattern sprite skipped", "url", url, "err", err)
 	return nil
 }
 

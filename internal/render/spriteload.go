@@ -10,8 +10,8 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/tesseramaps/tessera/internal/render/raster"
 	"github.com/tesseramaps/tessera/internal/render/spritesheet"
-	"github.com/tesseramaps/tessera/internal/style"
 )
 
 // spriteIcon is one icon of the style's sprite: premultiplied RGBA pixels.
@@ -20,6 +20,8 @@ type spriteIcon struct {
 	ratio float64 // image pixels per CSS pixel
 	sdf   bool
 	pix   []uint8 // w*h*4, premultiplied
+	// pattern is the icon as a pattern's image: pix as a canvas of its own.
+	pattern spriteImage
 }
 
 // spriteSet holds the style's sprite sheets, loaded on first use; an icon
@@ -51,65 +53,70 @@ func (sp *spriteSet) icon(ctx context.Context, name string) *spriteIcon {
 	return nil
 }
 
-// load reads the style's sprite (one URL, or a list of {id, url} whose
-// icons other than "default" are named "id:name").
+// load reads the style's sprite sheets (one URL, or a list of {id, url}
+// whose icons other than "default" are named "id:name"): the @2x ones
+// when the view's pixel ratio is above 1, as GL loads them, with no
+// falling back to the plain ones.
 func (sp *spriteSet) load(ctx context.Context) {
-	v, ok := sp.s.st.Doc().Get("sprite")
-	if !ok {
-		return
-	}
-	switch v := v.(type) {
-	case string:
-		sp.loadOne(ctx, v, "")
-	case []any:
-		for _, e := range v {
-			m, _ := e.(*style.Object)
-			idv, _ := m.Get("id")
-			urlv, _ := m.Get("url")
-			id, _ := idv.(string)
-			url, _ := urlv.(string)
-			if url == "" {
-				continue
-			}
-			prefix := id + ":"
-			if id == "default" {
-				prefix = ""
-			}
-			sp.loadOne(ctx, url, prefix)
-		}
-	}
-}
-
-func (sp *spriteSet) loadOne(ctx context.Context, base, prefix string) {
 	suffix := ""
 	if sp.s.view.PixelRatio > 1 {
 		suffix = "@2x"
 	}
-	if err := sp.read(ctx, base+suffix, prefix); err != nil {
-		sp.s.r.log.Warn("render: sprite skipped", "url", base+suffix, "err", err)
+	for _, sprite := range sp.s.st.Sprites {
+		if sprite.URL == "" {
+			continue
+		}
+		sh, err := readSheet(ctx, sp.s.res, sp.s.r.log, sprite.URL, suffix)
+		if err != nil {
+			sp.s.r.log.Warn("render: sprite skipped", "url", spriteURL(sprite.URL, suffix), "err", err)
+		}
+		if sh != nil {
+			sp.sheets = append(sp.sheets, namedSheet{spritePrefix(sprite.ID), sh})
+		}
 	}
 }
 
-// read decodes a sprite index and image, or finds them decoded already.
-func (sp *spriteSet) read(ctx context.Context, base, prefix string) error {
-	idx, err := sp.s.res.Fetch(ctx, base+".json")
-	if err != nil {
-		return fmt.Errorf("sprite index: %w", err)
+// spritePrefix is the prefix of the names of a sheet's icons: "id:", or
+// none for the sheet "default".
+func spritePrefix(id string) string {
+	if id == "default" {
+		return ""
 	}
-	data, err := sp.s.res.Fetch(ctx, base+".png")
+	return id + ":"
+}
+
+// spriteURL returns the URL of a sheet's file: the sheet URL with the
+// suffix ("@2x" and ".json" or ".png") before any query.
+func spriteURL(base, suffix string) string {
+	if i := strings.IndexByte(base, '?'); i >= 0 {
+		return base[:i] + suffix + base[i:]
+	}
+	return base + suffix
+}
+
+// readSheet reads the sheet at base with scale ("" or "@2x"): its index
+// and image, decoded, or found decoded already. Icons and patterns share
+// the sheets. A sheet whose image cannot be decoded comes with no icons
+// and the error.
+func readSheet(ctx context.Context, res Resources, log *slog.Logger, base, scale string) (*sheet, error) {
+	idx, err := res.Fetch(ctx, spriteURL(base, scale+".json"))
 	if err != nil {
-		return fmt.Errorf("sprite image: %w", err)
+		return nil, fmt.Errorf("sprite index: %w", err)
+	}
+	data, err := res.Fetch(ctx, spriteURL(base, scale+".png"))
+	if err != nil {
+		return nil, fmt.Errorf("sprite image: %w", err)
 	}
 	key := sheetKey(idx, data)
-	sh, ok := sheets.get(key)
-	if !ok {
-		if sh, err = decodeSheet(idx, data, sp.s.r.log); sh == nil {
-			return err
-		}
-		sheets.add(key, sh)
+	if sh, ok := sheets.get(key); ok {
+		return sh, nil
 	}
-	sp.sheets = append(sp.sheets, namedSheet{prefix, sh})
-	return err
+	sh, err := decodeSheet(idx, data, log)
+	if sh == nil {
+		return nil, err
+	}
+	sheets.add(key, sh)
+	return sh, err
 }
 
 // sheet is a decoded sprite sheet: its pixels, and its icons, each cut
@@ -171,6 +178,9 @@ func (sh *sheet) icon(name string) *spriteIcon {
 		w, h := si.r.Dx(), si.r.Dy()
 		ic := &spriteIcon{w: w, h: h, ratio: si.ratio, sdf: si.sdf, pix: make([]uint8, w*h*4)}
 		sh.pix.Cut(ic.pix, si.r)
+		bounds := image.Rect(0, 0, w, h)
+		ic.pattern = spriteImage{sheet: &raster.Canvas{RGBA: &image.RGBA{Pix: ic.pix, Stride: 4 * w, Rect: bounds}},
+			rect: bounds, ratio: si.ratio}
 		si.ic = ic
 	})
 	return si.ic

@@ -10,6 +10,8 @@ import (
 	"log/slog"
 	"sync"
 	"testing"
+
+	"github.com/tesseramaps/tessera/internal/style"
 )
 
 // testSheet encodes a sheet of w x h pixels, each of its own colour and
@@ -185,6 +187,60 @@ func TestSheetKey(t *testing.T) {
 		keys[k] = fmt.Sprintf("%q", tc)
 		if sheetKey([]byte(tc[0]), []byte(tc[1])) != k {
 			t.Errorf("%q: the key changes", tc)
+		}
+	}
+}
+
+// TestSpriteSheetsShared reads one sheet for the icons and the patterns:
+// URLs with a query keep it after the scale and extension, the patterns'
+// images are the icons' pixels, and on a high-density screen the icons
+// take the @2x sheet or none (as GL loads sprites) while the patterns fall
+// back to the plain one.
+func TestSpriteSheetsShared(t *testing.T) {
+	data, ref := testSheet(t, 12, 10)
+	idx := []byte(`{"a": {"x": 2, "y": 3, "width": 4, "height": 5, "pixelRatio": 2}}`)
+	r, err := New(slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name  string
+		ratio float64
+		files mapResources
+		icons bool // the icons find "a"
+	}{
+		{"1x", 1, mapResources{"https://h/s.json?k=1": idx, "https://h/s.png?k=1": data}, true},
+		{"2x", 2, mapResources{"https://h/s@2x.json?k=1": idx, "https://h/s@2x.png?k=1": data}, true},
+		{"2x, only the plain sheet", 2, mapResources{"https://h/s.json?k=1": idx, "https://h/s.png?k=1": data}, false},
+	} {
+		st, err := style.Parse([]byte(`{"version": 8, "sprite": "https://h/s?k=1", "sources": {}, "layers": []}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		v := View{Zoom: 1, Width: 8, Height: 8, PixelRatio: tc.ratio}
+		s := &sourceSet{r: r, st: st, res: tc.files, frame: newFrame(v), view: v}
+		icons := &spriteSet{s: s}
+		patterns := &spriteSource{ctx: t.Context(), st: st, res: tc.files, log: r.log, ratio: tc.ratio}
+
+		img := patterns.image("a")
+		if img == nil {
+			t.Fatalf("%s: no pattern image", tc.name)
+		}
+		if img.ratio != 2 || img.rect != image.Rect(0, 0, 4, 5) {
+			t.Errorf("%s: pattern image %v at ratio %v", tc.name, img.rect, img.ratio)
+		}
+		want := ref.SubImage(image.Rect(2, 3, 6, 8)).(*image.RGBA)
+		for y := range 5 {
+			if got, w := img.sheet.Pix[img.sheet.PixOffset(0, y):][:16], want.Pix[want.PixOffset(2, 3+y):][:16]; !bytes.Equal(got, w) {
+				t.Fatalf("%s: pattern row %d is %v, want %v", tc.name, y, got, w)
+			}
+		}
+		ic := icons.icon(t.Context(), "a")
+		if (ic != nil) != tc.icons {
+			t.Fatalf("%s: icon %v, want one: %v", tc.name, ic, tc.icons)
+		}
+		if ic != nil && (&ic.pattern != img || &ic.pix[0] != &img.sheet.Pix[0]) {
+			t.Errorf("%s: the icon and the pattern were decoded apart", tc.name)
 		}
 	}
 }
