@@ -5,7 +5,6 @@ import (
 	"image"
 	"log/slog"
 	"math"
-	"strings"
 	"sync"
 
 	"github.com/tesseramaps/tessera/internal/render/raster"
@@ -55,12 +54,8 @@ func (s *spriteSource) image(name string) *spriteImage {
 			}
 		}
 	})
-	for i := len(s.sheets) - 1; i >= 0; i-- {
-		if rest, ok := strings.CutPrefix(name, s.sheets[i].prefix); ok {
-			if ic := s.sheets[i].sh.icon(rest); ic != nil {
-				return &ic.pattern
-			}
-		}
+	if ic := findIcon(s.sheets, name); ic != nil {
+		return &ic.pattern
 	}
 	return nil
 }

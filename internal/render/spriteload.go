@@ -43,9 +43,15 @@ type namedSheet struct {
 // style's last sheet with it wins.
 func (sp *spriteSet) icon(ctx context.Context, name string) *spriteIcon {
 	sp.once.Do(func() { sp.load(ctx) })
-	for i := len(sp.sheets) - 1; i >= 0; i-- {
-		if rest, ok := strings.CutPrefix(name, sp.sheets[i].prefix); ok {
-			if ic := sp.sheets[i].sh.icon(rest); ic != nil {
+	return findIcon(sp.sheets, name)
+}
+
+// findIcon returns the named icon of the sheets, or nil: the last sheet
+// whose prefix the name has and which has the rest of it.
+func findIcon(sheets []namedSheet, name string) *spriteIcon {
+	for i := len(sheets) - 1; i >= 0; i-- {
+		if rest, ok := strings.CutPrefix(name, sheets[i].prefix); ok {
+			if ic := sheets[i].sh.icon(rest); ic != nil {
 				return ic
 			}
 		}
