@@ -64,22 +64,19 @@ type light struct {
 	intensity float64
 }
 
-var (
-	lightSpecsOnce sync.Once
-	lightSpecs     map[string]*expr.PropertySpec
-)
+// lightSpecs are the property specs of the style's light.
+var lightSpecs = sync.OnceValue(func() map[string]*expr.PropertySpec {
+	return style.DefaultSpec().SectionSpecs("light")
+})
 
 // styleLight evaluates the style's light at the view's zoom (GL's
 // defaults for what it leaves out).
 func (lr *layerRender) styleLight(st *style.Style) light {
-	lightSpecsOnce.Do(func() {
-		lightSpecs = style.DefaultSpec().SectionSpecs("light")
-	})
 	raw, _ := st.Doc().Get("light")
 	obj, _ := raw.(*style.Object)
 	c := &expr.EvalContext{Zoom: lr.zoom}
 	value := func(name string) expr.Value {
-		spec := lightSpecs[name]
+		spec := lightSpecs()[name]
 		if spec == nil {
 			return expr.Null()
 		}

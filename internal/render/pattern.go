@@ -3,12 +3,10 @@ package render
 import (
 	"context"
 	"image"
-	"log/slog"
 	"math"
 	"sync"
 
 	"github.com/tesseramaps/tessera/internal/render/raster"
-	"github.com/tesseramaps/tessera/internal/style"
 	"github.com/tesseramaps/tessera/internal/style/expr"
 )
 
@@ -16,15 +14,12 @@ import (
 // the style's sprite sheets.
 
 // spriteSource gives the patterns the images of the style's sprite
-// sheets, which it reads when a layer first asks for one: the sheets of
-// the icons, decoded once for both (readSheet). On high-density screens it
-// takes a sheet's @2x version, or, where there is none, the plain one.
+// sheets, read when a layer first asks for one: the sheets the icons read
+// (spriteSet), so that a render reads each once, and, on a high-density
+// screen where a sprite has no @2x sheet, its plain one.
 type spriteSource struct {
 	ctx   context.Context
-	st    *style.Style
-	res   Resources
-	log   *slog.Logger
-	ratio float64 // device pixels a CSS pixel
+	icons *spriteSet
 
 	once   sync.Once // loads the sheets on first use, from any goroutine
 	sheets []namedSheet
@@ -44,38 +39,30 @@ func (s *spriteSource) image(name string) *spriteImage {
 	if s == nil {
 		return nil
 	}
-	s.once.Do(func() {
-		for _, sp := range s.st.Sprites {
-			if sp.URL == "" {
-				continue
-			}
-			if sh := s.load(sp.URL); sh != nil {
-				s.sheets = append(s.sheets, namedSheet{spritePrefix(sp.ID), sh})
-			}
-		}
-	})
+	s.once.Do(s.load)
 	if ic := findIcon(s.sheets, name); ic != nil {
 		return &ic.pattern
 	}
 	return nil
 }
 
-// load reads one sheet (the @2x one on high-density screens, falling back
-// to the plain one).
-func (s *spriteSource) load(url string) *sheet {
-	scales := []string{""}
-	if s.ratio > 1 {
-		scales = []string{"@2x", ""}
-	}
-	var err error
-	for _, sc := range scales {
-		var sh *sheet
-		if sh, err = readSheet(s.ctx, s.res, s.log, url, sc); sh != nil && sh.pix != nil {
-			return sh
+// load takes the icons' sheets, and the plain sheet of a sprite whose @2x
+// sheet a high-density screen did not find.
+func (s *spriteSource) load() {
+	icons, src := s.icons, s.icons.s
+	icons.once.Do(func() { icons.load(s.ctx) })
+	for i, sp := range src.st.Sprites {
+		sh := icons.read[i]
+		if (sh == nil || sh.pix == nil) && sp.URL != "" && src.view.PixelRatio > 1 {
+			var err error
+			if sh, err = readSheet(s.ctx, src.res, src.r.log, sp.URL, ""); err != nil {
+				src.r.log.Warn("render: pattern sprite skipped", "url", sp.URL, "err", err)
+			}
+		}
+		if sh != nil && sh.pix != nil {
+			s.sheets = append(s.sheets, namedSheet{spritePrefix(sp.ID), sh})
 		}
 	}
-	s.log.Warn("render: pattern sprite skipped", "url", url, "err", err)
-	return nil
 }
 
 // patternImage returns the image a pattern property names, nil for none.

@@ -171,8 +171,9 @@ func (r *Renderer) Render(ctx context.Context, st *style.Style, v View, res Reso
 	}
 	cv := raster.NewCanvas(w, h)
 	fr := newFrame(v)
-	sprites := &spriteSource{ctx: ctx, st: st, res: res, log: r.log, ratio: v.PixelRatio}
 	srcs := &sourceSet{r: r, st: st, res: res, frame: fr, view: v, rasters: map[string]*rasterCover{}}
+	srcs.sprite = &spriteSet{s: srcs}
+	sprites := &spriteSource{ctx: ctx, icons: srcs.sprite}
 	prep := r.prepare(st)
 	srcs.startSymbols(ctx)
 	defer srcs.waitSymbols()

@@ -30,6 +30,9 @@ type spriteSet struct {
 	s      *sourceSet
 	once   sync.Once // loads the sheets on first use, from any goroutine
 	sheets []namedSheet
+	// read is the sheet read for each of the style's sprites (nil where
+	// none was), for the patterns (spriteSource).
+	read []*sheet
 }
 
 // namedSheet is one of the style's sheets and the prefix of its icons'
@@ -68,7 +71,8 @@ func (sp *spriteSet) load(ctx context.Context) {
 	if sp.s.view.PixelRatio > 1 {
 		suffix = "@2x"
 	}
-	for _, sprite := range sp.s.st.Sprites {
+	sp.read = make([]*sheet, len(sp.s.st.Sprites))
+	for i, sprite := range sp.s.st.Sprites {
 		if sprite.URL == "" {
 			continue
 		}
@@ -79,6 +83,7 @@ func (sp *spriteSet) load(ctx context.Context) {
 		if sh != nil {
 			sp.sheets = append(sp.sheets, namedSheet{spritePrefix(sprite.ID), sh})
 		}
+		sp.read[i] = sh
 	}
 }
 

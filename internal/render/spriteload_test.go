@@ -220,7 +220,7 @@ func TestSpriteSheetsShared(t *testing.T) {
 		v := View{Zoom: 1, Width: 8, Height: 8, PixelRatio: tc.ratio}
 		s := &sourceSet{r: r, st: st, res: tc.files, frame: newFrame(v), view: v}
 		icons := &spriteSet{s: s}
-		patterns := &spriteSource{ctx: t.Context(), st: st, res: tc.files, log: r.log, ratio: tc.ratio}
+		patterns := &spriteSource{ctx: t.Context(), icons: icons}
 
 		img := patterns.image("a")
 		if img == nil {

@@ -16,15 +16,12 @@ import (
 // The specification is data published by the MapLibre project under the
 // BSD-3-Clause licence; specdata/LICENSE.txt travels with the copy.
 // embeddedSpec is the specification as programs read it: v8.json without
-// its documentation members (specDocs), compact. It is a fifth of the size
-// and decodes in a fraction of the time; a test holds it to v8.json.
+// its documentation members (doc, example, sdk-support), compact. It is a
+// fifth of the size and decodes in a fraction of the time; a test holds it
+// to v8.json.
 //
 //go:embed specdata/v8.min.json
 var embeddedSpec []byte
-
-// specDocs are the specification's members written for people, not
-// programs: its prose, its examples and its table of SDK support.
-var specDocs = map[string]bool{"doc": true, "example": true, "sdk-support": true}
 
 // Spec is a loaded style specification (v8.json).
 type Spec struct {

@@ -11,6 +11,10 @@ import (
 
 var updateMinSpec = flag.Bool("update-min-spec", false, "rewrite specdata/v8.min.json from specdata/v8.json")
 
+// specDocs are the specification's members written for people, not
+// programs: its prose, its examples and its table of SDK support.
+var specDocs = map[string]bool{"doc": true, "example": true, "sdk-support": true}
+
 // fullSpec reads specdata/v8.json, the specification as published.
 func fullSpec(t *testing.T) []byte {
 	t.Helper()
