@@ -289,48 +289,49 @@ func sliceParts(parts [][]orb.Point, t [3]int, rings bool) [][]orb.Point {
 }
 
 // clipRingAxis keeps the part of a closed ring (last point = first) whose
-// coordinate axis (0: x, 1: y) lies within [lo, hi], walking the ring once
-// from its first point and adding a point wherever it crosses a bound, as
-// GL clips a sliced tile's polygons (one axis, then the other); the result
-// is closed again. The first point kept decides where a ring drawn as a
-// line starts counting its distance.
+// coordinate on one axis (0: x, 1: y) lies within [lo, hi]. It walks the
+// ring's edges once, in order from its first point: an edge's start is
+// kept when inside, and every point where the edge passes a bound is added
+// in the order the edge meets them. So the kept ring starts at the first
+// point inside, or where the ring first comes in; a ring drawn as a line
+// counts its distance from there. The result is closed again; nil when
+// nothing is inside. Clipping on x and then on y clips to a box.
+//
+// Written from the geometry of clipping a polygon to a slab; it does not
+// follow any other renderer's code.
 func clipRingAxis(ring []orb.Point, lo, hi float64, axis int) []orb.Point {
 	if len(ring) < 2 {
 		return nil
 	}
-	cross := func(p, q orb.Point, v float64) orb.Point {
-		if axis == 0 {
-			return atX(p, q, v)
-		}
-		return atY(p, q, v)
+	// at returns the point where the edge p-q has coordinate v.
+	at := func(p, q orb.Point, v float64) orb.Point {
+		t := (v - p[axis]) / (q[axis] - p[axis])
+		r := orb.Point{p[0] + (q[0]-p[0])*t, p[1] + (q[1]-p[1])*t}
+		r[axis] = v // exactly on the bound
+		return r
 	}
 	var out []orb.Point
 	for i := 0; i+1 < len(ring); i++ {
 		p, q := ring[i], ring[i+1]
 		a, b := p[axis], q[axis]
-		// Where the edge starts: inside keeps its point, outside adds the
-		// point where it comes in, if it does.
 		if a >= lo && a <= hi {
 			out = append(out, p)
-		} else if a < lo && b >= lo {
-			out = append(out, cross(p, q, lo))
-		} else if a > hi && b <= hi {
-			out = append(out, cross(p, q, hi))
 		}
-		// Where it goes out (through either bound, both for an edge
-		// that crosses the whole band).
-		if a >= lo && b < lo {
-			out = append(out, cross(p, q, lo))
+		// The bounds the edge crosses, nearer p first.
+		first, second := lo, hi
+		if a > b {
+			first, second = hi, lo
 		}
-		if a <= hi && b > hi {
-			out = append(out, cross(p, q, hi))
+		for _, v := range [2]float64{first, second} {
+			// Strictly between the ends: an end on the bound is kept as a
+			// point of its own.
+			if (a < v && v < b) || (b < v && v < a) {
+				out = append(out, at(p, q, v))
+			}
 		}
 	}
-	if last := ring[len(ring)-1]; last[axis] >= lo && last[axis] <= hi {
-		out = append(out, last)
+	if len(out) == 0 {
+		return nil
 	}
-	if len(out) > 0 && out[0] != out[len(out)-1] {
-		out = append(out, out[0])
-	}
-	return out
+	return append(out, out[0])
 }

@@ -129,3 +129,43 @@ func TestSliceParts(t *testing.T) {
 		}
 	}
 }
+
+func TestClipRingAxis(t *testing.T) {
+	sq := func(x0, y0, x1, y1 float64) []orb.Point {
+		return []orb.Point{{x0, y0}, {x1, y0}, {x1, y1}, {x0, y1}, {x0, y0}}
+	}
+	tests := []struct {
+		name   string
+		ring   []orb.Point
+		lo, hi float64
+		axis   int
+		want   []orb.Point
+	}{
+		{"inside kept whole", sq(1, 1, 2, 2), 0, 3, 0, sq(1, 1, 2, 2)},
+		{"outside gone", sq(5, 1, 6, 2), 0, 3, 0, nil},
+		{"cut on the right, starts at the first point", sq(1, 0, 5, 1), 0, 3, 0,
+			[]orb.Point{{1, 0}, {3, 0}, {3, 1}, {1, 1}, {1, 0}}},
+		{"starts outside: starts where it comes in", sq(-1, 0, 2, 1), 0, 3, 0,
+			[]orb.Point{{0, 0}, {2, 0}, {2, 1}, {0, 1}, {0, 0}}},
+		{"an edge across the whole slab gets both crossings in order", []orb.Point{{-1, 0}, {4, 0}, {4, 1}, {-1, 1}, {-1, 0}}, 0, 3, 0,
+			[]orb.Point{{0, 0}, {3, 0}, {3, 1}, {0, 1}, {0, 0}}},
+		{"y axis: the first edge is below, the ring starts on the second", sq(0, -2, 1, 2), 0, 1, 1,
+			[]orb.Point{{1, 0}, {1, 1}, {0, 1}, {0, 0}, {1, 0}}},
+		{"a point on the bound is kept once", []orb.Point{{0, 0}, {3, 0}, {3, 1}, {0, 0}}, 0, 3, 0,
+			[]orb.Point{{0, 0}, {3, 0}, {3, 1}, {0, 0}}},
+		{"too short", []orb.Point{{1, 1}}, 0, 3, 0, nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got := clipRingAxis(tc.ring, tc.lo, tc.hi, tc.axis)
+			if len(got) != len(tc.want) {
+				t.Fatalf("got %v, want %v", got, tc.want)
+			}
+			for i := range got {
+				if math.Abs(got[i][0]-tc.want[i][0]) > 1e-12 || math.Abs(got[i][1]-tc.want[i][1]) > 1e-12 {
+					t.Fatalf("got %v, want %v", got, tc.want)
+				}
+			}
+		})
+	}
+}
