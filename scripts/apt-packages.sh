@@ -9,7 +9,7 @@ set -euo pipefail
 
 case "${1:-test}" in
 run) pkgs=(nodejs npm ca-certificates) ;;
-test) pkgs=(nodejs npm ca-certificates sqlite3 gdal-bin python3-owslib chromium fonts-noto-core fonts-open-sans osmium-tool librsvg2-bin gcc libc6-dev) ;;
+test) pkgs=(nodejs npm ca-certificates sqlite3 postgresql gdal-bin python3-owslib chromium fonts-noto-core fonts-open-sans osmium-tool librsvg2-bin gcc libc6-dev) ;;
 bench) pkgs=(nginx-light wrk) ;;
 *)
 	echo "usage: $0 run|test|bench" >&2

@@ -32,7 +32,11 @@ func ingestCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return err
 	}
 	log := newLogger(stderr, cfg.LogLevel, cfg.LogFormat)
-	db, err := store.Open(ctx, filepath.Join(cfg.DataDir, server.StateFile))
+	dsn := filepath.Join(cfg.DataDir, server.StateFile)
+	if cfg.DatabaseURL != "" {
+		dsn = cfg.DatabaseURL
+	}
+	db, err := store.Open(ctx, dsn)
 	if err != nil {
 		return err
 	}

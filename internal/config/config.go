@@ -94,7 +94,33 @@ type Config struct {
 	LogFormat string `yaml:"log_format"`
 	// AccessLog turns on one log line per request.
 	AccessLog bool `yaml:"access_log"`
+
+	// DatabaseURL, when set, is a PostgreSQL URL (postgres://...) that holds
+	// the state in place of DATA_DIR/state.db.
+	DatabaseURL string `yaml:"database_url"`
+	// StorageURL, when set, is an S3 location (s3://bucket/prefix, with
+	// endpoint, region and path_style=true in its query) for uploads.
+	StorageURL string `yaml:"storage_url"`
+	// APIKeys is required, optional or off: whether the public API needs a
+	// key (spec 002).
+	APIKeys string `yaml:"api_keys"`
+	// UsageFlushInterval is how often usage counts go from memory to the
+	// state database (a crash loses at most this much).
+	UsageFlushInterval time.Duration `yaml:"usage_flush_interval"`
+	// BillingDay is the day of the month (1..28) on which a billing period
+	// starts, for the usage analytics.
+	BillingDay int `yaml:"billing_day"`
+	// StorageQuotaMB bounds the bytes of the account's uploaded tilesets and
+	// datasets (0: no bound); an ingest past it answers 403.
+	StorageQuotaMB int64 `yaml:"storage_quota_mb"`
 }
+
+// The values of api_keys.
+const (
+	APIKeysOff      = "off"
+	APIKeysOptional = "optional"
+	APIKeysRequired = "required"
+)
 
 // Default returns the built-in defaults.
 func Default() Config {
@@ -120,6 +146,9 @@ func Default() Config {
 		LogLevel:              "info",
 		LogFormat:             "text",
 		AccessLog:             false,
+		APIKeys:               APIKeysOff,
+		UsageFlushInterval:    10 * time.Second,
+		BillingDay:            1,
 	}
 }
 
@@ -318,6 +347,28 @@ func (c Config) Validate() error {
 	case "debug", "info", "warn", "error":
 	default:
 		errs = append(errs, fmt.Errorf("log_level %q is not debug, info, warn or error", c.LogLevel))
+	}
+	switch c.APIKeys {
+	case APIKeysOff, APIKeysOptional, APIKeysRequired:
+	default:
+		errs = append(errs, fmt.Errorf("api_keys %q is not required, optional or off", c.APIKeys))
+	}
+	if c.UsageFlushInterval < 100*time.Millisecond {
+		errs = append(errs, fmt.Errorf("usage_flush_interval %v is shorter than 100ms", c.UsageFlushInterval))
+	}
+	if c.BillingDay < 1 || c.BillingDay > 28 {
+		errs = append(errs, fmt.Errorf("billing_day %d is not between 1 and 28", c.BillingDay))
+	}
+	if c.StorageQuotaMB < 0 {
+		errs = append(errs, fmt.Errorf("storage_quota_mb %d may not be negative", c.StorageQuotaMB))
+	}
+	if c.DatabaseURL != "" && !strings.HasPrefix(c.DatabaseURL, "postgres://") && !strings.HasPrefix(c.DatabaseURL, "postgresql://") {
+		errs = append(errs, errors.New("database_url is not a postgres:// URL"))
+	}
+	if c.StorageURL != "" {
+		if u, err := url.Parse(c.StorageURL); err != nil || u.Scheme != "s3" || u.Host == "" {
+			errs = append(errs, errors.New("storage_url is not an s3://bucket/prefix URL"))
+		}
 	}
 	switch c.LogFormat {
 	case "text", "json":

@@ -47,7 +47,7 @@ func scanIngest(sc interface{ Scan(...any) error }) (Ingest, error) {
 // CreateIngest inserts a new upload session.
 func (s *DB) CreateIngest(ctx context.Context, in Ingest) (Ingest, error) {
 	in.Created, in.Changed = now(), now()
-	if _, err := s.db.ExecContext(ctx, `INSERT INTO ingests (`+ingestCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+	if _, err := s.exec(ctx, `INSERT INTO ingests (`+ingestCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		in.ID, in.DocumentID, in.Filename, in.Size, in.State, encodeErrors(in.Errors), in.TilesetID, in.Created, in.Changed); err != nil {
 		return Ingest{}, fmt.Errorf("create ingest: %w", err)
 	}
@@ -56,7 +56,7 @@ func (s *DB) CreateIngest(ctx context.Context, in Ingest) (Ingest, error) {
 
 // Ingest returns the session with the given id.
 func (s *DB) Ingest(ctx context.Context, id string) (Ingest, error) {
-	in, err := scanIngest(s.db.QueryRowContext(ctx, `SELECT `+ingestCols+` FROM ingests WHERE id = ?`, id))
+	in, err := scanIngest(s.queryRow(ctx, `SELECT `+ingestCols+` FROM ingests WHERE id = ?`, id))
 	if errors.Is(err, sql.ErrNoRows) {
 		return Ingest{}, fmt.Errorf("ingest %s: %w", id, ErrNotFound)
 	}
@@ -69,7 +69,7 @@ func (s *DB) Ingest(ctx context.Context, id string) (Ingest, error) {
 // UpdateIngest writes the state, errors and tileset of a session.
 func (s *DB) UpdateIngest(ctx context.Context, in Ingest) (Ingest, error) {
 	in.Changed = now()
-	res, err := s.db.ExecContext(ctx, `UPDATE ingests SET state = ?, errors = ?, tileset_id = ?, changed = ? WHERE id = ?`,
+	res, err := s.exec(ctx, `UPDATE ingests SET state = ?, errors = ?, tileset_id = ?, changed = ? WHERE id = ?`,
 		in.State, encodeErrors(in.Errors), in.TilesetID, in.Changed, in.ID)
 	if err != nil {
 		return Ingest{}, fmt.Errorf("update ingest %s: %w", in.ID, err)
@@ -82,7 +82,7 @@ func (s *DB) UpdateIngest(ctx context.Context, in Ingest) (Ingest, error) {
 
 // Ingests returns every session, newest first.
 func (s *DB) Ingests(ctx context.Context) ([]Ingest, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT `+ingestCols+` FROM ingests ORDER BY created DESC`)
+	rows, err := s.query(ctx, `SELECT `+ingestCols+` FROM ingests ORDER BY created DESC`)
 	if err != nil {
 		return nil, fmt.Errorf("list ingests: %w", err)
 	}
@@ -108,7 +108,7 @@ func encodeErrors(errs []string) string {
 
 // DeleteIngest removes a session's record.
 func (s *DB) DeleteIngest(ctx context.Context, id string) error {
-	res, err := s.db.ExecContext(ctx, `DELETE FROM ingests WHERE id = ?`, id)
+	res, err := s.exec(ctx, `DELETE FROM ingests WHERE id = ?`, id)
 	if err != nil {
 		return fmt.Errorf("delete ingest %s: %w", id, err)
 	}

@@ -31,7 +31,7 @@ func scanMap(sc interface{ Scan(...any) error }) (Map, error) {
 
 // Maps returns every map record, ordered by id.
 func (s *DB) Maps(ctx context.Context) ([]Map, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT `+mapCols+` FROM maps ORDER BY id`)
+	rows, err := s.query(ctx, `SELECT `+mapCols+` FROM maps ORDER BY id`)
 	if err != nil {
 		return nil, fmt.Errorf("list maps: %w", err)
 	}
@@ -49,7 +49,7 @@ func (s *DB) Maps(ctx context.Context) ([]Map, error) {
 
 // Map returns the record with the given id.
 func (s *DB) Map(ctx context.Context, id string) (Map, error) {
-	m, err := scanMap(s.db.QueryRowContext(ctx, `SELECT `+mapCols+` FROM maps WHERE id = ?`, id))
+	m, err := scanMap(s.queryRow(ctx, `SELECT `+mapCols+` FROM maps WHERE id = ?`, id))
 	if errors.Is(err, sql.ErrNoRows) {
 		return Map{}, fmt.Errorf("map %s: %w", id, ErrNotFound)
 	}
@@ -65,7 +65,7 @@ func (s *DB) PutMap(ctx context.Context, m Map) (Map, error) {
 	if m.Created == "" {
 		m.Created = m.Changed
 	}
-	_, err := s.db.ExecContext(ctx, `INSERT INTO maps (`+mapCols+`) VALUES (?, ?, ?, ?, ?, ?)
+	_, err := s.exec(ctx, `INSERT INTO maps (`+mapCols+`) VALUES (?, ?, ?, ?, ?, ?)
 		ON CONFLICT(id) DO UPDATE SET published = excluded.published, format = excluded.format, quality = excluded.quality, changed = excluded.changed`,
 		m.ID, boolInt(m.Published), m.Format, m.Quality, m.Created, m.Changed)
 	if err != nil {
@@ -76,7 +76,7 @@ func (s *DB) PutMap(ctx context.Context, m Map) (Map, error) {
 
 // DeleteMap removes a map record.
 func (s *DB) DeleteMap(ctx context.Context, id string) error {
-	res, err := s.db.ExecContext(ctx, `DELETE FROM maps WHERE id = ?`, id)
+	res, err := s.exec(ctx, `DELETE FROM maps WHERE id = ?`, id)
 	if err != nil {
 		return fmt.Errorf("delete map %s: %w", id, err)
 	}

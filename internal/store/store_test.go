@@ -3,13 +3,19 @@ package store
 import (
 	"context"
 	"errors"
-	"path/filepath"
+	"os"
+	"sync"
 	"testing"
+
+	"github.com/tesseramaps/tessera/internal/pgtest"
 )
 
-func TestTilesetsPersist(t *testing.T) {
+func TestMain(m *testing.M) { os.Exit(pgtest.Main(m)) }
+
+func TestTilesetsPersist(t *testing.T) { pgtest.EachDatabase(t, testTilesetsPersist) }
+
+func testTilesetsPersist(t *testing.T, path string) {
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "state.db")
 	db, err := Open(ctx, path)
 	if err != nil {
 		t.Fatal(err)
@@ -63,9 +69,11 @@ func TestTilesetsPersist(t *testing.T) {
 	}
 }
 
-func TestIngests(t *testing.T) {
+func TestIngests(t *testing.T) { pgtest.EachDatabase(t, testIngests) }
+
+func testIngests(t *testing.T, path string) {
 	ctx := context.Background()
-	db, err := Open(ctx, filepath.Join(t.TempDir(), "state.db"))
+	db, err := Open(ctx, path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -88,9 +96,10 @@ func TestIngests(t *testing.T) {
 	}
 }
 
-func TestMaps(t *testing.T) {
+func TestMaps(t *testing.T) { pgtest.EachDatabase(t, testMaps) }
+
+func testMaps(t *testing.T, path string) {
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), "state.db")
 	db, err := Open(ctx, path)
 	if err != nil {
 		t.Fatal(err)
@@ -114,4 +123,78 @@ func TestMaps(t *testing.T) {
 	if _, err := db.Map(ctx, "world"); !errors.Is(err, ErrNotFound) {
 		t.Errorf("after delete: %v", err)
 	}
+}
+
+func TestPlaceholders(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{`SELECT 1`, `SELECT 1`},
+		{`SELECT a FROM t WHERE b = ? AND c = ?`, `SELECT a FROM t WHERE b = $1 AND c = $2`},
+		{`SELECT '?' FROM t WHERE b = ?`, `SELECT '?' FROM t WHERE b = $1`},
+		{`SELECT 'it''s ?' , ?`, `SELECT 'it''s ?' , $1`},
+	} {
+		if got := numberPlaceholders(c.in); got != c.want {
+			t.Errorf("numberPlaceholders(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}
+
+// TestMigrateConcurrently opens one database from several goroutines at
+// once, as several nodes starting together do: the migrations run once and
+// every opener sees the full schema.
+func TestMigrateConcurrently(t *testing.T) {
+	pgtest.EachDatabase(t, func(t *testing.T, dsn string) {
+		ctx := context.Background()
+		if !IsPostgres(dsn) {
+			// SQLite files are one node's: open once to create it, then
+			// reopen concurrently (the migrations find nothing to do).
+			db, err := Open(ctx, dsn)
+			if err != nil {
+				t.Fatal(err)
+			}
+			db.Close()
+		}
+		var wg sync.WaitGroup
+		errs := make([]error, 4)
+		for i := range errs {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				db, err := Open(ctx, dsn)
+				if err == nil {
+					var v int
+					v, err = db.SchemaVersion(ctx)
+					if err == nil && v != len(migrations) {
+						t.Errorf("schema version %d, want %d", v, len(migrations))
+					}
+					db.Close()
+				}
+				errs[i] = err
+			}()
+		}
+		wg.Wait()
+		for _, err := range errs {
+			if err != nil {
+				t.Error(err)
+			}
+		}
+	})
+}
+
+func TestSettingIfAbsent(t *testing.T) {
+	pgtest.EachDatabase(t, func(t *testing.T, dsn string) {
+		ctx := context.Background()
+		db, err := Open(ctx, dsn)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer db.Close()
+		v, err := db.SetSettingIfAbsent(ctx, "k", "first")
+		if err != nil || v != "first" {
+			t.Fatalf("first = %q, %v", v, err)
+		}
+		v, err = db.SetSettingIfAbsent(ctx, "k", "second")
+		if err != nil || v != "first" {
+			t.Fatalf("second = %q, %v; want the first value kept", v, err)
+		}
+	})
 }

@@ -38,7 +38,7 @@ func scanTileset(sc interface{ Scan(...any) error }) (Tileset, error) {
 
 // Tilesets returns every tileset record, ordered by name.
 func (s *DB) Tilesets(ctx context.Context) ([]Tileset, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT `+tilesetCols+` FROM tilesets ORDER BY name`)
+	rows, err := s.query(ctx, `SELECT `+tilesetCols+` FROM tilesets ORDER BY name`)
 	if err != nil {
 		return nil, fmt.Errorf("list tilesets: %w", err)
 	}
@@ -59,7 +59,7 @@ func (s *DB) Tilesets(ctx context.Context) ([]Tileset, error) {
 
 // Tileset returns the record with the given id.
 func (s *DB) Tileset(ctx context.Context, id string) (Tileset, error) {
-	t, err := scanTileset(s.db.QueryRowContext(ctx, `SELECT `+tilesetCols+` FROM tilesets WHERE id = ?`, id))
+	t, err := scanTileset(s.queryRow(ctx, `SELECT `+tilesetCols+` FROM tilesets WHERE id = ?`, id))
 	if errors.Is(err, sql.ErrNoRows) {
 		return Tileset{}, fmt.Errorf("tileset %s: %w", id, ErrNotFound)
 	}
@@ -73,7 +73,7 @@ func (s *DB) Tileset(ctx context.Context, id string) (Tileset, error) {
 // taken.
 func (s *DB) CreateTileset(ctx context.Context, t Tileset) (Tileset, error) {
 	t.Created, t.Changed = now(), now()
-	_, err := s.db.ExecContext(ctx, `INSERT INTO tilesets (`+tilesetCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+	_, err := s.exec(ctx, `INSERT INTO tilesets (`+tilesetCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
 		t.ID, t.Name, t.Title, t.Source, t.Storage, boolInt(t.Published), t.Created, t.Changed)
 	if isUnique(err) {
 		return Tileset{}, fmt.Errorf("tileset %q: %w", t.Name, ErrConflict)
@@ -87,7 +87,7 @@ func (s *DB) CreateTileset(ctx context.Context, t Tileset) (Tileset, error) {
 // UpdateTileset writes the name, title and publication of a record.
 func (s *DB) UpdateTileset(ctx context.Context, t Tileset) (Tileset, error) {
 	t.Changed = now()
-	res, err := s.db.ExecContext(ctx, `UPDATE tilesets SET name = ?, title = ?, published = ?, changed = ? WHERE id = ?`,
+	res, err := s.exec(ctx, `UPDATE tilesets SET name = ?, title = ?, published = ?, changed = ? WHERE id = ?`,
 		t.Name, t.Title, boolInt(t.Published), t.Changed, t.ID)
 	if isUnique(err) {
 		return Tileset{}, fmt.Errorf("tileset name %q: %w", t.Name, ErrConflict)
@@ -103,7 +103,7 @@ func (s *DB) UpdateTileset(ctx context.Context, t Tileset) (Tileset, error) {
 
 // DeleteTileset removes a record.
 func (s *DB) DeleteTileset(ctx context.Context, id string) error {
-	res, err := s.db.ExecContext(ctx, `DELETE FROM tilesets WHERE id = ?`, id)
+	res, err := s.exec(ctx, `DELETE FROM tilesets WHERE id = ?`, id)
 	if err != nil {
 		return fmt.Errorf("delete tileset %s: %w", id, err)
 	}

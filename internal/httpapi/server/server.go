@@ -85,7 +85,11 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (*Server, err
 	if err := os.MkdirAll(cfg.DataDir, 0o755); err != nil {
 		return nil, fmt.Errorf("make data directory: %w", err)
 	}
-	db, err := store.Open(ctx, filepath.Join(cfg.DataDir, StateFile))
+	dsn := filepath.Join(cfg.DataDir, StateFile)
+	if cfg.DatabaseURL != "" {
+		dsn = cfg.DatabaseURL
+	}
+	db, err := store.Open(ctx, dsn)
 	if err != nil {
 		return nil, err
 	}
@@ -168,8 +172,9 @@ func (s *Server) adminToken(ctx context.Context) error {
 		if _, err := rand.Read(b[:]); err != nil {
 			return fmt.Errorf("generate admin token: %w", err)
 		}
-		tok = hex.EncodeToString(b[:])
-		if err := s.db.SetSetting(ctx, "admin_credentials", tok); err != nil {
+		// Several nodes may start together on one database: the first
+		// token stored is the one every node keeps.
+		if tok, err = s.db.SetSettingIfAbsent(ctx, "admin_credentials", hex.EncodeToString(b[:])); err != nil {
 			return err
 		}
 	} else if err != nil {
