@@ -373,6 +373,17 @@ func scrubUserinfo(msg, source string) string {
 	return msg
 }
 
+// IsTemporary reports whether a file name in the tiles directory is one
+// being written, which the catalog never lists: a hidden name (a leading
+// dot, as the PMTiles writer and the pre-renderer write beside the final
+// path before renaming), or one marked ".tmp" or ".part" (a ".tmp-"
+// infix or suffix, a ".part" suffix) by another tool.
+func IsTemporary(name string) bool {
+	lower := strings.ToLower(name)
+	return strings.HasPrefix(name, ".") || strings.Contains(lower, ".tmp-") ||
+		strings.HasSuffix(lower, ".tmp") || strings.HasSuffix(lower, ".part")
+}
+
 type fileInfo struct {
 	name    string
 	modTime time.Time
@@ -391,7 +402,7 @@ func (c *Catalog) listFiles() ([]fileInfo, error) {
 	for _, de := range des {
 		name := de.Name()
 		ext := strings.ToLower(filepath.Ext(name))
-		if !slices.Contains(Extensions, ext) || strings.HasPrefix(name, ".") {
+		if !slices.Contains(Extensions, ext) || IsTemporary(name) {
 			continue
 		}
 		info, err := de.Info()

@@ -231,3 +231,20 @@ func TestAddFileMakesNameUnique(t *testing.T) {
 		t.Error("garbage became a tileset")
 	}
 }
+
+// TestTemporaryFilesNotListed: files being written into the tiles
+// directory (hidden, or marked .tmp-) are not tilesets, even when what
+// they hold so far is a readable MBTiles file.
+func TestTemporaryFilesNotListed(t *testing.T) {
+	dir := t.TempDir()
+	tiles := filepath.Join(dir, "tiles")
+	os.MkdirAll(tiles, 0o755)
+	for _, name := range []string{"real.mbtiles", ".real.mbtiles.tmp-123", ".hidden.mbtiles", "half.tmp-77.mbtiles"} {
+		writeMBTiles(t, filepath.Join(tiles, name), map[string]string{"format": "png"})
+	}
+	c, db := newCatalog(t, dir)
+	defer db.Close()
+	if got := names(c.List()); !slices.Equal(got, []string{"real:" + StateOK}) {
+		t.Errorf("listed %v, want only real", got)
+	}
+}

@@ -42,3 +42,24 @@ func FuzzNameFromFile(f *testing.F) {
 		}
 	})
 }
+
+func TestIsTemporary(t *testing.T) {
+	for name, want := range map[string]bool{
+		"world.mbtiles":                false,
+		".world.mbtiles":               true,
+		".world.mbtiles.tmp-123456":    true,
+		"world.tmp-42.mbtiles":         true,
+		"world.mbtiles.TMP":            true,
+		"world.pmtiles.part":           true,
+		"tmp.mbtiles":                  false,
+		"temperatures-tmp.pmtiles":     false,
+		"my.tmpl.mbtiles":              false,
+		"x.pmtiles":                    false,
+		".pmtiles-spool-99":            true,
+		"contemporary-tmp-art.pmtiles": false,
+	} {
+		if got := IsTemporary(name); got != want {
+			t.Errorf("IsTemporary(%q) = %v, want %v", name, got, want)
+		}
+	}
+}

@@ -99,10 +99,32 @@ type sink interface {
 	abort()
 }
 
+// mbtilesSink writes an MBTiles file under a temporary name beside the
+// output (hidden, marked .tmp-: see catalog.IsTemporary) and renames it
+// over the output once complete, as the PMTiles writer does: a run that
+// is killed leaves no half-made tileset at the output path, and a server
+// watching the folder never lists the file while it is written.
 type mbtilesSink struct {
 	w    *mbtiles.Writer
-	path string
+	tmp  string // the file being written
+	path string // the output
 	meta map[string]string
+}
+
+func newMBTilesSink(out string, meta map[string]string) (*mbtilesSink, error) {
+	f, err := os.CreateTemp(filepath.Dir(out), "."+filepath.Base(out)+".tmp-*")
+	if err != nil {
+		return nil, err
+	}
+	tmp := f.Name()
+	f.Close()
+	// An empty file is an empty SQLite database: Create makes its tables.
+	w, err := mbtiles.Create(tmp)
+	if err != nil {
+		os.Remove(tmp)
+		return nil, err
+	}
+	return &mbtilesSink{w: w, tmp: tmp, path: out, meta: meta}, nil
 }
 
 func (s *mbtilesSink) put(ctx context.Context, z, x, y int, data []byte) error {
@@ -111,13 +133,33 @@ func (s *mbtilesSink) put(ctx context.Context, z, x, y int, data []byte) error {
 
 func (s *mbtilesSink) finish(ctx context.Context) error {
 	if err := s.w.SetMetadata(ctx, s.meta); err != nil {
-		s.w.Close()
 		return err
 	}
-	return s.w.Close()
+	if err := s.w.Close(); err != nil {
+		return err
+	}
+	if err := syncFile(s.tmp); err != nil {
+		return err
+	}
+	if err := os.Chmod(s.tmp, 0o644); err != nil {
+		return err
+	}
+	return os.Rename(s.tmp, s.path)
 }
 
-func (s *mbtilesSink) abort() { s.w.Close(); os.Remove(s.path) }
+// abort drops the temporary file (finish may have closed the writer
+// already: a second Close is harmless).
+func (s *mbtilesSink) abort() { s.w.Close(); os.Remove(s.tmp) }
+
+// syncFile flushes a written file to disk before it is renamed into place.
+func syncFile(path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	return f.Sync()
+}
 
 type pmtilesSink struct{ w *pmtiles.Writer }
 
@@ -127,8 +169,10 @@ func (s *pmtilesSink) put(_ context.Context, z, x, y int, data []byte) error {
 func (s *pmtilesSink) finish(ctx context.Context) error { return s.w.Finish(ctx) }
 func (s *pmtilesSink) abort()                           { s.w.Abort() }
 
-// Run renders the map's tiles into out (.mbtiles or .pmtiles). On failure
-// or cancellation nothing is left at out.
+// Run renders the map's tiles into out (.mbtiles or .pmtiles). The file is
+// written beside out under a temporary name and renamed to out when
+// complete: on failure, cancellation or a crash nothing new is left at out
+// (a file already there stays until replaced).
 func Run(ctx context.Context, svc *mapimage.Service, m *catalog.Map, out string, o Options) (Stats, error) {
 	o = withDefaults(o)
 	if o.Format == "" {
@@ -149,12 +193,12 @@ func Run(ctx context.Context, svc *mapimage.Service, m *catalog.Map, out string,
 	var sk sink
 	switch strings.ToLower(filepath.Ext(out)) {
 	case ".mbtiles":
-		os.Remove(out) // a new file, not tiles added to an old one
-		w, err := mbtiles.Create(out)
+		// A new file replaces an old one only once complete.
+		mb, err := newMBTilesSink(out, meta)
 		if err != nil {
 			return Stats{}, fmt.Errorf("prerender: %w", err)
 		}
-		sk = &mbtilesSink{w: w, path: out, meta: meta}
+		sk = mb
 	case ".pmtiles":
 		md, _ := json.Marshal(meta)
 		w, err := pmtiles.NewWriter(out, pmtiles.WriterOptions{Metadata: md, Bounds: o.Bounds, CenterZoom: o.MinZoom,

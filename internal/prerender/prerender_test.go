@@ -8,9 +8,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/tesseramaps/tessera/internal/catalog"
 	"github.com/tesseramaps/tessera/internal/mapimage"
-	"github.com/tesseramaps/tessera/internal/store"
 	"github.com/tesseramaps/tessera/internal/tilesource"
 )
 
@@ -39,7 +37,7 @@ func TestRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := &catalog.Map{Map: store.Map{ID: "sq", Format: "png"}, Title: "Square", Style: []byte(squareStyle), State: catalog.StateOK, Gen: 1}
+	m := squareMap()
 	ctx := context.Background()
 	dir := t.TempDir()
 	for _, name := range []string{"out.mbtiles", "out.pmtiles"} {
