@@ -73,7 +73,7 @@ func importance(pts []orb.Point, imp []float64, first, last int, sqTol float64) 
 		best, bestD := -1, sqTol
 		mid := first + (last-first)/2
 		for i := first + 1; i < last; i++ {
-			d := sqSegDist(pts[i], pts[first], pts[last])
+			d := segmentDist2(pts[i], pts[first], pts[last])
 			if d > bestD || d == bestD && best >= 0 && absInt(i-mid) < absInt(best-mid) {
 				best, bestD = i, d
 			}
@@ -91,22 +91,6 @@ func importance(pts []orb.Point, imp []float64, first, last int, sqTol float64) 
 			last = best
 		}
 	}
-}
-
-// sqSegDist is the squared distance from p to the segment a-b.
-func sqSegDist(p, a, b orb.Point) float64 {
-	x, y := a[0], a[1]
-	dx, dy := b[0]-x, b[1]-y
-	if dx != 0 || dy != 0 {
-		t := ((p[0]-x)*dx + (p[1]-y)*dy) / (dx*dx + dy*dy)
-		if t > 1 {
-			x, y = b[0], b[1]
-		} else if t > 0 {
-			x, y = x+dx*t, y+dy*t
-		}
-	}
-	dx, dy = p[0]-x, p[1]-y
-	return dx*dx + dy*dy
 }
 
 func absInt(v int) int {

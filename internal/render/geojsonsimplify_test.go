@@ -18,7 +18,7 @@ func TestImportance(t *testing.T) {
 	}
 	// The others are measured against the halves' chords.
 	for _, i := range []int{1, 3} {
-		want := sqSegDist(pts[i], pts[2*(i/2)], pts[2*(i/2)+2])
+		want := segmentDist2(pts[i], pts[2*(i/2)], pts[2*(i/2)+2])
 		if math.Abs(imp[i]-want) > 1e-12 {
 			t.Errorf("vertex %d importance %v, want %v", i, imp[i], want)
 		}

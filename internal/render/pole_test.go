@@ -1,0 +1,140 @@
+package render
+
+import (
+	"math"
+	"testing"
+
+	"github.com/paulmach/orb"
+)
+
+func TestSegmentDist2(t *testing.T) {
+	a, b := orb.Point{0, 0}, orb.Point{10, 0}
+	tests := []struct {
+		name    string
+		p, a, b orb.Point
+		want    float64
+	}{
+		{"above the middle", orb.Point{5, 3}, a, b, 9},
+		{"on the segment", orb.Point{7, 0}, a, b, 0},
+		{"beyond b", orb.Point{13, 4}, a, b, 25},
+		{"before a", orb.Point{-3, -4}, a, b, 25},
+		{"at a", a, a, b, 0},
+		{"zero-length segment", orb.Point{3, 4}, orb.Point{0, 0}, orb.Point{0, 0}, 25},
+		{"slanted", orb.Point{0, 2}, orb.Point{0, 0}, orb.Point{2, 2}, 2},
+		{"reversed ends", orb.Point{5, 3}, b, a, 9},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := segmentDist2(tc.p, tc.a, tc.b); math.Abs(got-tc.want) > 1e-12 {
+				t.Errorf("segmentDist2(%v, %v, %v) = %v, want %v", tc.p, tc.a, tc.b, got, tc.want)
+			}
+		})
+	}
+}
+
+// square100 is a 100-unit square with a 20-unit hole at (60..80, 60..80).
+var square100 = [][]orb.Point{
+	{{0, 0}, {100, 0}, {100, 100}, {0, 100}, {0, 0}},
+	{{60, 60}, {60, 80}, {80, 80}, {80, 60}, {60, 60}},
+}
+
+func TestSignedBoundaryDist(t *testing.T) {
+	tests := []struct {
+		name string
+		p    orb.Point
+		want float64
+	}{
+		{"inside near the left edge", orb.Point{10, 30}, 10},
+		{"inside near the hole", orb.Point{50, 70}, 10},
+		{"in the hole", orb.Point{70, 70}, -10},
+		{"outside", orb.Point{-5, 50}, -5},
+		{"outside past a corner", orb.Point{103, 104}, -5},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := signedBoundaryDist(tc.p, square100); math.Abs(got-tc.want) > 1e-9 {
+				t.Errorf("signedBoundaryDist(%v) = %v, want %v", tc.p, got, tc.want)
+			}
+		})
+	}
+}
+
+func TestRingCentroid(t *testing.T) {
+	tests := []struct {
+		name string
+		ring []orb.Point
+		want orb.Point
+		ok   bool
+	}{
+		{"closed square", []orb.Point{{0, 0}, {4, 0}, {4, 2}, {0, 2}, {0, 0}}, orb.Point{2, 1}, true},
+		{"open triangle, clockwise", []orb.Point{{0, 0}, {0, 3}, {3, 0}}, orb.Point{1, 1}, true},
+		{"L shape", []orb.Point{{0, 0}, {2, 0}, {2, 1}, {1, 1}, {1, 2}, {0, 2}}, orb.Point{5.0 / 6, 5.0 / 6}, true},
+		{"flat", []orb.Point{{0, 0}, {1, 1}, {2, 2}}, orb.Point{}, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, ok := ringCentroid(tc.ring)
+			if ok != tc.ok || math.Hypot(got[0]-tc.want[0], got[1]-tc.want[1]) > 1e-9 {
+				t.Errorf("ringCentroid = %v, %v; want %v, %v", got, ok, tc.want, tc.ok)
+			}
+		})
+	}
+}
+
+// TestPoleAgainstSampling checks the search's promise: no point of a fine
+// grid over the polygon is farther from the edges than the pole by more than
+// the precision; and degenerate polygons report false.
+func TestPoleAgainstSampling(t *testing.T) {
+	star := make([]orb.Point, 0, 11)
+	for i := range 10 {
+		r := 100.0
+		if i%2 == 1 {
+			r = 35
+		}
+		a := float64(i) * math.Pi / 5
+		star = append(star, orb.Point{200 + r*math.Sin(a), 200 - r*math.Cos(a)})
+	}
+	star = append(star, star[0])
+	tests := []struct {
+		name      string
+		rings     [][]orb.Point
+		precision float64
+	}{
+		{"square with a hole", square100, 0.5},
+		{"star", [][]orb.Point{star}, 1},
+		{"comb", [][]orb.Point{{{0, 0}, {90, 0}, {90, 50}, {70, 50}, {70, 10}, {50, 10}, {50, 50}, {30, 50}, {30, 10}, {10, 10}, {10, 80}, {0, 80}}}, 0.25},
+		{"thin diagonal", [][]orb.Point{{{0, 0}, {1000, 990}, {1000, 1000}, {0, 10}}}, 0.1},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			p, ok := poleOfInaccessibility(tc.rings, tc.precision)
+			if !ok {
+				t.Fatal("no pole")
+			}
+			got := signedBoundaryDist(p, tc.rings)
+			if got <= 0 {
+				t.Fatalf("pole %v is outside (distance %v)", p, got)
+			}
+			box := orb.LineString(tc.rings[0]).Bound()
+			step := math.Max(box.Max[0]-box.Min[0], box.Max[1]-box.Min[1]) / 400
+			best := math.Inf(-1)
+			for y := box.Min[1]; y <= box.Max[1]; y += step {
+				for x := box.Min[0]; x <= box.Max[0]; x += step {
+					best = math.Max(best, signedBoundaryDist(orb.Point{x, y}, tc.rings))
+				}
+			}
+			if best-got > tc.precision {
+				t.Errorf("pole %v at distance %v; a sampled point is at %v (precision %v)", p, got, best, tc.precision)
+			}
+		})
+	}
+	for _, rings := range [][][]orb.Point{
+		nil,
+		{{{0, 0}, {1, 1}}},
+		{{{0, 0}, {5, 0}, {10, 0}, {0, 0}}},
+	} {
+		if p, ok := poleOfInaccessibility(rings, 1); ok {
+			t.Errorf("poleOfInaccessibility(%v) = %v, true; want false", rings, p)
+		}
+	}
+}
