@@ -207,7 +207,13 @@ func readPassing(t *testing.T) map[string]bool {
 // list; TESSERA_RENDER_OUT=DIR keeps the images; TESSERA_RENDER_REPORT=FILE
 // writes each test's result and differing share.
 func TestConformance(t *testing.T) {
-	root := fixtures.Path(t, "render-tests")
+	root, err := conformanceRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if root == "" {
+		t.Skip("the shared render tests (../shared/render-tests) are absent: skipping")
+	}
 	results := runConformance(t, root)
 	type row struct{ n, strict, loose int }
 	rows := map[string]*row{}
@@ -268,22 +274,129 @@ func TestConformance(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if os.Getenv("TESSERA_UPDATE_CONFORMANCE") == "1" {
-		body := "# Tests of ../shared/render-tests that pass strictly; TestConformance fails when one no longer does.\n" + strings.Join(passing, "\n") + "\n"
-		if err := os.WriteFile(passingFile, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
+	// The list is checked before it may be rewritten: a run that loses a
+	// test records nothing.
 	was := readPassing(t)
-	for name := range was {
-		if results[name] < 0 {
-			t.Errorf("regression: %s passed and no longer does (differing share %.5f)", name, -results[name]-1)
-		}
+	regressions := conformanceRegressions(was, results)
+	for _, r := range regressions {
+		t.Error(r)
 	}
 	for _, name := range passing {
 		if !was[name] {
 			t.Logf("newly passing: %s (run with TESSERA_UPDATE_CONFORMANCE=1 to record it)", name)
 		}
+	}
+	if os.Getenv("TESSERA_UPDATE_CONFORMANCE") == "1" {
+		if err := recordPassing(passingFile, passing, regressions); err != nil {
+			t.Error(err)
+		}
+	}
+}
+
+// recordPassing rewrites the list of passing tests, unless some listed
+// test regressed: the list only grows by TESSERA_UPDATE_CONFORMANCE=1 (a
+// test taken out on purpose is deleted from it by hand).
+func recordPassing(path string, passing, regressions []string) error {
+	if len(regressions) > 0 {
+		return fmt.Errorf("%s not rewritten: %d listed tests no longer pass", path, len(regressions))
+	}
+	body := "# Tests of ../shared/render-tests that pass strictly; TestConformance fails when one no longer does.\n" + strings.Join(passing, "\n") + "\n"
+	if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}
+
+// conformanceRoot returns the folder of the shared render tests, or ""
+// when it is absent and the test may skip. When every tool is required
+// (TESSERA_REQUIRE_TOOLS=1, as in make test) an absent suite is an error:
+// the guard must not pass by not running.
+func conformanceRoot() (string, error) {
+	if dir := fixtures.SharedDir(); dir != "" {
+		root := filepath.Join(dir, "render-tests")
+		if st, err := os.Stat(filepath.Join(root, "tests")); err == nil && st.IsDir() {
+			return root, nil
+		}
+	}
+	if fixtures.RequireTools() {
+		return "", fmt.Errorf("the shared render tests (../shared/render-tests/tests, or $TESSERA_SHARED) are absent, and TESSERA_REQUIRE_TOOLS=1 requires them")
+	}
+	return "", nil
+}
+
+// conformanceRegressions names each test of the list that no longer
+// passes: one that fails or errs, and one that is no longer in the suite
+// at all (a renamed or deleted test must not drop out of the guard
+// silently).
+func conformanceRegressions(was map[string]bool, results map[string]float64) []string {
+	var out []string
+	for name := range was {
+		v, ok := results[name]
+		switch {
+		case !ok:
+			out = append(out, fmt.Sprintf("regression: %s passed and is no longer in the suite", name))
+		case v == -1:
+			out = append(out, fmt.Sprintf("regression: %s passed and no longer renders", name))
+		case v < 0:
+			out = append(out, fmt.Sprintf("regression: %s passed and no longer does (differing share %.5f)", name, -v-1))
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+func TestConformanceRegressions(t *testing.T) {
+	was := map[string]bool{"fill/a": true, "line/b": true, "line/c": true, "gone/d": true, "text/e": true}
+	results := map[string]float64{"fill/a": 0, "line/b": 0.0001, "line/c": -1 - 0.02, "text/e": -1, "new/f": 0}
+	got := conformanceRegressions(was, results)
+	want := []string{
+		"regression: gone/d passed and is no longer in the suite",
+		"regression: line/c passed and no longer does (differing share 0.02000)",
+		"regression: text/e passed and no longer renders",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("regressions:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if got := conformanceRegressions(was, map[string]float64{"fill/a": 0, "line/b": 0, "line/c": 0, "gone/d": 0, "text/e": 0.0002}); len(got) != 0 {
+		t.Errorf("all passing: %v", got)
+	}
+}
+
+func TestConformanceRootRequired(t *testing.T) {
+	t.Setenv("TESSERA_SHARED", filepath.Join(t.TempDir(), "absent"))
+	t.Setenv("TESSERA_REQUIRE_TOOLS", "")
+	if root, err := conformanceRoot(); root != "" || err != nil {
+		t.Errorf("absent, not required: %q %v, want a skip", root, err)
+	}
+	t.Setenv("TESSERA_REQUIRE_TOOLS", "1")
+	if root, err := conformanceRoot(); root != "" || err == nil {
+		t.Errorf("absent, required: %q %v, want an error", root, err)
+	}
+	// A shared folder without the render tests is as absent.
+	shared := t.TempDir()
+	t.Setenv("TESSERA_SHARED", shared)
+	if _, err := conformanceRoot(); err == nil {
+		t.Error("shared without render-tests, required: want an error")
+	}
+	os.MkdirAll(filepath.Join(shared, "render-tests", "tests"), 0o755)
+	if root, err := conformanceRoot(); err != nil || root != filepath.Join(shared, "render-tests") {
+		t.Errorf("present: %q %v", root, err)
+	}
+}
+
+func TestRecordPassingRefusesAfterRegression(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "passing.txt")
+	os.WriteFile(path, []byte("fill/a\nline/b\n"), 0o644)
+	if err := recordPassing(path, []string{"fill/a"}, []string{"regression: line/b passed and no longer does"}); err == nil {
+		t.Error("a list with a regression was rewritten")
+	}
+	if b, _ := os.ReadFile(path); string(b) != "fill/a\nline/b\n" {
+		t.Errorf("list changed: %q", b)
+	}
+	if err := recordPassing(path, []string{"fill/a", "line/b", "text/c"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(path); !strings.HasSuffix(string(b), "fill/a\nline/b\ntext/c\n") {
+		t.Errorf("list %q", b)
 	}
 }
