@@ -6,6 +6,8 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
+
+	"github.com/tesseramaps/tessera/internal/panics"
 )
 
 // RenderRange renders the glyphs the font has among the 256 code points from
@@ -31,8 +33,9 @@ func (f *Font) RenderRange(ctx context.Context, start int) ([]Glyph, error) {
 		wg   sync.WaitGroup
 		next atomic.Int64
 	)
+	var carrier panics.Carrier // a panic is raised in the caller's goroutine
 	for range workers {
-		wg.Go(func() {
+		carrier.Go(&wg, func() {
 			var s scratch
 			for i := int(next.Add(1) - 1); i < len(cps) && ctx.Err() == nil; i = int(next.Add(1) - 1) {
 				out[i], present[i] = f.renderGlyph(&s, cps[i])
@@ -40,6 +43,7 @@ func (f *Font) RenderRange(ctx context.Context, start int) ([]Glyph, error) {
 		})
 	}
 	wg.Wait()
+	carrier.Rethrow()
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("render %s %s: %w", f.Name, rangeName(start), err)
 	}

@@ -31,6 +31,8 @@ var (
 	ErrBusy = renderqueue.ErrBusy
 	// ErrTimeout: a render passed its deadline (503).
 	ErrTimeout = renderqueue.ErrTimeout
+	// ErrPanic: a render panicked (500, logged with the panic's stack).
+	ErrPanic = renderqueue.ErrPanic
 )
 
 // RequestError is a problem of the request (a 400): a tile outside the

@@ -21,6 +21,7 @@ import (
 	"github.com/tesseramaps/tessera/internal/geo"
 	"github.com/tesseramaps/tessera/internal/geojson"
 	"github.com/tesseramaps/tessera/internal/mvt"
+	"github.com/tesseramaps/tessera/internal/panics"
 	"github.com/tesseramaps/tessera/internal/render/raster"
 	"github.com/tesseramaps/tessera/internal/style"
 	"github.com/tesseramaps/tessera/internal/style/expr"
@@ -191,12 +192,15 @@ func (r *Renderer) Render(ctx context.Context, st *style.Style, v View, res Reso
 		// each pixel to 8 bits.
 		top := raster.NewCanvas(w, h)
 		done := make(chan struct{})
+		var carrier panics.Carrier // a panic there is raised here
 		go func() {
 			defer close(done)
+			defer carrier.Catch()
 			d.draw(ctx, layers[split:], top)
 		}()
 		d.draw(ctx, layers[:split], cv)
 		<-done
+		carrier.Rethrow()
 		cv.Over(top)
 	} else {
 		d.draw(ctx, layers, cv)
@@ -524,6 +528,9 @@ type sourceSet struct {
 	// when symbolPass is ready.
 	symbolPass *symbolPass
 	placed     chan struct{}
+	// placePanic carries a panic of the placement's goroutine to the
+	// render's.
+	placePanic panics.Carrier
 	glyphs     *glyphSet
 	sprite     *spriteSet
 }
@@ -911,10 +918,12 @@ func (s *sourceSet) vector(ctx context.Context, src *style.Source) ([]*decodedTi
 	if workers := min(missing, runtime.GOMAXPROCS(0)); workers > 1 {
 		next := make(chan *want)
 		var wg sync.WaitGroup
+		var carrier panics.Carrier // a panic is raised in the render's goroutine
+		defer carrier.Rethrow()
 		for range workers {
 			wg.Go(func() {
 				for w := range next {
-					load(w)
+					func() { defer carrier.Catch(); load(w) }() // each tile: the feeder never blocks
 				}
 			})
 		}

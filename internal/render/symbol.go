@@ -15,6 +15,7 @@ import (
 	"github.com/paulmach/orb"
 
 	"github.com/tesseramaps/tessera/internal/glyphs"
+	"github.com/tesseramaps/tessera/internal/panics"
 	"github.com/tesseramaps/tessera/internal/render/raster"
 	"github.com/tesseramaps/tessera/internal/render/text"
 	"github.com/tesseramaps/tessera/internal/style"
@@ -92,9 +93,7 @@ type iconQuad struct {
 // layer of the style on first use, or waiting for the placement started
 // by startSymbols.
 func (s *sourceSet) symbols(ctx context.Context) *symbolPass {
-	if s.placed != nil {
-		<-s.placed
-	}
+	s.waitSymbols()
 	if s.symbolPass == nil {
 		s.symbolPass = s.placeSymbols(ctx)
 	}
@@ -119,14 +118,17 @@ func (s *sourceSet) startSymbols(ctx context.Context) {
 	s.placed = make(chan struct{})
 	go func() {
 		defer close(s.placed)
+		defer s.placePanic.Catch()
 		s.symbolPass = s.placeSymbols(ctx)
 	}()
 }
 
-// waitSymbols waits for a placement started by startSymbols.
+// waitSymbols waits for a placement started by startSymbols, raising its
+// panic, if any, in the caller's goroutine.
 func (s *sourceSet) waitSymbols() {
 	if s.placed != nil {
 		<-s.placed
+		s.placePanic.Rethrow()
 	}
 }
 
@@ -179,14 +181,16 @@ func (s *sourceSet) placeSymbols(ctx context.Context) *symbolPass {
 	}
 	var next atomic.Int64
 	var wg sync.WaitGroup
+	var carrier panics.Carrier
 	for range min(len(order), runtime.GOMAXPROCS(0)) {
-		wg.Go(func() {
+		carrier.Go(&wg, func() {
 			for k := int(next.Add(1)) - 1; k < len(order); k = int(next.Add(1)) - 1 {
 				layout(k)
 			}
 		})
 	}
 	wg.Wait()
+	carrier.Rethrow()
 	var layers []laid // top first
 	for _, ly := range out {
 		if ly != nil {
@@ -1409,12 +1413,14 @@ func (s *sourceSet) drawSymbols(ctx context.Context, lr *layerRender) {
 		return
 	}
 	var wg sync.WaitGroup
+	var carrier panics.Carrier
 	for i := range bands {
 		y0, y1 := b.Min.Y+b.Dy()*i/bands, b.Min.Y+b.Dy()*(i+1)/bands
 		band := &raster.Canvas{RGBA: lr.cv.SubImage(image.Rect(b.Min.X, y0, b.Max.X, y1)).(*image.RGBA)}
-		wg.Go(func() { s.drawSymbolsOn(band, syms) })
+		carrier.Go(&wg, func() { s.drawSymbolsOn(band, syms) })
 	}
 	wg.Wait()
+	carrier.Rethrow()
 }
 
 // minSymbolBand is the fewest rows a band of drawSymbols has.

@@ -4,10 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/tesseramaps/tessera/internal/panics"
 )
 
 func TestSharedRender(t *testing.T) {
@@ -90,6 +93,108 @@ func TestTimeout(t *testing.T) {
 	if !errors.Is(err, ErrTimeout) {
 		t.Fatalf("got %v, want ErrTimeout", err)
 	}
+	if s := q.Stats(); s.TimedOut != 1 {
+		t.Errorf("%d timeouts counted, want 1", s.TimedOut)
+	}
+}
+
+// TestDeadlineFromStart: time spent waiting for a worker does not count
+// against a render's deadline.
+func TestDeadlineFromStart(t *testing.T) {
+	const timeout, work = time.Second, 300 * time.Millisecond
+	q := New(1, 1, timeout)
+	first := make(chan error, 1)
+	go func() {
+		_, err := q.Do(context.Background(), "first", func(ctx context.Context) ([]byte, error) {
+			for q.Stats().Admitted < 2 { // hold the worker until the second render waits
+				time.Sleep(time.Millisecond)
+			}
+			time.Sleep(work) // the render's work
+			return nil, nil
+		})
+		first <- err
+	}()
+	waitFor(t, func() bool { return q.Stats().Running == 1 })
+	var left time.Duration
+	_, err := q.Do(context.Background(), "second", func(ctx context.Context) ([]byte, error) {
+		d, ok := ctx.Deadline()
+		if !ok {
+			return nil, errors.New("no deadline")
+		}
+		left = time.Until(d)
+		return nil, nil
+	})
+	if err != nil || <-first != nil {
+		t.Fatal(err)
+	}
+	// It waited `work` for the worker; its deadline is still a whole
+	// timeout away when it starts.
+	if left < timeout-work/2 {
+		t.Errorf("the second render started with %v left of %v: its wait counted", left, timeout)
+	}
+}
+
+// TestRefuseWhatCannotStart: with renders taking 80 ms on one worker and
+// a longest wait of 100 ms (half the timeout), the second render waiting
+// is refused at once.
+func TestRefuseWhatCannotStart(t *testing.T) {
+	q := New(1, 10, 200*time.Millisecond)
+	q.avg = 80 * time.Millisecond
+	release := make(chan struct{})
+	block := func(ctx context.Context) ([]byte, error) {
+		select {
+		case <-release:
+		case <-ctx.Done():
+		}
+		return nil, nil
+	}
+	errs := make(chan error, 2)
+	go func() { _, err := q.Do(context.Background(), "a", block); errs <- err }()
+	waitFor(t, func() bool { return q.Stats().Running == 1 })
+	go func() { _, err := q.Do(context.Background(), "b", block); errs <- err }()
+	waitFor(t, func() bool { return q.Stats().Admitted == 2 })
+	start := time.Now()
+	if _, err := q.Do(context.Background(), "c", block); !errors.Is(err, ErrBusy) {
+		t.Fatalf("third render: %v, want ErrBusy (it would wait 160 ms)", err)
+	}
+	if d := time.Since(start); d > 50*time.Millisecond {
+		t.Errorf("refused after %v, not at once", d)
+	}
+	if s := q.Stats(); s.Refused != 1 {
+		t.Errorf("%d refused, want 1", s.Refused)
+	}
+	close(release)
+	for range 2 {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+}
+
+// TestWaitBound: a render still waiting for a worker at the longest wait
+// is given up with ErrBusy, without running.
+func TestWaitBound(t *testing.T) {
+	q := New(1, 4, 0)
+	q.SetMaxWait(30 * time.Millisecond)
+	release := make(chan struct{})
+	errs := make(chan error, 1)
+	go func() {
+		_, err := q.Do(context.Background(), "a", func(ctx context.Context) ([]byte, error) { <-release; return nil, nil })
+		errs <- err
+	}()
+	waitFor(t, func() bool { return q.Stats().Running == 1 })
+	ran := false
+	_, err := q.Do(context.Background(), "b", func(ctx context.Context) ([]byte, error) { ran = true; return nil, nil })
+	if !errors.Is(err, ErrBusy) || ran {
+		t.Errorf("a render waiting past the longest wait: %v (ran %v), want ErrBusy without running", err, ran)
+	}
+	close(release)
+	if err := <-errs; err != nil {
+		t.Error(err)
+	}
+	if s := q.Stats(); s.Refused != 1 || s.Admitted != 0 {
+		t.Errorf("stats %+v", s)
+	}
 }
 
 func TestCallersLeaving(t *testing.T) {
@@ -152,8 +257,31 @@ func TestNewCallerAfterAbandon(t *testing.T) {
 
 func TestPanicAndErrors(t *testing.T) {
 	q := New(1, 0, 0)
-	if _, err := q.Do(context.Background(), "p", func(context.Context) ([]byte, error) { panic("boom") }); err == nil {
-		t.Error("a panic gave no error")
+	_, err := q.Do(context.Background(), "p", func(context.Context) ([]byte, error) { panic("boom") })
+	var p *panics.Recovered
+	if !errors.Is(err, ErrPanic) || !errors.As(err, &p) {
+		t.Fatalf("a panic gave %v, want ErrPanic with the recovered panic", err)
+	}
+	if p.Value != "boom" || !strings.Contains(string(p.Stack), "TestPanicAndErrors") {
+		t.Errorf("recovered %v with stack\n%s", p.Value, p.Stack)
+	}
+	if s := q.Stats(); s.Panicked != 1 {
+		t.Errorf("%d panics counted, want 1", s.Panicked)
+	}
+	// A panic in a goroutine of the render, carried to the worker.
+	_, err = q.Do(context.Background(), "p2", func(context.Context) ([]byte, error) {
+		var c panics.Carrier
+		var wg sync.WaitGroup
+		c.Go(&wg, func() { panic("boom in a helper") })
+		wg.Wait()
+		c.Rethrow()
+		return nil, nil
+	})
+	if !errors.As(err, &p) || p.Value != "boom in a helper" {
+		t.Errorf("a helper's panic gave %v", err)
+	}
+	if s := q.Stats(); s.Panicked != 2 {
+		t.Errorf("%d panics counted, want 2", s.Panicked)
 	}
 	want := fmt.Errorf("bad style")
 	if _, err := q.Do(context.Background(), "e", func(context.Context) ([]byte, error) { return nil, want }); !errors.Is(err, want) {

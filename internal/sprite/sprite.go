@@ -45,6 +45,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/tesseramaps/tessera/internal/panics"
 	"github.com/tesseramaps/tessera/internal/sprite/svg"
 )
 
@@ -249,12 +250,14 @@ func BuildSheet(ctx context.Context, icons []Icon, opts Options) (*Sheet, error)
 	workers := min(runtime.GOMAXPROCS(0), len(pending))
 	var wg sync.WaitGroup
 	next := make(chan int)
+	var carrier panics.Carrier // a panic is raised in the caller's goroutine
 	for w := 0; w < workers; w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for i := range next {
-				out[i], errs[i] = renderIcon(ctx, pending[i], opts)
+				// Each icon on its own: the feeder never blocks.
+				func() { defer carrier.Catch(); out[i], errs[i] = renderIcon(ctx, pending[i], opts) }()
 			}
 		}()
 	}
@@ -268,6 +271,7 @@ feed:
 	}
 	close(next)
 	wg.Wait()
+	carrier.Rethrow()
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("sprite: build: %w", err)
 	}

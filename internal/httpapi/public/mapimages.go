@@ -13,6 +13,7 @@ import (
 	"github.com/tesseramaps/tessera/internal/imageenc"
 	"github.com/tesseramaps/tessera/internal/mapimage"
 	"github.com/tesseramaps/tessera/internal/ogc"
+	"github.com/tesseramaps/tessera/internal/panics"
 	"github.com/tesseramaps/tessera/internal/staticmap"
 )
 
@@ -35,7 +36,8 @@ const (
 const retryAfter = "2"
 
 // imageFailed answers a failed render: the request's fault 400, a full
-// queue or a render past its deadline 503, anything else 500 (logged).
+// queue or a render past its deadline 503, anything else 500 (logged, a
+// panic with its stack).
 func (a *API) imageFailed(w http.ResponseWriter, r *http.Request, what string, err error) {
 	switch {
 	case r.Context().Err() != nil:
@@ -49,7 +51,11 @@ func (a *API) imageFailed(w http.ResponseWriter, r *http.Request, what string, e
 		w.Header().Set("Retry-After", retryAfter)
 		respond.Fail(w, http.StatusServiceUnavailable, "the image took too long to render")
 	default:
-		a.d.Log.ErrorContext(r.Context(), "render", "what", what, "err", err)
+		attrs := []any{"what", what, "err", err}
+		if p := (*panics.Recovered)(nil); errors.As(err, &p) {
+			attrs = append(attrs, "stack", string(p.Stack))
+		}
+		a.d.Log.ErrorContext(r.Context(), "render", attrs...)
 		respond.Fail(w, http.StatusInternalServerError, "the image could not be rendered")
 	}
 }

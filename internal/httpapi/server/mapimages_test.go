@@ -186,9 +186,10 @@ func TestWMSGetMap(t *testing.T) {
 }
 
 // TestRenderQueueFull holds the only render worker on a GeoJSON source
-// whose server answers only when told: a second render finds the queue
-// full (503 with Retry-After, at once), and a render past render_timeout
-// is cut (503).
+// whose server answers only when told: a second render, which finds no
+// worker free within half the render timeout, is refused without
+// rendering (503 with Retry-After), and a render past render_timeout is
+// cut (503); /metrics counts both.
 func TestRenderQueueFull(t *testing.T) {
 	release := make(chan struct{})
 	slow := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -216,6 +217,9 @@ func TestRenderQueueFull(t *testing.T) {
 		time.Sleep(5 * time.Millisecond)
 	}
 	busy := e.do("GET", "/maps/slow/1/0/0.png", nil)
+	if s := e.srv.images.QueueStats(); s.Running != 1 || s.Refused != 1 {
+		t.Errorf("after the second render gave up: %+v, want the first still running and one refused", s)
+	}
 	if busy.status != 503 || busy.header.Get("Retry-After") == "" {
 		t.Errorf("second render with the queue full: %d %s", busy.status, busy.body)
 	}
@@ -226,6 +230,13 @@ func TestRenderQueueFull(t *testing.T) {
 		t.Errorf("render past its deadline: %d %s", r.status, r.body)
 	}
 	checkError(t, r, 503)
+	// Both are counted.
+	m := string(e.do("GET", "/metrics", nil).body)
+	for _, want := range []string{"tessera_renders_refused_total 1", "tessera_render_timeouts_total 1", "tessera_render_panics_total 0"} {
+		if !strings.Contains(m, want+"\n") {
+			t.Errorf("metrics lack %q:\n%s", want, m)
+		}
+	}
 
 	cfg := config.Default()
 	cfg.RenderTimeout = 0
