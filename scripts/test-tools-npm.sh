@@ -22,7 +22,16 @@ if ! command -v npm >/dev/null 2>&1; then
 fi
 want=("playwright-core@$PLAYWRIGHT_VERSION" "pmtiles@$PMTILES_VERSION" "@maplibre/maplibre-gl-style-spec@$STYLE_SPEC_VERSION"
 	"ol@$OL_VERSION" "leaflet@$LEAFLET_VERSION")
+# Pinned below what the packages above ask for: @mapbox/jsonlint-lines-primitives
+# 2.0.3 (the style-spec's ^2.0.3) declares node >= 22 and npm warns EBADENGINE on
+# Debian's Node 20; 2.0.2 declares >= 0.6. The override makes npm take it.
+JSONLINT_VERSION="${JSONLINT_VERSION:-2.0.2}"
+overrides="{\"@mapbox/jsonlint-lines-primitives\":\"$JSONLINT_VERSION\"}"
 missing=()
+jsonlint="$cache/node_modules/@mapbox/jsonlint-lines-primitives/package.json"
+if [[ -f "$jsonlint" ]] && [[ "$(node -p "require('$jsonlint').version")" != "$JSONLINT_VERSION" ]]; then
+	missing+=("${want[@]}")
+fi
 for spec in "${want[@]}"; do
 	name="${spec%@*}"
 	version="${spec##*@}"
@@ -39,6 +48,12 @@ mkdir -p "$cache"
 if [[ ! -f "$cache/package.json" ]]; then
 	printf '{"name":"tessera-test-tools","private":true}\n' >"$cache/package.json"
 fi
+node -e '
+const fs = require("fs"), p = process.argv[1];
+const pkg = JSON.parse(fs.readFileSync(p, "utf8"));
+pkg.overrides = JSON.parse(process.argv[2]);
+fs.writeFileSync(p, JSON.stringify(pkg, null, 2) + "\n");
+' "$cache/package.json" "$overrides"
 # --ignore-scripts: never let a package download a browser or anything else.
 PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm install --prefix "$cache" --no-audit --no-fund --ignore-scripts --save-exact \
 	"${missing[@]}" >&2

@@ -43,6 +43,13 @@ type StyleReport struct {
 	Warnings []string
 	// Tilesets are the names of the server's tilesets the sources name.
 	Tilesets []string
+	// View is the style's initial view (center and zoom), when it has one.
+	View *View
+}
+
+// View is a style's initial view: center longitude, latitude and zoom.
+type View struct {
+	Lon, Lat, Zoom float64
 }
 
 // Map is one map (DATA_DIR/maps/<id>/style.json) as the catalog knows it.
@@ -63,6 +70,8 @@ type Map struct {
 	Warnings []string
 	// Tilesets are the names of the server's tilesets its sources name.
 	Tilesets []string
+	// View is the style's initial view, nil when it names none.
+	View *View
 	// Gen changes whenever the style is re-read: caches key on it.
 	Gen uint64
 
@@ -235,7 +244,7 @@ func (ms *Maps) read(rec store.Map, path string, st os.FileInfo) *Map {
 	if title != "" {
 		m.Title = title
 	}
-	m.Warnings, m.Tilesets = warnings, rep.Tilesets
+	m.Warnings, m.Tilesets, m.View = warnings, rep.Tilesets, rep.View
 	for _, w := range warnings {
 		ms.log.Warn("map style reference", "map", rec.ID, "warning", w)
 	}

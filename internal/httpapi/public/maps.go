@@ -56,7 +56,13 @@ func (a *API) mapByID(w http.ResponseWriter, id string) (*catalog.Map, bool) {
 
 // mapDoc describes a map for the document builders.
 func mapDoc(m *catalog.Map) ogc.Map {
-	return ogc.Map{ID: m.ID, Title: m.Title, Format: m.Format, MinZoom: 0, MaxZoom: 22}
+	d := ogc.Map{ID: m.ID, Title: m.Title, Format: m.Format, MinZoom: 0, MaxZoom: 22}
+	if m.View != nil {
+		// The style's own center and zoom: a client opening the TileJSON
+		// starts where the style's author pointed it.
+		d.Center = [3]float64{m.View.Lon, m.View.Lat, m.View.Zoom}
+	}
+	return d
 }
 
 // mapFile serves the files of a map by name: style.json, sprite[@2x].png

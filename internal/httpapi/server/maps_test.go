@@ -16,6 +16,8 @@ import (
 const testStyle = `{
   "version": 8,
   "name": "Roads map",
+  "center": [10, 25],
+  "zoom": 1.5,
   "sources": {"roads": {"type": "vector", "url": "/tiles/roads/tiles.json"}},
   "glyphs": "/fonts/{fontstack}/{range}.pbf",
   "sprite": "/maps/city/sprite",
@@ -110,6 +112,12 @@ func TestMapEndpoints(t *testing.T) {
 	tj256 := decodeJSON[map[string]any](t, e.do("GET", "/maps/city/256/tiles.json", nil).body)
 	if tiles := tj256["tiles"].([]any); !strings.HasPrefix(tiles[0].(string), e.http.URL+"/maps/city/256/") {
 		t.Errorf("256/tiles.json = %v", tj256)
+	}
+	// The TileJSON's center is the style's center and zoom (not [0,0,0]).
+	for _, doc := range []map[string]any{tj, tj256} {
+		if c, _ := doc["center"].([]any); len(c) != 3 || c[0] != 10.0 || c[1] != 25.0 || c[2] != 1.5 {
+			t.Errorf("tiles.json center = %v, want the style's [10, 25, 1.5]", doc["center"])
+		}
 	}
 	for _, p := range []string{"/maps/city/tiles", "/maps/city/tileMatrixSet"} {
 		if r := e.do("GET", p, nil); r.status != 200 || !json.Valid(r.body) {

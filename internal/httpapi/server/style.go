@@ -32,6 +32,12 @@ func (srv *Server) checkStyle(dir string, raw []byte) catalog.StyleReport {
 		problems = append(problems, e.Error())
 	}
 	rep := catalog.StyleReport{Title: s.Name, Problems: problems, Warnings: srv.missingResources(dir, s), Tilesets: s.Tilesets()}
+	if len(s.Center) == 2 {
+		rep.View = &catalog.View{Lon: s.Center[0], Lat: s.Center[1]}
+		if s.Zoom != nil {
+			rep.View.Zoom = *s.Zoom
+		}
+	}
 	if srv.Catalog != nil {
 		for _, name := range rep.Tilesets {
 			if e, ok := srv.Catalog.Get(name); !ok || !e.Served() {
