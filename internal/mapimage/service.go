@@ -92,6 +92,9 @@ type Service struct {
 	sprites *sprite.Cache
 	icons   *iconCache
 	log     *slog.Logger
+	// timeout is a render's budget: the render's deadline, less what
+	// reading a static map's marker icons took.
+	timeout time.Duration
 
 	mu     sync.Mutex
 	styles map[string]styleEntry // by map id
@@ -134,7 +137,7 @@ func New(cat *catalog.Catalog, opt Options) (*Service, error) {
 		log = slog.Default()
 	}
 	return &Service{
-		cat: cat, render: r, log: log, sprites: opt.Sprites,
+		cat: cat, render: r, log: log, sprites: opt.Sprites, timeout: opt.Timeout,
 		queue:  renderqueue.New(opt.Workers, opt.Depth, opt.Timeout),
 		cache:  tilecache.NewSized(opt.CacheBytes, MaxCachedImage),
 		res:    resources{cat: cat, maps: opt.Maps, sprites: opt.Sprites, fonts: opt.Fonts, remote: opt.Remote},

@@ -3,12 +3,16 @@ package mapimage
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"hash/fnv"
 	"image"
 	"strings"
+	"sync"
+	"time"
 
 	"github.com/tesseramaps/tessera/internal/catalog"
+	"github.com/tesseramaps/tessera/internal/panics"
 	"github.com/tesseramaps/tessera/internal/render"
 	"github.com/tesseramaps/tessera/internal/staticmap"
 )
@@ -27,14 +31,17 @@ func (s *Service) Static(ctx context.Context, m *catalog.Map, req *staticmap.Req
 	if err != nil {
 		return Image{}, err
 	}
-	// Icons are fetched before the render takes a worker: a slow icon host
-	// must not hold one.
-	icons := make([]markerIcon, len(req.Markers))
-	for i, mk := range req.Markers {
-		icons[i], err = s.markerIcon(ctx, m, mk, req.Scale)
-		if err != nil {
-			return Image{}, err
-		}
+	// Icons are fetched before the render takes a worker (a slow icon host
+	// must not hold one), at once, within the render's budget: what they
+	// take is taken from the render's deadline.
+	start := time.Now()
+	icons, err := s.markerIcons(ctx, m, req)
+	if err != nil {
+		return Image{}, err
+	}
+	left := s.timeout - time.Since(start)
+	if left <= 0 {
+		return Image{}, s.iconBudgetSpent()
 	}
 	v := req.View(fitMaxZoom)
 	// Identical requests share a render: the key is the map's generations
@@ -47,7 +54,7 @@ func (s *Service) Static(ctx context.Context, m *catalog.Map, req *staticmap.Req
 	h := fnv.New64a()
 	fmt.Fprintf(h, "%s\x00%d\x00%d\x00%d\x00", m.ID, se.gen, se.catalog, se.res)
 	h.Write(reqJSON)
-	data, err := s.queue.Do(ctx, fmt.Sprintf("static/%x", h.Sum64()), func(ctx context.Context) ([]byte, error) {
+	data, err := s.queue.DoWithin(ctx, fmt.Sprintf("static/%x", h.Sum64()), left, func(ctx context.Context) ([]byte, error) {
 		img, err := s.render.Render(ctx, se.st, render.View{
 			Center: [2]float64{v.Center[0], v.Center[1]}, Zoom: v.Zoom,
 			Width: v.Width, Height: v.Height, PixelRatio: v.PixelRatio,
@@ -70,15 +77,92 @@ type markerIcon struct {
 	ratio float64 // pixels of img per CSS pixel
 }
 
-func (s *Service) markerIcon(ctx context.Context, m *catalog.Map, mk staticmap.Marker, scale int) (markerIcon, error) {
-	switch {
-	case mk.Icon == "":
-		return markerIcon{}, nil
-	case strings.HasPrefix(mk.Icon, "http://") || strings.HasPrefix(mk.Icon, "https://"):
-		img, err := s.icons.get(ctx, mk.Icon)
+// maxIconFetches is how many marker icons of one request are read at once.
+const maxIconFetches = 8
+
+// markerIcons reads the markers' icons: each distinct icon once, at most
+// maxIconFetches at once, all within the render's budget (s.timeout). The
+// first failing icon in the request's order is the error; icons not all
+// read within the budget are a RequestError naming it.
+func (s *Service) markerIcons(ctx context.Context, m *catalog.Map, req *staticmap.Request) ([]markerIcon, error) {
+	icons := make([]markerIcon, len(req.Markers))
+	uses := map[string][]int{} // icon -> the markers drawing it
+	var order []string
+	for i, mk := range req.Markers {
+		if mk.Icon == "" {
+			continue
+		}
+		if _, ok := uses[mk.Icon]; !ok {
+			order = append(order, mk.Icon)
+		}
+		uses[mk.Icon] = append(uses[mk.Icon], i)
+	}
+	if len(order) == 0 {
+		return icons, nil
+	}
+	budget, cancelBudget := context.WithTimeoutCause(ctx, s.timeout, errIconBudget)
+	defer cancelBudget()
+	fctx, stop := context.WithCancel(budget) // stopped at the first failure
+	defer stop()
+	errs := make([]error, len(order))
+	sem := make(chan struct{}, maxIconFetches)
+	var wg sync.WaitGroup
+	var carrier panics.Carrier
+feed:
+	for k, name := range order {
+		select {
+		case sem <- struct{}{}:
+		case <-fctx.Done():
+			break feed
+		}
+		carrier.Go(&wg, func() {
+			defer func() { <-sem }()
+			ic, err := s.markerIcon(fctx, m, name, req.Scale)
+			if err != nil {
+				errs[k] = err
+				stop()
+				return
+			}
+			for _, i := range uses[name] {
+				icons[i] = ic
+			}
+		})
+	}
+	wg.Wait()
+	carrier.Rethrow()
+	for _, err := range errs {
+		if IsRequestError(err) {
+			return nil, err
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err // the client went away
+	}
+	if context.Cause(budget) == errIconBudget {
+		return nil, s.iconBudgetSpent()
+	}
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+	}
+	return icons, nil
+}
+
+// errIconBudget ends the reading of marker icons at the render's budget.
+var errIconBudget = errors.New("marker icons past the render's budget")
+
+func (s *Service) iconBudgetSpent() error {
+	return badRequest("markers icons: not all read within %v, the time allowed for the whole picture (icons by URL that answer slowly, or too many of them)", s.timeout)
+}
+
+// markerIcon reads one marker's icon.
+func (s *Service) markerIcon(ctx context.Context, m *catalog.Map, name string, scale int) (markerIcon, error) {
+	if strings.HasPrefix(name, "http://") || strings.HasPrefix(name, "https://") {
+		img, err := s.icons.get(ctx, name)
 		return markerIcon{img: img, ratio: 1}, err
 	}
-	img, ratio, err := s.spriteIcon(ctx, m, mk.Icon, scale)
+	img, ratio, err := s.spriteIcon(ctx, m, name, scale)
 	return markerIcon{img: img, ratio: ratio}, err
 }
 

@@ -3,9 +3,10 @@ package server
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"image"
 	_ "image/jpeg"
-	_ "image/png"
+	"image/png"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -13,6 +14,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -279,5 +281,102 @@ func TestRasterTileAfterTilesetChange(t *testing.T) {
 	}
 	if y == 512 {
 		t.Errorf("column %d of the tile is the same after the tileset was replaced: drawn from stale data", x)
+	}
+}
+
+// iconServer serves a 4x4 PNG at every path after delay (or when the
+// request ends, with hold), counting the requests in flight at once.
+type iconServer struct {
+	*httptest.Server
+	mu             sync.Mutex
+	inflight, most int
+	served         int
+	delay          time.Duration
+	hold           bool
+}
+
+func newIconServer(t *testing.T, delay time.Duration, hold bool) *iconServer {
+	var buf bytes.Buffer
+	img := image.NewNRGBA(image.Rect(0, 0, 4, 4))
+	for i := range img.Pix {
+		img.Pix[i] = 200
+	}
+	png.Encode(&buf, img)
+	s := &iconServer{delay: delay, hold: hold}
+	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s.mu.Lock()
+		s.inflight++
+		s.most = max(s.most, s.inflight)
+		s.mu.Unlock()
+		defer func() {
+			s.mu.Lock()
+			s.inflight--
+			s.mu.Unlock()
+		}()
+		select {
+		case <-time.After(s.delay):
+		case <-r.Context().Done():
+			return
+		}
+		if s.hold {
+			<-r.Context().Done()
+			return
+		}
+		s.mu.Lock()
+		s.served++
+		s.mu.Unlock()
+		w.Header().Set("Content-Type", "image/png")
+		w.Write(buf.Bytes())
+	}))
+	t.Cleanup(s.Close)
+	return s
+}
+
+// iconQuery is a static map query with n markers, each with its own icon
+// URL on srv.
+func iconQuery(srv string, n int) string {
+	q := url.Values{}
+	for i := range n {
+		q.Add("markers", fmt.Sprintf("icon:%s/icon%d.png|%d,%d", srv, i, i, i))
+	}
+	return q.Encode()
+}
+
+// TestStaticMapIcons: marker icons by URL are read at once (at most 8 in
+// flight), each distinct URL once, and within the render's budget: 20
+// icons answering in 300 ms make a picture in about a second, not six;
+// icons that never answer end the request at render_timeout with a 400
+// naming the budget, not after 5 s per icon.
+func TestStaticMapIcons(t *testing.T) {
+	e := mapEnv(t, func(c *config.Config) {
+		c.RemoteAllow = []string{"127.0.0.0/8"}
+		c.RenderTimeout = 2 * time.Second
+	})
+	slow := newIconServer(t, 300*time.Millisecond, false)
+	r := e.do("GET", "/maps/city/static/0,0,1/300x200.png?"+iconQuery(slow.URL, 20)+"&"+url.Values{"markers": {"icon:" + slow.URL + "/icon0.png|-5,5"}}.Encode(), nil)
+	if r.status != 200 {
+		t.Fatalf("20 slow icons: %d %s", r.status, r.body)
+	}
+	decodeImage(t, r)
+	slow.mu.Lock()
+	most, served := slow.most, slow.served
+	slow.mu.Unlock()
+	if most < 2 || most > 8 {
+		t.Errorf("%d icons were read at once, want 2 to 8", most)
+	}
+	if served != 20 {
+		t.Errorf("%d icons read for 20 distinct URLs", served)
+	}
+
+	stuck := newIconServer(t, 0, true)
+	start := time.Now()
+	r = e.do("GET", "/maps/city/static/0,0,1/300x200.png?"+iconQuery(stuck.URL, 20), nil)
+	took := time.Since(start)
+	if r.status != 400 || !strings.Contains(string(r.body), "within 2s") {
+		t.Errorf("icons that never answer: %d %s, want 400 naming the budget", r.status, r.body)
+	}
+	checkError(t, r, 400)
+	if took > 4*time.Second {
+		t.Errorf("icons that never answer held the request %v; the budget is 2 s", took)
 	}
 }

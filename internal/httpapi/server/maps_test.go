@@ -31,8 +31,13 @@ const testIcon = `<svg xmlns="http://www.w3.org/2000/svg" width="12" height="12"
 
 // mapEnv is a testEnv with a map "city" (style and one icon), a broken map,
 // and Open Sans from the shared fixtures when present.
-func mapEnv(t *testing.T) *testEnv {
+// mapEnv serves the test maps (city, bad, ghost); more changes the
+// configuration.
+func mapEnv(t *testing.T, more ...func(*config.Config)) *testEnv {
 	return newEnv(t, func(c *config.Config) {
+		for _, f := range more {
+			f(c)
+		}
 		maps := filepath.Join(c.DataDir, MapsDir)
 		os.MkdirAll(filepath.Join(maps, "city", "icons"), 0o755)
 		os.WriteFile(filepath.Join(maps, "city", "style.json"), []byte(testStyle), 0o644)
