@@ -4,18 +4,16 @@
 package admin
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"github.com/tesseramaps/tessera/internal/egress"
 	"github.com/tesseramaps/tessera/internal/httpapi/route"
 	"github.com/tesseramaps/tessera/internal/store"
-	"io"
+	"github.com/tesseramaps/tessera/internal/svctoken"
 	"log/slog"
 	"net/http"
 	"net/url"
 	"strconv"
-	"strings"
 
 	"github.com/tesseramaps/tessera/internal/catalog"
 	"github.com/tesseramaps/tessera/internal/httpapi/respond"
@@ -36,6 +34,7 @@ type Deps struct {
 	Catalog   *catalog.Catalog
 	Maps      *catalog.Maps
 	Ingest    *ingest.Service
+	Tokens    *svctoken.Service // the account API's service tokens
 	Log       *slog.Logger
 	PublicURL string
 }
@@ -69,6 +68,7 @@ func (a *API) Register(mux route.Router) {
 	mux.HandleFunc("DELETE "+p+"/tiles/ingest/{id}", a.cancelIngest)
 	mux.HandleFunc("POST "+p+"/tiles/ingest/{id}/process", a.processIngest)
 	a.RegisterMaps(mux)
+	a.RegisterTokens(mux)
 }
 
 // RegisterUpload adds the upload route, which needs no credentials: its
@@ -221,7 +221,7 @@ func (a *API) changeTiles(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var body tileChange
-	if !decode(w, r, &body) {
+	if !respond.Decode(w, r, &body, false) {
 		return
 	}
 	oldName := e.Name
@@ -284,7 +284,7 @@ type tileAdd struct {
 
 func (a *API) addRemote(w http.ResponseWriter, r *http.Request) {
 	var body tileAdd
-	if !decode(w, r, &body) {
+	if !respond.Decode(w, r, &body, false) {
 		return
 	}
 	if body.Storage == "" || body.URL == "" {
@@ -327,28 +327,4 @@ func (a *API) fail(w http.ResponseWriter, r *http.Request, err error) {
 		a.d.Log.ErrorContext(r.Context(), "admin request failed", "method", r.Method, "path", r.URL.Path, "err", err)
 		respond.Fail(w, http.StatusInternalServerError, "the server could not do this (its log has the cause); try again later")
 	}
-}
-
-// decode reads a JSON object body strictly (unknown fields refused) and
-// answers 400 when it is not one.
-func decode(w http.ResponseWriter, r *http.Request, v any) bool {
-	dec := json.NewDecoder(r.Body)
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		var mbe *http.MaxBytesError
-		switch {
-		case errors.As(err, &mbe):
-			respond.Fail(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("request body larger than %d bytes", mbe.Limit))
-		case errors.Is(err, io.EOF):
-			respond.Fail(w, http.StatusBadRequest, "a JSON object body is required")
-		default:
-			respond.Fail(w, http.StatusBadRequest, "invalid JSON body: "+strings.TrimPrefix(err.Error(), "json: "))
-		}
-		return false
-	}
-	if dec.More() {
-		respond.Fail(w, http.StatusBadRequest, "invalid JSON body: more than one JSON value")
-		return false
-	}
-	return true
 }

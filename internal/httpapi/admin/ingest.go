@@ -51,7 +51,7 @@ type ingestCreate struct {
 
 func (a *API) createIngest(w http.ResponseWriter, r *http.Request) {
 	var body ingestCreate
-	if !decode(w, r, &body) {
+	if !respond.Decode(w, r, &body, false) {
 		return
 	}
 	if body.Size == nil {

@@ -128,7 +128,7 @@ func (a *API) changeMap(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var body mapChange
-	if !decode(w, r, &body) {
+	if !respond.Decode(w, r, &body, false) {
 		return
 	}
 	m, err := a.d.Maps.Update(r.Context(), m.ID, catalog.MapChange{Format: body.Format, Quality: body.Quality, Published: body.Published})

@@ -50,7 +50,8 @@ func (t *Table) HandleFunc(pattern string, h func(http.ResponseWriter, *http.Req
 // Mount hands every request under prefix (which ends with "/") that no
 // pattern of the table knows, under any method, to h: another table,
 // usually behind its own middleware. A path the table knows under other
-// methods still gets 405 here.
+// methods still gets 405 here. Where mounts overlap, the longest prefix
+// wins (/v1/admin/ before /v1/).
 func (t *Table) Mount(prefix string, h http.Handler) {
 	t.mounts = append(t.mounts, mount{prefix, h})
 }
@@ -75,11 +76,15 @@ func (t *Table) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		respond.Fail(w, http.StatusMethodNotAllowed, fmt.Sprintf("the method %s is not allowed on %s (allowed: %s)", r.Method, r.URL.Path, allow))
 		return
 	}
-	for _, m := range t.mounts {
-		if strings.HasPrefix(r.URL.Path, m.prefix) {
-			m.h.ServeHTTP(w, r)
-			return
+	var best *mount
+	for i, m := range t.mounts {
+		if strings.HasPrefix(r.URL.Path, m.prefix) && (best == nil || len(m.prefix) > len(best.prefix)) {
+			best = &t.mounts[i]
 		}
+	}
+	if best != nil {
+		best.h.ServeHTTP(w, r)
+		return
 	}
 	respond.Fail(w, http.StatusNotFound, fmt.Sprintf("no such resource: %s", r.URL.Path))
 }

@@ -13,8 +13,11 @@ func TestTable(t *testing.T) {
 	tab.HandleFunc("GET /things/{id}", ok)
 	tab.HandleFunc("DELETE /things/{id}", ok)
 	tab.HandleFunc("PUT /admin/upload/{id}", ok)
+	outer := New()
+	outer.HandleFunc("GET /other/{id}", func(w http.ResponseWriter, r *http.Request) { w.Write([]byte("outer " + r.PathValue("id"))) })
 	inner := New()
 	inner.HandleFunc("GET /admin/list", ok)
+	tab.Mount("/", outer) // shorter: the longer /admin/ wins under it, whatever the order
 	tab.Mount("/admin/", inner)
 	if got := tab.Patterns(); len(got) != 3 || got[0] != "GET /things/{id}" {
 		t.Errorf("patterns %q", got)
@@ -32,6 +35,8 @@ func TestTable(t *testing.T) {
 		{"POST", "/admin/list", 405, "GET, HEAD", ""},
 		{"GET", "/admin/upload/x", 405, "PUT", ""}, // the outer table knows the path
 		{"GET", "/admin/other", 404, "", ""},
+		{"GET", "/other/b", 200, "", "outer b"},
+		{"GET", "/nothing/else", 404, "", ""},
 	}
 	for _, tc := range tests {
 		w := httptest.NewRecorder()

@@ -63,18 +63,20 @@ func patternRegexp(path string) *regexp.Regexp {
 func TestWrongMethods(t *testing.T) {
 	e := newEnv(t, nil)
 	public, admin := e.srv.Routes()
+	account := e.srv.AccountRoutes()
+	svcToken := e.serviceToken("methods")
 	type route_ struct {
 		path  string
-		admin bool
+		table int // 0 public, 1 admin, 2 account
 	}
 	allowed := map[route_][]string{}
-	for i, list := range [][]string{public, admin} {
+	for i, list := range [][]string{public, admin, account} {
 		for _, p := range list {
 			m, path := route.Methods(p)
 			if m == "" {
 				continue // a mount (the admin prefix) or a catch-all
 			}
-			k := route_{path, i == 1}
+			k := route_{path, i}
 			allowed[k] = append(allowed[k], m)
 		}
 	}
@@ -93,7 +95,7 @@ func TestWrongMethods(t *testing.T) {
 		path := concrete(r.path)
 		var methods []string
 		for other, re := range matchers {
-			if other.admin == r.admin && re.MatchString(path) {
+			if other.table == r.table && re.MatchString(path) {
 				methods = append(methods, allowed[other]...)
 			}
 		}
@@ -105,8 +107,11 @@ func TestWrongMethods(t *testing.T) {
 				continue
 			}
 			req, _ := http.NewRequest(m, e.http.URL+path, strings.NewReader("{}"))
-			if r.admin {
+			switch r.table {
+			case 1:
 				req.Header.Set("Authorization", "Basic "+token)
+			case 2:
+				req.Header.Set("Authorization", "Token "+svcToken)
 			}
 			resp, err := e.http.Client().Do(req)
 			if err != nil {

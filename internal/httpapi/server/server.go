@@ -26,12 +26,14 @@ import (
 	"github.com/tesseramaps/tessera/internal/config"
 	"github.com/tesseramaps/tessera/internal/geocode"
 	"github.com/tesseramaps/tessera/internal/glyphs"
+	"github.com/tesseramaps/tessera/internal/httpapi/account"
 	"github.com/tesseramaps/tessera/internal/httpapi/admin"
 	"github.com/tesseramaps/tessera/internal/httpapi/middleware"
 	"github.com/tesseramaps/tessera/internal/httpapi/public"
 	"github.com/tesseramaps/tessera/internal/ingest"
 	"github.com/tesseramaps/tessera/internal/sprite"
 	"github.com/tesseramaps/tessera/internal/store"
+	"github.com/tesseramaps/tessera/internal/svctoken"
 	"github.com/tesseramaps/tessera/internal/tilecache"
 	"github.com/tesseramaps/tessera/internal/tilesource"
 	"github.com/tesseramaps/tessera/internal/web"
@@ -62,7 +64,9 @@ type Server struct {
 	// images renders maps as raster tiles, static maps and WMS pictures.
 	images *mapimage.Service
 	// The route tables, kept so that every route can be walked.
-	publicRoutes, adminRoutes *route.Table
+	publicRoutes, adminRoutes, accountRoutes *route.Table
+	// tokens are the account API's service tokens.
+	tokens *svctoken.Service
 }
 
 // Paths inside the data directory.
@@ -93,7 +97,7 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (*Server, err
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{cfg: cfg, log: log, db: db, metrics: middleware.NewMetrics()}
+	s := &Server{cfg: cfg, log: log, db: db, metrics: middleware.NewMetrics(), tokens: svctoken.New(db)}
 	allow, err := cfg.RemoteAllowed()
 	if err != nil {
 		db.Close()
@@ -236,11 +240,18 @@ func (s *Server) routes() http.Handler {
 	mux.Handle("GET /metrics", s.metrics.Handler())
 
 	adminMux := route.New()
-	adm := admin.New(admin.Deps{Catalog: s.Catalog, Maps: s.Maps, Ingest: s.ingest, Log: s.log, PublicURL: s.cfg.PublicURL})
+	adm := admin.New(admin.Deps{Catalog: s.Catalog, Maps: s.Maps, Ingest: s.ingest, Tokens: s.tokens, Log: s.log, PublicURL: s.cfg.PublicURL})
 	adm.Register(adminMux)
 	mux.Mount(admin.Prefix+"/", middleware.AdminAuth(func() string { return s.token })(adminMux))
 	adm.RegisterUpload(mux)
-	s.publicRoutes, s.adminRoutes = mux, adminMux
+
+	// The account service API (spec 001 B) at /v1/, behind service tokens;
+	// the admin API's longer prefix /v1/admin/ wins over it.
+	accountMux := route.New()
+	acct := account.New(account.Deps{DB: s.db, Catalog: s.Catalog, Log: s.log, PublicURL: s.cfg.PublicURL})
+	acct.Register(accountMux)
+	mux.Mount(account.Prefix+"/", middleware.ServiceToken(s.tokens.Check, s.log)(accountMux))
+	s.publicRoutes, s.adminRoutes, s.accountRoutes = mux, adminMux, accountMux
 
 	var accessLog *slog.Logger
 	if s.cfg.AccessLog {
@@ -263,6 +274,9 @@ func (s *Server) routes() http.Handler {
 func (s *Server) Routes() (public, admin []string) {
 	return s.publicRoutes.Patterns(), s.adminRoutes.Patterns()
 }
+
+// AccountRoutes returns the patterns of the account table, mounted at /v1/.
+func (s *Server) AccountRoutes() []string { return s.accountRoutes.Patterns() }
 
 // Handler is the server's HTTP handler.
 func (s *Server) Handler() http.Handler { return s.handler }
