@@ -59,16 +59,25 @@ func (r resources) Fetch(ctx context.Context, rawURL string) ([]byte, error) {
 	return nil, fmt.Errorf("resource %q: only this server's tilesets and http(s) URLs are read", rawURL)
 }
 
+// entry finds a tileset by name, else by id.
+func (r resources) entry(name string) (*catalog.Entry, bool) {
+	if r.cat == nil {
+		return nil, false
+	}
+	e, ok := r.cat.Get(name)
+	if !ok {
+		e, ok = r.cat.ByID(name)
+	}
+	return e, ok
+}
+
 // tileset answers "{id}/tiles.json" and "{id}/{z}/{x}/{y}".
 func (r resources) tileset(ctx context.Context, rest string) ([]byte, error) {
 	parts := strings.Split(rest, "/")
 	if len(parts) == 0 || r.cat == nil {
 		return nil, fmt.Errorf("tileset %q: %w", rest, ErrNotServed)
 	}
-	e, ok := r.cat.Get(parts[0])
-	if !ok {
-		e, ok = r.cat.ByID(parts[0])
-	}
+	e, ok := r.entry(parts[0])
 	if !ok || !e.Served() {
 		return nil, fmt.Errorf("tileset %q: %w", parts[0], ErrNotServed)
 	}

@@ -115,6 +115,8 @@ type styleEntry struct {
 	resChecked  time.Time
 	st          *style.Style
 	attribution string
+	// fitZoom is the deepest zoom a static image of the map is fitted at.
+	fitZoom float64
 }
 
 // New returns a service drawing the maps of cat's tilesets.
@@ -180,7 +182,7 @@ func (s *Service) style(m *catalog.Map) (styleEntry, error) {
 	h := fnv.New64a()
 	fmt.Fprintf(h, "%s\x00%d\x00%d", m.ID, m.Gen, catGen)
 	e = styleEntry{gen: m.Gen, catalog: catGen, st: st, attribution: s.attribution(st), key: h.Sum64(),
-		res: s.resourcesGen(m), resChecked: time.Now()}
+		res: s.resourcesGen(m), resChecked: time.Now(), fitZoom: s.fitZoom(st)}
 	s.mu.Lock()
 	s.styles[m.ID] = e
 	s.mu.Unlock()

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"hash/fnv"
 	"image"
+	"math"
+	"net/url"
 	"strings"
 	"sync"
 	"time"
@@ -15,18 +17,19 @@ import (
 	"github.com/tesseramaps/tessera/internal/panics"
 	"github.com/tesseramaps/tessera/internal/render"
 	"github.com/tesseramaps/tessera/internal/staticmap"
+	"github.com/tesseramaps/tessera/internal/style"
 )
 
-// fitMaxZoom is the zoom of an image fitted to a single point.
+// fitMaxZoom is the deepest zoom of a fitted image (a single point): a
+// street's scale, or the map's data's deepest zoom when it ends before.
 const fitMaxZoom = 16
 
 // Static renders a static map: the map at the request's view, then its
 // paths, markers and attribution. Identical concurrent requests (same map
 // generation, same query) render once; static images are not cached.
+// Every map's static images are png, jpg or webp (spec 002), whatever the
+// format of its tiles.
 func (s *Service) Static(ctx context.Context, m *catalog.Map, req *staticmap.Request) (Image, error) {
-	if err := checkFormat(m, req.Format); err != nil {
-		return Image{}, err
-	}
 	se, err := s.style(m)
 	if err != nil {
 		return Image{}, err
@@ -43,7 +46,7 @@ func (s *Service) Static(ctx context.Context, m *catalog.Map, req *staticmap.Req
 	if left <= 0 {
 		return Image{}, s.iconBudgetSpent()
 	}
-	v := req.View(fitMaxZoom)
+	v := req.View(se.fitZoom)
 	// Identical requests share a render: the key is the map's generations
 	// and the request's values (JSON, not %#v, which would print the
 	// addresses of its optional colours and tell equal requests apart).
@@ -205,4 +208,54 @@ func drawOverlays(img *image.RGBA, v staticmap.View, req *staticmap.Request, ico
 		}
 	}
 	o.attribution(attribution, req.Attribution)
+}
+
+// fitZoom is the deepest zoom an image is fitted at for st: fitMaxZoom, or
+// the deepest zoom its tiled sources have data for when that is less (a
+// source's maxzoom in the style, else its tileset's on this server;
+// remote TileJSONs are not read for it). A style without tiled sources
+// of known depth fits at fitMaxZoom.
+func (s *Service) fitZoom(st *style.Style) float64 {
+	deepest := -1.0
+	for _, src := range st.Sources {
+		switch src.Type {
+		case "vector", "raster", "raster-dem":
+		default:
+			continue
+		}
+		z, ok := s.sourceMaxZoom(src)
+		if ok {
+			deepest = math.Max(deepest, z)
+		}
+	}
+	if deepest < 0 {
+		return fitMaxZoom
+	}
+	return math.Min(fitMaxZoom, deepest)
+}
+
+// sourceMaxZoom is a tiled source's deepest zoom: the style's maxzoom, else
+// the tileset's of a source on this server (a /tiles/NAME/... URL).
+func (s *Service) sourceMaxZoom(src *style.Source) (float64, bool) {
+	if src.MaxZoom != nil {
+		return *src.MaxZoom, true
+	}
+	ref := src.URL
+	if ref == "" && len(src.Tiles) > 0 {
+		ref = src.Tiles[0]
+	}
+	rest, ok := strings.CutPrefix(ref, "/tiles/")
+	if !ok {
+		return 0, false
+	}
+	name, _, _ := strings.Cut(rest, "/")
+	name, _, _ = strings.Cut(name, "?")
+	if u, err := url.PathUnescape(name); err == nil {
+		name = u
+	}
+	e, ok := s.res.entry(name)
+	if !ok {
+		return 0, false
+	}
+	return float64(e.Info.MaxZoom), true
 }

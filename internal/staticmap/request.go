@@ -247,13 +247,18 @@ func (r *Request) parseSize(s string) error {
 	return nil
 }
 
+// dimension reads a width or height: digits only, 1 to MaxSize (a number
+// too long for an int is outside the range too, not "not a number").
 func dimension(name, s string) (int, error) {
-	n, err := strconv.Atoi(s)
-	if err != nil || len(s) > 5 || s[0] == '+' || s[0] == '-' {
+	if s == "" || strings.Trim(s, "0123456789") != "" {
 		return 0, fail(name, "%q is not a whole number", s)
 	}
-	if n < 1 || n > MaxSize {
-		return 0, fail(name, "%d is outside 1..%d", n, MaxSize)
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 1 || n > MaxSize {
+		if len(s) > 12 {
+			s = s[:12] + "..."
+		}
+		return 0, fail(name, "%s is outside 1..%d", s, MaxSize)
 	}
 	return n, nil
 }

@@ -131,7 +131,6 @@ func TestStaticMaps(t *testing.T) {
 	}
 	for path, status := range map[string]int{
 		"/maps/city/static/0,0,1/3000x200.png":                                     400,
-		"/maps/city/static/0,0,1/300x200.jpg":                                      400,
 		"/maps/city/static/0,0,99/300x200.png":                                     400,
 		"/maps/city/static/auto/300x200.png":                                       400, // nothing to fit
 		"/maps/city/static/0,0,1/300x200.png?path=1,2":                             400,
@@ -147,6 +146,50 @@ func TestStaticMaps(t *testing.T) {
 		if status != 414 {
 			checkError(t, r, status)
 		}
+	}
+	if r := e.do("GET", "/maps/city/static/0,0,1/100000x200.png", nil); r.status != 400 || !strings.Contains(string(r.body), "width: 100000 is outside 1..2048") {
+		t.Errorf("width 100000: %d %s, want 400 naming the limit", r.status, r.body)
+	}
+}
+
+// TestStaticMapFormats: a map whose tiles are png serves its static images
+// in png, jpg and webp (spec 002); its tiles stay png only.
+func TestStaticMapFormats(t *testing.T) {
+	e := mapEnv(t)
+	for ext, mediaType := range map[string]string{"png": "image/png", "jpg": "image/jpeg", "jpeg": "image/jpeg", "webp": "image/webp"} {
+		r := e.do("GET", "/maps/city/static/0,0,1/300x200."+ext, nil)
+		if r.status != 200 || r.header.Get("Content-Type") != mediaType {
+			t.Errorf("%s: %d %s %s", ext, r.status, r.header.Get("Content-Type"), r.body)
+			continue
+		}
+		if ext == "webp" {
+			continue // image/ registers no WebP decoder in this test
+		}
+		if b := decodeImage(t, r).Bounds(); b.Dx() != 300 || b.Dy() != 200 {
+			t.Errorf("%s: %v", ext, b.Size())
+		}
+	}
+	checkError(t, e.do("GET", "/maps/city/0/0/0.jpg", nil), 400)
+}
+
+// TestStaticMapFitZoom: a single marker on an auto image is shown at the
+// deepest zoom of the map's data (the roads tileset ends at zoom 3), not
+// at zoom 16 past it.
+func TestStaticMapFitZoom(t *testing.T) {
+	e := mapEnv(t)
+	auto := e.do("GET", "/maps/city/static/auto/300x200.png?markers=0,0", nil)
+	at3 := e.do("GET", "/maps/city/static/0,0,3/300x200.png?markers=0,0", nil)
+	at16 := e.do("GET", "/maps/city/static/0,0,16/300x200.png?markers=0,0", nil)
+	for _, r := range []resp{auto, at3, at16} {
+		if r.status != 200 {
+			t.Fatalf("%d %s", r.status, r.body)
+		}
+	}
+	if !bytes.Equal(auto.body, at3.body) {
+		t.Error("a single marker is not shown at the data's deepest zoom (3)")
+	}
+	if bytes.Equal(at3.body, at16.body) {
+		t.Error("zooms 3 and 16 draw the same picture: the test shows nothing")
 	}
 }
 
