@@ -98,6 +98,16 @@ var migrations = []string{
 	`ALTER TABLE ingests ADD COLUMN lease_owner TEXT NOT NULL DEFAULT ''`,
 	`ALTER TABLE ingests ADD COLUMN lease_until TEXT NOT NULL DEFAULT ''`,
 	`ALTER TABLE ingests ADD COLUMN seq BIGINT NOT NULL DEFAULT 0`,
+	// Usage counts summed over keys and tokens, written in the same
+	// transaction as usage_counts: the services classifier's year-long
+	// timelines read a few thousand rows instead of every key's.
+	`CREATE TABLE usage_services (
+		day TEXT NOT NULL,
+		service TEXT NOT NULL,
+		grp TEXT NOT NULL,
+		value BIGINT NOT NULL,
+		PRIMARY KEY (day, service, grp)
+	)`,
 }
 
 // migrationLock is the PostgreSQL advisory lock key that makes one node at
