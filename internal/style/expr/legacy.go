@@ -3,330 +3,469 @@ package expr
 import (
 	"errors"
 	"fmt"
-	"regexp"
+	"strings"
 )
 
-// Conversion of legacy function objects ({"stops": ..., "property": ...,
-// "base": ..., "type": ..., "default": ...}) into expressions, as the style
-// specification describes.
+// Legacy functions are the style specification's older way of making a
+// property depend on zoom or on a feature property: an object with "stops"
+// ([[input, output], ...]), "property", "base", "type" (identity,
+// exponential, interval, categorical), "colorSpace" and "default". Each is
+// rewritten here as the expression that means the same:
+//
+//	zoom function                  ["interpolate", curve, ["zoom"], z, out, ...]
+//	                               or ["step", ["zoom"], out0, z1, out1, ...]
+//	property function, numeric     the same over ["number", ["get", p]]
+//	property function, categorical ["match", ["get", p], in, out, ..., fallback]
+//	                               (["case", ["==", ...], out, ..., fallback] when
+//	                               the inputs are not all strings or all integers)
+//	identity function              ["get", p] under the assertion or coercion of
+//	                               the property's type, the fallback as its last
+//	                               argument where that is allowed
+//	zoom-and-property function     a zoom curve whose outputs are property
+//	                               curves, one per zoom level of the stops
+//
+// The fallback is the function's "default", else the property's default; a
+// numeric property function with a fallback tests first that the value is a
+// number. Without one, a missing or mistyped value is an evaluation error,
+// which the renderer answers with the property's default.
+//
+// The shapes follow what the specification's expression conformance
+// fixtures show (test/integration/expression/tests/legacy in
+// maplibre-style-spec), including the error positions they expect.
 
-func convertLiteral(v any) any {
-	switch v.(type) {
-	case []any, *jobj:
-		return []any{"literal", v}
-	}
-	return v
+// legacyKind is the "type" of a legacy function.
+type legacyKind int
+
+const (
+	kindExponential legacyKind = iota
+	kindInterval
+	kindCategorical
+	kindIdentity
+)
+
+// legacyFunc is a legacy function object, read and checked.
+type legacyFunc struct {
+	kind     legacyKind
+	property string // "" for a zoom function
+	base     float64
+	space    string // "rgb", "lab" or "hcl"
+	// fallback is the default ("default", else the property's), and
+	// hasFallback whether there is one.
+	fallback    any
+	hasFallback bool
+	spec        *PropertySpec
+	// pairs are the stops in order, with duplicate inputs after the first
+	// dropped. For a zoom-and-property function, levels holds them grouped
+	// by zoom instead.
+	pairs  []legacyPair
+	levels []zoomLevel
 }
 
-var tokenRe = regexp.MustCompile(`{([^{}]+)}`)
+type legacyPair struct{ in, out any }
 
-// convertTokenString turns "a {b} c" into ["concat", "a ", ["get", "b"], " c"].
-func convertTokenString(s string) any {
-	res := []any{"concat"}
-	pos := 0
-	for _, m := range tokenRe.FindAllStringSubmatchIndex(s, -1) {
-		if lit := s[pos:m[0]]; lit != "" {
-			res = append(res, lit)
-		}
-		res = append(res, []any{"get", s[m[2]:m[3]]})
-		pos = m[1]
-	}
-	if len(res) == 1 {
-		return s
-	}
-	if pos < len(s) {
-		res = append(res, s[pos:])
-	} else if len(res) == 2 {
-		return []any{"to-string", res[1]}
-	}
-	return res
+// zoomLevel is the stops of a zoom-and-property function at one zoom.
+type zoomLevel struct {
+	zoom  float64
+	pairs []legacyPair
 }
 
-func functionType(params *jobj, spec *PropertySpec) string {
-	if t, ok := params.get("type"); ok {
-		if s, ok := t.(string); ok {
-			return s
-		}
-	}
-	if spec != nil && spec.Expression != nil && spec.Expression.Interpolated {
-		return "exponential"
-	}
-	return "interval"
-}
-
-func interpolateOperator(params *jobj) string {
-	cs, _ := params.get("colorSpace")
-	switch cs {
-	case "hcl":
-		return "interpolate-hcl"
-	case "lab":
-		return "interpolate-lab"
-	}
-	return "interpolate"
-}
-
-func appendStopPair(curve []any, input, output any, isStep bool) []any {
-	if len(curve) > 3 && jsonEqual(input, curve[len(curve)-2]) {
-		return curve
-	}
-	if !(isStep && len(curve) == 2) {
-		curve = append(curve, input)
-	}
-	return append(curve, output)
-}
-
-func jsonEqual(a, b any) bool {
-	switch x := a.(type) {
-	case float64:
-		y, ok := b.(float64)
-		return ok && x == y
-	case string:
-		y, ok := b.(string)
-		return ok && x == y
-	case bool:
-		y, ok := b.(bool)
-		return ok && x == y
-	case nil:
-		return b == nil
-	}
-	return false
-}
-
-func fixupDegenerateStep(e []any) []any {
-	if len(e) == 3 && e[0] == "step" {
-		e = append(e, 0.0, e[2])
-	}
-	return e
-}
-
-func specDefault(spec *PropertySpec) any {
-	if spec == nil || len(spec.Default) == 0 {
-		return nil
-	}
-	v, err := decodeJSON(spec.Default)
+// convertFunction rewrites a legacy function object as an expression for
+// the property spec (which may be nil).
+func convertFunction(obj *jobj, spec *PropertySpec) (any, error) {
+	f, err := readLegacyFunc(obj, spec)
 	if err != nil {
-		return nil
-	}
-	return v
-}
-
-type stop struct {
-	in, out any
-}
-
-// convertFunction converts a legacy function object to an expression.
-func convertFunction(params *jobj, spec *PropertySpec) (any, error) {
-	rawStops, hasStops := params.get("stops")
-	if !hasStops {
-		return convertIdentityFunction(params, spec), nil
-	}
-	arr, ok := rawStops.([]any)
-	if !ok || len(arr) == 0 {
-		return nil, errors.New("function stops must be a non-empty array")
-	}
-	var stops []stop
-	for _, s := range arr {
-		pair, ok := s.([]any)
-		if !ok || len(pair) != 2 {
-			return nil, errors.New("function stops must be [input, output] pairs")
-		}
-		stops = append(stops, stop{pair[0], pair[1]})
-	}
-	_, zoomAndFeature := stops[0].in.(*jobj)
-	_, hasProperty := params.get("property")
-	featureDependent := zoomAndFeature || hasProperty
-	zoomDependent := zoomAndFeature || !featureDependent
-	for i := range stops {
-		if s, isStr := stops[i].out.(string); !featureDependent && spec != nil && spec.Tokens && isStr {
-			stops[i].out = convertTokenString(s)
-		} else {
-			stops[i].out = convertLiteral(stops[i].out)
-		}
+		return nil, err
 	}
 	switch {
-	case zoomAndFeature:
-		return convertZoomAndPropertyFunction(params, spec, stops)
-	case zoomDependent:
-		return convertZoomFunction(params, spec, stops, []any{"zoom"})
+	case f.kind == kindIdentity:
+		return f.identity(), nil
+	case f.levels != nil:
+		return f.zoomAndProperty()
+	case f.property == "":
+		return f.zoomCurve(f.pairs, f.expandsTokens()), nil
 	}
-	return convertPropertyFunction(params, spec, stops)
+	return f.propertyCurve(f.pairs)
 }
 
-func convertIdentityFunction(params *jobj, spec *PropertySpec) any {
-	prop, _ := params.get("property")
-	get := []any{"get", prop}
-	def, hasDefault := params.get("default")
-	typ := ""
-	if spec != nil {
-		typ = spec.Type
-	}
-	if !hasDefault {
-		if typ == "string" {
-			return []any{"string", get}
+func readLegacyFunc(obj *jobj, spec *PropertySpec) (*legacyFunc, error) {
+	f := &legacyFunc{base: 1, space: "rgb", spec: spec}
+	if v, ok := obj.get("property"); ok {
+		s, isStr := v.(string)
+		if !isStr {
+			return nil, errors.New("legacy function: property must be a string")
 		}
-		return get
-	}
-	if typ == "enum" {
-		labels := make([]any, len(spec.Values))
-		for i, v := range spec.Values {
-			labels[i] = v
+		if s != "$zoom" {
+			f.property = s
 		}
-		return []any{"match", get, labels, get, def}
 	}
-	op := typ
-	if typ == "color" {
-		op = "to-color"
-	}
-	e := []any{op, get, convertLiteral(def)}
-	if typ == "array" {
-		var n any
-		if spec.Length > 0 {
-			n = float64(spec.Length)
+	if v, ok := obj.get("base"); ok {
+		b, isNum := v.(float64)
+		if !isNum || b < 0 {
+			return nil, errors.New("legacy function: base must be a number of at least 0")
 		}
-		e = []any{op, spec.Value, n, get, convertLiteral(def)}
+		f.base = b
+	}
+	if v, ok := obj.get("colorSpace"); ok {
+		s, _ := v.(string)
+		if s != "rgb" && s != "lab" && s != "hcl" {
+			return nil, fmt.Errorf("legacy function: unknown colorSpace %v", v)
+		}
+		f.space = s
+	}
+	if err := f.readKind(obj); err != nil {
+		return nil, err
+	}
+	if v, ok := obj.get("default"); ok {
+		f.fallback, f.hasFallback = v, true
+	} else if spec != nil && len(spec.Default) > 0 {
+		v, err := decodeJSON(spec.Default)
+		if err != nil {
+			return nil, fmt.Errorf("legacy function: the property's default: %w", err)
+		}
+		f.fallback, f.hasFallback = v, true
+	}
+	if f.kind == kindIdentity {
+		if f.property == "" {
+			return nil, errors.New("legacy function: an identity function needs a property")
+		}
+		return f, nil
+	}
+	return f, f.readStops(obj)
+}
+
+// readKind sets the kind from "type"; without one, exponential for
+// properties that interpolate and interval for the others. An exponential
+// function of a property that cannot interpolate steps instead.
+func (f *legacyFunc) readKind(obj *jobj) error {
+	interpolates := f.spec.supportsInterpolation()
+	f.kind = kindExponential
+	if v, ok := obj.get("type"); ok {
+		switch v {
+		case "exponential":
+		case "interval":
+			f.kind = kindInterval
+		case "categorical":
+			f.kind = kindCategorical
+		case "identity":
+			f.kind = kindIdentity
+		default:
+			return fmt.Errorf("legacy function: unknown type %v", v)
+		}
+	}
+	if f.kind == kindExponential && !interpolates {
+		f.kind = kindInterval
+	}
+	return nil
+}
+
+// readStops reads "stops" into pairs, or levels when the inputs are
+// {"zoom", "value"} objects.
+func (f *legacyFunc) readStops(obj *jobj) error {
+	v, _ := obj.get("stops")
+	list, ok := v.([]any)
+	if !ok || len(list) == 0 {
+		return errors.New("legacy function: stops must be a non-empty array")
+	}
+	_, nested := firstStopInput(list).(*jobj)
+	for i, s := range list {
+		pair, ok := s.([]any)
+		if !ok || len(pair) != 2 {
+			return fmt.Errorf("legacy function: stop %d must be an [input, output] pair", i)
+		}
+		in, out := pair[0], pair[1]
+		if o, isObj := in.(*jobj); isObj != nested {
+			return fmt.Errorf("legacy function: stop %d: either every stop input is a {zoom, value} object or none is", i)
+		} else if isObj {
+			if err := f.addLevelStop(i, o, out); err != nil {
+				return err
+			}
+			continue
+		}
+		if err := f.checkInput(i, in); err != nil {
+			return err
+		}
+		f.pairs = appendPair(f.pairs, legacyPair{in, out})
+	}
+	if nested && f.property == "" {
+		return errors.New("legacy function: {zoom, value} stops need a property")
+	}
+	return nil
+}
+
+func firstStopInput(list []any) any {
+	if pair, ok := list[0].([]any); ok && len(pair) > 0 {
+		return pair[0]
+	}
+	return nil
+}
+
+// checkInput checks the input of stop i of a zoom or property function.
+func (f *legacyFunc) checkInput(i int, in any) error {
+	switch in.(type) {
+	case float64:
+		return nil
+	case string, bool:
+		if f.kind == kindCategorical && f.property != "" {
+			return nil
+		}
+	}
+	return fmt.Errorf("legacy function: stop %d has an input of the wrong type", i)
+}
+
+func (f *legacyFunc) addLevelStop(i int, in *jobj, out any) error {
+	z, _ := in.get("zoom")
+	zoom, ok := z.(float64)
+	value, hasValue := in.get("value")
+	if !ok || !hasValue {
+		return fmt.Errorf("legacy function: stop %d needs a numeric zoom and a value", i)
+	}
+	if err := f.checkInput(i, value); err != nil {
+		return err
+	}
+	if n := len(f.levels); n == 0 || f.levels[n-1].zoom != zoom {
+		f.levels = append(f.levels, zoomLevel{zoom: zoom})
+	}
+	l := &f.levels[len(f.levels)-1]
+	l.pairs = appendPair(l.pairs, legacyPair{value, out})
+	return nil
+}
+
+// appendPair appends p unless its input repeats the last one's: of stops
+// with the same input the first counts.
+func appendPair(pairs []legacyPair, p legacyPair) []legacyPair {
+	if n := len(pairs); n > 0 && pairs[n-1].in == p.in { // scalars: checkInput
+		return pairs
+	}
+	return append(pairs, p)
+}
+
+// expandsTokens reports whether the string outputs of a zoom function have
+// their "{token}"s expanded: for properties that take tokens. (The
+// conformance fixtures keep them literal in property functions.)
+func (f *legacyFunc) expandsTokens() bool {
+	return f.spec != nil && f.spec.Tokens
+}
+
+// output is a stop's output or the fallback as an expression.
+func output(v any, tokens bool) any {
+	switch t := v.(type) {
+	case []any, *jobj:
+		return []any{"literal", t}
+	case string:
+		if tokens {
+			return tokenExpression(t)
+		}
+	}
+	return v
+}
+
+// tokenExpression turns "a {b} c" into ["concat", "a ", ["get", "b"], " c"]
+// (a lone "{b}" into ["to-string", ["get", "b"]]); text without a complete
+// {name} is returned as it is.
+func tokenExpression(s string) any {
+	var parts []any
+	text := 0 // start of the text not yet taken
+	for i := 0; i < len(s); i++ {
+		if s[i] != '{' {
+			continue
+		}
+		end := strings.IndexAny(s[i+1:], "{}")
+		if end <= 0 || s[i+1+end] != '}' {
+			continue // no name, or another brace first
+		}
+		if text < i {
+			parts = append(parts, s[text:i])
+		}
+		parts = append(parts, []any{"get", s[i+1 : i+1+end]})
+		i += end + 1
+		text = i + 1
+	}
+	switch {
+	case parts == nil:
+		return s
+	case text < len(s):
+		parts = append(parts, s[text:])
+	}
+	if len(parts) == 1 {
+		return []any{"to-string", parts[0]}
+	}
+	return append([]any{"concat"}, parts...)
+}
+
+// curveHead is the start of an interpolate expression for the function.
+func (f *legacyFunc) curveHead(input any) []any {
+	op := "interpolate"
+	if f.space != "rgb" {
+		op += "-" + f.space
+	}
+	curve := []any{"linear"}
+	if f.base != 1 {
+		curve = []any{"exponential", f.base}
+	}
+	return []any{op, curve, input}
+}
+
+// zoomCurve is the curve of pairs over zoom.
+func (f *legacyFunc) zoomCurve(pairs []legacyPair, tokens bool) any {
+	outs := make([]any, len(pairs))
+	for i, p := range pairs {
+		outs[i] = output(p.out, tokens)
+	}
+	return f.curve([]any{"zoom"}, pairs, outs)
+}
+
+// curve builds the interpolate or step expression of outs at the inputs of
+// pairs over input (interval and categorical kinds step).
+func (f *legacyFunc) curve(input any, pairs []legacyPair, outs []any) any {
+	if f.kind == kindExponential {
+		e := f.curveHead(input)
+		for i, p := range pairs {
+			e = append(e, p.in, outs[i])
+		}
+		return e
+	}
+	if len(pairs) == 1 {
+		return outs[0] // a step needs a stop after its first output
+	}
+	e := []any{"step", input, outs[0]}
+	for i, p := range pairs[1:] {
+		e = append(e, p.in, outs[i+1])
 	}
 	return e
 }
 
-func convertZoomFunction(params *jobj, spec *PropertySpec, stops []stop, input any) (any, error) {
-	typ := functionType(params, spec)
-	var e []any
-	isStep := false
-	switch typ {
-	case "interval":
-		e = []any{"step", input}
-		isStep = true
-	case "exponential":
-		base := 1.0
-		if b, ok := params.get("base"); ok {
-			if f, ok := b.(float64); ok {
-				base = f
-			}
-		}
-		var interp any = []any{"linear"}
-		if base != 1 {
-			interp = []any{"exponential", base}
-		}
-		e = []any{interpolateOperator(params), interp, input}
-	default:
-		return nil, fmt.Errorf("unknown zoom function type %q", typ)
+// propertyCurve is the expression of a property function with stops pairs.
+func (f *legacyFunc) propertyCurve(pairs []legacyPair) (any, error) {
+	get := []any{"get", f.property}
+	if f.kind == kindCategorical {
+		return f.categories(get, pairs), nil
 	}
-	for _, s := range stops {
-		e = appendStopPair(e, s.in, s.out, isStep)
+	for _, p := range pairs {
+		if _, ok := p.in.(float64); !ok {
+			return nil, errors.New("legacy function: the stop inputs of an exponential or interval function must be numbers")
+		}
 	}
-	return fixupDegenerateStep(e), nil
+	outs := make([]any, len(pairs))
+	for i, p := range pairs {
+		outs[i] = output(p.out, false)
+	}
+	e := f.curve([]any{"number", get}, pairs, outs)
+	if !f.hasFallback {
+		return e, nil
+	}
+	isNumber := []any{"==", []any{"typeof", get}, "number"}
+	return []any{"case", isNumber, e, output(f.fallback, false)}, nil
 }
 
-func fallback(params *jobj, spec *PropertySpec) any {
-	if d, ok := params.get("default"); ok {
-		return convertLiteral(d)
+// categories picks the output whose input equals the property's value.
+func (f *legacyFunc) categories(get any, pairs []legacyPair) any {
+	var fallback any
+	switch {
+	case f.hasFallback:
+		fallback = output(f.fallback, false)
+	case f.spec != nil && (f.spec.Type == "string" || f.spec.Type == "formatted" || f.spec.Type == "resolvedImage"):
+		// Text and images without a default (text-field, icon-image, the
+		// patterns): an unmatched value shows nothing.
+		fallback = ""
 	}
-	return convertLiteral(specDefault(spec))
-}
-
-func convertPropertyFunction(params *jobj, spec *PropertySpec, stops []stop) (any, error) {
-	typ := functionType(params, spec)
-	prop, _ := params.get("property")
-	get := []any{"get", prop}
-	def, hasDefault := params.get("default")
-	withDefault := func(e []any) any {
-		if !hasDefault {
-			return e
-		}
-		return []any{"case", []any{"==", []any{"typeof", get}, "number"}, e, convertLiteral(def)}
-	}
-	switch typ {
-	case "categorical":
-		if _, isBool := stops[0].in.(bool); isBool {
-			e := []any{"case"}
-			for _, s := range stops {
-				e = append(e, []any{"==", get, s.in}, s.out)
-			}
-			return append(e, fallback(params, spec)), nil
-		}
+	if matchable(pairs) {
 		e := []any{"match", get}
-		for _, s := range stops {
-			e = appendStopPair(e, s.in, s.out, false)
+		for _, p := range pairs {
+			e = append(e, p.in, output(p.out, false))
 		}
-		return append(e, fallback(params, spec)), nil
-	case "interval":
-		e := []any{"step", []any{"number", get}}
-		for _, s := range stops {
-			e = appendStopPair(e, s.in, s.out, true)
-		}
-		return withDefault(fixupDegenerateStep(e)), nil
-	case "exponential":
-		base := 1.0
-		if b, ok := params.get("base"); ok {
-			if f, ok := b.(float64); ok {
-				base = f
-			}
-		}
-		var interp any = []any{"linear"}
-		if base != 1 {
-			interp = []any{"exponential", base}
-		}
-		e := []any{interpolateOperator(params), interp, []any{"number", get}}
-		for _, s := range stops {
-			e = appendStopPair(e, s.in, s.out, false)
-		}
-		return withDefault(e), nil
-	case "identity":
-		return convertIdentityFunction(params, spec), nil
+		return append(e, fallback)
 	}
-	return nil, fmt.Errorf("unknown property function type %q", typ)
+	e := []any{"case"}
+	for _, p := range pairs {
+		e = append(e, []any{"==", get, p.in}, output(p.out, false))
+	}
+	return append(e, fallback)
 }
 
-func convertZoomAndPropertyFunction(params *jobj, spec *PropertySpec, stops []stop) (any, error) {
-	type group struct {
-		zoom  float64
-		stops []stop
-	}
-	var groups []*group
-	byZoom := map[float64]*group{}
-	for _, s := range stops {
-		in, ok := s.in.(*jobj)
-		if !ok {
-			return nil, errors.New("zoom-and-property function stops need {zoom, value} inputs")
+// matchable reports whether a match can take the inputs as labels: all
+// strings or all integers, distinct.
+func matchable(pairs []legacyPair) bool {
+	seen := map[any]bool{}
+	_, strs := pairs[0].in.(string)
+	for _, p := range pairs {
+		switch v := p.in.(type) {
+		case string:
+			if !strs {
+				return false
+			}
+		case float64:
+			if strs || v != float64(int64(v)) {
+				return false
+			}
+		default:
+			return false
 		}
-		zv, _ := in.get("zoom")
-		z, ok := zv.(float64)
-		if !ok {
-			return nil, errors.New("zoom-and-property function stops need a numeric zoom")
+		if seen[p.in] {
+			return false
 		}
-		val, _ := in.get("value")
-		g, ok := byZoom[z]
-		if !ok {
-			g = &group{zoom: z}
-			byZoom[z] = g
-			groups = append(groups, g)
-		}
-		g.stops = append(g.stops, stop{val, s.out})
+		seen[p.in] = true
 	}
-	// The inner property functions use the function's type/property/default.
-	inner := &jobj{}
-	for _, k := range []string{"type", "property", "default"} {
-		if v, ok := params.get(k); ok {
-			inner.keys = append(inner.keys, k)
-			inner.vals = append(inner.vals, v)
-		}
-	}
-	interpolated := spec != nil && spec.Expression != nil && spec.Expression.Interpolated
-	var e []any
-	if interpolated {
-		e = []any{interpolateOperator(params), []any{"linear"}, []any{"zoom"}}
-	} else {
-		e = []any{"step", []any{"zoom"}}
-	}
-	for _, g := range groups {
-		out, err := convertPropertyFunction(inner, spec, g.stops)
+	return true
+}
+
+// zoomAndProperty is a zoom curve over the property curves of the levels.
+func (f *legacyFunc) zoomAndProperty() (any, error) {
+	zooms := make([]legacyPair, len(f.levels))
+	outs := make([]any, len(f.levels))
+	for i, l := range f.levels {
+		inner, err := f.propertyCurve(l.pairs)
 		if err != nil {
 			return nil, err
 		}
-		e = appendStopPair(e, g.zoom, out, !interpolated)
+		zooms[i], outs[i] = legacyPair{in: l.zoom}, inner
 	}
-	if !interpolated {
-		e = fixupDegenerateStep(e)
+	// Categorical functions step over zoom like interval ones.
+	return f.curve([]any{"zoom"}, zooms, outs), nil
+}
+
+// identity is the property's value taken as it is, checked against the
+// property's type.
+func (f *legacyFunc) identity() any {
+	get := []any{"get", f.property}
+	var typ, item string
+	length := 0
+	if f.spec != nil {
+		typ, item, length = f.spec.Type, f.spec.Value, f.spec.Length
 	}
-	return e, nil
+	var fallback []any
+	if f.hasFallback {
+		fallback = []any{output(f.fallback, false)}
+	}
+	switch typ {
+	case "number", "string", "boolean":
+		return append([]any{typ, get}, fallback...)
+	case "enum":
+		if fallback == nil || f.spec == nil || len(f.spec.Values) == 0 {
+			return append([]any{"string", get}, fallback...)
+		}
+		// With a fallback, a value outside the enumeration takes it.
+		values := make([]any, len(f.spec.Values))
+		for i, v := range f.spec.Values {
+			values[i] = v
+		}
+		return []any{"match", get, values, []any{"string", get}, fallback[0]}
+	case "color":
+		return append([]any{"to-color", get}, fallback...)
+	case "array":
+		e := []any{"array", item}
+		if length > 0 {
+			e = append(e, float64(length))
+		}
+		e = append(e, get)
+		if fallback == nil {
+			return e
+		}
+		// An array assertion takes one value: test the type first.
+		isArray := []any{"in", "array", []any{"typeof", get}}
+		return []any{"case", isArray, e, fallback[0]}
+	}
+	if fallback != nil {
+		return []any{"coalesce", get, fallback[0]}
+	}
+	return get
 }
