@@ -125,6 +125,19 @@ type Maps struct {
 	mu   sync.Mutex
 	snap atomic.Pointer[mapSnapshot]
 	gen  atomic.Uint64
+	only map[string]bool // nil: every map
+}
+
+// Only limits the maps scans read (and check) to the ids given; the other
+// folders of the maps directory are passed over. Call it before the first
+// Scan.
+func (ms *Maps) Only(ids ...string) {
+	ms.mu.Lock()
+	defer ms.mu.Unlock()
+	ms.only = map[string]bool{}
+	for _, id := range ids {
+		ms.only[id] = true
+	}
 }
 
 // NewMaps makes the registry over the maps directory dir. check validates
@@ -189,7 +202,7 @@ func (ms *Maps) Scan(ctx context.Context) error {
 	seen := map[string]bool{}
 	for _, de := range des {
 		id := de.Name()
-		if !de.IsDir() || strings.HasPrefix(id, ".") || ValidName(id) != nil || strings.Contains(id, " ") {
+		if !de.IsDir() || strings.HasPrefix(id, ".") || ValidName(id) != nil || strings.Contains(id, " ") || (ms.only != nil && !ms.only[id]) {
 			continue
 		}
 		path := filepath.Join(ms.dir, id, StyleFile)

@@ -118,3 +118,44 @@ func TestMaps(t *testing.T) {
 		t.Errorf("second delete: %v", err)
 	}
 }
+
+// TestMapsOnly: a registry limited to some ids reads and checks only
+// their styles.
+func TestMapsOnly(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	maps := filepath.Join(dir, "maps")
+	for _, id := range []string{"a", "b", "c"} {
+		writeStyle(t, maps, id, "version")
+	}
+	db, err := store.Open(ctx, filepath.Join(dir, "state.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var checked []string
+	counting := func(d string, raw []byte) StyleReport {
+		checked = append(checked, filepath.Base(d))
+		return check(d, raw)
+	}
+	for _, tc := range []struct {
+		only []string
+		want string
+	}{{[]string{"b"}, "b"}, {[]string{""}, ""}, {[]string{"a", "c", "zz"}, "a,c"}, {nil, "a,b,c"}} {
+		checked = nil
+		ms := NewMaps(maps, db, counting, slog.New(slog.DiscardHandler))
+		if tc.only != nil {
+			ms.Only(tc.only...)
+		}
+		if err := ms.Scan(ctx); err != nil {
+			t.Fatal(err)
+		}
+		var ids []string
+		for _, m := range ms.List() {
+			ids = append(ids, m.ID)
+		}
+		if strings.Join(ids, ",") != tc.want || strings.Join(checked, ",") != tc.want {
+			t.Errorf("only %q: maps %v, checked %v, want %s", tc.only, ids, checked, tc.want)
+		}
+	}
+}

@@ -95,6 +95,11 @@ type Config struct {
 	// AccessLog turns on one log line per request.
 	AccessLog bool `yaml:"access_log"`
 
+	// OnlyMaps, when not nil, limits the maps read from the maps directory
+	// to these ids (tessera render --map reads and checks only the map it
+	// draws). Set by commands, never by the file or the environment.
+	OnlyMaps []string `yaml:"-"`
+
 	// DatabaseURL, when set, is a PostgreSQL URL (postgres://...) that holds
 	// the state in place of DATA_DIR/state.db.
 	DatabaseURL string `yaml:"database_url"`
@@ -211,7 +216,10 @@ func applyEnv(c *Config, getenv func(string) string) error {
 	v := reflect.ValueOf(c).Elem()
 	t := v.Type()
 	for i := 0; i < t.NumField(); i++ {
-		key := strings.Split(t.Field(i).Tag.Get("yaml"), ",")[0]
+		key, ok := settingKey(t.Field(i))
+		if !ok {
+			continue
+		}
 		env := "TESSERA_" + strings.ToUpper(key)
 		s := getenv(env)
 		if s == "" {
@@ -229,7 +237,7 @@ func (c *Config) Set(key, value string) error {
 	v := reflect.ValueOf(c).Elem()
 	t := v.Type()
 	for i := 0; i < t.NumField(); i++ {
-		if strings.Split(t.Field(i).Tag.Get("yaml"), ",")[0] == key {
+		if k, ok := settingKey(t.Field(i)); ok && k == key {
 			if err := setField(v.Field(i), value); err != nil {
 				return fmt.Errorf("setting %s=%q: %w", key, value, err)
 			}
@@ -383,7 +391,16 @@ func Keys() []string {
 	t := reflect.TypeOf(Config{})
 	keys := make([]string, 0, t.NumField())
 	for i := 0; i < t.NumField(); i++ {
-		keys = append(keys, strings.Split(t.Field(i).Tag.Get("yaml"), ",")[0])
+		if k, ok := settingKey(t.Field(i)); ok {
+			keys = append(keys, k)
+		}
 	}
 	return keys
+}
+
+// settingKey returns the yaml key of a field; false for a field that is
+// no setting (yaml:"-", set by commands only).
+func settingKey(f reflect.StructField) (string, bool) {
+	key := strings.Split(f.Tag.Get("yaml"), ",")[0]
+	return key, key != "-"
 }

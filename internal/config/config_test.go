@@ -3,6 +3,7 @@ package config
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -125,5 +126,23 @@ func TestTrustedProxies(t *testing.T) {
 	}
 	if c, err := Load("", t.TempDir(), env); err != nil || len(c.TrustedProxies) != 2 {
 		t.Errorf("from the environment: %v, %v", c.TrustedProxies, err)
+	}
+}
+
+// TestOnlyMapsIsNoSetting: the field commands set is read from neither the
+// file nor the environment, and is no key.
+func TestOnlyMapsIsNoSetting(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "c.yaml")
+	os.WriteFile(file, []byte("only_maps: [a]\n"), 0o644)
+	if _, err := Load(file, dir, env(nil)); err == nil {
+		t.Error("only_maps accepted in the file")
+	}
+	c, err := Load("", dir, env(map[string]string{"TESSERA_-": "x", "TESSERA_ONLY_MAPS": "y"}))
+	if err != nil || c.OnlyMaps != nil {
+		t.Errorf("OnlyMaps %v from the environment (%v)", c.OnlyMaps, err)
+	}
+	if slices.Contains(Keys(), "-") || c.Set("-", "x") == nil {
+		t.Error(`"-" is a setting`)
 	}
 }

@@ -120,6 +120,9 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (*Server, err
 	}
 	s.sprites = sprite.NewCache()
 	s.Maps = catalog.NewMaps(filepath.Join(cfg.DataDir, MapsDir), db, s.checkStyle, log)
+	if cfg.OnlyMaps != nil {
+		s.Maps.Only(cfg.OnlyMaps...)
+	}
 	if err := s.Maps.Scan(ctx); err != nil {
 		db.Close()
 		return nil, err
