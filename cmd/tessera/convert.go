@@ -25,6 +25,9 @@ func convertCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		return fmt.Errorf("convert: usage: tessera convert IN.mbtiles OUT.pmtiles|OUT_FOLDER/")
 	}
 	in, out := fs.Arg(0), fs.Arg(1)
+	if *list != "" && strings.ToLower(filepath.Ext(out)) == ".pmtiles" {
+		return fmt.Errorf("convert: --list goes with a folder as OUT")
+	}
 	if strings.ToLower(filepath.Ext(in)) != ".mbtiles" {
 		return fmt.Errorf("convert: the input must be an .mbtiles file")
 	}

@@ -23,6 +23,17 @@ func demoCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
+	if err := noArgs("demo", fs); err != nil {
+		return err
+	}
+	if err := checkLogLevel("demo", *logLevel); err != nil {
+		return err
+	}
+	// demo.Build refuses zooms beyond what its tiler makes; 0 would mean
+	// its default there.
+	if *maxZoom < 1 {
+		return fmt.Errorf("demo: --max-zoom %d: want 1 or more", *maxZoom)
+	}
 	log := newLogger(stderr, *logLevel, "text")
 	if err := demo.Build(ctx, demo.Options{DataDir: *dataDir, CacheDir: *cacheDir, MaxZoom: *maxZoom, Logger: log}); err != nil {
 		return err

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net/url"
 	"os"
 	"path/filepath"
 	"time"
@@ -33,6 +34,15 @@ func geocodeCmd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	osmFile := fs.String("osm", "", "an OpenStreetMap extract (.osm.pbf) whose boundaries, streets, addresses, postal codes and POIs are added")
 	if err := fs.Parse(args[1:]); err != nil {
 		return err
+	}
+	if err := noArgs("geocode build", fs); err != nil {
+		return err
+	}
+	if err := checkLogLevel("geocode build", *logLevel); err != nil {
+		return err
+	}
+	if *dataDir == "" && *out == "" {
+		return fmt.Errorf("geocode build: give --data or --out")
 	}
 	log := newLogger(stderr, *logLevel, "text")
 	path := *out
@@ -78,6 +88,15 @@ func geocodeEval(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	dur := fs.Duration("throughput-for", 10*time.Second, "length of the throughput run (negative: none)")
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	if err := noArgs("geocode eval", fs); err != nil {
+		return err
+	}
+	if u, err := url.Parse(*base); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return fmt.Errorf("geocode eval: --url %q is not an absolute http(s) URL", *base)
+	}
+	if *conc < 1 || *conc > 1024 {
+		return fmt.Errorf("geocode eval: --concurrency %d: want 1 to 1024", *conc)
 	}
 	qs, err := geoeval.Load(*queries)
 	if err != nil {

@@ -20,27 +20,68 @@ import (
 	"os/signal"
 	"strings"
 	"syscall"
+	"time"
 )
 
 // version is set at build time with -ldflags "-X main.version=...".
 var version = "dev"
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	if err := run(ctx, os.Args[1:], os.Stdout, os.Stderr); err != nil {
+	args := os.Args[1:]
+	ctx, cancel := context.WithCancelCause(context.Background())
+	defer cancel(nil)
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		s := <-sigs
+		// A second signal ends the process at once.
+		signal.Stop(sigs)
+		cancel(fmt.Errorf("interrupted by signal %q", s))
+		watchdog(verbOf(args), stopGrace(verbOf(args)), os.Stderr, os.Exit)
+	}()
+	if err := run(ctx, args, os.Stdout, os.Stderr); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			os.Exit(2)
 		}
-		fmt.Fprintln(os.Stderr, "tessera:", err)
+		if ctx.Err() != nil {
+			fmt.Fprintf(os.Stderr, "tessera: %v: %v\n", context.Cause(ctx), err)
+		} else {
+			fmt.Fprintln(os.Stderr, "tessera:", err)
+		}
 		os.Exit(1)
 	}
 }
 
-func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	verb := "serve"
+// stopGrace is how long a verb may take to stop once interrupted: serve
+// finishes its requests (within its 10 s shutdown), every other verb
+// cancels its work and returns within a second.
+func stopGrace(verb string) time.Duration {
+	if verb == "serve" {
+		return 15 * time.Second
+	}
+	return time.Second
+}
+
+// watchdog, started when the process is interrupted, ends it with status 1
+// when the verb has not returned within its grace.
+func watchdog(verb string, grace time.Duration, stderr io.Writer, exit func(int)) {
+	<-time.After(grace)
+	fmt.Fprintf(stderr, "tessera: %s did not stop within %v of the signal: exiting\n", verb, grace)
+	exit(1)
+}
+
+// verbOf returns the verb the arguments name (serve when none).
+func verbOf(args []string) string {
 	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
-		verb, args = args[0], args[1:]
+		return args[0]
+	}
+	return "serve"
+}
+
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	verb := verbOf(args)
+	if len(args) > 0 && args[0] == verb {
+		args = args[1:]
 	}
 	switch verb {
 	case "serve":
@@ -80,6 +121,23 @@ Verbs:
 
 Run "tessera VERB -h" for the flags of a verb.
 `)
+}
+
+// checkLogLevel refuses a --log-level that newLogger does not know.
+func checkLogLevel(verb, level string) error {
+	switch level {
+	case "debug", "info", "warn", "error":
+		return nil
+	}
+	return fmt.Errorf("%s: --log-level %q: want debug, info, warn or error", verb, level)
+}
+
+// noArgs refuses positional arguments to a verb that takes none.
+func noArgs(verb string, fs *flag.FlagSet) error {
+	if fs.NArg() > 0 {
+		return fmt.Errorf("%s: unexpected arguments %q", verb, fs.Args())
+	}
+	return nil
 }
 
 // newLogger makes the process logger.

@@ -2,8 +2,8 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"math"
@@ -12,10 +12,10 @@ import (
 	"runtime"
 	"runtime/debug"
 	"runtime/pprof"
-	"strconv"
 	"strings"
 	"time"
 
+	"github.com/tesseramaps/tessera/internal/catalog"
 	"github.com/tesseramaps/tessera/internal/config"
 	"github.com/tesseramaps/tessera/internal/httpapi/server"
 	"github.com/tesseramaps/tessera/internal/imageenc"
@@ -56,51 +56,22 @@ const renderUsage = `usage:
 sources drawn: vector, geojson, raster, raster-dem (mapbox, terrarium, custom encodings), image
 layers drawn: background, fill, line, circle, symbol, raster, hillshade (every hillshade-method)`
 
-// cliMemoryLimit is the memory a render verb drawing one image may take
-// before it collects garbage: a street view at 512x512 takes about 100 MB,
-// the largest image (MaxPixels) a few hundred.
-const cliMemoryLimit = 1 << 30
-
 // cliHugeHeap is the heap put on huge pages for one image: a cold render of
 // the dense street view at 512 px allocates about 46 MB, at 1024 px about
 // 64 MB. A larger picture takes its further memory in 4 KB pages.
 const cliHugeHeap = 64 << 20
 
 // renderCmd draws a style or a map to an image file, or pre-renders a
-// map's tiles into a raster tileset.
+// map's tiles into a raster tileset. Cancelling ctx (SIGINT, SIGTERM)
+// stops the drawing and writes nothing.
 func renderCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("render", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	stylePath := fs.String("style", "", "the style: a file or a file:// URL")
-	dataDir := fs.String("data", "", "the server's data directory: its tilesets, maps and sprites")
-	mapID := fs.String("map", "", "a map of the data directory (instead of --style)")
-	width := fs.Int("width", 512, "image width in CSS pixels")
-	height := fs.Int("height", 512, "image height in CSS pixels")
-	ratio := fs.Float64("pixel-ratio", 1, "device pixels per CSS pixel")
-	center := fs.String("center", "", "lon,lat (default: the style's center)")
-	zoom := fs.Float64("zoom", -1, "zoom (default: the style's zoom)")
-	bearing := fs.Float64("bearing", 0, "bearing in degrees (default: the style's)")
-	pitch := fs.Float64("pitch", 0, "camera tilt in degrees, 0 to 60 (default: the style's)")
-	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the run to this file")
-	tile := fs.String("tile", "", "draw tile z/x/y instead of a view")
-	tileSize := fs.Int("tile-size", 0, "tile size in CSS pixels: 256 or 512 (default 512 for --tile, 256 for --zooms)")
-	zooms := fs.String("zooms", "", "with --map: pre-render zooms MIN-MAX into OUT.mbtiles or OUT.pmtiles")
-	bbox := fs.String("bbox", "", "with --zooms: west,south,east,north (default: the world)")
-	format := fs.String("format", "", "png, jpg or webp (default: from the output's extension, or the map's)")
-	quality := fs.Int("quality", 0, "quality of jpg and webp, 1-100")
-	out := fs.String("o", "", "output file")
-	if err := fs.Parse(args); err != nil {
+	f, err := parseRenderFlags(args, stderr)
+	if err != nil {
 		return err
 	}
-	if (*stylePath == "") == (*mapID == "") || *out == "" {
-		return fmt.Errorf("render: give --style or --map, and -o\n%s", renderUsage)
-	}
-	if *mapID != "" && *dataDir == "" {
-		return fmt.Errorf("render: --map needs --data")
-	}
 	log := newLogger(stderr, "warn", "text")
-	if *cpuProfile != "" {
-		pf, err := os.Create(*cpuProfile)
+	if f.cpuProfile != "" {
+		pf, err := os.Create(f.cpuProfile)
 		if err != nil {
 			return fmt.Errorf("render: %w", err)
 		}
@@ -112,73 +83,54 @@ func renderCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	}
 
 	var svc *mapimage.Service
-	var srv *server.Server
-	if *dataDir != "" {
-		cfg, err := config.Load("", *dataDir, func(string) string { return "" })
+	var m *catalog.Map
+	if f.data != "" {
+		cfg, err := config.Load("", f.data, func(string) string { return "" })
 		if err != nil {
 			return fmt.Errorf("render: %w", err)
 		}
 		cfg.Watch, cfg.GeocodingIndex = false, "none"
-		if srv, err = server.New(ctx, cfg, log); err != nil {
+		// Only the map drawn is read and checked, not every map of the
+		// directory.
+		cfg.OnlyMaps = []string{f.mapID}
+		srv, err := server.New(ctx, cfg, log)
+		if err != nil {
 			return fmt.Errorf("render: %w", err)
 		}
 		defer srv.Close()
 		svc = srv.Images()
+		if f.mapID != "" {
+			var ok bool
+			if m, ok = srv.Maps.Get(f.mapID); !ok {
+				return fmt.Errorf("render: no map %q in %s", f.mapID, f.data)
+			}
+			if m.State != catalog.StateOK {
+				return fmt.Errorf("render: map %q is not usable: %s", f.mapID, strings.Join(m.Problems, "; "))
+			}
+		}
 	}
 
-	if *zooms != "" {
-		if *mapID == "" {
-			return fmt.Errorf("render: --zooms needs --map")
-		}
-		m, ok := srv.Maps.Get(*mapID)
-		if !ok {
-			return fmt.Errorf("render: no map %q in %s", *mapID, *dataDir)
-		}
-		o := prerender.Options{Size: *tileSize, Scale: int(*ratio)}
-		if _, err := fmt.Sscanf(*zooms, "%d-%d", &o.MinZoom, &o.MaxZoom); err != nil {
-			if z, err2 := strconv.Atoi(*zooms); err2 == nil {
-				o.MinZoom, o.MaxZoom = z, z
-			} else {
-				return fmt.Errorf("render: --zooms %q is not MIN-MAX", *zooms)
-			}
-		}
-		if *bbox != "" {
-			v, err := parseFloats(*bbox, 4)
-			if err != nil {
-				return fmt.Errorf("render: --bbox: %w", err)
-			}
-			copy(o.Bounds[:], v)
-		}
-		if *format != "" {
-			f, err := imageenc.ParseFormat(*format)
-			if err != nil {
-				return fmt.Errorf("render: %w", err)
-			}
-			o.Format = f
-		}
+	if f.zooms != nil {
+		o := prerender.Options{MinZoom: f.zooms[0], MaxZoom: f.zooms[1], Bounds: f.bbox, Size: f.tileSize, Scale: int(f.ratio), Format: f.format}
 		bar := newProgressBar(stderr)
 		o.Progress = bar.update
 		start := time.Now()
-		st, err := prerender.Run(ctx, svc, m, *out, o)
+		st, err := prerender.Run(ctx, svc, m, f.out, o)
 		bar.done()
 		if err != nil {
 			return err
 		}
 		secs := time.Since(start).Seconds()
-		fmt.Fprintf(stdout, "%s: %d tiles, %d bytes in %.1f s (%.1f tiles/s)\n", *out, st.Tiles, st.Bytes, secs, float64(st.Tiles)/secs)
+		fmt.Fprintf(stdout, "%s: %d tiles, %d bytes in %.1f s (%.1f tiles/s)\n", f.out, st.Tiles, st.Bytes, secs, float64(st.Tiles)/secs)
 		return nil
 	}
 
 	var raw []byte
 	dir := "."
-	if *mapID != "" {
-		m, ok := srv.Maps.Get(*mapID)
-		if !ok {
-			return fmt.Errorf("render: no map %q in %s", *mapID, *dataDir)
-		}
+	if m != nil {
 		raw, dir = m.Style, m.Dir
 	} else {
-		path := strings.TrimPrefix(*stylePath, "file://")
+		path := strings.TrimPrefix(f.style, "file://")
 		b, err := os.ReadFile(path)
 		if err != nil {
 			return fmt.Errorf("render: %w", err)
@@ -186,10 +138,11 @@ func renderCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		raw, dir = b, filepath.Dir(path)
 	}
 	// One image is drawn once: a process that exits soon need not collect
-	// its garbage at all, unless it nears a memory limit (GOMEMLIMIT, or
+	// its garbage at all, unless it nears a memory limit: GOMEMLIMIT, or
+	// a share of the memory its cgroup or the system leaves it (see
 	// cliMemoryLimit). A pre-rendering run above keeps the defaults.
 	if debug.SetMemoryLimit(-1) == math.MaxInt64 {
-		debug.SetMemoryLimit(cliMemoryLimit)
+		debug.SetMemoryLimit(cliMemoryLimit("/"))
 	}
 	debug.SetGCPercent(-1)
 	// Its heap is written once: on huge pages that costs a few dozen page
@@ -220,66 +173,45 @@ func renderCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err != nil {
 		return fmt.Errorf("render: %w", err)
 	}
-	// The style is checked while it is drawn; an invalid one is refused
-	// and its picture thrown away.
+	// A style file is checked while it is drawn; an invalid one is refused
+	// and its picture thrown away. A map's style was checked as the data
+	// directory's maps were read.
 	invalid := make(chan error, 1)
-	parsed := st // st is replaced below for a map of the data directory
-	go func() {
-		if errs := style.Validate(parsed, style.DefaultSpec()); len(errs) > 0 {
-			invalid <- fmt.Errorf("render: the style is not valid: %v", errs[0])
-			return
-		}
+	if m == nil {
+		go func() {
+			if errs := style.Validate(st, style.DefaultSpec()); len(errs) > 0 {
+				invalid <- fmt.Errorf("render: the style is not valid: %v", errs[0])
+				return
+			}
+			invalid <- nil
+		}()
+	} else {
 		invalid <- nil
-	}()
+	}
 	res := fileResources{dir: dir}
 	if svc != nil {
 		// The server's own tilesets by name (mbtiles://NAME, /tiles/...).
-		if st, err = svc.PrepareStyle(raw, *mapID); err != nil {
+		if st, err = svc.PrepareStyle(raw, f.mapID); err != nil {
 			return fmt.Errorf("render: %w", err)
 		}
 		res.rest = svc.Resources()
 	}
-	v := render.ViewOf(st, *width, *height, *ratio)
-	if *tile != "" {
-		var z, x, y int
-		if _, err := fmt.Sscanf(*tile, "%d/%d/%d", &z, &x, &y); err != nil || z < 0 || z > mapimage.MaxZoom || x < 0 || y < 0 || x >= 1<<z || y >= 1<<z {
-			return fmt.Errorf("render: --tile %q is not a tile z/x/y", *tile)
-		}
-		size := *tileSize
-		if size == 0 {
-			size = 512
-		}
-		if size != 256 && size != 512 {
-			return fmt.Errorf("render: --tile-size %d: want 256 or 512", size)
-		}
-		v = mapimage.TileView(z, x, y, size, 1)
-		v.PixelRatio = *ratio
+	v := render.ViewOf(st, f.width, f.height, f.ratio)
+	if f.tile != nil {
+		v = mapimage.TileView(f.tile[0], f.tile[1], f.tile[2], cmp.Or(f.tileSize, 512), 1)
+		v.PixelRatio = f.ratio
 	}
-	if *center != "" {
-		c, err := parseFloats(*center, 2)
-		if err != nil {
-			return fmt.Errorf("render: --center %q is not lon,lat", *center)
-		}
-		v.Center = [2]float64{c[0], c[1]}
+	if f.center != nil {
+		v.Center = *f.center
 	}
-	if *zoom >= 0 {
-		v.Zoom = *zoom
+	if f.zoom != nil {
+		v.Zoom = *f.zoom
 	}
-	fs.Visit(func(f *flag.Flag) {
-		switch f.Name {
-		case "bearing":
-			v.Bearing = *bearing
-		case "pitch":
-			v.Pitch = *pitch
-		}
-	})
-	f := *format
-	if f == "" {
-		f = strings.TrimPrefix(filepath.Ext(*out), ".")
+	if f.bearing != nil {
+		v.Bearing = *f.bearing
 	}
-	enc, err := imageenc.ParseFormat(f)
-	if err != nil {
-		return fmt.Errorf("render: %w", err)
+	if f.pitch != nil {
+		v.Pitch = *f.pitch
 	}
 	b := <-renderer
 	if b.err != nil {
@@ -290,38 +222,25 @@ func renderCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return verr
 	}
 	if err != nil {
-		return err
+		return fmt.Errorf("render: %w", err)
 	}
 	var buf bytes.Buffer
 	// Room for the encoded picture at once: a growing buffer copies what
 	// it holds each time, and in a short process every page it writes
 	// is a page fault. Memory not written is not touched.
 	buf.Grow(len(img.Pix) + 4096)
-	if err := imageenc.Encode(&buf, img, imageenc.Options{Format: enc, Quality: *quality}); err != nil {
+	if err := imageenc.Encode(&buf, img, imageenc.Options{Format: f.format, Quality: f.quality}); err != nil {
 		return err
 	}
-	if err := os.WriteFile(*out, buf.Bytes(), 0o644); err != nil {
+	// Interrupted while encoding: nothing is written.
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("render: %w", context.Cause(ctx))
+	}
+	if err := os.WriteFile(f.out, buf.Bytes(), 0o644); err != nil {
 		return fmt.Errorf("render: %w", err)
 	}
-	fmt.Fprintf(stdout, "%s: %dx%d\n", *out, img.Rect.Dx(), img.Rect.Dy())
+	fmt.Fprintf(stdout, "%s: %dx%d\n", f.out, img.Rect.Dx(), img.Rect.Dy())
 	return nil
-}
-
-// parseFloats reads n comma-separated numbers.
-func parseFloats(s string, n int) ([]float64, error) {
-	parts := strings.Split(s, ",")
-	if len(parts) != n {
-		return nil, fmt.Errorf("%q: want %d comma-separated numbers", s, n)
-	}
-	out := make([]float64, n)
-	for i, p := range parts {
-		v, err := strconv.ParseFloat(strings.TrimSpace(p), 64)
-		if err != nil {
-			return nil, fmt.Errorf("%q: %q is not a number", s, p)
-		}
-		out[i] = v
-	}
-	return out, nil
 }
 
 // progressBar draws "[#####-----] done/total tiles, rate" on one line of

@@ -70,6 +70,11 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if fs.NArg() > 0 {
 		return fmt.Errorf("serve: unexpected arguments %q", fs.Args())
 	}
+	if *pprofAddr != "" {
+		if _, _, err := net.SplitHostPort(*pprofAddr); err != nil {
+			return fmt.Errorf("serve: --pprof %q is not HOST:PORT", *pprofAddr)
+		}
+	}
 	cfg, err := config.Load(*cfgFile, *dataDir, os.Getenv)
 	if err != nil {
 		return err
