@@ -251,7 +251,7 @@ func (s *Service) Get(ctx context.Context, id string) (Record, error) {
 		return Record{}, fmt.Errorf("%w: %s", ErrNotFound, id)
 	}
 	in, err := s.db.Ingest(ctx, id)
-	if errors.Is(err, store.ErrNotFound) {
+	if errors.Is(err, store.ErrNotFound) || (err == nil && in.Kind != store.KindTileset) {
 		return Record{}, fmt.Errorf("%w: %s", ErrNotFound, id)
 	}
 	if err != nil {

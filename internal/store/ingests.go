@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 )
 
 // Ingest states.
@@ -15,6 +16,16 @@ const (
 	IngestProcessing = "processing" // being turned into a tileset
 	IngestDone       = "done"       // the tileset exists
 	IngestFailed     = "failed"     // processing failed; Errors says why
+	// States of dataset ingests only (the account API's names): a
+	// dataset ingest stays in IngestUpload until it is processed.
+	IngestCompleted = "completed" // the tileset exists
+	IngestCanceled  = "canceled"  // cancelled; its uploaded bytes are gone
+)
+
+// Ingest kinds.
+const (
+	KindTileset = "tileset" // the admin API's tileset ingests
+	KindDataset = "dataset" // the account API's dataset ingests
 )
 
 // Ingest is the persistent record of one upload session.
@@ -28,14 +39,40 @@ type Ingest struct {
 	TilesetID  string
 	Created    string
 	Changed    string
+
+	// Kind is KindTileset (the default) or KindDataset.
+	Kind string
+	// Progress of processing, 0 to 1.
+	Progress float64
+	// UploadType is how the bytes arrive (dataset ingests): s3_multipart
+	// or resumable.
+	UploadType string
+	// UploadID is the multipart upload's id while it is open, ObjectKey
+	// the object it makes, PartSize the size of its parts.
+	UploadID  string
+	ObjectKey string
+	PartSize  int64
+	// OutputType is the output the client asked for (raster_tileset,
+	// vector_tileset) or empty.
+	OutputType string
+	// LeaseOwner and LeaseUntil name the process working on a processing
+	// ingest and until when (LeaseTime format); others may take it over
+	// after that.
+	LeaseOwner string
+	LeaseUntil string
 }
 
-const ingestCols = `id, document_id, filename, size, state, errors, tileset_id, created, changed`
+// LeaseTime formats lease times: fixed width, so that they compare as
+// strings in SQL.
+const LeaseTime = "2006-01-02T15:04:05.000000000Z"
+
+const ingestCols = `id, document_id, filename, size, state, errors, tileset_id, created, changed, kind, progress, upload_type, upload_id, object_key, part_size, output_type, lease_owner, lease_until`
 
 func scanIngest(sc interface{ Scan(...any) error }) (Ingest, error) {
 	var in Ingest
 	var errs string
-	err := sc.Scan(&in.ID, &in.DocumentID, &in.Filename, &in.Size, &in.State, &errs, &in.TilesetID, &in.Created, &in.Changed)
+	err := sc.Scan(&in.ID, &in.DocumentID, &in.Filename, &in.Size, &in.State, &errs, &in.TilesetID, &in.Created, &in.Changed,
+		&in.Kind, &in.Progress, &in.UploadType, &in.UploadID, &in.ObjectKey, &in.PartSize, &in.OutputType, &in.LeaseOwner, &in.LeaseUntil)
 	if err == nil && errs != "" {
 		if jerr := json.Unmarshal([]byte(errs), &in.Errors); jerr != nil {
 			in.Errors = []string{errs}
@@ -47,8 +84,12 @@ func scanIngest(sc interface{ Scan(...any) error }) (Ingest, error) {
 // CreateIngest inserts a new upload session.
 func (s *DB) CreateIngest(ctx context.Context, in Ingest) (Ingest, error) {
 	in.Created, in.Changed = now(), now()
-	if _, err := s.exec(ctx, `INSERT INTO ingests (`+ingestCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		in.ID, in.DocumentID, in.Filename, in.Size, in.State, encodeErrors(in.Errors), in.TilesetID, in.Created, in.Changed); err != nil {
+	if in.Kind == "" {
+		in.Kind = KindTileset
+	}
+	if _, err := s.exec(ctx, `INSERT INTO ingests (`+ingestCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		in.ID, in.DocumentID, in.Filename, in.Size, in.State, encodeErrors(in.Errors), in.TilesetID, in.Created, in.Changed,
+		in.Kind, in.Progress, in.UploadType, in.UploadID, in.ObjectKey, in.PartSize, in.OutputType, in.LeaseOwner, in.LeaseUntil); err != nil {
 		return Ingest{}, fmt.Errorf("create ingest: %w", err)
 	}
 	return in, nil
@@ -66,23 +107,94 @@ func (s *DB) Ingest(ctx context.Context, id string) (Ingest, error) {
 	return in, nil
 }
 
-// UpdateIngest writes the state, errors and tileset of a session.
+// UpdateIngest writes the state, errors, tileset, progress, upload id
+// and lease of a session.
 func (s *DB) UpdateIngest(ctx context.Context, in Ingest) (Ingest, error) {
+	return s.UpdateIngestIf(ctx, in, IngestCond{})
+}
+
+// IngestCond is what UpdateIngestIf requires of the stored session.
+type IngestCond struct {
+	// States, when any, lists the states the session must be in.
+	States []string
+	// LeaseOwner, when set, must hold the session's lease.
+	LeaseOwner string
+}
+
+// ErrStale is returned by UpdateIngestIf when the session no longer
+// meets the condition (another request or node changed it first).
+var ErrStale = errors.New("the ingest changed meanwhile")
+
+// UpdateIngestIf is UpdateIngest when the stored session meets cond, in
+// one statement (so two nodes cannot both make the same change); ErrStale
+// when it does not, ErrNotFound when there is no such session.
+func (s *DB) UpdateIngestIf(ctx context.Context, in Ingest, cond IngestCond) (Ingest, error) {
 	in.Changed = now()
-	res, err := s.exec(ctx, `UPDATE ingests SET state = ?, errors = ?, tileset_id = ?, changed = ? WHERE id = ?`,
-		in.State, encodeErrors(in.Errors), in.TilesetID, in.Changed, in.ID)
+	q := `UPDATE ingests SET state = ?, errors = ?, tileset_id = ?, changed = ?, progress = ?, upload_id = ?, lease_owner = ?, lease_until = ? WHERE id = ?`
+	args := []any{in.State, encodeErrors(in.Errors), in.TilesetID, in.Changed, in.Progress, in.UploadID, in.LeaseOwner, in.LeaseUntil, in.ID}
+	if len(cond.States) > 0 {
+		q += ` AND state IN (?` + strings.Repeat(`, ?`, len(cond.States)-1) + `)`
+		for _, st := range cond.States {
+			args = append(args, st)
+		}
+	}
+	if cond.LeaseOwner != "" {
+		q += ` AND lease_owner = ?`
+		args = append(args, cond.LeaseOwner)
+	}
+	res, err := s.exec(ctx, q, args...)
 	if err != nil {
 		return Ingest{}, fmt.Errorf("update ingest %s: %w", in.ID, err)
 	}
 	if n, _ := res.RowsAffected(); n == 0 {
-		return Ingest{}, fmt.Errorf("ingest %s: %w", in.ID, ErrNotFound)
+		if _, err := s.Ingest(ctx, in.ID); err != nil {
+			return Ingest{}, err
+		}
+		return Ingest{}, fmt.Errorf("ingest %s: %w", in.ID, ErrStale)
 	}
 	return in, nil
 }
 
-// Ingests returns every session, newest first.
+// ClaimIngest gives the lease of a processing session to owner until the
+// given time (LeaseTime format) when nobody holds it, its lease ended
+// before now, or owner holds it already; it tells whether owner got it.
+func (s *DB) ClaimIngest(ctx context.Context, id, owner, until, now string) (bool, error) {
+	res, err := s.exec(ctx, `UPDATE ingests SET lease_owner = ?, lease_until = ? WHERE id = ? AND state = ? AND (lease_owner = '' OR lease_owner = ? OR lease_until < ?)`,
+		owner, until, id, IngestProcessing, owner, now)
+	if err != nil {
+		return false, fmt.Errorf("claim ingest %s: %w", id, err)
+	}
+	n, _ := res.RowsAffected()
+	return n == 1, nil
+}
+
+// Claimable returns the ids of the processing sessions of a kind that
+// nobody holds, or whose lease ended before now, oldest first.
+func (s *DB) Claimable(ctx context.Context, kind, now string) ([]string, error) {
+	rows, err := s.query(ctx, `SELECT id FROM ingests WHERE kind = ? AND state = ? AND (lease_owner = '' OR lease_until < ?) ORDER BY changed`, kind, IngestProcessing, now)
+	if err != nil {
+		return nil, fmt.Errorf("list claimable ingests: %w", err)
+	}
+	defer rows.Close()
+	var ids []string
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return nil, fmt.Errorf("list claimable ingests: %w", err)
+		}
+		ids = append(ids, id)
+	}
+	return ids, rows.Err()
+}
+
+// Ingests returns every tileset session (the admin API's), newest first.
 func (s *DB) Ingests(ctx context.Context) ([]Ingest, error) {
-	rows, err := s.query(ctx, `SELECT `+ingestCols+` FROM ingests ORDER BY created DESC`)
+	return s.IngestsOfKind(ctx, KindTileset)
+}
+
+// IngestsOfKind returns every session of a kind, newest first.
+func (s *DB) IngestsOfKind(ctx context.Context, kind string) ([]Ingest, error) {
+	rows, err := s.query(ctx, `SELECT `+ingestCols+` FROM ingests WHERE kind = ? ORDER BY created DESC`, kind)
 	if err != nil {
 		return nil, fmt.Errorf("list ingests: %w", err)
 	}

@@ -6,6 +6,7 @@ import (
 	"os"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/tesseramaps/tessera/internal/pgtest"
 )
@@ -197,4 +198,79 @@ func TestSettingIfAbsent(t *testing.T) {
 			t.Fatalf("second = %q, %v; want the first value kept", v, err)
 		}
 	})
+}
+
+func TestDatasetIngests(t *testing.T) { pgtest.EachDatabase(t, testDatasetIngests) }
+
+func testDatasetIngests(t *testing.T, path string) {
+	ctx := context.Background()
+	db, err := Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := db.CreateIngest(ctx, Ingest{ID: "t1", DocumentID: "d0", Filename: "a.mbtiles", Size: 5, State: IngestUpload}); err != nil {
+		t.Fatal(err)
+	}
+	in, err := db.CreateIngest(ctx, Ingest{ID: "d1", DocumentID: "doc", Filename: "b.tif", Size: 9, State: IngestUpload,
+		Kind: KindDataset, UploadType: "s3_multipart", UploadID: "up", ObjectKey: "k/b.tif", PartSize: 5 << 20, OutputType: "raster_tileset"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := db.Ingest(ctx, "d1")
+	if err != nil || got.Kind != KindDataset || got.UploadType != "s3_multipart" || got.UploadID != "up" || got.ObjectKey != "k/b.tif" || got.PartSize != 5<<20 || got.OutputType != "raster_tileset" {
+		t.Fatalf("read back %+v, %v", got, err)
+	}
+	if old, _ := db.Ingest(ctx, "t1"); old.Kind != KindTileset {
+		t.Errorf("default kind %q", old.Kind)
+	}
+	// The admin API's list holds only its own kind.
+	if list, _ := db.Ingests(ctx); len(list) != 1 || list[0].ID != "t1" {
+		t.Errorf("tileset ingests %+v", list)
+	}
+	if list, _ := db.IngestsOfKind(ctx, KindDataset); len(list) != 1 || list[0].ID != "d1" {
+		t.Errorf("dataset ingests %+v", list)
+	}
+
+	// Conditional transitions: only one of two racing changes wins.
+	in.State = IngestProcessing
+	if _, err := db.UpdateIngestIf(ctx, in, IngestCond{States: []string{IngestUpload}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.UpdateIngestIf(ctx, in, IngestCond{States: []string{IngestUpload}}); !errors.Is(err, ErrStale) {
+		t.Errorf("second transition: %v, want ErrStale", err)
+	}
+	if _, err := db.UpdateIngestIf(ctx, Ingest{ID: "gone"}, IngestCond{States: []string{IngestUpload}}); !errors.Is(err, ErrNotFound) {
+		t.Errorf("missing: %v, want ErrNotFound", err)
+	}
+
+	// Leases: one owner at a time, taken over after it ends.
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	at := func(d time.Duration) string { return t0.Add(d).Format(LeaseTime) }
+	if ids, _ := db.Claimable(ctx, KindDataset, at(0)); len(ids) != 1 || ids[0] != "d1" {
+		t.Errorf("claimable %v", ids)
+	}
+	if ok, err := db.ClaimIngest(ctx, "d1", "node-a", at(time.Minute), at(0)); !ok || err != nil {
+		t.Fatalf("claim a: %v %v", ok, err)
+	}
+	if ok, _ := db.ClaimIngest(ctx, "d1", "node-b", at(2*time.Minute), at(30*time.Second)); ok {
+		t.Error("node-b took a live lease")
+	}
+	if ids, _ := db.Claimable(ctx, KindDataset, at(30*time.Second)); len(ids) != 0 {
+		t.Errorf("claimable while held: %v", ids)
+	}
+	if ok, _ := db.ClaimIngest(ctx, "d1", "node-b", at(3*time.Minute), at(61*time.Second)); !ok {
+		t.Error("node-b could not take an ended lease")
+	}
+	got, _ = db.Ingest(ctx, "d1")
+	got.Progress = 0.5
+	if _, err := db.UpdateIngestIf(ctx, got, IngestCond{LeaseOwner: "node-a"}); !errors.Is(err, ErrStale) {
+		t.Errorf("old owner's update: %v, want ErrStale", err)
+	}
+	if _, err := db.UpdateIngestIf(ctx, got, IngestCond{LeaseOwner: "node-b", States: []string{IngestProcessing}}); err != nil {
+		t.Errorf("owner's update: %v", err)
+	}
+	if got, _ = db.Ingest(ctx, "d1"); got.Progress != 0.5 || got.LeaseOwner != "node-b" {
+		t.Errorf("after update %+v", got)
+	}
 }
