@@ -5,14 +5,27 @@ import (
 	"testing"
 )
 
-func breaksOf(s string, maxWidth float64) []int {
-	rs := []rune(s)
-	return LineBreaks(len(rs), func(i int) rune { return rs[i] }, func(i int) float64 {
-		if rs[i] == ' ' {
-			return 6
-		}
-		return 12
-	}, maxWidth)
+// testWidth is the advance of r in the tests: 6 for a space, 8 for
+// brackets and ASCII punctuation, 24 for an ideograph, 12 otherwise.
+func testWidth(r rune) float64 {
+	switch {
+	case r == ' ':
+		return 6
+	case ideograph(r):
+		return 24
+	case r < 0x80 && (r < '0' || r > 'z'):
+		return 8
+	}
+	return 12
+}
+
+// uniformWidth is the advance of r in most cases: 6 for a space, 12
+// otherwise.
+func uniformWidth(r rune) float64 {
+	if r == ' ' {
+		return 6
+	}
+	return 12
 }
 
 func TestLineBreaks(t *testing.T) {
@@ -21,24 +34,73 @@ func TestLineBreaks(t *testing.T) {
 		text     string
 		maxWidth float64
 		want     []int
+		width    func(rune) float64 // uniformWidth when nil
 	}{
-		{"fits", "ab cd", 240, nil},
-		{"no width, no breaks", "ab cd", 0, nil},
-		{"two balanced lines", "aaaa bbbb", 60, []int{5}},
+		{"fits", "ab cd", 240, nil, nil},
+		{"no width, no breaks", "ab cd", 0, nil, nil},
+		{"two balanced lines", "aaaa bbbb", 60, []int{5}, nil},
 		// Three words over two lines: the break that balances the
 		// lines best goes after the second word.
-		{"balanced, not greedy", "aa bb cccc", 80, []int{6}},
-		{"three lines", "Test Test Test", 60, []int{5, 10}},
-		{"two of three words on the first line", "Test Test Test", 120, []int{10}},
-		{"newline forces a break", "ab\ncd", 240, []int{3}},
-		{"after a hyphen", "aaaa-bbbb", 60, []int{5}},
-		{"ideographs break anywhere", "中文中文", 30, []int{2}},
+		{"balanced, not greedy", "aa bb cccc", 80, []int{6}, nil},
+		{"three lines", "Test Test Test", 60, []int{5, 10}, nil},
+		// Either break leaves lines 30 from the ideal: the last line is
+		// the short one.
+		{"two of three words on the first line", "Test Test Test", 120, []int{10}, nil},
+		{"newline forces a break", "ab\ncd", 240, []int{3}, nil},
+		{"newline at the end", "ab\n", 240, nil, nil},
+		{"paragraphs balanced apart", "aaaa bbbb\ncc", 60, []int{5, 10}, nil},
+		{"after a hyphen", "aaaa-bbbb", 60, []int{5}, nil},
+		{"no opportunity", "aaaaaaaaaa", 30, nil, nil},
+		{"ideographs break anywhere", "中文中文", 30, []int{2}, nil},
+		{"zero width space", "aaaa\u200bbbbb", 60, []int{5}, nil},
+		{"hyphenation point", "aaaa\u2027bbbb", 60, []int{5}, nil},
+		// The penalties: no line ends with an opening bracket or starts
+		// with a closing one or a CJK full stop or comma.
+		// Unpenalised, 中文中文( | 中文中文) is the balanced split.
+		{"brackets stay with their text", "中文中文(中文中文)", 120, []int{4}, testWidth},
+		{"no line starts with a full stop", "中文中文中。文中", 120, []int{4}, testWidth},
+		// Unpenalised, the first line would be the ideal 中文中.
+		{"no line starts with an ideographic comma", "中文中、文中", 96, []int{4}, testWidth},
+		{"no line ends with a full-width bracket", "中文（中文中", 72, []int{4}, testWidth},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := breaksOf(tc.text, tc.maxWidth); !reflect.DeepEqual(got, tc.want) {
+			rs := []rune(tc.text)
+			w := tc.width
+			if w == nil {
+				w = uniformWidth
+			}
+			got := LineBreaks(len(rs), func(i int) rune { return rs[i] }, func(i int) float64 { return w(rs[i]) }, tc.maxWidth)
+			if !reflect.DeepEqual(got, tc.want) {
 				t.Errorf("LineBreaks(%q, %v) = %v, want %v", tc.text, tc.maxWidth, got, tc.want)
 			}
 		})
+	}
+}
+
+func TestLineBreaksAfterImages(t *testing.T) {
+	// Images (X) between words without spaces: breaks only after them.
+	rs := []rune("aaaXbbbXccc")
+	image := func(i int) bool { return rs[i] == 'X' }
+	width := func(i int) float64 { return 12 }
+	at := func(i int) rune { return rs[i] }
+	if got := LineBreaksWith(len(rs), at, width, 60, image); !reflect.DeepEqual(got, []int{4, 8}) {
+		t.Errorf("breaks after images = %v, want [4 8]", got)
+	}
+	if got := LineBreaksWith(len(rs), at, width, 60, nil); got != nil {
+		t.Errorf("without images = %v, want none", got)
+	}
+}
+
+func TestIdeograph(t *testing.T) {
+	for _, tc := range []struct {
+		r    rune
+		want bool
+	}{
+		{'a', false}, {'‧', false}, {'中', true}, {'。', true}, {'か', true}, {'한', true}, {'（', true}, {'𠀀', true}, {'€', false},
+	} {
+		if got := ideograph(tc.r); got != tc.want {
+			t.Errorf("ideograph(%q) = %v, want %v", tc.r, got, tc.want)
+		}
 	}
 }
