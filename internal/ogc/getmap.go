@@ -280,13 +280,23 @@ type MapPlan struct {
 	Resample             bool
 }
 
-// maxPlanPixels bounds the intermediate render of a resampled GetMap.
-const maxPlanPixels = 4096 * 4096
+// maxPlanDiagonal is the longest diagonal, in pixels, of a render behind a
+// GetMap: the renderer reads the tiles under the circle around a view (a
+// view may turn), at most 64 vector tiles, eight a side; a diagonal of
+// seven 512-pixel tiles stays within that wherever the view lies. A
+// larger render would lose its vector layers.
+const maxPlanDiagonal = 7 * 512
+
+// MaxSize is the largest WIDTH and HEIGHT served: a square image of this
+// side renders within maxPlanDiagonal, so every size the capabilities
+// allow is drawn whole.
+const MaxSize = 2534 // floor(maxPlanDiagonal / sqrt 2)
 
 // Plan computes the render behind the request. A Web Mercator request
 // whose pixels are square renders straight at the requested size; other
 // requests (stretched pixels, geographic CRSs) render the Mercator extent
-// at the resolution of the request's finer axis and are warped.
+// at the resolution of the request's finer axis, with a diagonal of at
+// most maxPlanDiagonal pixels, and are warped.
 func (r *GetMapRequest) Plan() MapPlan {
 	x0, y0 := r.toWorld(r.BBox[0], r.BBox[3])
 	x1, y1 := r.toWorld(r.BBox[2], r.BBox[1])
@@ -302,9 +312,15 @@ func (r *GetMapRequest) Plan() MapPlan {
 	}
 	s := math.Max(sx, sy)
 	w, h := ceil(dx*s), ceil(dy*s)
-	if w*h > maxPlanPixels {
-		s *= math.Sqrt(maxPlanPixels / (w * h))
+	if d := math.Hypot(w, h); d > maxPlanDiagonal {
+		// A coarser render, resampled: the request's finer axis asks
+		// more pixels than one render draws.
+		s *= maxPlanDiagonal / d * (1 - 1e-9)
 		w, h = ceil(dx*s), ceil(dy*s)
+		for math.Hypot(w, h) > maxPlanDiagonal { // the rounding up
+			s *= 0.999
+			w, h = ceil(dx*s), ceil(dy*s)
+		}
 	}
 	plan.Width, plan.Height = max(1, int(w)), max(1, int(h))
 	plan.Zoom = math.Log2(s / 512)

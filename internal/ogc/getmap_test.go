@@ -204,12 +204,14 @@ func TestGetMapPlanAndWarp(t *testing.T) {
 func FuzzParseGetMap(f *testing.F) {
 	f.Add("VERSION=1.3.0&LAYERS=world&CRS=EPSG:4326&BBOX=40,-10,50,20&WIDTH=300&HEIGHT=100&FORMAT=image/jpeg")
 	f.Add("VERSION=1.1.1&LAYERS=world&SRS=EPSG:3857&BBOX=0,0,1,1&WIDTH=1&HEIGHT=2048&FORMAT=png&BGCOLOR=0xFFFFFF")
+	f.Add("VERSION=1.3.0&LAYERS=world&CRS=CRS:84&BBOX=-180,-85,180,85&WIDTH=1&HEIGHT=2534&FORMAT=png")
+	f.Add("VERSION=1.3.0&LAYERS=world&CRS=EPSG:4326&BBOX=10,0,10.0001,40&WIDTH=2534&HEIGHT=7&FORMAT=png")
 	f.Fuzz(func(t *testing.T, s string) {
 		q, err := url.ParseQuery(s)
 		if err != nil {
 			return
 		}
-		r, ex := ParseGetMap(q, 2048, knownWorld)
+		r, ex := ParseGetMap(q, MaxSize, knownWorld)
 		if ex != nil {
 			if ex.Code == "" || ex.Message == "" || !strings.Contains(string(ex.XML()), "ServiceException") {
 				t.Fatalf("bad exception %+v", ex)
@@ -217,7 +219,7 @@ func FuzzParseGetMap(f *testing.F) {
 			return
 		}
 		p := r.Plan()
-		if p.Width < 1 || p.Height < 1 || p.Width*p.Height > maxPlanPixels+4096*2 || math.IsNaN(p.Zoom) || math.IsInf(p.Zoom, 0) {
+		if p.Width < 1 || p.Height < 1 || math.Hypot(float64(p.Width), float64(p.Height)) > maxPlanDiagonal || math.IsNaN(p.Zoom) || math.IsInf(p.Zoom, 0) {
 			t.Fatalf("plan %+v for %+v", p, r)
 		}
 	})

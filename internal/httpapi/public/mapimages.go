@@ -164,8 +164,9 @@ func (a *API) staticMap(w http.ResponseWriter, r *http.Request) {
 	a.sendImage(w, r, img)
 }
 
-// maxWMSSize bounds WIDTH and HEIGHT of GetMap.
-const maxWMSSize = 4096
+// maxWMSSize bounds WIDTH and HEIGHT of GetMap (and the capabilities
+// declare it): the largest render drawn whole.
+const maxWMSSize = ogc.MaxSize
 
 // wmsGetMap answers GetMap; layers are the maps the endpoint offers.
 func (a *API) wmsGetMap(w http.ResponseWriter, r *http.Request, layers func(name string) (*catalog.Map, bool)) {

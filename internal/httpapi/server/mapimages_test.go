@@ -34,6 +34,19 @@ func decodeImage(t *testing.T, r resp) image.Image {
 	return img
 }
 
+// colourCount counts the distinct colours of an image.
+func colourCount(img image.Image) int {
+	colours := map[[4]uint32]bool{}
+	b := img.Bounds()
+	for y := b.Min.Y; y < b.Max.Y; y++ {
+		for x := b.Min.X; x < b.Max.X; x++ {
+			r, g, b, a := img.At(x, y).RGBA()
+			colours[[4]uint32{r, g, b, a}] = true
+		}
+	}
+	return len(colours)
+}
+
 func TestMapRasterTiles(t *testing.T) {
 	e := mapEnv(t)
 	for _, tt := range []struct {
@@ -59,14 +72,7 @@ func TestMapRasterTiles(t *testing.T) {
 	}
 	// The map draws its roads: a tile with the road is not one colour.
 	img := decodeImage(t, e.do("GET", "/maps/city/0/0/0.png", nil))
-	colours := map[[4]uint32]bool{}
-	for y := 0; y < 512; y += 2 {
-		for x := 0; x < 512; x += 2 {
-			r, g, b, a := img.At(x, y).RGBA()
-			colours[[4]uint32{r, g, b, a}] = true
-		}
-	}
-	if len(colours) < 2 {
+	if colourCount(img) < 2 {
 		t.Errorf("tile 0/0/0 is one colour: the roads are not drawn")
 	}
 
@@ -225,8 +231,58 @@ func TestWMSGetMap(t *testing.T) {
 	}
 	// The capabilities declare GetMap with the size limit.
 	caps := e.do("GET", "/maps/city/wms?service=WMS&request=GetCapabilities", nil)
-	if !strings.Contains(string(caps.body), "<GetMap>") || !strings.Contains(string(caps.body), "<MaxWidth>4096</MaxWidth>") {
+	if !strings.Contains(string(caps.body), "<GetMap>") || !strings.Contains(string(caps.body), "<MaxWidth>2534</MaxWidth>") {
 		t.Errorf("capabilities: %s", caps.body)
+	}
+}
+
+// TestWMSGetMapLimits: what the capabilities promise is drawn (the largest
+// image shows its roads, not one colour), odd shapes of the largest size
+// and narrow geographic boxes are drawn, and past the limit is a
+// ServiceException (400), never a 500.
+func TestWMSGetMapLimits(t *testing.T) {
+	e := mapEnv(t)
+	get := "/maps/city/wms?SERVICE=WMS&REQUEST=GetMap&VERSION=1.3.0&LAYERS=city&STYLES=&FORMAT=image/png&"
+	big := e.do("GET", get+"CRS=EPSG:3857&BBOX=-12000000,-12000000,12792502,12792502&WIDTH=2534&HEIGHT=2534", nil)
+	if big.status != 200 {
+		t.Fatalf("the largest image: %d %s", big.status, big.body)
+	}
+	img := decodeImage(t, big)
+	if b := img.Bounds(); b.Dx() != 2534 || b.Dy() != 2534 {
+		t.Fatalf("the largest image is %v", b.Size())
+	}
+	if colourCount(img) < 2 {
+		t.Error("the largest image is one colour: its roads are not drawn")
+	}
+	for _, tt := range []struct {
+		query string
+		w, h  int
+	}{
+		{"CRS=CRS:84&BBOX=-180,-85,180,85&WIDTH=1&HEIGHT=2534", 1, 2534},
+		{"CRS=CRS:84&BBOX=-180,-85,180,85&WIDTH=2534&HEIGHT=1", 2534, 1},
+		{"CRS=EPSG:4326&BBOX=0,0,0.0001,10&WIDTH=20&HEIGHT=2534", 20, 2534},
+		{"CRS=EPSG:4326&BBOX=-80,5,80,5.00001&WIDTH=2534&HEIGHT=2534", 2534, 2534},
+		{"CRS=EPSG:4326&BBOX=10,10,10.000000001,10.000000001&WIDTH=64&HEIGHT=64", 64, 64},
+		{"CRS=EPSG:3857&BBOX=0,0,1,100000&WIDTH=2534&HEIGHT=2", 2534, 2},
+	} {
+		r := e.do("GET", get+tt.query, nil)
+		if r.status != 200 {
+			t.Errorf("%s: %d %s", tt.query, r.status, r.body)
+			continue
+		}
+		if b := decodeImage(t, r).Bounds(); b.Dx() != tt.w || b.Dy() != tt.h {
+			t.Errorf("%s: %v", tt.query, b.Size())
+		}
+	}
+	for _, q := range []string{
+		"CRS=EPSG:3857&BBOX=0,0,1,1&WIDTH=2535&HEIGHT=10",
+		"CRS=CRS:84&BBOX=-180,-85,180,85&WIDTH=1&HEIGHT=4096",
+		"CRS=EPSG:3857&BBOX=0,0,1,1&WIDTH=4096&HEIGHT=4096",
+	} {
+		r := e.do("GET", get+q, nil)
+		if r.status != 400 || !strings.Contains(string(r.body), "InvalidParameterValue") {
+			t.Errorf("%s: %d %s, want an InvalidParameterValue exception", q, r.status, r.body)
+		}
 	}
 }
 
