@@ -115,3 +115,35 @@ func BenchmarkValidateHostileAllFilter(b *testing.B) {
 		Validate(s, nil)
 	}
 }
+
+// TestValidateExpressionValues: expressions go to the compiler as the
+// style holds them (no JSON round trip): numbers beyond float64 are
+// infinities, objects inside expressions are read, errors keep their
+// paths.
+func TestValidateExpressionValues(t *testing.T) {
+	for _, tt := range []struct {
+		layer string
+		want  string // "" for valid, else part of the first error
+	}{
+		{`"filter": ["<", ["get", "x"], 1e400]`, ""},
+		{`"layout": {"text-field": ["format", "a", {"font-scale": 1.2}]}`, ""},
+		{`"layout": {"text-field": ["format", "a", {"font-scale": "big"}]}`, "text-field[1]: Expected number but found string"},
+		{`"filter": ["==", ["get", "x", ["literal", {"x": [1, 2]}]], 1]`, ""},
+		{`"filter": ["==", ["get", "x"], ["literal", {"a": [1, 2]}]]`, "comparisons are not supported for type 'object'"},
+		{`"filter": ["all", true, ["==", ["get"], 1]]`, "layers[0].filter[2][1]"},
+	} {
+		doc := `{"version": 8, "glyphs": "https://h/{fontstack}/{range}.pbf", "sources": {"s": {"type": "geojson", "data": {"type": "FeatureCollection", "features": []}}},
+			"layers": [{"id": "l", "type": "symbol", "source": "s", ` + tt.layer + `}]}`
+		s, err := Parse([]byte(doc))
+		if err != nil {
+			t.Fatal(err)
+		}
+		errs := Validate(s, nil)
+		switch {
+		case tt.want == "" && len(errs) > 0:
+			t.Errorf("%s: %v", tt.layer, errs)
+		case tt.want != "" && (len(errs) == 0 || !strings.Contains(errs[0].Error(), tt.want)):
+			t.Errorf("%s: %v, want an error at %s", tt.layer, errs, tt.want)
+		}
+	}
+}

@@ -118,19 +118,25 @@ func decodeTok(dec *json.Decoder, tok json.Token, depth int, count *int) (any, e
 		}
 		return nil, fmt.Errorf("unexpected delimiter %v", t)
 	case json.Number:
-		f, err := strconv.ParseFloat(string(t), 64)
-		if err != nil {
-			var ne *strconv.NumError
-			if errors.As(err, &ne) && ne.Err == strconv.ErrRange {
-				return f, nil
-			}
-			return nil, err
-		}
-		return f, nil
+		return parseNumber(t)
 	case string, bool, nil:
 		return t, nil
 	}
 	return nil, fmt.Errorf("unexpected token %v", tok)
+}
+
+// parseNumber reads a JSON number; one beyond float64's range is an
+// infinity, as in JavaScript.
+func parseNumber(n json.Number) (any, error) {
+	f, err := strconv.ParseFloat(string(n), 64)
+	if err != nil {
+		var ne *strconv.NumError
+		if errors.As(err, &ne) && ne.Err == strconv.ErrRange {
+			return f, nil
+		}
+		return nil, err
+	}
+	return f, nil
 }
 
 // normalizeJSON converts generic Go values (as from encoding/json) to the
@@ -157,11 +163,7 @@ func normalizeJSON(v any, depth int) (any, error) {
 	case float32:
 		return float64(t), nil
 	case json.Number:
-		f, err := t.Float64()
-		if err != nil {
-			return nil, err
-		}
-		return f, nil
+		return parseNumber(t)
 	case json.RawMessage:
 		return decodeJSON(t)
 	case []byte:
