@@ -166,6 +166,9 @@ func (lr *layerRender) extrusion(feats []sourceFeature, st *style.Style) {
 		if f.kind != "Polygon" {
 			continue
 		}
+		if lr.cv.Budget.Stopped() {
+			return
+		}
 		c := lr.ctx(f.feat)
 		if lr.filter != nil {
 			v := lr.filter.EvalOrDefault(c)
@@ -259,6 +262,9 @@ func (lr *layerRender) extrusion(feats []sourceFeature, st *style.Style) {
 	}
 	// The layer, each pixel its nearest face, over the map.
 	for y := 0; y < h; y++ {
+		if !lr.cv.Budget.Spend(w) {
+			return
+		}
 		for x := 0; x < w; x++ {
 			i := y*w + x
 			if dl.depth[i] == 0 {
@@ -318,7 +324,7 @@ func (e *extrusionFace) cover(rings [][]raster.Point, fn func(x, y int)) {
 	}
 	ix0, iy0 := max(0, int(math.Floor(x0))), max(0, int(math.Floor(y0)))
 	ix1, iy1 := min(e.dl.w-1, int(math.Ceil(x1))), min(e.dl.h-1, int(math.Ceil(y1)))
-	if ix0 > ix1 || iy0 > iy1 {
+	if ix0 > ix1 || iy0 > iy1 || !e.mask.Budget.SpendArea(ix0, iy0, ix1+1, iy1+1, 1) {
 		return
 	}
 	e.mask.FillPolygon(rings)

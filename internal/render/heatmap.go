@@ -44,8 +44,9 @@ func newDensityBuffer(w, h int) *densityBuffer {
 }
 
 // kernel adds one point's kernel: centre c (plane device pixels), radius
-// r (device pixels), peak = weight * intensity / sqrt(2π).
-func (d *densityBuffer) kernel(c raster.Point, r, peak float64, tilt *raster.Tilt) {
+// r (device pixels), peak = weight * intensity / sqrt(2π), its texels
+// spent from budget.
+func (d *densityBuffer) kernel(c raster.Point, r, peak float64, tilt *raster.Tilt, budget *raster.Budget) {
 	if !(peak > kernelZero) || !(r > 0) {
 		return
 	}
@@ -68,6 +69,9 @@ func (d *densityBuffer) kernel(c raster.Point, r, peak float64, tilt *raster.Til
 	}
 	i0, i1 := max(0, int(math.Ceil(x0/d.sx-0.5))), min(d.w-1, int(math.Floor(x1/d.sx-0.5)))
 	j0, j1 := max(0, int(math.Ceil(y0/d.sy-0.5))), min(d.h-1, int(math.Floor(y1/d.sy-0.5)))
+	if !budget.SpendArea(i0, j0, i1+1, j1+1, 2) {
+		return
+	}
 	inv := 1 / (r * r)
 	for j := j0; j <= j1; j++ {
 		for i := i0; i <= i1; i++ {
@@ -168,6 +172,9 @@ func (lr *layerRender) heatmap(feats []sourceFeature) {
 	buf := newDensityBuffer(w, h)
 	drawn := false
 	for _, f := range feats {
+		if lr.cv.Budget.Stopped() {
+			return
+		}
 		c := lr.ctx(f.feat)
 		if lr.filter != nil {
 			v := lr.filter.EvalOrDefault(c)
@@ -179,7 +186,7 @@ func (lr *layerRender) heatmap(feats []sourceFeature) {
 		radius := lr.num("heatmap-radius", c, 30) * fr.ratio
 		for _, part := range vertexParts(f) {
 			for _, p := range lr.projectPlane(part, 0, 0) {
-				buf.kernel(p, radius, weight*intensity*gaussCoef, fr.tilt)
+				buf.kernel(p, radius, weight*intensity*gaussCoef, fr.tilt, lr.cv.Budget)
 				drawn = true
 			}
 		}
@@ -189,6 +196,9 @@ func (lr *layerRender) heatmap(feats []sourceFeature) {
 	}
 	colors := newColorRamp(ramp, lr.zoom, func(c *expr.EvalContext, t float64) { c.HeatmapDensity = t })
 	for y := 0; y < h; y++ {
+		if !lr.cv.Budget.Spend(w) {
+			return
+		}
 		for x := 0; x < w; x++ {
 			col := colors.at(buf.at(x, y))
 			if col[3] <= 0 && col[0] <= 0 && col[1] <= 0 && col[2] <= 0 {

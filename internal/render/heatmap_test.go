@@ -13,7 +13,7 @@ func TestHeatmapKernel(t *testing.T) {
 	// A point on the centre of texel (5, 5) of a 96x96 image's 24x24
 	// buffer, radius 20 device pixels, weight and intensity 1.
 	buf := newDensityBuffer(96, 96)
-	buf.kernel(raster.Point{X: 22, Y: 22}, 20, gaussCoef, nil)
+	buf.kernel(raster.Point{X: 22, Y: 22}, 20, gaussCoef, nil, nil)
 	tests := []struct {
 		i, j int
 		want float64
@@ -36,7 +36,7 @@ func TestHeatmapKernel(t *testing.T) {
 		}
 	}
 	// Two points add up.
-	buf.kernel(raster.Point{X: 22, Y: 22}, 20, gaussCoef, nil)
+	buf.kernel(raster.Point{X: 22, Y: 22}, 20, gaussCoef, nil, nil)
 	if got := float64(buf.v[5*buf.w+5]); math.Abs(got-2*gaussCoef) > gaussCoef/512 {
 		t.Errorf("two kernels: %g, want %g", got, 2*gaussCoef)
 	}

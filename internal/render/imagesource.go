@@ -285,6 +285,9 @@ func (lr *layerRender) imageRaster(img *imageCover) {
 		px1, py1 = min(w, int(math.Ceil(bx1))+1), min(h, int(math.Ceil(by1))+1)
 	}
 	for y := py0; y < py1; y++ {
+		if !lr.cv.Budget.Spend((px1 - px0) * (w1 - w0 + 1)) {
+			return
+		}
 		for x := px0; x < px1; x++ {
 			wx, wy := fr.worldAt(x, y)
 			for k := w0; k <= w1; k++ {

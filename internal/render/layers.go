@@ -280,6 +280,9 @@ func (lr *layerRender) draw(runs featureRuns) {
 	}
 	for _, run := range runs {
 		for i := range run {
+			if lr.cv.Budget.Stopped() {
+				return // cancelled, or over the render's work bound
+			}
 			if fp, ok := lr.drawFeature(&run[i], c, clipped, &cull); ok {
 				outlines = append(outlines, outline{&run[i], fp})
 			}

@@ -164,6 +164,9 @@ func eachTilePixel[T any](cv *raster.Canvas, fr frame, z int, tile func(col, row
 	n := float64(int(1) << z)
 	w, h := cv.Rect.Dx(), cv.Rect.Dy()
 	for y := 0; y < h; y++ {
+		if !cv.Budget.Spend(w) {
+			return
+		}
 		for x := 0; x < w; x++ {
 			wx, wy := fr.worldAt(x, y)
 			tx, ty := wx*n, wy*n

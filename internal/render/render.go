@@ -5,6 +5,7 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"image"
 	"log/slog"
@@ -171,6 +172,10 @@ func (r *Renderer) Render(ctx context.Context, st *style.Style, v View, res Reso
 		return nil, fmt.Errorf("render: image size %dx%d outside 1..%d pixels", w, h, MaxPixels)
 	}
 	cv := raster.NewCanvas(w, h)
+	// The drawing stops when the context ends or when it has done more
+	// work than the picture's size allows (see workLimit).
+	budget := raster.NewBudget(ctx.Done(), workLimit(w, h))
+	cv.Budget = budget
 	fr := newFrame(v)
 	srcs := &sourceSet{r: r, st: st, res: res, frame: fr, view: v, rasters: map[string]*rasterCover{}}
 	srcs.sprite = &spriteSet{s: srcs}
@@ -184,13 +189,14 @@ func (r *Renderer) Render(ctx context.Context, st *style.Style, v View, res Reso
 			layers = append(layers, i)
 		}
 	}
-	d := layerDrawer{r: r, st: st, prep: prep, srcs: srcs, sprites: sprites, fr: fr, zoom: v.Zoom}
+	d := layerDrawer{r: r, st: st, prep: prep, srcs: srcs, sprites: sprites, fr: fr, zoom: v.Zoom, budget: budget}
 	if split := d.split(ctx, layers, w*h); split > 0 {
 		// The layers above the split are drawn at the same time on a
 		// transparent canvas, laid over the rest at the end: "over" is
 		// associative, so the picture is the same up to the rounding of
 		// each pixel to 8 bits.
 		top := raster.NewCanvas(w, h)
+		top.Budget = budget
 		done := make(chan struct{})
 		var carrier panics.Carrier // a panic there is raised here
 		go func() {
@@ -206,11 +212,42 @@ func (r *Renderer) Render(ctx context.Context, st *style.Style, v View, res Reso
 		d.draw(ctx, layers, cv)
 	}
 	// A resource cut short by the deadline leaves a picture with holes:
-	// it is not the picture asked for.
+	// it is not the picture asked for; nor is one whose drawing was
+	// stopped for asking too much.
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("render: %w", err)
 	}
+	if workObserved != nil {
+		workObserved(budget.Used(), w*h)
+	}
+	if budget.Exceeded() {
+		return nil, fmt.Errorf("render: %w (%d units of work for %dx%d pixels)", ErrWorkBound, budget.Used(), w, h)
+	}
 	return cv.RGBA, nil
+}
+
+// ErrWorkBound is the error of a render whose style asks for more drawing
+// than its picture can show: shapes that cover the picture hundreds of
+// times over (lines or circles far wider than the picture, on every
+// feature). Such a picture is refused rather than drawn for minutes.
+var ErrWorkBound = errors.New("the style asks for more drawing than the picture can show")
+
+// Work bounds: a render may shade some workPerPixel fragments (or cross
+// as many polygon edges) for each pixel of its picture, and at least
+// minWork in all. Normal styles stay far below: the dense street view of
+// the benchmark does about 2.5 units a pixel (see TestWorkOfNormalStyles).
+const (
+	workPerPixel = 100
+	minWork      = 1 << 24
+)
+
+// workObserved, when set (by tests), is told the work each render did
+// and its picture's pixels.
+var workObserved func(used int64, pixels int)
+
+// workLimit returns the work a render of a w x h picture may do.
+func workLimit(w, h int) int64 {
+	return max(minWork, int64(w)*int64(h)*workPerPixel)
 }
 
 // layerDrawer draws a run of a style's layers onto a canvas; several may
@@ -223,6 +260,8 @@ type layerDrawer struct {
 	sprites *spriteSource
 	fr      frame
 	zoom    float64
+	// budget bounds the drawing of the render (raster.Budget).
+	budget *raster.Budget
 }
 
 // parallelPixels is the smallest image drawn by two goroutines: below it
@@ -403,9 +442,10 @@ func balancedCut(cost []float64) int {
 func (d layerDrawer) draw(ctx context.Context, layers []int, cv *raster.Canvas) {
 	w, h := cv.Rect.Dx(), cv.Rect.Dy()
 	mask := getMask(w, h)
+	mask.Budget = d.budget
 	defer maskPool.Put(mask)
 	for _, i := range layers {
-		if ctx.Err() != nil {
+		if ctx.Err() != nil || d.budget.Stopped() {
 			return
 		}
 		l := d.st.Layers[i]

@@ -1416,7 +1416,7 @@ func (s *sourceSet) drawSymbols(ctx context.Context, lr *layerRender) {
 	var carrier panics.Carrier
 	for i := range bands {
 		y0, y1 := b.Min.Y+b.Dy()*i/bands, b.Min.Y+b.Dy()*(i+1)/bands
-		band := &raster.Canvas{RGBA: lr.cv.SubImage(image.Rect(b.Min.X, y0, b.Max.X, y1)).(*image.RGBA)}
+		band := &raster.Canvas{RGBA: lr.cv.SubImage(image.Rect(b.Min.X, y0, b.Max.X, y1)).(*image.RGBA), Budget: lr.cv.Budget}
 		carrier.Go(&wg, func() { s.drawSymbolsOn(band, syms) })
 	}
 	wg.Wait()

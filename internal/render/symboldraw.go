@@ -84,9 +84,9 @@ func (q *texQuad) texel(x, y int, det float64) (s, t, w float64, ok bool) {
 
 // each calls fn for every pixel of a w x h canvas whose centre lies in the
 // quad, with the texel coordinates of that centre.
-func (q *texQuad) each(r image.Rectangle, fn func(x, y int, s, t float64)) {
-	x0, y0, x1, y1, det := q.span(r)
-	if det == 0 {
+func (q *texQuad) each(cv *raster.Canvas, fn func(x, y int, s, t float64)) {
+	x0, y0, x1, y1, det := q.span(cv.Rect)
+	if det == 0 || !cv.Budget.SpendArea(x0, y0, x1, y1, raster.CostTexture) {
 		return
 	}
 	for y := y0; y < y1; y++ {
@@ -205,7 +205,7 @@ func drawSDF(cv *raster.Canvas, q *texQuad, tex *alphaTex, buff, gamma float64, 
 		return
 	}
 	x0, y0, x1, y1, det := q.span(cv.Rect)
-	if det == 0 {
+	if det == 0 || !cv.Budget.SpendArea(x0, y0, x1, y1, raster.CostTexture) {
 		return
 	}
 	if q.tilt == nil {
@@ -383,7 +383,7 @@ func drawIcon(cv *raster.Canvas, iq *iconQuad, opacity float64) {
 	for c := range ch {
 		ch[c] = alphaTex{data: ic.pix, w: ic.w, h: ic.h, pad: 1, stride: 4, off: c, rowStride: ic.w * 4}
 	}
-	iq.q.each(cv.Rect, func(x, y int, s, t float64) {
+	iq.q.each(cv, func(x, y int, s, t float64) {
 		var v [4]float64
 		if iq.linear {
 			for c := range v {
@@ -408,7 +408,7 @@ func drawIcon(cv *raster.Canvas, iq *iconQuad, opacity float64) {
 func drawIconFlat(cv *raster.Canvas, iq *iconQuad, opacity float64) {
 	ic, q := iq.ic, &iq.q
 	x0, y0, x1, y1, det := q.span(cv.Rect)
-	if det == 0 {
+	if det == 0 || !cv.Budget.SpendArea(x0, y0, x1, y1, raster.CostTexture) {
 		return
 	}
 	tw, th := float64(q.tw), float64(q.th)

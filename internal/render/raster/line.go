@@ -227,6 +227,7 @@ func (cv *Canvas) LineTriangle(t *[3]LineVertex, clip []Point, p *LinePaint) {
 	col := spanColor{cr, cg, cb, ca, solid, opaque}
 	n := len(poly)
 	pix := cv.Pix
+	cost := p.fragmentCost()
 	for y := ry0; y < ry1; y++ {
 		cy := float64(y) + 0.5
 		xl, xr := math.Inf(1), math.Inf(-1)
@@ -238,11 +239,16 @@ func (cv *Canvas) LineTriangle(t *[3]LineVertex, clip []Point, p *LinePaint) {
 			}
 			a = b
 		}
-		if xl >= xr {
-			continue
+		// The row's work: its edges, and its pixels at their cost.
+		work, px0, px1 := n, 0, 0
+		if xl < xr {
+			px0 = max(0, int(math.Ceil(xl-0.5)))
+			px1 = min(W, int(math.Ceil(xr-0.5)))
+			work += max(0, px1-px0) * cost
 		}
-		px0 := max(0, int(math.Ceil(xl-0.5)))
-		px1 := min(W, int(math.Ceil(xr-0.5)))
+		if !cv.Budget.Spend(work) {
+			return
+		}
 		if px0 >= px1 {
 			continue
 		}
@@ -283,6 +289,24 @@ func (cv *Canvas) LineTriangle(t *[3]LineVertex, clip []Point, p *LinePaint) {
 			o += 4
 		}
 	}
+}
+
+// fragmentCost returns the units of work (of a Budget) a fragment of the
+// paint counts for: about its time over that of a plain fragment. A
+// dash's distance field costs about twice as much again, a pattern's or
+// gradient's texture lookup CostTexture more.
+func (p *LinePaint) fragmentCost() int {
+	c := 1
+	if p.Dash != nil {
+		c += 2
+	}
+	if p.Pattern != nil || p.Gradient != nil {
+		c += CostTexture
+	}
+	if p.Tilt != nil {
+		c++ // each pixel taken back to the map's plane
+	}
+	return c
 }
 
 // spanColor is a line's colour as its pixels take it: premultiplied

@@ -29,6 +29,9 @@ func (p *Pattern) at(u, v float64) (r, g, b, a float64) {
 func (cv *Canvas) FillPattern(p *Pattern, opacity float64) {
 	w, h := cv.Rect.Dx(), cv.Rect.Dy()
 	for y := 0; y < h; y++ {
+		if !cv.Budget.Spend(w * CostTexture) {
+			return
+		}
 		for x := 0; x < w; x++ {
 			cv.blendPattern(p, x, y, opacity)
 		}
@@ -42,6 +45,9 @@ func (cv *Canvas) CompositePattern(m *Mask, p *Pattern, opacity float64) {
 		return
 	}
 	if !m.dense {
+		if !cv.Budget.Spend(len(m.list) * CostTexture) {
+			return
+		}
 		for _, i := range m.list {
 			if v := float64(m.Cov[i]); v > 0 {
 				cv.blendPattern(p, int(i)%m.W, int(i)/m.W, opacity*v)
@@ -50,6 +56,9 @@ func (cv *Canvas) CompositePattern(m *Mask, p *Pattern, opacity float64) {
 		return
 	}
 	for y := m.y0; y < m.y1; y++ {
+		if !cv.Budget.Spend((m.x1 - m.x0) * CostTexture) {
+			return
+		}
 		row := m.Cov[y*m.W : (y+1)*m.W]
 		for x := m.x0; x < m.x1; x++ {
 			if v := float64(row[x]); v > 0 {

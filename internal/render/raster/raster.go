@@ -19,11 +19,15 @@ import (
 // Canvas is a premultiplied RGBA8 image.
 type Canvas struct {
 	*image.RGBA
+	// Budget, when not nil, bounds the drawing on the canvas: once it
+	// says no, drawing calls return early, leaving the picture
+	// unfinished.
+	Budget *Budget
 }
 
 // NewCanvas returns a transparent canvas of w x h pixels.
 func NewCanvas(w, h int) *Canvas {
-	return &Canvas{image.NewRGBA(image.Rect(0, 0, w, h))}
+	return &Canvas{RGBA: image.NewRGBA(image.Rect(0, 0, w, h))}
 }
 
 // Color is a straight-alpha colour with components in 0..1.
@@ -42,6 +46,9 @@ func (cv *Canvas) Fill(c Color, opacity float64) {
 		return
 	}
 	pix := cv.Pix
+	if !cv.Budget.Spend(len(pix) / 4) {
+		return
+	}
 	if a >= 255 {
 		// Opaque: every pixel becomes the colour (what blend gives, since
 		// nothing of the old pixel remains), written by doubling copies.
@@ -112,6 +119,9 @@ type Mask struct {
 	// until the next Reset.
 	list  []int32
 	dense bool
+	// Budget, when not nil, bounds the drawing into the mask, as a
+	// canvas's does.
+	Budget *Budget
 }
 
 // NewMask returns an empty mask of w x h.
@@ -186,6 +196,9 @@ func (cv *Canvas) Composite(m *Mask, c Color, opacity float64) {
 		blend(p, r*fv, g*fv, b*fv, a*fv)
 	}
 	if !m.dense {
+		if !cv.Budget.Spend(len(m.list)) {
+			return
+		}
 		for _, i := range m.list {
 			if v := m.Cov[i]; v > 0 {
 				pixel(int(i)%m.W, int(i)/m.W, v)
@@ -194,6 +207,9 @@ func (cv *Canvas) Composite(m *Mask, c Color, opacity float64) {
 		return
 	}
 	for y := m.y0; y < m.y1; y++ {
+		if !cv.Budget.Spend(m.x1 - m.x0) {
+			return
+		}
 		row := m.Cov[y*m.W : (y+1)*m.W]
 		for x := m.x0; x < m.x1; x++ {
 			if v := row[x]; v > 0 {
@@ -229,7 +245,7 @@ type Point struct{ X, Y float64 }
 // left edge is inside, on a right edge outside.
 func (m *Mask) FillPolygon(rings [][]Point) {
 	m.dense = true
-	polygonSpans(rings, m.W, m.H, func(y, x0, x1 int) {
+	polygonSpans(rings, m.W, m.H, m.Budget, func(y, x0, x1 int) {
 		row := m.Cov[y*m.W:]
 		for x := x0; x < x1; x++ {
 			row[x] = 1
@@ -250,7 +266,7 @@ func (cv *Canvas) FillPolygon(rings [][]Point, c Color, opacity float64) {
 	solid := a >= 255
 	sr, sg, sb := round8(r), round8(g), round8(b)
 	W, H := cv.Rect.Dx(), cv.Rect.Dy()
-	polygonSpans(rings, W, H, func(y, x0, x1 int) {
+	polygonSpans(rings, W, H, cv.Budget, func(y, x0, x1 int) {
 		o := cv.PixOffset(x0, y)
 		row := cv.Pix[o : o+4*(x1-x0)]
 		for i := 0; i+3 < len(row); i += 4 {
@@ -266,10 +282,14 @@ func (cv *Canvas) FillPolygon(rings [][]Point, c Color, opacity float64) {
 
 // polygonSpans calls span for each run of pixels x0..x1 (excluded) of row
 // y, within w x h, whose centres lie inside the rings by the even-odd
-// rule, rows top down and runs left to right; runs do not overlap.
-func polygonSpans(rings [][]Point, w, h int, span func(y, x0, x1 int)) {
+// rule, rows top down and runs left to right; runs do not overlap. Each
+// row spends its edges and its pixels from the budget; it stops when the
+// budget does.
+func polygonSpans(rings [][]Point, w, h int, budget *Budget, span func(y, x0, x1 int)) {
 	minY, maxY := math.Inf(1), math.Inf(-1)
+	edges := 0
 	for _, r := range rings {
+		edges += len(r)
 		for _, p := range r {
 			minY, maxY = min(minY, p.Y), max(maxY, p.Y)
 		}
@@ -282,6 +302,9 @@ func polygonSpans(rings [][]Point, w, h int, span func(y, x0, x1 int)) {
 	var buf [32]float64
 	xs := buf[:0]
 	for y := y0; y < y1; y++ {
+		if !budget.Spend(edges) {
+			return
+		}
 		cy := float64(y) + 0.5
 		xs = xs[:0]
 		for _, r := range rings {
@@ -305,6 +328,9 @@ func polygonSpans(rings [][]Point, w, h int, span func(y, x0, x1 int)) {
 			x1 := min(w, int(math.Ceil(xs[i+1]-0.5)))
 			if x0 >= x1 {
 				continue
+			}
+			if !budget.Spend(x1 - x0) {
+				return
 			}
 			span(y, x0, x1)
 		}
@@ -355,6 +381,9 @@ func (m *Mask) Stroke(line []Point, width, blur float64, c Cap) {
 		y0 := max(0, int(math.Floor(min(a.Y, b.Y)-outer)))
 		y1 := min(m.H, int(math.Ceil(max(a.Y, b.Y)+outer)))
 		for y := y0; y < y1; y++ {
+			if !m.Budget.Spend(x1 - x0) {
+				return
+			}
 			py := float64(y) + 0.5
 			touched := false
 			for x := x0; x < x1; x++ {
@@ -407,6 +436,9 @@ func (m *Mask) Disc(c Point, r, blur float64) {
 	y0 := max(0, int(math.Floor(c.Y-r-1)))
 	y1 := min(m.H, int(math.Ceil(c.Y+r+1)))
 	for y := y0; y < y1; y++ {
+		if !m.Budget.Spend(x1 - x0) {
+			return
+		}
 		touched := false
 		for x := x0; x < x1; x++ {
 			d := math.Hypot(float64(x)+0.5-c.X, float64(y)+0.5-c.Y)
@@ -454,6 +486,9 @@ func (cv *Canvas) Circle(c Point, radius, stroke, blur, aa float64, fill, stroke
 	x0, x1 := max(0, int(math.Floor(c.X-outer))), min(w, int(math.Ceil(c.X+outer)))
 	y0, y1 := max(0, int(math.Floor(c.Y-outer))), min(h, int(math.Ceil(c.Y+outer)))
 	for y := y0; y < y1; y++ {
+		if !cv.Budget.Spend((x1 - x0) * CostCircle) {
+			return
+		}
 		for x := x0; x < x1; x++ {
 			e := math.Hypot(float64(x)+0.5-c.X, float64(y)+0.5-c.Y) / outer
 			if e >= 1 {
@@ -569,6 +604,9 @@ func (m *Mask) hairSpan(u0, v0, u1, slope, cos float64, swap bool, pe *perspEdge
 		c0, c1 = int(math.Floor(u1-0.5))+1, int(math.Floor(u0-0.5))+1
 	}
 	c0, c1 = m.hairRange(c0, c1, u0, v0, slope, swap)
+	if c1 > c0 && !m.Budget.Spend(c1-c0) {
+		return
+	}
 	m.hairPixels(c0, c1, u0, v0, slope, cos, swap, pe)
 }
 
