@@ -381,3 +381,22 @@ func TestIconChangeMakesNewTiles(t *testing.T) {
 		t.Error("the tile was served from the cache after the map's icon changed")
 	}
 }
+
+func TestPackQuarters(t *testing.T) {
+	q := [4][]byte{[]byte("a"), nil, []byte("ccc"), []byte("dd")}
+	b := packQuarters(q)
+	got, err := unpackQuarters(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range q {
+		if string(got[i]) != string(q[i]) {
+			t.Errorf("quarter %d: %q, want %q", i, got[i], q[i])
+		}
+	}
+	for n := range len(b) {
+		if _, err := unpackQuarters(b[:n]); err == nil {
+			t.Errorf("%d of %d bytes unpacked without error", n, len(b))
+		}
+	}
+}

@@ -3,6 +3,7 @@ package mapimage
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"hash/fnv"
@@ -296,6 +297,9 @@ func (s *Service) Tile(ctx context.Context, t TileRequest) (Image, error) {
 	if c, ok := s.cache.Get(key); ok {
 		return Image{Data: c.Data, ETag: c.ETag, MediaType: t.Format.MediaType()}, nil
 	}
+	if t.Size == 256 && t.Z > 0 {
+		return s.quarterTile(ctx, t, se, key)
+	}
 	qkey := fmt.Sprintf("tile/%d/%d/%d/%d", key.Gen, t.Z, t.X, t.Y)
 	data, err := s.queue.Do(ctx, qkey, func(ctx context.Context) ([]byte, error) {
 		img, err := s.render.Render(ctx, se.st, TileView(t.Z, t.X, t.Y, t.Size, t.Scale), s.res)
@@ -310,6 +314,80 @@ func (s *Service) Tile(ctx context.Context, t TileRequest) (Image, error) {
 	etag := tilecache.ETag(data)
 	s.cache.Put(key, tilecache.Tile{Data: data, ETag: etag})
 	return Image{Data: data, ETag: etag, MediaType: t.Format.MediaType()}, nil
+}
+
+// quarterTile makes a 256-pixel tile as a quarter of the 512-pixel tile
+// over it (z-1, x/2, y/2), so that 256-pixel tiles are exactly as seamless
+// as 512-pixel ones: labels are placed once for the four quarters, and
+// across the edges of the 512-pixel grid as 512-pixel tiles place them.
+// (Drawn on their own, with their own label grid, 256-pixel tiles cut
+// labels that continue into a neighbour.) One render makes the four
+// quarters; all four are cached, and requests for any of them at once
+// share the render.
+func (s *Service) quarterTile(ctx context.Context, t TileRequest, se styleEntry, key tilecache.Key) (Image, error) {
+	pz, px, py := t.Z-1, t.X/2, t.Y/2
+	qkey := fmt.Sprintf("tile256/%d/%d/%d/%d", key.Gen, pz, px, py)
+	packed, err := s.queue.Do(ctx, qkey, func(ctx context.Context) ([]byte, error) {
+		img, err := s.render.Render(ctx, se.st, TileView(pz, px, py, 512, t.Scale), s.res)
+		if err != nil {
+			return nil, err
+		}
+		side := 256 * t.Scale
+		var quarters [4][]byte
+		for q := range quarters {
+			x0, y0 := q%2*side, q/2*side
+			if quarters[q], err = s.encode(img.SubImage(image.Rect(x0, y0, x0+side, y0+side)), t.Map, t.Format); err != nil {
+				return nil, err
+			}
+		}
+		return packQuarters(quarters), nil
+	})
+	if err != nil {
+		return Image{}, err
+	}
+	quarters, err := unpackQuarters(packed)
+	if err != nil {
+		return Image{}, err
+	}
+	var out Image
+	for q, data := range quarters {
+		k := key
+		k.X, k.Y = uint32(2*px+q%2), uint32(2*py+q/2)
+		etag := tilecache.ETag(data)
+		s.cache.Put(k, tilecache.Tile{Data: data, ETag: etag})
+		if k == key {
+			out = Image{Data: data, ETag: etag, MediaType: t.Format.MediaType()}
+		}
+	}
+	return out, nil
+}
+
+// packQuarters joins four encoded quarters, each after its length (4
+// bytes, big-endian), for the render queue's one result.
+func packQuarters(q [4][]byte) []byte {
+	n := 0
+	for _, b := range q {
+		n += 4 + len(b)
+	}
+	out := make([]byte, 0, n)
+	for _, b := range q {
+		out = binary.BigEndian.AppendUint32(out, uint32(len(b)))
+		out = append(out, b...)
+	}
+	return out
+}
+
+// unpackQuarters splits what packQuarters joined.
+func unpackQuarters(b []byte) ([4][]byte, error) {
+	var q [4][]byte
+	for i := range q {
+		if len(b) < 4 || uint64(len(b)-4) < uint64(binary.BigEndian.Uint32(b)) {
+			return q, errors.New("quarter tiles: truncated result")
+		}
+		n := binary.BigEndian.Uint32(b)
+		q[i], b = b[4:4+n:4+n], b[4+n:]
+	}
+	return q, nil
 }
 
 // tileGen names everything a tile's pixels depend on besides its address:

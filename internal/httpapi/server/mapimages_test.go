@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"image"
+	"image/color"
 	_ "image/jpeg"
 	"image/png"
 	"log/slog"
@@ -21,6 +22,7 @@ import (
 	"github.com/paulmach/orb"
 
 	"github.com/tesseramaps/tessera/internal/config"
+	"github.com/tesseramaps/tessera/internal/fixtures"
 	"github.com/tesseramaps/tessera/internal/ingest"
 	"github.com/tesseramaps/tessera/internal/tiler"
 )
@@ -478,4 +480,83 @@ func TestStaticMapIcons(t *testing.T) {
 	if took > 4*time.Second {
 		t.Errorf("icons that never answer held the request %v; the budget is 2 s", took)
 	}
+}
+
+// labelStyle writes many long labels on a grid of points, so that labels
+// cross the edges of 256-pixel tiles at zooms 2 and 3.
+func labelStyle() string {
+	var feats []string
+	for lon := -170.0; lon <= 170; lon += 9.5 {
+		for lat := -70.0; lat <= 70; lat += 7.3 {
+			feats = append(feats, fmt.Sprintf(`{"type": "Feature", "properties": {"name": "Tyrrhenian Sea %d %d"}, "geometry": {"type": "Point", "coordinates": [%g, %g]}}`, int(lon), int(lat), lon, lat))
+		}
+	}
+	return `{"version": 8, "glyphs": "/fonts/{fontstack}/{range}.pbf",
+	  "sources": {"p": {"type": "geojson", "data": {"type": "FeatureCollection", "features": [` + strings.Join(feats, ",") + `]}}},
+	  "layers": [{"id": "bg", "type": "background", "paint": {"background-color": "#fff"}},
+	    {"id": "names", "type": "symbol", "source": "p", "layout": {"text-field": ["get", "name"], "text-font": ["Open Sans Regular"], "text-size": 14, "text-max-width": 30}}]}`
+}
+
+// TestSeamless256Tiles: a 256-pixel tile is the quarter of the 512-pixel
+// tile over it, so 256-pixel tiles join as seamlessly as 512-pixel ones
+// (whose seams the renderer's TestSeamlessLabels checks): the four
+// quarters of each 512-pixel tile, fetched as 256-pixel tiles, are its
+// pixels, labels crossing their edges included, at 1x and @2x, on both
+// sides of an edge of the 512-pixel grid.
+func TestSeamless256Tiles(t *testing.T) {
+	if fixtures.SharedDir() == "" {
+		t.Skip("no shared fixtures: no font to draw labels with")
+	}
+	e := mapEnv(t, func(c *config.Config) {
+		os.MkdirAll(filepath.Join(c.DataDir, MapsDir, "labels"), 0o755)
+		os.WriteFile(filepath.Join(c.DataDir, MapsDir, "labels", "style.json"), []byte(labelStyle()), 0o644)
+	})
+	crossing := 0
+	for _, scale := range []string{"", "@2x"} {
+		side := 256
+		if scale != "" {
+			side = 512
+		}
+		for _, parent := range [][3]int{{2, 1, 1}, {2, 2, 1}} { // neighbours across a 512-pixel edge
+			z, px, py := parent[0], parent[1], parent[2]
+			whole := decodeImage(t, e.do("GET", fmt.Sprintf("/maps/labels/%d/%d/%d%s.png", z, px, py, scale), nil))
+			var quarters [4]image.Image
+			for q := range quarters {
+				r := e.do("GET", fmt.Sprintf("/maps/labels/256/%d/%d/%d%s.png", z+1, 2*px+q%2, 2*py+q/2, scale), nil)
+				if r.status != 200 {
+					t.Fatalf("%d %s", r.status, r.body)
+				}
+				quarters[q] = decodeImage(t, r)
+			}
+			differ := 0
+			for q, img := range quarters {
+				for y := range side {
+					for x := range side {
+						r1, g1, b1, _ := img.At(x, y).RGBA()
+						r2, g2, b2, _ := whole.At(q%2*side+x, q/2*side+y).RGBA()
+						if r1 != r2 || g1 != g2 || b1 != b2 {
+							differ++
+						}
+					}
+				}
+			}
+			if differ > 0 {
+				t.Errorf("%d/%d/%d%s: %d pixels of its 256-pixel quarters differ from it", z, px, py, scale, differ)
+			}
+			// Labels cross the quarters' inner edges: ink on both sides.
+			for y := range 2 * side {
+				if dark(whole.At(side-1, y)) && dark(whole.At(side, y)) {
+					crossing++
+				}
+			}
+		}
+	}
+	if crossing == 0 {
+		t.Error("no label crosses a seam between 256-pixel tiles: the test shows nothing")
+	}
+}
+
+func dark(c color.Color) bool {
+	r, _, _, _ := c.RGBA()
+	return r < 0x8000
 }
