@@ -5,6 +5,7 @@
 package catalog
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -25,6 +26,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/tesseramaps/tessera/internal/cursor"
 	"github.com/tesseramaps/tessera/internal/store"
 	"github.com/tesseramaps/tessera/internal/tilesource"
 )
@@ -153,6 +155,29 @@ func (c *Catalog) Get(name string) (*Entry, bool) {
 func (c *Catalog) ByID(id string) (*Entry, bool) {
 	e, ok := c.snap.Load().byID[id]
 	return e, ok
+}
+
+// After returns at most limit entries that come after pos in the order of
+// (Seq, ID) (the account API's list: the order of creation), and whether
+// more follow.
+func (c *Catalog) After(pos cursor.Position, limit int) (items []*Entry, more bool) {
+	all := slices.Clone(c.snap.Load().list)
+	slices.SortFunc(all, func(a, b *Entry) int {
+		if a.Seq != b.Seq {
+			return cmp.Compare(a.Seq, b.Seq)
+		}
+		return strings.Compare(a.ID, b.ID)
+	})
+	for _, e := range all {
+		if !pos.After(e.Seq, e.ID) {
+			continue
+		}
+		if len(items) == limit {
+			return items, true
+		}
+		items = append(items, e)
+	}
+	return items, false
 }
 
 // List returns every entry, ordered by name.

@@ -21,6 +21,9 @@ type Change struct {
 	Name      *string
 	Title     *string
 	Published *bool
+	// The account API's fields: a description and an attribution.
+	Description *string
+	Attribution *string
 }
 
 // Update applies a change to the tileset with the admin id.
@@ -49,6 +52,12 @@ func (c *Catalog) Update(ctx context.Context, id string, ch Change) (*Entry, err
 	}
 	if ch.Published != nil {
 		rec.Published = *ch.Published
+	}
+	if ch.Description != nil {
+		rec.Description = *ch.Description
+	}
+	if ch.Attribution != nil && (rec.Attribution == nil || *rec.Attribution != *ch.Attribution) {
+		rec.Attribution = ch.Attribution
 	}
 	if rec == e.Tileset {
 		return e, nil // nothing changes: idempotent

@@ -24,15 +24,24 @@ type Tileset struct {
 	Published bool
 	Created   string
 	Changed   string
+	// The account API's fields (spec 001 B): a description, an
+	// attribution (nil: none), and the order of its lists (set on create).
+	Description string
+	Attribution *string
+	Seq         int64
 }
 
-const tilesetCols = `id, name, title, source, storage, published, created, changed`
+const tilesetCols = `id, name, title, source, storage, published, created, changed, description, attribution, seq`
 
 func scanTileset(sc interface{ Scan(...any) error }) (Tileset, error) {
 	var t Tileset
 	var pub int
-	err := sc.Scan(&t.ID, &t.Name, &t.Title, &t.Source, &t.Storage, &pub, &t.Created, &t.Changed)
+	var attr sql.NullString
+	err := sc.Scan(&t.ID, &t.Name, &t.Title, &t.Source, &t.Storage, &pub, &t.Created, &t.Changed, &t.Description, &attr, &t.Seq)
 	t.Published = pub != 0
+	if attr.Valid {
+		t.Attribution = &attr.String
+	}
 	return t, err
 }
 
@@ -69,12 +78,14 @@ func (s *DB) Tileset(ctx context.Context, id string) (Tileset, error) {
 	return t, nil
 }
 
-// CreateTileset inserts a new record; ErrConflict when its name or source is
+// CreateTileset inserts a new record, after every other in the account
+// API's order (its Seq is set here); ErrConflict when its name or source is
 // taken.
 func (s *DB) CreateTileset(ctx context.Context, t Tileset) (Tileset, error) {
 	t.Created, t.Changed = now(), now()
-	_, err := s.exec(ctx, `INSERT INTO tilesets (`+tilesetCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-		t.ID, t.Name, t.Title, t.Source, t.Storage, boolInt(t.Published), t.Created, t.Changed)
+	err := s.queryRow(ctx, `INSERT INTO tilesets (`+tilesetCols+`)
+		SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, COALESCE(MAX(seq), 0) + 1 FROM tilesets RETURNING seq`,
+		t.ID, t.Name, t.Title, t.Source, t.Storage, boolInt(t.Published), t.Created, t.Changed, t.Description, t.Attribution).Scan(&t.Seq)
 	if isUnique(err) {
 		return Tileset{}, fmt.Errorf("tileset %q: %w", t.Name, ErrConflict)
 	}
@@ -84,11 +95,12 @@ func (s *DB) CreateTileset(ctx context.Context, t Tileset) (Tileset, error) {
 	return t, nil
 }
 
-// UpdateTileset writes the name, title and publication of a record.
+// UpdateTileset writes the name, title, publication, description and
+// attribution of a record.
 func (s *DB) UpdateTileset(ctx context.Context, t Tileset) (Tileset, error) {
 	t.Changed = now()
-	res, err := s.exec(ctx, `UPDATE tilesets SET name = ?, title = ?, published = ?, changed = ? WHERE id = ?`,
-		t.Name, t.Title, boolInt(t.Published), t.Changed, t.ID)
+	res, err := s.exec(ctx, `UPDATE tilesets SET name = ?, title = ?, published = ?, changed = ?, description = ?, attribution = ? WHERE id = ?`,
+		t.Name, t.Title, boolInt(t.Published), t.Changed, t.Description, t.Attribution, t.ID)
 	if isUnique(err) {
 		return Tileset{}, fmt.Errorf("tileset name %q: %w", t.Name, ErrConflict)
 	}
@@ -118,4 +130,30 @@ func boolInt(b bool) int {
 		return 1
 	}
 	return 0
+}
+
+// MarkTilesetRemoved records that the account API removed the tileset with
+// the id (it answers 410 from then on); marking twice is harmless.
+func (s *DB) MarkTilesetRemoved(ctx context.Context, id string) error {
+	if _, err := s.exec(ctx, `INSERT INTO removed_tilesets (id, removed) VALUES (?, ?) ON CONFLICT(id) DO NOTHING`, id, now()); err != nil {
+		return fmt.Errorf("mark tileset %s removed: %w", id, err)
+	}
+	return nil
+}
+
+// UnmarkTilesetRemoved drops the mark (a removal that failed).
+func (s *DB) UnmarkTilesetRemoved(ctx context.Context, id string) error {
+	if _, err := s.exec(ctx, `DELETE FROM removed_tilesets WHERE id = ?`, id); err != nil {
+		return fmt.Errorf("unmark tileset %s: %w", id, err)
+	}
+	return nil
+}
+
+// TilesetRemoved tells whether the account API removed the tileset.
+func (s *DB) TilesetRemoved(ctx context.Context, id string) (bool, error) {
+	var n int
+	if err := s.queryRow(ctx, `SELECT COUNT(*) FROM removed_tilesets WHERE id = ?`, id).Scan(&n); err != nil {
+		return false, fmt.Errorf("read removal of tileset %s: %w", id, err)
+	}
+	return n > 0, nil
 }

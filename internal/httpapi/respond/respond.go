@@ -8,6 +8,8 @@ import (
 	"log/slog"
 	"net/http"
 	"strings"
+
+	"github.com/tesseramaps/tessera/internal/caller"
 )
 
 // Error is the body of every error response.
@@ -113,10 +115,14 @@ func validPrefix(p string) bool {
 	return true
 }
 
-// KeyQuery returns "?key=..." when the request carries an API key in its
-// query, so that documents can carry it into the URLs they contain.
+// KeyQuery returns "?key=..." when the request carries an API key (the
+// checked key of its caller, else its query's), so that documents can
+// carry it into the URLs they contain.
 func KeyQuery(r *http.Request) string {
-	k := r.URL.Query().Get("key")
+	k := caller.From(r.Context()).KeyToken
+	if k == "" {
+		k = r.URL.Query().Get("key")
+	}
 	if k == "" {
 		return ""
 	}

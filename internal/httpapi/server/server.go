@@ -22,6 +22,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/tesseramaps/tessera/internal/apikey"
 	"github.com/tesseramaps/tessera/internal/catalog"
 	"github.com/tesseramaps/tessera/internal/config"
 	"github.com/tesseramaps/tessera/internal/geocode"
@@ -67,6 +68,8 @@ type Server struct {
 	publicRoutes, adminRoutes, accountRoutes *route.Table
 	// tokens are the account API's service tokens.
 	tokens *svctoken.Service
+	// keys are the public API's keys, checked from an in-memory snapshot.
+	keys *apikey.Service
 }
 
 // Paths inside the data directory.
@@ -79,6 +82,11 @@ const (
 	GeocodingIndex = "geocoding/world.tgi"
 	UploadsDir     = "uploads"
 )
+
+// KeyRefresh is how often the API keys are reloaded when another node
+// sharing the database changed them (this node's own changes apply at
+// once).
+const KeyRefresh = 5 * time.Second
 
 // New opens the data directory: the state database, the catalog (scanning
 // tiles/) and the ingest service, and builds the handler.
@@ -97,7 +105,11 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (*Server, err
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{cfg: cfg, log: log, db: db, metrics: middleware.NewMetrics(), tokens: svctoken.New(db)}
+	s := &Server{cfg: cfg, log: log, db: db, metrics: middleware.NewMetrics(), tokens: svctoken.New(db), keys: apikey.NewService(db, log)}
+	if err := s.keys.Load(ctx); err != nil {
+		db.Close()
+		return nil, err
+	}
 	allow, err := cfg.RemoteAllowed()
 	if err != nil {
 		db.Close()
@@ -251,7 +263,7 @@ func (s *Server) routes() http.Handler {
 	// The account service API (spec 001 B) at /v1/, behind service tokens;
 	// the admin API's longer prefix /v1/admin/ wins over it.
 	accountMux := route.New()
-	acct := account.New(account.Deps{DB: s.db, Catalog: s.Catalog, Log: s.log, PublicURL: s.cfg.PublicURL})
+	acct := account.New(account.Deps{DB: s.db, Catalog: s.Catalog, Keys: s.keys, Log: s.log, PublicURL: s.cfg.PublicURL})
 	acct.Register(accountMux)
 	mux.Mount(account.Prefix+"/", middleware.ServiceToken(s.tokens.Check, s.log)(accountMux))
 	s.publicRoutes, s.adminRoutes, s.accountRoutes = mux, adminMux, accountMux
@@ -268,6 +280,7 @@ func (s *Server) routes() http.Handler {
 		middleware.Observe(s.metrics, accessLog),
 		middleware.Limits(s.cfg.MaxURIBytes, s.cfg.MaxBodyKB<<10),
 		middleware.CORS(s.cfg.CORSOrigins),
+		middleware.APIKeys(s.cfg.APIKeys, s.keys.Snapshot),
 	)
 }
 
@@ -309,6 +322,8 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	// Abandoned uploads are removed every quarter of the expiry (at most
 	// every ten minutes).
 	go s.ingest.RunExpiry(ctx, min(max(s.cfg.UploadExpiry/4, time.Second), 10*time.Minute))
+	// Keys changed by another node sharing the database are picked up.
+	go s.keys.Watch(ctx, KeyRefresh)
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
 	select {

@@ -1,0 +1,167 @@
+package apikey
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"testing"
+
+	"github.com/tesseramaps/tessera/internal/cursor"
+	"github.com/tesseramaps/tessera/internal/pgtest"
+	"github.com/tesseramaps/tessera/internal/store"
+)
+
+func TestMain(m *testing.M) { os.Exit(pgtest.Main(m)) }
+
+// openDB opens the state database at dsn, closed when the test ends.
+func openDB(t *testing.T, dsn string) *store.DB {
+	t.Helper()
+	db, err := store.Open(context.Background(), dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
+}
+
+func settings(t *testing.T, body string) Settings {
+	t.Helper()
+	var s Settings
+	if err := json.Unmarshal([]byte(body), &s); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func TestServiceLifecycle(t *testing.T) {
+	pgtest.EachDatabase(t, func(t *testing.T, dsn string) {
+		ctx := context.Background()
+		db := openDB(t, dsn)
+		s := NewService(db, nil)
+		if err := s.Load(ctx); err != nil {
+			t.Fatal(err)
+		}
+		k, err := s.Create(ctx, settings(t, `{"origins": ["example.com"], "description": "site"}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if k.Name != GeneratedName(k.ID) || k.Created == "" || *k.Description != "site" {
+			t.Errorf("created %+v", k)
+		}
+		// The snapshot knows the key at once.
+		if _, err := s.Snapshot().Check(k.Token, "https://example.com", "", ""); err != nil {
+			t.Errorf("check after create: %v", err)
+		}
+		if _, err := s.Create(ctx, settings(t, `{"origins": ["bad host"]}`)); !errors.Is(err, ErrInvalid) {
+			t.Errorf("bad create: %v", err)
+		}
+
+		// Change: absent fields stay, given ones change.
+		k2, err := s.Change(ctx, k.ID, settings(t, `{"name": "web", "origins": ["*.example.com"]}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if k2.Name != "web" || *k2.Description != "site" || k2.Origins[0] != "*.example.com" || k2.Token != k.Token || k2.Created != k.Created {
+			t.Errorf("changed %+v", k2)
+		}
+		if _, err := s.Snapshot().Check(k.Token, "https://example.com", "", ""); !errors.Is(err, ErrOrigin) {
+			t.Errorf("check after change: %v", err)
+		}
+		if k3, err := s.Change(ctx, k.ID, settings(t, `{"name": null}`)); err != nil || k3.Name != GeneratedName(k.ID) {
+			t.Errorf("name cleared: %+v %v", k3, err)
+		}
+		if _, err := s.Change(ctx, "nope", settings(t, `{}`)); !errors.Is(err, ErrNotFound) {
+			t.Errorf("change missing: %v", err)
+		}
+		if _, err := s.Get(ctx, "nope"); !errors.Is(err, ErrNotFound) {
+			t.Errorf("get missing: %v", err)
+		}
+
+		// Another node (a second service on the same database) sees a
+		// change at its next refresh.
+		other := NewService(db, nil)
+		if err := other.Load(ctx); err != nil {
+			t.Fatal(err)
+		}
+		k4, err := s.Create(ctx, Settings{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := other.Snapshot().Check(k4.Token, "", "", ""); !errors.Is(err, ErrUnknown) {
+			t.Errorf("other node before refresh: %v", err)
+		}
+		if err := other.Refresh(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := other.Snapshot().Check(k4.Token, "", "", ""); err != nil {
+			t.Errorf("other node after refresh: %v", err)
+		}
+
+		if err := s.Delete(ctx, k4.ID); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Delete(ctx, k4.ID); !errors.Is(err, ErrNotFound) {
+			t.Errorf("delete twice: %v", err)
+		}
+		if _, err := s.Snapshot().Check(k4.Token, "", "", ""); !errors.Is(err, ErrUnknown) {
+			t.Errorf("deleted key still accepted: %v", err)
+		}
+		other.Refresh(ctx)
+		if _, err := other.Snapshot().Check(k4.Token, "", "", ""); !errors.Is(err, ErrUnknown) {
+			t.Errorf("deleted key still accepted by the other node: %v", err)
+		}
+	})
+}
+
+func TestServiceList(t *testing.T) {
+	pgtest.EachDatabase(t, func(t *testing.T, dsn string) {
+		ctx := context.Background()
+		db := openDB(t, dsn)
+		s := NewService(db, nil)
+		var ids []string
+		for range 23 {
+			k, err := s.Create(ctx, Settings{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ids = append(ids, k.ID)
+		}
+		var seen []string
+		next := ""
+		for pages := 0; ; pages++ {
+			p, err := s.List(ctx, next, 10)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if p.Total != 23 {
+				t.Errorf("total %d", p.Total)
+			}
+			for _, k := range p.Items {
+				seen = append(seen, k.ID)
+			}
+			if p.Next == "" {
+				if pages != 2 || len(p.Items) != 3 {
+					t.Errorf("last page %d has %d items", pages, len(p.Items))
+				}
+				break
+			}
+			next = p.Next
+		}
+		if len(seen) != len(ids) {
+			t.Fatalf("seen %d of %d", len(seen), len(ids))
+		}
+		for i := range ids {
+			if seen[i] != ids[i] {
+				t.Errorf("item %d: %s, want %s (creation order)", i, seen[i], ids[i])
+			}
+		}
+		// Exactly a full last page: no cursor after it.
+		if p, err := s.List(ctx, "", 23); err != nil || p.Next != "" || len(p.Items) != 23 {
+			t.Errorf("one full page: %d items, next %q, %v", len(p.Items), p.Next, err)
+		}
+		if _, err := s.List(ctx, "%%%", 10); !errors.Is(err, cursor.ErrInvalid) {
+			t.Errorf("bad cursor: %v", err)
+		}
+	})
+}
