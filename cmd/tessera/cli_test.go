@@ -5,10 +5,12 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"syscall"
 	"testing"
@@ -26,6 +28,10 @@ func TestMain(m *testing.M) {
 		main()
 		os.Exit(0)
 	}
+	// The render verb run in this process turns the collector off below
+	// the memory limit, which it takes from the machine when none is set:
+	// the tests share the process, so it gets a modest limit.
+	debug.SetMemoryLimit(1 << 30)
 	os.Exit(m.Run())
 }
 
@@ -276,5 +282,86 @@ func TestOtherVerbsRefuseBadFlags(t *testing.T) {
 	}
 	if des, _ := os.ReadDir(dir); len(des) != 0 {
 		t.Errorf("refused verbs left %d files in the data directory", len(des))
+	}
+}
+
+// slowStyle is a style that takes many seconds to draw at 4096x4096: 3000
+// squares under twenty blurred wide-line and translucent fill layers.
+func slowStyle(t *testing.T, dir string) string {
+	t.Helper()
+	var feats []string
+	for i := range 3000 {
+		x, y := float64(i%60)*5.5-165, float64(i/60)*2.8-70
+		feats = append(feats, fmt.Sprintf(`{"type":"Feature","properties":{},"geometry":{"type":"Polygon","coordinates":[[[%g,%g],[%g,%g],[%g,%g],[%g,%g],[%g,%g]]]}}`,
+			x, y, x+10, y, x+10, y+10, x, y+10, x, y))
+	}
+	layers := []string{`{"id":"bg","type":"background","paint":{"background-color":"#fff"}}`}
+	for i := range 10 {
+		layers = append(layers, fmt.Sprintf(`{"id":"f%d","type":"fill","source":"g","paint":{"fill-color":"#f00","fill-opacity":0.1}}`, i),
+			fmt.Sprintf(`{"id":"l%d","type":"line","source":"g","paint":{"line-width":20,"line-blur":5}}`, i))
+	}
+	doc := `{"version":8,"center":[0,0],"zoom":2,"sources":{"g":{"type":"geojson","data":{"type":"FeatureCollection","features":[` +
+		strings.Join(feats, ",") + `]}}},"layers":[` + strings.Join(layers, ",") + `]}`
+	path := filepath.Join(dir, "slow.json")
+	if err := os.WriteFile(path, []byte(doc), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// TestRenderSignalOneImage interrupts the drawing of one large picture:
+// the command ends within its grace (the renderer stops at the cancelled
+// context, or the watchdog ends the process) with status 1 and a
+// message, and writes no picture.
+func TestRenderSignalOneImage(t *testing.T) {
+	dir := t.TempDir()
+	style := slowStyle(t, dir)
+	prof := filepath.Join(dir, "cpu.prof")
+	out := filepath.Join(dir, "big.png")
+	cmd := command("render", "--style", style, "--width", "4096", "--height", "4096", "--cpuprofile", prof, "-o", out)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	// The profile is created once the flags are read: the signal handler
+	// is in place, and the style is being read or drawn.
+	for {
+		if _, err := os.Stat(prof); err == nil {
+			break
+		}
+		select {
+		case err := <-done:
+			t.Fatalf("the command ended early: %v %s", err, stderr.String())
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+	signalled := time.Now()
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	var err error
+	select {
+	case err = <-done:
+	case <-time.After(20 * time.Second):
+		cmd.Process.Kill()
+		t.Fatal("the command did not stop")
+	}
+	// A bound on liveness, not a measure of speed: the watchdog ends the
+	// command 0.9 s after the signal; 3 s leaves room for a loaded machine.
+	if took := time.Since(signalled); took > 3*time.Second {
+		t.Errorf("the command took %v to stop", took)
+	}
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 1 {
+		t.Errorf("exit %v, want status 1", err)
+	}
+	if msg := stderr.String(); !strings.Contains(msg, "interrupted by signal") && !strings.Contains(msg, "did not stop within") {
+		t.Errorf("message %q", msg)
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Error("an interrupted render wrote its picture")
 	}
 }

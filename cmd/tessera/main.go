@@ -59,7 +59,7 @@ func stopGrace(verb string) time.Duration {
 	if verb == "serve" {
 		return 15 * time.Second
 	}
-	return time.Second
+	return 900 * time.Millisecond
 }
 
 // watchdog, started when the process is interrupted, ends it with status 1
