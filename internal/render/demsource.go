@@ -25,23 +25,6 @@ import (
 // demBorder is the number of pixels of border kept around a DEM tile.
 const demBorder = 2
 
-// maxDEMSize bounds the side of a DEM tile, in pixels (they are 256 or
-// 512 in practice).
-const maxDEMSize = 1024
-
-// checkImageSize reads an image's header and fails when either side is
-// longer than limit, before any pixel is decoded.
-func checkImageSize(data []byte, limit int) error {
-	cfg, _, err := image.DecodeConfig(bytes.NewReader(data))
-	if err != nil {
-		return err
-	}
-	if cfg.Width > limit || cfg.Height > limit {
-		return fmt.Errorf("%dx%d image larger than %d pixels a side", cfg.Width, cfg.Height, limit)
-	}
-	return nil
-}
-
 // demEncoding turns a texel's red, green and blue (0..255) into metres:
 // r*R + g*G + b*B - Shift.
 type demEncoding struct {
@@ -133,7 +116,7 @@ func (d *demTile) set(x, y int, v float64) {
 // decodeDEM decodes a square PNG or WebP DEM tile. The border repeats the
 // tile's edge pixels until a neighbour fills it.
 func decodeDEM(data []byte, enc demEncoding) (*demTile, error) {
-	if err := checkImageSize(data, maxDEMSize); err != nil {
+	if _, _, err := checkImageSize(data, maxDEMSize); err != nil {
 		return nil, fmt.Errorf("decode DEM tile: %w", err)
 	}
 	img, _, err := image.Decode(bytes.NewReader(data))
@@ -275,7 +258,11 @@ func (s *sourceSet) demTiles(ctx context.Context, src *style.Source) (*demCover,
 		return c, nil
 	}
 	err = s.eachRasterTile(ctx, ts, z, "DEM", func(x, row int, url string, data []byte) {
-		t, err := decodeDEM(data, enc)
+		err := s.admitImage(data, maxDEMSize)
+		var t *demTile
+		if err == nil {
+			t, err = decodeDEM(data, enc)
+		}
 		if err != nil {
 			s.r.log.Warn("render: corrupt DEM tile skipped", "url", url, "err", err)
 			return

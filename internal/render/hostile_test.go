@@ -1,10 +1,15 @@
 package render
 
 import (
+	"bytes"
+	"compress/zlib"
 	"context"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/crc32"
+	"image/color"
 	"log/slog"
 	"math/rand/v2"
 	"net/url"
@@ -24,7 +29,8 @@ import (
 // demand, so that the fixtures stay small: hostile://lines (n zigzag lines
 // of v vertices), hostile://points (n points) and hostile://squares (n
 // small squares), spread over span degrees around lon, lat, the same for
-// the same query.
+// the same query; hostile://bomb a PNG declaring w x h pixels (pngBomb),
+// or as a sprite's index (bomb.json) one icon.
 type hostileResources struct{}
 
 func (hostileResources) Fetch(_ context.Context, raw string) ([]byte, error) {
@@ -47,6 +53,15 @@ func (hostileResources) Fetch(_ context.Context, raw string) ([]byte, error) {
 	rng := rand.New(rand.NewPCG(uint64(n), uint64(v)))
 	at := func() [2]float64 {
 		return [2]float64{lon + (rng.Float64()-0.5)*span, lat + (rng.Float64()-0.5)*span/2}
+	}
+	if host, ok := strings.CutPrefix(u.Host, "bomb"); ok {
+		// A picture declaring w x h pixels in a few hundred bytes (a
+		// raster or DEM tile, an image, a sprite sheet), or a sprite
+		// index naming an icon in it.
+		if strings.HasSuffix(host, ".json") {
+			return []byte(`{"icon": {"x": 0, "y": 0, "width": 16, "height": 16, "pixelRatio": 1}}`), nil
+		}
+		return pngBomb(int(num("w", 1)), int(num("h", 1))), nil
 	}
 	var feats []map[string]any
 	geometry := func(kind string, coords any) {
@@ -236,5 +251,101 @@ func TestWorkOfNormalStyles(t *testing.T) {
 				t.Errorf("z%v@%vx: %.2f units of work a pixel, near the bound of %d", z, ratio, perPixel, workPerPixel)
 			}
 		}
+	}
+}
+
+// pngBomb returns a PNG of a few hundred bytes that declares w x h RGBA
+// pixels and holds the compressed rows of only the first few: decoding
+// it would allocate the whole picture before finding its data short.
+func pngBomb(w, h int) []byte {
+	var out bytes.Buffer
+	out.WriteString("\x89PNG\r\n\x1a\n")
+	chunk := func(typ string, body []byte) {
+		var n [4]byte
+		binary.BigEndian.PutUint32(n[:], uint32(len(body)))
+		out.Write(n[:])
+		c := crc32.NewIEEE()
+		c.Write([]byte(typ))
+		c.Write(body)
+		out.WriteString(typ)
+		out.Write(body)
+		binary.BigEndian.PutUint32(n[:], c.Sum32())
+		out.Write(n[:])
+	}
+	var hdr [13]byte
+	binary.BigEndian.PutUint32(hdr[0:], uint32(w))
+	binary.BigEndian.PutUint32(hdr[4:], uint32(h))
+	hdr[8], hdr[9] = 8, 6 // 8 bits, RGBA
+	chunk("IHDR", hdr[:])
+	var rows bytes.Buffer
+	z := zlib.NewWriter(&rows)
+	z.Write(make([]byte, 4*(1+4*w))) // four rows of zeros, filter none
+	z.Flush()
+	chunk("IDAT", rows.Bytes())
+	chunk("IEND", nil)
+	return out.Bytes()
+}
+
+// TestImageBombs: raster, DEM and image sources whose images declare
+// 20000x20000 pixels in a few hundred bytes are refused from their
+// headers: the render draws without them, allocating what a render of
+// its size does, not gigabytes.
+func TestImageBombs(t *testing.T) {
+	r, err := New(slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	bomb := pngBomb(20000, 20000)
+	if len(bomb) > 4096 {
+		t.Fatalf("the bomb is %d bytes", len(bomb))
+	}
+	res := funcResources(func(string) ([]byte, error) { return bomb, nil })
+	for _, src := range []string{
+		`{"type": "raster", "tiles": ["x://{z}/{x}/{y}.png"], "tileSize": 256}`,
+		`{"type": "raster-dem", "tiles": ["x://{z}/{x}/{y}.png"], "tileSize": 256}`,
+		`{"type": "image", "url": "x://image.png", "coordinates": [[-10, 10], [10, 10], [10, -10], [-10, -10]]}`,
+	} {
+		layer := "raster"
+		if strings.Contains(src, "raster-dem") {
+			layer = "hillshade"
+		}
+		st := parse(t, `{"version": 8, "center": [0, 0], "zoom": 2, "sources": {"s": `+src+`},
+			"layers": [{"id": "bg", "type": "background", "paint": {"background-color": "white"}},
+				{"id": "l", "type": "`+layer+`", "source": "s"}]}`)
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		img, err := r.Render(context.Background(), st, ViewOf(st, 256, 256, 1), res)
+		runtime.ReadMemStats(&after)
+		if err != nil {
+			t.Fatalf("%s: %v", layer, err)
+		}
+		if got := img.RGBAAt(128, 128); got != (color.RGBA{255, 255, 255, 255}) {
+			t.Errorf("%s: the bomb drew %v", src, got)
+		}
+		if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 32<<20 {
+			t.Errorf("%s: the render allocated %d MB", src, alloc>>20)
+		}
+	}
+}
+
+// TestImagePixelsOfARender: one render admits images up to its bound of
+// pixels in all, each within its side.
+func TestImagePixelsOfARender(t *testing.T) {
+	tile := pngBomb(maxRasterTileSize, maxRasterTileSize)
+	s := &sourceSet{}
+	n := maxRenderImagePixels / (maxRasterTileSize * maxRasterTileSize)
+	for i := range n {
+		if err := s.admitImage(tile, maxRasterTileSize); err != nil {
+			t.Fatalf("image %d of %d refused: %v", i+1, n, err)
+		}
+	}
+	if err := s.admitImage(tile, maxRasterTileSize); err == nil {
+		t.Error("an image past the render's bound admitted")
+	}
+	if err := (&sourceSet{}).admitImage(pngBomb(maxRasterTileSize+1, 1), maxRasterTileSize); err == nil {
+		t.Error("an image wider than its bound admitted")
+	}
+	if err := (&sourceSet{}).admitImage([]byte("no image"), maxRasterTileSize); err == nil {
+		t.Error("no image admitted")
 	}
 }

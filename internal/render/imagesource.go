@@ -32,10 +32,6 @@ type imageCover struct {
 	warp [3]float64
 }
 
-// maxImageSize bounds the side of an image source's picture, in pixels
-// (a common GL texture limit).
-const maxImageSize = 4096
-
 // Foreshortening limits of GL's warp: purely projective up to the first,
 // blended towards bilinear up to the second, bilinear beyond.
 const (
@@ -80,7 +76,7 @@ func (s *sourceSet) readImage(ctx context.Context, src *style.Source) (*imageCov
 	if err != nil {
 		return nil, fmt.Errorf("image %s: %w", src.URL, err)
 	}
-	if err := checkImageSize(data, maxImageSize); err != nil {
+	if err := s.admitImage(data, maxImageSize); err != nil {
 		return nil, fmt.Errorf("image %s: %w", src.URL, err)
 	}
 	tex, err := decodeTexture(data)

@@ -95,7 +95,11 @@ func (s *sourceSet) rasterTiles(ctx context.Context, src *style.Source) (*raster
 		return c, nil
 	}
 	err = s.eachRasterTile(ctx, ts, z, "raster", func(x, row int, url string, data []byte) {
-		t, err := decodeTexture(data)
+		err := s.admitImage(data, maxRasterTileSize)
+		var t *texture
+		if err == nil {
+			t, err = decodeTexture(data)
+		}
 		if err != nil {
 			s.r.log.Warn("render: corrupt raster tile skipped", "url", url, "err", err)
 			return

@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/paulmach/orb"
@@ -573,6 +574,9 @@ type sourceSet struct {
 	placePanic panics.Carrier
 	glyphs     *glyphSet
 	sprite     *spriteSet
+	// imagePixels counts the pixels of the raster, DEM and image
+	// pictures the render has admitted for decoding (admitImage).
+	imagePixels atomic.Int64
 }
 
 // sourceData is what one source gives a render: the decoded vector tiles

@@ -13,6 +13,7 @@ package spritesheet
 
 import (
 	"bytes"
+	"fmt"
 	"image"
 	"image/draw"
 	"image/png"
@@ -26,8 +27,22 @@ type Sheet struct {
 	img  image.Image // else image/png's image
 }
 
-// Decode decodes a PNG sprite sheet.
+// MaxSize bounds the side of a sprite sheet, in pixels: 64 MB of pixels
+// at most once decoded. A style's sheets are some hundreds of pixels a
+// side (a thousand or two on high-density screens); a PNG of a few
+// kilobytes may declare 20000x20000.
+const MaxSize = 4096
+
+// Decode decodes a PNG sprite sheet, after checking from its header that
+// it is at most MaxSize pixels a side.
 func Decode(data []byte) (*Sheet, error) {
+	cfg, err := png.DecodeConfig(bytes.NewReader(data))
+	if err != nil {
+		return nil, err
+	}
+	if cfg.Width > MaxSize || cfg.Height > MaxSize {
+		return nil, fmt.Errorf("%dx%d sprite sheet larger than %d pixels a side", cfg.Width, cfg.Height, MaxSize)
+	}
 	if raw, ok := decodeRaw(data); ok {
 		return &Sheet{w: raw.w, h: raw.h, raw: raw}, nil
 	}

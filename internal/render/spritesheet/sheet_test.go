@@ -13,6 +13,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -471,6 +472,37 @@ func TestPaeth(t *testing.T) {
 					t.Fatalf("paeth(%d, %d, %d) = %d, want %d", a, b, c, got, want)
 				}
 			}
+		}
+	}
+}
+
+// TestDecodeRefusesHugeSheets: a sheet whose header declares more than
+// MaxSize pixels a side is refused from its header, before its pixels
+// are allocated, whichever decoder would take it.
+func TestDecodeRefusesHugeSheets(t *testing.T) {
+	var buf bytes.Buffer
+	if err := png.Encode(&buf, image.NewNRGBA(image.Rect(0, 0, 1, 1))); err != nil {
+		t.Fatal(err)
+	}
+	for _, size := range [][2]uint32{{20000, 20000}, {MaxSize + 1, 1}, {1, MaxSize + 1}} {
+		data := bytes.Clone(buf.Bytes())
+		// The IHDR chunk's body follows the signature and its length and
+		// type; its checksum follows its 13 bytes.
+		binary.BigEndian.PutUint32(data[16:], size[0])
+		binary.BigEndian.PutUint32(data[20:], size[1])
+		binary.BigEndian.PutUint32(data[29:], crc32.ChecksumIEEE(data[12:29]))
+		if cfg, err := png.DecodeConfig(bytes.NewReader(data)); err != nil || cfg.Width != int(size[0]) {
+			t.Fatalf("the patched header reads %v, %v", cfg, err)
+		}
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		_, err := Decode(data)
+		runtime.ReadMemStats(&after)
+		if err == nil {
+			t.Errorf("%dx%d sheet decoded", size[0], size[1])
+		}
+		if grew := after.TotalAlloc - before.TotalAlloc; grew > 1<<20 {
+			t.Errorf("%dx%d: refusing it allocated %d bytes", size[0], size[1], grew)
 		}
 	}
 }
