@@ -108,6 +108,9 @@ var migrations = []string{
 		value BIGINT NOT NULL,
 		PRIMARY KEY (day, service, grp)
 	)`,
+	// The analytics' reads by key and by token: a covering index in the
+	// order they group by (no table lookups, no sort).
+	`CREATE INDEX usage_counts_items ON usage_counts (day, grp, key_id, token_id, value)`,
 }
 
 // migrationLock is the PostgreSQL advisory lock key that makes one node at

@@ -118,6 +118,7 @@ type Top struct {
 // Store is what the analytics read: the state database.
 type Store interface {
 	UsageSums(ctx context.Context, by store.UsageItem, since, until, group string) ([]store.UsageSum, error)
+	UsageTotals(ctx context.Context, by store.UsageItem, since, until, group string) ([]store.UsageSum, error)
 	FirstUsageDay(ctx context.Context) (string, error)
 	UsageLabels(ctx context.Context, by store.UsageItem) (map[string]store.UsageLabel, error)
 }
@@ -214,7 +215,13 @@ func (a *Analytics) collect(ctx context.Context, q Query, top bool) (span, []*se
 			index[d.Format(time.DateOnly)] = i
 		}
 	}
-	sums, err := a.DB.UsageSums(ctx, breakdown(q.Classifier), sp.since.Format(time.DateOnly), last.Format(time.DateOnly), q.Group)
+	sumsOf := a.DB.UsageSums
+	if top {
+		// The top list needs only the totals: the database sums the days.
+		sumsOf = a.DB.UsageTotals
+		index = map[string]int{"": 0}
+	}
+	sums, err := sumsOf(ctx, breakdown(q.Classifier), sp.since.Format(time.DateOnly), last.Format(time.DateOnly), q.Group)
 	if err != nil {
 		return span{}, nil, at, err
 	}

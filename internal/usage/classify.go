@@ -120,6 +120,13 @@ func Classify(path string) (service, group string, ok bool) {
 	return "", "", false
 }
 
+// ClassifyAccount is the classification of the account service API: every
+// request counts under the service account, group request (by the service
+// token that made it).
+func ClassifyAccount(string) (service, group string, ok bool) {
+	return ServiceAccount, GroupRequest, true
+}
+
 // serviceByID finds a service's entry.
 func serviceByID(id string) (Service, bool) {
 	for _, s := range Services {

@@ -37,6 +37,7 @@ import (
 	"github.com/tesseramaps/tessera/internal/svctoken"
 	"github.com/tesseramaps/tessera/internal/tilecache"
 	"github.com/tesseramaps/tessera/internal/tilesource"
+	"github.com/tesseramaps/tessera/internal/usage"
 	"github.com/tesseramaps/tessera/internal/web"
 )
 
@@ -64,6 +65,9 @@ type Server struct {
 	remoteClient *http.Client
 	// images renders maps as raster tiles, static maps and WMS pictures.
 	images *mapimage.Service
+	// meter counts the public and account requests (usage analytics) and
+	// flushes the counts to the state database.
+	meter *usage.Meter
 	// The route tables, kept so that every route can be walked.
 	publicRoutes, adminRoutes, accountRoutes *route.Table
 	// tokens are the account API's service tokens.
@@ -159,6 +163,7 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (*Server, err
 		db.Close()
 		return nil, err
 	}
+	s.meter = usage.NewMeter(db, usage.Options{Interval: cfg.UsageFlushInterval, Logger: log})
 	s.registerMetrics()
 	s.handler = s.routes()
 	return s, nil
@@ -265,7 +270,8 @@ func (s *Server) routes() http.Handler {
 	accountMux := route.New()
 	acct := account.New(account.Deps{DB: s.db, Catalog: s.Catalog, Keys: s.keys, Log: s.log, PublicURL: s.cfg.PublicURL})
 	acct.Register(accountMux)
-	mux.Mount(account.Prefix+"/", middleware.ServiceToken(s.tokens.Check, s.log)(accountMux))
+	account.RegisterAnalytics(accountMux, &usage.Analytics{DB: s.db, BillingDay: s.cfg.BillingDay}, s.log)
+	mux.Mount(account.Prefix+"/", middleware.ServiceToken(s.tokens.Check, s.log)(middleware.Usage(s.meter, usage.ClassifyAccount)(accountMux)))
 	s.publicRoutes, s.adminRoutes, s.accountRoutes = mux, adminMux, accountMux
 
 	var accessLog *slog.Logger
@@ -281,6 +287,9 @@ func (s *Server) routes() http.Handler {
 		middleware.Limits(s.cfg.MaxURIBytes, s.cfg.MaxBodyKB<<10),
 		middleware.CORS(s.cfg.CORSOrigins),
 		middleware.APIKeys(s.cfg.APIKeys, s.keys.Snapshot),
+		// Keep Usage after APIKeys: it reads the caller that the key
+		// check puts in the request's context.
+		middleware.Usage(s.meter, usage.Classify),
 	)
 }
 
@@ -324,6 +333,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	go s.ingest.RunExpiry(ctx, min(max(s.cfg.UploadExpiry/4, time.Second), 10*time.Minute))
 	// Keys changed by another node sharing the database are picked up.
 	go s.keys.Watch(ctx, KeyRefresh)
+	s.meter.Start()
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
 	select {
@@ -335,7 +345,8 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	defer cancel()
 	err := hs.Shutdown(shutCtx)
 	<-errc
-	return err
+	// Every request has been answered: the last counts are flushed.
+	return errors.Join(err, s.meter.Close(shutCtx))
 }
 
 // Rescan picks up changes in the tiles, maps and fonts directories.
@@ -368,11 +379,15 @@ func (s *Server) openGeocoder() error {
 	return nil
 }
 
-// Close releases the state database, the fonts and the geocoding index.
+// Close flushes the usage counts and releases the state database, the
+// fonts and the geocoding index.
 func (s *Server) Close() error {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	flushErr := s.meter.Close(ctx)
 	s.fonts.Close()
 	if s.geo != nil {
 		s.geo.Close()
 	}
-	return s.db.Close()
+	return errors.Join(flushErr, s.db.Close())
 }
