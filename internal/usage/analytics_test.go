@@ -38,23 +38,18 @@ func seed(t *testing.T, db *store.DB) Store {
 	if err := db.AddUsage(ctx, counts); err != nil {
 		t.Fatal(err)
 	}
-	return withLabels{db}
-}
-
-// withLabels is the state database with the names of the keys and the
-// token the counts name (kx is a deleted key), until the account API's
-// keys can be created here.
-type withLabels struct{ *store.DB }
-
-func (w withLabels) UsageLabels(ctx context.Context, by store.UsageItem) (map[string]store.UsageLabel, error) {
-	if _, err := w.DB.UsageLabels(ctx, by); err != nil { // the real query runs too
-		return nil, err
-	}
 	desc := "the public site"
-	if by == store.ByKey {
-		return map[string]store.UsageLabel{"k1": {Name: "Website", Description: &desc}, "k2": {Name: "App"}}, nil
+	if _, err := db.CreateAPIKey(ctx, store.APIKey{ID: "k1", Token: "tok1", Name: "Website", Description: &desc}); err != nil {
+		t.Fatal(err)
 	}
-	return map[string]store.UsageLabel{"t1": {Name: "CI"}}, nil
+	if _, err := db.CreateAPIKey(ctx, store.APIKey{ID: "k2", Token: "tok2", Name: "App"}); err != nil {
+		t.Fatal(err)
+	}
+	// kx is a key that was deleted.
+	if _, err := db.CreateServiceToken(ctx, store.ServiceToken{ID: "t1", Name: "CI", Hash: "h1"}); err != nil {
+		t.Fatal(err)
+	}
+	return db
 }
 
 // summary writes a timeline compactly: per dataset, its group, item,

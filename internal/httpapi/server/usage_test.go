@@ -265,3 +265,36 @@ func TestAnalyticsLimits(t *testing.T) {
 		t.Errorf("top of 1001 keys: %d %.200s", r.status, r.body)
 	}
 }
+
+// TestUsageByKey: with keys required, public requests are counted under
+// the checked key, refused ones (403) not at all, and the api_keys
+// analytics name the key.
+func TestUsageByKey(t *testing.T) {
+	e := newEnv(t, func(c *config.Config) { c.APIKeys = "required"; c.UsageFlushInterval = time.Hour })
+	secret := e.serviceToken("ci")
+	r := e.account("POST", "/api_keys", secret, map[string]any{"name": "Website"})
+	if r.status != 200 && r.status != 201 {
+		t.Fatalf("create key: %d %s", r.status, r.body)
+	}
+	key := decodeJSON[struct{ ID, Token string }](t, r.body)
+	for range 3 {
+		if r := e.do("GET", "/tiles/roads/0/0/0?key="+key.Token, nil); r.status != 200 {
+			t.Fatalf("keyed tile: %d %s", r.status, r.body)
+		}
+	}
+	for _, q := range []string{"", "?key=wrong"} {
+		if r := e.do("GET", "/tiles/roads/0/0/0"+q, nil); r.status != 403 {
+			t.Fatalf("tile%s: %d, want 403", q, r.status)
+		}
+	}
+	e.flushUsage()
+	if got := e.usageSums(store.ByKey); fmt.Sprint(got) != fmt.Sprint(map[string]int64{"request/" + key.ID: 3}) {
+		t.Errorf("counts by key %v, want 3 for %s", got, key.ID)
+	}
+	r = e.account("GET", "/analytics/api_usage/top?period=current_billing_period&classifier=api_keys", secret, nil)
+	top := decodeJSON[usage.Top](t, r.body)
+	if r.status != 200 || len(top.Datasets) != 1 || len(top.Datasets[0].Data) != 1 || top.Datasets[0].Data[0] != (usage.TopItem{ItemID: key.ID, Value: 3}) ||
+		len(top.Legend) != 1 || top.Legend[0].Label != "Website" {
+		t.Errorf("top keys: %d %s", r.status, r.body)
+	}
+}
