@@ -400,3 +400,31 @@ func TestPackQuarters(t *testing.T) {
 		}
 	}
 }
+
+// TestStaticOverlayWork: paths that cover the picture far more often than
+// overlayWork allows are the request's fault, cut while drawing; the same
+// paths a few times over are drawn.
+func TestStaticOverlayWork(t *testing.T) {
+	s := newService(t, Options{})
+	m := testMap(quadrantStyle, 1)
+	for _, tt := range []struct {
+		paths int
+		cut   bool
+	}{{3, false}, {50, true}} {
+		q := url.Values{}
+		for range tt.paths {
+			q.Add("path", "fill:rgba(255,0,0,0.1)|width:100|-60,-60|60,-60|60,60|-60,60|-60,-60")
+		}
+		req, err := staticmap.Parse("0,0,1", "100x100.png", q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = s.Static(context.Background(), m, req)
+		if tt.cut && (!IsRequestError(err) || !strings.Contains(err.Error(), "times over")) {
+			t.Errorf("%d paths over the whole picture: %v, want a request error", tt.paths, err)
+		}
+		if !tt.cut && err != nil {
+			t.Errorf("%d paths: %v", tt.paths, err)
+		}
+	}
+}

@@ -124,6 +124,10 @@ func (o *overlay) icon(img image.Image, x, y, scale float64, anchor staticmap.An
 	ax, ay := anchorOffset(anchor, w, h)
 	x0, y0 := x-ax, y-ay
 	dst := image.Rect(int(math.Round(x0)), int(math.Round(y0)), int(math.Round(x0+w)), int(math.Round(y0+h)))
+	clip := dst.Intersect(o.cv.Rect)
+	if !o.cv.Budget.SpendArea(clip.Min.X, clip.Min.Y, clip.Max.X, clip.Max.Y, raster.CostTexture) {
+		return
+	}
 	drawScaled(o.cv.RGBA, dst, img)
 }
 

@@ -16,6 +16,7 @@ import (
 	"github.com/tesseramaps/tessera/internal/catalog"
 	"github.com/tesseramaps/tessera/internal/panics"
 	"github.com/tesseramaps/tessera/internal/render"
+	"github.com/tesseramaps/tessera/internal/render/raster"
 	"github.com/tesseramaps/tessera/internal/staticmap"
 	"github.com/tesseramaps/tessera/internal/style"
 )
@@ -65,7 +66,9 @@ func (s *Service) Static(ctx context.Context, m *catalog.Map, req *staticmap.Req
 		if err != nil {
 			return nil, err
 		}
-		drawOverlays(img, v, req, icons, se.attribution)
+		if err := drawOverlays(ctx, img, v, req, icons, se.attribution); err != nil {
+			return nil, err
+		}
 		return s.encode(img, m, req.Format)
 	})
 	if err != nil {
@@ -169,14 +172,30 @@ func (s *Service) markerIcon(ctx context.Context, m *catalog.Map, name string, s
 	return markerIcon{img: img, ratio: ratio}, err
 }
 
+// overlayWork bounds the drawing of a picture's paths and markers, in
+// units of work (about a pixel shaded) per pixel of the picture: a path
+// filled and stroked across the whole picture costs about two.
+const overlayWork = 48
+
 // drawOverlays draws the request's paths, then its markers (later ones on
-// top), then the attribution.
-func drawOverlays(img *image.RGBA, v staticmap.View, req *staticmap.Request, icons []markerIcon, attribution string) {
+// top), then the attribution, within ctx and within overlayWork: paths and
+// markers that cover the picture more often than that are the request's
+// fault (a RequestError), and an ended ctx stops the drawing with its
+// cause.
+func drawOverlays(ctx context.Context, img *image.RGBA, v staticmap.View, req *staticmap.Request, icons []markerIcon, attribution string) error {
 	o := newOverlay(img, v)
+	budget := raster.NewBudget(ctx.Done(), overlayWork*int64(len(img.Pix)/4))
+	o.cv.Budget, o.mask.Budget = budget, budget
 	for _, p := range req.Paths {
+		if budget.Stopped() {
+			break
+		}
 		o.path(p)
 	}
 	for i, mk := range req.Markers {
+		if budget.Stopped() {
+			break
+		}
 		x, y := v.Project(mk.Point)
 		x, y = x*o.ratio, y*o.ratio
 		scale := mk.Scale
@@ -208,6 +227,13 @@ func drawOverlays(img *image.RGBA, v staticmap.View, req *staticmap.Request, ico
 		}
 	}
 	o.attribution(attribution, req.Attribution)
+	switch {
+	case budget.Exceeded():
+		return badRequest("the paths and markers cover the picture more than %d times over: draw fewer, narrower or smaller ones", overlayWork)
+	case budget.Stopped():
+		return fmt.Errorf("static map overlays: %w", context.Cause(ctx))
+	}
+	return nil
 }
 
 // fitZoom is the deepest zoom an image is fitted at for st: fitMaxZoom, or

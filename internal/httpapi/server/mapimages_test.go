@@ -24,6 +24,8 @@ import (
 	"github.com/tesseramaps/tessera/internal/config"
 	"github.com/tesseramaps/tessera/internal/fixtures"
 	"github.com/tesseramaps/tessera/internal/ingest"
+	"github.com/tesseramaps/tessera/internal/loadmix"
+	"github.com/tesseramaps/tessera/internal/ogc"
 	"github.com/tesseramaps/tessera/internal/tiler"
 )
 
@@ -559,4 +561,68 @@ func TestSeamless256Tiles(t *testing.T) {
 func dark(c color.Color) bool {
 	r, _, _, _ := c.RGBA()
 	return r < 0x8000
+}
+
+// TestHostileLoad mixes plain requests (a cached raster tile, a vector
+// tile) with hostile ones (huge static maps with many paths and markers,
+// WMS at the largest size, markers whose icons never come): every plain
+// request is answered 200, every hostile one is answered (200, or cut
+// with 400 or 503, never 500 or no answer) within the render's bounds
+// (1.5 times render_timeout, plus room for encoding on a busy machine),
+// and some are cut. The plain requests' latencies, quiet and under the
+// hostile load, are logged; their bound is measured by bench/hostile.sh,
+// not asserted here (two cores, shared with the test's own clients).
+func TestHostileLoad(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a load test")
+	}
+	const timeout = 2 * time.Second
+	e := mapEnv(t, func(c *config.Config) {
+		c.RemoteAllow = []string{"127.0.0.0/8"}
+		c.RenderTimeout = timeout
+	})
+	icons, err := loadmix.StartIconServer(-1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer icons.Close()
+	plainPaths := []string{"/maps/city/0/0/0.png", "/tiles/roads/0/0/0.pbf"}
+	for _, p := range plainPaths { // the raster tile cached
+		if r := e.do("GET", p, nil); r.status != 200 {
+			t.Fatalf("%s: %d", p, r.status)
+		}
+	}
+	rep, err := loadmix.Run(context.Background(), e.http.Client(), loadmix.Plan{
+		Base: e.http.URL, Plain: plainPaths, Hostile: loadmix.HostilePaths("city", "city", ogc.MaxSize, icons.URL),
+		PlainClients: 4, PlainRequests: 400, HostileClients: 6, HostileRequests: 18, MaxTime: time.Minute,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for phase, rs := range map[string][]loadmix.Result{"quiet": rep.Quiet, "loaded": rep.Loaded} {
+		if err := loadmix.FirstError(rs); err != nil {
+			t.Errorf("%s plain request: %v", phase, err)
+		}
+		if st := loadmix.Statuses(rs); st[200] != len(rs) {
+			t.Errorf("%s plain requests answered %v, want all 200", phase, st)
+		}
+	}
+	if err := loadmix.FirstError(rep.Hostile); err != nil {
+		t.Errorf("hostile request without an answer: %v", err)
+	}
+	st := loadmix.Statuses(rep.Hostile)
+	for status, n := range st {
+		if status != 200 && status != 400 && status != 503 {
+			t.Errorf("%d hostile requests answered %d", n, status)
+		}
+	}
+	if st[400]+st[503] == 0 {
+		t.Errorf("no hostile request was cut: %v", st)
+	}
+	if d := loadmix.Longest(rep.Hostile); d > 3*timeout {
+		t.Errorf("a hostile request took %v; render_timeout is %v", d, timeout)
+	}
+	t.Logf("plain p50/p99: quiet %v/%v, under hostile load %v/%v; hostile answers %v, longest %v",
+		loadmix.Percentile(rep.Quiet, 0.5), loadmix.Percentile(rep.Quiet, 0.99),
+		loadmix.Percentile(rep.Loaded, 0.5), loadmix.Percentile(rep.Loaded, 0.99), st, loadmix.Longest(rep.Hostile))
 }
