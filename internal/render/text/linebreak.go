@@ -2,18 +2,21 @@ package text
 
 import "math"
 
-// Line breaking of point labels (text-max-width) as balanced lines: a text
-// is cut at its forced breaks (newlines) into paragraphs, and each
-// paragraph wider than the maximum width is split into the fewest lines
-// that could hold it, k = ceil(width / maxWidth), of about the same width
-// w = width / k. Among the ways to split it at its break opportunities, the
-// one chosen minimises
+// Line breaking of point labels (text-max-width) as balanced lines. A text
+// of width W (its advances, without blanks at its end) is set in
+// k = ceil(W / maxWidth) lines, or one more than its newlines if that is
+// more (fewer when it has fewer break opportunities), of about the same
+// width w = W / k. Among the ways to split it into k lines at its break
+// opportunities, each newline ending a line, the one chosen minimises
 //
 //	sum over lines of (visible width - w)^2 + the break's penalty
 //
-// by dynamic programming over the opportunities (O(m^2) for m of them,
-// which a label keeps small; lines far wider than w are not tried). Of
-// splits that cost the same, the one with the shorter last line wins.
+// where a line ending a paragraph (at a newline or the end of the text) and
+// shorter than w costs nothing: balanced text may end short, not long. It
+// is found by dynamic programming over the opportunities and the lines
+// (O(k m^2) for m opportunities, which a label keeps small; lines far wider
+// than w are not tried). Of splits that cost the same, the one with the
+// shorter last line wins.
 //
 // Break opportunities: after a space or a hyphen-like character, before
 // and after an ideograph (CJK text has no spaces), and after an image
@@ -75,6 +78,11 @@ const (
 // choice is that much worse.
 const avoidPenalty = 100 * 100
 
+// maxLines bounds the lines of one paragraph (and so the work of breaking
+// it): text-max-width near zero would otherwise ask for a line per
+// character.
+const maxLines = 64
+
 func inSet(r rune, set string) bool {
 	for _, s := range set {
 		if s == r {
@@ -111,18 +119,7 @@ func LineBreaksWith(n int, at func(int) rune, width func(int) float64, maxWidth 
 	for i := range n {
 		t.x[i+1] = t.x[i] + width(i)
 	}
-	var out []int
-	start := 0
-	for i := range n {
-		if at(i) == '\n' {
-			out = append(out, t.balance(start, i+1, maxWidth)...)
-			if i+1 < n {
-				out = append(out, i+1)
-			}
-			start = i + 1
-		}
-	}
-	return append(out, t.balance(start, n, maxWidth)...)
+	return t.balance(maxWidth)
 }
 
 // breakText is a text being broken: its characters, and x[i] the advance
@@ -149,51 +146,87 @@ func (t *breakText) opportunity(i int) bool {
 		(t.breakAfter != nil && t.breakAfter(i-1))
 }
 
-// balance returns the line starts inside the paragraph from, to (with no
-// forced break inside).
-func (t *breakText) balance(from, to int, maxWidth float64) []int {
-	total := t.visible(from, to)
-	lines := math.Ceil(total / maxWidth)
-	if lines <= 1 {
+// candidate is a place a line may start (or the text end), and whether a
+// newline makes it one.
+type candidate struct {
+	at     int
+	forced bool
+}
+
+// balance returns the line starts of the text.
+func (t *breakText) balance(maxWidth float64) []int {
+	n := len(t.x) - 1
+	cands := []candidate{{0, true}}
+	for i := 1; i < n; i++ {
+		switch {
+		case t.at(i-1) == '\n':
+			cands = append(cands, candidate{i, true})
+		case t.opportunity(i):
+			cands = append(cands, candidate{i, false})
+		}
+	}
+	cands = append(cands, candidate{n, true})
+	m := len(cands)
+	paragraphs := 0
+	for _, c := range cands[1:] {
+		if c.forced {
+			paragraphs++
+		}
+	}
+	total := t.visible(0, n)
+	k := max(int(math.Min(math.Ceil(total/maxWidth), maxLines)), paragraphs)
+	k = min(k, m-1)
+	if k <= 1 {
 		return nil
 	}
-	ideal := total / lines
-	// Candidate line starts, from first and to last.
-	cands := []int{from}
-	for i := from + 1; i < to; i++ {
-		if t.opportunity(i) {
-			cands = append(cands, i)
+	ideal := total / float64(k)
+	// cost[l][j] is the least cost of setting the text before cands[j] in
+	// l lines, prev[l][j] the candidate the last of them starts at.
+	cost := make([][]float64, k+1)
+	prev := make([][]int, k+1)
+	for l := range cost {
+		cost[l] = make([]float64, m)
+		prev[l] = make([]int, m)
+		for j := range cost[l] {
+			cost[l][j] = math.Inf(1)
 		}
 	}
-	cands = append(cands, to)
-	// cost[j] is the least cost of the text before cands[j] set in lines,
-	// prev[j] the candidate its last line starts at.
-	cost := make([]float64, len(cands))
-	prev := make([]int, len(cands))
-	for j := 1; j < len(cands); j++ {
-		end := cands[j]
-		last := j == len(cands)-1
-		cost[j] = math.Inf(1)
-		for i := j - 1; i >= 0; i-- {
-			dev := t.visible(cands[i], end) - ideal
-			if dev > 0 && dev*dev >= cost[j] {
-				break // with advances of zero or more, earlier starts only cost more
+	cost[0][0] = 0
+	for l := 1; l <= k; l++ {
+		for j := l; j < m; j++ {
+			if (j == m-1) != (l == k) {
+				continue // only the k-th line ends the text
 			}
-			c := cost[i] + dev*dev
-			if !last {
-				c += breakPenalty(t.at(end-1), t.at(end))
-			}
-			if c < cost[j] {
-				cost[j], prev[j] = c, i
+			end := cands[j].at
+			for i := j - 1; i >= l-1; i-- {
+				dev := t.visible(cands[i].at, end) - ideal
+				if dev > 0 && dev*dev >= cost[l][j] {
+					break // with advances of zero or more, earlier starts only cost more
+				}
+				if c := cost[l-1][i]; !math.IsInf(c, 1) {
+					if !cands[j].forced || dev > 0 {
+						c += dev * dev
+					}
+					if j < m-1 {
+						c += breakPenalty(t.at(end-1), t.at(end))
+					}
+					if c < cost[l][j] {
+						cost[l][j], prev[l][j] = c, i
+					}
+				}
+				if cands[i].forced {
+					break // no line crosses a newline
+				}
 			}
 		}
 	}
-	var starts []int
-	for j := prev[len(cands)-1]; j > 0; j = prev[j] {
-		starts = append(starts, cands[j])
+	if math.IsInf(cost[k][m-1], 1) {
+		return nil // not reached: k is at most the lines the text can take
 	}
-	for a, b := 0, len(starts)-1; a < b; a, b = a+1, b-1 {
-		starts[a], starts[b] = starts[b], starts[a]
+	starts := make([]int, k-1)
+	for l, j := k, m-1; l > 1; l-- {
+		j = prev[l][j]
+		starts[l-2] = cands[j].at
 	}
 	return starts
 }
