@@ -101,6 +101,16 @@ func TestLayersAgainstMapLibre(t *testing.T) {
 		// it, so a line crossing a tile border is labelled twice; line
 		// labels spaced along each tile's piece from its start.
 		{"line-pieces", 0.00025, 0},
+		// Text offsets with variable anchors (testdata/layers/text-offsets.json,
+		// written by hand; MapLibre GL JS 6.17's picture): for each of the
+		// nine anchors text-radial-offset 0 and 1.5 and text-offset [0, 0]
+		// and [1, -0.5] taken as absolute values; text-radial-offset with
+		// a fixed text-anchor; text-variable-anchor-offset pairs; radial
+		// offset before text-offset; a label of two lines. Under a
+		// variable anchor GL puts the text box grown by text-padding at
+		// the point: without that every such label was 2 px (the default
+		// padding) nearer its point, 4.3% of pixels.
+		{"text-offsets", 0.00025, 0},
 	}
 	for _, tc := range tests {
 		t.Run(fmt.Sprintf("%s@%gx", tc.name, max(1, tc.ratio)), func(t *testing.T) {

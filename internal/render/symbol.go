@@ -655,17 +655,22 @@ func (s *sourceSet) shapeSymbol(ctx context.Context, lr *symLayer, b *layoutBuil
 			hasRadial := lr.hasLayout(pTextRadialOffset)
 			switch {
 			case fixed != nil:
-				o.Offset = anchorOffset(anchor, fixed[0]*text.OneEm, fixed[1]*text.OneEm)
+				o.Offset = offsetPaired(anchor, fixed[0]*text.OneEm, fixed[1]*text.OneEm)
 			case hasRadial && (variable || !lr.hasLayout(pTextOffset)):
-				o.Offset = radialOffset(anchor, lr.num(pTextRadialOffset, c, 0)*text.OneEm)
+				o.Offset = offsetRadial(anchor, lr.num(pTextRadialOffset, c, 0)*text.OneEm)
 			case variable:
 				off := floats2(lr, pTextOffset, c)
-				o.Offset = variableOffset(anchor, off[0]*text.OneEm, off[1]*text.OneEm)
+				o.Offset = offsetAway(anchor, off[0]*text.OneEm, off[1]*text.OneEm)
 			case !s.alongLine(lr, c, textPart):
 				off := floats2(lr, pTextOffset, c)
 				o.Offset = [2]float64{off[0] * text.OneEm, off[1] * text.OneEm}
 			}
-			return lr.shapes.shape(ss.sections, lookup, o)
+			sh := lr.shapes.shape(ss.sections, lookup, o)
+			if variable {
+				sx, sy := textSide(anchor)
+				sh.PadAway = [2]float64{sx, sy}
+			}
+			return sh
 		}
 		// horizontal are the shapings of horizontal writing: one for each
 		// variable anchor, tried in order, or the one of text-anchor.
@@ -906,6 +911,9 @@ func (s *sourceSet) layoutSymbol(ctx context.Context, lr *symLayer, ss *shapedSy
 			if pitched {
 				at = plane
 			}
+			// A variable anchor puts the padded box at the point.
+			tx += sh.PadAway[0] * pad * ratio
+			ty += sh.PadAway[1] * pad * ratio
 			// The glyphs are put on screen once the label is placed (most
 			// are not): here only whether one of them draws.
 			sym.pending = pendingText{sh: sh, at: at, tx: tx, ty: ty, k: k, angle: angle, tilt: quadTilt}
@@ -1352,51 +1360,6 @@ func floats2(lr *symLayer, p symProp, c *expr.EvalContext) [2]float64 {
 	return [2]float64{f[0], f[1]}
 }
 
-// anchorOffset is the offset (em pixels) text-variable-anchor-offset pairs
-// with an anchor, as GL applies it: as given (right and down positive),
-// less the baseline's distance for anchors at the text's top or bottom,
-// as for text-offset with variable anchors.
-func anchorOffset(anchor string, ox, oy float64) [2]float64 {
-	const baseline = 7
-	switch anchor {
-	case "top-right", "top-left", "top":
-		oy -= baseline
-	case "bottom-right", "bottom-left", "bottom":
-		oy += baseline
-	}
-	return [2]float64{ox, oy}
-}
-
-// radialOffset turns text-radial-offset (em pixels) into an offset away
-// from the anchor, as GL does when no variable anchors are given.
-func radialOffset(anchor string, r float64) [2]float64 {
-	const baseline = 7 // em pixels between the middle of the text and its baseline
-	r = math.Max(0, r)
-	hyp := r / math.Sqrt2
-	var x, y float64
-	switch anchor {
-	case "top-right", "top-left":
-		y = hyp - baseline
-	case "bottom-right", "bottom-left":
-		y = -hyp + baseline
-	case "bottom":
-		y = -r + baseline
-	case "top":
-		y = r - baseline
-	}
-	switch anchor {
-	case "top-right", "bottom-right":
-		x = -hyp
-	case "top-left", "bottom-left":
-		x = hyp
-	case "left":
-		x = r
-	case "right":
-		x = -r
-	}
-	return [2]float64{x, y}
-}
-
 // drawSymbols draws the layer's placed symbols: icons, then text; for
 // SDF images the halos of all symbols first, then their fills.
 func (s *sourceSet) drawSymbols(ctx context.Context, lr *layerRender) {
@@ -1593,25 +1556,4 @@ func variableAnchors(lr *symLayer, c *expr.EvalContext) []string {
 		}
 	}
 	return out
-}
-
-// variableOffset turns text-offset (em pixels) into the offset GL uses with
-// a variable anchor: its absolute values, directed away from the anchor.
-func variableOffset(anchor string, ox, oy float64) [2]float64 {
-	const baseline = 7
-	ox, oy = math.Abs(ox), math.Abs(oy)
-	var x, y float64
-	switch anchor {
-	case "top-right", "top-left", "top":
-		y = oy - baseline
-	case "bottom-right", "bottom-left", "bottom":
-		y = -oy + baseline
-	}
-	switch anchor {
-	case "top-right", "bottom-right", "right":
-		x = -ox
-	case "top-left", "bottom-left", "left":
-		x = ox
-	}
-	return [2]float64{x, y}
 }

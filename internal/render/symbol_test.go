@@ -763,7 +763,7 @@ func TestAnchorOffset(t *testing.T) {
 		{"bottom-right", -5, -10, [2]float64{-5, -3}},
 		{"center", 2, 2, [2]float64{2, 2}},
 	} {
-		if got := anchorOffset(tc.anchor, tc.x, tc.y); math.Abs(got[0]-tc.want[0]) > 1e-9 || math.Abs(got[1]-tc.want[1]) > 1e-9 {
+		if got := offsetPaired(tc.anchor, tc.x, tc.y); math.Abs(got[0]-tc.want[0]) > 1e-9 || math.Abs(got[1]-tc.want[1]) > 1e-9 {
 			t.Errorf("%s (%v, %v): %v, want %v", tc.anchor, tc.x, tc.y, got, tc.want)
 		}
 	}

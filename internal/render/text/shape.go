@@ -142,6 +142,11 @@ type Shaping struct {
 	// Vertical is set for a vertical shaping: the box and the glyphs are
 	// those of the label before it is turned 90 degrees clockwise.
 	Vertical bool
+	// PadAway holds the signs (x, y: -1, 0 or 1) of the direction in which
+	// the renderer moves the label by its padding, away from its point:
+	// under a variable anchor it is the label's padded box that is put at
+	// the point. Zero otherwise. Shape leaves it zero.
+	PadAway [2]float64
 }
 
 // char is one code point of the logical text with its section and

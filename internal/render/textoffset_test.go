@@ -1,0 +1,48 @@
+package render
+
+import (
+	"math"
+	"testing"
+)
+
+func TestTextOffsets(t *testing.T) {
+	d := 36 / math.Sqrt2 // 1.5 em radially along a diagonal
+	tests := []struct {
+		anchor              string
+		away, radial, paird [2]float64
+	}{
+		// text-offset [1, -0.5] em (24, -12 em px) and radial 1.5 em (36)
+		// for each anchor; the pairs take the offset as given.
+		{"center", [2]float64{0, 0}, [2]float64{0, 0}, [2]float64{24, -12}},
+		{"left", [2]float64{24, 0}, [2]float64{36, 0}, [2]float64{24, -12}},
+		{"right", [2]float64{-24, 0}, [2]float64{-36, 0}, [2]float64{24, -12}},
+		{"top", [2]float64{0, 12 - 7}, [2]float64{0, 36 - 7}, [2]float64{24, -12 - 7}},
+		{"bottom", [2]float64{0, -12 + 7}, [2]float64{0, -36 + 7}, [2]float64{24, -12 + 7}},
+		{"top-left", [2]float64{24, 12 - 7}, [2]float64{d, d - 7}, [2]float64{24, -12 - 7}},
+		{"bottom-right", [2]float64{-24, -12 + 7}, [2]float64{-d, -d + 7}, [2]float64{24, -12 + 7}},
+	}
+	near := func(a, b [2]float64) bool { return math.Abs(a[0]-b[0]) < 1e-9 && math.Abs(a[1]-b[1]) < 1e-9 }
+	for _, tc := range tests {
+		if got := offsetAway(tc.anchor, 24, -12); !near(got, tc.away) {
+			t.Errorf("offsetAway(%s) = %v, want %v", tc.anchor, got, tc.away)
+		}
+		if got := offsetRadial(tc.anchor, 36); !near(got, tc.radial) {
+			t.Errorf("offsetRadial(%s) = %v, want %v", tc.anchor, got, tc.radial)
+		}
+		if got := offsetPaired(tc.anchor, 24, -12); !near(got, tc.paird) {
+			t.Errorf("offsetPaired(%s) = %v, want %v", tc.anchor, got, tc.paird)
+		}
+	}
+}
+
+func TestTextSide(t *testing.T) {
+	for anchor, want := range map[string][2]float64{
+		"center": {0, 0}, "left": {1, 0}, "right": {-1, 0}, "top": {0, 1}, "bottom": {0, -1},
+		"top-left": {1, 1}, "top-right": {-1, 1}, "bottom-left": {1, -1}, "bottom-right": {-1, -1},
+		"bogus": {0, 0},
+	} {
+		if sx, sy := textSide(anchor); sx != want[0] || sy != want[1] {
+			t.Errorf("textSide(%s) = %v, %v; want %v", anchor, sx, sy, want)
+		}
+	}
+}
