@@ -529,3 +529,6 @@ func uniqueName(entries map[string]*Entry, name string) string {
 }
 
 var zeroTime time.Time
+
+// Size is the size in bytes of a file tileset's file (0 for remote ones).
+func (e *Entry) Size() int64 { return e.size }

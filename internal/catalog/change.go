@@ -219,14 +219,8 @@ func (c *Catalog) AddFile(ctx context.Context, tmpPath, name, ext, id string) (*
 	file := final + ext
 	dest := filepath.Join(c.dir, file)
 	rec := store.Tileset{ID: id, Name: final, Source: file, Storage: store.StorageFile, Published: true}
-	// Check the file opens before it becomes part of the catalog.
-	probe := c.openEntry(ctx, rec, tmpPath, zeroTime, 0)
-	if probe.State != StateOK {
-		return nil, fmt.Errorf("%s", probe.Error)
-	}
-	probe.Reader.Close()
-	if err := os.Rename(tmpPath, dest); err != nil {
-		return nil, fmt.Errorf("move the tileset into place: %w", err)
+	if err := c.moveChecked(ctx, rec, tmpPath, dest); err != nil {
+		return nil, err
 	}
 	rec, err := c.db.CreateTileset(ctx, rec)
 	if err != nil {
@@ -242,4 +236,76 @@ func (c *Catalog) AddFile(ctx context.Context, tmpPath, name, ext, id string) (*
 	c.publish(entries)
 	c.log.Info("tileset ingested", "name", final, "file", file, "state", e.State)
 	return e, nil
+}
+
+// ReplaceFile puts a finished file (on the same file system as the tiles
+// directory) in place of the file of the tileset id, keeping its id, name
+// and publication. With the same extension the new file is renamed over
+// the old one, so readers see the old tileset or the new one, never a mix;
+// with another extension it goes beside it as NAME.EXT, the record follows
+// it, and the old file is removed.
+func (c *Catalog) ReplaceFile(ctx context.Context, id, tmpPath, ext string) (*Entry, error) {
+	if ext != ".mbtiles" && ext != ".pmtiles" {
+		return nil, fmt.Errorf("extension %q is not .mbtiles or .pmtiles", ext)
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	entries := c.current()
+	old, ok := entries[id]
+	if !ok {
+		return nil, fmt.Errorf("%w: %s", ErrNotFound, id)
+	}
+	if old.Storage != store.StorageFile {
+		return nil, fmt.Errorf("tileset %s is a remote archive: only file tilesets can be replaced", id)
+	}
+	rec := old.Tileset
+	rec.Source = strings.TrimSuffix(rec.Source, filepath.Ext(rec.Source)) + ext
+	for _, e := range entries {
+		if e.ID != id && e.Storage == store.StorageFile && e.Tileset.Source == rec.Source {
+			return nil, fmt.Errorf("%w: the file %s belongs to the tileset %q", ErrNameTaken, rec.Source, e.Name)
+		}
+	}
+	dest, err := c.filePath(rec.Source)
+	if err != nil {
+		return nil, err
+	}
+	oldPath, err := c.filePath(old.Tileset.Source)
+	if err != nil {
+		return nil, err
+	}
+	if err := c.moveChecked(ctx, rec, tmpPath, dest); err != nil {
+		return nil, err
+	}
+	if rec.Source != old.Tileset.Source {
+		if rec, err = c.db.UpdateTilesetSource(ctx, rec.ID, rec.Source); err != nil {
+			return nil, err
+		}
+		if err := os.Remove(oldPath); err != nil && !errors.Is(err, os.ErrNotExist) {
+			c.log.Warn("remove the replaced tileset file", "file", oldPath, "err", err)
+		}
+	}
+	st, err := os.Stat(dest)
+	if err != nil {
+		return nil, fmt.Errorf("stat %s: %w", dest, err)
+	}
+	e := c.openEntry(ctx, rec, dest, st.ModTime(), st.Size())
+	retire(old.Reader)
+	entries[id] = e
+	c.publish(entries)
+	c.log.Info("tileset replaced", "name", rec.Name, "file", rec.Source, "state", e.State)
+	return e, nil
+}
+
+// moveChecked checks that the file at tmpPath opens as the record's
+// tileset before it moves to dest (one rename).
+func (c *Catalog) moveChecked(ctx context.Context, rec store.Tileset, tmpPath, dest string) error {
+	probe := c.openEntry(ctx, rec, tmpPath, zeroTime, 0)
+	if probe.State != StateOK {
+		return fmt.Errorf("%s", probe.Error)
+	}
+	probe.Reader.Close()
+	if err := os.Rename(tmpPath, dest); err != nil {
+		return fmt.Errorf("move the tileset into place: %w", err)
+	}
+	return nil
 }

@@ -13,7 +13,10 @@ import (
 	"unicode"
 
 	"github.com/tesseramaps/tessera/internal/geojson"
+	"github.com/tesseramaps/tessera/internal/geotiff"
+	"github.com/tesseramaps/tessera/internal/imageenc"
 	"github.com/tesseramaps/tessera/internal/mbtiles"
+	"github.com/tesseramaps/tessera/internal/rastertile"
 	"github.com/tesseramaps/tessera/internal/tiler"
 	"github.com/tesseramaps/tessera/internal/tilesource"
 )
@@ -177,4 +180,71 @@ func classify(ctx context.Context, err error) error {
 		return err
 	}
 	return fmt.Errorf("%w: %w", ErrInvalid, err)
+}
+
+// RasterOptions tune ConvertGeoTIFF.
+type RasterOptions struct {
+	// Format of the tiles: PNG (default) or WebP (lossless).
+	Format imageenc.Format
+	// MaxPixels bounds the image (geotiff.DefaultMaxPixels when zero).
+	MaxPixels int64
+	// Progress, when set, is told the fraction of tiles done.
+	Progress func(float64)
+}
+
+// ConvertGeoTIFF reads the GeoTIFF at path (EPSG:4326 or EPSG:3857) and
+// writes it as a raster MBTiles tileset at out, tiled by rastertile. What
+// is wrong with the file wraps ErrInvalid. On error nothing is left at out.
+func ConvertGeoTIFF(ctx context.Context, path, out, name string, opts RasterOptions) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return fmt.Errorf("open upload: %w", err)
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return fmt.Errorf("stat upload: %w", err)
+	}
+	img, err := geotiff.Decode(f, st.Size(), geotiff.Limits{MaxPixels: opts.MaxPixels})
+	if errors.Is(err, geotiff.ErrFormat) {
+		return fmt.Errorf("%w: %w", ErrInvalid, err)
+	}
+	if err != nil {
+		return err
+	}
+	if opts.Format == "" {
+		opts.Format = imageenc.PNG
+	}
+	os.Remove(out)
+	w, err := mbtiles.Create(out)
+	if err != nil {
+		return err
+	}
+	ropts := rastertile.Options{Format: opts.Format}
+	if opts.Progress != nil {
+		ropts.Progress = func(done, total int) { opts.Progress(float64(done) / float64(total)) }
+	}
+	res, err := rastertile.Build(ctx, img, w, ropts)
+	if err == nil {
+		f := func(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
+		b := res.Bounds
+		err = w.SetMetadata(ctx, map[string]string{
+			"name": name, "description": "Made by Tessera from the GeoTIFF " + name,
+			"format": string(opts.Format), "type": "overlay", "version": "1",
+			"minzoom": strconv.Itoa(res.MinZoom), "maxzoom": strconv.Itoa(res.MaxZoom),
+			"bounds": strings.Join([]string{f(b[0]), f(b[1]), f(b[2]), f(b[3])}, ","),
+			"center": strings.Join([]string{f((b[0] + b[2]) / 2), f((b[1] + b[3]) / 2), strconv.Itoa(res.MinZoom)}, ","),
+		})
+	}
+	if cerr := w.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(out)
+		if errors.Is(err, rastertile.ErrInput) {
+			return fmt.Errorf("%w: %w", ErrInvalid, err)
+		}
+		return fmt.Errorf("tile the GeoTIFF: %w", err)
+	}
+	return nil
 }

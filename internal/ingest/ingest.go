@@ -1,7 +1,7 @@
 // Package ingest turns uploaded files into tilesets: upload sessions that
 // take a file's bytes in one request or in resumable chunks, and processing
-// that checks the upload (MBTiles, PMTiles or GeoJSON), converts GeoJSON
-// with Tessera's tiler, and moves the result into the tiles directory in one
+// that checks the upload (MBTiles, PMTiles, GeoJSON or GeoTIFF), converts
+// GeoJSON with Tessera's tiler and GeoTIFF with the raster tiler, and moves the result into the tiles directory in one
 // rename, so that a crash never leaves a half-made tileset behind.
 package ingest
 
@@ -72,8 +72,7 @@ type Service struct {
 	now     func() time.Time
 	log     *slog.Logger
 
-	mu   sync.Mutex      // guards busy
-	busy map[string]bool // ingests with an upload or processing under way
+	busy busySet // ingests with an upload or processing under way
 }
 
 // New makes the service over the uploads directory dir and puts the
@@ -82,7 +81,7 @@ func New(ctx context.Context, db *store.DB, cat *catalog.Catalog, dir string, op
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("make uploads directory: %w", err)
 	}
-	s := &Service{db: db, cat: cat, dir: dir, maxSize: opts.MaxSize, expiry: opts.Expiry, now: opts.Now, log: opts.Logger, busy: map[string]bool{}}
+	s := &Service{db: db, cat: cat, dir: dir, maxSize: opts.MaxSize, expiry: opts.Expiry, now: opts.Now, log: opts.Logger}
 	if s.log == nil {
 		s.log = slog.Default()
 	}
@@ -176,17 +175,30 @@ func (s *Service) Recover(ctx context.Context) error {
 
 // begin marks the ingest busy; it fails with ErrBusy while another request
 // holds it.
-func (s *Service) begin(id string) (end func(), err error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.busy[id] {
+func (s *Service) begin(id string) (end func(), err error) { return s.busy.begin(id) }
+
+// busySet marks the ingests that a request is working on.
+type busySet struct {
+	mu sync.Mutex
+	m  map[string]bool
+}
+
+// begin marks id busy; it fails with ErrBusy while another request holds
+// it.
+func (b *busySet) begin(id string) (end func(), err error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.m[id] {
 		return nil, fmt.Errorf("%w: another request is uploading to or processing this ingest; retry when it is done", ErrBusy)
 	}
-	s.busy[id] = true
+	if b.m == nil {
+		b.m = map[string]bool{}
+	}
+	b.m[id] = true
 	return func() {
-		s.mu.Lock()
-		delete(s.busy, id)
-		s.mu.Unlock()
+		b.mu.Lock()
+		delete(b.m, id)
+		b.mu.Unlock()
 	}, nil
 }
 
@@ -397,48 +409,11 @@ func (s *Service) Upload(ctx context.Context, id string, body io.Reader, rng *Ra
 	if rec.State != store.IngestUpload && rec.State != store.IngestUploaded {
 		return rec, fmt.Errorf("%w: the ingest is %s", ErrState, rec.State)
 	}
-	start, limit := int64(0), rec.Size
-	if rng != nil {
-		switch {
-		case rng.Total >= 0 && rng.Total != rec.Size:
-			return rec, fmt.Errorf("%w: Content-Range total %d differs from the declared size %d", ErrInvalid, rng.Total, rec.Size)
-		case rng.Start < 0 || rng.End < rng.Start:
-			return rec, fmt.Errorf("%w: Content-Range bytes %d-%d is not a range", ErrInvalid, rng.Start, rng.End)
-		case rng.End >= rec.Size:
-			return rec, fmt.Errorf("%w: Content-Range bytes %d-%d ends at byte %d, past the end of the file of %d bytes (its last byte is %d)", ErrInvalid, rng.Start, rng.End, rng.End, rec.Size, rec.Size-1)
-		case rng.Start > rec.Received:
-			return rec, fmt.Errorf("%w: chunk starts at byte %d but only %d bytes were received: resume at %d", ErrInvalid, rng.Start, rec.Received, rec.Received)
-		}
-		start, limit = rng.Start, rng.End-rng.Start+1
-	}
-	chunk := s.chunkPath(id)
-	defer os.Remove(chunk) // renamed or copied on success; dropped otherwise
-	n, err := receive(body, chunk, limit)
+	received, err := writeChunk(s.partPath(id), s.chunkPath(id), rec.Size, rec.Received, body, rng)
 	if err != nil {
 		return rec, err
 	}
-	switch {
-	case n > limit && rng == nil:
-		return rec, fmt.Errorf("%w: the body has more bytes than the declared size %d", ErrInvalid, rec.Size)
-	case n > limit:
-		return rec, fmt.Errorf("%w: the chunk has more bytes than its Content-Range says (%d)", ErrInvalid, limit)
-	case n < limit && rng == nil:
-		return rec, fmt.Errorf("%w: received %d bytes, the declared size is %d", ErrInvalid, n, rec.Size)
-	case n < limit:
-		return rec, fmt.Errorf("%w: the chunk has %d bytes, its Content-Range says %d", ErrInvalid, n, limit)
-	}
-	if rng == nil {
-		if err := os.Rename(chunk, s.partPath(id)); err != nil {
-			return rec, fmt.Errorf("commit upload: %w", err)
-		}
-	} else if err := commitChunk(chunk, s.partPath(id), start); err != nil {
-		return rec, err
-	}
-	st, err := os.Stat(s.partPath(id))
-	if err != nil {
-		return rec, fmt.Errorf("stat upload file: %w", err)
-	}
-	rec.Received = st.Size()
+	rec.Received = received
 	state := store.IngestUpload
 	if rec.Received == rec.Size {
 		state = store.IngestUploaded
@@ -450,6 +425,57 @@ func (s *Service) Upload(ctx context.Context, id string, body io.Reader, rng *Ra
 		return rec, err
 	}
 	return rec, nil
+}
+
+// writeChunk writes a chunk (the whole file when rng is nil) into the
+// upload file part of a file of size bytes, of which received have
+// arrived, through the side file chunk, and returns the bytes received
+// afterwards. With a range, the chunk must start at or before received
+// (resending an overlap is allowed), so an interrupted upload resumes
+// there. The chunk is received whole before any of it is committed: a
+// refused or broken chunk changes nothing.
+func writeChunk(part, chunk string, size, received int64, body io.Reader, rng *Range) (int64, error) {
+	start, limit := int64(0), size
+	if rng != nil {
+		switch {
+		case rng.Total >= 0 && rng.Total != size:
+			return received, fmt.Errorf("%w: Content-Range total %d differs from the declared size %d", ErrInvalid, rng.Total, size)
+		case rng.Start < 0 || rng.End < rng.Start:
+			return received, fmt.Errorf("%w: Content-Range bytes %d-%d is not a range", ErrInvalid, rng.Start, rng.End)
+		case rng.End >= size:
+			return received, fmt.Errorf("%w: Content-Range bytes %d-%d ends at byte %d, past the end of the file of %d bytes (its last byte is %d)", ErrInvalid, rng.Start, rng.End, rng.End, size, size-1)
+		case rng.Start > received:
+			return received, fmt.Errorf("%w: chunk starts at byte %d but only %d bytes were received: resume at %d", ErrInvalid, rng.Start, received, received)
+		}
+		start, limit = rng.Start, rng.End-rng.Start+1
+	}
+	defer os.Remove(chunk) // renamed or copied on success; dropped otherwise
+	n, err := receive(body, chunk, limit)
+	if err != nil {
+		return received, err
+	}
+	switch {
+	case n > limit && rng == nil:
+		return received, fmt.Errorf("%w: the body has more bytes than the declared size %d", ErrInvalid, size)
+	case n > limit:
+		return received, fmt.Errorf("%w: the chunk has more bytes than its Content-Range says (%d)", ErrInvalid, limit)
+	case n < limit && rng == nil:
+		return received, fmt.Errorf("%w: received %d bytes, the declared size is %d", ErrInvalid, n, size)
+	case n < limit:
+		return received, fmt.Errorf("%w: the chunk has %d bytes, its Content-Range says %d", ErrInvalid, n, limit)
+	}
+	if rng == nil {
+		if err := os.Rename(chunk, part); err != nil {
+			return received, fmt.Errorf("commit upload: %w", err)
+		}
+	} else if err := commitChunk(chunk, part, start); err != nil {
+		return received, err
+	}
+	st, err := os.Stat(part)
+	if err != nil {
+		return received, fmt.Errorf("stat upload file: %w", err)
+	}
+	return st.Size(), nil
 }
 
 // receive copies at most limit+1 bytes of body into a new file at path
@@ -575,41 +601,69 @@ func (s *Service) Process(ctx context.Context, id string) (*catalog.Entry, error
 }
 
 func (s *Service) process(ctx context.Context, rec Record) (*catalog.Entry, error) {
-	part := s.partPath(rec.ID)
-	kind, err := sniffFile(part)
+	tmp, k, err := build(ctx, s.partPath(rec.ID), rec.Filename, filepath.Join(s.cat.Dir(), ".ingest-"+rec.ID), s.log, nil)
 	if err != nil {
 		return nil, err
 	}
-	name := strings.TrimSuffix(rec.Filename, filepath.Ext(rec.Filename))
-	if strings.EqualFold(filepath.Ext(name), ".geojson") || strings.EqualFold(filepath.Ext(name), ".json") {
-		name = strings.TrimSuffix(name, filepath.Ext(name))
-	}
-	tmp := filepath.Join(s.cat.Dir(), ".ingest-"+rec.ID+kind.ext())
 	defer os.Remove(tmp) // gone after a successful rename anyway
-	switch kind {
-	case kindMBTiles, kindPMTiles:
-		if err := CheckTileset(ctx, part, kind); err != nil {
-			return nil, err
-		}
-		if err := copyFile(part, tmp); err != nil {
-			return nil, err
-		}
-	case kindGeoJSON:
-		f, err := os.Open(part)
-		if err != nil {
-			return nil, fmt.Errorf("open upload: %w", err)
-		}
-		err = ConvertGeoJSON(ctx, f, tmp, name, s.log)
-		f.Close()
-		if err != nil {
-			return nil, err
-		}
-	}
-	e, err := s.cat.AddFile(ctx, tmp, name, kind.ext(), rec.DocumentID)
+	e, err := s.cat.AddFile(ctx, tmp, baseName(rec.Filename), k.ext(), rec.DocumentID)
 	if err != nil {
 		return nil, fmt.Errorf("add the tileset: %w", err)
 	}
 	return e, nil
+}
+
+// baseName is a tileset's name made from its upload's file name: without
+// the extension (and without ".geojson" before it).
+func baseName(filename string) string {
+	name := strings.TrimSuffix(filename, filepath.Ext(filename))
+	if strings.EqualFold(filepath.Ext(name), ".geojson") || strings.EqualFold(filepath.Ext(name), ".json") {
+		name = strings.TrimSuffix(name, filepath.Ext(name))
+	}
+	return name
+}
+
+// build checks or converts the uploaded file input into a tileset file
+// at tmpBase plus the output's extension, returned with the input's kind:
+// MBTiles and PMTiles are checked and copied, GeoJSON becomes a vector
+// MBTiles, a GeoTIFF a raster MBTiles. progress, when set, is told the
+// fraction done. On error nothing is left at the output.
+func build(ctx context.Context, input, filename, tmpBase string, log *slog.Logger, progress func(float64)) (string, kind, error) {
+	k, err := sniffFile(input)
+	if err != nil {
+		return "", 0, err
+	}
+	if progress == nil {
+		progress = func(float64) {}
+	}
+	name := baseName(filename)
+	tmp := tmpBase + k.ext()
+	switch k {
+	case kindMBTiles, kindPMTiles:
+		if err := CheckTileset(ctx, input, k); err != nil {
+			return "", 0, err
+		}
+		progress(0.5)
+		if err := copyFile(input, tmp); err != nil {
+			os.Remove(tmp)
+			return "", 0, err
+		}
+	case kindGeoJSON:
+		f, err := os.Open(input)
+		if err != nil {
+			return "", 0, fmt.Errorf("open upload: %w", err)
+		}
+		err = ConvertGeoJSON(ctx, f, tmp, name, log)
+		f.Close()
+		if err != nil {
+			return "", 0, err
+		}
+	case kindGeoTIFF:
+		if err := ConvertGeoTIFF(ctx, input, tmp, name, RasterOptions{Progress: progress}); err != nil {
+			return "", 0, err
+		}
+	}
+	return tmp, k, nil
 }
 
 // copyFile copies src to dst (created), syncing it.
@@ -640,6 +694,7 @@ const (
 	kindMBTiles kind = iota + 1
 	kindPMTiles
 	kindGeoJSON
+	kindGeoTIFF
 )
 
 func (k kind) ext() string {
@@ -649,8 +704,14 @@ func (k kind) ext() string {
 	case kindPMTiles:
 		return ".pmtiles"
 	}
-	return ".mbtiles" // GeoJSON becomes an MBTiles tileset
+	return ".mbtiles" // GeoJSON and GeoTIFF become MBTiles tilesets
 }
+
+// raster tells whether the kind makes raster tiles for certain (a
+// GeoTIFF), vector whether it makes vector tiles (GeoJSON); MBTiles and
+// PMTiles may hold either.
+func (k kind) raster() bool { return k == kindGeoTIFF }
+func (k kind) vector() bool { return k == kindGeoJSON }
 
 // kindFromName checks the extension of an upload's file name.
 func kindFromName(name string) (kind, error) {
@@ -661,8 +722,10 @@ func kindFromName(name string) (kind, error) {
 		return kindPMTiles, nil
 	case ".geojson", ".json":
 		return kindGeoJSON, nil
+	case ".tif", ".tiff":
+		return kindGeoTIFF, nil
 	}
-	return 0, fmt.Errorf("%w: %q: accepted uploads are .mbtiles, .pmtiles and .geojson (or .json) files", ErrInvalid, name)
+	return 0, fmt.Errorf("%w: %q: accepted uploads are .mbtiles, .pmtiles, .geojson (or .json) and GeoTIFF (.tif, .tiff) files", ErrInvalid, name)
 }
 
 // sniffFile tells the format of a file from its first bytes.
@@ -680,10 +743,12 @@ func sniffFile(path string) (kind, error) {
 		return kindMBTiles, nil
 	case bytes.HasPrefix(head, []byte("PMTiles")):
 		return kindPMTiles, nil
+	case bytes.HasPrefix(head, []byte("II*\x00")), bytes.HasPrefix(head, []byte("MM\x00*")):
+		return kindGeoTIFF, nil
 	}
 	trimmed := bytes.TrimLeft(bytes.TrimPrefix(head, []byte("\xef\xbb\xbf")), " \t\r\n")
 	if len(trimmed) > 0 && trimmed[0] == '{' {
 		return kindGeoJSON, nil
 	}
-	return 0, fmt.Errorf("%w: unknown file format: not an MBTiles (SQLite), PMTiles or GeoJSON file", ErrInvalid)
+	return 0, fmt.Errorf("%w: unknown file format: not an MBTiles (SQLite), PMTiles, GeoJSON or GeoTIFF file", ErrInvalid)
 }

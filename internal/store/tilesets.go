@@ -157,3 +157,18 @@ func (s *DB) TilesetRemoved(ctx context.Context, id string) (bool, error) {
 	}
 	return n > 0, nil
 }
+
+// UpdateTilesetSource points a record at another file.
+func (s *DB) UpdateTilesetSource(ctx context.Context, id, source string) (Tileset, error) {
+	res, err := s.exec(ctx, `UPDATE tilesets SET source = ?, changed = ? WHERE id = ?`, source, now(), id)
+	if isUnique(err) {
+		return Tileset{}, fmt.Errorf("tileset source %q: %w", source, ErrConflict)
+	}
+	if err != nil {
+		return Tileset{}, fmt.Errorf("update tileset %s: %w", id, err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return Tileset{}, fmt.Errorf("tileset %s: %w", id, ErrNotFound)
+	}
+	return s.Tileset(ctx, id)
+}
