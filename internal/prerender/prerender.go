@@ -230,7 +230,9 @@ type result struct {
 	err  error
 }
 
-// render fans the tiles out to workers and writes their results.
+// render fans the tiles out to workers and writes their results. It returns
+// as soon as ctx is cancelled or a tile fails, without waiting for the tiles
+// still being drawn.
 func render(ctx context.Context, svc *mapimage.Service, m *catalog.Map, sk sink, o Options) (Stats, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -265,27 +267,36 @@ func render(ctx context.Context, svc *mapimage.Service, m *catalog.Map, sk sink,
 				if err != nil {
 					failed.Store(true)
 				}
-				results <- result{job: j, data: img.Data, err: err}
+				select {
+				case results <- result{job: j, data: img.Data, err: err}:
+				case <-ctx.Done():
+					return
+				}
 			}
 		}()
 	}
 	go func() { wg.Wait(); close(results) }()
 	total := Count(o)
 	var st Stats
-	var firstErr error
-	for r := range results {
-		if firstErr != nil {
-			continue
+	for {
+		var r result
+		var more bool
+		select {
+		case r, more = <-results:
+		case <-ctx.Done():
+			// Interrupted: the run ends now, its file is dropped; the
+			// tiles still being drawn end on their own (the workers
+			// send nothing more).
+			return st, fmt.Errorf("prerender: %w", ctx.Err())
+		}
+		if !more {
+			return st, nil
 		}
 		if r.err != nil {
-			firstErr = fmt.Errorf("prerender: tile %d/%d/%d: %w", r.z, r.x, r.y, r.err)
-			cancel()
-			continue
+			return st, fmt.Errorf("prerender: tile %d/%d/%d: %w", r.z, r.x, r.y, r.err)
 		}
 		if err := sk.put(ctx, r.z, r.x, r.y, r.data); err != nil {
-			firstErr = fmt.Errorf("prerender: write tile %d/%d/%d: %w", r.z, r.x, r.y, err)
-			cancel()
-			continue
+			return st, fmt.Errorf("prerender: write tile %d/%d/%d: %w", r.z, r.x, r.y, err)
 		}
 		st.Tiles++
 		st.Bytes += int64(len(r.data))
@@ -293,8 +304,4 @@ func render(ctx context.Context, svc *mapimage.Service, m *catalog.Map, sk sink,
 			o.Progress(st.Tiles, total)
 		}
 	}
-	if firstErr == nil && ctx.Err() != nil {
-		firstErr = fmt.Errorf("prerender: %w", ctx.Err())
-	}
-	return st, firstErr
 }
