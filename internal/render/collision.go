@@ -55,14 +55,7 @@ func circleMeetsBox(c, b collisionBox) bool {
 // by the translation (tx, ty) device pixels.
 func boxAround(a raster.Point, tx, ty, x0, y0, x1, y1, pad, ratio, angle float64) collisionBox {
 	if angle != 0 {
-		sin, cos := math.Sincos(angle)
-		minX, minY, maxX, maxY := math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)
-		for _, c := range [4][2]float64{{x0, y0}, {x1, y0}, {x0, y1}, {x1, y1}} {
-			x, y := c[0]*cos-c[1]*sin, c[0]*sin+c[1]*cos
-			minX, maxX = math.Min(minX, x), math.Max(maxX, x)
-			minY, maxY = math.Min(minY, y), math.Max(maxY, y)
-		}
-		x0, y0, x1, y1 = minX, minY, maxX, maxY
+		x0, y0, x1, y1 = turnedBounds(x0, y0, x1, y1, angle)
 	}
 	cx, cy := a.X+tx, a.Y+ty
 	return collisionBox{x0: cx + (x0-pad)*ratio, y0: cy + (y0-pad)*ratio, x1: cx + (x1+pad)*ratio, y1: cy + (y1+pad)*ratio}
@@ -150,4 +143,17 @@ func (g *collisionGrid) insert1(mode overlapMode, b collisionBox) {
 			g.cells[r*g.cols+c] = append(g.cells[r*g.cols+c], i)
 		}
 	}
+}
+
+// turnedBounds is the bounding box of the box (x0, y0, x1, y1) turned by
+// angle about the origin.
+func turnedBounds(x0, y0, x1, y1, angle float64) (minX, minY, maxX, maxY float64) {
+	sin, cos := math.Sincos(angle)
+	minX, minY, maxX, maxY = math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)
+	for _, c := range [4][2]float64{{x0, y0}, {x1, y0}, {x0, y1}, {x1, y1}} {
+		x, y := c[0]*cos-c[1]*sin, c[0]*sin+c[1]*cos
+		minX, maxX = math.Min(minX, x), math.Max(maxX, x)
+		minY, maxY = math.Min(minY, y), math.Max(maxY, y)
+	}
+	return minX, minY, maxX, maxY
 }

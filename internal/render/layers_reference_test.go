@@ -111,6 +111,11 @@ func TestLayersAgainstMapLibre(t *testing.T) {
 		// the point: without that every such label was 2 px (the default
 		// padding) nearer its point, 4.3% of pixels.
 		{"text-offsets", 0.00025, 0},
+		// Rotated labels (text-rotate 90) under variable anchors, some with
+		// text-radial-offset, beside the same with fixed anchors: GL shapes
+		// the text about its centre, turns it, puts the anchor's side of
+		// the turned box at the point and moves it by the offset unturned.
+		{"text-offsets-rotated", 0.00025, 0},
 	}
 	for _, tc := range tests {
 		t.Run(fmt.Sprintf("%s@%gx", tc.name, max(1, tc.ratio)), func(t *testing.T) {

@@ -634,8 +634,15 @@ func (s *sourceSet) shapeSymbol(ctx context.Context, lr *symLayer, b *layoutBuil
 		// pairs with the anchor: it replaces every other offset.
 		vertical, lineVertical := false, false
 		lookup := lr.shapeLookup(ctx, s.glyphs)
+		// A rotated label under a variable anchor is shaped about its
+		// centre and put at its point by its turned box, as GL does.
+		rotated := math.Mod(lr.num(pTextRotate, c, 0), 360) != 0
 		shape := func(anchor string, variable bool, fixed *[2]float64) text.Shaping {
+			centred := variable && rotated
 			hAlign, vAlign := text.AnchorAlign(anchor)
+			if centred {
+				hAlign, vAlign = text.AnchorAlign("center")
+			}
 			o := text.Options{
 				LineHeight: lr.num(pTextLineHeight, c, 1.2) * text.OneEm,
 				Spacing:    lr.num(pTextLetterSpacing, c, 0) * text.OneEm,
@@ -665,10 +672,14 @@ func (s *sourceSet) shapeSymbol(ctx context.Context, lr *symLayer, b *layoutBuil
 				off := floats2(lr, pTextOffset, c)
 				o.Offset = [2]float64{off[0] * text.OneEm, off[1] * text.OneEm}
 			}
+			var nudge [2]float64
+			if centred {
+				nudge, o.Offset = o.Offset, [2]float64{}
+			}
 			sh := lr.shapes.shape(ss.sections, lookup, o)
 			if variable {
 				sx, sy := textSide(anchor)
-				sh.PadAway = [2]float64{sx, sy}
+				sh.Anchor = text.VariableAnchor{Away: [2]float64{sx, sy}, Centred: centred, Offset: nudge}
 			}
 			return sh
 		}
@@ -912,8 +923,14 @@ func (s *sourceSet) layoutSymbol(ctx context.Context, lr *symLayer, ss *shapedSy
 				at = plane
 			}
 			// A variable anchor puts the padded box at the point.
-			tx += sh.PadAway[0] * pad * ratio
-			ty += sh.PadAway[1] * pad * ratio
+			va := sh.Anchor
+			tx += va.Away[0] * pad * ratio
+			ty += va.Away[1] * pad * ratio
+			if va.Centred {
+				dx, dy := turnedBoxShift(sh, angle, va.Away)
+				tx += (dx + va.Offset[0]) * k
+				ty += (dy + va.Offset[1]) * k
+			}
 			// The glyphs are put on screen once the label is placed (most
 			// are not): here only whether one of them draws.
 			sym.pending = pendingText{sh: sh, at: at, tx: tx, ty: ty, k: k, angle: angle, tilt: quadTilt}

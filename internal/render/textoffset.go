@@ -1,6 +1,10 @@
 package render
 
-import "math"
+import (
+	"math"
+
+	"github.com/tesseramaps/tessera/internal/render/text"
+)
 
 // Text offsets under variable anchors. A text anchor names the part of the
 // text box put at the label's point ("top-left": the box's top left
@@ -69,4 +73,21 @@ func offsetRadial(anchor string, r float64) [2]float64 {
 func offsetPaired(anchor string, ox, oy float64) [2]float64 {
 	_, sy := textSide(anchor)
 	return [2]float64{ox, towardBaseline(sy, oy)}
+}
+
+// turnedBoxShift is the move (em pixels, on screen) that puts the side
+// named by away (textSide's signs) of a centred shaping's box, turned by
+// angle, at the point.
+func turnedBoxShift(sh text.Shaping, angle float64, away [2]float64) (dx, dy float64) {
+	minX, minY, maxX, maxY := turnedBounds(sh.Left, sh.Top, sh.Right, sh.Bottom, angle)
+	side := func(s, lo, hi float64) float64 {
+		switch {
+		case s > 0:
+			return -lo
+		case s < 0:
+			return -hi
+		}
+		return 0
+	}
+	return side(away[0], minX, maxX), side(away[1], minY, maxY)
 }

@@ -3,6 +3,8 @@ package render
 import (
 	"math"
 	"testing"
+
+	"github.com/tesseramaps/tessera/internal/render/text"
 )
 
 func TestTextOffsets(t *testing.T) {
@@ -43,6 +45,31 @@ func TestTextSide(t *testing.T) {
 	} {
 		if sx, sy := textSide(anchor); sx != want[0] || sy != want[1] {
 			t.Errorf("textSide(%s) = %v, %v; want %v", anchor, sx, sy, want)
+		}
+	}
+}
+
+func TestTurnedBoxShift(t *testing.T) {
+	// A centred box 40 wide and 20 tall.
+	sh := text.Shaping{Left: -20, Top: -10, Right: 20, Bottom: 10}
+	tests := []struct {
+		name  string
+		angle float64
+		away  [2]float64
+		dx    float64
+		dy    float64
+	}{
+		{"unturned, text right of the point", 0, [2]float64{1, 0}, 20, 0},
+		{"unturned, text above", 0, [2]float64{0, -1}, 0, -10},
+		// Turned a quarter: 20 wide and 40 tall on screen.
+		{"quarter turn, text right", math.Pi / 2, [2]float64{1, 0}, 10, 0},
+		{"quarter turn, text below left", math.Pi / 2, [2]float64{-1, 1}, -10, 20},
+		{"centred", math.Pi / 2, [2]float64{0, 0}, 0, 0},
+	}
+	for _, tc := range tests {
+		dx, dy := turnedBoxShift(sh, tc.angle, tc.away)
+		if math.Abs(dx-tc.dx) > 1e-9 || math.Abs(dy-tc.dy) > 1e-9 {
+			t.Errorf("%s: shift %v, %v; want %v, %v", tc.name, dx, dy, tc.dx, tc.dy)
 		}
 	}
 }

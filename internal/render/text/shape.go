@@ -142,11 +142,23 @@ type Shaping struct {
 	// Vertical is set for a vertical shaping: the box and the glyphs are
 	// those of the label before it is turned 90 degrees clockwise.
 	Vertical bool
-	// PadAway holds the signs (x, y: -1, 0 or 1) of the direction in which
-	// the renderer moves the label by its padding, away from its point:
-	// under a variable anchor it is the label's padded box that is put at
-	// the point. Zero otherwise. Shape leaves it zero.
-	PadAway [2]float64
+	// Anchor says, for a label shaped for a variable anchor, how the
+	// renderer puts it at its point (zero otherwise). Shape leaves it zero.
+	Anchor VariableAnchor
+}
+
+// VariableAnchor is how a label shaped for a variable anchor is put at its
+// point.
+type VariableAnchor struct {
+	// Away holds the signs (x, y: -1, 0 or 1) of the direction from the
+	// point to the text. The label is moved by its padding that way: it is
+	// the label's padded box that is put at the point.
+	Away [2]float64
+	// Centred is set for a rotated label, shaped about its centre: the
+	// side of its turned box that Away names is put at the point, then
+	// the label is moved by Offset (em pixels, not turned).
+	Centred bool
+	Offset  [2]float64
 }
 
 // char is one code point of the logical text with its section and
