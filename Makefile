@@ -65,6 +65,7 @@ bench: setup-bench
 	bench/run.sh
 	bench/images.sh
 	bench/renderer.sh
+	bench/hostile.sh
 
 ## geocode-eval: score the geocoding evaluation against a running server (URL=...)
 URL     ?= http://127.0.0.1:8080

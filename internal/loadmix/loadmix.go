@@ -36,8 +36,8 @@ type Plan struct {
 	// Base is the server's root URL; its host must be a loopback address.
 	Base string
 	// Plain and Hostile are the paths (with queries) sent; Hostile paths
-	// are sent in turn, each with its own Vary parameter so that no two
-	// share a render.
+	// are sent in turn, "{n}" (or its URL escape) in them replaced by the
+	// request's number, so that no two requests share a render.
 	Plain, Hostile []string
 	// PlainClients send PlainRequests in the quiet phase, and in the
 	// loaded phase as long as the hostile requests last (at most
@@ -92,8 +92,7 @@ func Run(ctx context.Context, client *http.Client, p Plan) (Report, error) {
 				if n > int64(p.HostileRequests) {
 					return
 				}
-				path := p.Hostile[int(n-1)%len(p.Hostile)]
-				path += sep(path) + "vary=" + fmt.Sprint(n)
+				path := strings.NewReplacer("{n}", fmt.Sprint(n), "%7Bn%7D", fmt.Sprint(n)).Replace(p.Hostile[int(n-1)%len(p.Hostile)])
 				inflight.Add(1)
 				r := get(ctx, client, p.Base+path, path)
 				inflight.Add(-1)
@@ -114,13 +113,6 @@ func Run(ctx context.Context, client *http.Client, p Plan) (Report, error) {
 		return rep, fmt.Errorf("loadmix: the run passed %v: %w", p.MaxTime, err)
 	}
 	return rep, nil
-}
-
-func sep(path string) string {
-	if strings.Contains(path, "?") {
-		return "&"
-	}
-	return "?"
 }
 
 // plain sends at most n plain requests, and stops early when until (if
@@ -230,7 +222,8 @@ func FirstError(rs []Result) error {
 	return nil
 }
 
-// HostilePaths are the hostile requests to map mapID: a 2048x2048@2x
+// HostilePaths are the hostile requests to map mapID, each a template
+// whose "{n}" makes every request different: a 2048x2048@2x
 // static map with wide filled paths and many labelled markers (near the
 // 8,192-byte URI limit), a WMS picture of the largest size (side pixels,
 // drawn by layer), and a static map whose 20 marker icons come from
@@ -246,17 +239,17 @@ func HostilePaths(mapID, layer string, side int, icons string) []string {
 	}
 	var marks []string
 	for i := range 30 {
-		marks = append(marks, fmt.Sprintf("%d,%d,marker %d", -160+i*10, (i*29)%120-60, i))
+		marks = append(marks, fmt.Sprintf("%d,%d,marker %d-{n}", -160+i*10, (i*29)%120-60, i))
 	}
 	q.Add("markers", strings.Join(marks, "|"))
 	static := "/maps/" + mapID + "/static/auto/2048x2048@2x.png?" + q.Encode()
 
-	wms := fmt.Sprintf("/maps/%s/wms?SERVICE=WMS&REQUEST=GetMap&VERSION=1.3.0&LAYERS=%s&STYLES=&FORMAT=image/png&CRS=EPSG:3857&BBOX=-12000000,-12000000,12000000,12000000&WIDTH=%d&HEIGHT=%d",
+	wms := fmt.Sprintf("/maps/%s/wms?SERVICE=WMS&REQUEST=GetMap&VERSION=1.3.0&LAYERS=%s&STYLES=&FORMAT=image/png&CRS=EPSG:3857&BBOX=-12000000,-12000000,12000000.{n}1,12000000&WIDTH=%d&HEIGHT=%d",
 		mapID, layer, side, side)
 
 	iq := url.Values{}
 	for i := range 20 {
-		iq.Add("markers", fmt.Sprintf("icon:%s/icon%d.png|%d,%d", icons, i, i*5, i*3))
+		iq.Add("markers", fmt.Sprintf("icon:%s/icon%d-{n}.png|%d,%d", icons, i, i*5, i*3))
 	}
 	slow := "/maps/" + mapID + "/static/0,0,2/1024x1024.png?" + iq.Encode()
 	return []string{static, wms, slow}
