@@ -159,3 +159,32 @@ func TestMapsOnly(t *testing.T) {
 		}
 	}
 }
+
+// TestRescanChecksOnlyChanged: a rescan (SIGHUP, the watcher) checks again
+// only the styles whose file changed.
+func TestRescanChecksOnlyChanged(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	maps := filepath.Join(dir, "maps")
+	for _, id := range []string{"a", "b"} {
+		writeStyle(t, maps, id, "version")
+	}
+	db, err := store.Open(ctx, filepath.Join(dir, "state.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var checked []string
+	ms := NewMaps(maps, db, func(d string, raw []byte) StyleReport {
+		checked = append(checked, filepath.Base(d))
+		return check(d, raw)
+	}, slog.New(slog.DiscardHandler))
+	ms.Scan(ctx)
+	ms.Scan(ctx)
+	writeStyle(t, maps, "b", "version name: B2")
+	os.Chtimes(filepath.Join(maps, "b", StyleFile), time.Now().Add(time.Minute), time.Now().Add(time.Minute))
+	ms.Scan(ctx)
+	if got := strings.Join(checked, ","); got != "a,b,b" {
+		t.Errorf("checked %s, want a,b then b alone", got)
+	}
+}
