@@ -119,25 +119,33 @@ func TestMaps(t *testing.T) {
 	}
 }
 
+// countingMaps makes a maps directory with a style for each id and
+// returns it, the state database and a StyleCheck that records the ids it
+// checks in *checked.
+func countingMaps(t *testing.T, checked *[]string, ids ...string) (string, *store.DB, StyleCheck) {
+	t.Helper()
+	dir := t.TempDir()
+	maps := filepath.Join(dir, "maps")
+	for _, id := range ids {
+		writeStyle(t, maps, id, "version")
+	}
+	db, err := store.Open(context.Background(), filepath.Join(dir, "state.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return maps, db, func(d string, raw []byte) StyleReport {
+		*checked = append(*checked, filepath.Base(d))
+		return check(d, raw)
+	}
+}
+
 // TestMapsOnly: a registry limited to some ids reads and checks only
 // their styles.
 func TestMapsOnly(t *testing.T) {
 	ctx := context.Background()
-	dir := t.TempDir()
-	maps := filepath.Join(dir, "maps")
-	for _, id := range []string{"a", "b", "c"} {
-		writeStyle(t, maps, id, "version")
-	}
-	db, err := store.Open(ctx, filepath.Join(dir, "state.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
 	var checked []string
-	counting := func(d string, raw []byte) StyleReport {
-		checked = append(checked, filepath.Base(d))
-		return check(d, raw)
-	}
+	maps, db, counting := countingMaps(t, &checked, "a", "b", "c")
 	for _, tc := range []struct {
 		only []string
 		want string
@@ -164,21 +172,9 @@ func TestMapsOnly(t *testing.T) {
 // only the styles whose file changed.
 func TestRescanChecksOnlyChanged(t *testing.T) {
 	ctx := context.Background()
-	dir := t.TempDir()
-	maps := filepath.Join(dir, "maps")
-	for _, id := range []string{"a", "b"} {
-		writeStyle(t, maps, id, "version")
-	}
-	db, err := store.Open(ctx, filepath.Join(dir, "state.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
 	var checked []string
-	ms := NewMaps(maps, db, func(d string, raw []byte) StyleReport {
-		checked = append(checked, filepath.Base(d))
-		return check(d, raw)
-	}, slog.New(slog.DiscardHandler))
+	maps, db, counting := countingMaps(t, &checked, "a", "b")
+	ms := NewMaps(maps, db, counting, slog.New(slog.DiscardHandler))
 	ms.Scan(ctx)
 	ms.Scan(ctx)
 	writeStyle(t, maps, "b", "version name: B2")
