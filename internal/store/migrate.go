@@ -111,6 +111,13 @@ var migrations = []string{
 	// The analytics' reads by key and by token: a covering index in the
 	// order they group by (no table lookups, no sort).
 	`CREATE INDEX usage_counts_items ON usage_counts (day, grp, key_id, token_id, value)`,
+	// ... replaced by one that leads with the group: a query for one group
+	// reads only that group's entries, still in its grouping order.
+	`DROP INDEX usage_counts_items`,
+	`CREATE INDEX usage_counts_grp ON usage_counts (grp, day, key_id, token_id, value)`,
+	// The reads by token: only the rows with a token (few), whatever the
+	// number of keys.
+	`CREATE INDEX usage_counts_grp_token ON usage_counts (grp, token_id, day, value)`,
 }
 
 // migrationLock is the PostgreSQL advisory lock key that makes one node at

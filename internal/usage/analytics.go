@@ -118,7 +118,6 @@ type Top struct {
 // Store is what the analytics read: the state database.
 type Store interface {
 	UsageSums(ctx context.Context, by store.UsageItem, since, until, group string) ([]store.UsageSum, error)
-	UsageTotals(ctx context.Context, by store.UsageItem, since, until, group string) ([]store.UsageSum, error)
 	FirstUsageDay(ctx context.Context) (string, error)
 	UsageLabels(ctx context.Context, by store.UsageItem) (map[string]store.UsageLabel, error)
 }
@@ -130,6 +129,8 @@ type Analytics struct {
 	Now        func() time.Time // time.Now when nil
 	MaxItems   int              // DefaultMaxItems when zero
 	MaxPoints  int              // DefaultMaxPoints when zero
+
+	cache dayCache // the sums of closed days
 }
 
 // check validates a query's parameters.
@@ -215,15 +216,19 @@ func (a *Analytics) collect(ctx context.Context, q Query, top bool) (span, []*se
 			index[d.Format(time.DateOnly)] = i
 		}
 	}
-	sumsOf := a.DB.UsageSums
-	if top {
-		// The top list needs only the totals: the database sums the days.
-		sumsOf = a.DB.UsageTotals
-		index = map[string]int{"": 0}
+	// One read per group: each reads only its group's rows (see
+	// store.DB.UsageSums).
+	groups := Groups
+	if q.Group != "" {
+		groups = []string{q.Group}
 	}
-	sums, err := sumsOf(ctx, breakdown(q.Classifier), sp.since.Format(time.DateOnly), last.Format(time.DateOnly), q.Group)
-	if err != nil {
-		return span{}, nil, at, err
+	var sums []store.UsageSum
+	for _, g := range groups {
+		s, err := a.daySums(ctx, breakdown(q.Classifier), g, sp.since, last, midnight(at))
+		if err != nil {
+			return span{}, nil, at, err
+		}
+		sums = append(sums, s...)
 	}
 	type gi struct{ group, item string }
 	byItem := map[gi]*series{}

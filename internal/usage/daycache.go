@@ -1,0 +1,149 @@
+package usage
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/tesseramaps/tessera/internal/store"
+)
+
+// Closed days: counts of a day can still arrive during the next one (the
+// last flush interval of the day is written after midnight; a node whose
+// flush failed retries), so a day is taken as final two days after it
+// began: on 2026-11-28, 2026-11-26 and older are closed. Their daily sums
+// are kept in memory for cacheDays days, which covers every daily period
+// (past_90_days reaches 89 days back, last_billing_period at most 62).
+// Sums that reach the database later than that (a node unable to flush for
+// more than a day) show only after a restart.
+const cacheDays = 100
+
+type cacheKey struct {
+	by    store.UsageItem
+	group string
+	day   string
+}
+
+// dayCache holds the daily sums of closed days, by breakdown, group and
+// day. The zero dayCache is ready to use.
+type dayCache struct {
+	mu    sync.Mutex
+	days  map[cacheKey][]store.UsageSum // a day without counts holds an empty slice
+	items map[string]string             // item ids shared by every day that names them
+	swept string                        // the day of the last sweep of old days
+}
+
+// daySums returns the daily sums of one group from since to last
+// (inclusive): closed days within cacheDays from the cache (reading the
+// missing ones from the database in one query), other days from the
+// database.
+func (a *Analytics) daySums(ctx context.Context, by store.UsageItem, group string, since, last, today time.Time) ([]store.UsageSum, error) {
+	var out []store.UsageSum
+	read := func(from, to time.Time) error {
+		if from.After(to) {
+			return nil
+		}
+		s, err := a.DB.UsageSums(ctx, by, from.Format(time.DateOnly), to.Format(time.DateOnly), group)
+		out = append(out, s...)
+		return err
+	}
+	lo, hi := today.AddDate(0, 0, -cacheDays), today.AddDate(0, 0, -2)
+	from, to := since, last
+	if from.Before(lo) {
+		if err := read(from, minTime(to, lo.AddDate(0, 0, -1))); err != nil {
+			return nil, err
+		}
+		from = lo
+	}
+	if to.After(hi) {
+		if err := read(maxTime(from, hi.AddDate(0, 0, 1)), to); err != nil {
+			return nil, err
+		}
+		to = hi
+	}
+	if from.After(to) {
+		return out, nil
+	}
+	c := &a.cache
+	missFrom, missTo := c.missing(by, group, from, to, today)
+	if !missFrom.IsZero() {
+		s, err := a.DB.UsageSums(ctx, by, missFrom.Format(time.DateOnly), missTo.Format(time.DateOnly), group)
+		if err != nil {
+			return nil, err
+		}
+		c.put(by, group, missFrom, missTo, s)
+	}
+	return c.appendDays(out, by, group, from, to), nil
+}
+
+// missing returns the first and last day from from to to that the cache
+// lacks (zero when it has them all), and drops days that have grown too
+// old.
+func (c *dayCache) missing(by store.UsageItem, group string, from, to, today time.Time) (first, last time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.days == nil {
+		c.days, c.items = map[cacheKey][]store.UsageSum{}, map[string]string{}
+	}
+	if t := today.Format(time.DateOnly); c.swept != t {
+		oldest := today.AddDate(0, 0, -cacheDays).Format(time.DateOnly)
+		for k := range c.days {
+			if k.day < oldest {
+				delete(c.days, k)
+			}
+		}
+		c.swept = t
+	}
+	for d := from; !d.After(to); d = d.AddDate(0, 0, 1) {
+		if _, ok := c.days[cacheKey{by, group, d.Format(time.DateOnly)}]; !ok {
+			if first.IsZero() {
+				first = d
+			}
+			last = d
+		}
+	}
+	return first, last
+}
+
+// put stores the sums of the days from from to to (every day, with or
+// without counts).
+func (c *dayCache) put(by store.UsageItem, group string, from, to time.Time, sums []store.UsageSum) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for d := from; !d.After(to); d = d.AddDate(0, 0, 1) {
+		c.days[cacheKey{by, group, d.Format(time.DateOnly)}] = []store.UsageSum{}
+	}
+	for _, s := range sums {
+		if id, ok := c.items[s.Item]; ok {
+			s.Item = id
+		} else {
+			c.items[s.Item] = s.Item
+		}
+		k := cacheKey{by, s.Group, s.Day}
+		c.days[k] = append(c.days[k], s)
+	}
+}
+
+// appendDays appends the cached sums of the days from from to to.
+func (c *dayCache) appendDays(out []store.UsageSum, by store.UsageItem, group string, from, to time.Time) []store.UsageSum {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for d := from; !d.After(to); d = d.AddDate(0, 0, 1) {
+		out = append(out, c.days[cacheKey{by, group, d.Format(time.DateOnly)}]...)
+	}
+	return out
+}
+
+func minTime(a, b time.Time) time.Time {
+	if a.Before(b) {
+		return a
+	}
+	return b
+}
+
+func maxTime(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
+}
