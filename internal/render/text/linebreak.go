@@ -14,9 +14,9 @@ import "math"
 // where a line ending a paragraph (at a newline or the end of the text) and
 // shorter than w costs nothing: balanced text may end short, not long. It
 // is found by dynamic programming over the opportunities and the lines
-// (O(k m^2) for m opportunities, which a label keeps small; lines far wider
-// than w are not tried). Of splits that cost the same, the one with the
-// shorter last line wins.
+// (O(k m^2) for m opportunities at worst; lines far wider than w, or than
+// twice the maximum width where there is another way, are not tried). Of
+// splits that cost the same, the one with the shorter last line wins.
 //
 // Break opportunities: after a space or a hyphen-like character, before
 // and after an ideograph (CJK text has no spaces), and after an image
@@ -180,6 +180,7 @@ func (t *breakText) balance(maxWidth float64) []int {
 		return nil
 	}
 	ideal := total / float64(k)
+	reach := 2 * maxWidth
 	// cost[l][j] is the least cost of setting the text before cands[j] in
 	// l lines, prev[l][j] the candidate the last of them starts at.
 	cost := make([][]float64, k+1)
@@ -192,27 +193,38 @@ func (t *breakText) balance(maxWidth float64) []int {
 		}
 	}
 	cost[0][0] = 0
+	penalties := make([]float64, m) // of a line ending at each candidate
+	for j, c := range cands[1 : m-1] {
+		penalties[j+1] = breakPenalty(t.at(c.at-1), t.at(c.at))
+	}
 	for l := 1; l <= k; l++ {
 		for j := l; j < m; j++ {
 			if (j == m-1) != (l == k) {
 				continue // only the k-th line ends the text
 			}
-			end := cands[j].at
+			end, penalty := cands[j].at, penalties[j]
 			for i := j - 1; i >= l-1; i-- {
-				dev := t.visible(cands[i].at, end) - ideal
-				if dev > 0 && dev*dev >= cost[l][j] {
-					break // with advances of zero or more, earlier starts only cost more
+				if math.IsInf(cost[l-1][i], 1) {
+					if cands[i].forced {
+						break // no line crosses a newline
+					}
+					continue // (the first line starts at 0 only)
 				}
-				if c := cost[l-1][i]; !math.IsInf(c, 1) {
-					if !cands[j].forced || dev > 0 {
-						c += dev * dev
-					}
-					if j < m-1 {
-						c += breakPenalty(t.at(end-1), t.at(end))
-					}
-					if c < cost[l][j] {
-						cost[l][j], prev[l][j] = c, i
-					}
+				w := t.visible(cands[i].at, end)
+				dev := w - ideal
+				if !math.IsInf(cost[l][j], 1) && (dev > 0 && dev*dev >= cost[l][j] || w > reach) {
+					// With advances of zero or more, earlier starts only
+					// cost more; lines over twice the maximum width are
+					// taken only when there is no other way.
+					break
+				}
+				c := cost[l-1][i]
+				if !cands[j].forced || dev > 0 {
+					c += dev * dev
+				}
+				c += penalty
+				if c < cost[l][j] {
+					cost[l][j], prev[l][j] = c, i
 				}
 				if cands[i].forced {
 					break // no line crosses a newline

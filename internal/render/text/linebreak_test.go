@@ -2,6 +2,8 @@ package text
 
 import (
 	"reflect"
+	"slices"
+	"strings"
 	"testing"
 )
 
@@ -105,5 +107,48 @@ func TestIdeograph(t *testing.T) {
 		if got := ideograph(tc.r); got != tc.want {
 			t.Errorf("ideograph(%q) = %v, want %v", tc.r, got, tc.want)
 		}
+	}
+}
+
+// FuzzLineBreaks checks that any text, advances and maximum width give
+// line starts strictly inside the text, in order, with one after each
+// newline that is not the last character.
+func FuzzLineBreaks(f *testing.F) {
+	f.Add("Test Test Test", []byte{12, 6}, 60.0)
+	f.Add("中文（中文）中文\n(民主礁)", []byte{24, 8, 24}, 96.0)
+	f.Add("a\n\n\nb c-d\u200be", []byte{0, 200, 3}, 1.0)
+	f.Fuzz(func(t *testing.T, s string, widths []byte, maxWidth float64) {
+		rs := []rune(s)
+		if len(rs) > 512 || len(widths) == 0 {
+			return
+		}
+		width := func(i int) float64 { return float64(int(widths[i%len(widths)]) - 16) }
+		got := LineBreaksWith(len(rs), func(i int) rune { return rs[i] }, width, maxWidth, func(i int) bool { return i%7 == 3 })
+		prev := 0
+		for _, b := range got {
+			if b <= prev || b >= len(rs) {
+				t.Fatalf("breaks %v of a text of %d", got, len(rs))
+			}
+			prev = b
+		}
+		if maxWidth > 0 && len(rs) > 0 {
+			for i, r := range rs[:len(rs)-1] {
+				if r == '\n' && !slices.Contains(got, i+1) {
+					t.Fatalf("no break after the newline at %d: %v", i, got)
+				}
+			}
+		}
+	})
+}
+
+// BenchmarkLineBreaksLong breaks the longest label the renderer takes
+// (1024 code points) of ideographs, every one a break opportunity, into
+// the most lines a text gets.
+func BenchmarkLineBreaksLong(b *testing.B) {
+	rs := []rune(strings.Repeat("中文字", 342))[:1024]
+	at := func(i int) rune { return rs[i] }
+	width := func(int) float64 { return 24 }
+	for b.Loop() {
+		LineBreaks(len(rs), at, width, 24*3)
 	}
 }
