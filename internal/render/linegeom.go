@@ -1,16 +1,30 @@
 package render
 
+// Line tessellation: the points of a line become triangles whose vertices
+// carry the normal the line shader shades by (raster.LineVertex).
+//
+// Written from the style specification (line-join, line-cap,
+// line-miter-limit, line-round-limit, line-offset), the render tests'
+// images and the geometry of a stroked polyline; it follows no other
+// renderer's code. Where pixel parity with GL needs one of its numbers the
+// number is kept and its comment says so: the 1/63 steps an extrusion is
+// stored in, the 75 degree turn past which a corner is sharp and the 15
+// pixels from it where an extra rung goes, the 2^14 tile units after which
+// the distance along a line starts again, and how the shader turns a
+// vertex's extrusion into its share of line-offset.
+//
+// The stroke is a ribbon with a right and a left side (of the direction of
+// travel, y down). Every vertex lies on one side and closes a triangle with
+// the last vertex of each side, so a rung (one vertex per side) adds the
+// quad back to the previous rung, and a lone vertex on one side fans about
+// the other side's last vertex. Each point of the line adds a rung; a join
+// adds its extra vertices on the outer side of the turn only.
+
 import (
 	"math"
 
 	"github.com/tesseramaps/tessera/internal/render/raster"
 )
-
-// Line geometry as GL builds it: a triangle strip along the line, two
-// vertices at each point extruded to either side, with joins and caps made
-// of extra vertex pairs. The shader then shades each fragment by its
-// interpolated normal, so the joins' exact triangles decide the picture
-// (and overlapping triangles blend twice).
 
 // lineShape is how a line's points are joined and its ends capped.
 type lineShape struct {
@@ -20,14 +34,40 @@ type lineShape struct {
 	roundLimit float64 // shortest miter drawn round rather than mitred
 }
 
-// sharpCornerPixels is how far from a sharp corner (in CSS pixels of the
-// tile's zoom) GL adds a vertex pair so that the corner's texture does not
-// stretch; overscaled tiles divide it by their overscaling.
-const sharpCornerPixels = 15
+const (
+	// extrusionSteps: GL stores a vertex's extrusion in steps of 1/63 of
+	// the half width (kept for parity).
+	extrusionSteps = 63
+	// maxLineDistance is the distance, in tile units, after which GL
+	// counts a line's distance from zero again (its vertex format holds
+	// no more; kept for parity).
+	maxLineDistance = 1 << 14
+	// distanceStep is the resolution, in tile units, of the distance
+	// along a line GL's vertex format holds (kept for parity).
+	distanceStep = 2
+	// sharpCornerPixels is how far (CSS pixels of a tile that is not
+	// overscaled) from a sharp corner GL adds an extra rung on each side,
+	// so that dashes and patterns do not stretch over the corner (kept
+	// for parity).
+	sharpCornerPixels = 15
+	// bevelReach is the longest inner miter (in half widths) a bevel or
+	// round join meets its inner side at: sharper turns join otherwise
+	// (lineReach counts on it).
+	bevelReach = 2
+	// shallowBevel is the miter length (half widths) under which GL
+	// draws a bevel as a miter (kept for parity).
+	shallowBevel = 1.05
+	// nearReversal is the miter length (half widths) past which GL
+	// treats a turn as going straight back (kept for parity).
+	nearReversal = 100
+	// roundStep is the turn (radians) one triangle of a round join's fan
+	// covers, about: the fan has the nearest whole number of them.
+	roundStep = 20 * math.Pi / 180
+)
 
-// cosHalfSharpCorner is the cosine of half the turn past which a corner is
-// sharp (75 degrees).
-var cosHalfSharpCorner = math.Cos(75.0 / 2 * math.Pi / 180)
+// sharpTurnCos is the cosine of half of the 75 degree turn past which GL
+// treats a corner as sharp (kept for parity).
+var sharpTurnCos = math.Cos(75.0 / 2 * math.Pi / 180)
 
 // lineBuilder accumulates the triangles of lines.
 type lineBuilder struct {
@@ -38,312 +78,340 @@ type lineBuilder struct {
 	// dashes and patterns in the tile's own pixels).
 	alongScale float64
 	tile       float64 // device pixels a tile unit (8192 units a tile)
-	sharp      float64 // device pixels from a sharp corner to its extra vertex pair (0: none)
+	sharp      float64 // device pixels from a sharp corner to its extra rung (0: none)
+	// progStart and progScale turn the distance walked along the line
+	// into its progress (0 at its start, 1 at its end) for
+	// line-gradient; progScale 0 when the line has no gradient.
+	progStart, progScale float64
 
-	tris   [][3]raster.LineVertex
-	verts  []raster.LineVertex
-	e1, e2 int     // the last vertex on each side of the strip, -1 for none
-	along  float64 // distance so far, device pixels
-	// walked is the distance before along last started again from zero;
-	// progStart and progScale turn walked+along into the line's progress
-	// (0 at its start, 1 at its end) for line-gradient; progScale 0
-	// when the line has no gradient.
-	walked, progStart, progScale float64
+	tris  [][3]raster.LineVertex
+	verts []raster.LineVertex // the current line's
+
+	tail [2]int         // index in verts of the last vertex on the right (0) and left (1) side, -1: none
+	dist float64        // device pixels along the line since the distance last started from zero
+	done float64        // device pixels walked before that
+	path []raster.Point // the current line's distinct points, when it repeats one
 }
 
 // vec is a 2D vector in device pixels (y down).
 type vec struct{ x, y float64 }
 
-func (a vec) add(b vec) vec             { return vec{a.x + b.x, a.y + b.y} }
-func (a vec) sub(b vec) vec             { return vec{a.x - b.x, a.y - b.y} }
-func (a vec) mul(k float64) vec         { return vec{a.x * k, a.y * k} }
-func (a vec) dot(b vec) float64         { return a.x*b.x + a.y*b.y }
-func (a vec) length() float64           { return math.Hypot(a.x, a.y) }
-func (a vec) perp() vec                 { return vec{-a.y, a.x} }
-func (a vec) dist(b vec) float64        { return a.sub(b).length() }
-func (a vec) unit() vec                 { return a.mul(1 / a.length()) }
-func (a vec) equals(b vec) bool         { return a.x == b.x && a.y == b.y }
-func (a vec) cross(b vec) float64       { return a.x*b.y - a.y*b.x }
-func (a vec) lerp(b vec, t float64) vec { return a.add(b.sub(a).mul(t)) }
+func (a vec) add(b vec) vec       { return vec{a.x + b.x, a.y + b.y} }
+func (a vec) sub(b vec) vec       { return vec{a.x - b.x, a.y - b.y} }
+func (a vec) mul(k float64) vec   { return vec{a.x * k, a.y * k} }
+func (a vec) dot(b vec) float64   { return a.x*b.x + a.y*b.y }
+func (a vec) cross(b vec) float64 { return a.x*b.y - a.y*b.x }
+func (a vec) length() float64     { return math.Hypot(a.x, a.y) }
 
-// addHalf adds one vertex on one side of the strip: at p extruded by ext
-// (in units of the outset); up is the side (the shader's normal y is 1 up,
-// -1 down); round marks the far vertices of round caps and joins; dir is
-// how far the vertex is shifted along the line (which turns its offset).
-func (b *lineBuilder) addHalf(p vec, ext vec, round, up bool, dir float64) {
-	ny := -1.0
-	if up {
-		ny = 1
+// right is the unit vector a quarter turn clockwise on screen (y down)
+// from the unit direction a: the right-hand side of travel.
+func (a vec) right() vec { return vec{-a.y, a.x} }
+
+// turned is a turned by angle (radians, positive clockwise on screen).
+func (a vec) turned(angle float64) vec {
+	s, c := math.Sincos(angle)
+	return vec{a.x*c - a.y*s, a.x*s + a.y*c}
+}
+
+// setTile sets the device pixels of one unit of the 8192-unit tile the
+// lines come in, and with it how far from a sharp corner its extra rung
+// goes, for a view at zoom and pixel ratio. A tile of zoom z is drawn
+// 512*2^(zoom-z) CSS pixels wide; it is overscaled 2^(floor(zoom)-z)
+// times, and the 15 pixels shrink with that; past 16 times overscaled GL
+// adds no extra rungs (kept for parity).
+func (b *lineBuilder) setTile(unit, zoom, ratio float64) {
+	b.tile = unit
+	tilePx := unit * 8192 / ratio                                // CSS pixels of the tile's side
+	overscale := tilePx / 512 / math.Exp2(zoom-math.Floor(zoom)) // 2^(floor(zoom)-z)
+	b.sharp = 0
+	if overscale <= 16 {
+		// 15 CSS pixels of the tile at its own scale, in tile units
+		// (8192 units to 512 pixels), then device pixels.
+		b.sharp = sharpCornerPixels * (8192 / 512) / overscale * unit
 	}
-	nx := 0.0
+}
+
+// put adds one vertex at the line's point p extruded by e (half widths)
+// on side (+1 right, -1 left). round marks the far vertices of a round
+// cap; along is how far e reaches along the line (half widths) beyond
+// the side's normal, which turns the vertex's share of the offset.
+func (b *lineBuilder) put(p, e vec, side float64, round bool, along float64) {
+	// Stored as GL's vertex format holds it.
+	e = vec{jsRound(e.x*extrusionSteps) / extrusionSteps, jsRound(e.y*extrusionSteps) / extrusionSteps}
+	at := p.add(e.mul(b.outset))
+	if b.offset != 0 {
+		// GL's shader shifts a vertex by the offset times its extrusion
+		// turned back by half its reach along the line (and shrunk with
+		// it), so that the vertices of a cap move as the line's normal
+		// does (kept for parity).
+		u := side * along / 2
+		t := 1 - math.Abs(u)
+		at = at.add(vec{t*e.x - u*e.y, u*e.x + t*e.y}.mul(b.offset * side))
+	}
+	v := raster.LineVertex{X: at.x, Y: at.y, NY: -side, Along: b.along()}
 	if round {
-		nx = 1
+		v.NX = 1
 	}
-	// The offset moves the vertex along its own extrusion, turned for the
-	// vertices of round ends.
-	u := 0.5 * dir
-	t := 1 - math.Abs(u)
-	o := ext.mul(-b.offset * ny)
-	shift := vec{t*o.x - u*o.y, u*o.x + t*o.y}
-	// GL stores the extrusion in a byte, 63 a unit, and the distance in
-	// 14 bits of 2 tile units.
-	q := vec{math.Round(ext.x*63) / 63, math.Round(ext.y*63) / 63}
-	pos := p.add(q.mul(b.outset)).add(shift)
-	along := math.Mod(math.Floor(b.along/b.tile/2)*2, 1<<15) * b.tile * b.alongScale
-	v := raster.LineVertex{X: pos.x, Y: pos.y, NX: nx, NY: ny, Along: along}
 	if b.progScale != 0 {
-		v.Progress = b.progStart + (b.walked+b.along)*b.progScale
+		v.Progress = b.progStart + (b.done+b.dist)*b.progScale
 	}
+	b.link(v)
+}
+
+// along is the distance the shader counts at the current point: GL's
+// vertex format holds it in whole steps of two tile units, rounded down
+// (kept for parity).
+func (b *lineBuilder) along() float64 {
+	d := b.dist
+	if b.tile > 0 {
+		d = math.Floor(d/b.tile/distanceStep) * distanceStep * b.tile
+	}
+	return d * b.alongScale
+}
+
+// link appends v to the ribbon on its side (NY), closing a triangle with
+// the last vertex of each side.
+func (b *lineBuilder) link(v raster.LineVertex) {
+	s := 0
+	if v.NY > 0 {
+		s = 1
+	}
+	if b.tail[0] >= 0 && b.tail[1] >= 0 {
+		b.tris = append(b.tris, [3]raster.LineVertex{b.verts[b.tail[0]], b.verts[b.tail[1]], v})
+	}
+	b.tail[s] = len(b.verts)
 	b.verts = append(b.verts, v)
-	e3 := len(b.verts) - 1
-	if b.e1 >= 0 && b.e2 >= 0 {
-		b.tris = append(b.tris, [3]raster.LineVertex{b.verts[b.e1], b.verts[b.e2], b.verts[e3]})
+}
+
+// rung adds a vertex on each side of p: the right one extruded by e, the
+// left one by -e.
+func (b *lineBuilder) rung(p, e vec) {
+	b.put(p, e, 1, false, 0)
+	b.put(p, e.mul(-1), -1, false, 0)
+}
+
+// end adds a line's cap at p, whose segment runs in direction d (away
+// from the line at its start, start set) with normal n.
+func (b *lineBuilder) end(p, d vec, cap string, start bool) {
+	n := d.right()
+	// out reaches one half width past the end, away from the line.
+	out, reach := d, 1.0
+	if start {
+		out, reach = d.mul(-1), -1
 	}
-	if up {
-		b.e2 = e3
+	switch cap {
+	case "square":
+		b.put(p, n.add(out), 1, false, reach)
+		b.put(p, n.mul(-1).add(out), -1, false, reach)
+	case "round":
+		// The far rung's normals have length sqrt 2 at its corners and
+		// 1 at its middle: the shader rounds the end.
+		if !start {
+			b.rung(p, n)
+		}
+		b.put(p, n.add(out), 1, true, reach)
+		b.put(p, n.mul(-1).add(out), -1, true, reach)
+		if start {
+			b.rung(p, n)
+		}
+	default: // butt
+		b.rung(p, n)
+	}
+}
+
+// join adds the vertices at p where a segment in direction in turns into
+// one in direction out (unit vectors).
+func (b *lineBuilder) join(p, in, out vec, s lineShape) {
+	// The turn, positive clockwise on screen (to the right).
+	turn := math.Atan2(in.cross(out), in.dot(out))
+	half := math.Cos(turn / 2)
+	nIn, nOut := in.right(), out.right()
+	// miter is the unit bisector of the two normals: the join's outer
+	// corner lies on it, 1/half half widths out.
+	miter := nIn.turned(turn / 2)
+	// The join drawn: a round join of a shallow turn (miter under
+	// line-round-limit) is mitred; a miter past line-miter-limit is
+	// bevelled; and GL mitres any bevel of a miter under 1.05 (a number
+	// of its own, not a property; kept for parity).
+	ml := 1 / half
+	kind := s.join
+	if kind != "round" && kind != "bevel" || kind == "round" && ml < s.roundLimit {
+		kind = "miter"
+	}
+	if kind == "miter" && !(ml <= s.miterLimit) {
+		kind = "bevel"
+	}
+	if kind == "bevel" && ml < shallowBevel {
+		kind = "miter"
+	}
+	if kind == "miter" {
+		b.rung(p, miter.mul(1/half))
+		return
+	}
+	if 1/half > bevelReach {
+		// A turn of more than 120 degrees: the inner miter point lies
+		// too far. A round join caps both segments round; a bevel ends
+		// both on the line through p across the turn's bisector, where
+		// their edges meet it, the outgoing segment's sides swapped.
+		if kind == "round" {
+			b.end(p, in, "round", false)
+			b.tail = [2]int{-1, -1} // two strips: nothing joins the caps
+			b.end(p, out, "round", true)
+			return
+		}
+		across := nOut.sub(nIn)
+		across = across.mul(1 / (across.length() * math.Abs(math.Sin(turn/2))))
+		if 1/half > nearReversal {
+			// The line turns straight back: the outgoing segment's
+			// normal (GL's choice past a miter of 100, kept for parity).
+			across = nOut
+		}
+		if across.dot(nIn) < 0 {
+			across = across.mul(-1)
+		}
+		b.rung(p, across)
+		b.rung(p, across.mul(-1))
+		return
+	}
+	// The outer side is the left one of a right turn. The inner side of
+	// both segments ends at the miter point; the outer side is cut
+	// straight across (bevel) or fans about p (round).
+	outer := 1.0
+	if turn > 0 {
+		outer = -1
+	}
+	// The rung ending the incoming segment, right side first as every
+	// rung.
+	if outer > 0 {
+		b.put(p, nIn, 1, false, 0)
+		b.put(p, miter.mul(-1/half), -1, false, 0)
 	} else {
-		b.e1 = e3
+		b.put(p, miter.mul(1/half), 1, false, 0)
+		b.put(p, nIn.mul(-1), -1, false, 0)
 	}
-}
-
-// addPair adds the two vertices at p: normal n extruded to either side,
-// each shifted along the line by endLeft and endRight half widths. Past
-// maxLineDistance tile units the distance starts again from zero at the
-// pair just added (which is added again there), as GL's 14 bits of
-// distance would otherwise overflow.
-func (b *lineBuilder) addPair(p, n vec, endLeft, endRight float64, round bool) {
-	b.addHalf(p, vec{n.x + n.y*endLeft, n.y - n.x*endLeft}, round, false, endLeft)
-	b.addHalf(p, vec{-n.x + n.y*endRight, -n.y - n.x*endRight}, round, true, -endRight)
-	if b.along > maxLineDistance*b.tile {
-		b.walked += b.along
-		b.along = 0
-		b.addPair(p, n, endLeft, endRight, round)
+	if kind == "round" {
+		steps := jsRound(math.Abs(turn) / roundStep)
+		for k := 1.0; k < steps; k++ {
+			b.put(p, nIn.turned(turn*k/steps).mul(outer), outer, false, 0)
+		}
 	}
+	b.put(p, nOut.mul(outer), outer, false, 0)
 }
-
-// maxLineDistance is the distance, in tile units, at which GL starts a
-// line's distance again from zero.
-const maxLineDistance = 1 << 14
 
 // add builds the geometry of one line (device pixels); closed lines are
 // polygon rings whose last point repeats the first.
 func (b *lineBuilder) add(pts []raster.Point, s lineShape, closed bool) {
-	n := len(pts)
-	for n >= 2 && pts[n-1] == pts[n-2] {
-		n--
+	// The line's distinct points: a point repeated is one point. Most
+	// lines repeat none and are read as they are.
+	path := pts
+	for i := 1; i < len(pts); i++ {
+		if pts[i] == pts[i-1] {
+			path = b.path[:0]
+			for k, q := range pts {
+				if k == 0 || q != pts[k-1] {
+					path = append(path, q)
+				}
+			}
+			b.path = path
+			break
+		}
 	}
-	first := 0
-	for first < n-1 && pts[first] == pts[first+1] {
-		first++
-	}
-	if closed && n-first < 3 || n-first < 2 {
+	n := len(path)
+	if n < 2 {
 		return
 	}
-	v := func(i int) vec { return vec{pts[i].X, pts[i].Y} }
-	miterLimit := s.miterLimit
-	if s.join == "bevel" {
-		miterLimit = 1.05
-	}
-	b.e1, b.e2 = -1, -1
+	closed = closed && n >= 3 && path[0] == path[n-1]
 	b.verts = b.verts[:0]
-	b.along, b.walked = 0, 0
-
-	var cur, prev vec
-	var hasCur, hasPrev bool
-	var prevNormal, nextNormal vec
-	var hasNextNormal bool
-	if closed {
-		cur, hasCur = v(n-2), true
-		nextNormal, hasNextNormal = v(first).sub(cur).unit().perp(), true
+	b.tail = [2]int{-1, -1}
+	b.dist, b.done = 0, 0
+	at := func(i int) vec { return vec{path[i].X, path[i].Y} }
+	// unit returns the direction from point i to point j and its length.
+	unit := func(i, j int) (vec, float64) {
+		d := at(j).sub(at(i))
+		l := d.length()
+		return d.mul(1 / l), l
 	}
-	for i := first; i < n; i++ {
-		var next vec
-		hasNext := true
+	// from is the last point the line passed through: the previous point
+	// or the extra rung after it. A ring counts its closing edge before
+	// its first point.
+	from := at(0)
+	if closed {
+		from = at(n - 2)
+	}
+	for i := range path {
+		p := at(i)
+		var in, out vec
+		var outLen float64
+		hasIn, hasOut := i > 0 || closed, i < n-1 || closed
+		switch {
+		case i > 0:
+			in, _ = unit(i-1, i)
+		case closed:
+			in, _ = unit(n-2, 0)
+		}
 		switch {
 		case i < n-1:
-			next = v(i + 1)
+			out, outLen = unit(i, i+1)
 		case closed:
-			next = v(first + 1)
-		default:
-			hasNext = false
+			out, outLen = unit(0, 1)
 		}
-		if hasNext && v(i).equals(next) {
+		if !hasIn {
+			b.end(p, out, s.cap, true)
 			continue
 		}
-		if hasNextNormal {
-			prevNormal = nextNormal
+		sharp := hasOut && b.sharp > 0 && in.dot(out) < 2*sharpTurnCos*sharpTurnCos-1
+		if back := p.sub(from).length(); sharp && i > 0 && back > 2*b.sharp {
+			// An extra rung on the way in, at a whole tile unit, unless
+			// the last rung is as near; the line runs through it.
+			q := p.add(b.tileRound(from.sub(p).mul(b.sharp / back)))
+			b.dist += q.sub(from).length()
+			b.rung(q, in.right())
+			from = q
 		}
-		if hasCur {
-			prev, hasPrev = cur, true
+		b.dist += p.sub(from).length()
+		from = p
+		if !hasOut {
+			b.end(p, in, s.cap, false)
+			continue
 		}
-		cur, hasCur = v(i), true
-		if hasNext {
-			nextNormal = next.sub(cur).unit().perp()
-		} else {
-			nextNormal = prevNormal
+		b.join(p, in, out, s)
+		if b.tile > 0 && b.dist > maxLineDistance*b.tile && i < n-1 {
+			b.restart()
 		}
-		hasNextNormal = true
-		if !hasPrev {
-			prevNormal = nextNormal
-		}
-
-		joinNormal := prevNormal.add(nextNormal)
-		// GL's integer tile coordinates make a reversal's normals cancel
-		// exactly; in device pixels they leave rounding noise, which must
-		// not be taken for a direction (it made spikes across the map).
-		if joinNormal.length() > 1e-9 {
-			joinNormal = joinNormal.unit()
-		} else {
-			joinNormal = vec{}
-		}
-		cosAngle := prevNormal.dot(nextNormal)
-		cosHalf := joinNormal.dot(nextNormal)
-		miterLength := math.Inf(1)
-		if cosHalf != 0 {
-			miterLength = 1 / cosHalf
-		}
-		sharp := cosHalf < cosHalfSharpCorner && hasPrev && hasNext
-		turnsLeft := prevNormal.cross(nextNormal) > 0
-
-		if sharp && i > first {
-			if l := cur.dist(prev); b.sharp > 0 && l > 2*b.sharp {
-				np := cur.sub(b.roundTile(cur.sub(prev).mul(b.sharp / l)))
-				b.along += np.dist(prev)
-				b.addPair(np, prevNormal, 0, 0, false)
-				prev = np
-			}
-		}
-
-		middle := hasPrev && hasNext
-		join := s.join
-		if !middle {
-			join = s.cap
-			if closed {
-				join = "butt"
-			}
-		}
-		if middle && join == "round" {
-			if miterLength < s.roundLimit {
-				join = "miter"
-			} else if miterLength <= 2 {
-				join = "fakeround"
-			}
-		}
-		if join == "miter" && miterLength > miterLimit {
-			join = "bevel"
-		}
-		if join == "bevel" {
-			if miterLength > 2 {
-				join = "flipbevel"
-			}
-			if miterLength < miterLimit {
-				join = "miter"
-			}
-		}
-		if hasPrev {
-			b.along += cur.dist(prev)
-		}
-
-		switch join {
-		case "miter":
-			b.addPair(cur, joinNormal.mul(miterLength), 0, 0, false)
-		case "flipbevel":
-			var jn vec
-			if miterLength > 100 {
-				jn = nextNormal.mul(-1) // nearly parallel
-			} else {
-				dir := 1.0
-				if turnsLeft {
-					dir = -1
-				}
-				bevel := miterLength * prevNormal.add(nextNormal).length() / prevNormal.sub(nextNormal).length()
-				jn = joinNormal.perp().mul(bevel * dir)
-			}
-			b.addPair(cur, jn, 0, 0, false)
-			b.addPair(cur, jn.mul(-1), 0, 0, false)
-		case "bevel", "fakeround":
-			off := -math.Sqrt(miterLength*miterLength - 1)
-			offA, offB := 0.0, off
-			if turnsLeft {
-				offA, offB = off, 0
-			}
-			if hasPrev {
-				b.addPair(cur, prevNormal, offA, offB, false)
-			}
-			if join == "fakeround" {
-				// A fan of slices around the inner corner, about one a 20
-				// degrees of turn.
-				angle := math.Acos(max(-1, min(1, cosAngle)))
-				steps := int(math.Round(angle * 180 / math.Pi / 20))
-				side := 1.0
-				if turnsLeft {
-					side = -1
-				}
-				for m := 1; m < steps; m++ {
-					ext := slerp(prevNormal, nextNormal, angle, float64(m)/float64(steps)).mul(side)
-					b.addHalf(cur, ext, false, turnsLeft, 0)
-				}
-			}
-			if hasNext {
-				b.addPair(cur, nextNormal, -offA, -offB, false)
-			}
-		case "butt":
-			b.addPair(cur, joinNormal, 0, 0, false)
-		case "square":
-			end := -1.0
-			if hasPrev {
-				end = 1
-			}
-			b.addPair(cur, joinNormal, end, end, false)
-		case "round":
-			if hasPrev {
-				b.addPair(cur, prevNormal, 0, 0, false)
-				b.addPair(cur, prevNormal, 1, 1, true)
-				b.e1, b.e2 = -1, -1
-			}
-			if hasNext {
-				b.e1, b.e2 = -1, -1
-				b.addPair(cur, nextNormal, -1, -1, true)
-				b.addPair(cur, nextNormal, 0, 0, false)
-			}
-		}
-
-		if sharp && i < n-1 {
-			if l := cur.dist(next); b.sharp > 0 && l > 2*b.sharp {
-				nc := cur.add(b.roundTile(next.sub(cur).mul(b.sharp / l)))
-				b.along += nc.dist(cur)
-				b.addPair(nc, nextNormal, 0, 0, false)
-				cur = nc
-			}
+		if sharp && i < n-1 && outLen > 2*b.sharp {
+			// And one on the way out.
+			q := p.add(b.tileRound(out.mul(b.sharp)))
+			b.dist += q.sub(p).length()
+			b.rung(q, out.right())
+			from = q
 		}
 	}
 }
 
-// setTile sets the device pixels of one unit of the 8192-unit tile the
-// lines come in, and with it how far from a sharp corner its extra vertex
-// pair goes, for a view at zoom and pixel ratio: past 16 times overscaled
-// GL adds no vertex pairs at sharp corners.
-func (b *lineBuilder) setTile(unit, zoom, ratio float64) {
-	b.tile = unit
-	b.sharp = 0
-	if over := unit * 8192 / 512 / ratio / math.Exp2(zoom-math.Floor(zoom)); over <= 16 {
-		b.sharp = sharpCornerPixels * unit * 8192 / 512 / over
+// restart counts the line's distance from zero again at its last rung,
+// which is added again with the new distance.
+func (b *lineBuilder) restart() {
+	b.done += b.dist
+	b.dist = 0
+	l, r := b.verts[b.tail[1]], b.verts[b.tail[0]]
+	first, second := r, l
+	if b.tail[1] < b.tail[0] {
+		first, second = l, r
+	}
+	for _, v := range [2]raster.LineVertex{first, second} {
+		v.Along = 0
+		if b.progScale != 0 {
+			v.Progress = b.progStart + b.done*b.progScale
+		}
+		b.link(v)
 	}
 }
 
-// roundTile rounds a vector to whole tile units, as GL's integer tile
+// tileRound rounds a vector to whole tile units, as GL's integer tile
 // coordinates are.
-func (b *lineBuilder) roundTile(v vec) vec {
-	return vec{math.Round(v.x/b.tile) * b.tile, math.Round(v.y/b.tile) * b.tile}
-}
-
-// slerp turns unit vector a towards b (angle apart) by the share t of the
-// angle.
-func slerp(a, b vec, angle, t float64) vec {
-	if angle < 1e-9 {
-		return a
+func (b *lineBuilder) tileRound(v vec) vec {
+	if b.tile <= 0 {
+		return v
 	}
-	s := math.Sin(angle)
-	ka, kb := math.Sin((1-t)*angle)/s, math.Sin(t*angle)/s
-	return a.mul(ka).add(b.mul(kb)).unit()
+	return vec{jsRound(v.x/b.tile) * b.tile, jsRound(v.y/b.tile) * b.tile}
 }

@@ -24,9 +24,11 @@ func TestLineBuilderJoins(t *testing.T) {
 	}{
 		{"miter", corner, lineShape{join: "miter", cap: "butt", miterLimit: 2, roundLimit: 1.05}, 0, 4, math.Sqrt2},
 		{"a right angle is a sharp corner", corner, lineShape{join: "miter", cap: "butt", miterLimit: 2, roundLimit: 1.05}, 3, 8, math.Sqrt2},
-		{"miter past the limit bevels", corner, lineShape{join: "miter", cap: "butt", miterLimit: 1.2, roundLimit: 1.05}, 0, 6, 1},
-		{"bevel", corner, lineShape{join: "bevel", cap: "butt", miterLimit: 2, roundLimit: 1.05}, 0, 6, 1},
-		{"round turns into a fan", corner, lineShape{join: "round", cap: "butt", miterLimit: 2, roundLimit: 1.05}, 0, 10, 1},
+		// A bevel adds one triangle on the outer side of the turn.
+		{"miter past the limit bevels", corner, lineShape{join: "miter", cap: "butt", miterLimit: 1.2, roundLimit: 1.05}, 0, 5, 1},
+		{"bevel", corner, lineShape{join: "bevel", cap: "butt", miterLimit: 2, roundLimit: 1.05}, 0, 5, 1},
+		// A round join fans in steps of about 20 degrees: 5 for 90.
+		{"round turns into a fan", corner, lineShape{join: "round", cap: "butt", miterLimit: 2, roundLimit: 1.05}, 0, 9, 1},
 		{"round caps", corner[:2], lineShape{join: "miter", cap: "round", miterLimit: 2, roundLimit: 1.05}, 0, 6, math.Sqrt2},
 		{"sharp turn flips its bevel", sharp, lineShape{join: "miter", cap: "butt", miterLimit: 2, roundLimit: 1.05}, 0, 6, 0},
 	}
@@ -175,5 +177,264 @@ func TestLineReach(t *testing.T) {
 	}
 	if r := lineReach(lineShape{join: "miter", miterLimit: math.NaN()}, 3, 0, 1); r >= 0 {
 		t.Errorf("a NaN miter limit gives reach %v, want no bound (NaN)", r)
+	}
+}
+
+// turnLine is a line east 100 px to (100, 50), then turning by deg
+// degrees (positive to the right, clockwise on screen) for 100 px more.
+func turnLine(deg float64) []raster.Point {
+	r := deg * math.Pi / 180
+	return []raster.Point{{X: 0, Y: 50}, {X: 100, Y: 50}, {X: 100 + 100*math.Cos(r), Y: 50 + 100*math.Sin(r)}}
+}
+
+// cornerVertices returns the vertices of b's triangles at the line's
+// point c (within 3 outsets), without repeats.
+func cornerVertices(b *lineBuilder, c raster.Point) []raster.LineVertex {
+	var out []raster.LineVertex
+	seen := map[raster.LineVertex]bool{}
+	for _, tr := range b.tris {
+		for _, v := range tr {
+			if math.Hypot(v.X-c.X, v.Y-c.Y) < 3*b.outset && !seen[v] {
+				seen[v] = true
+				out = append(out, v)
+			}
+		}
+	}
+	return out
+}
+
+func TestLineJoinsAtKnownAngles(t *testing.T) {
+	miter := lineShape{join: "miter", cap: "butt", miterLimit: 2, roundLimit: 1.05}
+	bevel := lineShape{join: "bevel", cap: "butt", miterLimit: 2, roundLimit: 1.05}
+	round := lineShape{join: "round", cap: "butt", miterLimit: 2, roundLimit: 1.05}
+	tests := []struct {
+		name  string
+		deg   float64
+		shape lineShape
+		// far is the farthest corner vertex from the corner, in
+		// outsets; count the distinct vertices about the corner.
+		far   float64
+		count int
+	}{
+		// A miter reaches 1/cos(turn/2) half widths: sqrt 2 at 90.
+		{"miter 90", 90, miter, math.Sqrt2, 2},
+		{"miter 60", 60, miter, 1 / math.Cos(math.Pi/6), 2},
+		// Past the miter limit (2: a turn of 120) a miter bevels.
+		{"miter 110 stays", 110, miter, 1 / math.Cos(55*math.Pi/180), 2},
+		{"miter 125 bevels", 125, lineShape{join: "miter", cap: "butt", miterLimit: 1.5, roundLimit: 1.05}, 1 / math.Sin(62.5*math.Pi/180), 4},
+		// A bevel: the inner miter point and two outer vertices.
+		{"bevel 90", 90, bevel, math.Sqrt2, 3},
+		// A bevel of a miter under 1.05 (a turn under 35.6) is a miter.
+		{"bevel 30 is a miter", 30, bevel, 1 / math.Cos(math.Pi/12), 2},
+		// Round joins fan about the corner in steps of about 20: 90 is
+		// 5 steps, 4 vertices between the two normals.
+		{"round 90", 90, round, math.Sqrt2, 7},
+		{"round 40", 40, round, 1 / math.Cos(math.Pi/9), 4},
+		// Under line-round-limit a round join is a miter.
+		{"round 10 is a miter", 10, round, 1 / math.Cos(math.Pi/36), 2},
+		// Past 120 the segments end on the line across the turn.
+		{"bevel 150 ends across", 150, bevel, 1 / math.Sin(75*math.Pi/180), 4},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			for _, turn := range []float64{tc.deg, -tc.deg} {
+				b := &lineBuilder{outset: 2, alongScale: 1}
+				pts := turnLine(turn)
+				b.add(pts, tc.shape, false)
+				vs := cornerVertices(b, pts[1])
+				far := 0.0
+				for _, v := range vs {
+					far = max(far, math.Hypot(v.X-pts[1].X, v.Y-pts[1].Y)/b.outset)
+				}
+				// Extrusions are stored in steps of 1/63.
+				if math.Abs(far-tc.far) > 0.03 {
+					t.Errorf("turn %v: farthest corner vertex %.3f outsets, want %.3f", turn, far, tc.far)
+				}
+				if len(vs) != tc.count {
+					t.Errorf("turn %v: %d vertices at the corner, want %d", turn, len(vs), tc.count)
+				}
+				for _, v := range vs {
+					if v.NY != 1 && v.NY != -1 || v.NX != 0 {
+						t.Errorf("turn %v: corner vertex normal (%v, %v)", turn, v.NX, v.NY)
+					}
+				}
+			}
+		})
+	}
+}
+
+func TestLineCaps(t *testing.T) {
+	// A line east from (10, 50) to (60, 50), 2 px either side.
+	pts := []raster.Point{{X: 10, Y: 50}, {X: 60, Y: 50}}
+	tests := []struct {
+		cap            string
+		minX, maxX     float64
+		tris, roundVts int
+	}{
+		{"butt", 10, 60, 2, 0},
+		{"square", 8, 62, 2, 0},
+		// Round caps reach as far as square ones, with the shader's
+		// normal x set at their far rungs.
+		{"round", 8, 62, 6, 4},
+	}
+	for _, tc := range tests {
+		t.Run(tc.cap, func(t *testing.T) {
+			b := &lineBuilder{outset: 2, alongScale: 1}
+			b.add(pts, lineShape{join: "miter", cap: tc.cap, miterLimit: 2, roundLimit: 1.05}, false)
+			if len(b.tris) != tc.tris {
+				t.Errorf("%d triangles, want %d", len(b.tris), tc.tris)
+			}
+			minX, maxX := math.Inf(1), math.Inf(-1)
+			rounds := 0
+			for _, v := range b.verts {
+				minX, maxX = min(minX, v.X), max(maxX, v.X)
+				if math.Abs(math.Abs(v.Y-50)-2) > 1e-9 {
+					t.Errorf("vertex %+v off the line's edges", v)
+				}
+				if v.NX == 1 {
+					rounds++
+				}
+			}
+			if minX != tc.minX || maxX != tc.maxX {
+				t.Errorf("x from %v to %v, want %v to %v", minX, maxX, tc.minX, tc.maxX)
+			}
+			if rounds != tc.roundVts {
+				t.Errorf("%d round vertices, want %d", rounds, tc.roundVts)
+			}
+		})
+	}
+}
+
+func TestLineOffsetCaps(t *testing.T) {
+	// Every vertex of a square-capped line moves by the offset to the
+	// line's right, the cap's too.
+	pts := []raster.Point{{X: 10, Y: 50}, {X: 60, Y: 50}}
+	for _, cap := range []string{"butt", "square", "round"} {
+		plain := &lineBuilder{outset: 2, alongScale: 1}
+		plain.add(pts, lineShape{join: "miter", cap: cap, miterLimit: 2}, false)
+		shifted := &lineBuilder{outset: 2, offset: 3, alongScale: 1}
+		shifted.add(pts, lineShape{join: "miter", cap: cap, miterLimit: 2}, false)
+		for i := range plain.verts {
+			p, s := plain.verts[i], shifted.verts[i]
+			if math.Abs(s.X-p.X) > 1e-9 || math.Abs(s.Y-p.Y-3) > 1e-9 {
+				t.Errorf("%s: vertex %d at (%v, %v), want (%v, %v)", cap, i, s.X, s.Y, p.X, p.Y+3)
+			}
+		}
+	}
+}
+
+func TestLineSharpCornerRungs(t *testing.T) {
+	// A right angle (sharp: past 75) with 40 px legs and extra rungs 10
+	// px from the corner, on whole tile units of 1 px.
+	pts := []raster.Point{{X: 0, Y: 0}, {X: 40, Y: 0}, {X: 40, Y: 40}}
+	tests := []struct {
+		name  string
+		pts   []raster.Point
+		sharp float64
+		// the points rungs go through, in order
+		want []vec
+	}{
+		{"right angle", pts, 10, []vec{{0, 0}, {30, 0}, {40, 0}, {40, 10}, {40, 40}}},
+		{"no rungs past 16 times overscaled", pts, 0, []vec{{0, 0}, {40, 0}, {40, 40}}},
+		// A leg shorter than twice the distance gets none.
+		{"short leg", []raster.Point{{X: 0, Y: 0}, {X: 15, Y: 0}, {X: 15, Y: 40}}, 10, []vec{{0, 0}, {15, 0}, {15, 10}, {15, 40}}},
+		// A shallow turn (60) is not sharp.
+		{"shallow", turnLine(60), 10, []vec{{0, 50}, {100, 50}, {150, 50 + 50*math.Sqrt(3)}}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			b := &lineBuilder{outset: 1, tile: 1, sharp: tc.sharp, alongScale: 1}
+			b.add(tc.pts, lineShape{join: "miter", cap: "butt", miterLimit: 2}, false)
+			var got []vec
+			for i := 0; i+1 < len(b.verts); i += 2 {
+				got = append(got, vec{(b.verts[i].X + b.verts[i+1].X) / 2, (b.verts[i].Y + b.verts[i+1].Y) / 2})
+			}
+			if len(got) != len(tc.want) {
+				t.Fatalf("rungs through %v, want %v", got, tc.want)
+			}
+			for i := range got {
+				if got[i].sub(tc.want[i]).length() > 0.02 { // extrusions in steps of 1/63
+					t.Fatalf("rungs through %v, want %v", got, tc.want)
+				}
+			}
+		})
+	}
+}
+
+func TestLineDistance(t *testing.T) {
+	tests := []struct {
+		name   string
+		pts    []raster.Point
+		closed bool
+		tile   float64
+		// the distance at each rung (right side), CSS pixels
+		want []float64
+	}{
+		{"straight", []raster.Point{{X: 0, Y: 0}, {X: 30, Y: 40}, {X: 30, Y: 50}}, false, 0, []float64{0, 50, 60}},
+		{"a repeated point is one", []raster.Point{{X: 0, Y: 0}, {X: 0, Y: 0}, {X: 30, Y: 40}, {X: 30, Y: 40}, {X: 30, Y: 50}}, false, 0, []float64{0, 50, 60}},
+		// Held in steps of two tile units, rounded down: 50 px at 3 px a
+		// unit is 16.7 units, held as 16 (48 px).
+		{"in steps of two units", []raster.Point{{X: 0, Y: 0}, {X: 30, Y: 40}, {X: 30, Y: 50}}, false, 3, []float64{0, 48, 60}},
+		// A ring counts its closing edge (from its last point but one)
+		// before its first point.
+		{"ring", []raster.Point{{X: 0, Y: 0}, {X: 10, Y: 0}, {X: 10, Y: 10}, {X: 0, Y: 10}, {X: 0, Y: 0}}, true, 0, []float64{10, 20, 30, 40, 50}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			b := &lineBuilder{outset: 1, tile: tc.tile, alongScale: 1}
+			b.add(tc.pts, lineShape{join: "miter", cap: "butt", miterLimit: 2}, tc.closed)
+			var got []float64
+			for _, v := range b.verts {
+				if v.NY < 0 {
+					got = append(got, v.Along)
+				}
+			}
+			if len(got) != len(tc.want) {
+				t.Fatalf("distances %v, want %v", got, tc.want)
+			}
+			for i := range got {
+				if math.Abs(got[i]-tc.want[i]) > 1e-9 {
+					t.Fatalf("distances %v, want %v", got, tc.want)
+				}
+			}
+		})
+	}
+}
+
+func TestLineNearReversal(t *testing.T) {
+	// Up 50 px, then straight back down 50 px and 1 px right: the turn
+	// is past a miter of 100 and both segments end on the outgoing
+	// segment's normal through the corner, no vertex above it.
+	pts := []raster.Point{{X: 10, Y: 60}, {X: 10, Y: 10}, {X: 10.2, Y: 60}}
+	for _, join := range []string{"miter", "bevel"} {
+		b := &lineBuilder{outset: 2, alongScale: 1}
+		b.add(pts, lineShape{join: join, cap: "butt", miterLimit: 2, roundLimit: 1.05}, false)
+		for _, v := range b.verts {
+			if v.Y < 10-0.05 {
+				t.Errorf("%s: vertex %+v above the corner", join, v)
+			}
+		}
+	}
+	// Round: both segments capped round past the corner, in two strips
+	// (no triangle joins the two caps).
+	b := &lineBuilder{outset: 2, alongScale: 1}
+	b.add(pts, lineShape{join: "round", cap: "butt", miterLimit: 2, roundLimit: 1.05}, false)
+	top := 0
+	for _, tr := range b.tris {
+		ys := 0
+		for _, v := range tr {
+			if v.Y < 9 {
+				ys++
+			}
+		}
+		if ys == 3 {
+			t.Errorf("a triangle %+v wholly past the corner: the caps are joined", tr)
+		}
+		if ys > 0 {
+			top++
+		}
+	}
+	if top != 4 {
+		t.Errorf("%d triangles reach past the corner, want 4 (two per cap)", top)
 	}
 }
