@@ -25,7 +25,7 @@ import (
 // maxPoleSquares bounds the squares one search evaluates (a polygon of many
 // narrow parts could otherwise split squares for long); past it the best
 // point found so far is returned.
-const maxPoleSquares = 1 << 14
+const maxPoleSquares = 1 << 12
 
 // maxPoleSeeds bounds the seed squares along the longer side of the box.
 const maxPoleSeeds = 256

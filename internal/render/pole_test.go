@@ -138,3 +138,22 @@ func TestPoleAgainstSampling(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkPoleOfInaccessibility finds the pole of a 2,000-vertex star in
+// tile units at the renderer's precision (16).
+func BenchmarkPoleOfInaccessibility(b *testing.B) {
+	ring := make([]orb.Point, 0, 2001)
+	for i := range 2000 {
+		r := 4000.0
+		if i%2 == 1 {
+			r = 3000
+		}
+		a := float64(i) * math.Pi / 1000
+		ring = append(ring, orb.Point{4096 + r*math.Sin(a), 4096 - r*math.Cos(a)})
+	}
+	ring = append(ring, ring[0])
+	rings := [][]orb.Point{ring}
+	for b.Loop() {
+		poleOfInaccessibility(rings, 16)
+	}
+}
