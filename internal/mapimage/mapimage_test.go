@@ -3,6 +3,7 @@ package mapimage
 import (
 	"bytes"
 	"context"
+	"errors"
 	"image"
 	"image/color"
 	"image/png"
@@ -22,6 +23,7 @@ import (
 	"github.com/tesseramaps/tessera/internal/egress"
 	"github.com/tesseramaps/tessera/internal/imageenc"
 	"github.com/tesseramaps/tessera/internal/ogc"
+	"github.com/tesseramaps/tessera/internal/panics"
 	"github.com/tesseramaps/tessera/internal/sprite"
 	"github.com/tesseramaps/tessera/internal/staticmap"
 	"github.com/tesseramaps/tessera/internal/store"
@@ -436,5 +438,34 @@ func TestFlatten(t *testing.T) {
 	want := []byte{0, 0, 255, 255, 128, 0, 127, 255, 10, 20, 30, 255}
 	if !bytes.Equal(img.Pix, want) {
 		t.Errorf("flattened %v, want %v", img.Pix, want)
+	}
+}
+
+// panickingTransport panics on every request, as a bug deep in a fetch
+// would.
+type panickingTransport struct{}
+
+func (panickingTransport) RoundTrip(*http.Request) (*http.Response, error) {
+	panic("boom in a fetch")
+}
+
+// TestRenderPanic: a panic while rendering, in whichever of the render's
+// goroutines reads the source, is an error for the request (ErrPanic,
+// with the panic's stack), counted, and the service goes on serving.
+func TestRenderPanic(t *testing.T) {
+	s := newService(t, Options{Remote: &http.Client{Transport: panickingTransport{}}})
+	style := `{"version": 8, "sources": {"g": {"type": "geojson", "data": "http://127.0.0.1:9/data.geojson"}},
+	  "layers": [{"id": "bg", "type": "background", "paint": {"background-color": "#fff"}},
+	    {"id": "fill", "type": "fill", "source": "g"}, {"id": "line", "type": "line", "source": "g"}]}`
+	_, err := s.Tile(context.Background(), TileRequest{Map: testMap(style, 1), Z: 0, Size: 512, Scale: 1, Format: imageenc.PNG})
+	var p *panics.Recovered
+	if !errors.Is(err, ErrPanic) || !errors.As(err, &p) || len(p.Stack) == 0 {
+		t.Fatalf("a panicking fetch gave %v, want ErrPanic with its stack", err)
+	}
+	if st := s.QueueStats(); st.Panicked != 1 || st.Admitted != 0 || st.Running != 0 {
+		t.Errorf("stats after the panic: %+v", st)
+	}
+	if _, err := s.Tile(context.Background(), TileRequest{Map: testMap(quadrantStyle, 2), Z: 0, Size: 512, Scale: 1, Format: imageenc.PNG}); err != nil {
+		t.Errorf("the next render: %v", err)
 	}
 }
