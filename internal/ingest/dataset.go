@@ -119,9 +119,10 @@ type Datasets struct {
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
 
-	// beforeCommit, when set (by tests), runs after the tileset is built
-	// and before it is put in the catalog.
-	beforeCommit func(ctx context.Context, id string) error
+	// hook, when set (by tests), runs at the stages "commit" (the tileset
+	// is built, not yet in the catalog) and "committed" (it is in the
+	// catalog, the ingest not yet completed); an error stops processing.
+	hook func(ctx context.Context, stage, id string) error
 }
 
 // NewDatasets starts the dataset ingest service over the uploads directory
@@ -701,11 +702,8 @@ func (d *Datasets) run(id string) {
 				return
 			case <-t.C:
 			}
-			cur := in
-			cur.Progress = math.Float64frombits(progress.Load())
-			cur.LeaseOwner, cur.LeaseUntil = d.node, d.leaseTime(d.opts.Now().Add(d.opts.Lease))
-			if _, err := d.db.UpdateIngestIf(ctx, cur, store.IngestCond{States: []string{store.IngestProcessing}, LeaseOwner: d.node}); err != nil {
-				if errors.Is(err, store.ErrStale) || errors.Is(err, store.ErrNotFound) {
+			if err := d.renew(ctx, id, math.Float64frombits(progress.Load())); err != nil {
+				if errors.Is(err, store.ErrStale) {
 					close(lost) // cancelled, or taken over
 					cancel()
 				}
@@ -734,17 +732,27 @@ func (d *Datasets) finish(in store.Ingest, e *catalog.Entry, perr error) {
 	}
 	switch {
 	case perr == nil:
+		// The upload goes before the ingest says completed, so that a
+		// completed ingest has nothing left behind (a crash in between
+		// finds progress 1: the tileset is made; only this is redone).
+		if err := d.cleanUp(bg, in); err != nil {
+			d.log.Warn("dataset ingest completed; its upload could not be removed", "ingest", in.ID, "err", err)
+		}
 		cur.State, cur.Progress, cur.TilesetID, cur.LeaseOwner, cur.LeaseUntil = store.IngestCompleted, 1, e.ID, "", ""
 		if _, err := d.db.UpdateIngestIf(bg, cur, cond); err != nil {
+			if now, lerr := d.load(bg, in.ID); lerr == nil && now.State == store.IngestCanceled && in.TilesetID == "" {
+				// Cancelled while the new tileset went in place: take it out.
+				if _, err := d.cat.Delete(bg, e.ID); err != nil {
+					d.log.Error("remove the tileset of a cancelled ingest", "ingest", in.ID, "tileset", e.ID, "err", err)
+				}
+				return
+			}
 			d.log.Error("record a completed dataset ingest", "ingest", in.ID, "err", err)
 			return
 		}
 		d.mu.Lock()
 		delete(d.attempts, in.ID)
 		d.mu.Unlock()
-		if err := d.cleanUp(bg, in); err != nil {
-			d.log.Warn("dataset ingest completed; its upload could not be removed", "ingest", in.ID, "err", err)
-		}
 		d.log.Info("dataset ingest completed", "ingest", in.ID, "tileset", e.ID, "name", e.Name)
 	case errors.Is(perr, ErrInvalid):
 		cur.State, cur.LeaseOwner, cur.LeaseUntil = store.IngestFailed, "", ""
@@ -782,6 +790,17 @@ func (d *Datasets) finish(in store.Ingest, e *catalog.Entry, perr error) {
 
 // process makes the tileset of an ingest and puts it in the catalog.
 func (d *Datasets) process(ctx context.Context, in store.Ingest, progress func(float64)) (*catalog.Entry, error) {
+	target := in.TilesetID
+	if target == "" {
+		target = in.DocumentID
+	}
+	if in.Progress >= 1 {
+		// The tileset was committed before a stop: only the end is left.
+		if e, ok := d.cat.ByID(target); ok {
+			return e, nil
+		}
+		return nil, fmt.Errorf("%w: the tileset made by this ingest was deleted", ErrInvalid)
+	}
 	input := d.partPath(in.ID)
 	if in.UploadType == UploadS3Multipart {
 		if st, err := os.Stat(input); err != nil || st.Size() != in.Size {
@@ -803,29 +822,49 @@ func (d *Datasets) process(ctx context.Context, in store.Ingest, progress func(f
 	if err := d.checkOutput(tmp, k, in.OutputType); err != nil {
 		return nil, err
 	}
-	if d.beforeCommit != nil {
-		if err := d.beforeCommit(ctx, in.ID); err != nil {
+	if d.hook != nil {
+		if err := d.hook(ctx, "commit", in.ID); err != nil {
 			return nil, err
 		}
 	}
 	// Last check that the ingest is still ours and wanted before the
 	// tileset becomes visible.
-	cur := in
-	cur.Progress, cur.LeaseOwner, cur.LeaseUntil = 0.95, d.node, d.leaseTime(d.opts.Now().Add(d.opts.Lease))
-	if _, err := d.db.UpdateIngestIf(ctx, cur, store.IngestCond{States: []string{store.IngestProcessing}, LeaseOwner: d.node}); err != nil {
-		return nil, fmt.Errorf("the ingest was cancelled or taken over: %w", context.Canceled)
+	if err := d.renew(ctx, in.ID, 0.95); err != nil {
+		return nil, err
 	}
+	var e *catalog.Entry
 	if in.TilesetID != "" {
-		e, err := d.cat.ReplaceFile(ctx, in.TilesetID, tmp, k.ext())
+		e, err = d.cat.ReplaceFile(ctx, in.TilesetID, tmp, k.ext())
 		if errors.Is(err, catalog.ErrNotFound) {
 			return nil, fmt.Errorf("%w: the tileset to replace was deleted", ErrInvalid)
 		}
-		return e, err
+	} else {
+		e, err = d.cat.AddFile(ctx, tmp, baseName(in.Filename), k.ext(), in.DocumentID)
 	}
-	if e, ok := d.cat.ByID(in.DocumentID); ok {
-		return e, nil // made before a crash that kept the ingest from being marked
+	if err != nil {
+		return nil, err
 	}
-	return d.cat.AddFile(ctx, tmp, baseName(in.Filename), k.ext(), in.DocumentID)
+	// Progress 1 while processing says the tileset is made.
+	if err := d.db.RenewIngest(context.WithoutCancel(ctx), in.ID, d.node, d.leaseTime(d.opts.Now().Add(d.opts.Lease)), 1); err != nil {
+		d.log.Warn("the ingest changed while its tileset was put in place", "ingest", in.ID, "err", err)
+	}
+	if d.hook != nil {
+		if err := d.hook(ctx, "committed", in.ID); err != nil {
+			return nil, err
+		}
+	}
+	return e, nil
+}
+
+// renew extends this node's lease of a processing ingest and raises its
+// progress; when the ingest is no longer processing under the lease
+// (cancelled, taken over) the error wraps context.Canceled.
+func (d *Datasets) renew(ctx context.Context, id string, progress float64) error {
+	err := d.db.RenewIngest(ctx, id, d.node, d.leaseTime(d.opts.Now().Add(d.opts.Lease)), progress)
+	if errors.Is(err, store.ErrStale) {
+		return fmt.Errorf("the ingest was cancelled or taken over: %w: %w", context.Canceled, err)
+	}
+	return err
 }
 
 // checkOutput checks the kind of tiles made against the output asked for.

@@ -41,7 +41,7 @@ type datasetEnv struct {
 
 // openDatasets opens (or reopens, after a stop) the service over dir.
 // Without start, no worker runs: processing ingests wait.
-func openDatasets(t *testing.T, dir string, bs blob.Store, opts DatasetOptions, hook func(ctx context.Context, id string) error, start ...bool) *datasetEnv {
+func openDatasets(t *testing.T, dir string, bs blob.Store, opts DatasetOptions, hook func(ctx context.Context, stage, id string) error, start ...bool) *datasetEnv {
 	t.Helper()
 	ctx := context.Background()
 	db, err := store.Open(ctx, filepath.Join(dir, "state.db"))
@@ -68,7 +68,7 @@ func openDatasets(t *testing.T, dir string, bs blob.Store, opts DatasetOptions, 
 	if err != nil {
 		t.Fatal(err)
 	}
-	d.beforeCommit = hook
+	d.hook = hook
 	if len(start) == 0 || start[0] {
 		d.Start()
 	}
@@ -497,16 +497,20 @@ func TestDatasetQuota(t *testing.T) {
 }
 
 // TestDatasetCrashMidProcessing stops the service while a tileset is
-// built and before it enters the catalog, and opens it again: nothing
-// half-made is visible in between; the reopened service finishes the
-// ingest, or cancels it leaving no bytes.
+// built and before it enters the catalog (or just after it did, before the
+// ingest is marked completed), and opens it again: nothing half-made is
+// visible in between; the reopened service finishes the ingest, or cancels
+// it leaving no bytes.
 func TestDatasetCrashMidProcessing(t *testing.T) {
-	for _, then := range []string{"resume", "cancel"} {
-		t.Run(then, func(t *testing.T) {
+	for _, tc := range []struct{ stage, then string }{{"commit", "resume"}, {"commit", "cancel"}, {"committed", "resume"}} {
+		t.Run(tc.stage+"-"+tc.then, func(t *testing.T) {
 			dir := t.TempDir()
 			l, base := localBlob(t, dir)
 			reached := make(chan string, 1)
-			hold := func(ctx context.Context, id string) error {
+			hold := func(ctx context.Context, stage, id string) error {
+				if stage != tc.stage {
+					return nil
+				}
 				reached <- id
 				<-ctx.Done() // the service stops here
 				return ctx.Err()
@@ -527,23 +531,13 @@ func TestDatasetCrashMidProcessing(t *testing.T) {
 			env.d.Close()
 			env.db.Close()
 
-			// Between the two runs, a fresh catalog sees no tileset.
-			env2 := openDatasets(t, dir, l, DatasetOptions{}, nil, then == "resume")
-			if got, _ := env2.d.Get(ctx, rec.ID); then == "cancel" && got.State != store.IngestProcessing {
-				t.Fatalf("after the stop: %s", got.State)
-			}
-			switch then {
-			case "resume":
-				got := waitDone(t, env2.d, rec.ID)
-				if got.State != store.IngestCompleted {
-					t.Fatalf("resumed: %+v", got)
+			env2 := openDatasets(t, dir, l, DatasetOptions{}, nil, tc.then == "resume")
+			if tc.then == "cancel" {
+				// Between the two runs the ingest waits, and a fresh
+				// catalog shows no tileset.
+				if got, _ := env2.d.Get(ctx, rec.ID); got.State != store.IngestProcessing {
+					t.Fatalf("after the stop: %s", got.State)
 				}
-				e, ok := env2.cat.ByID(rec.DocumentID)
-				if !ok {
-					t.Fatal("no tileset after the resume")
-				}
-				checkRasterTiles(t, filepath.Join(env2.cat.Dir(), e.Tileset.Source), src, g)
-			case "cancel":
 				if len(env2.cat.List()) != 0 {
 					t.Fatal("a tileset is visible before processing finished")
 				}
@@ -551,12 +545,22 @@ func TestDatasetCrashMidProcessing(t *testing.T) {
 				if err != nil || got.State != store.IngestCanceled {
 					t.Fatalf("cancel: %+v %v", got, err)
 				}
-				if left := append(regularFiles(filepath.Join(dir, "blobs")), regularFiles(filepath.Join(dir, "uploads"))...); len(left) != 0 {
-					t.Errorf("left after cancel: %v", left)
-				}
 				if len(env2.cat.List()) != 0 {
 					t.Error("a cancelled ingest made a tileset")
 				}
+			} else {
+				got := waitDone(t, env2.d, rec.ID)
+				if got.State != store.IngestCompleted || got.Progress != 1 {
+					t.Fatalf("resumed: %+v", got)
+				}
+				e, ok := env2.cat.ByID(rec.DocumentID)
+				if !ok || len(env2.cat.List()) != 1 {
+					t.Fatalf("after the resume: %d tilesets", len(env2.cat.List()))
+				}
+				checkRasterTiles(t, filepath.Join(env2.cat.Dir(), e.Tileset.Source), src, g)
+			}
+			if left := append(regularFiles(filepath.Join(dir, "blobs")), regularFiles(filepath.Join(dir, "uploads"))...); len(left) != 0 {
+				t.Errorf("left behind: %v", left)
 			}
 			// The tiles directory holds no temporary output.
 			des, _ := os.ReadDir(filepath.Join(dir, "tiles"))

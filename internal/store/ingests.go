@@ -168,6 +168,22 @@ func (s *DB) ClaimIngest(ctx context.Context, id, owner, until, now string) (boo
 	return n == 1, nil
 }
 
+// RenewIngest extends owner's lease of a processing session until the
+// given time and raises its progress (never lowers it); ErrStale when the
+// session is no longer processing under owner's lease (cancelled, taken
+// over).
+func (s *DB) RenewIngest(ctx context.Context, id, owner, until string, progress float64) error {
+	res, err := s.exec(ctx, `UPDATE ingests SET lease_until = ?, progress = CASE WHEN progress > ? THEN progress ELSE ? END WHERE id = ? AND state = ? AND lease_owner = ?`,
+		until, progress, progress, id, IngestProcessing, owner)
+	if err != nil {
+		return fmt.Errorf("renew ingest %s: %w", id, err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return fmt.Errorf("ingest %s: %w", id, ErrStale)
+	}
+	return nil
+}
+
 // Claimable returns the ids of the processing sessions of a kind that
 // nobody holds, or whose lease ended before now, oldest first.
 func (s *DB) Claimable(ctx context.Context, kind, now string) ([]string, error) {

@@ -273,4 +273,20 @@ func testDatasetIngests(t *testing.T, path string) {
 	if got, _ = db.Ingest(ctx, "d1"); got.Progress != 0.5 || got.LeaseOwner != "node-b" {
 		t.Errorf("after update %+v", got)
 	}
+	// Renewing extends the lease and only raises the progress.
+	if err := db.RenewIngest(ctx, "d1", "node-b", at(4*time.Minute), 0.25); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ = db.Ingest(ctx, "d1"); got.Progress != 0.5 || got.LeaseUntil != at(4*time.Minute) {
+		t.Errorf("after renew %+v", got)
+	}
+	if err := db.RenewIngest(ctx, "d1", "node-b", at(5*time.Minute), 0.75); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ = db.Ingest(ctx, "d1"); got.Progress != 0.75 {
+		t.Errorf("progress %v, want 0.75", got.Progress)
+	}
+	if err := db.RenewIngest(ctx, "d1", "node-a", at(5*time.Minute), 0.9); !errors.Is(err, ErrStale) {
+		t.Errorf("renew by another owner: %v, want ErrStale", err)
+	}
 }

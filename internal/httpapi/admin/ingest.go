@@ -2,11 +2,8 @@ package admin
 
 import (
 	"errors"
-	"fmt"
 	"net/http"
 	"net/url"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/tesseramaps/tessera/internal/httpapi/respond"
@@ -110,21 +107,12 @@ func (a *API) getIngest(w http.ResponseWriter, r *http.Request) {
 // when the file is complete and 202 with the record (received bytes) after
 // a chunk that leaves it incomplete.
 func (a *API) upload(w http.ResponseWriter, r *http.Request) {
-	var rng *ingest.Range
-	if v := r.Header.Get("Content-Range"); v != "" {
-		parsed, err := parseContentRange(v)
-		if err != nil {
-			respond.Fail(w, http.StatusBadRequest, err.Error())
-			return
-		}
-		rng = &parsed
+	rng, err := ingest.RangeHeader(r.Header.Get("Content-Range"))
+	if err != nil {
+		respond.Fail(w, http.StatusBadRequest, err.Error())
+		return
 	}
-	// Uploads may take long: lift the server's read and write deadlines
-	// for this request.
-	rc := http.NewResponseController(w)
-	deadline := time.Now().Add(2 * time.Hour)
-	rc.SetReadDeadline(deadline)
-	rc.SetWriteDeadline(deadline)
+	respond.LongRequest(w) // uploads may take long
 	rec, err := a.d.Ingest.Upload(r.Context(), r.PathValue("id"), r.Body, rng)
 	if err != nil {
 		a.fail(w, r, err)
@@ -135,42 +123,6 @@ func (a *API) upload(w http.ResponseWriter, r *http.Request) {
 		status = http.StatusAccepted
 	}
 	respond.JSON(w, status, a.record(r, rec))
-}
-
-// parseContentRange reads "bytes START-END/TOTAL" (TOTAL may be "*").
-func parseContentRange(v string) (ingest.Range, error) {
-	bad := fmt.Errorf("Content-Range %q is not \"bytes START-END/TOTAL\"", v)
-	rest, ok := strings.CutPrefix(strings.TrimSpace(v), "bytes ")
-	if !ok {
-		return ingest.Range{}, bad
-	}
-	span, total, ok := strings.Cut(rest, "/")
-	if !ok {
-		return ingest.Range{}, bad
-	}
-	s, e, ok := strings.Cut(span, "-")
-	if !ok {
-		return ingest.Range{}, bad
-	}
-	var rg ingest.Range
-	var err error
-	if rg.Start, err = strconv.ParseInt(s, 10, 64); err != nil || rg.Start < 0 {
-		return ingest.Range{}, bad
-	}
-	if rg.End, err = strconv.ParseInt(e, 10, 64); err != nil || rg.End < rg.Start {
-		return ingest.Range{}, bad
-	}
-	if total == "*" {
-		rg.Total = -1
-		return rg, nil
-	}
-	if rg.Total, err = strconv.ParseInt(total, 10, 64); err != nil || rg.Total <= 0 {
-		return ingest.Range{}, bad
-	}
-	if rg.End >= rg.Total {
-		return ingest.Range{}, fmt.Errorf("Content-Range %q ends at byte %d, past the total of %d bytes (the last byte is %d)", v, rg.End, rg.Total, rg.Total-1)
-	}
-	return rg, nil
 }
 
 func (a *API) processIngest(w http.ResponseWriter, r *http.Request) {

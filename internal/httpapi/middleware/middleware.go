@@ -183,9 +183,11 @@ func Limits(maxURI int, maxBody int64) Middleware {
 	}
 }
 
-// exempt tells the upload requests, which carry their own limit.
+// exempt tells the upload requests, which carry their own limit: the
+// upload URLs of ingests and the part URLs of multipart uploads to the
+// server (account.PartsPath).
 func exempt(r *http.Request) bool {
-	return r.Method == http.MethodPut && strings.HasSuffix(r.URL.Path, "/upload")
+	return r.Method == http.MethodPut && (strings.HasSuffix(r.URL.Path, "/upload") || strings.HasPrefix(r.URL.Path, "/v1/datasets/parts/"))
 }
 
 // CORS answers cross-origin requests for the allowed origins ("*" = any)

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/tesseramaps/tessera/internal/caller"
 )
@@ -143,4 +144,13 @@ func urlQueryEscape(s string) string {
 		}
 	}
 	return b.String()
+}
+
+// LongRequest lifts the server's read and write deadlines for a request
+// that carries a large body (an upload), to two hours from now.
+func LongRequest(w http.ResponseWriter) {
+	rc := http.NewResponseController(w)
+	deadline := time.Now().Add(2 * time.Hour)
+	rc.SetReadDeadline(deadline)
+	rc.SetWriteDeadline(deadline)
 }

@@ -53,8 +53,10 @@ type Server struct {
 	geo     *geocode.Index
 	cache   *tilecache.Cache
 	ingest  *ingest.Service
-	metrics *middleware.Metrics
-	token   string
+	// datasets are the account API's dataset ingests.
+	datasets *ingest.Datasets
+	metrics  *middleware.Metrics
+	token    string
 	// TokenGenerated tells that the admin token was generated (and should
 	// be printed) rather than configured.
 	TokenGenerated bool
@@ -148,6 +150,10 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (*Server, err
 		return nil, err
 	}
 	if s.ingest, err = ingest.New(ctx, db, s.Catalog, filepath.Join(cfg.DataDir, UploadsDir), ingest.Options{MaxSize: cfg.MaxUploadMB << 20, Expiry: cfg.UploadExpiry, Logger: log}); err != nil {
+		db.Close()
+		return nil, err
+	}
+	if s.datasets, err = s.openDatasets(ctx); err != nil {
 		db.Close()
 		return nil, err
 	}
@@ -270,6 +276,7 @@ func (s *Server) routes() http.Handler {
 	accountMux := route.New()
 	acct := account.New(account.Deps{DB: s.db, Catalog: s.Catalog, Keys: s.keys, Log: s.log, PublicURL: s.cfg.PublicURL})
 	acct.Register(accountMux)
+	acct.RegisterDatasets(accountMux, mux, s.datasets)
 	account.RegisterAnalytics(accountMux, &usage.Analytics{DB: s.db, BillingDay: s.cfg.BillingDay}, s.log)
 	mux.Mount(account.Prefix+"/", middleware.ServiceToken(s.tokens.Check, s.log)(middleware.Usage(s.meter, usage.ClassifyAccount)(accountMux)))
 	s.publicRoutes, s.adminRoutes, s.accountRoutes = mux, adminMux, accountMux
@@ -384,6 +391,7 @@ func (s *Server) openGeocoder() error {
 func (s *Server) Close() error {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
+	s.datasets.Close()
 	flushErr := s.meter.Close(ctx)
 	s.fonts.Close()
 	if s.geo != nil {

@@ -1,4 +1,4 @@
-package admin
+package ingest
 
 import (
 	"fmt"
@@ -28,7 +28,7 @@ func TestParseContentRange(t *testing.T) {
 		{"bytes 0-0/0", 0, 0, 0, false},
 	}
 	for _, tt := range tests {
-		r, err := parseContentRange(tt.in)
+		r, err := ParseContentRange(tt.in)
 		if (err == nil) != tt.ok {
 			t.Errorf("%q: err = %v", tt.in, err)
 			continue
@@ -47,7 +47,7 @@ func FuzzParseContentRange(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		r, err := parseContentRange(s)
+		r, err := ParseContentRange(s)
 		if err != nil {
 			return
 		}
@@ -58,7 +58,7 @@ func FuzzParseContentRange(f *testing.F) {
 		if r.Total == -1 {
 			back = fmt.Sprintf("bytes %d-%d/*", r.Start, r.End)
 		}
-		if r2, err := parseContentRange(back); err != nil || r2 != r {
+		if r2, err := ParseContentRange(back); err != nil || r2 != r {
 			t.Fatalf("round trip %q: %+v %v", back, r2, err)
 		}
 	})
