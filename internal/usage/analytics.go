@@ -216,27 +216,13 @@ func (a *Analytics) collect(ctx context.Context, q Query, top bool) (span, []*se
 			index[d.Format(time.DateOnly)] = i
 		}
 	}
-	// One read per group: each reads only its group's rows (see
-	// store.DB.UsageSums).
-	groups := Groups
-	if q.Group != "" {
-		groups = []string{q.Group}
-	}
-	var sums []store.UsageSum
-	for _, g := range groups {
-		s, err := a.daySums(ctx, breakdown(q.Classifier), g, sp.since, last, midnight(at))
-		if err != nil {
-			return span{}, nil, at, err
-		}
-		sums = append(sums, s...)
-	}
 	type gi struct{ group, item string }
 	byItem := map[gi]*series{}
 	var out []*series
-	for _, s := range sums {
+	add := func(s store.UsageSum) {
 		i, ok := index[s.Day]
 		if !ok {
-			continue
+			return
 		}
 		k := gi{s.Group, s.Item}
 		se := byItem[k]
@@ -247,6 +233,17 @@ func (a *Analytics) collect(ctx context.Context, q Query, top bool) (span, []*se
 		}
 		se.values[i] += s.Value
 		se.total += s.Value
+	}
+	// One read per group: each reads only its group's rows (see
+	// store.DB.UsageSums).
+	groups := Groups
+	if q.Group != "" {
+		groups = []string{q.Group}
+	}
+	for _, g := range groups {
+		if err := a.daySums(ctx, breakdown(q.Classifier), g, sp.since, last, midnight(at), add); err != nil {
+			return span{}, nil, at, err
+		}
 	}
 	// Groups in their fixed order, then the largest totals first.
 	slices.SortFunc(out, func(a, b *series) int {

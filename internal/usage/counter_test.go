@@ -32,9 +32,10 @@ func TestCounterParallelExact(t *testing.T) {
 	var wg sync.WaitGroup
 	var taken sync.Map
 	var takenSum atomic.Int64
-	stop := make(chan struct{})
+	stop, stopped := make(chan struct{}), make(chan struct{})
 	// Take runs meanwhile, as flushes do: nothing may be lost or doubled.
 	go func() {
+		defer close(stopped)
 		for {
 			select {
 			case <-stop:
@@ -58,6 +59,7 @@ func TestCounterParallelExact(t *testing.T) {
 	}
 	wg.Wait()
 	close(stop)
+	<-stopped
 	var rest int64
 	for _, v := range c.Take() {
 		rest += v

@@ -33,47 +33,49 @@ type dayCache struct {
 	swept string                        // the day of the last sweep of old days
 }
 
-// daySums returns the daily sums of one group from since to last
-// (inclusive): closed days within cacheDays from the cache (reading the
-// missing ones from the database in one query), other days from the
-// database.
-func (a *Analytics) daySums(ctx context.Context, by store.UsageItem, group string, since, last, today time.Time) ([]store.UsageSum, error) {
-	var out []store.UsageSum
+// daySums hands the daily sums of one group from since to last
+// (inclusive) to visit: closed days within cacheDays from the cache
+// (reading the missing ones from the database in one query), other days
+// from the database.
+func (a *Analytics) daySums(ctx context.Context, by store.UsageItem, group string, since, last, today time.Time, visit func(store.UsageSum)) error {
 	read := func(from, to time.Time) error {
 		if from.After(to) {
 			return nil
 		}
 		s, err := a.DB.UsageSums(ctx, by, from.Format(time.DateOnly), to.Format(time.DateOnly), group)
-		out = append(out, s...)
+		for _, u := range s {
+			visit(u)
+		}
 		return err
 	}
 	lo, hi := today.AddDate(0, 0, -cacheDays), today.AddDate(0, 0, -2)
 	from, to := since, last
 	if from.Before(lo) {
 		if err := read(from, minTime(to, lo.AddDate(0, 0, -1))); err != nil {
-			return nil, err
+			return err
 		}
 		from = lo
 	}
 	if to.After(hi) {
 		if err := read(maxTime(from, hi.AddDate(0, 0, 1)), to); err != nil {
-			return nil, err
+			return err
 		}
 		to = hi
 	}
 	if from.After(to) {
-		return out, nil
+		return nil
 	}
 	c := &a.cache
 	missFrom, missTo := c.missing(by, group, from, to, today)
 	if !missFrom.IsZero() {
 		s, err := a.DB.UsageSums(ctx, by, missFrom.Format(time.DateOnly), missTo.Format(time.DateOnly), group)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		c.put(by, group, missFrom, missTo, s)
 	}
-	return c.appendDays(out, by, group, from, to), nil
+	c.visitDays(by, group, from, to, visit)
+	return nil
 }
 
 // missing returns the first and last day from from to to that the cache
@@ -124,14 +126,15 @@ func (c *dayCache) put(by store.UsageItem, group string, from, to time.Time, sum
 	}
 }
 
-// appendDays appends the cached sums of the days from from to to.
-func (c *dayCache) appendDays(out []store.UsageSum, by store.UsageItem, group string, from, to time.Time) []store.UsageSum {
+// visitDays hands the cached sums of the days from from to to to visit.
+func (c *dayCache) visitDays(by store.UsageItem, group string, from, to time.Time, visit func(store.UsageSum)) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for d := from; !d.After(to); d = d.AddDate(0, 0, 1) {
-		out = append(out, c.days[cacheKey{by, group, d.Format(time.DateOnly)}]...)
+		for _, s := range c.days[cacheKey{by, group, d.Format(time.DateOnly)}] {
+			visit(s)
+		}
 	}
-	return out
 }
 
 func minTime(a, b time.Time) time.Time {
