@@ -13,6 +13,8 @@ import (
 	"sync"
 
 	"github.com/klauspost/compress/flate"
+
+	"github.com/tesseramaps/tessera/internal/panics"
 )
 
 // pngLevel is the deflate level of PNG output: level 1 of klauspost's
@@ -208,13 +210,17 @@ func (st *pngState) split(n, h int) {
 
 // run calls f for every segment, each on a goroutine of its own but the
 // first, which runs on the caller's, and returns when all have returned.
+// A panic in any of them is raised in the caller's goroutine once all
+// have ended (where a render worker recovers it), never on its own.
 func (st *pngState) run(f func(*pngSegment)) {
 	var wg sync.WaitGroup
+	var carrier panics.Carrier
 	for _, s := range st.segs[1:] {
-		wg.Go(func() { f(s) })
+		carrier.Go(&wg, func() { f(s) })
 	}
-	f(st.segs[0])
+	func() { defer carrier.Catch(); f(st.segs[0]) }()
 	wg.Wait()
+	carrier.Rethrow()
 }
 
 // mergePalettes builds the image's palette from the segments' ones, in
