@@ -81,7 +81,8 @@ type DatasetOptions struct {
 	// was the server's (DefaultRetryDelay when zero); after MaxAttempts
 	// such failures the ingest fails.
 	RetryDelay time.Duration
-	// RasterFormat is the tile format made from GeoTIFFs (PNG when empty).
+	// RasterFormat is the tile format made from GeoTIFFs: PNG (when empty)
+	// or WebP, both lossless.
 	RasterFormat imageenc.Format
 	Logger       *slog.Logger
 	// Now is the clock (time.Now when nil).
@@ -814,7 +815,7 @@ func (d *Datasets) process(ctx context.Context, in store.Ingest, progress func(f
 		}
 	}
 	progress(0)
-	tmp, k, err := build(ctx, input, in.Filename, d.outputBase(in.ID), d.log, progress)
+	tmp, k, err := build(ctx, input, in.Filename, d.outputBase(in.ID), d.log, RasterOptions{Format: d.opts.RasterFormat, Progress: progress})
 	if err != nil {
 		return nil, err
 	}

@@ -572,3 +572,76 @@ func TestDatasetCrashMidProcessing(t *testing.T) {
 		})
 	}
 }
+
+// TestDatasetLeaseTakeover: a processing ingest whose node died (its lease
+// lapsed, never given back) is taken up and finished by another node; one
+// whose lease is alive is left alone.
+func TestDatasetLeaseTakeover(t *testing.T) {
+	dir := t.TempDir()
+	l, base := localBlob(t, dir)
+	env := openDatasets(t, dir, l, DatasetOptions{}, nil, false) // no worker yet
+	ctx := context.Background()
+	g := geotiff.Georef{EPSG: geotiff.EPSG4326, OriginX: 10, OriginY: 50, ScaleX: 0.01, ScaleY: 0.01}
+	src := geoImage(64, 48, 3)
+	var recs []DatasetRecord
+	for _, name := range []string{"dead.tif", "alive.tif"} {
+		data := encodeGeoTIFF(t, src, g)
+		rec, err := env.d.Create(ctx, DatasetCreate{Filename: name, Size: int64(len(data))})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := env.d.Process(ctx, rec.ID, UploadResult{Type: UploadS3Multipart, Parts: putParts(t, rec, base, data)}); err != nil {
+			t.Fatal(err)
+		}
+		recs = append(recs, rec)
+	}
+	// Another node holds both: one lease lapsed a minute ago, one lasts an hour.
+	now := time.Now()
+	for i, until := range []time.Time{now.Add(-time.Minute), now.Add(time.Hour)} {
+		if ok, err := env.db.ClaimIngest(ctx, recs[i].ID, "other-node", until.UTC().Format(store.LeaseTime), now.Add(-2*time.Hour).UTC().Format(store.LeaseTime)); !ok || err != nil {
+			t.Fatalf("claim as the other node: %v %v", ok, err)
+		}
+	}
+	env.d.Start()
+	if got := waitDone(t, env.d, recs[0].ID); got.State != store.IngestCompleted {
+		t.Fatalf("lapsed lease: %+v", got)
+	}
+	if _, ok := env.cat.ByID(recs[0].DocumentID); !ok {
+		t.Fatal("no tileset from the taken-over ingest")
+	}
+	got, _ := env.d.Get(ctx, recs[1].ID)
+	if got.State != store.IngestProcessing || got.LeaseOwner != "other-node" {
+		t.Errorf("live lease: %s held by %q", got.State, got.LeaseOwner)
+	}
+}
+
+// TestDatasetExpire: an ingest still uploading after the expiry is
+// cancelled with its parts.
+func TestDatasetExpire(t *testing.T) {
+	dir := t.TempDir()
+	l, base := localBlob(t, dir)
+	now := time.Now()
+	clock := func() time.Time { return now }
+	env := openDatasets(t, dir, l, DatasetOptions{Expiry: time.Hour, Now: clock}, nil, false)
+	ctx := context.Background()
+	data := bytes.Repeat([]byte("{}"), 50)
+	old, err := env.d.Create(ctx, DatasetCreate{Filename: "old.geojson", Size: int64(len(data))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	putParts(t, old, base, data)
+	if ids, err := env.d.Expire(ctx); err != nil || len(ids) != 0 {
+		t.Fatalf("fresh upload expired: %v %v", ids, err)
+	}
+	now = now.Add(61 * time.Minute)
+	ids, err := env.d.Expire(ctx)
+	if err != nil || len(ids) != 1 || ids[0] != old.ID {
+		t.Fatalf("expire: %v %v", ids, err)
+	}
+	if got, _ := env.d.Get(ctx, old.ID); got.State != store.IngestCanceled {
+		t.Errorf("expired ingest is %s", got.State)
+	}
+	if left := regularFiles(filepath.Join(dir, "blobs")); len(left) != 0 {
+		t.Errorf("left after expiry: %v", left)
+	}
+}

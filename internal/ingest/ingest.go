@@ -601,7 +601,7 @@ func (s *Service) Process(ctx context.Context, id string) (*catalog.Entry, error
 }
 
 func (s *Service) process(ctx context.Context, rec Record) (*catalog.Entry, error) {
-	tmp, k, err := build(ctx, s.partPath(rec.ID), rec.Filename, filepath.Join(s.cat.Dir(), ".ingest-"+rec.ID), s.log, nil)
+	tmp, k, err := build(ctx, s.partPath(rec.ID), rec.Filename, filepath.Join(s.cat.Dir(), ".ingest-"+rec.ID), s.log, RasterOptions{})
 	if err != nil {
 		return nil, err
 	}
@@ -626,15 +626,16 @@ func baseName(filename string) string {
 // build checks or converts the uploaded file input into a tileset file
 // at tmpBase plus the output's extension, returned with the input's kind:
 // MBTiles and PMTiles are checked and copied, GeoJSON becomes a vector
-// MBTiles, a GeoTIFF a raster MBTiles. progress, when set, is told the
-// fraction done. On error nothing is left at the output.
-func build(ctx context.Context, input, filename, tmpBase string, log *slog.Logger, progress func(float64)) (string, kind, error) {
+// MBTiles, a GeoTIFF a raster MBTiles (as raster says). raster.Progress,
+// when set, is told the fraction done. On error nothing is left at the
+// output.
+func build(ctx context.Context, input, filename, tmpBase string, log *slog.Logger, raster RasterOptions) (string, kind, error) {
 	k, err := sniffFile(input)
 	if err != nil {
 		return "", 0, err
 	}
-	if progress == nil {
-		progress = func(float64) {}
+	if raster.Progress == nil {
+		raster.Progress = func(float64) {}
 	}
 	name := baseName(filename)
 	tmp := tmpBase + k.ext()
@@ -643,7 +644,7 @@ func build(ctx context.Context, input, filename, tmpBase string, log *slog.Logge
 		if err := CheckTileset(ctx, input, k); err != nil {
 			return "", 0, err
 		}
-		progress(0.5)
+		raster.Progress(0.5)
 		if err := copyFile(input, tmp); err != nil {
 			os.Remove(tmp)
 			return "", 0, err
@@ -659,7 +660,7 @@ func build(ctx context.Context, input, filename, tmpBase string, log *slog.Logge
 			return "", 0, err
 		}
 	case kindGeoTIFF:
-		if err := ConvertGeoTIFF(ctx, input, tmp, name, RasterOptions{Progress: progress}); err != nil {
+		if err := ConvertGeoTIFF(ctx, input, tmp, name, raster); err != nil {
 			return "", 0, err
 		}
 	}

@@ -11,7 +11,10 @@ import (
 	"sync"
 	"testing"
 
+	_ "golang.org/x/image/webp" // decodes the WebP tiles
+
 	"github.com/tesseramaps/tessera/internal/geotiff"
+	"github.com/tesseramaps/tessera/internal/imageenc"
 )
 
 type memWriter struct {
@@ -66,61 +69,72 @@ func sourcePixel(g geotiff.Georef, w, h, z, x, y, px, py int) (col, row int, ok 
 	return int(fc), int(fr), true
 }
 
+// buildCase is a picture's placement and the zooms it should get.
+type buildCase struct {
+	g                geotiff.Georef
+	w, h             int
+	wantMin, wantMax int
+}
+
 func TestBuildMatchesSource(t *testing.T) {
-	for _, tc := range []struct {
-		g                geotiff.Georef
-		w, h             int
-		wantMin, wantMax int
-	}{
+	for _, tc := range []buildCase{
 		// 0.01 degree pixels: zoom 8 tiles have 360/2^16 = 0.0055 degree pixels.
 		{geotiff.Georef{EPSG: geotiff.EPSG4326, OriginX: 8.3, OriginY: 47.6, ScaleX: 0.01, ScaleY: 0.01}, 300, 200, 7, 8},
 		// Exactly zoom 10's resolution and grid: one source pixel per tile pixel.
 		{geotiff.Georef{EPSG: geotiff.EPSG3857, OriginX: -20037508.342789244 + 512*156543.03392804097/1024, OriginY: 20037508.342789244 - 300*156543.03392804097/1024, ScaleX: 156543.03392804097 / 1024, ScaleY: 156543.03392804097 / 1024}, 512, 256, 9, 10},
 	} {
-		src := blocks(tc.w, tc.h)
-		img := &geotiff.Image{Info: geotiff.Info{Width: tc.w, Height: tc.h, Georef: tc.g}, Image: src}
-		var mw memWriter
-		var last int
-		res, err := Build(context.Background(), img, &mw, Options{Progress: func(done, total int) {
-			if done == total {
-				last = total
-			}
-		}})
-		if err != nil {
-			t.Fatal(err)
+		for _, format := range []imageenc.Format{imageenc.PNG, imageenc.WebP} {
+			testBuild(t, tc, format)
 		}
-		if res.MinZoom != tc.wantMin || res.MaxZoom != tc.wantMax {
-			t.Errorf("EPSG:%d: zooms %d..%d, want %d..%d", tc.g.EPSG, res.MinZoom, res.MaxZoom, tc.wantMin, tc.wantMax)
+	}
+}
+
+// testBuild tiles a picture of blocks in one format and compares every
+// 7th pixel of every tile with the source.
+func testBuild(t *testing.T, tc buildCase, format imageenc.Format) {
+	src := blocks(tc.w, tc.h)
+	img := &geotiff.Image{Info: geotiff.Info{Width: tc.w, Height: tc.h, Georef: tc.g}, Image: src}
+	var mw memWriter
+	var last int
+	res, err := Build(context.Background(), img, &mw, Options{Format: format, Progress: func(done, total int) {
+		if done == total {
+			last = total
 		}
-		if res.Tiles != len(mw.tiles) || last == 0 {
-			t.Errorf("EPSG:%d: %d tiles reported, %d written, progress total %d", tc.g.EPSG, res.Tiles, len(mw.tiles), last)
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.MinZoom != tc.wantMin || res.MaxZoom != tc.wantMax {
+		t.Errorf("EPSG:%d: zooms %d..%d, want %d..%d", tc.g.EPSG, res.MinZoom, res.MaxZoom, tc.wantMin, tc.wantMax)
+	}
+	if res.Tiles != len(mw.tiles) || last == 0 {
+		t.Errorf("EPSG:%d: %d tiles reported, %d written, progress total %d", tc.g.EPSG, res.Tiles, len(mw.tiles), last)
+	}
+	checked, outside := 0, 0
+	for k, data := range mw.tiles {
+		tile, kind, err := image.Decode(bytes.NewReader(data))
+		if err != nil || kind != string(format) {
+			t.Fatalf("tile %v: %s, %v", k, kind, err)
 		}
-		checked, outside := 0, 0
-		for k, data := range mw.tiles {
-			tile, err := png.Decode(bytes.NewReader(data))
-			if err != nil {
-				t.Fatalf("tile %v: %v", k, err)
-			}
-			for py := 0; py < 256; py += 7 {
-				for px := 0; px < 256; px += 7 {
-					got := color.NRGBAModel.Convert(tile.At(px, py)).(color.NRGBA)
-					col, row, ok := sourcePixel(tc.g, tc.w, tc.h, k[0], k[1], k[2], px, py)
-					if !ok {
-						if got.A == 0 {
-							outside++
-						}
-						continue
+		for py := 0; py < 256; py += 7 {
+			for px := 0; px < 256; px += 7 {
+				got := color.NRGBAModel.Convert(tile.At(px, py)).(color.NRGBA)
+				col, row, ok := sourcePixel(tc.g, tc.w, tc.h, k[0], k[1], k[2], px, py)
+				if !ok {
+					if got.A == 0 {
+						outside++
 					}
-					if want := src.NRGBAAt(col, row); got != want {
-						t.Fatalf("EPSG:%d tile %v pixel (%d,%d) = %v, want source (%d,%d) %v", tc.g.EPSG, k, px, py, got, col, row, want)
-					}
-					checked++
+					continue
 				}
+				if want := src.NRGBAAt(col, row); got != want {
+					t.Fatalf("%s EPSG:%d tile %v pixel (%d,%d) = %v, want source (%d,%d) %v", format, tc.g.EPSG, k, px, py, got, col, row, want)
+				}
+				checked++
 			}
 		}
-		if checked < 1000 || outside == 0 {
-			t.Errorf("EPSG:%d: only %d pixels checked, %d transparent outside", tc.g.EPSG, checked, outside)
-		}
+	}
+	if checked < 1000 || outside == 0 {
+		t.Errorf("%s EPSG:%d: only %d pixels checked, %d transparent outside", format, tc.g.EPSG, checked, outside)
 	}
 }
 
