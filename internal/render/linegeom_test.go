@@ -438,3 +438,43 @@ func TestLineNearReversal(t *testing.T) {
 		t.Errorf("%d triangles reach past the corner, want 4 (two per cap)", top)
 	}
 }
+
+// FuzzLineBuilder builds lines from arbitrary points (a byte pair per
+// coordinate, on a grid of 1/16 pixel) with every join and cap: no vertex
+// may be NaN or lie past lineReach of the points.
+func FuzzLineBuilder(f *testing.F) {
+	f.Add([]byte{0, 0, 0, 40, 0, 0, 0, 40, 0, 40}, uint8(0), false)
+	f.Add([]byte{0, 0, 0, 40, 0, 0, 0, 0, 0, 0}, uint8(5), true)
+	f.Add([]byte{10, 10, 200, 11, 10, 12, 10, 12}, uint8(7), false)
+	joins, caps := []string{"miter", "bevel", "round"}, []string{"butt", "square", "round"}
+	f.Fuzz(func(t *testing.T, data []byte, style uint8, closed bool) {
+		var pts []raster.Point
+		for i := 0; i+3 < len(data) && len(pts) < 64; i += 4 {
+			pts = append(pts, raster.Point{
+				X: float64(int(data[i])<<8|int(data[i+1])) / 16,
+				Y: float64(int(data[i+2])<<8|int(data[i+3])) / 16,
+			})
+		}
+		if closed && len(pts) > 0 {
+			pts = append(pts, pts[0])
+		}
+		shape := lineShape{join: joins[style%3], cap: caps[style/3%3], miterLimit: []float64{2, 1.2, 5}[style/9%3], roundLimit: 1.05}
+		b := &lineBuilder{outset: 3, offset: float64(style%5) - 2, tile: 0.25, sharp: 4, alongScale: 1}
+		b.add(pts, shape, closed)
+		reach := lineReach(shape, b.outset, b.offset, b.tile)
+		x0, y0, x1, y1 := math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)
+		for _, p := range pts {
+			x0, y0, x1, y1 = min(x0, p.X), min(y0, p.Y), max(x1, p.X), max(y1, p.Y)
+		}
+		for _, tri := range b.tris {
+			for _, v := range tri {
+				if math.IsNaN(v.X) || math.IsNaN(v.Y) || math.IsNaN(v.Along) {
+					t.Fatalf("NaN vertex %+v", v)
+				}
+				if d := max(x0-v.X, v.X-x1, y0-v.Y, v.Y-y1); d > reach {
+					t.Fatalf("vertex %+v is %v past the points' box, reach %v", v, d, reach)
+				}
+			}
+		}
+	})
+}
