@@ -101,7 +101,7 @@ func TestTimeout(t *testing.T) {
 // TestDeadlineFromStart: time spent waiting for a worker does not count
 // against a render's deadline.
 func TestDeadlineFromStart(t *testing.T) {
-	const timeout, work = time.Second, 300 * time.Millisecond
+	const timeout, work = 2 * time.Second, 600 * time.Millisecond
 	q := New(1, 1, timeout)
 	first := make(chan error, 1)
 	go func() {
@@ -134,12 +134,12 @@ func TestDeadlineFromStart(t *testing.T) {
 	}
 }
 
-// TestRefuseWhatCannotStart: with renders taking 80 ms on one worker and
-// a longest wait of 100 ms (half the timeout), the second render waiting
-// is refused at once.
+// TestRefuseWhatCannotStart: with renders taking 800 ms on one worker and
+// a longest wait of 1 s (half the timeout), the second render waiting is
+// refused at once, not after waiting.
 func TestRefuseWhatCannotStart(t *testing.T) {
-	q := New(1, 10, 200*time.Millisecond)
-	q.avg = 80 * time.Millisecond
+	q := New(1, 10, 2*time.Second)
+	q.avg = 800 * time.Millisecond
 	release := make(chan struct{})
 	block := func(ctx context.Context) ([]byte, error) {
 		select {
@@ -155,9 +155,9 @@ func TestRefuseWhatCannotStart(t *testing.T) {
 	waitFor(t, func() bool { return q.Stats().Admitted == 2 })
 	start := time.Now()
 	if _, err := q.Do(context.Background(), "c", block); !errors.Is(err, ErrBusy) {
-		t.Fatalf("third render: %v, want ErrBusy (it would wait 160 ms)", err)
+		t.Fatalf("third render: %v, want ErrBusy (it would wait 1.6 s)", err)
 	}
-	if d := time.Since(start); d > 50*time.Millisecond {
+	if d := time.Since(start); d > 500*time.Millisecond {
 		t.Errorf("refused after %v, not at once", d)
 	}
 	if s := q.Stats(); s.Refused != 1 {
