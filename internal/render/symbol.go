@@ -219,12 +219,15 @@ func (s *sourceSet) placeSymbols(ctx context.Context) *symbolPass {
 				}
 				return compareFloats(a.world[0], b.world[0])
 			})
-			placed[i] = placeAll(edge, ly.sl, grid)
+			placed[i] = placeAll(ctx, edge, ly.sl, grid)
 			layers[i].cands = rest
 		}
 	}
 	for i, ly := range layers {
-		placed[i] = append(placed[i], placeAll(ly.cands, ly.sl, grid)...)
+		if ctx.Err() != nil {
+			break // the render is thrown away
+		}
+		placed[i] = append(placed[i], placeAll(ctx, ly.cands, ly.sl, grid)...)
 		for _, sym := range placed[i] {
 			s.finishText(ctx, ly.lr, sym)
 		}
@@ -411,10 +414,13 @@ func (s *sourceSet) layoutLayer(ctx context.Context, lr *symLayer, feats feature
 }
 
 // placeAll places symbols in order against the grid and returns those
-// placed.
-func placeAll(cands []*symbol, sl symbolLayout, grid *collisionGrid) []*symbol {
+// placed; it stops when ctx ends (the render is then thrown away).
+func placeAll(ctx context.Context, cands []*symbol, sl symbolLayout, grid *collisionGrid) []*symbol {
 	var placed []*symbol
-	for _, sym := range cands {
+	for k, sym := range cands {
+		if k%256 == 255 && ctx.Err() != nil {
+			break
+		}
 		if sl.textOverlap != overlapAlways {
 			// The first text-variable-anchor position that fits.
 			for _, alt := range sym.alts {

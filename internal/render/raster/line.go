@@ -54,6 +54,10 @@ type Dash struct {
 	// Ramp is half the width of the edges' fade, in device pixels.
 	Ramp  float64
 	total float64
+	// ends holds where each part ends, from the repeat's start: a
+	// fragment finds its part by a binary search, however long the
+	// array.
+	ends []float64
 }
 
 // dashAtlasWidth is how many texels GL's line atlas gives a dash array's
@@ -79,7 +83,13 @@ func NewDash(parts []float64, width, ratio float64, round bool) *Dash {
 		parts = append(append([]float64(nil), parts...), parts...)
 		total *= 2
 	}
-	return &Dash{Parts: parts, Width: width, Ratio: ratio, Round: round, Ramp: 0.5, total: total}
+	ends := make([]float64, len(parts))
+	end := 0.0
+	for i, p := range parts {
+		end += p
+		ends[i] = end
+	}
+	return &Dash{Parts: parts, Width: width, Ratio: ratio, Round: round, Ramp: 0.5, total: total, ends: ends}
 }
 
 // coverage returns how much of a fragment at along CSS pixels, across the
@@ -93,18 +103,15 @@ func (d *Dash) coverage(along, ny float64) float64 {
 	pos := along/d.Width - 0.5*texel
 	pos -= math.Floor(pos/d.total) * d.total
 	// The signed distance (line widths, positive inside a dash) to the
-	// nearest edge of the part holding pos.
+	// nearest edge of the part holding pos: the first that ends past it,
+	// or the last.
+	i := d.part(pos)
 	start := 0.0
-	var inside bool
-	var dist float64
-	for i, p := range d.Parts {
-		if pos < start+p || i == len(d.Parts)-1 {
-			inside = i%2 == 0
-			dist = min(pos-start, start+p-pos)
-			break
-		}
-		start += p
+	if i > 0 {
+		start = d.ends[i-1]
 	}
+	inside := i%2 == 0
+	dist := min(pos-start, d.ends[i]-pos)
 	var sd float64
 	if d.Round {
 		half := 0.5
@@ -126,6 +133,21 @@ func (d *Dash) coverage(along, ny float64) float64 {
 	sd += 0.5 * texel
 	g := d.Ramp / (d.Ratio * d.Width)
 	return smoothstep(-g, g, sd)
+}
+
+// part returns the index of the first part that ends past pos (line
+// widths from the repeat's start), the last when none does.
+func (d *Dash) part(pos float64) int {
+	lo, hi := 0, len(d.ends)-1
+	for lo < hi {
+		mid := int(uint(lo+hi) >> 1)
+		if pos < d.ends[mid] {
+			hi = mid
+		} else {
+			lo = mid + 1
+		}
+	}
+	return lo
 }
 
 // LinePattern is an image repeated along a line as GL's line pattern

@@ -3,6 +3,7 @@ package raster
 import (
 	"image"
 	"math"
+	"math/rand/v2"
 	"testing"
 )
 
@@ -343,6 +344,44 @@ func TestLineRamp(t *testing.T) {
 			if got > 0 != (want > 0) || got > 0 && got != want {
 				t.Errorf("%s: alpha(%v) = %v, want %v", tc.name, d2, got, want)
 			}
+		}
+	}
+}
+
+// TestDashPart: the binary search finds the part a linear walk over the
+// parts finds (the first that ends past the position, else the last), for
+// arrays with empty parts, long arrays and positions past either end.
+func TestDashPart(t *testing.T) {
+	walk := func(parts []float64, pos float64) int {
+		start := 0.0
+		for i, p := range parts {
+			if pos < start+p || i == len(parts)-1 {
+				return i
+			}
+			start += p
+		}
+		return -1
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, n := range []int{1, 2, 3, 7, 64, 1000} {
+		parts := make([]float64, n)
+		for i := range parts {
+			if rng.IntN(4) > 0 {
+				parts[i] = rng.Float64() * 3
+			}
+		}
+		d := NewDash(parts, 1, 1, false)
+		if d == nil {
+			continue
+		}
+		for range 2000 {
+			pos := (rng.Float64()*1.2 - 0.1) * d.total
+			if got, want := d.part(pos), walk(d.Parts, pos); got != want {
+				t.Fatalf("%d parts, at %v: part %d, the walk finds %d", len(d.Parts), pos, got, want)
+			}
+		}
+		if got, want := d.part(math.NaN()), len(d.Parts)-1; got != want {
+			t.Errorf("NaN: part %d, want the last, %d", got, want)
 		}
 	}
 }
