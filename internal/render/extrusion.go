@@ -329,6 +329,9 @@ func (e *extrusionFace) cover(rings [][]raster.Point, fn func(x, y int)) {
 	}
 	e.mask.FillPolygon(rings)
 	for y := iy0; y <= iy1; y++ {
+		if y&15 == 0 && e.mask.Budget.Stopped() {
+			break
+		}
 		row := e.mask.Cov[y*e.mask.W:]
 		for x := ix0; x <= ix1; x++ {
 			if row[x] > 0 {

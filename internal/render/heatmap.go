@@ -74,6 +74,9 @@ func (d *densityBuffer) kernel(c raster.Point, r, peak float64, tilt *raster.Til
 	}
 	inv := 1 / (r * r)
 	for j := j0; j <= j1; j++ {
+		if j&15 == 0 && budget.Stopped() {
+			return
+		}
 		for i := i0; i <= i1; i++ {
 			q := raster.Point{X: (float64(i) + 0.5) * d.sx, Y: (float64(j) + 0.5) * d.sy}
 			if tilt != nil {

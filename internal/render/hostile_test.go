@@ -18,6 +18,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -31,9 +32,26 @@ import (
 // small squares), spread over span degrees around lon, lat, the same for
 // the same query; hostile://bomb a PNG declaring w x h pixels (pngBomb),
 // or as a sprite's index (bomb.json) one icon.
+// Made once, kept for every render (hostileMade): a server's resources
+// come from a cache too.
 type hostileResources struct{}
 
-func (hostileResources) Fetch(_ context.Context, raw string) ([]byte, error) {
+var hostileMade sync.Map // URL -> []byte
+
+func (hostileResources) Fetch(ctx context.Context, raw string) ([]byte, error) {
+	if b, ok := hostileMade.Load(raw); ok {
+		return b.([]byte), nil
+	}
+	b, err := makeHostile(ctx, raw)
+	if err == nil {
+		hostileMade.Store(raw, b)
+	}
+	return b, err
+}
+
+// makeHostile reads or makes the resource of a hostile:// or local:// URL,
+// stopping when ctx ends, as a resource fetched over a network would.
+func makeHostile(ctx context.Context, raw string) ([]byte, error) {
 	if rest, ok := strings.CutPrefix(raw, "local://"); ok {
 		return os.ReadFile(filepath.Join("testdata", "layers", filepath.FromSlash(rest)))
 	}
@@ -68,7 +86,10 @@ func (hostileResources) Fetch(_ context.Context, raw string) ([]byte, error) {
 		feats = append(feats, map[string]any{"type": "Feature", "properties": map[string]any{"n": len(feats)},
 			"geometry": map[string]any{"type": kind, "coordinates": coords}})
 	}
-	for range n {
+	for i := range n {
+		if i%256 == 0 && ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
 		switch u.Host {
 		case "lines":
 			line := [][2]float64{at()}
@@ -110,6 +131,17 @@ func hostileStyles(t testing.TB) map[string]*style.Style {
 			t.Fatalf("%s: the style is not valid: %v", p, errs[0])
 		}
 		out[strings.TrimSuffix(filepath.Base(p), ".json")] = st
+		// The generated data made before any render: its making is the
+		// test's, not the render's.
+		for _, src := range st.SourceByKey {
+			if data, ok := src.Raw.Get("data"); ok {
+				if u, ok := data.(string); ok {
+					if _, err := (hostileResources{}).Fetch(context.Background(), u); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+		}
 	}
 	return out
 }

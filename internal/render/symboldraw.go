@@ -90,6 +90,9 @@ func (q *texQuad) each(cv *raster.Canvas, fn func(x, y int, s, t float64)) {
 		return
 	}
 	for y := y0; y < y1; y++ {
+		if y&15 == 0 && cv.Budget.Stopped() {
+			return // a quad may cover the picture: stop within it
+		}
 		for x := x0; x < x1; x++ {
 			if s, t, _, ok := q.texel(x, y, det); ok {
 				fn(x, y, s, t)
@@ -217,6 +220,9 @@ func drawSDF(cv *raster.Canvas, q *texQuad, tex *alphaTex, buff, gamma float64, 
 		gk = 1 / q.tilt.Cos
 	}
 	for y := y0; y < y1; y++ {
+		if y&15 == 0 && cv.Budget.Stopped() {
+			return // a quad may cover the picture: stop within it
+		}
 		for x := x0; x < x1; x++ {
 			s, t, w, ok := q.texel(x, y, det)
 			if !ok {
@@ -258,6 +264,9 @@ func drawSDFFlat(cv *raster.Canvas, q *texQuad, tex *alphaTex, x0, y0, x1, y1 in
 	lo := e0 * 255 // below it, a texel adds nothing
 	tw, th := float64(q.tw), float64(q.th)
 	for y := y0; y < y1; y++ {
+		if y&15 == 0 && cv.Budget.Stopped() {
+			return // a quad may cover the picture: stop within it
+		}
 		dy := float64(y) + 0.5 - q.oy
 		for x := x0; x < x1; x++ {
 			dx := float64(x) + 0.5 - q.ox
@@ -332,6 +341,9 @@ func drawSDFUnturned(cv *raster.Canvas, q *texQuad, tex *alphaTex, x0, y0, x1, y
 		cols = append(cols, c)
 	}
 	for y := y0; y < y1; y++ {
+		if y&15 == 0 && cv.Budget.Stopped() {
+			return // a quad may cover the picture: stop within it
+		}
 		dy := float64(y) + 0.5 - q.oy
 		t := q.ux * dy / det
 		if t < 0 || t >= th {
@@ -424,6 +436,9 @@ func drawIconFlat(cv *raster.Canvas, iq *iconQuad, opacity float64) {
 		return [4]float64{float64(p[0]), float64(p[1]), float64(p[2]), float64(p[3])}
 	}
 	for y := y0; y < y1; y++ {
+		if y&15 == 0 && cv.Budget.Stopped() {
+			return // a quad may cover the picture: stop within it
+		}
 		dy := float64(y) + 0.5 - q.oy
 		for x := x0; x < x1; x++ {
 			dx := float64(x) + 0.5 - q.ox
