@@ -256,6 +256,7 @@ func FuzzParse(f *testing.F) {
 	f.Add("2.35,48.85,12", "600x400@2x.png", "path=stroke:red|1,1|2,2&markers=icon:pin|1,1,a")
 	f.Add("auto", "10x10.webp", "path=enc:_p~iF~ps|U_ulLnnqC_mqNvxq`@&shortest=1")
 	f.Add("170,-20,-170,10", "1x1.jpg", "latlng=true&padding=0.3&encodedpath=__")
+	f.Add("0,0,1", "100000x99999999999999999999.png", "")
 	f.Fuzz(func(t *testing.T, viewport, size, query string) {
 		q, err := url.ParseQuery(query)
 		if err != nil {

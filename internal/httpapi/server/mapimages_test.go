@@ -634,6 +634,12 @@ func TestHostileLoad(t *testing.T) {
 	if d := loadmix.Longest(rep.Hostile); d > 3*timeout && !raceDetector { // the race detector slows encoding many times
 		t.Errorf("a hostile request took %v; render_timeout is %v", d, timeout)
 	}
+	// The server counted what it cut, and no panic.
+	if qs := e.srv.images.QueueStats(); qs.Panicked != 0 || qs.Admitted != 0 || qs.Running != 0 {
+		t.Errorf("render queue after the load: %+v", qs)
+	} else if st[503] > 0 && qs.Refused+qs.TimedOut == 0 {
+		t.Errorf("%d answers 503 but the queue counted no render refused or cut: %+v", st[503], qs)
+	}
 	t.Logf("plain p50/p99: quiet %v/%v, under hostile load %v/%v; hostile answers %v, longest %v",
 		loadmix.Percentile(rep.Quiet, 0.5), loadmix.Percentile(rep.Quiet, 0.99),
 		loadmix.Percentile(rep.Loaded, 0.5), loadmix.Percentile(rep.Loaded, 0.99), st, loadmix.Longest(rep.Hostile))
