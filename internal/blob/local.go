@@ -125,11 +125,12 @@ func (l *Local) PartURL(_ context.Context, _ string, uploadID string, part int, 
 // bytes, as S3 answers). A bad or expired signature wraps ErrForbidden; a
 // part past MaxPartSize wraps ErrTooLarge.
 func (l *Local) PutPart(ctx context.Context, uploadID string, part int, query url.Values, body io.Reader) (string, error) {
+	// The URL is taken only exactly as signed: the expiry in canonical
+	// decimal, the signature in lower-case hex.
 	exp, err := strconv.ParseInt(query.Get("expires"), 10, 64)
-	sig, herr := hex.DecodeString(query.Get("signature"))
-	want, _ := hex.DecodeString(l.sign(uploadID, part, exp))
+	canonical := err == nil && strconv.FormatInt(exp, 10) == query.Get("expires")
 	switch {
-	case err != nil || herr != nil || subtle.ConstantTimeCompare(sig, want) != 1:
+	case !canonical || subtle.ConstantTimeCompare([]byte(query.Get("signature")), []byte(l.sign(uploadID, part, exp))) != 1:
 		return "", fmt.Errorf("%w: the signature does not match", ErrForbidden)
 	case l.opts.Now().Unix() > exp:
 		return "", fmt.Errorf("%w: the URL expired at %s; ask for the ingest again for new part URLs", ErrForbidden, time.Unix(exp, 0).UTC().Format(time.RFC3339))

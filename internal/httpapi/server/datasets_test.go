@@ -262,7 +262,7 @@ func TestDatasetIngestLocal(t *testing.T) {
 		t.Fatalf("create: %d %s", r.status, r.body)
 	}
 	u := v.Upload.Parts[0].URL
-	if status, _, body := plainPut(t, strings.Replace(u, "signature=", "signature=00", 1), data); status != 403 || !isMessage(body) {
+	if status, _, body := plainPut(t, strings.Replace(u, "signature=", "signature=00", 1), data[:10]); status != 403 || !isMessage(body) {
 		t.Errorf("tampered part URL: %d %s", status, body)
 	}
 	status, etag, body := plainPut(t, u, data)
