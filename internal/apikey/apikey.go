@@ -11,6 +11,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"strings"
+	"sync/atomic"
 
 	"github.com/tesseramaps/tessera/internal/store"
 )
@@ -66,6 +67,9 @@ type checker struct {
 	rules        []rule
 	allowUnknown bool
 	userAgent    string
+	// last is the origin (or referer) most recently allowed: a page's
+	// requests repeat it, and comparing it is cheaper than parsing it.
+	last atomic.Pointer[string]
 }
 
 func compile(k *Key) *checker {
@@ -89,18 +93,41 @@ func compile(k *Key) *checker {
 // User-Agent headers.
 func (c *checker) allows(origin, referer, userAgent string) error {
 	if len(c.rules) > 0 || c.allowUnknown {
-		h, known := ParseRequestOrigin(origin, referer)
-		if !known {
-			if !c.allowUnknown {
-				return ErrOrigin
-			}
-		} else if !c.matchAny(h) {
-			return ErrOrigin
+		if err := c.allowsOrigin(origin, referer); err != nil {
+			return err
 		}
 	}
 	if c.userAgent != "" && !strings.Contains(userAgent, c.userAgent) {
 		return ErrUserAgent
 	}
+	return nil
+}
+
+// allowsOrigin applies the origin rules, remembering the last origin they
+// allowed.
+func (c *checker) allowsOrigin(origin, referer string) error {
+	from := origin
+	if from == "" || from == "null" {
+		from = referer
+	}
+	if from != "" {
+		if last := c.last.Load(); last != nil && *last == from {
+			return nil
+		}
+	}
+	h, known := ParseRequestOrigin(origin, referer)
+	if !known {
+		if !c.allowUnknown {
+			return ErrOrigin
+		}
+		return nil
+	}
+	if !c.matchAny(h) {
+		return ErrOrigin
+	}
+	remembered := new(string) // only here: taking from's address would allocate it on every call
+	*remembered = from
+	c.last.Store(remembered)
 	return nil
 }
 

@@ -105,8 +105,11 @@ func parseURLHost(u string) (Host, bool) {
 		return Host{}, false
 	}
 	auth := u[i+3:]
-	if j := strings.IndexAny(auth, "/?#"); j >= 0 {
-		auth = auth[:j]
+	for j := 0; j < len(auth); j++ {
+		if c := auth[j]; c == '/' || c == '?' || c == '#' {
+			auth = auth[:j]
+			break
+		}
 	}
 	if j := strings.LastIndexByte(auth, '@'); j >= 0 {
 		auth = auth[j+1:]
@@ -161,6 +164,13 @@ func splitHostPort(s string) (name, port string, ok bool) {
 }
 
 func isIPv4(s string) bool {
+	// Only digits and dots can be one: host names skip the parse (and its
+	// error's allocation), which runs on every keyed request.
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c != '.' && (c < '0' || c > '9') {
+			return false
+		}
+	}
 	a, err := netip.ParseAddr(s)
 	return err == nil && a.Is4()
 }

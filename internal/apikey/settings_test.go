@@ -111,6 +111,12 @@ func TestSnapshotCheck(t *testing.T) {
 		{"token-one ", "", nil, ErrUnknown},
 		{"TOKEN-ONE", "", nil, ErrUnknown},
 		{strings.Repeat("x", MaxTokenBytes+1), "", nil, ErrUnknown},
+		// The last allowed origin is remembered: others are still checked.
+		{"token-two", "https://example.com", k2, nil},
+		{"token-two", "https://example.com.evil.org", k2, ErrOrigin},
+		{"token-two", "", k2, ErrOrigin},
+		{"token-two", "https://example.com", k2, nil},
+		{"token-two", "null", k2, ErrOrigin},
 	} {
 		got, err := s.Check(tc.token, tc.origin, "", "")
 		if got != tc.want || !errors.Is(err, tc.err) && !(err == nil && tc.err == nil) {

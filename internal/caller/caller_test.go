@@ -15,3 +15,45 @@ func TestCallerRoundTrip(t *testing.T) {
 		t.Errorf("From(With(c)) = %+v, want %+v", got, want)
 	}
 }
+
+type otherKey struct{}
+
+func TestSlot(t *testing.T) {
+	base := context.WithValue(context.Background(), otherKey{}, "v")
+	if Set(base, Caller{KeyID: "x"}) {
+		t.Error("Set on a context without a slot reported true")
+	}
+	ctx := Attach(base)
+	if got := From(ctx); got != (Caller{}) {
+		t.Errorf("empty slot: %+v", got)
+	}
+	want := Caller{KeyID: "k", KeyToken: "t"}
+	if !Set(ctx, want) {
+		t.Fatal("Set on an attached context reported false")
+	}
+	if !SetKey(ctx, "k2", "t2") || From(ctx) != (Caller{KeyID: "k2", KeyToken: "t2"}) {
+		t.Errorf("SetKey: %+v", From(ctx))
+	}
+	Set(ctx, want)
+	// Contexts made on top see the slot's caller; other values pass through.
+	child, cancel := context.WithCancel(ctx)
+	defer cancel()
+	if got := From(child); got != want {
+		t.Errorf("From(child) = %+v, want %+v", got, want)
+	}
+	if child.Value(otherKey{}) != "v" {
+		t.Error("other values lost")
+	}
+	// A caller set with With above the slot wins, and Set then reports
+	// false (the nearer value is not a slot).
+	over := With(ctx, Caller{TokenID: "tt"})
+	if got := From(over); got.TokenID != "tt" || got.KeyID != "" {
+		t.Errorf("From(With over slot) = %+v", got)
+	}
+	if Set(over, want) || SetKey(over, "a", "b") {
+		t.Error("Set through a With value reported true")
+	}
+	if SetKey(base, "a", "b") {
+		t.Error("SetKey without a slot reported true")
+	}
+}

@@ -35,15 +35,28 @@ func APIKeys(mode string, keys func() *apikey.Snapshot) Middleware {
 				next.ServeHTTP(w, r)
 				return
 			}
-			h := r.Header
-			k, err := keys().Check(token, h.Get("Origin"), h.Get("Referer"), h.Get("User-Agent"))
+			// Canonical names read straight from the map (this runs on every
+			// tile request); the Referer only matters without an Origin.
+			origin, referer := first(r.Header["Origin"]), ""
+			if origin == "" || origin == "null" {
+				referer = first(r.Header["Referer"])
+			}
+			k, err := keys().Check(token, origin, referer, first(r.Header["User-Agent"]))
 			if err != nil {
 				respond.Fail(w, http.StatusForbidden, err.Error())
 				return
 			}
+			if caller.SetKey(r.Context(), k.ID, k.Token) { // the slot RequestID attached
+				next.ServeHTTP(w, r)
+				return
+			}
 			c := caller.From(r.Context())
 			c.KeyID, c.KeyToken = k.ID, k.Token
-			next.ServeHTTP(w, r.WithContext(caller.With(r.Context(), c)))
+			keyed := r.WithContext(caller.With(r.Context(), c))
+			next.ServeHTTP(w, keyed)
+			// The route matched inside is the outer layers' too (metrics
+			// and access logs label requests with it).
+			r.Pattern = keyed.Pattern
 		})
 	}
 }
@@ -51,4 +64,11 @@ func APIKeys(mode string, keys func() *apikey.Snapshot) Middleware {
 // unkeyed tells the paths that never need a key.
 func unkeyed(p string) bool {
 	return p == "/health" || p == "/metrics" || strings.HasPrefix(p, "/v1/") || strings.HasPrefix(p, "/static/")
+}
+
+func first(v []string) string {
+	if len(v) == 0 {
+		return ""
+	}
+	return v[0]
 }

@@ -17,6 +17,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/tesseramaps/tessera/internal/caller"
 	"github.com/tesseramaps/tessera/internal/httpapi/respond"
 )
 
@@ -103,7 +104,8 @@ func newIDPrefix() string {
 
 // RequestID gives every request an id: the client's X-Request-Id when it is
 // short and plain, else a new one. It is echoed in the response header and
-// available through RequestIDFrom.
+// available through RequestIDFrom. It also attaches the request's caller
+// slot (caller.Attach), which the key check fills.
 func RequestID(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		id := r.Header.Get("X-Request-Id")
@@ -111,7 +113,9 @@ func RequestID(next http.Handler) http.Handler {
 			id = idPrefix + "-" + strconv.FormatUint(idCounter.Add(1), 36)
 		}
 		w.Header().Set("X-Request-Id", id)
-		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), requestIDKey, id)))
+		// The caller's slot rides on the same new request: the key check
+		// fills it without making another.
+		next.ServeHTTP(w, r.WithContext(caller.Attach(context.WithValue(r.Context(), requestIDKey, id))))
 	})
 }
 
