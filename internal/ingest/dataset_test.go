@@ -645,3 +645,20 @@ func TestDatasetExpire(t *testing.T) {
 		t.Errorf("left after expiry: %v", left)
 	}
 }
+
+// TestAdminIngestGeoTIFF: the admin API's tileset ingest takes a GeoTIFF
+// too, through the same conversion.
+func TestAdminIngestGeoTIFF(t *testing.T) {
+	svc := reopen(t, t.TempDir(), Options{})
+	g := geotiff.Georef{EPSG: geotiff.EPSG4326, OriginX: 2.2, OriginY: 48.9, ScaleX: 0.002, ScaleY: 0.002}
+	src := geoImage(120, 90, 5)
+	rec := uploaded(t, svc, "paris.tiff", encodeGeoTIFF(t, src, g))
+	e, err := svc.Process(context.Background(), rec.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e.Name != "paris" || e.TileType() != "raster" {
+		t.Fatalf("tileset %q %q", e.Name, e.TileType())
+	}
+	checkRasterTiles(t, filepath.Join(svc.cat.Dir(), e.Tileset.Source), src, g)
+}
