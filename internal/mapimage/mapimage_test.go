@@ -469,3 +469,30 @@ func TestRenderPanic(t *testing.T) {
 		t.Errorf("the next render: %v", err)
 	}
 }
+
+// TestOverlaysStopAtDeadline: the overlays of a picture whose render's
+// context has ended are not drawn on: the drawing stops with the
+// context's cause.
+func TestOverlaysStopAtDeadline(t *testing.T) {
+	q := url.Values{}
+	for range 50 {
+		q.Add("path", "fill:rgba(255,0,0,0.1)|width:100|-60,-60|60,-60|60,60|-60,60|-60,-60")
+	}
+	req, err := staticmap.Parse("0,0,1", "2048x2048@2x.png", q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cut := errors.New("the render's deadline")
+	ctx, cancel := context.WithCancelCause(context.Background())
+	cancel(cut)
+	v := req.View(fitMaxZoom)
+	img := image.NewRGBA(image.Rect(0, 0, 4096, 4096))
+	if err := drawOverlays(ctx, img, v, req, make([]markerIcon, len(req.Markers)), ""); !errors.Is(err, cut) {
+		t.Errorf("overlays after the deadline: %v, want the context's cause", err)
+	}
+	for _, b := range img.Pix[:4*4096*2048] {
+		if b != 0 {
+			t.Fatal("the overlays drew after the deadline")
+		}
+	}
+}

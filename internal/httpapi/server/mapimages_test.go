@@ -580,7 +580,8 @@ func dark(c color.Color) bool {
 // WMS at the largest size, markers whose icons never come): every plain
 // request is answered 200, every hostile one is answered (200, or cut
 // with 400 or 503, never 500 or no answer) within the render's bounds
-// (1.5 times render_timeout, plus room for encoding on a busy machine),
+// (1.5 times render_timeout, plus room for encoding on a busy machine:
+// 5 times in all; before issue 17, icons alone held a request 82 s),
 // and some are cut. The plain requests' latencies, quiet and under the
 // hostile load, are logged; their bound is measured by bench/hostile.sh,
 // not asserted here (two cores, shared with the test's own clients).
@@ -631,7 +632,10 @@ func TestHostileLoad(t *testing.T) {
 	if st[400]+st[503] == 0 {
 		t.Errorf("no hostile request was cut: %v", st)
 	}
-	if d := loadmix.Longest(rep.Hostile); d > 3*timeout && !raceDetector { // the race detector slows encoding many times
+	// A render that ends just before its deadline is still encoded: on a
+	// machine busy with other tests, encoding a 4096x4096 picture takes
+	// seconds. (The race detector slows it many times more.)
+	if d := loadmix.Longest(rep.Hostile); d > 5*timeout && !raceDetector {
 		t.Errorf("a hostile request took %v; render_timeout is %v", d, timeout)
 	}
 	// The server counted what it cut, and no panic.
