@@ -191,3 +191,21 @@ func TestRefusesOutsideWorld(t *testing.T) {
 		t.Errorf("tile limit: %v", err)
 	}
 }
+
+// BenchmarkBuild tiles a 2048x2048 EPSG:3857 picture (zooms 8..11, 119
+// tiles) into memory as PNG; tiles/s is reported.
+func BenchmarkBuild(b *testing.B) {
+	res := 2 * math.Pi * 6378137 / (256 << 11)
+	g := geotiff.Georef{EPSG: geotiff.EPSG3857, OriginX: 1000 * res, OriginY: 5000 * res, ScaleX: res, ScaleY: res}
+	img := &geotiff.Image{Info: geotiff.Info{Width: 2048, Height: 2048, Georef: g}, Image: blocks(2048, 2048)}
+	b.ResetTimer()
+	tiles := 0
+	for i := 0; i < b.N; i++ {
+		r, err := Build(context.Background(), img, &memWriter{}, Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		tiles += r.Tiles
+	}
+	b.ReportMetric(float64(tiles)/b.Elapsed().Seconds(), "tiles/s")
+}
