@@ -1,6 +1,7 @@
 package render
 
 import (
+	"context"
 	"fmt"
 	"math"
 
@@ -86,7 +87,7 @@ func sourceInt(src *style.Source, key string, def float64) float64 {
 // source's maxzoom less one, clusterMinPoints 2), positions on the grid of
 // the tiles' units. Features other than points are not clustered and, as
 // in GL, not drawn.
-func (s *sourceSet) clusters(src *style.Source, feats []tiler.Feature, maxZoom, grid float64) ([]sourceFeature, error) {
+func (s *sourceSet) clusters(ctx context.Context, src *style.Source, feats []tiler.Feature, maxZoom, grid float64) ([]sourceFeature, error) {
 	var pts []cluster.Point
 	var idx []int
 	for i, f := range feats {
@@ -150,6 +151,7 @@ func (s *sourceSet) clusters(src *style.Source, feats []tiler.Feature, maxZoom, 
 			}
 		}
 	}
+	opt.Stop = func() bool { return ctx.Err() != nil }
 	ix, err := cluster.New(pts, opt)
 	if err != nil {
 		return nil, fmt.Errorf("source %s: %w", src.Name, err)

@@ -715,7 +715,7 @@ func (s *sourceSet) geoJSON(ctx context.Context, src *style.Source) ([]sourceFea
 	}
 	grid := math.Exp2(math.Max(0, math.Min(maxZoom, math.Floor(s.view.Zoom)))) * geoJSONExtent
 	if clustered(src) {
-		return s.clusters(src, feats, maxZoom, grid)
+		return s.clusters(ctx, src, feats, maxZoom, grid)
 	}
 	lm, _ := src.Raw.Get("lineMetrics")
 	metrics := lm == true

@@ -19,6 +19,7 @@
 package cluster
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"strconv"
@@ -49,7 +50,14 @@ type Options struct {
 	// Reduce folds the properties of one member (a point's mapped
 	// properties or a smaller cluster's) into acc.
 	Reduce func(acc, member map[string]any)
+	// Stop, when not nil, is asked before each zoom is clustered: when it
+	// says true, New gives up with ErrStopped (a render whose context
+	// ended).
+	Stop func() bool
 }
+
+// ErrStopped is New's error when Options.Stop stopped it.
+var ErrStopped = errors.New("cluster: stopped")
 
 // Item is a point or a cluster at one zoom.
 type Item struct {
@@ -100,6 +108,9 @@ func New(points []Point, opt Options) (*Index, error) {
 	}
 	ix.levels[len(ix.levels)-1] = top
 	for z := opt.MaxZoom; z >= opt.MinZoom; z-- {
+		if opt.Stop != nil && opt.Stop() {
+			return nil, ErrStopped
+		}
 		ix.levels[z-opt.MinZoom] = ix.clusterLevel(ix.levels[z-opt.MinZoom+1], z)
 	}
 	return ix, nil

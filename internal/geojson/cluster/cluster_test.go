@@ -1,6 +1,7 @@
 package cluster
 
 import (
+	"errors"
 	"math"
 	"sort"
 	"testing"
@@ -169,5 +170,26 @@ func TestMinZoomSavesLevels(t *testing.T) {
 				t.Fatalf("zoom %d item %d: %+v, %+v with MinZoom", z, i, a[i], b[i])
 			}
 		}
+	}
+}
+
+// TestStop: New asks Stop before each zoom and gives up with ErrStopped
+// once it says true.
+func TestStop(t *testing.T) {
+	pts := make([]Point, 100)
+	for i := range pts {
+		pts[i] = Point{X: float64(i) / 100, Y: 0.5}
+	}
+	asked := 0
+	_, err := New(pts, Options{MinZoom: 0, MaxZoom: 16, Stop: func() bool {
+		asked++
+		return asked > 3
+	}})
+	if !errors.Is(err, ErrStopped) || asked != 4 {
+		t.Errorf("err %v after %d questions; want ErrStopped after 4", err, asked)
+	}
+	asked = 0
+	if _, err := New(pts, Options{MinZoom: 10, MaxZoom: 16, Stop: func() bool { asked++; return false }}); err != nil || asked != 7 {
+		t.Errorf("err %v after %d questions; want none after 7 (zooms 16 to 10)", err, asked)
 	}
 }
