@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -311,4 +312,37 @@ func TestCSV(t *testing.T) {
 	if want := "group_id,item_id,label,value\nrequest,k1,Website,280\nrequest,k2,App,12\nrequest,kx,kx,4\n"; buf.String() != want {
 		t.Errorf("top csv:\n%s\nwant\n%s", buf.String(), want)
 	}
+}
+
+// FuzzQuery: whatever the parameters, a query answers or is refused with
+// one of the analytics' errors; it never fails otherwise or panics.
+func FuzzQuery(f *testing.F) {
+	for _, p := range Periods {
+		f.Add(p, ClassifierServices, "", 0)
+	}
+	f.Add(Past30Days, ClassifierAPIKeys, GroupRequest, 5)
+	f.Add(All, ClassifierCredentials, "x", -1)
+	f.Add("", "", "", 1000)
+	db, err := store.Open(context.Background(), filepath.Join(f.TempDir(), "state.db"))
+	if err != nil {
+		f.Fatal(err)
+	}
+	defer db.Close()
+	if err := db.AddUsage(context.Background(), []store.UsageCount{{Day: "2026-10-02", Service: ServiceTiles, Group: GroupRequest, KeyID: "k", Value: 1}}); err != nil {
+		f.Fatal(err)
+	}
+	a := &Analytics{DB: db, Now: func() time.Time { return analyticsNow }}
+	f.Fuzz(func(t *testing.T, period, classifier, group string, limit int) {
+		q := Query{Period: period, Classifier: classifier, Group: group, Limit: limit}
+		for _, run := range []func() error{
+			func() error { _, err := a.Timeline(context.Background(), q); return err },
+			func() error { _, err := a.Top(context.Background(), q); return err },
+		} {
+			err := run()
+			var e *Error
+			if err != nil && (!errors.As(err, &e) || e.Message == "") {
+				t.Fatalf("%+v: %v", q, err)
+			}
+		}
+	})
 }

@@ -20,11 +20,13 @@ import (
 // contention.
 func BenchmarkCount(b *testing.B) {
 	m := NewMeter(nil, Options{Interval: time.Hour})
+	cpu0 := fixtures.ProcessCPU()
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {
 			m.Count(ServiceTiles, GroupRequest, "0b6f3c52-6a0e-4c1f-9a51-2d3c9a0e7f11", "")
 		}
 	})
+	b.ReportMetric(float64(fixtures.ProcessCPU()-cpu0)/float64(b.N), "cpu-ns/op")
 }
 
 // BenchmarkCountOneLock is the same with a single mutex over one map, the
@@ -32,6 +34,7 @@ func BenchmarkCount(b *testing.B) {
 func BenchmarkCountOneLock(b *testing.B) {
 	var mu sync.Mutex
 	counts := map[Key]int64{}
+	cpu0 := fixtures.ProcessCPU()
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {
 			k := Key{Day: DayOf(time.Now()), Service: ServiceTiles, Group: GroupRequest, KeyID: "0b6f3c52-6a0e-4c1f-9a51-2d3c9a0e7f11"}
@@ -40,6 +43,7 @@ func BenchmarkCountOneLock(b *testing.B) {
 			mu.Unlock()
 		}
 	})
+	b.ReportMetric(float64(fixtures.ProcessCPU()-cpu0)/float64(b.N), "cpu-ns/op")
 }
 
 // BenchmarkClassify is the cost of classifying a tile path.
