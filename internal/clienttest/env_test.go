@@ -94,6 +94,9 @@ func (l *logRecorder) Handle(_ context.Context, r slog.Record) error {
 	return nil
 }
 
+// adminCredentials are the admin API's credentials of the test servers.
+const adminCredentials = "client-test-admin"
+
 // env is a running Tessera server over a temporary data directory.
 type env struct {
 	t   *testing.T
@@ -124,11 +127,21 @@ func startServer(t *testing.T, fixtureFiles ...string) *env {
 // the test ends .
 func serveDataDir(t *testing.T, dir string) *env {
 	t.Helper()
+	return serveDataDirWith(t, dir, nil)
+}
+
+// serveDataDirWith is serveDataDir with the configuration changed by
+// mutate (nil: unchanged).
+func serveDataDirWith(t *testing.T, dir string, mutate func(*config.Config)) *env {
+	t.Helper()
 	cfg := config.Default()
 	cfg.DataDir = dir
-	cfg.AdminCredentials = "client-test-admin"
+	cfg.AdminCredentials = adminCredentials
 	cfg.Watch = false
 	cfg.AccessLog = true
+	if mutate != nil {
+		mutate(&cfg)
+	}
 	rec := &logRecorder{}
 	ctx, cancel := context.WithCancel(context.Background())
 	srv, err := server.New(ctx, cfg, slog.New(rec))

@@ -57,12 +57,7 @@ type viewerResult struct {
 func TestMapLibreViewers(t *testing.T) {
 	t.Parallel()
 	root := fixtures.RepoRoot()
-	chromium := os.Getenv("CHROMIUM")
-	if chromium == "" {
-		chromium = "/usr/bin/chromium"
-	}
-	_, errC := os.Stat(chromium)
-	needTool(t, errC == nil, "chromium ("+chromium+"; apt-get install -y chromium)")
+	chromium := chromiumTool(t)
 	node := fixtures.Tool(t, "node")
 	driver := filepath.Join(root, "internal", "web", "browsertest", "run.mjs")
 	_, errD := os.Stat(driver)

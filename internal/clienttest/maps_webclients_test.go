@@ -20,12 +20,7 @@ import (
 // from scripts/test-tools-npm.sh and scripts/apt-packages.sh test.
 func webClientTools(t *testing.T) (node, chromium, playwright, modules string) {
 	t.Helper()
-	chromium = os.Getenv("CHROMIUM")
-	if chromium == "" {
-		chromium = "/usr/bin/chromium"
-	}
-	_, errC := os.Stat(chromium)
-	needTool(t, errC == nil, "chromium ("+chromium+"; apt-get install -y chromium)")
+	chromium = chromiumTool(t)
 	node = fixtures.Tool(t, "node")
 	modules = filepath.Join(fixtures.RepoRoot(), ".cache", "npm-test", "node_modules")
 	playwright = filepath.Join(modules, "playwright-core")
@@ -34,6 +29,33 @@ func webClientTools(t *testing.T) (node, chromium, playwright, modules string) {
 		needTool(t, err == nil, f+" (scripts/test-tools-npm.sh)")
 	}
 	return node, chromium, playwright, modules
+}
+
+// servePages answers GET /NAME.html with the HTML page pages[NAME]
+// (looked up per request, so pages may be added after the site starts).
+func servePages(pages map[string]string) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		html, ok := pages[strings.TrimSuffix(r.PathValue("page"), ".html")]
+		if !ok {
+			http.NotFound(w, r)
+			return
+		}
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		_, _ = w.Write([]byte(html))
+	}
+}
+
+// chromiumTool returns the Chromium executable ($CHROMIUM, else Debian's),
+// skipping (or failing under TESSERA_REQUIRE_TOOLS=1) when it is missing.
+func chromiumTool(t *testing.T) string {
+	t.Helper()
+	chromium := os.Getenv("CHROMIUM")
+	if chromium == "" {
+		chromium = "/usr/bin/chromium"
+	}
+	_, err := os.Stat(chromium)
+	needTool(t, err == nil, "chromium ("+chromium+"; apt-get install -y chromium)")
+	return chromium
 }
 
 // pageBackground is the colour of the pages' map element: a pixel of it
@@ -146,15 +168,7 @@ func TestWebMapClients(t *testing.T) {
 	for _, pkg := range []string{"ol", "leaflet"} {
 		mux.Handle("GET /npm/"+pkg+"/", http.StripPrefix("/npm/"+pkg+"/", http.FileServer(http.Dir(filepath.Join(modules, pkg)))))
 	}
-	mux.HandleFunc("GET /{page}", func(w http.ResponseWriter, r *http.Request) {
-		html, ok := pages[strings.TrimSuffix(r.PathValue("page"), ".html")]
-		if !ok {
-			http.NotFound(w, r)
-			return
-		}
-		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		_, _ = w.Write([]byte(html))
-	})
+	mux.Handle("GET /{page}", servePages(pages))
 	site := httptest.NewServer(mux)
 	t.Cleanup(site.Close)
 
