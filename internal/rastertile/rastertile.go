@@ -201,7 +201,9 @@ func Build(ctx context.Context, img *geotiff.Image, w Writer, opts Options) (Res
 
 // sampler reads the source pixel under a web mercator point.
 type sampler struct {
-	img    *geotiff.Image
+	img *geotiff.Image
+	// nrgba is the source when it is straight RGBA (read directly).
+	nrgba  *image.NRGBA
 	at     func(col, row int) color.NRGBA
 	nodata func(col, row int) bool
 }
@@ -212,6 +214,7 @@ func newSampler(img *geotiff.Image) *sampler {
 	b := src.Bounds()
 	switch m := src.(type) {
 	case *image.NRGBA:
+		s.nrgba = m
 		s.at = func(c, r int) color.NRGBA { return m.NRGBAAt(b.Min.X+c, b.Min.Y+r) }
 	default:
 		s.at = func(c, r int) color.NRGBA {
@@ -261,6 +264,20 @@ func (s *sampler) tile(z, x, y int) (*image.NRGBA, bool) {
 		if row < 0 {
 			continue
 		}
+		dst := out.Pix[py*out.Stride : py*out.Stride+4*TileSize]
+		if s.nrgba != nil && s.img.NoData == nil {
+			// The common case: copy the source's bytes.
+			srow := s.nrgba.Pix[row*s.nrgba.Stride:]
+			for px, col := range cols {
+				if col < 0 {
+					continue
+				}
+				p := srow[4*col:][:4]
+				copy(dst[4*px:4*px+4], p)
+				any = any || p[3] != 0
+			}
+			continue
+		}
 		for px, col := range cols {
 			if col < 0 || s.nodata(col, row) {
 				continue
@@ -269,7 +286,7 @@ func (s *sampler) tile(z, x, y int) (*image.NRGBA, bool) {
 			if c.A != 0 {
 				any = true
 			}
-			out.SetNRGBA(px, py, c)
+			dst[4*px], dst[4*px+1], dst[4*px+2], dst[4*px+3] = c.R, c.G, c.B, c.A
 		}
 	}
 	return out, any
