@@ -188,7 +188,7 @@ func TestBuildSynthetic(t *testing.T) {
 	data := t.TempDir()
 	const maxZoom = 4
 	debs, realDebs := testDebianDirs(t)
-	err := Build(context.Background(), Options{DataDir: data, MaxZoom: maxZoom, Logger: discardLogger(), PackageDirs: writeTestPackages(t), DebianDirs: debs})
+	err := Build(context.Background(), Options{DataDir: data, MaxZoom: maxZoom, Logger: discardLogger(), PackageDirs: writeTestPackages(t), DebianDirs: debs, NoServices: true})
 	if err != nil {
 		t.Fatalf("Build: %v", err)
 	}
@@ -275,7 +275,7 @@ func TestBuildRealPackages(t *testing.T) {
 	const maxZoom = 4
 	start := time.Now()
 	debs, realDebs := testDebianDirs(t)
-	if err := Build(context.Background(), Options{DataDir: data, MaxZoom: maxZoom, Logger: discardLogger(), DebianDirs: debs}); err != nil {
+	if err := Build(context.Background(), Options{DataDir: data, MaxZoom: maxZoom, Logger: discardLogger(), DebianDirs: debs, NoServices: true}); err != nil {
 		t.Fatalf("Build: %v", err)
 	}
 	t.Logf("build z0-%d from npm: %v", maxZoom, time.Since(start))

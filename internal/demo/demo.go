@@ -89,7 +89,10 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"sync"
 	"time"
+
+	"golang.org/x/sync/errgroup"
 )
 
 // DefaultMaxZoom is the highest zoom of the world tileset when Options.MaxZoom
@@ -116,13 +119,38 @@ type Options struct {
 	// under their installed paths, usr/share/...); they are used instead of
 	// fetching with apt.
 	DebianDirs map[string]string
+	// NoServices leaves out the data of the hosted services (elevation, IP
+	// geolocation): about 160 MB of downloads the map alone does not need.
+	NoServices bool
 }
 
 // builder carries the state shared by the steps of one Build.
 type builder struct {
-	opts    Options
-	log     *slog.Logger
+	opts Options
+	log  *slog.Logger
+	// mu guards fetched: the service steps run beside the map steps.
+	mu      sync.Mutex
 	fetched map[string]string
+}
+
+// fetch returns the folder fetched under key once per build: the first
+// call runs get, later ones reuse its folder. Concurrent first calls may
+// both run get (the cache publishes one folder).
+func (b *builder) fetch(key string, get func() (string, error)) (string, error) {
+	b.mu.Lock()
+	dir, ok := b.fetched[key]
+	b.mu.Unlock()
+	if ok {
+		return dir, nil
+	}
+	dir, err := get()
+	if err != nil {
+		return "", err
+	}
+	b.mu.Lock()
+	b.fetched[key] = dir
+	b.mu.Unlock()
+	return dir, nil
 }
 
 // step is one part of the demo build.
@@ -136,6 +164,12 @@ var steps = []step{
 	{"world tiles", (*builder).buildWorldTiles},
 	{"map style", (*builder).writeWorldMap},
 	{"fonts", (*builder).copyFonts},
+}
+
+// serviceSteps are run in order by Build beside steps (they mostly wait on
+// downloads while the world tiles keep the processors busy).
+var serviceSteps = []step{
+	{"elevation", (*builder).installElevation},
 }
 
 // Build builds the demo world into opts.DataDir.
@@ -170,7 +204,24 @@ func Build(ctx context.Context, opts Options) error {
 		}
 	}
 	start := time.Now()
-	for _, s := range steps {
+	g, gctx := errgroup.WithContext(ctx)
+	lists := [][]step{steps}
+	if !opts.NoServices {
+		lists = append(lists, serviceSteps)
+	}
+	for _, list := range lists {
+		g.Go(func() error { return b.run(gctx, list) })
+	}
+	if err := g.Wait(); err != nil {
+		return err
+	}
+	b.log.Info("demo: built", "data", opts.DataDir, "elapsed", time.Since(start).Round(time.Millisecond))
+	return nil
+}
+
+// run runs steps in order, logging how long each took.
+func (b *builder) run(ctx context.Context, list []step) error {
+	for _, s := range list {
 		t0 := time.Now()
 		b.log.Info("demo: step", "step", s.name)
 		if err := s.run(b, ctx); err != nil {
@@ -178,6 +229,5 @@ func Build(ctx context.Context, opts Options) error {
 		}
 		b.log.Info("demo: step done", "step", s.name, "elapsed", time.Since(t0).Round(time.Millisecond))
 	}
-	b.log.Info("demo: built", "data", opts.DataDir, "elapsed", time.Since(start).Round(time.Millisecond))
 	return nil
 }

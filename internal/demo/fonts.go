@@ -54,16 +54,9 @@ func (b *builder) debian(ctx context.Context, pkg string) (string, error) {
 	if dir, ok := b.opts.DebianDirs[pkg]; ok {
 		return dir, nil
 	}
-	key := "deb:" + pkg
-	if dir, ok := b.fetched[key]; ok {
-		return dir, nil
-	}
-	dir, err := opendata.Debian(opendata.WithLogger(ctx, b.log), b.opts.CacheDir, pkg)
-	if err != nil {
-		return "", err
-	}
-	b.fetched[key] = dir
-	return dir, nil
+	return b.fetch("deb:"+pkg, func() (string, error) {
+		return opendata.Debian(opendata.WithLogger(ctx, b.log), b.opts.CacheDir, pkg)
+	})
 }
 
 // copyFonts copies the fonts of the demo map and their licences from the
@@ -91,7 +84,7 @@ func (b *builder) copyFonts(ctx context.Context) error {
 			roots[f.pkg] = root
 		}
 		src := filepath.Join(root, filepath.FromSlash(f.path))
-		if err := copyFile(ctx, src, filepath.Join(dir, f.out)); err != nil {
+		if err := copyFile(ctx, src, filepath.Join(dir, f.out), maxFontFile); err != nil {
 			return fmt.Errorf("fonts: %s: %w", f.pkg, err)
 		}
 	}
@@ -99,9 +92,9 @@ func (b *builder) copyFonts(ctx context.Context) error {
 	return nil
 }
 
-// copyFile copies a regular file of at most maxFontFile bytes, writing a
+// copyFile copies a regular file of at most maxBytes bytes, writing a
 // temporary file beside dst and renaming it when complete.
-func copyFile(ctx context.Context, src, dst string) error {
+func copyFile(ctx context.Context, src, dst string, maxBytes int64) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -117,15 +110,15 @@ func copyFile(ctx context.Context, src, dst string) error {
 	if !fi.Mode().IsRegular() {
 		return fmt.Errorf("%s: not a regular file", src)
 	}
-	if fi.Size() == 0 || fi.Size() > maxFontFile {
-		return fmt.Errorf("%s: size %d outside 1..%d bytes", src, fi.Size(), maxFontFile)
+	if fi.Size() == 0 || fi.Size() > maxBytes {
+		return fmt.Errorf("%s: size %d outside 1..%d bytes", src, fi.Size(), maxBytes)
 	}
 	tmp := filepath.Join(filepath.Dir(dst), "."+filepath.Base(dst)+".tmp-"+strconv.Itoa(os.Getpid()))
 	out, err := os.Create(tmp)
 	if err != nil {
 		return err
 	}
-	_, err = io.Copy(out, io.LimitReader(in, maxFontFile))
+	_, err = io.Copy(out, io.LimitReader(in, maxBytes))
 	if cerr := out.Close(); err == nil {
 		err = cerr
 	}

@@ -38,15 +38,9 @@ func (b *builder) npm(ctx context.Context, spec string) (string, error) {
 	if dir, ok := b.opts.PackageDirs[spec]; ok {
 		return dir, nil
 	}
-	if dir, ok := b.fetched[spec]; ok {
-		return dir, nil
-	}
-	dir, err := opendata.NPM(opendata.WithLogger(ctx, b.log), b.opts.CacheDir, spec)
-	if err != nil {
-		return "", err
-	}
-	b.fetched[spec] = dir
-	return dir, nil
+	return b.fetch(spec, func() (string, error) {
+		return opendata.NPM(opendata.WithLogger(ctx, b.log), b.opts.CacheDir, spec)
+	})
 }
 
 // readTopoJSON reads and decodes one TopoJSON file.

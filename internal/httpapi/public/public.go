@@ -18,6 +18,7 @@ import (
 	"sync"
 
 	"github.com/tesseramaps/tessera/internal/catalog"
+	"github.com/tesseramaps/tessera/internal/elevation"
 	"github.com/tesseramaps/tessera/internal/geocode"
 	"github.com/tesseramaps/tessera/internal/glyphs"
 	"github.com/tesseramaps/tessera/internal/httpapi/middleware"
@@ -47,6 +48,8 @@ type Deps struct {
 	Images *mapimage.Service
 	// Geocoder answers geocoding requests (nil: no index installed).
 	Geocoder *geocode.Index
+	// Elevation answers elevation requests (nil: no model installed).
+	Elevation *elevation.Model
 	// RewriteStyle turns stored styles into served ones (nil: as stored).
 	RewriteStyle StyleRewriter
 	// CacheControlTiles and CacheControlDocuments are the Cache-Control

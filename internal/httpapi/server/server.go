@@ -25,6 +25,7 @@ import (
 	"github.com/tesseramaps/tessera/internal/apikey"
 	"github.com/tesseramaps/tessera/internal/catalog"
 	"github.com/tesseramaps/tessera/internal/config"
+	"github.com/tesseramaps/tessera/internal/elevation"
 	"github.com/tesseramaps/tessera/internal/geocode"
 	"github.com/tesseramaps/tessera/internal/glyphs"
 	"github.com/tesseramaps/tessera/internal/httpapi/account"
@@ -76,6 +77,8 @@ type Server struct {
 	tokens *svctoken.Service
 	// keys are the public API's keys, checked from an in-memory snapshot.
 	keys *apikey.Service
+	// elev answers elevation requests (no grids: none installed).
+	elev *elevation.Model
 }
 
 // Paths inside the data directory.
@@ -87,6 +90,8 @@ const (
 	// GeocodingIndex is the geocoding index, inside the data directory.
 	GeocodingIndex = "geocoding/world.tgi"
 	UploadsDir     = "uploads"
+	// ElevationDir holds the elevation models (NetCDF and GeoTIFF).
+	ElevationDir = "elevation"
 )
 
 // KeyRefresh is how often the API keys are reloaded when another node
@@ -146,6 +151,10 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (*Server, err
 		return nil, err
 	}
 	if err := s.openGeocoder(); err != nil {
+		db.Close()
+		return nil, err
+	}
+	if s.elev, err = elevation.Open(ctx, filepath.Join(cfg.DataDir, ElevationDir), log); err != nil {
 		db.Close()
 		return nil, err
 	}
@@ -255,13 +264,14 @@ func (s *Server) routes() http.Handler {
 		Catalog: s.Catalog, Cache: s.cache, Metrics: s.metrics, Log: s.log, PublicURL: s.cfg.PublicURL,
 		CacheControlTiles: s.cfg.CacheControlTiles, CacheControlDocuments: s.cfg.CacheControlDocuments,
 		Maps: s.Maps, Fonts: s.fonts, Sprites: s.sprites, RewriteStyle: rewriteStyle, Geocoder: s.geo,
-		Images: s.images,
+		Images: s.images, Elevation: s.elev,
 	})
 	pub.Register(mux)
 	pub.RegisterMaps(mux)
 	pub.RegisterMapImages(mux)
 	pub.RegisterOGC(mux)
 	pub.RegisterGeocoding(mux)
+	pub.RegisterServices(mux)
 	mux.Handle("GET /static/", web.Static())
 	mux.Handle("GET /metrics", s.metrics.Handler())
 
