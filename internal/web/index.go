@@ -24,6 +24,9 @@ type IndexItem struct {
 // IndexView describes the index page at the server's root.
 type IndexView struct {
 	BasePath string
+	// Query is an optional query suffix (e.g. "key=abc") added to the
+	// links of the maps, tilesets and documents (not to the page's assets).
+	Query    string
 	Maps     []IndexItem
 	Tilesets []IndexItem
 }
@@ -38,25 +41,28 @@ type indexEntry struct {
 // Index writes the server's root page: the published maps and tilesets with
 // links to their viewers and documents.
 func Index(w io.Writer, v IndexView) error {
-	base, _, err := normalise("index", v.BasePath, "")
+	base, q, err := normalise("index", v.BasePath, v.Query)
 	if err != nil {
 		return err
+	}
+	if q != "" {
+		q = "?" + q
 	}
 	data := struct {
 		Favicon, CSS, Conformance, Health string
 		Maps, Tilesets                    []indexEntry
 	}{
 		Favicon: assetURL(base, "favicon.svg"), CSS: assetURL(base, "viewer.css"),
-		Conformance: base + "/ogc/conformance", Health: base + "/health",
+		Conformance: base + "/ogc/conformance" + q, Health: base + "/health",
 	}
 	entry := func(kind string, it IndexItem, docs [][2]string) indexEntry {
 		prefix := base + "/" + kind + "/" + escapeSegment(it.ID)
-		e := indexEntry{Href: prefix + "/", Title: it.Title, Meta: it.Meta}
+		e := indexEntry{Href: prefix + "/" + q, Title: it.Title, Meta: it.Meta}
 		if e.Title == "" {
 			e.Title = it.ID
 		}
 		for _, d := range docs {
-			e.Links = append(e.Links, indexLink{prefix + d[0], d[1]})
+			e.Links = append(e.Links, indexLink{prefix + d[0] + q, d[1]})
 		}
 		return e
 	}

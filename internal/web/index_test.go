@@ -21,6 +21,18 @@ func TestIndex(t *testing.T) {
 			t.Errorf("index lacks %s", want)
 		}
 	}
+	// A key is carried into every link but the page's assets.
+	b.Reset()
+	if err := Index(&b, IndexView{Query: "key=k1", Maps: []IndexItem{{ID: "world"}}, Tilesets: []IndexItem{{ID: "roads"}}}); err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range attrRe.FindAllStringSubmatch(b.String(), -1) {
+		href := m[2]
+		asset := strings.Contains(href, "/static/") || strings.HasSuffix(href, "/health") || strings.HasPrefix(href, "data:")
+		if asset == strings.Contains(href, "key=k1") {
+			t.Errorf("link %s: key carried %v, want %v", href, !asset, !asset)
+		}
+	}
 	b.Reset()
 	if err := Index(&b, IndexView{}); err != nil || !strings.Contains(b.String(), "No tilesets yet") {
 		t.Errorf("empty index: %v", err)

@@ -183,8 +183,8 @@ func (a *API) index(w http.ResponseWriter, r *http.Request) {
 			view.Tilesets = append(view.Tilesets, web.IndexItem{ID: e.Name, Title: tileSet(e).Title, Meta: meta})
 		}
 	}
-	a.html(w, r, func(out io.Writer, basePath, _ string) error {
-		view.BasePath = basePath
+	a.html(w, r, func(out io.Writer, basePath, query string) error {
+		view.BasePath, view.Query = basePath, query
 		return web.Index(out, view)
 	})
 }
