@@ -354,16 +354,11 @@ func (d *Datasets) Used(ctx context.Context) (int64, error) {
 	for _, e := range d.cat.List() {
 		used += e.Size()
 	}
-	all, err := d.db.IngestsOfKind(ctx, store.KindDataset)
+	inFlight, err := d.db.IngestBytesInFlight(ctx, store.KindDataset)
 	if err != nil {
 		return 0, err
 	}
-	for _, in := range all {
-		if in.State == store.IngestUpload || in.State == store.IngestProcessing {
-			used += in.Size
-		}
-	}
-	return used, nil
+	return used + inFlight, nil
 }
 
 // Get returns an ingest; while a multipart upload is open it carries new

@@ -203,6 +203,17 @@ func (s *DB) Claimable(ctx context.Context, kind, now string) ([]string, error) 
 	return ids, rows.Err()
 }
 
+// IngestBytesInFlight is the sum of the declared sizes of the sessions of
+// a kind still uploading or processing.
+func (s *DB) IngestBytesInFlight(ctx context.Context, kind string) (int64, error) {
+	var n int64
+	err := s.queryRow(ctx, `SELECT COALESCE(SUM(size), 0) FROM ingests WHERE kind = ? AND state IN (?, ?)`, kind, IngestUpload, IngestProcessing).Scan(&n)
+	if err != nil {
+		return 0, fmt.Errorf("sum ingest sizes: %w", err)
+	}
+	return n, nil
+}
+
 // Ingests returns every tileset session (the admin API's), newest first.
 func (s *DB) Ingests(ctx context.Context) ([]Ingest, error) {
 	return s.IngestsOfKind(ctx, KindTileset)

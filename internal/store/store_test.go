@@ -231,6 +231,12 @@ func testDatasetIngests(t *testing.T, path string) {
 	if list, _ := db.IngestsOfKind(ctx, KindDataset); len(list) != 1 || list[0].ID != "d1" {
 		t.Errorf("dataset ingests %+v", list)
 	}
+	if n, err := db.IngestBytesInFlight(ctx, KindDataset); err != nil || n != 9 {
+		t.Errorf("dataset bytes in flight %d, %v; want 9", n, err)
+	}
+	if n, err := db.IngestBytesInFlight(ctx, "none"); err != nil || n != 0 {
+		t.Errorf("no ingests: %d, %v", n, err)
+	}
 
 	// Conditional transitions: only one of two racing changes wins.
 	in.State = IngestProcessing
