@@ -45,6 +45,9 @@ const (
 	// distanceStep is the resolution, in tile units, of the distance
 	// along a line GL's vertex format holds (kept for parity).
 	distanceStep = 2
+	// distanceSteps is how many steps of distance GL's vertex format
+	// holds (kept for parity).
+	distanceSteps = 1 << 14
 	// sharpCornerPixels is how far (CSS pixels of a tile that is not
 	// overscaled) from a sharp corner GL adds an extra rung on each side,
 	// so that dashes and patterns do not stretch over the corner (kept
@@ -159,12 +162,14 @@ func (b *lineBuilder) put(p, e vec, side float64, round bool, along float64) {
 }
 
 // along is the distance the shader counts at the current point: GL's
-// vertex format holds it in whole steps of two tile units, rounded down
-// (kept for parity).
+// vertex format holds it in whole steps of two tile units, rounded down,
+// and in 14 bits of them, so that a point more than 2^15 units from where
+// the distance last started wraps round (kept for parity).
 func (b *lineBuilder) along() float64 {
 	d := b.dist
 	if b.tile > 0 {
-		d = math.Floor(d/b.tile/distanceStep) * distanceStep * b.tile
+		steps := math.Mod(math.Floor(d/b.tile/distanceStep), distanceSteps)
+		d = steps * distanceStep * b.tile
 	}
 	return d * b.alongScale
 }
@@ -208,6 +213,7 @@ func (b *lineBuilder) end(p, d vec, cap string, start bool) {
 		// 1 at its middle: the shader rounds the end.
 		if !start {
 			b.rung(p, n)
+			b.restartPast()
 		}
 		b.put(p, n.add(out), 1, true, reach)
 		b.put(p, n.mul(-1).add(out), -1, true, reach)
@@ -216,6 +222,9 @@ func (b *lineBuilder) end(p, d vec, cap string, start bool) {
 		}
 	default: // butt
 		b.rung(p, n)
+	}
+	if !start && cap != "round" {
+		b.restartPast()
 	}
 }
 
@@ -244,8 +253,11 @@ func (b *lineBuilder) join(p, in, out vec, s lineShape) {
 	if kind == "bevel" && ml < shallowBevel {
 		kind = "miter"
 	}
+	// The distance starts again, if it must, once the incoming segment
+	// has its last rung.
 	if kind == "miter" {
 		b.rung(p, miter.mul(1/half))
+		b.restartPast()
 		return
 	}
 	if 1/half > bevelReach {
@@ -270,6 +282,7 @@ func (b *lineBuilder) join(p, in, out vec, s lineShape) {
 			across = across.mul(-1)
 		}
 		b.rung(p, across)
+		b.restartPast()
 		b.rung(p, across.mul(-1))
 		return
 	}
@@ -289,6 +302,7 @@ func (b *lineBuilder) join(p, in, out vec, s lineShape) {
 		b.put(p, miter.mul(1/half), 1, false, 0)
 		b.put(p, nIn.mul(-1), -1, false, 0)
 	}
+	b.restartPast()
 	if kind == "round" {
 		steps := jsRound(math.Abs(turn) / roundStep)
 		for k := 1.0; k < steps; k++ {
@@ -366,6 +380,7 @@ func (b *lineBuilder) add(pts []raster.Point, s lineShape, closed bool) {
 			q := p.add(b.tileRound(from.sub(p).mul(b.sharp / back)))
 			b.dist += q.sub(from).length()
 			b.rung(q, in.right())
+			b.restartPast()
 			from = q
 		}
 		b.dist += p.sub(from).length()
@@ -375,22 +390,24 @@ func (b *lineBuilder) add(pts []raster.Point, s lineShape, closed bool) {
 			continue
 		}
 		b.join(p, in, out, s)
-		if b.tile > 0 && b.dist > maxLineDistance*b.tile && i < n-1 {
-			b.restart()
-		}
 		if sharp && i < n-1 && outLen > 2*b.sharp {
 			// And one on the way out.
 			q := p.add(b.tileRound(out.mul(b.sharp)))
 			b.dist += q.sub(p).length()
 			b.rung(q, out.right())
+			b.restartPast()
 			from = q
 		}
 	}
 }
 
-// restart counts the line's distance from zero again at its last rung,
-// which is added again with the new distance.
-func (b *lineBuilder) restart() {
+// restartPast counts the line's distance from zero again at its last rung,
+// which is added again with the new distance, once it is past
+// maxLineDistance.
+func (b *lineBuilder) restartPast() {
+	if b.tile <= 0 || b.dist <= maxLineDistance*b.tile {
+		return
+	}
 	b.done += b.dist
 	b.dist = 0
 	l, r := b.verts[b.tail[1]], b.verts[b.tail[0]]
