@@ -41,12 +41,9 @@ type indexEntry struct {
 // Index writes the server's root page: the published maps and tilesets with
 // links to their viewers and documents.
 func Index(w io.Writer, v IndexView) error {
-	base, q, err := normalise("index", v.BasePath, v.Query)
+	base, q, err := normalise("index", v.BasePath, v.Query) // q is "" or "?..."
 	if err != nil {
 		return err
-	}
-	if q != "" {
-		q = "?" + q
 	}
 	data := struct {
 		Favicon, CSS, Conformance, Health string

@@ -22,7 +22,7 @@ func TestKeysCarriedIntoDocuments(t *testing.T) {
 		"/maps/city/WMTSCapabilities.xml", "/maps/city/wms?service=WMS&request=GetCapabilities",
 		"/maps/wms?SERVICE=WMS&REQUEST=GetCapabilities", "/WMTSCapabilities.xml",
 		"/tiles/roads/tiles.json", "/tiles/roads/tiles", "/tiles/roads/WMTSCapabilities.xml", "/tiles/roads/tileMatrixSet",
-		"/maps/city/", "/tiles/roads/",
+		"/maps/city/", "/tiles/roads/", "/",
 	}
 	// Every document refuses a request without the key.
 	for _, p := range start {
@@ -31,6 +31,8 @@ func TestKeysCarriedIntoDocuments(t *testing.T) {
 		}
 	}
 	urlRE := regexp.MustCompile(regexp.QuoteMeta(e.http.URL) + `[^"'<>\s\\]*`)
+	// Links of the HTML pages are relative to the server's root.
+	relRE := regexp.MustCompile(`(?:href|src|data-[a-z-]+)="(/[^"]*)"`)
 	fill := strings.NewReplacer("{z}", "0", "{x}", "0", "{y}", "0", "{fontstack}", "Open Sans Regular", "{range}", "0-255",
 		"{TileMatrix}", "0", "{TileCol}", "0", "{TileRow}", "0", "{tileMatrix}", "0", "{tileCol}", "0", "{tileRow}", "0", "{ratio}", "", "{r}", "")
 	seen := map[string]bool{}
@@ -60,7 +62,15 @@ func TestKeysCarriedIntoDocuments(t *testing.T) {
 		if !strings.Contains(ct, "json") && !strings.Contains(ct, "xml") && !strings.Contains(ct, "html") {
 			continue
 		}
-		for _, found := range urlRE.FindAllString(string(r.body), -1) {
+		links := urlRE.FindAllString(string(r.body), -1)
+		if strings.Contains(ct, "html") {
+			for _, m := range relRE.FindAllStringSubmatch(string(r.body), -1) {
+				if m[1] != "/health" {
+					links = append(links, e.http.URL+m[1])
+				}
+			}
+		}
+		for _, found := range links {
 			found = html.UnescapeString(strings.ReplaceAll(found, `\u0026`, "&"))
 			if strings.Contains(found, "/static/") {
 				continue // the viewer's assets are never keyed
