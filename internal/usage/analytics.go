@@ -133,6 +133,13 @@ type Analytics struct {
 	cache dayCache // the sums of closed days
 }
 
+func (a *Analytics) now() time.Time {
+	if a.Now != nil {
+		return a.Now()
+	}
+	return time.Now()
+}
+
 // check validates a query's parameters.
 func (q Query) check(top bool) error {
 	if q.Period == "" {
@@ -183,11 +190,7 @@ func (a *Analytics) collect(ctx context.Context, q Query, top bool) (span, []*se
 	if err := q.check(top); err != nil {
 		return span{}, nil, time.Time{}, err
 	}
-	now := time.Now
-	if a.Now != nil {
-		now = a.Now
-	}
-	at := now().UTC()
+	at := a.now().UTC()
 	billingDay := a.BillingDay
 	if billingDay == 0 {
 		billingDay = 1

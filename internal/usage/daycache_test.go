@@ -3,6 +3,7 @@ package usage
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"path/filepath"
 	"testing"
 	"time"
@@ -116,5 +117,51 @@ func TestDayCache(t *testing.T) {
 		if k.day > midnight(now).AddDate(0, 0, -2).Format(time.DateOnly) {
 			t.Errorf("open day %s cached", k.day)
 		}
+	}
+}
+
+// TestDayCacheWarmAndFull: Warm fills the cache with the closed days of
+// keys and tokens; a cache that is full is bypassed, with the same answers.
+func TestDayCacheWarmAndFull(t *testing.T) {
+	ctx := context.Background()
+	db := openDB(t, filepath.Join(t.TempDir(), "state.db"))
+	var counts []store.UsageCount
+	for d := range 20 {
+		day := midnight(analyticsNow).AddDate(0, 0, -d).Format(time.DateOnly)
+		for k := range 5 {
+			counts = append(counts, store.UsageCount{Day: day, Service: ServiceTiles, Group: GroupRequest, KeyID: fmt.Sprintf("k%d", k), Value: int64(k + d)})
+		}
+		counts = append(counts, store.UsageCount{Day: day, Service: ServiceAccount, Group: GroupRequest, TokenID: "t", Value: 1})
+	}
+	if err := db.AddUsage(ctx, counts); err != nil {
+		t.Fatal(err)
+	}
+	now := func() time.Time { return analyticsNow }
+	warm := &Analytics{DB: db, Now: now}
+	if err := warm.Warm(ctx); err != nil {
+		t.Fatal(err)
+	}
+	// 18 closed days with counts: 5 keys and 1 token each.
+	if warm.cache.n != 18*6 {
+		t.Errorf("warmed %d sums, want %d", warm.cache.n, 18*6)
+	}
+	full := &Analytics{DB: db, Now: now}
+	full.cache.limit = 10
+	for _, q := range []Query{{Period: Past30Days, Classifier: ClassifierAPIKeys}, {Period: Past30Days, Classifier: ClassifierCredentials}} {
+		var answers []string
+		for _, a := range []*Analytics{warm, full, {DB: db, Now: now}} {
+			tl, err := a.Timeline(ctx, q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, _ := json.Marshal(tl)
+			answers = append(answers, string(b))
+		}
+		if answers[0] != answers[2] || answers[1] != answers[2] {
+			t.Errorf("%+v: warm, full and fresh differ:\n%s\n%s\n%s", q, answers[0], answers[1], answers[2])
+		}
+	}
+	if full.cache.n > 10 {
+		t.Errorf("a cache limited to 10 holds %d", full.cache.n)
 	}
 }

@@ -28,8 +28,14 @@ func Usage(m *usage.Meter, classify Classifier) Middleware {
 				next.ServeHTTP(w, r)
 				return
 			}
-			rec := &Recorder{ResponseWriter: w}
-			next.ServeHTTP(rec, r)
+			// The Recorder of Observe, further out, serves when nothing
+			// has been written yet: no allocation on the tile path.
+			rec, reuse := w.(*Recorder)
+			if !reuse || rec.Status != 0 {
+				rec = &Recorder{ResponseWriter: w}
+				w = rec
+			}
+			next.ServeHTTP(w, r)
 			if counted(rec.Status) {
 				c := caller.From(r.Context())
 				m.Count(service, group, c.KeyID, c.TokenID)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -30,17 +31,19 @@ func TestUsageCountsAnswered(t *testing.T) {
 			next.ServeHTTP(w, r.WithContext(caller.With(r.Context(), caller.Caller{KeyID: r.URL.Query().Get("k")})))
 		})
 	}
-	h := Chain(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	answer := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		var status int
 		fmt.Sscan(r.URL.Query().Get("status"), &status)
 		if status != 0 {
 			w.WriteHeader(status)
 		}
-	}), withKey, Usage(m, usage.Classify))
-	tests := []struct {
-		path    string
-		counted bool
-	}{
+	})
+	// Alone, and behind Observe (whose Recorder Usage then reuses).
+	chains := []http.Handler{
+		Chain(answer, withKey, Usage(m, usage.Classify)),
+		Chain(answer, Observe(NewMetrics(), nil), withKey, Usage(m, usage.Classify)),
+	}
+	tests := []usageCase{
 		{"/tiles/a/0/0/0?k=k1&status=200", true},
 		{"/tiles/a/0/0/0?k=k1", true}, // nothing written: 200
 		{"/tiles/a/0/0/0?k=k1&status=204", true},
@@ -54,8 +57,14 @@ func TestUsageCountsAnswered(t *testing.T) {
 		{"/maps/m/static/auto/10x10.png?k=k2", true},
 		{"/health?k=k2", false},
 	}
-	for _, tc := range tests {
-		h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("GET", tc.path, nil))
+	for _, h := range chains {
+		for _, tc := range tests {
+			w := httptest.NewRecorder()
+			h.ServeHTTP(w, httptest.NewRequest("GET", tc.path, nil))
+			if want := tc.status(); w.Code != want {
+				t.Errorf("%s: status %d, want %d", tc.path, w.Code, want)
+			}
+		}
 	}
 	if err := m.Close(ctx); err != nil {
 		t.Fatal(err)
@@ -70,7 +79,23 @@ func TestUsageCountsAnswered(t *testing.T) {
 		got = append(got, fmt.Sprintf("%s %s %d", s.Group, s.Item, s.Value))
 	}
 	slices.Sort(got)
-	if want := []string{"export k2 1", "request k1 4", "session k2 1"}; !slices.Equal(got, want) {
+	if want := []string{"export k2 2", "request k1 8", "session k2 2"}; !slices.Equal(got, want) {
 		t.Errorf("counted %q, want %q", got, want)
 	}
+}
+
+type usageCase struct {
+	path    string
+	counted bool
+}
+
+// status is the status the test handler answers the case's path with.
+func (c usageCase) status() int {
+	u, _ := url.Parse(c.path)
+	var s int
+	fmt.Sscan(u.Query().Get("status"), &s)
+	if s == 0 {
+		return http.StatusOK
+	}
+	return s
 }

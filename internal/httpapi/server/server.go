@@ -71,6 +71,8 @@ type Server struct {
 	// meter counts the public and account requests (usage analytics) and
 	// flushes the counts to the state database.
 	meter *usage.Meter
+	// analytics answers the usage analytics queries.
+	analytics *usage.Analytics
 	// The route tables, kept so that every route can be walked.
 	publicRoutes, adminRoutes, accountRoutes *route.Table
 	// tokens are the account API's service tokens.
@@ -287,7 +289,8 @@ func (s *Server) routes() http.Handler {
 	acct := account.New(account.Deps{DB: s.db, Catalog: s.Catalog, Keys: s.keys, Log: s.log, PublicURL: s.cfg.PublicURL})
 	acct.Register(accountMux)
 	acct.RegisterDatasets(accountMux, mux, s.datasets)
-	account.RegisterAnalytics(accountMux, &usage.Analytics{DB: s.db, BillingDay: s.cfg.BillingDay}, s.log)
+	s.analytics = &usage.Analytics{DB: s.db, BillingDay: s.cfg.BillingDay}
+	account.RegisterAnalytics(accountMux, s.analytics, s.log)
 	mux.Mount(account.Prefix+"/", middleware.ServiceToken(s.tokens.Check, s.log)(middleware.Usage(s.meter, usage.ClassifyAccount)(accountMux)))
 	s.publicRoutes, s.adminRoutes, s.accountRoutes = mux, adminMux, accountMux
 
@@ -351,6 +354,12 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	// Keys changed by another node sharing the database are picked up.
 	go s.keys.Watch(ctx, KeyRefresh)
 	s.meter.Start()
+	go func() {
+		// The first analytics query of this node is then as fast as the next.
+		if err := s.analytics.Warm(ctx); err != nil && ctx.Err() == nil {
+			s.log.Warn("usage analytics not warmed", "err", err)
+		}
+	}()
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
 	select {
