@@ -52,13 +52,18 @@ func spacedAnchors(line []tilePoint, spacing, labelLen, shapedLen, boxScale, ov,
 }
 
 // centerAnchor returns the anchor at the middle of a line (tile units)
-// for symbol-placement "line-center", if the label fits on the line and
-// passes the text-max-angle check there.
+// for symbol-placement "line-center": with text (window > 0), if the label
+// fits on the line and passes the text-max-angle check there.
 func centerAnchor(line []tilePoint, labelLen, window, maxAngle float64) (lineAnchor, bool) {
 	if len(line) < 2 {
 		return lineAnchor{}, false
 	}
 	g := labelGuide{line: line, half: labelLen / 2, window: window, maxAngle: maxAngle}
+	if window == 0 {
+		// Without text (an icon alone) the middle takes the symbol
+		// whatever its length, as GL places it.
+		g.half = 0
+	}
 	g.length = polylineLength(line)
 	out := g.every(g.length/2, math.Inf(1))
 	if len(out) == 0 {

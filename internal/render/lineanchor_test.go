@@ -99,3 +99,15 @@ func TestCenterAnchorRounds(t *testing.T) {
 		t.Errorf("anchor %v (%v), want (50, 0) on segment 2", a, ok)
 	}
 }
+
+func TestCenterAnchorWithoutText(t *testing.T) {
+	// An icon alone (no text: window 0) longer than its line still goes
+	// to the line's middle; a text label that long does not.
+	line := []tilePoint{{0, 0}, {100, 0}}
+	if a, ok := centerAnchor(line, 200, 0, math.Pi/4); !ok || a.p != (tilePoint{50, 0}) {
+		t.Errorf("icon: anchor %v (%v), want (50, 0)", a, ok)
+	}
+	if a, ok := centerAnchor(line, 200, 10, math.Pi/4); ok {
+		t.Errorf("text: anchor %v, want none", a)
+	}
+}
