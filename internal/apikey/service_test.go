@@ -5,6 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"os"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/tesseramaps/tessera/internal/cursor"
@@ -164,4 +167,57 @@ func TestServiceList(t *testing.T) {
 			t.Errorf("bad cursor: %v", err)
 		}
 	})
+}
+
+// TestChecksDuringChanges checks a key from several goroutines while other
+// keys are created, changed and deleted: the stable key is accepted by
+// every check (snapshots are swapped whole, never seen half-built).
+func TestChecksDuringChanges(t *testing.T) {
+	ctx := context.Background()
+	db := openDB(t, filepath.Join(t.TempDir(), "state.db"))
+	s := NewService(db, nil)
+	stable, err := s.Create(ctx, settings(t, `{"origins": ["example.com", "*.example.org"]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	var failures atomic.Int64
+	for i := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			origins := []string{"https://example.com", "https://a.example.org", "http://example.com:8080"}
+			for n := 0; ; n++ {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				if _, err := s.Snapshot().Check(stable.Token, origins[(n+i)%len(origins)], "", ""); err != nil {
+					failures.Add(1)
+				}
+				if _, err := s.Snapshot().Check(stable.Token, "https://evil.example", "", ""); !errors.Is(err, ErrOrigin) {
+					failures.Add(1)
+				}
+			}
+		}()
+	}
+	for range 20 {
+		k, err := s.Create(ctx, Settings{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.Change(ctx, k.ID, settings(t, `{"origins": ["x.example"]}`)); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Delete(ctx, k.ID); err != nil {
+			t.Fatal(err)
+		}
+	}
+	close(stop)
+	wg.Wait()
+	if n := failures.Load(); n > 0 {
+		t.Errorf("%d checks of the stable key went wrong during changes", n)
+	}
 }
