@@ -274,7 +274,7 @@ func (b *builder) encodeTile(z, x, y int, items []*item) ([]byte, int, error) {
 					}
 					poly = append(poly, roundAll(s))
 				}
-				if len(poly) > 0 && netArea(poly) > 0 {
+				if poly = untanglePolygon(poly); len(poly) > 0 && netArea(poly) > 0 {
 					g.Polygons = append(g.Polygons, poly)
 				}
 			}
@@ -307,16 +307,9 @@ func (b *builder) encodeTile(z, x, y int, items []*item) ([]byte, int, error) {
 // square units): zero when the holes cover the whole exterior, as for a
 // tile inside a lake or an ocean polygon's tiles inside land.
 func netArea(poly [][]mvt.XY) int64 {
-	a := mvt.RingArea(poly[0])
-	if a < 0 {
-		a = -a
-	}
+	a := absArea(poly[0])
 	for _, h := range poly[1:] {
-		ha := mvt.RingArea(h)
-		if ha < 0 {
-			ha = -ha
-		}
-		a -= ha
+		a -= absArea(h)
 	}
 	return a
 }

@@ -1,5 +1,7 @@
 package tiler
 
+import "slices"
+
 // Clipping to axis-aligned strips k1 <= coordinate <= k2 along one axis
 // (0 = x, 1 = y). A tile is cut by clipping on x, then on y.
 
@@ -149,21 +151,12 @@ func abs(v float64) float64 {
 // edges. It returns nil when the exterior ring vanishes; vanished holes are
 // dropped.
 func clipPolygon(pg [][]pt, k1, k2 float64, axis int) [][]pt {
-	var out [][]pt
-	for i, ring := range pg {
-		r := clipRing(ring, k1, axis, true)
-		if r != nil {
-			r = clipRing(r, k2, axis, false)
+	return eachRing(pg, func(ring []pt) []pt {
+		if r := clipRing(ring, k1, axis, true); r != nil {
+			return clipRing(r, k2, axis, false)
 		}
-		if r == nil {
-			if i == 0 {
-				return nil
-			}
-			continue
-		}
-		out = append(out, r)
-	}
-	return out
+		return nil
+	})
 }
 
 // clipRing clips a closed ring to the half-plane coordinate >= k (keepAbove)
@@ -206,15 +199,7 @@ func clipRing(ring []pt, k float64, axis int, keepAbove bool) []pt {
 		prev, prevIn = cur, curIn
 	}
 	// Remove consecutive duplicates created on the edge.
-	w := 0
-	for _, p := range out {
-		if w > 0 && out[w-1] == p {
-			continue
-		}
-		out[w] = p
-		w++
-	}
-	out = out[:w]
+	out = slices.Compact(out)
 	for len(out) > 1 && out[0] == out[len(out)-1] {
 		out = out[:len(out)-1]
 	}
