@@ -13,6 +13,7 @@ import (
 	"net/http"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/tesseramaps/tessera/internal/catalog"
@@ -34,6 +35,9 @@ var (
 	ErrTimeout = renderqueue.ErrTimeout
 	// ErrPanic: a render panicked (500, logged with the panic's stack).
 	ErrPanic = renderqueue.ErrPanic
+	// ErrWorkBound: the picture needs more drawing than one render may do
+	// (the map's style, or a static map's size and overlays): 400.
+	ErrWorkBound = render.ErrWorkBound
 )
 
 // RequestError is a problem of the request (a 400): a tile outside the
@@ -102,6 +106,9 @@ type Service struct {
 
 	sheetsMu sync.Mutex
 	sheets   map[sheetKey]decodedSheet // decoded sprite sheets for marker icons
+
+	// workBound counts the renders refused for too much drawing.
+	workBound atomic.Uint64
 }
 
 // styleEntry is a map's style prepared for rendering, valid while the map
@@ -156,6 +163,20 @@ const MaxCachedImage = 1 << 20
 
 // QueueStats reports the render queue's load.
 func (s *Service) QueueStats() renderqueue.Stats { return s.queue.Stats() }
+
+// WorkBound returns how many renders were refused for needing more
+// drawing than one render may do (ErrWorkBound, or a static map's
+// overlays past theirs).
+func (s *Service) WorkBound() uint64 { return s.workBound.Load() }
+
+// draw renders st in v, counting a render refused for too much work.
+func (s *Service) draw(ctx context.Context, st *style.Style, v render.View) (*image.RGBA, error) {
+	img, err := s.render.Render(ctx, st, v, s.res)
+	if errors.Is(err, ErrWorkBound) {
+		s.workBound.Add(1)
+	}
+	return img, err
+}
 
 // CacheStats reports the tile cache's use.
 func (s *Service) CacheStats() tilecache.Stats { return s.cache.Stats() }
@@ -302,7 +323,7 @@ func (s *Service) Tile(ctx context.Context, t TileRequest) (Image, error) {
 	}
 	qkey := fmt.Sprintf("tile/%d/%d/%d/%d", key.Gen, t.Z, t.X, t.Y)
 	data, err := s.queue.Do(ctx, qkey, func(ctx context.Context) ([]byte, error) {
-		img, err := s.render.Render(ctx, se.st, TileView(t.Z, t.X, t.Y, t.Size, t.Scale), s.res)
+		img, err := s.draw(ctx, se.st, TileView(t.Z, t.X, t.Y, t.Size, t.Scale))
 		if err != nil {
 			return nil, err
 		}
@@ -328,7 +349,7 @@ func (s *Service) quarterTile(ctx context.Context, t TileRequest, se styleEntry,
 	pz, px, py := t.Z-1, t.X/2, t.Y/2
 	qkey := fmt.Sprintf("tile256/%d/%d/%d/%d", key.Gen, pz, px, py)
 	packed, err := s.queue.Do(ctx, qkey, func(ctx context.Context) ([]byte, error) {
-		img, err := s.render.Render(ctx, se.st, TileView(pz, px, py, 512, t.Scale), s.res)
+		img, err := s.draw(ctx, se.st, TileView(pz, px, py, 512, t.Scale))
 		if err != nil {
 			return nil, err
 		}

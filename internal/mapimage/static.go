@@ -59,14 +59,17 @@ func (s *Service) Static(ctx context.Context, m *catalog.Map, req *staticmap.Req
 	fmt.Fprintf(h, "%s\x00%d\x00%d\x00%d\x00", m.ID, se.gen, se.catalog, se.res)
 	h.Write(reqJSON)
 	data, err := s.queue.DoWithin(ctx, fmt.Sprintf("static/%x", h.Sum64()), left, func(ctx context.Context) ([]byte, error) {
-		img, err := s.render.Render(ctx, se.st, render.View{
+		img, err := s.draw(ctx, se.st, render.View{
 			Center: [2]float64{v.Center[0], v.Center[1]}, Zoom: v.Zoom,
 			Width: v.Width, Height: v.Height, PixelRatio: v.PixelRatio,
-		}, s.res)
+		})
 		if err != nil {
 			return nil, err
 		}
 		if err := drawOverlays(ctx, img, v, req, icons, se.attribution); err != nil {
+			if IsRequestError(err) { // the overlays' own work bound
+				s.workBound.Add(1)
+			}
 			return nil, err
 		}
 		return s.encode(ctx, img, m, req.Format)

@@ -34,7 +34,7 @@ func (s *Service) GetMap(ctx context.Context, maps []*catalog.Map, req *ogc.GetM
 		var img *image.RGBA
 		v := render.View{Center: [2]float64{plan.CenterLon, plan.CenterLat}, Zoom: plan.Zoom, Width: plan.Width, Height: plan.Height, PixelRatio: 1}
 		for _, se := range styles {
-			layer, err := s.render.Render(ctx, se.st, v, s.res)
+			layer, err := s.draw(ctx, se.st, v)
 			if err != nil {
 				return nil, err
 			}

@@ -35,15 +35,27 @@ const (
 // retryAfter is the Retry-After of a 503 from a full render queue, seconds.
 const retryAfter = "2"
 
-// imageFailed answers a failed render: the request's fault 400, a full
+// Messages of a render refused for needing more drawing than one render
+// may do (mapimage.ErrWorkBound): for a tile the map's style asks too
+// much; for a static map the client chose the size and overlays too.
+const (
+	tileWorkBound   = "the picture needs more drawing than one render may do: the map's style asks too much at this tile"
+	staticWorkBound = "the picture needs more drawing than one render may do: ask for a smaller picture, fewer overlays, or another view"
+)
+
+// imageFailed answers a failed render: the request's fault 400, a render
+// refused for too much drawing 400 with tooMuch (logged at warn), a full
 // queue or a render past its deadline 503, anything else 500 (logged, a
 // panic with its stack).
-func (a *API) imageFailed(w http.ResponseWriter, r *http.Request, what string, err error) {
+func (a *API) imageFailed(w http.ResponseWriter, r *http.Request, what, tooMuch string, err error) {
 	switch {
 	case r.Context().Err() != nil:
 		return // the client went away; its render was cancelled
 	case mapimage.IsRequestError(err):
 		respond.Fail(w, http.StatusBadRequest, err.Error())
+	case errors.Is(err, mapimage.ErrWorkBound):
+		a.workBound(r, what, err)
+		respond.Fail(w, http.StatusBadRequest, tooMuch)
 	case errors.Is(err, mapimage.ErrBusy):
 		w.Header().Set("Retry-After", retryAfter)
 		respond.Fail(w, http.StatusServiceUnavailable, "the server is busy rendering: try again shortly")
@@ -58,6 +70,12 @@ func (a *API) imageFailed(w http.ResponseWriter, r *http.Request, what string, e
 		a.d.Log.ErrorContext(r.Context(), "render", attrs...)
 		respond.Fail(w, http.StatusInternalServerError, "the image could not be rendered")
 	}
+}
+
+// workBound logs a render refused for too much drawing: a warning, since
+// the map's style (or the request) needs changing, not the server.
+func (a *API) workBound(r *http.Request, what string, err error) {
+	a.d.Log.WarnContext(r.Context(), "render refused: too much drawing", "what", what, "err", err)
 }
 
 // sendImage writes an image with its ETag (answering 304 when the client
@@ -140,7 +158,7 @@ func (a *API) mapTileAt(w http.ResponseWriter, r *http.Request, id, zs, xs, yseg
 	}
 	img, err := a.d.Images.Tile(r.Context(), mapimage.TileRequest{Map: m, Z: zxy[0], X: zxy[1], Y: zxy[2], Size: size, Scale: scale, Format: f})
 	if err != nil {
-		a.imageFailed(w, r, "map "+m.ID+" tile", err)
+		a.imageFailed(w, r, "map "+m.ID+" tile", tileWorkBound, err)
 		return
 	}
 	a.sendImage(w, r, img)
@@ -158,7 +176,7 @@ func (a *API) staticMap(w http.ResponseWriter, r *http.Request) {
 	}
 	img, err := a.d.Images.Static(r.Context(), m, req)
 	if err != nil {
-		a.imageFailed(w, r, "map "+m.ID+" static", err)
+		a.imageFailed(w, r, "map "+m.ID+" static", staticWorkBound, err)
 		return
 	}
 	a.sendImage(w, r, img)
@@ -188,7 +206,13 @@ func (a *API) wmsGetMap(w http.ResponseWriter, r *http.Request, layers func(name
 			wmsException(w, &ogc.ServiceException{Version: req.Version, Message: err.Error()})
 			return
 		}
-		a.imageFailed(w, r, "wms GetMap", err)
+		what := "wms GetMap of maps " + strings.Join(req.Layers, ",")
+		if errors.Is(err, mapimage.ErrWorkBound) && r.Context().Err() == nil {
+			a.workBound(r, what, err)
+			wmsException(w, &ogc.ServiceException{Version: req.Version, Message: "the picture needs more drawing than one render may do: ask for a smaller picture, other layers or another box"})
+			return
+		}
+		a.imageFailed(w, r, what, "", err)
 		return
 	}
 	a.sendImage(w, r, img)

@@ -648,3 +648,63 @@ func TestHostileLoad(t *testing.T) {
 		loadmix.Percentile(rep.Quiet, 0.5), loadmix.Percentile(rep.Quiet, 0.99),
 		loadmix.Percentile(rep.Loaded, 0.5), loadmix.Percentile(rep.Loaded, 0.99), st, loadmix.Longest(rep.Hostile))
 }
+
+// TestWorkBoundRefused serves a map whose style asks for more drawing than
+// one render may do (300 circles each covering the picture many times
+// over, as testdata/hostile/circle-huge.json of the renderer): its raster
+// tile and static map are a 400 with a JSON message, its WMS GetMap a
+// ServiceException (400), each logged at warn with the map's id and
+// counted in /metrics; the server goes on drawing other maps.
+func TestWorkBoundRefused(t *testing.T) {
+	var points []string
+	for i := range 300 {
+		points = append(points, fmt.Sprintf(`{"type": "Feature", "properties": {}, "geometry": {"type": "Point", "coordinates": [%g, %g]}}`,
+			float64(i%20)*0.5-5, float64(i/20)*0.5-4))
+	}
+	styleJSON := `{"version": 8, "sources": {"p": {"type": "geojson", "data": {"type": "FeatureCollection", "features": [` +
+		strings.Join(points, ",") + `]}}}, "layers": [{"id": "c", "type": "circle", "source": "p",
+	  "paint": {"circle-radius": 100000, "circle-stroke-width": 1e5, "circle-blur": 1e3, "circle-opacity": 0.5}}]}`
+	var log fixtures.SyncBuffer
+	e := newLoggedEnv(t, func(c *config.Config) {
+		c.RenderTimeout = time.Minute // the work bound ends the renders, not their deadline
+		os.MkdirAll(filepath.Join(c.DataDir, MapsDir, "heavy"), 0o755)
+		os.WriteFile(filepath.Join(c.DataDir, MapsDir, "heavy", "style.json"), []byte(styleJSON), 0o644)
+		os.MkdirAll(filepath.Join(c.DataDir, MapsDir, "city"), 0o755)
+		os.WriteFile(filepath.Join(c.DataDir, MapsDir, "city", "style.json"), []byte(testStyle), 0o644)
+	}, &log)
+	for _, tc := range []struct{ path, want string }{
+		{"/maps/heavy/0/0/0.png", "the map's style asks too much"},
+		{"/maps/heavy/256/1/1/1.png", "the map's style asks too much"},
+		{"/maps/heavy/static/0,0,3/600x400@2x.png", "a smaller picture, fewer overlays"},
+	} {
+		r := e.do("GET", tc.path, nil)
+		checkError(t, r, 400)
+		if m := decodeJSON[map[string]string](t, r.body)["message"]; !strings.Contains(m, "more drawing than one render may do") || !strings.Contains(m, tc.want) {
+			t.Errorf("%s: message %q", tc.path, m)
+		}
+	}
+	wms := e.do("GET", "/maps/wms?service=WMS&request=GetMap&version=1.3.0&layers=heavy&styles=&crs=EPSG:3857&bbox=-2000000,-2000000,2000000,2000000&width=400&height=400&format=image/png", nil)
+	if wms.status != 400 || !strings.Contains(wms.header.Get("Content-Type"), "xml") || !strings.Contains(string(wms.body), "more drawing than one render may do") {
+		t.Errorf("WMS GetMap of the heavy map: %d %s %s, want a ServiceException", wms.status, wms.header.Get("Content-Type"), wms.body)
+	}
+	// Another map still draws.
+	if r := e.do("GET", "/maps/city/0/0/0.png", nil); r.status != 200 {
+		t.Errorf("another map after the refusals: %d %s", r.status, r.body)
+	}
+	m := string(e.do("GET", "/metrics", nil).body)
+	if !strings.Contains(m, "tessera_renders_work_bound_total 4\n") {
+		t.Errorf("metrics lack tessera_renders_work_bound_total 4:\n%s", m)
+	}
+	var warned int
+	for _, line := range strings.Split(log.String(), "\n") {
+		if strings.Contains(line, "level=WARN") && strings.Contains(line, "too much drawing") && strings.Contains(line, "heavy") {
+			warned++
+		}
+		if strings.Contains(line, "level=ERROR") && strings.Contains(line, "heavy") {
+			t.Errorf("logged as an error: %s", line)
+		}
+	}
+	if warned != 4 {
+		t.Errorf("%d warnings naming the map, want 4:\n%s", warned, log.String())
+	}
+}

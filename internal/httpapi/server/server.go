@@ -249,6 +249,8 @@ func (s *Server) registerMetrics() {
 			func() float64 { return float64(s.images.QueueStats().TimedOut) }),
 		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "tessera_render_panics_total", Help: "Map image renders that panicked (answered 500)."},
 			func() float64 { return float64(s.images.QueueStats().Panicked) }),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "tessera_renders_work_bound_total", Help: "Map images refused for needing more drawing than one render may do (answered 400)."},
+			func() float64 { return float64(s.images.WorkBound()) }),
 		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "tessera_raster_cache_hits_total", Help: "Rendered raster tile cache hits."},
 			func() float64 { return float64(s.images.CacheStats().Hits) }),
 		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "tessera_raster_cache_misses_total", Help: "Rendered raster tile cache misses."},
