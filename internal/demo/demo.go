@@ -163,6 +163,7 @@ type step struct {
 var steps = []step{
 	{"world tiles", (*builder).buildWorldTiles},
 	{"map style", (*builder).writeWorldMap},
+	{"sprite set", (*builder).writeSpriteSet},
 	{"fonts", (*builder).copyFonts},
 }
 

@@ -75,32 +75,61 @@ func (b *builder) writeWorldMap(ctx context.Context) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	iconsDir := filepath.Join(dir, MapIconsDir)
-	tmpIcons := filepath.Join(dir, "."+MapIconsDir+".tmp-"+strconv.Itoa(os.Getpid()))
-	if err := os.RemoveAll(tmpIcons); err != nil {
-		return err
-	}
-	if err := os.Mkdir(tmpIcons, 0o755); err != nil {
-		return err
-	}
-	for name, data := range icons {
-		if err := os.WriteFile(filepath.Join(tmpIcons, name), data, 0o644); err != nil {
-			_ = os.RemoveAll(tmpIcons)
-			return err
-		}
-	}
-	if err := os.RemoveAll(iconsDir); err != nil {
-		_ = os.RemoveAll(tmpIcons)
-		return err
-	}
-	if err := os.Rename(tmpIcons, iconsDir); err != nil {
-		_ = os.RemoveAll(tmpIcons)
+	if err := replaceIcons(filepath.Join(dir, MapIconsDir), icons); err != nil {
 		return err
 	}
 	if err := writeFileAtomic(filepath.Join(dir, MapStyleFile), style); err != nil {
 		return err
 	}
 	b.log.Info("demo: map written", "dir", dir, "icons", len(icons))
+	return nil
+}
+
+// SpriteSet is the named icon set the demo adds (DataDir/sprites/places,
+// served at /sprites/places/sprite{scale}.{format}): the place icons of the
+// world map, for pages that draw places on maps of their own.
+const SpriteSet = "places"
+
+// writeSpriteSet writes the demo's named icon set.
+func (b *builder) writeSpriteSet(ctx context.Context) error {
+	icons, err := worldIcons()
+	if err != nil {
+		return fmt.Errorf("icons: %w", err)
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	dir := filepath.Join(b.opts.DataDir, "sprites")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	return replaceIcons(filepath.Join(dir, SpriteSet), icons)
+}
+
+// replaceIcons replaces the folder dir as a whole by the icons (file name
+// to bytes), so that icons dropped from the demo do not linger.
+func replaceIcons(dir string, icons map[string][]byte) error {
+	tmp := filepath.Join(filepath.Dir(dir), "."+filepath.Base(dir)+".tmp-"+strconv.Itoa(os.Getpid()))
+	if err := os.RemoveAll(tmp); err != nil {
+		return err
+	}
+	if err := os.Mkdir(tmp, 0o755); err != nil {
+		return err
+	}
+	for name, data := range icons {
+		if err := os.WriteFile(filepath.Join(tmp, name), data, 0o644); err != nil {
+			_ = os.RemoveAll(tmp)
+			return err
+		}
+	}
+	if err := os.RemoveAll(dir); err != nil {
+		_ = os.RemoveAll(tmp)
+		return err
+	}
+	if err := os.Rename(tmp, dir); err != nil {
+		_ = os.RemoveAll(tmp)
+		return err
+	}
 	return nil
 }
 

@@ -585,3 +585,31 @@ func TestCopyFontsWithoutApt(t *testing.T) {
 		t.Errorf("fonts folder: %v, %d entries", err, len(ents))
 	}
 }
+
+// TestWriteSpriteSet: the demo's named icon set holds the world map's
+// icons, and a rebuild replaces it (a stale icon disappears).
+func TestWriteSpriteSet(t *testing.T) {
+	data := t.TempDir()
+	stale := filepath.Join(data, "sprites", SpriteSet, "old.svg")
+	writeFile(t, stale, "<svg/>")
+	b := &builder{opts: Options{DataDir: data}, log: discardLogger(), fetched: map[string]string{}}
+	if err := b.writeSpriteSet(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(stale); !os.IsNotExist(err) {
+		t.Errorf("stale icon still there: %v", err)
+	}
+	icons, err := worldIcons()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ents, _ := os.ReadDir(filepath.Join(data, "sprites", SpriteSet))
+	if len(ents) != len(icons) {
+		t.Errorf("%d icons written, want %d", len(ents), len(icons))
+	}
+	for name, want := range icons {
+		if got, err := os.ReadFile(filepath.Join(data, "sprites", SpriteSet, name)); err != nil || string(got) != string(want) {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+}

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"github.com/tesseramaps/tessera/internal/httpapi/route"
 	"io"
-	"io/fs"
 	"net/http"
 	"strings"
 	"sync"
@@ -14,7 +13,6 @@ import (
 	"github.com/tesseramaps/tessera/internal/glyphs"
 	"github.com/tesseramaps/tessera/internal/httpapi/respond"
 	"github.com/tesseramaps/tessera/internal/ogc"
-	"github.com/tesseramaps/tessera/internal/sprite"
 	"github.com/tesseramaps/tessera/internal/web"
 )
 
@@ -155,6 +153,8 @@ func (c *styleCache) put(k styleKey, b []byte) {
 }
 
 // mapSprite serves sprite.png, sprite.json, sprite@2x.png, sprite@2x.json.
+// Deprecated in spec 002 for /sprites/{mapId}/...: the answers say so
+// (Deprecation header, Link to the successor).
 func (a *API) mapSprite(w http.ResponseWriter, r *http.Request, rest string) {
 	m, ok := a.servedMap(w, r)
 	if !ok {
@@ -172,20 +172,9 @@ func (a *API) mapSprite(w http.ResponseWriter, r *http.Request, rest string) {
 		respond.Fail(w, http.StatusNotFound, "this server builds no sprites")
 		return
 	}
-	sheet, err := a.d.Sprites.Get(r.Context(), m.IconsPath(), sprite.Options{PixelRatio: ratio})
-	if errors.Is(err, fs.ErrNotExist) {
-		respond.Fail(w, http.StatusNotFound, fmt.Sprintf("map %q has no icons", m.ID))
-		return
-	}
-	if err != nil {
-		a.jsonDocument(w, r, "", nil, fmt.Errorf("sprite of map %s: %w", m.ID, err))
-		return
-	}
-	if rest == ".png" {
-		a.document(w, r, "image/png", sheet.PNG)
-		return
-	}
-	a.document(w, r, "application/json", sheet.Index)
+	w.Header().Set("Deprecation", "true")
+	w.Header().Set("Link", "</sprites/"+m.ID+"/"+r.PathValue("file")+">; rel=\"successor-version\"")
+	a.serveSprite(w, r, m.IconsPath(), m.ID, ratio, rest == ".json")
 }
 
 // mapDocument serves a document of the map named in the path.

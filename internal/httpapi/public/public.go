@@ -43,6 +43,8 @@ type Deps struct {
 	Maps    *catalog.Maps
 	Fonts   *glyphs.Library
 	Sprites *sprite.Cache
+	// SpritesDir holds the named icon sets, one folder each ("": none).
+	SpritesDir string
 	// Images renders maps as raster tiles, static maps and WMS pictures
 	// (nil: not rendered).
 	Images *mapimage.Service

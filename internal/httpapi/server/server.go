@@ -92,6 +92,9 @@ const (
 	// GeocodingIndex is the geocoding index, inside the data directory.
 	GeocodingIndex = "geocoding/world.tgi"
 	UploadsDir     = "uploads"
+	// SpritesDir holds the named icon sets of /sprites/{id}/, one folder
+	// of icons each.
+	SpritesDir = "sprites"
 	// ElevationDir holds the elevation models (NetCDF and GeoTIFF).
 	ElevationDir = "elevation"
 )
@@ -268,7 +271,7 @@ func (s *Server) routes() http.Handler {
 		Catalog: s.Catalog, Cache: s.cache, Metrics: s.metrics, Log: s.log, PublicURL: s.cfg.PublicURL,
 		CacheControlTiles: s.cfg.CacheControlTiles, CacheControlDocuments: s.cfg.CacheControlDocuments,
 		Maps: s.Maps, Fonts: s.fonts, Sprites: s.sprites, RewriteStyle: rewriteStyle, Geocoder: s.geo,
-		Images: s.images, Elevation: s.elev,
+		Images: s.images, Elevation: s.elev, SpritesDir: filepath.Join(s.cfg.DataDir, SpritesDir),
 	})
 	pub.Register(mux)
 	pub.RegisterMaps(mux)
@@ -276,6 +279,7 @@ func (s *Server) routes() http.Handler {
 	pub.RegisterOGC(mux)
 	pub.RegisterGeocoding(mux)
 	pub.RegisterServices(mux)
+	pub.RegisterSprites(mux)
 	mux.Handle("GET /static/", web.Static())
 	mux.Handle("GET /metrics", s.metrics.Handler())
 
