@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/tesseramaps/tessera/internal/demo"
 	"github.com/tesseramaps/tessera/internal/geocode"
@@ -35,7 +36,8 @@ func demoCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return fmt.Errorf("demo: --max-zoom %d: want 1 or more", *maxZoom)
 	}
 	log := newLogger(stderr, *logLevel, "text")
-	if err := demo.Build(ctx, demo.Options{DataDir: *dataDir, CacheDir: *cacheDir, MaxZoom: *maxZoom, Logger: log}); err != nil {
+	start := time.Now()
+	if err := demo.Build(ctx, demo.Options{DataDir: *dataDir, CacheDir: *cacheDir, MaxZoom: *maxZoom, Logger: log, StepsAfter: 1}); err != nil {
 		return err
 	}
 	// The demo world's geocoding index, from the same open data.
@@ -47,9 +49,16 @@ func demoCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err := os.MkdirAll(filepath.Dir(index), 0o755); err != nil {
 		return fmt.Errorf("demo: %w", err)
 	}
+	n := demo.StepCount + 1
+	demo.Step(log, "geocoding index", n, n, demo.GeocodingShare)
+	t0 := time.Now()
 	if err := geocode.Build(ctx, geocode.BuildOptions{CacheDir: cache, Out: index, Logger: log}); err != nil {
 		return fmt.Errorf("demo: geocoding index: %w", err)
 	}
+	log.Info("demo: step done", "step", "geocoding index", "elapsed", time.Since(t0).Round(time.Millisecond))
+	log.Info("demo: all done", "data", *dataDir, "elapsed", time.Since(start).Round(time.Second))
+	// The hint goes to stdout, apart from the log: make run discards it
+	// as it serves the data itself.
 	fmt.Fprintf(stdout, "The demo world is in %s: run  tessera serve --data %s\n", *dataDir, *dataDir)
 	return nil
 }

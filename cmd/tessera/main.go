@@ -140,8 +140,18 @@ func noArgs(verb string, fs *flag.FlagSet) error {
 	return nil
 }
 
-// newLogger makes the process logger.
+// newLogger makes the process logger and sets it as slog's default, so that
+// packages logging through slog.Default() (opendata, geocode, ...) write in
+// the same format to the same place.
 func newLogger(w io.Writer, level, format string) *slog.Logger {
+	l := makeLogger(w, level, format)
+	slog.SetDefault(l)
+	return l
+}
+
+// makeLogger makes a logger writing to w at level in format ("json" or
+// text).
+func makeLogger(w io.Writer, level, format string) *slog.Logger {
 	var lv slog.Level
 	switch level {
 	case "debug":

@@ -5,6 +5,8 @@ import (
 	"context"
 	"github.com/tesseramaps/tessera/internal/fixtures"
 	"io"
+	stdlog "log"
+	"log/slog"
 	"net"
 	"net/http"
 	"os"
@@ -158,5 +160,26 @@ func TestVerbs(t *testing.T) {
 	}
 	if st, err := os.Stat(pm); err != nil || st.Size() < 127 {
 		t.Errorf("converted archive: %v", err)
+	}
+}
+
+// TestOneLogFormat checks that the process logger is also slog's default
+// (and so the log package's): packages logging through slog.Default() write
+// lines in the verb's format, not the log package's "2026/11/28 ... INFO".
+func TestOneLogFormat(t *testing.T) {
+	old := slog.Default()
+	t.Cleanup(func() { slog.SetDefault(old) })
+	var buf bytes.Buffer
+	newLogger(&buf, "info", "text")
+	slog.Default().Info("opendata: fetching npm package", "spec", "world-atlas@2")
+	stdlog.Print("from the log package")
+	lines := strings.Split(strings.TrimSpace(buf.String()), "\n")
+	if len(lines) != 2 {
+		t.Fatalf("got %d lines, want 2: %q", len(lines), buf.String())
+	}
+	for _, l := range lines {
+		if !strings.HasPrefix(l, "time=") || !strings.Contains(l, " level=INFO msg=") {
+			t.Errorf("line %q is not in the text handler's format", l)
+		}
 	}
 }

@@ -7,10 +7,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"log/slog"
 	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -188,10 +190,13 @@ func TestBuildSynthetic(t *testing.T) {
 	data := t.TempDir()
 	const maxZoom = 4
 	debs, realDebs := testDebianDirs(t)
-	err := Build(context.Background(), Options{DataDir: data, MaxZoom: maxZoom, Logger: discardLogger(), PackageDirs: writeTestPackages(t), DebianDirs: debs, NoServices: true})
+	var logs bytes.Buffer
+	log := slog.New(slog.NewJSONHandler(&logs, nil))
+	err := Build(context.Background(), Options{DataDir: data, MaxZoom: maxZoom, Logger: log, PackageDirs: writeTestPackages(t), DebianDirs: debs, NoServices: true, StepsAfter: 1})
 	if err != nil {
 		t.Fatalf("Build: %v", err)
 	}
+	checkStepLogs(t, logs.Bytes())
 	r := openWorld(t, data)
 	checkMetadata(t, r, maxZoom)
 	checkWorldMapFiles(t, data, debs, realDebs)
@@ -353,5 +358,34 @@ func checkMapColors(t *testing.T, z0 *mvt.Tile) {
 	}
 	if checked < 200 {
 		t.Errorf("checked only %d boundaries", checked)
+	}
+}
+
+// checkStepLogs checks that Build logged each of its steps as "demo: step"
+// with its number among all the demo verb's steps (StepsAfter 1) and its
+// share, and that the shares add up to the whole.
+func checkStepLogs(t *testing.T, logs []byte) {
+	t.Helper()
+	var got []string
+	dec := json.NewDecoder(bytes.NewReader(logs))
+	for dec.More() {
+		var rec map[string]any
+		if err := dec.Decode(&rec); err != nil {
+			t.Fatalf("log line: %v", err)
+		}
+		if rec["msg"] == "demo: step" {
+			got = append(got, fmt.Sprintf("%v %v %v", rec["step"], rec["n"], rec["share"]))
+		}
+	}
+	want := []string{"world tiles 1/5 45%", "map style 2/5 1%", "sprite set 3/5 0%", "fonts 4/5 9%"}
+	if !slices.Equal(got, want) {
+		t.Errorf("step logs %q, want %q", got, want)
+	}
+	sum := GeocodingShare
+	for _, s := range steps {
+		sum += s.share
+	}
+	if sum != 100 || StepCount != 4 {
+		t.Errorf("shares add up to %d%% over %d steps, want 100%% over 4", sum, StepCount)
 	}
 }

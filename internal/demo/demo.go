@@ -122,6 +122,9 @@ type Options struct {
 	// NoServices leaves out the data of the hosted services (elevation, IP
 	// geolocation): about 160 MB of downloads the map alone does not need.
 	NoServices bool
+	// StepsAfter is the number of steps the caller runs after Build (the
+	// demo verb's geocoding index), counted in the step numbers logged.
+	StepsAfter int
 }
 
 // builder carries the state shared by the steps of one Build.
@@ -156,21 +159,39 @@ func (b *builder) fetch(key string, get func() (string, error)) (string, error) 
 // step is one part of the demo build.
 type step struct {
 	name string
-	run  func(*builder, context.Context) error
+	// share is the step's typical share of the whole "tessera demo" run in
+	// percent (see StepsAfter), measured on a first run (docs/benchmarks.md).
+	share int
+	run   func(*builder, context.Context) error
 }
 
 // steps are run in order by Build.
 var steps = []step{
-	{"world tiles", (*builder).buildWorldTiles},
-	{"map style", (*builder).writeWorldMap},
-	{"sprite set", (*builder).writeSpriteSet},
-	{"fonts", (*builder).copyFonts},
+	{"world tiles", 45, (*builder).buildWorldTiles},
+	{"map style", 1, (*builder).writeWorldMap},
+	{"sprite set", 0, (*builder).writeSpriteSet},
+	{"fonts", 9, (*builder).copyFonts},
 }
 
 // serviceSteps are run in order by Build beside steps (they mostly wait on
-// downloads while the world tiles keep the processors busy).
+// downloads while the world tiles keep the processors busy); their time is
+// inside that of steps.
 var serviceSteps = []step{
-	{"elevation", (*builder).installElevation},
+	{"elevation", 0, (*builder).installElevation},
+}
+
+// StepCount is the number of numbered steps of Build.
+var StepCount = len(steps)
+
+// GeocodingShare is the typical share, in percent, of the whole "tessera
+// demo" run taken by the geocoding index built after Build.
+const GeocodingShare = 45
+
+// Step logs the start of step n of total of a build made of steps, with its
+// typical share of the whole in percent, in the one format every step uses:
+// "demo: step" step=NAME n=N/TOTAL share=PCT%.
+func Step(log *slog.Logger, name string, n, total, share int) {
+	log.Info("demo: step", "step", name, "n", fmt.Sprintf("%d/%d", n, total), "share", fmt.Sprintf("%d%%", share))
 }
 
 // Build builds the demo world into opts.DataDir.
@@ -210,8 +231,9 @@ func Build(ctx context.Context, opts Options) error {
 	if !opts.NoServices {
 		lists = append(lists, serviceSteps)
 	}
-	for _, list := range lists {
-		g.Go(func() error { return b.run(gctx, list) })
+	total := len(steps) + opts.StepsAfter
+	for li, list := range lists {
+		g.Go(func() error { return b.run(gctx, list, li > 0, total) })
 	}
 	if err := g.Wait(); err != nil {
 		return err
@@ -220,11 +242,17 @@ func Build(ctx context.Context, opts Options) error {
 	return nil
 }
 
-// run runs steps in order, logging how long each took.
-func (b *builder) run(ctx context.Context, list []step) error {
-	for _, s := range list {
+// run runs steps in order, logging each with its number among total and
+// how long each took; steps run beside the numbered ones are logged
+// without a number.
+func (b *builder) run(ctx context.Context, list []step, beside bool, total int) error {
+	for i, s := range list {
 		t0 := time.Now()
-		b.log.Info("demo: step", "step", s.name)
+		if beside {
+			b.log.Info("demo: step (beside the others)", "step", s.name)
+		} else {
+			Step(b.log, s.name, i+1, total, s.share)
+		}
 		if err := s.run(b, ctx); err != nil {
 			return fmt.Errorf("demo: %s: %w", s.name, err)
 		}
