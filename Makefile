@@ -12,9 +12,14 @@ export PATH := $(GOBIN_DIR):$(PATH)
 
 all: build
 
-## build: the binary at bin/tessera (MapLibre GL JS from npm embedded)
+# PROJ_TAGS builds with libproj (cgo, build tag proj: coordinate transforms
+# and WKT/PROJ exports) when pkg-config finds it; evaluated when a recipe
+# runs, after scripts/apt-packages.sh has installed libproj-dev.
+PROJ_TAGS  = $$(pkg-config --exists proj 2>/dev/null && echo proj)
+
+## build: the binary at bin/tessera (MapLibre GL JS from npm embedded; with PROJ when libproj-dev is installed)
 build: web-assets
-	$(GO) build -trimpath -ldflags "-X main.version=$(VERSION)" -o bin/tessera ./cmd/tessera
+	$(GO) build -tags "$(PROJ_TAGS)" -trimpath -ldflags "-X main.version=$(VERSION)" -o bin/tessera ./cmd/tessera
 
 web-assets:
 	scripts/apt-packages.sh run
@@ -45,13 +50,14 @@ RACE_PKGS ?= ./...
 ## test: install the test tools, then run every test with the tools required, then again under the race detector
 test: setup-test
 	$(GO) vet ./...
+	$(GO) vet -tags "$(PROJ_TAGS)" ./internal/coords/...
 	@$(GO) test -count=1 -v -run 'TestFixtures$$' ./internal/style/expr | grep -E '^\s*fixtures_test.go:[0-9]+: expression fixtures' || true
-	$(TEST_ENV) $(GO) test -count=1 -timeout 40m ./...
+	$(TEST_ENV) $(GO) test -tags "$(PROJ_TAGS)" -count=1 -timeout 40m ./...
 	@$(MAKE) --no-print-directory test-race
 
 ## test-race: every test under the race detector (after make setup-test; needs cgo and gcc)
 test-race:
-	CGO_ENABLED=1 $(TEST_ENV) $(GO) test -race -count=1 -timeout 40m $(RACE_PKGS)
+	CGO_ENABLED=1 $(TEST_ENV) $(GO) test -tags "$(PROJ_TAGS)" -race -count=1 -timeout 40m $(RACE_PKGS)
 
 ## test-short: the self-contained core suite (no external tools needed)
 test-short:

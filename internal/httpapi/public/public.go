@@ -18,6 +18,7 @@ import (
 	"sync"
 
 	"github.com/tesseramaps/tessera/internal/catalog"
+	"github.com/tesseramaps/tessera/internal/coords"
 	"github.com/tesseramaps/tessera/internal/elevation"
 	"github.com/tesseramaps/tessera/internal/geocode"
 	"github.com/tesseramaps/tessera/internal/glyphs"
@@ -52,6 +53,9 @@ type Deps struct {
 	Geocoder *geocode.Index
 	// Elevation answers elevation requests (nil: no model installed).
 	Elevation *elevation.Model
+	// Coordinates answers coordinate system searches and transforms (nil:
+	// no proj.db found).
+	Coordinates *coords.Service
 	// RewriteStyle turns stored styles into served ones (nil: as stored).
 	RewriteStyle StyleRewriter
 	// CacheControlTiles and CacheControlDocuments are the Cache-Control

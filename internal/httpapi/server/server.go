@@ -25,6 +25,7 @@ import (
 	"github.com/tesseramaps/tessera/internal/apikey"
 	"github.com/tesseramaps/tessera/internal/catalog"
 	"github.com/tesseramaps/tessera/internal/config"
+	"github.com/tesseramaps/tessera/internal/coords"
 	"github.com/tesseramaps/tessera/internal/elevation"
 	"github.com/tesseramaps/tessera/internal/geocode"
 	"github.com/tesseramaps/tessera/internal/glyphs"
@@ -52,8 +53,10 @@ type Server struct {
 	fonts   *glyphs.Library
 	sprites *sprite.Cache
 	geo     *geocode.Index
-	cache   *tilecache.Cache
-	ingest  *ingest.Service
+	// coords is the coordinate systems service (nil: no proj.db found).
+	coords *coords.Service
+	cache  *tilecache.Cache
+	ingest *ingest.Service
 	// datasets are the account API's dataset ingests.
 	datasets *ingest.Datasets
 	metrics  *middleware.Metrics
@@ -162,6 +165,11 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (*Server, err
 	if s.elev, err = elevation.Open(ctx, filepath.Join(cfg.DataDir, ElevationDir), log); err != nil {
 		db.Close()
 		return nil, err
+	}
+	if path, err := coords.FindDatabase(); err == nil {
+		s.coords = coords.NewService(path, log)
+	} else {
+		log.Info("coordinate systems are off", "err", err)
 	}
 	if s.ingest, err = ingest.New(ctx, db, s.Catalog, filepath.Join(cfg.DataDir, UploadsDir), ingest.Options{MaxSize: cfg.MaxUploadMB << 20, Expiry: cfg.UploadExpiry, Logger: log}); err != nil {
 		db.Close()
@@ -272,6 +280,7 @@ func (s *Server) routes() http.Handler {
 		CacheControlTiles: s.cfg.CacheControlTiles, CacheControlDocuments: s.cfg.CacheControlDocuments,
 		Maps: s.Maps, Fonts: s.fonts, Sprites: s.sprites, RewriteStyle: rewriteStyle, Geocoder: s.geo,
 		Images: s.images, Elevation: s.elev, SpritesDir: filepath.Join(s.cfg.DataDir, SpritesDir),
+		Coordinates: s.coords,
 	})
 	pub.Register(mux)
 	pub.RegisterMaps(mux)
@@ -280,6 +289,7 @@ func (s *Server) routes() http.Handler {
 	pub.RegisterGeocoding(mux)
 	pub.RegisterServices(mux)
 	pub.RegisterSprites(mux)
+	pub.RegisterCoordinates(mux)
 	mux.Handle("GET /static/", web.Static())
 	mux.Handle("GET /metrics", s.metrics.Handler())
 
@@ -359,6 +369,9 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	go s.ingest.RunExpiry(ctx, min(max(s.cfg.UploadExpiry/4, time.Second), 10*time.Minute))
 	// Keys changed by another node sharing the database are picked up.
 	go s.keys.Watch(ctx, KeyRefresh)
+	if s.coords != nil {
+		s.coords.Warm() // the coordinate systems index is read in the background
+	}
 	s.meter.Start()
 	go func() {
 		// The first analytics query of this node is then as fast as the next.
@@ -421,6 +434,9 @@ func (s *Server) Close() error {
 	s.fonts.Close()
 	if s.geo != nil {
 		s.geo.Close()
+	}
+	if s.coords != nil {
+		s.coords.Close()
 	}
 	return errors.Join(flushErr, s.db.Close())
 }

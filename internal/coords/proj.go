@@ -1,0 +1,367 @@
+//go:build proj && cgo
+
+package coords
+
+/*
+#cgo pkg-config: proj
+#include <stdlib.h>
+#include <proj.h>
+#include <proj_experimental.h>
+
+static PJ_CATEGORY cat_of(int c) {
+	switch (c) {
+	case 1: return PJ_CATEGORY_CRS;
+	case 2: return PJ_CATEGORY_COORDINATE_OPERATION;
+	case 3: return PJ_CATEGORY_ELLIPSOID;
+	case 4: return PJ_CATEGORY_PRIME_MERIDIAN;
+	case 5: return PJ_CATEGORY_DATUM;
+	default: return PJ_CATEGORY_DATUM_ENSEMBLE;
+	}
+}
+
+static const char *wkt2(PJ_CONTEXT *ctx, PJ *p) { return proj_as_wkt(ctx, p, PJ_WKT2_2019, NULL); }
+
+static size_t trans_xyz(PJ *p, int inverse, double *x, double *y, double *z, size_t n) {
+	return proj_trans_generic(p, inverse ? PJ_INV : PJ_FWD, x, sizeof(double), n, y, sizeof(double), n, z, sizeof(double), n, NULL, 0, 0);
+}
+*/
+import "C"
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"strings"
+	"sync"
+	"unsafe"
+)
+
+// Available tells that this build transforms and exports with libproj.
+const Available = true
+
+// PROJVersion is the version of the libproj linked in.
+func PROJVersion() string {
+	info := C.proj_info()
+	return C.GoString(info.release)
+}
+
+// Engine runs PROJ: a pool of PROJ contexts (PROJ objects are not safe for
+// concurrent use: each context and the objects made on it are used by one
+// goroutine at a time), each keeping the transformers it made.
+type Engine struct {
+	pool    chan *projCtx
+	exports sync.Map // AUTH:CODE/category -> Exports
+}
+
+type projCtx struct {
+	ctx *C.PJ_CONTEXT
+	// transformers by request key.
+	transformers map[string]*transformer
+}
+
+// transformer is a ready chain of operations.
+type transformer struct {
+	steps []step
+	// strategy is the transformer_selection_strategy of its results.
+	strategy string
+	// auto tells a transformer PROJ chose (the operation used is reported).
+	auto bool
+}
+
+type step struct {
+	pj      *C.PJ
+	inverse bool
+}
+
+// maxTransformers bounds each context's cache of transformers.
+const maxTransformers = 256
+
+// NewEngine makes an engine of n PROJ contexts (0: twice GOMAXPROCS, at
+// least 4).
+func NewEngine(n int) *Engine {
+	if n <= 0 {
+		n = max(2*runtime.GOMAXPROCS(0), 4)
+	}
+	e := &Engine{pool: make(chan *projCtx, n)}
+	for range n {
+		c := C.proj_context_create()
+		C.proj_log_level(c, C.PJ_LOG_NONE)
+		e.pool <- &projCtx{ctx: c, transformers: map[string]*transformer{}}
+	}
+	return e
+}
+
+// Close releases the contexts and their objects.
+func (e *Engine) Close() {
+	for range cap(e.pool) {
+		c := <-e.pool
+		c.reset()
+		C.proj_context_destroy(c.ctx)
+	}
+}
+
+func (e *Engine) get(ctx context.Context) (*projCtx, error) {
+	select {
+	case c := <-e.pool:
+		return c, nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+func (c *projCtx) reset() {
+	for k, t := range c.transformers {
+		for _, s := range t.steps {
+			C.proj_destroy(s.pj)
+		}
+		delete(c.transformers, k)
+	}
+}
+
+func (c *projCtx) lastError() string {
+	errno := C.proj_context_errno(c.ctx)
+	if errno == 0 {
+		return "unknown error"
+	}
+	return C.GoString(C.proj_context_errno_string(c.ctx, errno))
+}
+
+// Export writes an object of the database as a PROJ string (PROJ.4 form
+// for CRSs, a pipeline for operations; empty for objects PROJ cannot write
+// so) and WKT2 (2019).
+func (e *Engine) Export(ctx context.Context, id Ref, cat Category) (Exports, error) {
+	k := fmt.Sprintf("%s/%d", id, cat)
+	if v, ok := e.exports.Load(k); ok {
+		return v.(Exports), nil
+	}
+	c, err := e.get(ctx)
+	if err != nil {
+		return Exports{}, err
+	}
+	defer func() { e.pool <- c }()
+	auth, code := C.CString(id.Authority), C.CString(string(id.Code))
+	defer C.free(unsafe.Pointer(auth))
+	defer C.free(unsafe.Pointer(code))
+	pj := C.proj_create_from_database(c.ctx, auth, code, C.cat_of(C.int(cat)), 0, nil)
+	if pj == nil {
+		return Exports{}, fmt.Errorf("PROJ cannot create %s: %s", id, c.lastError())
+	}
+	defer C.proj_destroy(pj)
+	var x Exports
+	if w := C.wkt2(c.ctx, pj); w != nil {
+		x.WKT = C.GoString(w)
+	}
+	kind := C.PJ_PROJ_4
+	if cat == CategoryOperation {
+		kind = C.PJ_PROJ_5
+	}
+	if cat == CategoryCRS || cat == CategoryOperation {
+		src := pj
+		// A CRS's PROJ string carries its transformation to WGS 84
+		// (+towgs84) when there is one, as projinfo writes it.
+		if cat == CategoryCRS {
+			if b := C.proj_crs_create_bound_crs_to_WGS84(c.ctx, pj, nil); b != nil {
+				defer C.proj_destroy(b)
+				src = b
+			}
+		}
+		if p := C.proj_as_proj_string(c.ctx, src, C.PJ_PROJ_STRING_TYPE(kind), nil); p != nil {
+			x.Proj4 = C.GoString(p)
+		}
+	}
+	// A failed export leaves an error on the context: clear it.
+	C.proj_context_errno(c.ctx)
+	e.exports.Store(k, x)
+	return x, nil
+}
+
+// Transform transforms the points of req in place. The axis order is the
+// traditional GIS one (longitude or easting first) on both sides.
+func (e *Engine) Transform(ctx context.Context, req TransformRequest) (*TransformResult, error) {
+	c, err := e.get(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer func() { e.pool <- c }()
+	t, err := c.transformer(req)
+	if err != nil {
+		return nil, err
+	}
+	n := len(req.Points)
+	buf := make([]C.double, 3*n)
+	x, y, z := buf[:n:n], buf[n:2*n:2*n], buf[2*n:]
+	for i, p := range req.Points {
+		x[i], y[i], z[i] = C.double(p.X), C.double(p.Y), C.double(p.Z)
+	}
+	strategy := t.strategy
+	for _, s := range t.steps {
+		inv := C.int(0)
+		if s.inverse {
+			inv = 1
+		}
+		C.proj_errno_reset(s.pj)
+		C.trans_xyz(s.pj, inv, &x[0], &y[0], &z[0], C.size_t(n))
+		if t.auto {
+			if op := C.proj_trans_get_last_used_operation(s.pj); op != nil {
+				strategy = t.strategy + ": " + describe(op)
+				C.proj_destroy(op)
+			}
+		}
+	}
+	out := &TransformResult{Results: make([]Point, n), Strategy: strategy}
+	for i := range out.Results {
+		p := Point{X: float64(x[i]), Y: float64(y[i]), Z: float64(z[i])}
+		if !finite(p.X) || !finite(p.Y) || !finite(p.Z) {
+			return nil, fmt.Errorf("%w: point %d (%g, %g) cannot be transformed from %s to %s (outside the area the operation is defined for?)",
+				ErrNotTransformable, i+1, req.Points[i].X, req.Points[i].Y, req.Source, req.Target)
+		}
+		out.Results[i] = p
+	}
+	return out, nil
+}
+
+// describe names an operation: "name (AUTH:CODE)" or its name.
+func describe(op *C.PJ) string {
+	name := C.GoString(C.proj_get_name(op))
+	if a := C.proj_get_id_auth_name(op, 0); a != nil {
+		return fmt.Sprintf("%s (%s:%s)", name, C.GoString(a), C.GoString(C.proj_get_id_code(op, 0)))
+	}
+	return name
+}
+
+func (c *projCtx) transformer(req TransformRequest) (*transformer, error) {
+	k := req.key()
+	if t, ok := c.transformers[k]; ok {
+		return t, nil
+	}
+	if len(c.transformers) >= maxTransformers {
+		c.reset()
+	}
+	var t *transformer
+	var err error
+	if len(req.Ops) == 0 {
+		t, err = c.crsToCRS(req.Source, req.Target)
+	} else {
+		t, err = c.chain(req)
+	}
+	if err != nil {
+		return nil, err
+	}
+	c.transformers[k] = t
+	return t, nil
+}
+
+// normalized makes pj take and give the GIS axis order, destroying pj.
+func (c *projCtx) normalized(pj *C.PJ) (*C.PJ, error) {
+	n := C.proj_normalize_for_visualization(c.ctx, pj)
+	C.proj_destroy(pj)
+	if n == nil {
+		return nil, fmt.Errorf("PROJ cannot normalize the axis order: %s", c.lastError())
+	}
+	return n, nil
+}
+
+// crsToCRS lets PROJ choose the operations (by area of use and accuracy,
+// per point, among those it can instantiate here).
+func (c *projCtx) crsToCRS(s, t Ref) (*transformer, error) {
+	from, err := c.crs(s, "s_srs")
+	if err != nil {
+		return nil, err
+	}
+	defer C.proj_destroy(from)
+	to, err := c.crs(t, "t_srs")
+	if err != nil {
+		return nil, err
+	}
+	defer C.proj_destroy(to)
+	pj := C.proj_create_crs_to_crs_from_pj(c.ctx, from, to, nil, nil)
+	if pj == nil {
+		return nil, invalid("no transformation from %s to %s: %s", s, t, c.lastError())
+	}
+	n, err := c.normalized(pj)
+	if err != nil {
+		return nil, err
+	}
+	return &transformer{steps: []step{{pj: n}}, strategy: "proj_create_crs_to_crs", auto: true}, nil
+}
+
+// crs creates a CRS of the database; a code that is none is a 400.
+func (c *projCtx) crs(id Ref, param string) (*C.PJ, error) {
+	auth, code := C.CString(id.Authority), C.CString(string(id.Code))
+	defer C.free(unsafe.Pointer(auth))
+	defer C.free(unsafe.Pointer(code))
+	pj := C.proj_create_from_database(c.ctx, auth, code, C.PJ_CATEGORY_CRS, 0, nil)
+	if pj == nil {
+		C.proj_context_errno(c.ctx)
+		return nil, invalid("%s: %s is not a coordinate reference system of PROJ's database", param, id)
+	}
+	return pj, nil
+}
+
+// chain applies the given operations in order, each forward or inverse so
+// that it starts where the previous one ended: the first at the source CRS,
+// the last ending at the target CRS.
+func (c *projCtx) chain(req TransformRequest) (*transformer, error) {
+	t := &transformer{strategy: "ops"}
+	fail := func(err error) (*transformer, error) {
+		for _, s := range t.steps {
+			C.proj_destroy(s.pj)
+		}
+		return nil, err
+	}
+	at := req.Source
+	var names []string
+	for _, op := range req.Ops {
+		urn := C.CString("urn:ogc:def:coordinateOperation:" + op.Authority + "::" + string(op.Code))
+		pj := C.proj_create(c.ctx, urn)
+		C.free(unsafe.Pointer(urn))
+		if pj == nil {
+			return fail(invalid("ops: %s is not a coordinate operation of PROJ's database", op))
+		}
+		from, to := c.crsID(pj, true), c.crsID(pj, false)
+		var inverse bool
+		switch at {
+		case from:
+			at = to
+		case to:
+			inverse, at = true, from
+		default:
+			C.proj_destroy(pj)
+			return fail(invalid("ops: %s goes from %s to %s and does not start from %s", op, from, to, at))
+		}
+		d := describe(pj)
+		if inverse {
+			d = "inverse of " + d
+		}
+		names = append(names, d)
+		n, err := c.normalized(pj)
+		if err != nil {
+			return fail(err)
+		}
+		t.steps = append(t.steps, step{pj: n, inverse: inverse})
+	}
+	if at != req.Target {
+		return fail(invalid("ops: the operations end at %s, not at the target CRS %s", at, req.Target))
+	}
+	t.strategy = "ops: " + strings.Join(names, " | ")
+	return t, nil
+}
+
+// crsID is the id of an operation's source (or target) CRS.
+func (c *projCtx) crsID(op *C.PJ, source bool) Ref {
+	var crs *C.PJ
+	if source {
+		crs = C.proj_get_source_crs(c.ctx, op)
+	} else {
+		crs = C.proj_get_target_crs(c.ctx, op)
+	}
+	if crs == nil {
+		return Ref{}
+	}
+	defer C.proj_destroy(crs)
+	a := C.proj_get_id_auth_name(crs, 0)
+	if a == nil {
+		return Ref{}
+	}
+	return Ref{C.GoString(a), Code(C.GoString(C.proj_get_id_code(crs, 0)))}
+}

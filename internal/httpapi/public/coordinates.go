@@ -1,0 +1,85 @@
+package public
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+
+	"github.com/tesseramaps/tessera/internal/coords"
+	"github.com/tesseramaps/tessera/internal/httpapi/respond"
+	"github.com/tesseramaps/tessera/internal/httpapi/route"
+)
+
+// RegisterCoordinates adds the coordinate systems routes (hosted API).
+func (a *API) RegisterCoordinates(mux route.Router) {
+	mux.HandleFunc("GET /coordinates/search/{query}", a.coordinatesSearch)
+	mux.HandleFunc("GET /coordinates/transform/{coordinates}", a.coordinatesTransform)
+}
+
+// coordinatesArg is the path value without its ".json", or false.
+func (a *API) coordinatesArg(w http.ResponseWriter, r *http.Request, name, usage string) (string, bool) {
+	if a.d.Coordinates == nil {
+		respond.Fail(w, http.StatusNotFound, "coordinate systems are not set up on this server: no proj.db was found (install the Debian package proj-data)")
+		return "", false
+	}
+	v, ok := strings.CutSuffix(r.PathValue(name), ".json")
+	if !ok {
+		respond.Fail(w, http.StatusNotFound, "coordinate requests are "+usage)
+		return "", false
+	}
+	return v, true
+}
+
+func (a *API) coordinatesSearch(w http.ResponseWriter, r *http.Request) {
+	q, ok := a.coordinatesArg(w, r, "query", "/coordinates/search/{query}.json")
+	if !ok {
+		return
+	}
+	req, err := coords.ParseSearch(q, r.URL.Query())
+	if err != nil {
+		a.coordinatesFail(w, r, err)
+		return
+	}
+	res, err := a.d.Coordinates.Search(r.Context(), req)
+	if err != nil {
+		a.coordinatesFail(w, r, err)
+		return
+	}
+	w.Header().Set("Cache-Control", a.d.CacheControlDocuments)
+	respond.JSON(w, http.StatusOK, res)
+}
+
+func (a *API) coordinatesTransform(w http.ResponseWriter, r *http.Request) {
+	c, ok := a.coordinatesArg(w, r, "coordinates", "/coordinates/transform/{coordinates}.json")
+	if !ok {
+		return
+	}
+	req, err := coords.ParseTransform(c, r.URL.Query())
+	if err != nil {
+		a.coordinatesFail(w, r, err)
+		return
+	}
+	res, err := a.d.Coordinates.Transform(r.Context(), req)
+	if err != nil {
+		a.coordinatesFail(w, r, err)
+		return
+	}
+	w.Header().Set("Cache-Control", a.d.CacheControlDocuments)
+	respond.JSON(w, http.StatusOK, res)
+}
+
+// coordinatesFail answers a failed coordinates request: 400 for bad
+// parameters and points PROJ cannot transform, 501 in a build without PROJ.
+func (a *API) coordinatesFail(w http.ResponseWriter, r *http.Request, err error) {
+	switch {
+	case errors.Is(err, coords.ErrInvalid), errors.Is(err, coords.ErrNotTransformable):
+		respond.Fail(w, http.StatusBadRequest, err.Error())
+	case errors.Is(err, coords.ErrNoPROJ):
+		respond.Fail(w, http.StatusNotImplemented, err.Error())
+	case r.Context().Err() != nil:
+	default:
+		a.d.Log.ErrorContext(r.Context(), "coordinates", "path", r.URL.Path, "err", err)
+		respond.Fail(w, http.StatusInternalServerError, fmt.Sprintf("coordinates failed: %v", err))
+	}
+}
