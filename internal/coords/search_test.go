@@ -300,3 +300,21 @@ func BenchmarkSearch(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkSearchP99 is the p99 of a search (limit 50, transformations) at
+// concurrency 8.
+func BenchmarkSearchP99(b *testing.B) {
+	ix := testIndex(b)
+	queries := []string{"swiss", "wgs 84", "kind:* utm zone 32n", "code:EPSG:2056", "trans:1676", "lambert", "kind:COORDOP france"}
+	reqs := make([]SearchRequest, len(queries))
+	for i, q := range queries {
+		var err error
+		if reqs[i], err = ParseSearch(q, url.Values{"limit": {"50"}, "transformations": {"true"}}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	p99(b, func(i int) error {
+		_, err := ix.Search(context.Background(), reqs[i%len(reqs)], nil)
+		return err
+	})
+}
