@@ -283,6 +283,15 @@ func (lr *layerRender) draw(runs featureRuns) {
 			if lr.cv.Budget.Stopped() {
 				return // cancelled, or over the render's work bound
 			}
+			if lr.l.Type == "fill" && run[i].kind == "LineString" {
+				// GL fills the rings lines close.
+				for _, g := range lr.lineFills(&run[i]) {
+					if fp, ok := lr.drawFeature(&g, c, clipped, &cull); ok {
+						outlines = append(outlines, outline{&g, fp})
+					}
+				}
+				continue
+			}
 			if fp, ok := lr.drawFeature(&run[i], c, clipped, &cull); ok {
 				outlines = append(outlines, outline{&run[i], fp})
 			}

@@ -116,6 +116,13 @@ func TestLayersAgainstMapLibre(t *testing.T) {
 		// the text about its centre, turns it, puts the anchor's side of
 		// the turned box at the point and moves it by the offset unturned.
 		{"text-offsets-rotated", 0.00025, 0},
+		// A fill layer over GeoJSON lines (testdata/layers/line-fill.json,
+		// written by hand): GL fills, and outlines, the ring each line
+		// closes, the rings of a MultiLineString grouped by winding (the
+		// second, turning the other way, a hole), a line of no area drawn
+		// not at all; a line longer than a tile's buffer is cut into the
+		// tiles of the view's zoom first and each piece closed in its tile.
+		{"line-fill", 0.00025, 0},
 	}
 	for _, tc := range tests {
 		t.Run(fmt.Sprintf("%s@%gx", tc.name, max(1, tc.ratio)), func(t *testing.T) {
