@@ -6,6 +6,7 @@
 //	tessera ingest --data DIR FILE...              add MBTiles, PMTiles or GeoJSON files as tilesets
 //	tessera convert IN.mbtiles OUT.pmtiles|OUT_DIR copy a tileset to PMTiles or to z/x/y files
 //	tessera geocode build --data DIR               build the geocoding index from open data
+//	tessera weather ingest --data DIR FILE...      add GRIB2 model runs as weather tilesets
 //	tessera version
 package main
 
@@ -92,6 +93,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return ingestCmd(ctx, args, stdout, stderr)
 	case "geocode":
 		return geocodeCmd(ctx, args, stdout, stderr)
+	case "weather":
+		return weatherCmd(ctx, args, stdout, stderr)
 	case "convert":
 		return convertCmd(ctx, args, stdout, stderr)
 	case "render":
@@ -116,6 +119,7 @@ Verbs:
   ingest   add tileset files to DIR               tessera ingest --data DIR FILE...
   convert  MBTiles to PMTiles, or to z/x/y files  tessera convert IN.mbtiles OUT.pmtiles|OUT_DIR
   geocode  build the geocoding index              tessera geocode build --data DIR
+  weather  ingest GRIB2 model output              tessera weather ingest --data DIR FILE.grib2...
   render   draw a style to an image               tessera render --style style.json -o map.png
   version  print the version
 

@@ -9,6 +9,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -181,6 +182,11 @@ func Ingest(ctx context.Context, files []string, opts IngestOptions) (IngestResu
 		res.Skipped = append(res.Skipped, skipped...)
 		for _, f := range fields {
 			id, _, _ := f.Variable()
+			if dup := slices.ContainsFunc(byVar[id], func(o *Field) bool { return o.Valid.Equal(f.Valid) }); dup {
+				log.Warn("weather: a second field of one variable and time is skipped", "file", path, "variable", id, "valid", f.Valid)
+				res.Skipped = append(res.Skipped, Skipped{Index: -1, Reason: "second field of " + id + " at " + f.Valid.Format(time.RFC3339)})
+				continue
+			}
 			byVar[id] = append(byVar[id], f)
 		}
 	}
@@ -341,13 +347,13 @@ func readVariable(path string) (Variable, error) {
 	return v, nil
 }
 
-// Latest reads the catalog in dataDir/weather: every variable with the
+// Latest reads the catalog in dir (DataDir/weather): every variable with the
 // keyframes whose tileset served tells is served (variables left with
-// none are left out), ordered by variable id. A data folder without a
-// weather folder has an empty catalog.
-func Latest(dataDir string, served func(id string) bool) (Catalog, error) {
+// none are left out), ordered by variable id. A missing folder is an
+// empty catalog.
+func Latest(dir string, served func(id string) bool) (Catalog, error) {
 	c := Catalog{Variables: []Variable{}}
-	names, err := filepath.Glob(filepath.Join(dataDir, Dir, "*.json"))
+	names, err := filepath.Glob(filepath.Join(dir, "*.json"))
 	if err != nil {
 		return c, err
 	}

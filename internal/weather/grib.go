@@ -69,6 +69,10 @@ type Field struct {
 	// its value in the table's unit.
 	SurfaceType  int
 	SurfaceValue float64
+	// Surface2Type and Surface2Value: the second fixed surface of a layer
+	// (type 255: none).
+	Surface2Type  int
+	Surface2Value float64
 	// Centre is the originating centre (table C-11; 7 is NCEP).
 	Centre int
 	// Process is the generating process (the centre's model number).
@@ -295,6 +299,7 @@ func decode(msg []byte) (f *Field, err error) {
 	return &Field{
 		Discipline: int(m.Section0.Discipline), Category: int(p.ParameterCategory), Number: int(p.ParameterNumber),
 		SurfaceType: int(p.FirstSurface.Type), SurfaceValue: scaled(p.FirstSurface.Scale, p.FirstSurface.Value),
+		Surface2Type: int(p.SecondSurface.Type), Surface2Value: scaled(p.SecondSurface.Scale, p.SecondSurface.Value),
 		Centre: int(m.Section1.OriginatingCenter), Process: int(p.AnalysisProcess),
 		Reference: ref, Valid: ref.Add(time.Duration(p.ForecastTime) * unit),
 		Grid: grid, Values: vals,

@@ -67,6 +67,10 @@ func level(typ int, v float64) (id, words string) {
 // example "ugrd-10m", "tmp-850hpa"), name and unit.
 func (f *Field) Variable() (id, name, unit string) {
 	lid, lwords := level(f.SurfaceType, f.SurfaceValue)
+	if f.Surface2Type != 255 {
+		id2, words2 := level(f.Surface2Type, f.Surface2Value)
+		lid, lwords = lid+"-to-"+id2, "from "+strings.TrimPrefix(lwords, "at ")+" to "+strings.TrimPrefix(words2, "at ")
+	}
 	p, ok := params[[3]int{f.Discipline, f.Category, f.Number}]
 	if !ok {
 		p = param{element: fmt.Sprintf("d%d-c%d-p%d", f.Discipline, f.Category, f.Number),

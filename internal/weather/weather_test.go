@@ -258,7 +258,7 @@ func TestIngestGFS(t *testing.T) {
 	if res.Tiles != 2*21 {
 		t.Errorf("%d tiles, want 42", res.Tiles)
 	}
-	cat, err := Latest(dir, nil)
+	cat, err := Latest(filepath.Join(dir, Dir), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -334,7 +334,7 @@ func TestIngestGFS(t *testing.T) {
 		t.Errorf("%d pixels checked", checked)
 	}
 	// Only served keyframes are listed.
-	if c, err := Latest(dir, func(id string) bool { return strings.HasPrefix(id, "weather-vgrd") }); err != nil || len(c.Variables) != 1 || c.Variables[0].Metadata.WeatherVariable.VariableID != "vgrd-10m" {
+	if c, err := Latest(filepath.Join(dir, Dir), func(id string) bool { return strings.HasPrefix(id, "weather-vgrd") }); err != nil || len(c.Variables) != 1 || c.Variables[0].Metadata.WeatherVariable.VariableID != "vgrd-10m" {
 		t.Errorf("filtered catalog %+v %v", c, err)
 	}
 }
@@ -354,7 +354,7 @@ func TestIngestKeepsLatestRun(t *testing.T) {
 	if strings.Join(res.Tilesets, ",") != "weather-ugrd-10m-20230601t1200z,weather-ugrd-10m-20230601t1800z" {
 		t.Errorf("tilesets %v", res.Tilesets)
 	}
-	c, err := Latest(dir, nil)
+	c, err := Latest(filepath.Join(dir, Dir), nil)
 	if err != nil || len(c.Variables) != 1 {
 		t.Fatalf("%+v %v", c, err)
 	}
@@ -371,7 +371,7 @@ func TestIngestKeepsLatestRun(t *testing.T) {
 	if _, err := Ingest(context.Background(), []string{file}, IngestOptions{DataDir: dir}); err != nil {
 		t.Fatal(err)
 	}
-	if c, _ := Latest(dir, nil); c.Variables[0].Metadata.WeatherVariable.ReleaseTimestamp != "2030-01-01T00:00:00Z" {
+	if c, _ := Latest(filepath.Join(dir, Dir), nil); c.Variables[0].Metadata.WeatherVariable.ReleaseTimestamp != "2030-01-01T00:00:00Z" {
 		t.Errorf("newer run replaced: %+v", c.Variables[0].Metadata.WeatherVariable)
 	}
 	if c, err := Latest(t.TempDir(), nil); err != nil || c.Variables == nil || len(c.Variables) != 0 {

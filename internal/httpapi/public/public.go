@@ -44,6 +44,8 @@ type Deps struct {
 	Maps    *catalog.Maps
 	Fonts   *glyphs.Library
 	Sprites *sprite.Cache
+	// WeatherDir holds the weather catalog, DataDir/weather ("": none).
+	WeatherDir string
 	// SpritesDir holds the named icon sets, one folder each ("": none).
 	SpritesDir string
 	// Images renders maps as raster tiles, static maps and WMS pictures

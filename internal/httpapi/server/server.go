@@ -40,6 +40,7 @@ import (
 	"github.com/tesseramaps/tessera/internal/tilecache"
 	"github.com/tesseramaps/tessera/internal/tilesource"
 	"github.com/tesseramaps/tessera/internal/usage"
+	"github.com/tesseramaps/tessera/internal/weather"
 	"github.com/tesseramaps/tessera/internal/web"
 )
 
@@ -281,6 +282,7 @@ func (s *Server) routes() http.Handler {
 		Maps: s.Maps, Fonts: s.fonts, Sprites: s.sprites, RewriteStyle: rewriteStyle, Geocoder: s.geo,
 		Images: s.images, Elevation: s.elev, SpritesDir: filepath.Join(s.cfg.DataDir, SpritesDir),
 		Coordinates: s.coords,
+		WeatherDir: filepath.Join(s.cfg.DataDir, weather.Dir),
 	})
 	pub.Register(mux)
 	pub.RegisterMaps(mux)
@@ -288,6 +290,7 @@ func (s *Server) routes() http.Handler {
 	pub.RegisterOGC(mux)
 	pub.RegisterGeocoding(mux)
 	pub.RegisterServices(mux)
+	pub.RegisterWeather(mux)
 	pub.RegisterSprites(mux)
 	pub.RegisterCoordinates(mux)
 	mux.Handle("GET /static/", web.Static())
