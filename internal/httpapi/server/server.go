@@ -282,7 +282,7 @@ func (s *Server) routes() http.Handler {
 		Maps: s.Maps, Fonts: s.fonts, Sprites: s.sprites, RewriteStyle: rewriteStyle, Geocoder: s.geo,
 		Images: s.images, Elevation: s.elev, SpritesDir: filepath.Join(s.cfg.DataDir, SpritesDir),
 		Coordinates: s.coords,
-		WeatherDir: filepath.Join(s.cfg.DataDir, weather.Dir),
+		WeatherDir:  filepath.Join(s.cfg.DataDir, weather.Dir),
 	})
 	pub.Register(mux)
 	pub.RegisterMaps(mux)
