@@ -21,6 +21,7 @@ func demoCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	cacheDir := fs.String("cache", "", "folder for fetched packages (default DATA/cache)")
 	maxZoom := fs.Int("max-zoom", demo.DefaultMaxZoom, "highest zoom of the world tileset")
 	logLevel := fs.String("log-level", "info", "debug, info, warn or error")
+	servicesOnly := fs.Bool("services-only", false, "fetch and install only the services' data (elevation, IP geolocation), not the world")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -37,8 +38,12 @@ func demoCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	}
 	log := newLogger(stderr, *logLevel, "text")
 	start := time.Now()
-	if err := demo.Build(ctx, demo.Options{DataDir: *dataDir, CacheDir: *cacheDir, MaxZoom: *maxZoom, Logger: log, StepsAfter: 1}); err != nil {
+	if err := demo.Build(ctx, demo.Options{DataDir: *dataDir, CacheDir: *cacheDir, MaxZoom: *maxZoom, Logger: log, StepsAfter: 1, ServicesOnly: *servicesOnly}); err != nil {
 		return err
+	}
+	if *servicesOnly {
+		fmt.Fprintf(stdout, "The services' data is in %s\n", *dataDir)
+		return nil
 	}
 	// The demo world's geocoding index, from the same open data.
 	cache := *cacheDir

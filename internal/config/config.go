@@ -87,6 +87,9 @@ type Config struct {
 
 	// GeocodingIndex is the geocoding index file ("" = DATA_DIR/geocoding/world.tgi).
 	GeocodingIndex string `yaml:"geocoding_index"`
+	// GeolocationLocalAddress is the address IP geolocation looks up for
+	// callers on loopback or private addresses ("" = none: they get 404).
+	GeolocationLocalAddress string `yaml:"geolocation_local_address"`
 	// Watch turns on watching the tiles directory for changes.
 	Watch bool `yaml:"watch"`
 	// LogLevel is debug, info, warn or error; LogFormat is text or json.
@@ -315,6 +318,19 @@ func ParsePrefixes(list []string) ([]netip.Prefix, error) {
 	return out, nil
 }
 
+// GeolocationLocal returns the parsed geolocation_local_address (the zero
+// Addr when unset).
+func (c Config) GeolocationLocal() (netip.Addr, error) {
+	if c.GeolocationLocalAddress == "" {
+		return netip.Addr{}, nil
+	}
+	a, err := netip.ParseAddr(c.GeolocationLocalAddress)
+	if err != nil {
+		return netip.Addr{}, fmt.Errorf("geolocation_local_address %q is not an IP address", c.GeolocationLocalAddress)
+	}
+	return a.Unmap(), nil
+}
+
 // Validate checks the settings for values that cannot work.
 func (c Config) Validate() error {
 	var errs []error
@@ -332,6 +348,9 @@ func (c Config) Validate() error {
 	}
 	if _, err := c.RemoteAllowed(); err != nil {
 		errs = append(errs, fmt.Errorf("remote_allow: %w", err))
+	}
+	if _, err := c.GeolocationLocal(); err != nil {
+		errs = append(errs, err)
 	}
 	if c.PublicURL != "" {
 		u, err := url.Parse(c.PublicURL)

@@ -125,6 +125,9 @@ type Options struct {
 	// StepsAfter is the number of steps the caller runs after Build (the
 	// demo verb's geocoding index), counted in the step numbers logged.
 	StepsAfter int
+	// ServicesOnly builds only the services' data (refreshing it in a
+	// data folder that has the world already).
+	ServicesOnly bool
 }
 
 // builder carries the state shared by the steps of one Build.
@@ -178,6 +181,7 @@ var steps = []step{
 // inside that of steps.
 var serviceSteps = []step{
 	{"elevation", 0, (*builder).installElevation},
+	{"geolocation", 0, (*builder).installGeolocation},
 }
 
 // StepCount is the number of numbered steps of Build.
@@ -227,11 +231,17 @@ func Build(ctx context.Context, opts Options) error {
 	}
 	start := time.Now()
 	g, gctx := errgroup.WithContext(ctx)
-	lists := [][]step{steps}
+	var lists [][]step
+	if !opts.ServicesOnly {
+		lists = append(lists, steps)
+	}
 	if !opts.NoServices {
 		lists = append(lists, serviceSteps)
 	}
 	total := len(steps) + opts.StepsAfter
+	if opts.ServicesOnly {
+		total = len(serviceSteps)
+	}
 	for li, list := range lists {
 		g.Go(func() error { return b.run(gctx, list, li > 0, total) })
 	}

@@ -84,8 +84,12 @@
 //
 // # Parameters the data cannot honour
 //
-//   - proximity=ip is accepted and ignored: there is no IP database.
-//   - worldview: see Worldviews; the data has Natural Earth's single view.
+//   - proximity=ip biases toward the caller's place when the server has an
+//     IP database and the caller's address is in it (Request.Located);
+//     otherwise it is ignored.
+//   - worldview: see Worldviews; the data has Natural Earth's single view
+//     (auto resolves to the caller's country's view, with results as
+//     default).
 //   - A bare POI category searches POIs: there are no POIs yet (the OSM
 //     import will add them as features of type poi with categories).
 package geocode

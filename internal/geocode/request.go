@@ -72,7 +72,9 @@ type ForwardQuery struct {
 	BBox *[4]float64
 	// Proximity biases the ranking toward a point.
 	Proximity *orb.Point
-	// ProximityIP records proximity=ip: ignored (no IP database).
+	// ProximityIP records proximity=ip: the server sets Proximity to the
+	// caller's place when it can locate the caller (Request.Located), else
+	// it is ignored.
 	ProximityIP bool
 	// Countries restricts results to these ISO alpha-2 codes (upper case).
 	Countries []string
@@ -125,11 +127,68 @@ type Request struct {
 //   - default: countries as Natural Earth draws them; territories Natural
 //     Earth leaves without an ISO code (Somaliland, Northern Cyprus, ...)
 //     are not countries and give no country in reverse geocoding.
-//   - auto: would pick the view from the client's location; without an IP
-//     database it behaves as default.
+//   - auto: the view of the client's country (WorldviewFor), which the
+//     server resolves from the caller's address when it has an IP
+//     database; without one it behaves as default.
 //   - ae, ch, jp, kr, us: accepted and reported, results as default (the
 //     sources carry no per-country boundary claims).
 var Worldviews = []string{"default", "auto", "ae", "ch", "jp", "kr", "us"}
+
+// WorldviewFor is the worldview worldview=auto takes for a client in the
+// country of that ISO alpha-2 code: the country's own when it is one of the
+// Worldviews, else default.
+func WorldviewFor(countryCode string) string {
+	v := strings.ToLower(countryCode)
+	if len(v) == 2 && slices.Contains(Worldviews, v) {
+		return v
+	}
+	return "default"
+}
+
+// Located fills what depends on the caller's place: proximity=ip becomes a
+// proximity at (lon, lat) and worldview=auto the view of the country, in
+// the request and every query of a batch.
+func (r *Request) Located(lon, lat float64, countryCode string) {
+	if r.Forward != nil && r.Forward.ProximityIP && r.Forward.Proximity == nil {
+		r.Forward.Proximity = &orb.Point{lon, lat}
+	}
+	if w := worldviewOf(r); w != nil && *w == "auto" {
+		*w = WorldviewFor(countryCode)
+	}
+	for i := range r.Batch {
+		r.Batch[i].Located(lon, lat, countryCode)
+	}
+}
+
+// NeedsLocation tells whether the request (or a query of its batch) uses
+// proximity=ip or worldview=auto.
+func (r *Request) NeedsLocation() bool {
+	if r.Forward != nil && r.Forward.ProximityIP && r.Forward.Proximity == nil {
+		return true
+	}
+	if w := worldviewOf(r); w != nil && *w == "auto" {
+		return true
+	}
+	for i := range r.Batch {
+		if r.Batch[i].NeedsLocation() {
+			return true
+		}
+	}
+	return false
+}
+
+// worldviewOf points at the request's worldview (nil for a batch).
+func worldviewOf(r *Request) *string {
+	switch {
+	case r.Forward != nil:
+		return &r.Forward.Worldview
+	case r.Reverse != nil:
+		return &r.Reverse.Worldview
+	case r.Kind == KindID:
+		return &r.IDOpts.Worldview
+	}
+	return nil
+}
 
 // languageCodes are the ISO 639-1 codes the spec allows, plus "ru": the
 // spec's list omits Russian (every other ISO 639-1 code is there), which is

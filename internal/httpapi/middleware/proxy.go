@@ -1,9 +1,9 @@
 package middleware
 
 import (
-	"net"
 	"net/http"
 	"net/netip"
+	"strings"
 )
 
 // forwardedHeaders are the headers a reverse proxy sets to describe the
@@ -33,16 +33,53 @@ func peerTrusted(remote string, trusted []netip.Prefix) bool {
 	if len(trusted) == 0 {
 		return false
 	}
-	host, _, err := net.SplitHostPort(remote)
-	if err != nil {
-		host = remote
+	a := parseHostAddr(remote)
+	return a.IsValid() && inPrefixes(a, trusted)
+}
+
+// ClientAddr returns the address of the client that made r: the
+// connection's peer, or, when the peer is a trusted proxy, the first address
+// of X-Forwarded-For that is not a trusted proxy, read from the right (the
+// entries a client could have written itself are further left). When every
+// entry is trusted the leftmost is taken. The zero Addr means the address
+// could not be read.
+func ClientAddr(r *http.Request, trusted []netip.Prefix) netip.Addr {
+	peer := parseHostAddr(r.RemoteAddr)
+	if !peer.IsValid() || !inPrefixes(peer, trusted) {
+		return peer
 	}
-	a, err := netip.ParseAddr(host)
-	if err != nil {
-		return false
+	var hops []string
+	for _, h := range r.Header.Values("X-Forwarded-For") {
+		hops = append(hops, strings.Split(h, ",")...)
 	}
-	a = a.Unmap()
-	for _, p := range trusted {
+	client := peer
+	for i := len(hops) - 1; i >= 0; i-- {
+		a := parseHostAddr(strings.TrimSpace(hops[i]))
+		if !a.IsValid() {
+			break // a damaged list: trust nothing further left
+		}
+		client = a
+		if !inPrefixes(a, trusted) {
+			break
+		}
+	}
+	return client
+}
+
+// parseHostAddr reads "addr", "addr:port" or "[addr]:port".
+func parseHostAddr(s string) netip.Addr {
+	if ap, err := netip.ParseAddrPort(s); err == nil {
+		return ap.Addr().Unmap()
+	}
+	a, err := netip.ParseAddr(strings.Trim(s, "[]"))
+	if err != nil {
+		return netip.Addr{}
+	}
+	return a.Unmap()
+}
+
+func inPrefixes(a netip.Addr, ps []netip.Prefix) bool {
+	for _, p := range ps {
 		if p.Contains(a) {
 			return true
 		}

@@ -47,3 +47,34 @@ func TestTrustProxies(t *testing.T) {
 		t.Error("a forwarded header was kept with no trusted proxies")
 	}
 }
+
+func TestClientAddr(t *testing.T) {
+	trusted := []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8"), netip.MustParsePrefix("::1/128")}
+	cases := []struct {
+		remote string
+		xff    []string
+		want   string
+	}{
+		{"203.0.113.5:4000", nil, "203.0.113.5"},
+		{"203.0.113.5:4000", []string{"198.51.100.1"}, "203.0.113.5"}, // untrusted peer: the header is ignored
+		{"10.1.1.1:80", []string{"198.51.100.1"}, "198.51.100.1"},
+		{"10.1.1.1:80", []string{"6.6.6.6, 198.51.100.1, 10.2.2.2"}, "198.51.100.1"},  // spoofed entry on the left is skipped
+		{"10.1.1.1:80", []string{"6.6.6.6", "198.51.100.1,10.2.2.2"}, "198.51.100.1"}, // several headers
+		{"10.1.1.1:80", []string{"10.3.3.3, 10.2.2.2"}, "10.3.3.3"},                   // all trusted: the leftmost
+		{"10.1.1.1:80", []string{"junk, 198.51.100.1"}, "198.51.100.1"},
+		{"10.1.1.1:80", []string{"198.51.100.1, junk"}, "10.1.1.1"}, // damaged: the peer
+		{"[::1]:80", []string{"[2001:db8::7]:1234"}, "2001:db8::7"},
+		{"10.1.1.1:80", nil, "10.1.1.1"},
+		{"not an address", nil, "invalid IP"},
+	}
+	for _, c := range cases {
+		r := httptest.NewRequest("GET", "/", nil)
+		r.RemoteAddr = c.remote
+		for _, h := range c.xff {
+			r.Header.Add("X-Forwarded-For", h)
+		}
+		if got := ClientAddr(r, trusted).String(); got != c.want {
+			t.Errorf("%s %v: %s, want %s", c.remote, c.xff, got, c.want)
+		}
+	}
+}

@@ -35,6 +35,13 @@ func (a *API) geocoding(w http.ResponseWriter, r *http.Request) {
 		respond.Fail(w, http.StatusBadRequest, err.Error())
 		return
 	}
+	// proximity=ip and worldview=auto follow the caller's place; a caller
+	// who cannot be located keeps the defaults (no bias, default view).
+	if a.d.GeoIP != nil && req.NeedsLocation() {
+		if loc, _, err := a.locateCaller(r); err == nil {
+			req.Located(loc.Longitude, loc.Latitude, loc.CountryCode)
+		}
+	}
 	var body any
 	if req.Kind == geocode.KindBatch {
 		body, err = a.d.Geocoder.SearchBatch(r.Context(), req)

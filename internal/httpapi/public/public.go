@@ -14,6 +14,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"net/netip"
 	"strings"
 	"sync"
 
@@ -21,6 +22,7 @@ import (
 	"github.com/tesseramaps/tessera/internal/coords"
 	"github.com/tesseramaps/tessera/internal/elevation"
 	"github.com/tesseramaps/tessera/internal/geocode"
+	"github.com/tesseramaps/tessera/internal/geoip"
 	"github.com/tesseramaps/tessera/internal/glyphs"
 	"github.com/tesseramaps/tessera/internal/httpapi/middleware"
 	"github.com/tesseramaps/tessera/internal/httpapi/respond"
@@ -58,6 +60,13 @@ type Deps struct {
 	// Coordinates answers coordinate system searches and transforms (nil:
 	// no proj.db found).
 	Coordinates *coords.Service
+	// GeoIP locates callers (nil: no IP database installed).
+	GeoIP *geoip.DB
+	// TrustedProxies are the proxies whose X-Forwarded-For is believed when
+	// locating a caller; GeolocationLocal is the address looked up for
+	// callers on loopback or private addresses (zero: none).
+	TrustedProxies   []netip.Prefix
+	GeolocationLocal netip.Addr
 	// RewriteStyle turns stored styles into served ones (nil: as stored).
 	RewriteStyle StyleRewriter
 	// CacheControlTiles and CacheControlDocuments are the Cache-Control

@@ -28,6 +28,7 @@ import (
 	"github.com/tesseramaps/tessera/internal/coords"
 	"github.com/tesseramaps/tessera/internal/elevation"
 	"github.com/tesseramaps/tessera/internal/geocode"
+	"github.com/tesseramaps/tessera/internal/geoip"
 	"github.com/tesseramaps/tessera/internal/glyphs"
 	"github.com/tesseramaps/tessera/internal/httpapi/account"
 	"github.com/tesseramaps/tessera/internal/httpapi/admin"
@@ -85,6 +86,8 @@ type Server struct {
 	keys *apikey.Service
 	// elev answers elevation requests (no grids: none installed).
 	elev *elevation.Model
+	// geoip locates callers (nil: no IP database installed).
+	geoip *geoip.DB
 }
 
 // Paths inside the data directory.
@@ -101,6 +104,8 @@ const (
 	SpritesDir = "sprites"
 	// ElevationDir holds the elevation models (NetCDF and GeoTIFF).
 	ElevationDir = "elevation"
+	// GeolocationDir holds the IP databases and their tables.
+	GeolocationDir = "geolocation"
 )
 
 // KeyRefresh is how often the API keys are reloaded when another node
@@ -171,6 +176,10 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (*Server, err
 		s.coords = coords.NewService(path, log)
 	} else {
 		log.Info("coordinate systems are off", "err", err)
+	}
+	if s.geoip, err = geoip.Open(filepath.Join(cfg.DataDir, GeolocationDir)); err != nil {
+		db.Close()
+		return nil, err
 	}
 	if s.ingest, err = ingest.New(ctx, db, s.Catalog, filepath.Join(cfg.DataDir, UploadsDir), ingest.Options{MaxSize: cfg.MaxUploadMB << 20, Expiry: cfg.UploadExpiry, Logger: log}); err != nil {
 		db.Close()
@@ -276,6 +285,8 @@ func (s *Server) registerMetrics() {
 func (s *Server) routes() http.Handler {
 	mux := route.New()
 
+	proxies, _ := s.cfg.Proxies()        // checked by the configuration's Validate
+	local, _ := s.cfg.GeolocationLocal() // likewise
 	pub := public.New(public.Deps{
 		Catalog: s.Catalog, Cache: s.cache, Metrics: s.metrics, Log: s.log, PublicURL: s.cfg.PublicURL,
 		CacheControlTiles: s.cfg.CacheControlTiles, CacheControlDocuments: s.cfg.CacheControlDocuments,
@@ -283,6 +294,7 @@ func (s *Server) routes() http.Handler {
 		Images: s.images, Elevation: s.elev, SpritesDir: filepath.Join(s.cfg.DataDir, SpritesDir),
 		Coordinates: s.coords,
 		WeatherDir:  filepath.Join(s.cfg.DataDir, weather.Dir),
+		GeoIP:       s.geoip, TrustedProxies: proxies, GeolocationLocal: local,
 	})
 	pub.Register(mux)
 	pub.RegisterMaps(mux)
@@ -317,7 +329,6 @@ func (s *Server) routes() http.Handler {
 	if s.cfg.AccessLog {
 		accessLog = s.log
 	}
-	proxies, _ := s.cfg.Proxies() // checked by the configuration's Validate
 	return middleware.Chain(pub.FastTiles(mux),
 		middleware.Recover(s.log),
 		middleware.TrustProxies(proxies),
@@ -440,6 +451,9 @@ func (s *Server) Close() error {
 	}
 	if s.coords != nil {
 		s.coords.Close()
+	}
+	if s.geoip != nil {
+		s.geoip.Close()
 	}
 	return errors.Join(flushErr, s.db.Close())
 }

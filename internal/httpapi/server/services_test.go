@@ -1,15 +1,23 @@
 package server
 
 import (
+	"context"
 	"encoding/json"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/paulmach/orb"
+
 	"github.com/tesseramaps/tessera/internal/config"
+	"github.com/tesseramaps/tessera/internal/geocode"
+	"github.com/tesseramaps/tessera/internal/geocode/sources"
+	"github.com/tesseramaps/tessera/internal/geoip/geoiptest"
 	"github.com/tesseramaps/tessera/internal/netcdf"
 	"github.com/tesseramaps/tessera/internal/store"
 )
@@ -102,17 +110,157 @@ func TestElevation(t *testing.T) {
 func TestServicesNotSetUp(t *testing.T) {
 	e := newEnv(t, nil)
 	checkError(t, e.do("GET", "/elevation/1,2.json", nil), 404)
+	checkError(t, e.do("GET", "/geolocation/ip.json", nil), 404)
 }
 
 func TestServicesNeedKeys(t *testing.T) {
-	e := newEnv(t, func(c *config.Config) {
+	e := geolocationEnv(t, func(c *config.Config) {
 		c.APIKeys = config.APIKeysRequired
-		writeElevation(t, c.DataDir)
+		c.GeolocationLocalAddress = "62.4.1.2"
 	})
 	checkError(t, e.do("GET", "/elevation/1,2.json", nil), 403)
+	checkError(t, e.do("GET", "/geolocation/ip.json", nil), 403)
 	tok := e.serviceToken("keys")
 	k := decodeJSON[accountKey](t, e.account("POST", "/api_keys", tok, nil).body)
-	if r := e.do("GET", "/elevation/1,2.json?key="+k.Token, nil); r.status != 200 {
-		t.Errorf("with a key: %d %s", r.status, r.body)
+	for _, path := range []string{"/elevation/1,2.json?key=", "/geolocation/ip.json?key="} {
+		if r := e.do("GET", path+k.Token, nil); r.status != 200 {
+			t.Errorf("%s with a key: %d %s", path, r.status, r.body)
+		}
+	}
+}
+
+// geolocationEnv is a server with the test IP databases (geoiptest), a
+// global elevation model, a geocoding index with two towns named
+// Springfield (near Zurich and near Paris) and the given settings.
+func geolocationEnv(t *testing.T, mutate func(*config.Config)) *testEnv {
+	return newEnv(t, func(c *config.Config) {
+		c.UsageFlushInterval = time.Hour
+		writeElevation(t, c.DataDir)
+		geoiptest.Write(t, filepath.Join(c.DataDir, GeolocationDir), geoiptest.Records, geoiptest.Tables())
+		ds := &sources.Dataset{
+			Countries: []sources.Country{
+				{Alpha2: "CH", Alpha3: "CHE", Numeric: 756, Name: "Switzerland", Names: map[string][]string{"en": {"Switzerland"}},
+					Geometry: orb.Polygon{{{6, 45.8}, {10.5, 45.8}, {10.5, 47.8}, {6, 47.8}, {6, 45.8}}}},
+				{Alpha2: "FR", Alpha3: "FRA", Numeric: 250, Name: "France", Names: map[string][]string{"en": {"France"}},
+					Geometry: orb.Polygon{{{-5, 42}, {5.9, 42}, {5.9, 51}, {-5, 51}, {-5, 42}}}},
+			},
+			Places: []sources.Place{
+				{GeonameID: 201, Name: "Springfield", ASCIIName: "Springfield", Lat: 47.4, Lon: 8.6, FeatureClass: "P", FeatureCode: "PPL", Country: "CH", Population: 1000},
+				{GeonameID: 202, Name: "Springfield", ASCIIName: "Springfield", Lat: 48.9, Lon: 2.4, FeatureClass: "P", FeatureCode: "PPL", Country: "FR", Population: 1000},
+			},
+			Attribution: []string{"Test data"},
+		}
+		out := filepath.Join(c.DataDir, GeocodingIndex)
+		os.MkdirAll(filepath.Dir(out), 0o755)
+		if err := geocode.WriteDataset(context.Background(), ds, out); err != nil {
+			t.Fatal(err)
+		}
+		if mutate != nil {
+			mutate(c)
+		}
+	})
+}
+
+// specGeolocationFields are the fields of spec 002's IP geolocation result
+// (elevation only when asked).
+var specGeolocationFields = strings.Fields("country country_code country_bounds country_languages continent continent_code eu city latitude longitude postal region region_code timezone")
+
+func TestGeolocation(t *testing.T) {
+	e := geolocationEnv(t, func(c *config.Config) {
+		c.GeolocationLocalAddress = "81.6.40.1" // the test database's Zurich
+		c.TrustedProxies = []string{"127.0.0.1", "::1"}
+	})
+	r := e.do("GET", "/geolocation/ip.json", nil)
+	if r.status != 200 || r.header.Get("Cache-Control") != "private, no-store" {
+		t.Fatalf("geolocation: %d %s %v", r.status, r.body, r.header)
+	}
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(r.body, &fields); err != nil {
+		t.Fatal(err)
+	}
+	var keys []string
+	for k := range fields {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	want := slices.Sorted(slices.Values(specGeolocationFields))
+	if !slices.Equal(keys, want) {
+		t.Errorf("fields %v, want %v", keys, want)
+	}
+	got := string(r.body)
+	wantJSON := `{"country":"Switzerland","country_code":"CH","country_bounds":[5.95,45.82,10.49,47.81],"country_languages":["de","fr","it","rm"],"continent":"Europe","continent_code":"EU","eu":false,"city":"Zurich","latitude":47.37,"longitude":8.54,"postal":"","region":"Zurich","region_code":"ZH","timezone":"Europe/Zurich"}`
+	if strings.TrimSpace(got) != wantJSON {
+		t.Errorf("body\n%s\nwant\n%s", got, wantJSON)
+	}
+	// With elevation: the model's value at the place (10*lon + lat).
+	r = e.do("GET", "/geolocation/ip.json?elevation=true", nil)
+	var withElev struct {
+		Elevation *float64 `json:"elevation"`
+	}
+	if r.status != 200 || json.Unmarshal(r.body, &withElev) != nil || withElev.Elevation == nil || math.Abs(*withElev.Elevation-(85.4+47.37)) > 0.051 {
+		t.Errorf("elevation=true: %d %s", r.status, r.body)
+	}
+	if r := e.do("GET", "/geolocation/ip.json?elevation=false", nil); r.status != 200 || strings.Contains(string(r.body), "elevation") {
+		t.Errorf("elevation=false: %d %s", r.status, r.body)
+	}
+	for _, q := range []string{"?elevation=yes", "?elevation=1", "?elevation=true&elevation=true"} {
+		checkError(t, e.do("GET", "/geolocation/ip.json"+q, nil), 400)
+	}
+	// Behind the trusted proxy: the first untrusted X-Forwarded-For entry
+	// from the right, whatever the client wrote further left.
+	r = e.do("GET", "/geolocation/ip.json", nil, "X-Forwarded-For", "81.6.40.1, 62.4.1.2")
+	if r.status != 200 || !strings.Contains(string(r.body), `"city":"Paris"`) || !strings.Contains(string(r.body), `"eu":true`) || !strings.Contains(string(r.body), `"postal":"75001"`) {
+		t.Errorf("forwarded for Paris: %d %s", r.status, r.body)
+	}
+	r = e.do("GET", "/geolocation/ip.json", nil, "X-Forwarded-For", "2a02:1210:1::5")
+	if r.status != 200 || !strings.Contains(string(r.body), `"city":"Geneva"`) {
+		t.Errorf("forwarded for an IPv6 address: %d %s", r.status, r.body)
+	}
+	// An address the database does not know: 404 with a message.
+	checkError(t, e.do("GET", "/geolocation/ip.json", nil, "X-Forwarded-For", "9.9.9.9"), 404)
+
+	// Geocoding: proximity=ip prefers the Springfield near the caller.
+	first := func(headers ...string) string {
+		r := e.do("GET", "/geocoding/springfield.json?proximity=ip&worldview=auto", nil, headers...)
+		var res struct {
+			Features []struct {
+				Center [2]float64 `json:"center"`
+			} `json:"features"`
+		}
+		if r.status != 200 || json.Unmarshal(r.body, &res) != nil || len(res.Features) != 2 {
+			t.Fatalf("geocoding: %d %s", r.status, r.body)
+		}
+		return fmt.Sprint(res.Features[0].Center)
+	}
+	if got := first(); got != "[8.6 47.4]" {
+		t.Errorf("proximity=ip from Zurich: first %s", got)
+	}
+	if got := first("X-Forwarded-For", "62.4.1.2"); got != "[2.4 48.9]" {
+		t.Errorf("proximity=ip from Paris: first %s", got)
+	}
+
+	e.flushUsage()
+	if got := e.usageSums(store.ByService)["request/geolocation"]; got != 5 {
+		t.Errorf("geolocation requests counted %d, want 5 (answered ones)", got)
+	}
+}
+
+func TestGeolocationUntrustedAndLocal(t *testing.T) {
+	// No trusted proxy: X-Forwarded-For is the client's word and ignored.
+	e := geolocationEnv(t, func(c *config.Config) { c.GeolocationLocalAddress = "81.6.40.1" })
+	r := e.do("GET", "/geolocation/ip.json", nil, "X-Forwarded-For", "62.4.1.2")
+	if r.status != 200 || !strings.Contains(string(r.body), `"city":"Zurich"`) {
+		t.Errorf("untrusted X-Forwarded-For: %d %s", r.status, r.body)
+	}
+	// Without the local address a loopback caller is unknown.
+	e = geolocationEnv(t, nil)
+	r = e.do("GET", "/geolocation/ip.json", nil)
+	checkError(t, r, 404)
+	if !strings.Contains(string(r.body), "geolocation_local_address") {
+		t.Errorf("404 without a hint: %s", r.body)
+	}
+	// Geocoding still answers, without a bias.
+	if r := e.do("GET", "/geocoding/springfield.json?proximity=ip&worldview=auto", nil); r.status != 200 {
+		t.Errorf("geocoding with an unknown caller: %d %s", r.status, r.body)
 	}
 }

@@ -1,0 +1,203 @@
+package geoip
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"strings"
+
+	"github.com/tesseramaps/tessera/internal/geocode/textnorm"
+)
+
+// TablesFile is the name of the tables beside the databases.
+const TablesFile = "tables.json"
+
+// Tables hold what the IP databases do not: country names, bounds,
+// languages, continents and EU membership, region codes, and time zones by
+// place. tessera demo writes them from open data (see internal/demo).
+type Tables struct {
+	// Attribution credits the sources (HTML).
+	Attribution string `json:"attribution"`
+	// Continents maps a continent code (AF, AN, AS, EU, NA, OC, SA) to its
+	// English name.
+	Continents map[string]string `json:"continents"`
+	// Countries by ISO 3166-1 alpha-2 code (upper case).
+	Countries map[string]*Country `json:"countries"`
+	// Zones are the IANA time zone names the places refer to.
+	Zones []string `json:"zones"`
+	// Places are [lon, lat, zone index] of populated places, thinned to one
+	// per zone and 0.1 degree cell.
+	Places [][3]float64 `json:"places"`
+}
+
+// Country is one country's facts.
+type Country struct {
+	Name          string     `json:"name"`
+	Bounds        [4]float64 `json:"bounds"`
+	Languages     []string   `json:"languages"`
+	ContinentCode string     `json:"continent_code"`
+	EU            bool       `json:"eu"`
+	// Regions are the ISO 3166-2 subdivisions: code (without the country
+	// prefix) and English name.
+	Regions []Region `json:"regions,omitempty"`
+}
+
+// Region is a first-level subdivision.
+type Region struct {
+	Code string `json:"code"`
+	Name string `json:"name"`
+}
+
+// EUMembers are the member states of the European Union (ISO alpha-2).
+var EUMembers = strings.Fields("AT BE BG HR CY CZ DK EE FI FR DE GR HU IE IT LV LT LU MT NL PL PT RO SK SI ES SE")
+
+// ReadTables reads a tables file.
+func ReadTables(path string) (*Tables, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("geoip tables: %w", err)
+	}
+	var t Tables
+	if err := json.Unmarshal(b, &t); err != nil {
+		return nil, fmt.Errorf("geoip tables %s: %w", path, err)
+	}
+	for _, p := range t.Places {
+		if z := int(p[2]); z < 0 || z >= len(t.Zones) || float64(z) != p[2] {
+			return nil, fmt.Errorf("geoip tables %s: place %v names zone %v of %d", path, p, p[2], len(t.Zones))
+		}
+	}
+	return &t, nil
+}
+
+// WriteTables writes a tables file through a temporary file.
+func WriteTables(path string, t *Tables) error {
+	b, err := json.Marshal(t)
+	if err != nil {
+		return fmt.Errorf("geoip tables: %w", err)
+	}
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, b, 0o644); err != nil {
+		return fmt.Errorf("geoip tables: %w", err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("geoip tables: %w", err)
+	}
+	return nil
+}
+
+// regionIndex finds a country's region code by name: the same folded name,
+// else the only region whose folded name contains the other or is contained
+// in it ("Île-de-France" for "Ile-de-France", "Baden-Württemberg Land").
+type regionIndex struct {
+	byName map[string]map[string]string // country -> folded name -> code
+}
+
+func newRegionIndex(cs map[string]*Country) regionIndex {
+	ix := regionIndex{byName: map[string]map[string]string{}}
+	for cc, c := range cs {
+		m := map[string]string{}
+		for _, r := range c.Regions {
+			m[textnorm.Fold(r.Name)] = r.Code
+		}
+		ix.byName[cc] = m
+	}
+	return ix
+}
+
+func (ix regionIndex) code(cc, name string) string {
+	if name == "" {
+		return ""
+	}
+	m := ix.byName[cc]
+	f := textnorm.Fold(name)
+	if c, ok := m[f]; ok {
+		return c
+	}
+	found := ""
+	for n, c := range m {
+		if strings.Contains(n, f) || strings.Contains(f, n) {
+			if found != "" {
+				return ""
+			}
+			found = c
+		}
+	}
+	return found
+}
+
+// zoneIndex finds the time zone of the nearest place, in buckets of one
+// degree.
+type zoneIndex struct {
+	zones   []string
+	buckets map[[2]int][]int32
+	places  [][3]float64
+}
+
+func newZoneIndex(t *Tables) zoneIndex {
+	ix := zoneIndex{zones: t.Zones, buckets: map[[2]int][]int32{}, places: t.Places}
+	for i, p := range t.Places {
+		k := bucket(p[0], p[1])
+		ix.buckets[k] = append(ix.buckets[k], int32(i))
+	}
+	return ix
+}
+
+func bucket(lon, lat float64) [2]int {
+	return [2]int{int(math.Floor(lon)), int(math.Floor(lat))}
+}
+
+// zone returns the time zone of the nearest place within about 10 degrees
+// ("" when there is none).
+func (ix zoneIndex) zone(lon, lat float64) string {
+	if len(ix.places) == 0 {
+		return ""
+	}
+	c := bucket(lon, lat)
+	best, bestD := -1, math.Inf(1)
+	coslat := math.Cos(lat * math.Pi / 180)
+	for ring := 0; ring <= 10; ring++ {
+		// Every place of ring r is at least r-1 degrees away.
+		if best >= 0 && float64(ring-1)*float64(ring-1)*min(coslat*coslat, 1) > bestD {
+			break
+		}
+		for dx := -ring; dx <= ring; dx++ {
+			for dy := -ring; dy <= ring; dy++ {
+				if max(abs(dx), abs(dy)) != ring {
+					continue
+				}
+				bx := c[0] + dx
+				// Wrap longitude buckets across the antimeridian.
+				if bx < -180 {
+					bx += 360
+				} else if bx >= 180 {
+					bx -= 360
+				}
+				for _, i := range ix.buckets[[2]int{bx, c[1] + dy}] {
+					p := ix.places[i]
+					ddx := math.Mod(math.Abs(p[0]-lon), 360)
+					if ddx > 180 {
+						ddx = 360 - ddx
+					}
+					ddx *= coslat
+					d := ddx*ddx + (p[1]-lat)*(p[1]-lat)
+					if d < bestD {
+						best, bestD = int(i), d
+					}
+				}
+			}
+		}
+	}
+	if best < 0 {
+		return ""
+	}
+	return ix.zones[int(ix.places[best][2])]
+}
+
+func abs(x int) int {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
