@@ -194,13 +194,13 @@ func TestDemoMap(t *testing.T) {
 	for _, scale := range []int{1, 2} {
 		name := "world@" + map[int]string{1: "1x", 2: "2x"}[scale]
 		pages = append(pages, mapPage{
-			Name: name, URL: e.URL + "/maps/world/", Scale: scale, SymbolLayers: allSymbols, LabelProperty: "name",
+			Name: name, URL: e.URL + "/maps/world/?mode=vector", Scale: scale, SymbolLayers: allSymbols, LabelProperty: "name",
 			Screenshot:       filepath.Join(shots, "clienttest-demo-"+name+".png"),
 			ScreenshotHidden: filepath.Join(shots, "clienttest-demo-"+name+"-nosymbols.png"),
 		})
 	}
 	pages = append(pages, mapPage{
-		Name: "maplibre-demo", URL: e.URL + "/maps/maplibre-demo/", Scale: 1, LabelProperty: "name",
+		Name: "maplibre-demo", URL: e.URL + "/maps/maplibre-demo/?mode=vector", Scale: 1, LabelProperty: "name",
 		Screenshot: filepath.Join(shots, "clienttest-demo-maplibre-demo.png"),
 	})
 	mark := settled(e)

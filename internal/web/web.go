@@ -145,14 +145,18 @@ func TilesetViewer(w io.Writer, v TilesetView) error {
 }
 
 // MapViewer writes the HTML viewer page of a map. The page loads
-// {BasePath}/maps/{id}/style.json{?Query}.
+// {BasePath}/maps/{id}/style.json{?Query} and draws it with MapLibre GL JS
+// (vector mode) or, where WebGL is missing or drawn in software, shows the
+// server's raster tiles named by {BasePath}/maps/{id}/tiles.json{?Query}
+// in a plain grid of images (raster mode, no WebGL); ?mode=raster or
+// ?mode=vector on the page's URL chooses, and a button switches.
 func MapViewer(w io.Writer, v MapView) error {
 	base, q, err := normalise(v.ID, v.BasePath, v.Query)
 	if err != nil {
 		return err
 	}
 	prefix := base + "/maps/" + escapeSegment(v.ID)
-	p := &page{Title: v.Title, Kind: "map", KindLabel: "map", Style: prefix + "/style.json" + q}
+	p := &page{Title: v.Title, Kind: "map", KindLabel: "map", Style: prefix + "/style.json" + q, TileJSON: prefix + "/tiles.json" + q}
 	if p.Title == "" {
 		p.Title = v.ID
 	}

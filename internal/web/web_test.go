@@ -135,8 +135,12 @@ func TestMapViewer(t *testing.T) {
 	if id, _ := idSegment(t, st[0], 3); id != hostile {
 		t.Errorf("id = %q", id)
 	}
-	if a["data-kind"][0] != "map" || len(a["data-tilejson-url"]) != 0 {
+	// the TileJSON names the raster tiles of the raster mode
+	if tj := a["data-tilejson-url"]; a["data-kind"][0] != "map" || len(tj) != 1 || tj[0] != strings.TrimSuffix(st[0], "style.json?key=k")+"tiles.json?key=k" {
 		t.Errorf("attrs = %v", a)
+	}
+	if !strings.Contains(page, `<button type="button" id="mode-switch" hidden>`) {
+		t.Error("no mode switch")
 	}
 	wms := false
 	for _, h := range a["href"] {

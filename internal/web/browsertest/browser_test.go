@@ -241,6 +241,14 @@ func server(t *testing.T, sets map[string]*mbtiles) *httptest.Server {
 			t.Errorf("map viewer: %v", err)
 		}
 	})
+	// The map's raster tiles (those of the raster mode): the PNG fixture.
+	mux.HandleFunc("GET /maps/cities/tiles.json", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(w).Encode(map[string]any{
+			"tilejson": "3.0.0", "tiles": []string{srv.URL + "/tiles/geo/{z}/{x}/{y}.png"},
+			"minzoom": 0, "maxzoom": 1, "center": []float64{0, 20, 0}, "tileSize": 256,
+		})
+	})
 	mux.HandleFunc("GET /maps/cities/style.json", func(w http.ResponseWriter, r *http.Request) {
 		style := map[string]any{
 			"version": 8,
@@ -278,6 +286,14 @@ type pageResult struct {
 	PopupTitle        string         `json:"popupTitle"`
 	PopupText         string         `json:"popupText"`
 	ClickedProps      map[string]any `json:"clickedProps"`
+	// the map viewer in raster mode
+	Mode           string  `json:"mode"`
+	Images         int     `json:"images"`
+	MapPixels      int     `json:"mapPixels"`
+	SwitchText     string  `json:"switchText"`
+	SwitchDisabled bool    `json:"switchDisabled"`
+	SwitchHidden   bool    `json:"switchHidden"`
+	ZoomAfterClick float64 `json:"zoomAfterClick"`
 }
 
 func TestViewersInChromium(t *testing.T) {
@@ -313,11 +329,16 @@ func TestViewersInChromium(t *testing.T) {
 		Kind        string `json:"kind"`
 		TilePattern string `json:"tilePattern"`
 		Screenshot  string `json:"screenshot"`
+		Browser     string `json:"browser,omitempty"`
 	}
 	pages := []pageCfg{
-		{"vector", srv.URL + "/tiles/world/", "vector", `/tiles/world/\d+/\d+/\d+\.pbf$`, filepath.Join(shots, "viewer-vector.png")},
-		{"raster", srv.URL + "/tiles/geo/", "raster", `/tiles/geo/\d+/\d+/\d+\.png$`, filepath.Join(shots, "viewer-raster.png")},
-		{"map", srv.URL + "/maps/cities/", "map", `/tiles/world/\d+/\d+/\d+\.pbf$`, filepath.Join(shots, "viewer-map.png")},
+		{"vector", srv.URL + "/tiles/world/", "vector", `/tiles/world/\d+/\d+/\d+\.pbf$`, filepath.Join(shots, "viewer-vector.png"), ""},
+		{"raster", srv.URL + "/tiles/geo/", "raster", `/tiles/geo/\d+/\d+/\d+\.png$`, filepath.Join(shots, "viewer-raster.png"), ""},
+		{"map", srv.URL + "/maps/cities/?mode=vector", "map", `/tiles/world/\d+/\d+/\d+\.pbf$`, filepath.Join(shots, "viewer-map.png"), ""},
+		// Without ?mode, under software WebGL and without WebGL, the map
+		// viewer starts in raster mode: the map's raster tiles in images.
+		{"map-software-webgl", srv.URL + "/maps/cities/", "map-raster", `/tiles/geo/\d+/\d+/\d+\.png$`, filepath.Join(shots, "viewer-map-raster.png"), ""},
+		{"map-no-webgl", srv.URL + "/maps/cities/", "map-raster", `/tiles/geo/\d+/\d+/\d+\.png$`, filepath.Join(shots, "viewer-map-nowebgl.png"), "nowebgl"},
 	}
 	cfg, err := json.Marshal(map[string]any{"pages": pages})
 	if err != nil {
@@ -374,5 +395,24 @@ func TestViewersInChromium(t *testing.T) {
 	}
 	if mp.RenderedFeatures == 0 || mp.StyleLayers != 2 {
 		t.Errorf("map: %d rendered features, %d style layers", mp.RenderedFeatures, mp.StyleLayers)
+	}
+	for k, r := range results[3:] {
+		// a 900x600 view at zoom 0 (a world 512 px wide, repeated) of
+		// 256-px tiles at zoom 1: 4x2 tiles, each of 64x64 opaque pixels
+		// drawn from its image
+		if r.Mode != "raster" || r.Images != 8 || r.MapPixels < r.Images*64*64 {
+			t.Errorf("%s: mode %q, %d images, %d map pixels", r.Name, r.Mode, r.Images, r.MapPixels)
+		}
+		if n := fixtures.Colours(t, pages[3+k].Screenshot); n < 50 {
+			t.Errorf("%s: screenshot has only %d colours", r.Name, n)
+		}
+		if r.ZoomAfterClick != 1 {
+			t.Errorf("%s: the zoom-in button changed the zoom by %v", r.Name, r.ZoomAfterClick)
+		}
+		// the switch to the vector map: offered under software WebGL,
+		// disabled without WebGL
+		if r.SwitchHidden || r.SwitchText != "Vector map (WebGL)" || r.SwitchDisabled != (r.Name == "map-no-webgl") {
+			t.Errorf("%s: switch %q hidden %v disabled %v", r.Name, r.SwitchText, r.SwitchHidden, r.SwitchDisabled)
+		}
 	}
 }

@@ -2,7 +2,9 @@
 // and prints one JSON result per page on stdout.
 //
 // usage: node run.mjs '<json config>'
-//   config: {"pages": [{"name", "url", "kind", "tilePattern", "screenshot"}]}
+//   config: {"pages": [{"name", "url", "kind", "tilePattern", "screenshot", "browser"}]}
+//   kind "map-raster": the map viewer in raster mode; browser "nowebgl":
+//   Chromium without WebGL
 // env: PLAYWRIGHT_CORE_DIR (folder of the playwright-core package),
 //      CHROMIUM (browser executable, default /usr/bin/chromium)
 import { createRequire } from 'node:module';
@@ -12,13 +14,23 @@ const require = createRequire(path.join(process.env.PLAYWRIGHT_CORE_DIR, 'packag
 const { chromium } = require(process.env.PLAYWRIGHT_CORE_DIR);
 
 const cfg = JSON.parse(process.argv[2]);
-const browser = await chromium.launch({
-  executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
-  headless: true,
-  args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-    '--disable-background-networking', '--disable-component-update', '--disable-sync',
-    '--use-angle=swiftshader', '--enable-unsafe-swiftshader'],
-});
+const common = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+  '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+function launch(extra) {
+  return chromium.launch({ executablePath: process.env.CHROMIUM || '/usr/bin/chromium', headless: true, args: common.concat(extra) });
+}
+// The browser of the pages: WebGL drawn in software (SwiftShader); pages
+// with "browser": "nowebgl" run in a second one without WebGL.
+const browser = await launch(['--use-angle=swiftshader', '--enable-unsafe-swiftshader']);
+let noWebGL = null;
+
+// waitRaster waits until the map viewer in raster mode has loaded every
+// tile image it shows (a generous bound: the machine may be busy).
+async function waitRaster(page) {
+  await page.waitForFunction(() => window.tessera && window.tessera.mode === 'raster' &&
+    document.body.dataset.state === 'loaded' && document.querySelectorAll('.raster-tiles img').length > 0,
+  null, { timeout: 60000, polling: 100 });
+}
 
 async function waitIdle(page) {
   await page.waitForFunction(() => window.tessera && window.tessera.map && window.tessera.map.loaded() &&
@@ -34,7 +46,8 @@ const results = [];
 try {
   for (const p of cfg.pages) {
     const r = { name: p.name, errors: [], tileRequests: 0, tileResponses: 0 };
-    const context = await browser.newContext({ viewport: { width: 900, height: 600 } });
+    if (p.browser === 'nowebgl' && !noWebGL) noWebGL = await launch(['--disable-webgl', '--disable-3d-apis']);
+    const context = await (p.browser === 'nowebgl' ? noWebGL : browser).newContext({ viewport: { width: 900, height: 600 } });
     const page = await context.newPage();
     const tileRe = new RegExp(p.tilePattern);
     page.on('console', (m) => { if (m.type() === 'error') r.errors.push('console: ' + m.text()); });
@@ -47,6 +60,39 @@ try {
     });
     try {
       await page.goto(p.url, { waitUntil: 'load', timeout: 30000 });
+      if (p.kind === 'map-raster') {
+        await waitRaster(page);
+        Object.assign(r, await page.evaluate(() => {
+          const imgs = [...document.querySelectorAll('.raster-tiles img')];
+          // pixels of the map: drawn from the tile images, not the page
+          const c = document.createElement('canvas');
+          c.width = c.height = 64;
+          const g = c.getContext('2d');
+          let mapPixels = 0;
+          for (const i of imgs) {
+            if (!i.complete || i.naturalWidth === 0) continue;
+            g.clearRect(0, 0, 64, 64);
+            g.drawImage(i, 0, 0, 64, 64);
+            const d = g.getImageData(0, 0, 64, 64).data;
+            for (let k = 3; k < d.length; k += 4) if (d[k] > 0) mapPixels++;
+          }
+          const b = document.getElementById('mode-switch');
+          return {
+            loaded: true, mode: window.tessera.mode, images: imgs.length, mapPixels,
+            switchText: b.textContent, switchDisabled: b.disabled, switchHidden: b.hidden,
+            status: document.getElementById('status').textContent,
+          };
+        }));
+        // zoom in with the button: the view's zoom grows by one, new tiles load
+        const z0 = await page.evaluate(() => window.tessera.view().zoom);
+        await page.locator('.raster-nav button').first().click();
+        await waitRaster(page);
+        r.zoomAfterClick = (await page.evaluate(() => window.tessera.view().zoom)) - z0;
+        if (p.screenshot) await page.screenshot({ path: p.screenshot });
+        results.push(r);
+        await context.close();
+        continue;
+      }
       await waitIdle(page);
       Object.assign(r, await page.evaluate(() => {
         const m = window.tessera.map;
@@ -96,5 +142,6 @@ try {
   }
 } finally {
   await browser.close();
+  if (noWebGL) await noWebGL.close();
 }
 process.stdout.write(JSON.stringify(results) + '\n');
