@@ -40,18 +40,24 @@ func readTile(t *testing.T, r *mbtiles.Reader, z, x, y int) *mvt.Tile {
 	if data == nil {
 		t.Fatalf("tile %d/%d/%d missing", z, x, y)
 	}
+	return decodeTile(t, data)
+}
+
+// decodeTile gunzips (when gzipped) and decodes a tile.
+func decodeTile(t *testing.T, data []byte) *mvt.Tile {
+	t.Helper()
 	if bytes.HasPrefix(data, []byte{0x1f, 0x8b}) {
 		zr, err := gzip.NewReader(bytes.NewReader(data))
 		if err != nil {
 			t.Fatal(err)
 		}
 		if data, err = io.ReadAll(zr); err != nil {
-			t.Fatalf("gunzip tile %d/%d/%d: %v", z, x, y, err)
+			t.Fatalf("gunzip tile: %v", err)
 		}
 	}
 	tile, err := mvt.Decode(data)
 	if err != nil {
-		t.Fatalf("decode tile %d/%d/%d: %v", z, x, y, err)
+		t.Fatalf("decode tile: %v", err)
 	}
 	return tile
 }
