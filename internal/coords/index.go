@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -115,22 +116,35 @@ type entry struct {
 	// source and target are an operation's CRSs.
 	source, target Ref
 	grids          []string
+	// usable tells an operation's grids are all on disk.
+	usable bool
 	// defTrans is a CRS's default transformation to WGS 84.
 	defTrans *Ref
 	// trans are the operations whose source is base (indexes into
 	// Index.entries).
 	trans []int32
-	// text is the folded name, aliases and area searched by plain terms;
-	// folded the folded name alone.
-	text, folded string
-	codeNum      int64
-	authRank     int8
+	// folded is the folded name, nameWords its words.
+	folded    string
+	nameWords []string
+	codeNum   int64
+	authRank  int8
 }
 
 // Index is the searchable registry, read once from proj.db.
 type Index struct {
 	entries []entry
 	byID    map[string]int32
+	// byKind lists the entries of each kind and of each kind group ("CRS"
+	// holds every "CRS-..."), in index order.
+	byKind map[string][]int32
+	// byCode lists the entries of each code (lower-cased, any authority);
+	// byTrans the CRSs whose transformations include an operation of the
+	// code.
+	byCode, byTrans map[string][]int32
+	// words are the distinct words searched by plain terms, sorted, and
+	// postings the entries holding each.
+	words    []string
+	postings [][]int32
 	// gridDir is where grids are looked for (usable operations).
 	gridDir string
 	// gridFile is the PROJ file name of each grid named in proj.db;
@@ -168,6 +182,9 @@ type loader struct {
 	extents map[string]extent
 	usages  map[string]string
 	aliases map[string][]string
+	// postings lists the entries of each word of the names, codes,
+	// aliases and areas.
+	postings map[string][]int32
 }
 
 type extent struct {
@@ -197,6 +214,7 @@ func (l *loader) rows(q string, scan func(r *sql.Rows) error) error {
 func (l *loader) load() error {
 	l.units, l.csUnit, l.csType = map[string]string{}, map[string]string{}, map[string]string{}
 	l.extents, l.usages, l.aliases = map[string]extent{}, map[string]string{}, map[string][]string{}
+	l.postings = map[string][]int32{}
 	steps := []func() error{l.loadLookups, l.loadCRS, l.loadOperations, l.loadOthers}
 	for _, f := range steps {
 		if err := f(); err != nil {
@@ -204,6 +222,15 @@ func (l *loader) load() error {
 		}
 	}
 	l.link()
+	l.ix.words = make([]string, 0, len(l.postings))
+	for w := range l.postings {
+		l.ix.words = append(l.ix.words, w)
+	}
+	sort.Strings(l.ix.words)
+	l.ix.postings = make([][]int32, len(l.ix.words))
+	for i, w := range l.ix.words {
+		l.ix.postings[i] = l.postings[w]
+	}
 	return nil
 }
 
@@ -298,10 +325,10 @@ func (l *loader) add(e entry) int32 {
 	if ex, ok := l.extents[l.usages[k]]; ok {
 		e.area, e.bbox = ex.desc, ex.bbox
 	}
-	parts := append([]string{e.name}, l.aliases[k]...)
+	parts := append([]string{e.name, string(e.id.Code)}, l.aliases[k]...)
 	parts = append(parts, e.area)
 	e.folded = Fold(e.name)
-	e.text = Fold(strings.Join(parts, " | "))
+	e.nameWords = Words(e.folded)
 	e.codeNum, _ = strconv.ParseInt(string(e.id.Code), 10, 64)
 	switch e.id.Authority {
 	case "EPSG":
@@ -313,6 +340,9 @@ func (l *loader) add(e entry) int32 {
 	}
 	i := int32(len(l.ix.entries))
 	l.ix.entries = append(l.ix.entries, e)
+	for _, w := range uniqueWords(Fold(strings.Join(parts, " "))) {
+		l.postings[w] = append(l.postings[w], i)
+	}
 	if e.category == CategoryCRS {
 		l.ix.byID["CRS/"+e.id.String()] = i
 	}
@@ -496,8 +526,18 @@ func (l *loader) loadOthers() error {
 func (l *loader) link() {
 	ix := l.ix
 	bySource := map[string][]int32{}
+	ix.byKind, ix.byCode, ix.byTrans = map[string][]int32{}, map[string][]int32{}, map[string][]int32{}
 	for i := range ix.entries {
 		e := &ix.entries[i]
+		c := strings.ToLower(string(e.id.Code))
+		ix.byCode[c] = append(ix.byCode[c], int32(i))
+		ix.byKind[e.kind] = append(ix.byKind[e.kind], int32(i))
+		if group, _, ok := strings.Cut(e.kind, "-"); ok {
+			ix.byKind[group] = append(ix.byKind[group], int32(i))
+		}
+		if e.category == CategoryOperation {
+			e.usable = ix.gridsPresent(e)
+		}
 		if e.category == CategoryOperation && e.source.Authority != "" {
 			bySource[e.source.String()] = append(bySource[e.source.String()], int32(i))
 		}
@@ -515,6 +555,10 @@ func (l *loader) link() {
 			}
 		}
 		e.trans = bySource[e.base.String()]
+		for _, t := range e.trans {
+			c := strings.ToLower(string(ix.entries[t].id.Code))
+			ix.byTrans[c] = append(ix.byTrans[c], int32(i))
+		}
 		e.defTrans, e.accuracy = ix.defaultTransformation(e)
 	}
 }
@@ -529,7 +573,7 @@ var wgs84 = Ref{"EPSG", "4326"}
 func (ix *Index) defaultTransformation(e *entry) (*Ref, *float64) {
 	best := int32(-1)
 	better := func(a, b *entry) bool {
-		if ua, ub := ix.usable(a), ix.usable(b); ua != ub {
+		if ua, ub := a.usable, b.usable; ua != ub {
 			return ua
 		}
 		if (a.accuracy != nil) != (b.accuracy != nil) {
@@ -557,8 +601,8 @@ func (ix *Index) defaultTransformation(e *entry) (*Ref, *float64) {
 	return &id, b.accuracy
 }
 
-// usable reports whether an operation's grids are all on disk.
-func (ix *Index) usable(e *entry) bool {
+// gridsPresent reports whether an operation's grids are all on disk.
+func (ix *Index) gridsPresent(e *entry) bool {
 	for _, g := range e.grids {
 		if !ix.gridPresent(g) {
 			return false
@@ -581,6 +625,17 @@ func (ix *Index) gridPath(name string) string {
 		return f
 	}
 	return name
+}
+
+// Words splits folded text into words: runs of letters and digits.
+func Words(s string) []string {
+	return strings.FieldsFunc(s, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
+}
+
+func uniqueWords(s string) []string {
+	ws := Words(s)
+	sort.Strings(ws)
+	return slices.Compact(ws)
 }
 
 // Fold lower-cases s and strips diacritics, for matching.

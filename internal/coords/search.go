@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 )
 
@@ -287,16 +289,18 @@ func (ix *Index) Search(ctx context.Context, req SearchRequest, exp Exporter) (*
 	}
 	var matches []match
 	joined := strings.Join(req.Terms, " ")
-	for i := range ix.entries {
+	words := termWords(req.Terms)
+	consider := func(i int32) {
 		e := &ix.entries[i]
 		if !ix.filter(e, req) {
-			continue
+			return
 		}
-		score, ok := scoreEntry(e, req.Terms, joined)
-		if !ok {
-			continue
+		if score, ok := scoreEntry(e, req.Terms, words, joined); ok {
+			matches = append(matches, match{i, score})
 		}
-		matches = append(matches, match{int32(i), score})
+	}
+	for _, i := range ix.candidates(req, words) {
+		consider(i)
 	}
 	sortEntries(ix, matches)
 	out := &SearchResults{Results: []Result{}, Total: len(matches)}
@@ -315,6 +319,53 @@ func (ix *Index) Search(ctx context.Context, req SearchRequest, exp Exporter) (*
 		out.Results = append(out.Results, r)
 	}
 	return out, nil
+}
+
+// candidates lists the entries a search looks at: those of the code (or
+// transformation code) asked, or holding the terms' words, or of the kind.
+// filter and scoreEntry then check every condition.
+func (ix *Index) candidates(req SearchRequest, words []string) []int32 {
+	var base []int32
+	switch {
+	case req.Code != "":
+		base = ix.byCode[codeKey(req.Code)]
+	case req.Trans != "":
+		k := codeKey(req.Trans)
+		base = append(slices.Clone(ix.byTrans[k]), ix.byCode[k]...)
+		slices.Sort(base)
+		base = slices.Compact(base)
+	}
+	switch {
+	case len(words) > 0 && base == nil && req.Code == "" && req.Trans == "":
+		return ix.withWords(words)
+	case len(words) > 0:
+		with := ix.withWords(words)
+		var out []int32
+		for _, i := range base {
+			if _, ok := slices.BinarySearch(with, i); ok {
+				out = append(out, i)
+			}
+		}
+		return out
+	case req.Code != "" || req.Trans != "":
+		return base
+	case req.Kind == "*":
+		all := make([]int32, len(ix.entries))
+		for i := range all {
+			all[i] = int32(i)
+		}
+		return all
+	}
+	return ix.byKind[req.Kind]
+}
+
+// codeKey is the key of byCode and byTrans: the code, lower-cased, without
+// its authority.
+func codeKey(filter string) string {
+	if _, code, ok := strings.Cut(filter, ":"); ok {
+		filter = code
+	}
+	return strings.ToLower(filter)
 }
 
 func (ix *Index) filter(e *entry, req SearchRequest) bool {
@@ -358,23 +409,65 @@ func codeMatches(id Ref, filter string) bool {
 	return id.Authority == auth && strings.EqualFold(string(id.Code), code)
 }
 
-func scoreEntry(e *entry, terms []string, joined string) (int8, bool) {
+// termWords are the words of the terms.
+func termWords(terms []string) []string {
+	var ws []string
+	for _, t := range terms {
+		ws = append(ws, Words(t)...)
+	}
+	slices.Sort(ws)
+	return slices.Compact(ws)
+}
+
+// seenPool holds the marks of withWords, one per entry.
+var seenPool = sync.Pool{New: func() any { return []uint8(nil) }}
+
+// withWords lists the entries holding, for every word, a word it begins.
+func (ix *Index) withWords(words []string) []int32 {
+	if len(words) > 255 {
+		return nil
+	}
+	seen := seenPool.Get().([]uint8)
+	if len(seen) != len(ix.entries) {
+		seen = make([]uint8, len(ix.entries))
+	}
+	defer seenPool.Put(seen)
+	clear(seen)
+	var out []int32
+	for k, w := range words {
+		lo, _ := slices.BinarySearch(ix.words, w)
+		for j := lo; j < len(ix.words) && strings.HasPrefix(ix.words[j], w); j++ {
+			for _, e := range ix.postings[j] {
+				if seen[e] == uint8(k) {
+					seen[e] = uint8(k + 1)
+					if k == len(words)-1 {
+						out = append(out, e)
+					}
+				}
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// scoreEntry ranks an entry holding the terms' words.
+func scoreEntry(e *entry, terms, words []string, joined string) (int8, bool) {
 	if len(terms) == 0 {
 		return 0, true
 	}
+	if len(terms) == 1 && terms[0] == strings.ToLower(string(e.id.Code)) {
+		return 4, true
+	}
+	if len(words) == 0 {
+		// Terms without letters or digits match nothing.
+		return 0, false
+	}
 	inName := true
-	for _, t := range terms {
-		if t == strings.ToLower(string(e.id.Code)) {
-			if len(terms) == 1 {
-				return 4, true
-			}
-			continue
-		}
-		if !strings.Contains(e.text, t) {
-			return 0, false
-		}
-		if inName && !strings.Contains(e.folded, t) {
+	for _, w := range words {
+		if !slices.ContainsFunc(e.nameWords, func(n string) bool { return strings.HasPrefix(n, w) }) {
 			inName = false
+			break
 		}
 	}
 	switch {
@@ -404,7 +497,7 @@ func (ix *Index) result(ctx context.Context, e *entry, req SearchRequest, exp Ex
 				continue
 			}
 			tr := Transformation{Accuracy: t.accuracy, Area: t.area, BBox: t.bbox, Deprecated: t.deprecated, Grids: []Grid{},
-				ID: t.id, Name: t.name, Reversible: true, TargetCRS: t.target, Unit: t.unit, Usable: ix.usable(t)}
+				ID: t.id, Name: t.name, Reversible: true, TargetCRS: t.target, Unit: t.unit, Usable: t.usable}
 			for _, g := range t.grids {
 				tr.Grids = append(tr.Grids, Grid{Path: ix.gridPath(g)})
 			}
