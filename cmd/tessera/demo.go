@@ -5,10 +5,12 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"time"
 
+	"github.com/tesseramaps/tessera/internal/config"
 	"github.com/tesseramaps/tessera/internal/demo"
 	"github.com/tesseramaps/tessera/internal/geocode"
 	"github.com/tesseramaps/tessera/internal/httpapi/server"
@@ -41,15 +43,20 @@ func demoCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err := demo.Build(ctx, demo.Options{DataDir: *dataDir, CacheDir: *cacheDir, MaxZoom: *maxZoom, Logger: log, StepsAfter: 1, ServicesOnly: *servicesOnly}); err != nil {
 		return err
 	}
+	// The demo's dataset (small): also with --services-only, which make run
+	// uses to complete an older data directory.
+	cache := *cacheDir
+	if cache == "" {
+		cache = filepath.Join(*dataDir, "cache")
+	}
+	if err := demoDataset(ctx, *dataDir, cache, log); err != nil {
+		return fmt.Errorf("demo: dataset: %w", err)
+	}
 	if *servicesOnly {
 		fmt.Fprintf(stdout, "The services' data is in %s\n", *dataDir)
 		return nil
 	}
 	// The demo world's geocoding index, from the same open data.
-	cache := *cacheDir
-	if cache == "" {
-		cache = filepath.Join(*dataDir, "cache")
-	}
 	index := filepath.Join(*dataDir, server.GeocodingIndex)
 	if err := os.MkdirAll(filepath.Dir(index), 0o755); err != nil {
 		return fmt.Errorf("demo: %w", err)
@@ -65,5 +72,38 @@ func demoCmd(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	// The hint goes to stdout, apart from the log: make run discards it
 	// as it serves the data itself.
 	fmt.Fprintf(stdout, "The demo world is in %s: run  tessera serve --data %s\n", *dataDir, *dataDir)
+	return nil
+}
+
+// demoDataset ingests the demo's dataset (demo.SeasGeoJSON) like an
+// upload, unless a tileset of its name is there already: the tileset
+// /tiles/seas/ and its features /data/seas/features.json.
+func demoDataset(ctx context.Context, dataDir, cache string, log *slog.Logger) error {
+	cfg, err := config.Load("", dataDir, os.Getenv)
+	if err != nil {
+		return err
+	}
+	svc, cat, closeDB, err := openIngest(ctx, cfg, log)
+	if err != nil {
+		return err
+	}
+	defer closeDB()
+	if _, ok := cat.Get(demo.SeasDataset); ok {
+		return nil
+	}
+	data, err := demo.SeasGeoJSON()
+	if err != nil {
+		return err
+	}
+	file := filepath.Join(cache, demo.SeasDataset+".geojson")
+	if err := os.WriteFile(file, data, 0o644); err != nil {
+		return err
+	}
+	defer os.Remove(file)
+	e, err := ingestFile(ctx, svc, file)
+	if err != nil {
+		return err
+	}
+	log.Info("demo: dataset ingested", "tileset", e.Name, "id", e.ID)
 	return nil
 }

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"path/filepath"
 
@@ -32,23 +33,11 @@ func ingestCmd(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return err
 	}
 	log := newLogger(stderr, cfg.LogLevel, cfg.LogFormat)
-	dsn := filepath.Join(cfg.DataDir, server.StateFile)
-	if cfg.DatabaseURL != "" {
-		dsn = cfg.DatabaseURL
-	}
-	db, err := store.Open(ctx, dsn)
+	svc, _, closeDB, err := openIngest(ctx, cfg, log)
 	if err != nil {
 		return err
 	}
-	defer db.Close()
-	cat := catalog.New(filepath.Join(cfg.DataDir, server.TilesDir), db, catalog.Options{Logger: log})
-	if err := cat.Load(ctx); err != nil {
-		return err
-	}
-	svc, err := ingest.New(ctx, db, cat, filepath.Join(cfg.DataDir, server.UploadsDir), ingest.Options{MaxSize: cfg.MaxUploadMB << 20, Expiry: cfg.UploadExpiry, Logger: log})
-	if err != nil {
-		return err
-	}
+	defer closeDB()
 	for _, file := range fs.Args() {
 		e, err := ingestFile(ctx, svc, file)
 		if err != nil {
@@ -77,4 +66,30 @@ func ingestFile(ctx context.Context, svc *ingest.Service, file string) (*catalog
 		return nil, err
 	}
 	return svc.Process(ctx, rec.ID)
+}
+
+// openIngest opens the state database, the catalog and the ingest service
+// of a data directory, as the server does.
+func openIngest(ctx context.Context, cfg config.Config, log *slog.Logger) (*ingest.Service, *catalog.Catalog, func(), error) {
+	dsn := filepath.Join(cfg.DataDir, server.StateFile)
+	if cfg.DatabaseURL != "" {
+		dsn = cfg.DatabaseURL
+	}
+	db, err := store.Open(ctx, dsn)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	cat := catalog.New(filepath.Join(cfg.DataDir, server.TilesDir), db, catalog.Options{Logger: log})
+	if err := cat.Load(ctx); err != nil {
+		db.Close()
+		return nil, nil, nil, err
+	}
+	svc, err := ingest.New(ctx, db, cat, filepath.Join(cfg.DataDir, server.UploadsDir), ingest.Options{
+		MaxSize: cfg.MaxUploadMB << 20, Expiry: cfg.UploadExpiry, Logger: log, FeaturesDir: filepath.Join(cfg.DataDir, server.DatasetsDir),
+	})
+	if err != nil {
+		db.Close()
+		return nil, nil, nil, err
+	}
+	return svc, cat, func() { db.Close() }, nil
 }

@@ -1,6 +1,8 @@
 package demo
 
 import (
+	"encoding/json"
+
 	"github.com/paulmach/orb"
 
 	"github.com/tesseramaps/tessera/internal/tiler"
@@ -98,4 +100,27 @@ func waterLabelFeatures() []tiler.Feature {
 		})
 	}
 	return out
+}
+
+// SeasDataset is the name of the demo's dataset: the water label points
+// as GeoJSON (SeasGeoJSON), ingested by `tessera demo` like an upload, so
+// that /data/seas/features.json and /tiles/seas/ serve it.
+const SeasDataset = "seas"
+
+// SeasGeoJSON is the demo's dataset: a FeatureCollection of the water
+// label points with their id, name, class and rank.
+func SeasGeoJSON() ([]byte, error) {
+	type feature struct {
+		Type       string         `json:"type"`
+		ID         uint64         `json:"id"`
+		Properties map[string]any `json:"properties"`
+		Geometry   map[string]any `json:"geometry"`
+	}
+	var features []feature
+	for _, f := range waterLabelFeatures() {
+		p := f.Geometry.(orb.Point)
+		features = append(features, feature{Type: "Feature", ID: f.ID, Properties: f.Properties,
+			Geometry: map[string]any{"type": "Point", "coordinates": []float64{p[0], p[1]}}})
+	}
+	return json.MarshalIndent(map[string]any{"type": "FeatureCollection", "features": features}, "", " ")
 }

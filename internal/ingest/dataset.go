@@ -84,7 +84,10 @@ type DatasetOptions struct {
 	// RasterFormat is the tile format made from GeoTIFFs: PNG (when empty)
 	// or WebP, both lossless.
 	RasterFormat imageenc.Format
-	Logger       *slog.Logger
+	// FeaturesDir, when set, keeps each GeoJSON upload there as
+	// <tileset id>.geojson beside the tileset made from it.
+	FeaturesDir string
+	Logger      *slog.Logger
 	// Now is the clock (time.Now when nil).
 	Now func() time.Time
 }
@@ -826,6 +829,9 @@ func (d *Datasets) process(ctx context.Context, in store.Ingest, progress func(f
 	// Last check that the ingest is still ours and wanted before the
 	// tileset becomes visible.
 	if err := d.renew(ctx, in.ID, 0.95); err != nil {
+		return nil, err
+	}
+	if err := keepFeatures(d.opts.FeaturesDir, input, target, k); err != nil {
 		return nil, err
 	}
 	var e *catalog.Entry

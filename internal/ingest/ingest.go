@@ -60,6 +60,9 @@ type Options struct {
 	Logger *slog.Logger
 	// Now is the clock (time.Now when nil).
 	Now func() time.Time
+	// FeaturesDir, when set, keeps each GeoJSON upload there as
+	// <tileset id>.geojson beside the tileset made from it.
+	FeaturesDir string
 }
 
 // Service runs upload sessions.
@@ -71,6 +74,8 @@ type Service struct {
 	expiry  time.Duration
 	now     func() time.Time
 	log     *slog.Logger
+	// features keeps the GeoJSON uploads ("" = not kept).
+	features string
 
 	busy busySet // ingests with an upload or processing under way
 }
@@ -81,7 +86,7 @@ func New(ctx context.Context, db *store.DB, cat *catalog.Catalog, dir string, op
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("make uploads directory: %w", err)
 	}
-	s := &Service{db: db, cat: cat, dir: dir, maxSize: opts.MaxSize, expiry: opts.Expiry, now: opts.Now, log: opts.Logger}
+	s := &Service{db: db, cat: cat, dir: dir, maxSize: opts.MaxSize, expiry: opts.Expiry, now: opts.Now, log: opts.Logger, features: opts.FeaturesDir}
 	if s.log == nil {
 		s.log = slog.Default()
 	}
@@ -606,8 +611,14 @@ func (s *Service) process(ctx context.Context, rec Record) (*catalog.Entry, erro
 		return nil, err
 	}
 	defer os.Remove(tmp) // gone after a successful rename anyway
+	// The features go first: a tileset in the catalog made from GeoJSON
+	// always has them.
+	if err := keepFeatures(s.features, s.partPath(rec.ID), rec.DocumentID, k); err != nil {
+		return nil, err
+	}
 	e, err := s.cat.AddFile(ctx, tmp, baseName(rec.Filename), k.ext(), rec.DocumentID)
 	if err != nil {
+		os.Remove(FeaturesPath(s.features, rec.DocumentID))
 		return nil, fmt.Errorf("add the tileset: %w", err)
 	}
 	return e, nil

@@ -50,6 +50,8 @@ type Deps struct {
 	WeatherDir string
 	// SpritesDir holds the named icon sets, one folder each ("": none).
 	SpritesDir string
+	// DatasetsDir holds the GeoJSON of the datasets ("": none).
+	DatasetsDir string
 	// Images renders maps as raster tiles, static maps and WMS pictures
 	// (nil: not rendered).
 	Images *mapimage.Service

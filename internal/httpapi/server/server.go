@@ -102,6 +102,9 @@ const (
 	// SpritesDir holds the named icon sets of /sprites/{id}/, one folder
 	// of icons each.
 	SpritesDir = "sprites"
+	// DatasetsDir keeps the GeoJSON uploads of /data/{id}/features.json,
+	// <tileset id>.geojson each.
+	DatasetsDir = "datasets"
 	// ElevationDir holds the elevation models (NetCDF and GeoTIFF).
 	ElevationDir = "elevation"
 	// GeolocationDir holds the IP databases and their tables.
@@ -181,9 +184,19 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (*Server, err
 		db.Close()
 		return nil, err
 	}
-	if s.ingest, err = ingest.New(ctx, db, s.Catalog, filepath.Join(cfg.DataDir, UploadsDir), ingest.Options{MaxSize: cfg.MaxUploadMB << 20, Expiry: cfg.UploadExpiry, Logger: log}); err != nil {
+	if s.ingest, err = ingest.New(ctx, db, s.Catalog, filepath.Join(cfg.DataDir, UploadsDir), ingest.Options{
+		MaxSize: cfg.MaxUploadMB << 20, Expiry: cfg.UploadExpiry, Logger: log, FeaturesDir: filepath.Join(cfg.DataDir, DatasetsDir),
+	}); err != nil {
 		db.Close()
 		return nil, err
+	}
+	if n, err := ingest.PruneFeatures(filepath.Join(cfg.DataDir, DatasetsDir), func(id string) bool {
+		_, ok := s.Catalog.ByID(id)
+		return ok
+	}); err != nil {
+		log.Warn("datasets of deleted tilesets not removed", "err", err)
+	} else if n > 0 {
+		log.Info("removed the datasets of deleted tilesets", "files", n)
 	}
 	if s.datasets, err = s.openDatasets(ctx); err != nil {
 		db.Close()
@@ -295,6 +308,7 @@ func (s *Server) routes() http.Handler {
 		Coordinates: s.coords,
 		WeatherDir:  filepath.Join(s.cfg.DataDir, weather.Dir),
 		GeoIP:       s.geoip, TrustedProxies: proxies, GeolocationLocal: local,
+		DatasetsDir: filepath.Join(s.cfg.DataDir, DatasetsDir),
 	})
 	pub.Register(mux)
 	pub.RegisterMaps(mux)
@@ -305,6 +319,7 @@ func (s *Server) routes() http.Handler {
 	pub.RegisterWeather(mux)
 	pub.RegisterSprites(mux)
 	pub.RegisterCoordinates(mux)
+	pub.RegisterData(mux)
 	mux.Handle("GET /static/", web.Static())
 	mux.Handle("GET /metrics", s.metrics.Handler())
 
