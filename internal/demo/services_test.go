@@ -1,10 +1,14 @@
 package demo
 
 import (
+	"bytes"
 	"errors"
+	"image/png"
+	"math"
 	"net/netip"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -12,6 +16,7 @@ import (
 	"github.com/tesseramaps/tessera/internal/elevation"
 	"github.com/tesseramaps/tessera/internal/fixtures"
 	"github.com/tesseramaps/tessera/internal/geoip"
+	"github.com/tesseramaps/tessera/internal/mbtiles"
 )
 
 // servicesBuilder is a builder over a fresh data folder whose packages come
@@ -37,6 +42,8 @@ func TestInstallElevation(t *testing.T) {
 	if v, _, ok := m.At(8.54, 47.37); !ok || v < 400 || v > 700 {
 		t.Errorf("Zurich: %g m %v", v, ok)
 	}
+	// The terrain tileset decodes to the model's values.
+	checkTerrain(t, filepath.Join(b.opts.DataDir, "tiles", TerrainTileset), m)
 	// A second build reuses what is there.
 	if err := b.installElevation(t.Context()); err != nil {
 		t.Fatalf("again: %v", err)
@@ -103,6 +110,41 @@ func TestInstallGeolocation(t *testing.T) {
 	for _, a := range []string{"127.0.0.1", "10.1.2.3", "::1", "fe80::1"} {
 		if _, err := db.Locate(netip.MustParseAddr(a)); !errors.Is(err, geoip.ErrNotFound) {
 			t.Errorf("%s: err %v, want ErrNotFound", a, err)
+		}
+	}
+}
+
+// checkTerrain reads tiles of the terrain tileset and compares their
+// decoded pixels with the model at the pixels' centres.
+func checkTerrain(t *testing.T, path string, m *elevation.Model) {
+	t.Helper()
+	src, err := mbtiles.Open(t.Context(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	md, err := src.Metadata(t.Context())
+	if err != nil || md["format"] != "png" || md["encoding"] != "terrarium" || md["maxzoom"] != strconv.Itoa(TerrainMaxZoom) {
+		t.Fatalf("terrain metadata %v %v", md, err)
+	}
+	for _, c := range [][3]int{{0, 0, 0}, {3, 4, 2}, {4, 8, 5}} {
+		data, err := src.Tile(t.Context(), c[0], c[1], c[2])
+		if err != nil {
+			t.Fatalf("tile %v: %v", c, err)
+		}
+		img, err := png.Decode(bytes.NewReader(data))
+		if err != nil {
+			t.Fatalf("tile %v: %v", c, err)
+		}
+		n := 256 * math.Exp2(float64(c[0]))
+		for _, p := range [][2]int{{0, 0}, {128, 77}, {255, 255}} {
+			lon := (float64(c[1]*256+p[0])+0.5)/n*360 - 180
+			lat := math.Atan(math.Sinh(math.Pi*(1-2*(float64(c[2]*256+p[1])+0.5)/n))) * 180 / math.Pi
+			want, _, _ := m.At(lon, lat)
+			r, g, b, _ := img.At(p[0], p[1]).RGBA()
+			if got := elevation.TerrariumDecode(uint8(r>>8), uint8(g>>8), uint8(b>>8)); got != math.Round(want) {
+				t.Errorf("tile %v pixel %v (%.3f,%.3f): %g m, want %g", c, p, lon, lat, got, want)
+			}
 		}
 	}
 }

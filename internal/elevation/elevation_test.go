@@ -205,3 +205,63 @@ func TestLoadNetCDF(t *testing.T) {
 		t.Errorf("absent folder: %v, %v", m, err)
 	}
 }
+
+func TestTerrarium(t *testing.T) {
+	for _, h := range []float64{0, 1, -1, 8848.5, -10994.25, 0.5, 123.00390625} {
+		r, g, b := TerrariumEncode(h)
+		if got := TerrariumDecode(r, g, b); math.Abs(got-h) > 1.0/256 {
+			t.Errorf("%g: encoded %d,%d,%d decodes to %g", h, r, g, b, got)
+		}
+	}
+	// A global grid of 10*lon + lat: the tile's pixels decode to the grid's
+	// values at their centres.
+	g := &Grid{W: 360, H: 181, X0: -180, DX: 1, Y0: -90, DY: 1, Period: 360, Data: make([]float32, 360*181)}
+	for r := 0; r < g.H; r++ {
+		for c := 0; c < g.W; c++ {
+			g.Data[r*g.W+c] = float32(10*(c-180) + (r - 90))
+		}
+	}
+	m := NewModel(g)
+	img := m.TerrainTile(2, 1, 1, 64)
+	for _, p := range [][2]int{{0, 0}, {31, 17}, {63, 63}} {
+		n := 64.0 * 4
+		lon := (float64(64+p[0])+0.5)/n*360 - 180
+		lat := math.Atan(math.Sinh(math.Pi*(1-2*(float64(64+p[1])+0.5)/n))) * 180 / math.Pi
+		want, _, _ := m.At(lon, lat)
+		c := img.NRGBAAt(p[0], p[1])
+		if got := TerrariumDecode(c.R, c.G, c.B); got != math.Round(want) || c.A != 255 {
+			t.Errorf("pixel %v (%g,%g): %g, want %g", p, lon, lat, got, want)
+		}
+	}
+}
+
+func BenchmarkTerrainTile(b *testing.B) {
+	g, _ := etopo(b)
+	m := NewModel(g)
+	for i := range b.N {
+		m.TerrainTile(4, i%16, 5, 256)
+	}
+}
+
+func FuzzParseLocations(f *testing.F) {
+	for _, s := range []string{"8.5,47.3", "1,2;3,4", "-179.9,85", "1e1,2", "a,b", ";;", "1,2,3"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		pts, err := ParseLocations(s)
+		if err != nil {
+			if !errors.Is(err, ErrInvalid) {
+				t.Fatalf("%q: error %v does not wrap ErrInvalid", s, err)
+			}
+			return
+		}
+		if len(pts) == 0 || len(pts) > MaxLocations {
+			t.Fatalf("%q: %d points", s, len(pts))
+		}
+		for _, p := range pts {
+			if !(p.Lon > -180 && p.Lon < 180 && p.Lat >= -MaxLat && p.Lat <= MaxLat) {
+				t.Fatalf("%q: point %v out of bounds accepted", s, p)
+			}
+		}
+	})
+}

@@ -15,6 +15,7 @@ import (
 	"net/netip"
 	"os"
 	"path/filepath"
+	"strconv"
 
 	"github.com/oschwald/maxminddb-golang/v2"
 )
@@ -159,7 +160,7 @@ func (db *DB) Locate(addr netip.Addr) (Location, error) {
 func (db *DB) location(rec record) Location {
 	loc := Location{
 		CountryCode: rec.CountryCode, City: rec.City, Postal: rec.Postcode,
-		Latitude: rec.Latitude, Longitude: rec.Longitude, Region: rec.State1, Timezone: rec.Timezone,
+		Latitude: shortest(rec.Latitude), Longitude: shortest(rec.Longitude), Region: rec.State1, Timezone: rec.Timezone,
 		CountryLanguages: []string{},
 	}
 	if c := db.tables.Countries[rec.CountryCode]; c != nil {
@@ -175,4 +176,17 @@ func (db *DB) location(rec record) Location {
 		loc.Timezone = db.zones.zone(rec.Longitude, rec.Latitude)
 	}
 	return loc
+}
+
+// shortest drops the digits a float32 coordinate gains as a float64
+// (DB-IP stores float32: 51.5143 reads as 51.51430130004883).
+func shortest(v float64) float64 {
+	if float64(float32(v)) != v {
+		return v
+	}
+	r, err := strconv.ParseFloat(strconv.FormatFloat(v, 'g', -1, 32), 64)
+	if err != nil {
+		return v
+	}
+	return r
 }
