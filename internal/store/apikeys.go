@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+
+	"github.com/tesseramaps/tessera/internal/changefeed"
 )
 
 // APIKey is the record of an API key of the public API. Token is the key
@@ -73,6 +75,7 @@ func (s *DB) CreateAPIKey(ctx context.Context, k APIKey) (APIKey, error) {
 	if err != nil {
 		return APIKey{}, fmt.Errorf("create api key: %w", err)
 	}
+	s.announce(ctx, changefeed.APIKey, k.ID)
 	return k, nil
 }
 
@@ -140,6 +143,7 @@ func (s *DB) UpdateAPIKey(ctx context.Context, k APIKey) (APIKey, error) {
 	if n, _ := res.RowsAffected(); n == 0 {
 		return APIKey{}, fmt.Errorf("api key %s: %w", k.ID, ErrNotFound)
 	}
+	s.announce(ctx, changefeed.APIKey, k.ID)
 	return s.APIKey(ctx, k.ID)
 }
 
@@ -152,6 +156,7 @@ func (s *DB) DeleteAPIKey(ctx context.Context, id string) error {
 	if n, _ := res.RowsAffected(); n == 0 {
 		return fmt.Errorf("api key %s: %w", id, ErrNotFound)
 	}
+	s.announce(ctx, changefeed.APIKey, id)
 	return nil
 }
 

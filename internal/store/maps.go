@@ -5,6 +5,8 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+
+	"github.com/tesseramaps/tessera/internal/changefeed"
 )
 
 // Map is the persistent settings of one map (a style in DATA_DIR/maps/<id>).
@@ -71,6 +73,7 @@ func (s *DB) PutMap(ctx context.Context, m Map) (Map, error) {
 	if err != nil {
 		return Map{}, fmt.Errorf("write map %s: %w", m.ID, err)
 	}
+	s.announce(ctx, changefeed.Map, m.ID)
 	return m, nil
 }
 
@@ -83,5 +86,6 @@ func (s *DB) DeleteMap(ctx context.Context, id string) error {
 	if n, _ := res.RowsAffected(); n == 0 {
 		return fmt.Errorf("map %s: %w", id, ErrNotFound)
 	}
+	s.announce(ctx, changefeed.Map, id)
 	return nil
 }

@@ -20,11 +20,14 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
 	_ "github.com/jackc/pgx/v5/stdlib" // the "pgx" database/sql driver
 	_ "modernc.org/sqlite"             // the "sqlite" database/sql driver
+
+	"github.com/tesseramaps/tessera/internal/changefeed"
 )
 
 // ErrNotFound is returned when a record does not exist.
@@ -48,6 +51,38 @@ type DB struct {
 	dialect Dialect
 	// bound caches statements rewritten for PostgreSQL's placeholders.
 	bound sync.Map // string -> string
+	// calls counts the statements sent (queries, executions, transactions
+	// begun, announcements): /metrics shows it, and tests use it to see
+	// that the hot path makes none.
+	calls atomic.Uint64
+	// node is this process's id in the change announcements.
+	node string
+	// unannounced counts changes committed whose announcement failed.
+	unannounced atomic.Uint64
+}
+
+// Calls is the number of statements sent to the database so far.
+func (s *DB) Calls() uint64 { return s.calls.Load() }
+
+// Node is the id this process puts in its change announcements.
+func (s *DB) Node() string { return s.node }
+
+// Unannounced counts the committed changes whose announcement failed
+// (other nodes see them at their next full reload).
+func (s *DB) Unannounced() uint64 { return s.unannounced.Load() }
+
+// announce tells the other nodes sharing a PostgreSQL database of a
+// committed change (NOTIFY on changefeed.Channel); on SQLite there are no
+// other nodes. The change stands even if the announcement fails: it is
+// counted, and the other nodes see it at their next full reload.
+func (s *DB) announce(ctx context.Context, kind changefeed.Kind, id string) {
+	if s.dialect != Postgres {
+		return
+	}
+	ev := changefeed.Event{Kind: kind, ID: id, Node: s.node}
+	if _, err := s.exec(context.WithoutCancel(ctx), `SELECT pg_notify(?, ?)`, changefeed.Channel, ev.Encode()); err != nil {
+		s.unannounced.Add(1)
+	}
 }
 
 // IsPostgres tells whether a database address names PostgreSQL
@@ -80,7 +115,7 @@ func openSQLite(ctx context.Context, path string) (*DB, error) {
 	// One writer at a time; SQLite serialises writes anyway and this avoids
 	// SQLITE_BUSY under load.
 	db.SetMaxOpenConns(1)
-	s := &DB{db: db, dialect: SQLite}
+	s := &DB{db: db, dialect: SQLite, node: changefeed.NewNodeID()}
 	if err := s.migrate(ctx); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("open state %s: %w", path, err)
@@ -100,7 +135,7 @@ func openPostgres(ctx context.Context, dsn string) (*DB, error) {
 		db.Close()
 		return nil, fmt.Errorf("open state %s: %w", redactDSN(dsn), err)
 	}
-	s := &DB{db: db, dialect: Postgres}
+	s := &DB{db: db, dialect: Postgres, node: changefeed.NewNodeID()}
 	if err := s.migrate(ctx); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("open state %s: %w", redactDSN(dsn), err)
@@ -125,6 +160,7 @@ func (s *DB) Dialect() Dialect { return s.dialect }
 
 // Ping checks that the database answers.
 func (s *DB) Ping(ctx context.Context) error {
+	s.calls.Add(1)
 	if err := s.db.PingContext(ctx); err != nil {
 		return fmt.Errorf("ping state database: %w", err)
 	}
@@ -180,32 +216,39 @@ type Tx struct {
 }
 
 func (s *DB) exec(ctx context.Context, q string, args ...any) (sql.Result, error) {
+	s.calls.Add(1)
 	return s.db.ExecContext(ctx, s.bind(q), args...)
 }
 
 func (s *DB) query(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
+	s.calls.Add(1)
 	return s.db.QueryContext(ctx, s.bind(q), args...)
 }
 
 func (s *DB) queryRow(ctx context.Context, q string, args ...any) *sql.Row {
+	s.calls.Add(1)
 	return s.db.QueryRowContext(ctx, s.bind(q), args...)
 }
 
 func (t *Tx) exec(ctx context.Context, q string, args ...any) (sql.Result, error) {
+	t.s.calls.Add(1)
 	return t.tx.ExecContext(ctx, t.s.bind(q), args...)
 }
 
 func (t *Tx) query(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
+	t.s.calls.Add(1)
 	return t.tx.QueryContext(ctx, t.s.bind(q), args...)
 }
 
 func (t *Tx) queryRow(ctx context.Context, q string, args ...any) *sql.Row {
+	t.s.calls.Add(1)
 	return t.tx.QueryRowContext(ctx, t.s.bind(q), args...)
 }
 
 // inTx runs fn in a transaction, committing when it returns nil and rolling
 // back otherwise.
 func (s *DB) inTx(ctx context.Context, fn func(tx *Tx) error) error {
+	s.calls.Add(1)
 	sqlTx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("begin: %w", err)

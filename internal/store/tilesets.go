@@ -5,6 +5,8 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+
+	"github.com/tesseramaps/tessera/internal/changefeed"
 )
 
 // Storage values of a tileset record.
@@ -92,6 +94,7 @@ func (s *DB) CreateTileset(ctx context.Context, t Tileset) (Tileset, error) {
 	if err != nil {
 		return Tileset{}, fmt.Errorf("create tileset %q: %w", t.Name, err)
 	}
+	s.announce(ctx, changefeed.Tileset, t.ID)
 	return t, nil
 }
 
@@ -110,6 +113,7 @@ func (s *DB) UpdateTileset(ctx context.Context, t Tileset) (Tileset, error) {
 	if n, _ := res.RowsAffected(); n == 0 {
 		return Tileset{}, fmt.Errorf("tileset %s: %w", t.ID, ErrNotFound)
 	}
+	s.announce(ctx, changefeed.Tileset, t.ID)
 	return t, nil
 }
 
@@ -122,6 +126,7 @@ func (s *DB) DeleteTileset(ctx context.Context, id string) error {
 	if n, _ := res.RowsAffected(); n == 0 {
 		return fmt.Errorf("tileset %s: %w", id, ErrNotFound)
 	}
+	s.announce(ctx, changefeed.Tileset, id)
 	return nil
 }
 
@@ -170,5 +175,6 @@ func (s *DB) UpdateTilesetSource(ctx context.Context, id, source string) (Tilese
 	if n, _ := res.RowsAffected(); n == 0 {
 		return Tileset{}, fmt.Errorf("tileset %s: %w", id, ErrNotFound)
 	}
+	s.announce(ctx, changefeed.Tileset, id)
 	return s.Tileset(ctx, id)
 }

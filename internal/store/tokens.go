@@ -5,6 +5,8 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+
+	"github.com/tesseramaps/tessera/internal/changefeed"
 )
 
 // ServiceToken is the record of a service token of the account API. The
@@ -37,6 +39,7 @@ func (s *DB) CreateServiceToken(ctx context.Context, t ServiceToken) (ServiceTok
 	if err != nil {
 		return ServiceToken{}, fmt.Errorf("create service token: %w", err)
 	}
+	s.announce(ctx, changefeed.Token, t.ID)
 	return t, nil
 }
 
@@ -84,5 +87,6 @@ func (s *DB) RevokeServiceToken(ctx context.Context, id string) error {
 	if n, _ := res.RowsAffected(); n == 0 {
 		return fmt.Errorf("service token %s: %w", id, ErrNotFound)
 	}
+	s.announce(ctx, changefeed.Token, id)
 	return nil
 }

@@ -16,7 +16,7 @@ import (
 // token in the request's context (caller.Caller). mode is the api_keys
 // setting: off (no check at all), optional (a key that is given is
 // checked) or required (every public request needs one). A refused request
-// gets 403 with a JSON message. /health, /metrics, the static assets of
+// gets 403 with a JSON message. /health, /ready, /metrics, the static assets of
 // the viewer pages and everything under /v1/ (the admin and account APIs,
 // which have their own credentials) are never keyed.
 func APIKeys(mode string, keys func() *apikey.Snapshot) Middleware {
@@ -63,7 +63,7 @@ func APIKeys(mode string, keys func() *apikey.Snapshot) Middleware {
 
 // unkeyed tells the paths that never need a key.
 func unkeyed(p string) bool {
-	return p == "/health" || p == "/metrics" || strings.HasPrefix(p, "/v1/") || strings.HasPrefix(p, "/static/")
+	return p == "/health" || p == "/ready" || p == "/metrics" || strings.HasPrefix(p, "/v1/") || strings.HasPrefix(p, "/static/")
 }
 
 func first(v []string) string {

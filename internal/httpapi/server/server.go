@@ -24,6 +24,7 @@ import (
 
 	"github.com/tesseramaps/tessera/internal/apikey"
 	"github.com/tesseramaps/tessera/internal/catalog"
+	"github.com/tesseramaps/tessera/internal/changefeed"
 	"github.com/tesseramaps/tessera/internal/config"
 	"github.com/tesseramaps/tessera/internal/coords"
 	"github.com/tesseramaps/tessera/internal/elevation"
@@ -88,6 +89,9 @@ type Server struct {
 	elev *elevation.Model
 	// geoip locates callers (nil: no IP database installed).
 	geoip *geoip.DB
+	// feed hears the changes of other nodes sharing the PostgreSQL state
+	// (nil on SQLite): see nodes.go.
+	feed *changefeed.Listener
 }
 
 // Paths inside the data directory.
@@ -111,9 +115,9 @@ const (
 	GeolocationDir = "geolocation"
 )
 
-// KeyRefresh is how often the API keys are reloaded when another node
-// sharing the database changed them (this node's own changes apply at
-// once).
+// KeyRefresh is how often the API keys are reloaded from a SQLite state
+// file that something else may change (this node's own changes apply at
+// once; on PostgreSQL the change feed carries other nodes' changes).
 const KeyRefresh = 5 * time.Second
 
 // New opens the data directory: the state database, the catalog (scanning
@@ -215,6 +219,7 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (*Server, err
 		return nil, err
 	}
 	s.meter = usage.NewMeter(db, usage.Options{Interval: cfg.UsageFlushInterval, Logger: log})
+	s.feed = s.newFeed()
 	s.registerMetrics()
 	s.handler = s.routes()
 	return s, nil
@@ -292,6 +297,7 @@ func (s *Server) registerMetrics() {
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "tessera_tilesets", Help: "Tilesets in the catalog."},
 			func() float64 { return float64(len(s.Catalog.List())) }),
 	)
+	s.metrics.Register(s.nodeMetrics()...)
 }
 
 // routes builds the handler: one table per API document.
@@ -322,6 +328,7 @@ func (s *Server) routes() http.Handler {
 	pub.RegisterData(mux)
 	mux.Handle("GET /static/", web.Static())
 	mux.Handle("GET /metrics", s.metrics.Handler())
+	mux.HandleFunc("GET /ready", s.ready)
 
 	adminMux := route.New()
 	adm := admin.New(admin.Deps{Catalog: s.Catalog, Maps: s.Maps, Ingest: s.ingest, Tokens: s.tokens, Log: s.log, PublicURL: s.cfg.PublicURL})
@@ -396,8 +403,8 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	// Abandoned uploads are removed every quarter of the expiry (at most
 	// every ten minutes).
 	go s.ingest.RunExpiry(ctx, min(max(s.cfg.UploadExpiry/4, time.Second), 10*time.Minute))
-	// Keys changed by another node sharing the database are picked up.
-	go s.keys.Watch(ctx, KeyRefresh)
+	// Changes made by other nodes sharing the database are picked up.
+	s.follow(ctx)
 	if s.coords != nil {
 		s.coords.Warm() // the coordinate systems index is read in the background
 	}
