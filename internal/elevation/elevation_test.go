@@ -159,12 +159,19 @@ func writeNetCDF(t *testing.T, path string, w, h int, f func(lon, lat float64) f
 			vals[j*w+i] = f(float64(lons[i]), float64(lats[j]))
 		}
 	}
+	writeGrid(t, path, lons, lats, vals)
+}
+
+// writeGrid writes a NetCDF grid over X (degrees_east) and Y
+// (degrees_north) coordinate variables, with a missing_value.
+func writeGrid(t *testing.T, path string, lons, lats, vals []float32) {
+	t.Helper()
 	fh, err := os.Create(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer fh.Close()
-	err = netcdf.Encode(fh, []netcdf.Dim{{Name: "X", Len: w}, {Name: "Y", Len: h}}, nil, []netcdf.VarData{
+	err = netcdf.Encode(fh, []netcdf.Dim{{Name: "X", Len: len(lons)}, {Name: "Y", Len: len(lats)}}, nil, []netcdf.VarData{
 		{Name: "X", Dims: []string{"X"}, Attrs: []netcdf.Attr{{Name: "units", Type: netcdf.Char, Text: "degrees_east"}}, Values: lons},
 		{Name: "Y", Dims: []string{"Y"}, Attrs: []netcdf.Attr{{Name: "units", Type: netcdf.Char, Text: "degrees_north"}}, Values: lats},
 		{Name: "Z", Dims: []string{"Y", "X"}, Attrs: []netcdf.Attr{{Name: "missing_value", Type: netcdf.Double, Values: []float64{-1e34}}}, Values: vals},

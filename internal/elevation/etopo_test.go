@@ -87,7 +87,7 @@ func TestETOPOAgainstGDAL(t *testing.T) {
 		ours = append(ours, v)
 	}
 	for i, want := range gdalValues(t, gdal, path, nodes) {
-		if math.Abs(ours[i]-want) > 1e-3 {
+		if ours[i] != want {
 			t.Errorf("node %v: ours %g, GDAL %g", nodes[i], ours[i], want)
 		}
 	}

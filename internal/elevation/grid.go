@@ -68,11 +68,11 @@ func (g *Grid) Sample(lon, lat float64) (float64, bool) {
 	if v < -eps || v > float64(g.H-1)+eps {
 		return 0, false
 	}
-	v = min(max(v, 0), float64(g.H-1))
+	v = min(max(snap(v), 0), float64(g.H-1))
 	r0 := min(int(v), g.H-2)
 	tv := v - float64(r0)
 	// Columns, around the globe when the grid wraps.
-	u := (lon - g.X0) / g.DX
+	u := snap((lon - g.X0) / g.DX)
 	var c0, c1 int
 	var tu float64
 	if g.Period > 0 {
@@ -117,6 +117,16 @@ func (g *Grid) Sample(lon, lat float64) (float64, bool) {
 		sum += n.w * float64(val)
 	}
 	return sum, true
+}
+
+// snap puts a grid position within 1e-9 of a node on the node, so that a
+// query at a node's coordinates gives the node's value exactly despite the
+// rounding of (lon - X0) / DX.
+func snap(u float64) float64 {
+	if r := math.Round(u); math.Abs(u-r) < 1e-9 {
+		return r
+	}
+	return u
 }
 
 // Model is a stack of grids: the finest grid holding a value at a point
