@@ -58,8 +58,9 @@ type Config struct {
 	// garbage collector works harder near it (0 = the tile cache and the
 	// render cache plus 192 MiB; GOMEMLIMIT in the environment wins).
 	MemoryLimitMB int `yaml:"memory_limit_mb"`
-	// RenderWorkers is how many map images render at once (0: one per
-	// core); RenderQueue how many more may wait (0: four per worker) before
+	// RenderWorkers is how many map images render at once (0: one fewer
+	// than the cores, at least one; however many, renders share that many
+	// cores, see cpuslots); RenderQueue how many more may wait (0: four per worker) before
 	// requests get 503; RenderTimeout cuts a render; RenderCacheMB bounds
 	// the cache of rendered raster tiles, in MiB (0 = off).
 	RenderWorkers int           `yaml:"render_workers"`

@@ -4,10 +4,9 @@ import (
 	"context"
 	"fmt"
 	"runtime"
-	"sync"
 	"sync/atomic"
 
-	"github.com/tesseramaps/tessera/internal/panics"
+	"github.com/tesseramaps/tessera/internal/cpuslots"
 )
 
 // RenderRange renders the glyphs the font has among the 256 code points from
@@ -28,22 +27,15 @@ func (f *Font) RenderRange(ctx context.Context, start int) ([]Glyph, error) {
 	}
 	out := make([]Glyph, len(cps))
 	present := make([]bool, len(cps))
-	workers := min(runtime.GOMAXPROCS(0), max(1, len(cps)/8))
-	var (
-		wg   sync.WaitGroup
-		next atomic.Int64
-	)
-	var carrier panics.Carrier // a panic is raised in the caller's goroutine
-	for range workers {
-		carrier.Go(&wg, func() {
-			var s scratch
-			for i := int(next.Add(1) - 1); i < len(cps) && ctx.Err() == nil; i = int(next.Add(1) - 1) {
-				out[i], present[i] = f.renderGlyph(&s, cps[i])
-			}
-		})
-	}
-	wg.Wait()
-	carrier.Rethrow()
+	// On the caller's goroutine and one more for each processor slot free
+	// now (cpuslots); a panic is raised in the caller's goroutine.
+	var next atomic.Int64
+	cpuslots.Render.Spread(min(runtime.GOMAXPROCS(0), max(1, len(cps)/8)), func() {
+		var s scratch
+		for i := int(next.Add(1) - 1); i < len(cps) && ctx.Err() == nil; i = int(next.Add(1) - 1) {
+			out[i], present[i] = f.renderGlyph(&s, cps[i])
+		}
+	})
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("render %s %s: %w", f.Name, rangeName(start), err)
 	}

@@ -11,10 +11,11 @@ import (
 	"io"
 	"runtime"
 	"sync"
+	"sync/atomic"
 
 	"github.com/klauspost/compress/flate"
 
-	"github.com/tesseramaps/tessera/internal/panics"
+	"github.com/tesseramaps/tessera/internal/cpuslots"
 )
 
 // pngLevel is the deflate level of PNG output: level 1 of klauspost's
@@ -208,19 +209,19 @@ func (st *pngState) split(n, h int) {
 	}
 }
 
-// run calls f for every segment, each on a goroutine of its own but the
-// first, which runs on the caller's, and returns when all have returned.
-// A panic in any of them is raised in the caller's goroutine once all
-// have ended (where a render worker recovers it), never on its own.
+// run calls f for every segment, on the caller's goroutine and on one
+// more for each processor slot free now (cpuslots; the segments, and so
+// the bytes written, stay the same however many there are), and returns
+// when all have returned. A panic in any of them is raised in the
+// caller's goroutine once all have ended (where a render worker recovers
+// it), never on its own.
 func (st *pngState) run(f func(*pngSegment)) {
-	var wg sync.WaitGroup
-	var carrier panics.Carrier
-	for _, s := range st.segs[1:] {
-		carrier.Go(&wg, func() { f(s) })
-	}
-	func() { defer carrier.Catch(); f(st.segs[0]) }()
-	wg.Wait()
-	carrier.Rethrow()
+	var next atomic.Int64
+	cpuslots.Render.Spread(len(st.segs), func() {
+		for k := int(next.Add(1)) - 1; k < len(st.segs); k = int(next.Add(1)) - 1 {
+			f(st.segs[k])
+		}
+	})
 }
 
 // mergePalettes builds the image's palette from the segments' ones, in

@@ -11,12 +11,12 @@ import (
 	"log/slog"
 	"math"
 	"net/http"
-	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/tesseramaps/tessera/internal/catalog"
+	"github.com/tesseramaps/tessera/internal/cpuslots"
 	"github.com/tesseramaps/tessera/internal/geo"
 	"github.com/tesseramaps/tessera/internal/glyphs"
 	"github.com/tesseramaps/tessera/internal/imageenc"
@@ -69,7 +69,8 @@ type Image struct {
 
 // Options configure a Service.
 type Options struct {
-	// Workers renders run at once (0: one per core); Depth more may wait
+	// Workers renders run at once (0: as many as cpuslots.Render has slots,
+	// one fewer than the cores, at least one); Depth more may wait
 	// (0: 4 per worker); each render is cut after Timeout (0: 30 s).
 	Workers, Depth int
 	Timeout        time.Duration
@@ -134,7 +135,7 @@ func New(cat *catalog.Catalog, opt Options) (*Service, error) {
 		return nil, err
 	}
 	if opt.Workers <= 0 {
-		opt.Workers = runtime.GOMAXPROCS(0)
+		opt.Workers = cpuslots.Render.Size()
 	}
 	if opt.Depth <= 0 {
 		opt.Depth = 4 * opt.Workers
@@ -146,9 +147,13 @@ func New(cat *catalog.Catalog, opt Options) (*Service, error) {
 	if log == nil {
 		log = slog.Default()
 	}
+	// Renders hold the process's processor slots, one fewer than the
+	// cores: a core stays free for the requests that render nothing.
+	queue := renderqueue.New(opt.Workers, opt.Depth, opt.Timeout)
+	queue.SetSlots(cpuslots.Render)
 	return &Service{
 		cat: cat, render: r, log: log, sprites: opt.Sprites, timeout: opt.Timeout,
-		queue:  renderqueue.New(opt.Workers, opt.Depth, opt.Timeout),
+		queue:  queue,
 		cache:  tilecache.NewSized(opt.CacheBytes, MaxCachedImage),
 		res:    resources{cat: cat, maps: opt.Maps, sprites: opt.Sprites, fonts: opt.Fonts, remote: opt.Remote},
 		icons:  newIconCache(opt.Remote),

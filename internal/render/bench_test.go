@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tesseramaps/tessera/internal/cpuslots"
 	"github.com/tesseramaps/tessera/internal/fixtures"
 	"github.com/tesseramaps/tessera/internal/imageenc"
 	"github.com/tesseramaps/tessera/internal/style"
@@ -21,7 +22,16 @@ import (
 // again: the style parsed and prepared, and the renderer's caches (decoded
 // tiles, symbol layouts, sprite sheets) filled by one render before the
 // timing; the resources are read through Resources each time.
-func BenchmarkStreetStyle(b *testing.B) {
+func BenchmarkStreetStyle(b *testing.B) { benchStreet(b, false) }
+
+// BenchmarkStreetStyleWorker is BenchmarkStreetStyle with the render
+// holding a processor slot as a server's render worker does (cpuslots):
+// on two cores the render and its encoding then run on one goroutine at a
+// time. The difference is what a render on an idle server gives up for
+// the core the plain tiles keep (docs/benchmarks.md).
+func BenchmarkStreetStyleWorker(b *testing.B) { benchStreet(b, true) }
+
+func benchStreet(b *testing.B, worker bool) {
 	st, res := streetStyle(b)
 	r, err := New(slog.New(slog.DiscardHandler))
 	if err != nil {
@@ -32,6 +42,12 @@ func BenchmarkStreetStyle(b *testing.B) {
 	var buf bytes.Buffer
 	if _, err := r.Render(ctx, st, v, res); err != nil {
 		b.Fatal(err)
+	}
+	if worker {
+		if err := cpuslots.Render.Acquire(ctx); err != nil {
+			b.Fatal(err)
+		}
+		defer cpuslots.Render.Release()
 	}
 	b.ReportAllocs()
 	b.ResetTimer()

@@ -20,6 +20,7 @@ import (
 
 	"github.com/paulmach/orb"
 
+	"github.com/tesseramaps/tessera/internal/cpuslots"
 	"github.com/tesseramaps/tessera/internal/geo"
 	"github.com/tesseramaps/tessera/internal/geojson"
 	"github.com/tesseramaps/tessera/internal/mvt"
@@ -191,17 +192,19 @@ func (r *Renderer) Render(ctx context.Context, st *style.Style, v View, res Reso
 		}
 	}
 	d := layerDrawer{r: r, st: st, prep: prep, srcs: srcs, sprites: sprites, fr: fr, zoom: v.Zoom, budget: budget}
-	if split := d.split(ctx, layers, w*h); split > 0 {
+	if split := d.split(ctx, layers, w*h); split > 0 && cpuslots.Render.TryAcquire() {
 		// The layers above the split are drawn at the same time on a
 		// transparent canvas, laid over the rest at the end: "over" is
 		// associative, so the picture is the same up to the rounding of
-		// each pixel to 8 bits.
+		// each pixel to 8 bits. Only when a processor slot is free (see
+		// cpuslots): else they are drawn in one pass.
 		top := raster.NewCanvas(w, h)
 		top.Budget = budget
 		done := make(chan struct{})
 		var carrier panics.Carrier // a panic there is raised here
 		go func() {
 			defer close(done)
+			defer cpuslots.Render.Release()
 			defer carrier.Catch()
 			d.draw(ctx, layers[split:], top)
 		}()
@@ -565,13 +568,11 @@ type sourceSet struct {
 	dems   map[string]*demCover
 	images map[string]*imageCover
 	// symbolPass, glyphs and sprite hold the symbol placement of the view
-	// and the glyphs and icons it uses (see symbol.go); placed is closed
-	// when symbolPass is ready.
+	// and the glyphs and icons it uses (see symbol.go); placed waits
+	// until symbolPass is ready (raising the placement's panic, if any),
+	// as often as it is called.
 	symbolPass *symbolPass
-	placed     chan struct{}
-	// placePanic carries a panic of the placement's goroutine to the
-	// render's.
-	placePanic panics.Carrier
+	placed     func()
 	glyphs     *glyphSet
 	sprite     *spriteSet
 	// imagePixels counts the pixels of the raster, DEM and image
@@ -959,31 +960,17 @@ func (s *sourceSet) vector(ctx context.Context, src *style.Source) ([]*decodedTi
 		s.r.decoded.put(w.key, t)
 		w.t = t
 	}
-	if workers := min(missing, runtime.GOMAXPROCS(0)); workers > 1 {
-		next := make(chan *want)
-		var wg sync.WaitGroup
-		var carrier panics.Carrier // a panic is raised in the render's goroutine
-		defer carrier.Rethrow()
-		for range workers {
-			wg.Go(func() {
-				for w := range next {
-					func() { defer carrier.Catch(); load(w) }() // each tile: the feeder never blocks
+	// The render's goroutine and those of the processor slots free now
+	// (cpuslots) take them in turn.
+	if missing > 0 {
+		var next atomic.Int64
+		cpuslots.Render.Spread(min(missing, runtime.GOMAXPROCS(0)), func() {
+			for k := int(next.Add(1)) - 1; k < len(wants); k = int(next.Add(1)) - 1 {
+				if wants[k].t == nil {
+					load(&wants[k])
 				}
-			})
-		}
-		for i := range wants {
-			if wants[i].t == nil {
-				next <- &wants[i]
 			}
-		}
-		close(next)
-		wg.Wait()
-	} else {
-		for i := range wants {
-			if wants[i].t == nil {
-				load(&wants[i])
-			}
-		}
+		})
 	}
 	var out []*decodedTile
 	for _, w := range wants {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/paulmach/orb"
 
+	"github.com/tesseramaps/tessera/internal/cpuslots"
 	"github.com/tesseramaps/tessera/internal/glyphs"
 	"github.com/tesseramaps/tessera/internal/panics"
 	"github.com/tesseramaps/tessera/internal/render/raster"
@@ -101,8 +102,9 @@ func (s *sourceSet) symbols(ctx context.Context) *symbolPass {
 }
 
 // startSymbols places the view's symbols on a goroutine of its own when
-// the style has symbol layers to draw: placement needs only the sources,
-// so it runs while the layers under the symbols are drawn. The caller
+// the style has symbol layers to draw and a processor slot is free
+// (cpuslots; else at once): placement needs only the sources, so it runs
+// while the layers under the symbols are drawn. The caller
 // waits for it with symbols (or waitSymbols) before returning.
 func (s *sourceSet) startSymbols(ctx context.Context) {
 	draws := false
@@ -115,20 +117,14 @@ func (s *sourceSet) startSymbols(ctx context.Context) {
 	if !draws {
 		return
 	}
-	s.placed = make(chan struct{})
-	go func() {
-		defer close(s.placed)
-		defer s.placePanic.Catch()
-		s.symbolPass = s.placeSymbols(ctx)
-	}()
+	s.placed = sync.OnceFunc(cpuslots.Render.Go(func() { s.symbolPass = s.placeSymbols(ctx) }))
 }
 
 // waitSymbols waits for a placement started by startSymbols, raising its
 // panic, if any, in the caller's goroutine.
 func (s *sourceSet) waitSymbols() {
 	if s.placed != nil {
-		<-s.placed
-		s.placePanic.Rethrow()
+		s.placed()
 	}
 }
 
@@ -180,17 +176,11 @@ func (s *sourceSet) placeSymbols(ctx context.Context) *symbolPass {
 		out[k] = &laid{l.ID, lr, cands, sl}
 	}
 	var next atomic.Int64
-	var wg sync.WaitGroup
-	var carrier panics.Carrier
-	for range min(len(order), runtime.GOMAXPROCS(0)) {
-		carrier.Go(&wg, func() {
-			for k := int(next.Add(1)) - 1; k < len(order); k = int(next.Add(1)) - 1 {
-				layout(k)
-			}
-		})
-	}
-	wg.Wait()
-	carrier.Rethrow()
+	cpuslots.Render.Spread(min(len(order), runtime.GOMAXPROCS(0)), func() {
+		for k := int(next.Add(1)) - 1; k < len(order); k = int(next.Add(1)) - 1 {
+			layout(k)
+		}
+	})
 	var layers []laid // top first
 	for _, ly := range out {
 		if ly != nil {
@@ -1393,18 +1383,30 @@ func (s *sourceSet) drawSymbols(ctx context.Context, lr *layerRender) {
 	// The symbol layers are drawn last, after the placement; the other
 	// core is then often idle.
 	b := lr.cv.Rect
-	bands := min(runtime.GOMAXPROCS(0), b.Dy()/minSymbolBand)
-	if bands <= 1 || len(syms) == 0 {
+	// One band for the render's goroutine and one for each processor slot
+	// free now (cpuslots), taken before the bands are cut.
+	bands := 1
+	for most := min(runtime.GOMAXPROCS(0), b.Dy()/minSymbolBand); bands < most && len(syms) > 0 && cpuslots.Render.TryAcquire(); {
+		bands++
+	}
+	if bands == 1 {
 		s.drawSymbolsOn(lr.cv, syms)
 		return
 	}
 	var wg sync.WaitGroup
 	var carrier panics.Carrier
-	for i := range bands {
+	band := func(i int) *raster.Canvas {
 		y0, y1 := b.Min.Y+b.Dy()*i/bands, b.Min.Y+b.Dy()*(i+1)/bands
-		band := &raster.Canvas{RGBA: lr.cv.SubImage(image.Rect(b.Min.X, y0, b.Max.X, y1)).(*image.RGBA), Budget: lr.cv.Budget}
-		carrier.Go(&wg, func() { s.drawSymbolsOn(band, syms) })
+		return &raster.Canvas{RGBA: lr.cv.SubImage(image.Rect(b.Min.X, y0, b.Max.X, y1)).(*image.RGBA), Budget: lr.cv.Budget}
 	}
+	for i := 1; i < bands; i++ {
+		cv := band(i)
+		carrier.Go(&wg, func() {
+			defer cpuslots.Render.Release()
+			s.drawSymbolsOn(cv, syms)
+		})
+	}
+	func() { defer carrier.Catch(); s.drawSymbolsOn(band(0), syms) }()
 	wg.Wait()
 	carrier.Rethrow()
 }

@@ -20,6 +20,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/tesseramaps/tessera/internal/cpuslots"
 	"github.com/tesseramaps/tessera/internal/panics"
 )
 
@@ -49,6 +50,10 @@ type Queue struct {
 	avg time.Duration
 	// The counts of Stats.
 	refused, timeouts, panicked uint64
+
+	// cpu, when set, is the process's processor slots a render holds
+	// while it runs (SetSlots).
+	cpu *cpuslots.Slots
 }
 
 // call is one render shared by every request for its key.
@@ -83,6 +88,12 @@ func New(workers, depth int, timeout time.Duration) *Queue {
 // SetMaxWait sets the longest a render waits for a worker (0: no bound
 // but the queue's depth). Call it before the queue is used.
 func (q *Queue) SetMaxWait(d time.Duration) { q.maxWait = max(0, d) }
+
+// SetSlots makes every render hold one of the processor slots s while it
+// runs, waiting for one as it waits for a worker (within the same longest
+// wait), so that renders leave processors free for other work however
+// many workers there are (see cpuslots). Call it before the queue is used.
+func (q *Queue) SetSlots(s *cpuslots.Slots) { q.cpu = s }
 
 // Stats is a snapshot of the queue.
 type Stats struct {
@@ -210,6 +221,20 @@ func (q *Queue) run(ctx context.Context, key string, c *call, timeout time.Durat
 	case <-waitOver:
 		c.err = fmt.Errorf("%w: no worker was free within %v", ErrBusy, q.maxWait)
 		return
+	}
+	if q.cpu != nil {
+		select {
+		case q.cpu.Chan() <- struct{}{}:
+		case <-ctx.Done():
+			<-q.slots
+			c.err = cause(ctx)
+			return
+		case <-waitOver:
+			<-q.slots
+			c.err = fmt.Errorf("%w: no processor slot was free within %v", ErrBusy, q.maxWait)
+			return
+		}
+		defer q.cpu.Release() // after the worker's slot (deferred below) is given back
 	}
 	start := time.Now()
 	defer func() {

@@ -43,9 +43,9 @@ import (
 	"runtime"
 	"sort"
 	"strings"
-	"sync"
+	"sync/atomic"
 
-	"github.com/tesseramaps/tessera/internal/panics"
+	"github.com/tesseramaps/tessera/internal/cpuslots"
 	"github.com/tesseramaps/tessera/internal/sprite/svg"
 )
 
@@ -247,31 +247,14 @@ func BuildSheet(ctx context.Context, icons []Icon, opts Options) (*Sheet, error)
 	// Render concurrently.
 	out := make([]rendered, len(pending))
 	errs := make([]error, len(pending))
-	workers := min(runtime.GOMAXPROCS(0), len(pending))
-	var wg sync.WaitGroup
-	next := make(chan int)
-	var carrier panics.Carrier // a panic is raised in the caller's goroutine
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				// Each icon on its own: the feeder never blocks.
-				func() { defer carrier.Catch(); out[i], errs[i] = renderIcon(ctx, pending[i], opts) }()
-			}
-		}()
-	}
-feed:
-	for i := range pending {
-		select {
-		case next <- i:
-		case <-ctx.Done():
-			break feed
+	// On the caller's goroutine and one more for each processor slot free
+	// now (cpuslots); a panic is raised in the caller's goroutine.
+	var next atomic.Int64
+	cpuslots.Render.Spread(min(runtime.GOMAXPROCS(0), len(pending)), func() {
+		for i := int(next.Add(1) - 1); i < len(pending) && ctx.Err() == nil; i = int(next.Add(1) - 1) {
+			out[i], errs[i] = renderIcon(ctx, pending[i], opts)
 		}
-	}
-	close(next)
-	wg.Wait()
-	carrier.Rethrow()
+	})
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("sprite: build: %w", err)
 	}
