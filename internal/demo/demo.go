@@ -119,8 +119,8 @@ type Options struct {
 	// under their installed paths, usr/share/...); they are used instead of
 	// fetching with apt.
 	DebianDirs map[string]string
-	// NoServices leaves out the data of the hosted services (elevation, IP
-	// geolocation): about 160 MB of downloads the map alone does not need.
+	// NoServices leaves out the data of the hosted services (elevation,
+	// weather, IP geolocation): about 160 MB of downloads the map alone does not need.
 	NoServices bool
 	// StepsAfter is the number of steps the caller runs after Build (the
 	// demo verb's geocoding index), counted in the step numbers logged.
@@ -182,6 +182,7 @@ var steps = []step{
 var serviceSteps = []step{
 	{"elevation", 0, (*builder).installElevation},
 	{"geolocation", 0, (*builder).installGeolocation},
+	{"weather", 0, (*builder).installWeather},
 }
 
 // StepCount is the number of numbered steps of Build.

@@ -278,6 +278,28 @@ func TestIngestGFS(t *testing.T) {
 	if v.Bounds != [4]float64{-180, -maxMercatorLat, 180, maxMercatorLat} {
 		t.Errorf("bounds %v", v.Bounds)
 	}
+	// The decoding range is the field's own: GDAL's statistics of band 1 (the first listed)
+	// (gdalinfo -stats writes an .aux.xml beside the file: a copy is read).
+	cp := filepath.Join(t.TempDir(), "gfs.grib2")
+	if data, err := os.ReadFile(path); err != nil || os.WriteFile(cp, data, 0o644) != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command(fixtures.Tool(t, "gdalinfo"), "-stats", cp).Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stat := func(name string) float64 {
+		_, rest, ok := strings.Cut(string(out), name+"=")
+		line, _, _ := strings.Cut(rest, "\n")
+		v, err := strconv.ParseFloat(strings.TrimSpace(line), 64)
+		if !ok || err != nil {
+			t.Fatalf("gdalinfo: no %s in %s", name, out)
+		}
+		return v
+	}
+	if lo, hi := stat("STATISTICS_MINIMUM"), stat("STATISTICS_MAXIMUM"); math.Abs(wv.Decoding.Min-lo) > 1e-5 || math.Abs(wv.Decoding.Max-hi) > 1e-5 {
+		t.Errorf("decoding %g..%g, gdalinfo -stats %g..%g", wv.Decoding.Min, wv.Decoding.Max, lo, hi)
+	}
 	p := Packing{Min: wv.Decoding.Min, Max: wv.Decoding.Max}
 	r, err := mbtiles.Open(context.Background(), filepath.Join(dir, "tiles", v.Keyframes[0].ID+".mbtiles"))
 	if err != nil {
