@@ -207,6 +207,8 @@ func (b *builder) encodeTile(z, x, y int, items []*item) ([]byte, int, error) {
 	tr := tileTransform{scale: float64(int64(1)<<z) * ext, ox: float64(x) * ext, oy: float64(y) * ext}
 	pixel := ext / 256
 	tol := b.opts.Simplify * pixel
+	// holes of up to 16 square pixels that cross another ring are dropped
+	smallHole := int64(2 * 16 * pixel * pixel)
 	tol2 := tol * tol
 	tiny, spacing := 0.0, 0.0
 	if z < b.opts.MaxZoom {
@@ -274,7 +276,7 @@ func (b *builder) encodeTile(z, x, y int, items []*item) ([]byte, int, error) {
 					}
 					poly = append(poly, roundAll(s))
 				}
-				if poly = untanglePolygon(poly); len(poly) > 0 && netArea(poly) > 0 {
+				if poly = untanglePolygon(poly, smallHole); len(poly) > 0 && netArea(poly) > 0 {
 					g.Polygons = append(g.Polygons, poly)
 				}
 			}

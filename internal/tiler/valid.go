@@ -13,7 +13,8 @@ import (
 // renderer triangulating such a ring draws slivers across the map (a wedge
 // over north-east Siberia at z3 in the demo world came from three crossings
 // in Russia's ring). So every polygon ring is untangled after rounding (see
-// untangle).
+// untangle), and small holes crossing another ring are dropped (see
+// untanglePolygon).
 
 // maxUntangle bounds the crossings removed from one ring (each removal
 // inserts one rounded position, which can in rare cases cross again).
@@ -147,12 +148,43 @@ func absArea(r []mvt.XY) int64 {
 }
 
 // untanglePolygon returns the polygon (exterior first) with its rings
-// untangled, or nil when the exterior has no area left. Rings crossing each
-// other (an island's simplified coast crossing the continent's beside it,
-// both holes of the ocean polygon) are left as they are: dropping the
-// smaller hole floods the island (tried: Novaya Zemlya at z2).
-func untanglePolygon(rings [][]mvt.XY) [][]mvt.XY {
-	return eachRing(rings, untangle)
+// untangled and its small holes that cross another ring dropped, or nil when
+// the exterior has no area left. A hole crossing another ring is most often
+// a small island beside a continent, both holes of the ocean polygon, whose
+// simplified coasts cross: the renderer's triangulation then draws a sliver
+// across the sea. Holes of at most smallHole (doubled area, tile units) are
+// dropped, which floods an island of a few pixels; larger crossing holes
+// stay as they are (dropping them floods whole islands: Novaya Zemlya at z2).
+func untanglePolygon(rings [][]mvt.XY, smallHole int64) [][]mvt.XY {
+	out := eachRing(rings, untangle)
+	if len(out) < 2 {
+		return out
+	}
+	areas := make([]int64, len(out))
+	for i, r := range out {
+		areas[i] = absArea(r)
+	}
+	// smaller is the hole of the pair that may be dropped, or -1.
+	smaller := func(ra, rb int) int {
+		k := rb
+		if ra > 0 && areas[ra] < areas[rb] {
+			k = ra
+		}
+		if k == 0 || areas[k] > smallHole {
+			return -1
+		}
+		return k
+	}
+	for range maxUntangle {
+		ea, eb, ok := findCrossing(out, func(ra, rb int) bool { return ra != rb && smaller(ra, rb) > 0 })
+		if !ok {
+			break
+		}
+		k := smaller(ea.ring, eb.ring)
+		out = slices.Delete(out, k, k+1)
+		areas = slices.Delete(areas, k, k+1)
+	}
+	return out
 }
 
 // eachRing applies f to the rings of a polygon (exterior first): the result

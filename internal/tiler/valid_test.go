@@ -77,15 +77,32 @@ func TestUntanglePolygon(t *testing.T) {
 	ext := xy(0, 0, 100, 0, 100, 100, 0, 100, 0, 0)
 	hole := xy(10, 10, 10, 20, 20, 20, 20, 10, 10, 10)
 	tangled := xy(30, 30, 40, 40, 40, 30, 30, 40, 30, 30) // a bow tie: one loop stays
-	got := untanglePolygon([][]mvt.XY{ext, hole, tangled, xy(50, 50, 60, 50, 50, 50)})
+	got := untanglePolygon([][]mvt.XY{ext, hole, tangled, xy(50, 50, 60, 50, 50, 50)}, 0)
 	if len(got) != 3 || !slices.Equal(got[0], ext) || !slices.Equal(got[1], hole) {
 		t.Fatalf("got %v, want the exterior, the hole and one loop of the bow tie", got)
 	}
 	if _, _, ok := findCrossing(got[2:], nil); ok {
 		t.Errorf("the bow tie still crosses itself: %v", got[2])
 	}
-	if got := untanglePolygon([][]mvt.XY{xy(0, 0, 10, 0, 0, 0), hole}); got != nil {
+	if got := untanglePolygon([][]mvt.XY{xy(0, 0, 10, 0, 0, 0), hole}, 0); got != nil {
 		t.Errorf("exterior without area: got %v", got)
+	}
+
+	// holes crossing each other: the smaller is dropped when small enough
+	continent := xy(10, 10, 10, 60, 60, 60, 60, 10, 10, 10) // doubled area 5000
+	island := xy(55, 30, 55, 35, 65, 35, 65, 30, 55, 30)    // 100, crossing the continent
+	far := xy(70, 70, 70, 80, 80, 80, 80, 70, 70, 70)       // 200, crossing nothing
+	for _, tc := range []struct {
+		small int64
+		want  int
+	}{{100, 3}, {99, 4}} {
+		got := untanglePolygon([][]mvt.XY{ext, continent, island, far}, tc.small)
+		if len(got) != tc.want {
+			t.Errorf("small holes up to %d: %d rings, want %d", tc.small, len(got), tc.want)
+		}
+		if tc.want == 3 && (!slices.Equal(got[1], continent) || !slices.Equal(got[2], far)) {
+			t.Errorf("small holes up to %d: kept %v", tc.small, got)
+		}
 	}
 }
 
@@ -172,7 +189,8 @@ func TestTilesDoNotCrossThemselves(t *testing.T) {
 
 // TestDemoTilesDoNotCrossThemselves checks the demo world's tiles, when
 // built (make run or tessera demo --data data; TESSERA_DEMO_TILES names
-// another file), for rings that cross themselves, through zoom 4.
+// another file), for rings that cross themselves and small holes crossing
+// another ring, through zoom 4.
 func TestDemoTilesDoNotCrossThemselves(t *testing.T) {
 	path := filepath.Join(fixtures.RepoRoot(), "data", "tiles", "world.mbtiles")
 	if p := os.Getenv("TESSERA_DEMO_TILES"); p != "" {
@@ -210,6 +228,19 @@ func TestDemoTilesDoNotCrossThemselves(t *testing.T) {
 							if bad++; bad <= 10 {
 								t.Errorf("tile %d/%d/%d layer %s: edges %v-%v and %v-%v cross", c.Z, c.X, c.Y, l.Name, r[a.i], r[a.i+1], r[b.i], r[b.i+1])
 							}
+						}
+					}
+					// no hole of up to 16 square pixels crosses another ring
+					small := func(ra, rb int) bool {
+						k := max(ra, rb)
+						if ra > 0 && absArea(p[ra]) < absArea(p[rb]) {
+							k = ra
+						}
+						return ra != rb && absArea(p[k]) <= 2*16*16*16
+					}
+					if a, b, ok := findCrossing(p, small); ok {
+						if bad++; bad <= 10 {
+							t.Errorf("tile %d/%d/%d layer %s: a small hole crosses another ring (rings %d and %d)", c.Z, c.X, c.Y, l.Name, a.ring, b.ring)
 						}
 					}
 				}
