@@ -1,9 +1,11 @@
 package server
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"image/png"
 	"math"
 	"os"
 	"path/filepath"
@@ -15,9 +17,12 @@ import (
 	"github.com/paulmach/orb"
 
 	"github.com/tesseramaps/tessera/internal/config"
+	"github.com/tesseramaps/tessera/internal/elevation"
 	"github.com/tesseramaps/tessera/internal/geocode"
 	"github.com/tesseramaps/tessera/internal/geocode/sources"
 	"github.com/tesseramaps/tessera/internal/geoip/geoiptest"
+	"github.com/tesseramaps/tessera/internal/imageenc"
+	"github.com/tesseramaps/tessera/internal/mbtiles"
 	"github.com/tesseramaps/tessera/internal/netcdf"
 	"github.com/tesseramaps/tessera/internal/store"
 )
@@ -263,4 +268,82 @@ func TestGeolocationUntrustedAndLocal(t *testing.T) {
 	if r := e.do("GET", "/geocoding/springfield.json?proximity=ip&worldview=auto", nil); r.status != 200 {
 		t.Errorf("geocoding with an unknown caller: %d %s", r.status, r.body)
 	}
+}
+
+// TestTerrainInAStyle: a map style uses a Terrarium terrain tileset made
+// by the elevation package (as tessera demo makes DATA/tiles/terrain) as a
+// raster-dem source; the server's renderer shades its hill in a static map.
+func TestTerrainInAStyle(t *testing.T) {
+	e := newEnv(t, func(c *config.Config) {
+		// A round hill of 3,000 m at 8.5E 47N on a flat plain, 0.05 degree
+		// grid.
+		g := &elevation.Grid{W: 201, H: 201, X0: 3.5, DX: 0.05, Y0: 42, DY: 0.05, Data: make([]float32, 201*201)}
+		for r := 0; r < g.H; r++ {
+			for col := 0; col < g.W; col++ {
+				d := math.Hypot(float64(col-100), float64(r-100)) * 0.05 / 0.3
+				g.Data[r*g.W+col] = float32(3000 * math.Exp(-d*d))
+			}
+		}
+		m := elevation.NewModel(g)
+		w, err := mbtiles.Create(filepath.Join(c.DataDir, TilesDir, "terrain.mbtiles"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx := context.Background()
+		// The tiles around the hill (4..13E, 44..50N) are enough.
+		for z := 0; z <= 6; z++ {
+			n := float64(int(1) << z)
+			tileY := func(lat float64) int {
+				return int(n * (1 - math.Log(math.Tan(lat*math.Pi/180)+1/math.Cos(lat*math.Pi/180))/math.Pi) / 2)
+			}
+			for x := int(n * (4 + 180) / 360); x <= int(n*(13+180)/360); x++ {
+				for y := tileY(50); y <= tileY(44); y++ {
+					var buf bytes.Buffer
+					if err := imageenc.EncodePNG(&buf, m.TerrainTile(z, x, y, 256)); err != nil {
+						t.Fatal(err)
+					}
+					if err := w.PutTile(ctx, z, x, y, buf.Bytes()); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+		}
+		if err := w.SetMetadata(ctx, map[string]string{"name": "terrain", "format": "png", "minzoom": "0", "maxzoom": "6"}); err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+		style := `{"version": 8, "sources": {"terrain": {"type": "raster-dem", "url": "/tiles/terrain/tiles.json", "encoding": "terrarium", "tileSize": 256}},
+			"layers": [{"id": "bg", "type": "background", "paint": {"background-color": "#ffffff"}},
+			{"id": "hills", "type": "hillshade", "source": "terrain", "paint": {"hillshade-shadow-color": "#000000", "hillshade-highlight-color": "#ffffff"}}]}`
+		os.MkdirAll(filepath.Join(c.DataDir, MapsDir, "relief"), 0o755)
+		if err := os.WriteFile(filepath.Join(c.DataDir, MapsDir, "relief", "style.json"), []byte(style), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	})
+	r := e.do("GET", "/maps/relief/static/8.5,47,6/256x256.png", nil)
+	if r.status != 200 {
+		t.Fatalf("static map: %d %s", r.status, r.body)
+	}
+	img, err := png.Decode(bytes.NewReader(r.body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lum := func(x, y int) int {
+		rr, gg, bb, _ := img.At(x, y).RGBA()
+		return int(rr+gg+bb) / 3 >> 8
+	}
+	// The flat plain far from the hill is one even tone; the hill's slopes
+	// facing away from the light (hillshade's default: from the north-west)
+	// are darker than those facing it.
+	plain := lum(30, 30)
+	if d := lum(226, 226) - plain; d < -3 || d > 3 {
+		t.Errorf("plain corners differ: %d and %d", plain, lum(226, 226))
+	}
+	nw, se := lum(128-12, 128-12), lum(128+12, 128+12)
+	if se >= nw-20 {
+		t.Errorf("no shading: north-west slope %d, south-east slope %d, plain %d", nw, se, plain)
+	}
+	t.Logf("hillshade: plain %d, north-west slope %d, south-east slope %d", plain, nw, se)
 }
