@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"log/slog"
+	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"os"
@@ -15,6 +16,7 @@ import (
 	"time"
 
 	"github.com/tesseramaps/tessera/internal/config"
+	"github.com/tesseramaps/tessera/internal/fixtures"
 	"github.com/tesseramaps/tessera/internal/pgtest"
 )
 
@@ -23,7 +25,7 @@ func TestMain(m *testing.M) { os.Exit(pgtest.Main(m)) }
 // newNode starts a server over its own data directory (holding the same
 // tileset file as every other node's) and the shared PostgreSQL database
 // dsn, following the other nodes' changes as Serve does.
-func newNode(t *testing.T, dsn string) *testEnv {
+func newNode(t *testing.T, dsn string, mutate ...func(*config.Config)) *testEnv {
 	t.Helper()
 	dir := t.TempDir()
 	tiles := filepath.Join(dir, "tiles")
@@ -36,6 +38,9 @@ func newNode(t *testing.T, dsn string) *testEnv {
 	cfg.DatabaseURL = dsn
 	cfg.APIKeys = config.APIKeysRequired
 	cfg.UsageFlushInterval = time.Hour // no flush during the test: the hot path's calls are counted
+	for _, m := range mutate {
+		m(&cfg)
+	}
 	srv, err := New(context.Background(), cfg, slog.New(slog.DiscardHandler))
 	if err != nil {
 		t.Fatal(err)
@@ -173,6 +178,60 @@ func TestNodesShareChanges(t *testing.T) {
 	}
 	for _, n := range []*testEnv{b, c} {
 		await(t, within, "the deleted key refused on another node", func() bool { return n.status(streets) == 403 })
+	}
+}
+
+// withMap gives a node the map "city" (the same style file on every node).
+func withMap(c *config.Config) {
+	os.MkdirAll(filepath.Join(c.DataDir, MapsDir, "city"), 0o755)
+	os.WriteFile(filepath.Join(c.DataDir, MapsDir, "city", "style.json"), []byte(testStyle), 0o644)
+}
+
+// TestNodesShareTilesetsAndMaps: a remote tileset added through one node is
+// served by the other within a second and gone from it when deleted; a
+// map unpublished through one node is 404 on the other and back when
+// published; a local tileset deleted through one node is gone from the
+// other's catalog (its own copy of the file stays on its disk).
+func TestNodesShareTilesetsAndMaps(t *testing.T) {
+	archive := fixtures.Path(t, "fixtures/martin/tests/fixtures/pmtiles/png.pmtiles")
+	remote := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { http.ServeFile(w, r, archive) }))
+	defer remote.Close()
+	dsn := pgtest.URL(t)
+	loopback := func(c *config.Config) { c.RemoteAllow = []string{"127.0.0.0/8", "::1"}; c.APIKeys = config.APIKeysOff }
+	a, b := newNode(t, dsn, loopback, withMap), newNode(t, dsn, loopback, withMap)
+	const within = time.Second
+
+	r := a.admin("POST", "/tiles/add", map[string]string{"storage": "http", "url": remote.URL + "/world/png.pmtiles"})
+	if r.status != 200 {
+		t.Fatalf("add: %d %s", r.status, r.body)
+	}
+	added := decodeJSON[summary](t, r.body)
+	await(t, within, "the remote tileset on B", func() bool { return b.status("/tiles/png/0/0/0.png") == 200 })
+	if r := a.admin("DELETE", "/tiles/"+added.ID, nil); r.status != 200 {
+		t.Fatalf("delete remote: %d %s", r.status, r.body)
+	}
+	await(t, within, "the deleted remote tileset gone from B", func() bool { return b.status("/tiles/png/0/0/0.png") == 404 })
+
+	if s := b.status("/maps/city/style.json"); s != 200 {
+		t.Fatalf("map on B: %d", s)
+	}
+	if r := a.admin("POST", "/maps/city/unpublish", nil); r.status != 200 {
+		t.Fatalf("unpublish map: %d %s", r.status, r.body)
+	}
+	await(t, within, "the unpublished map gone from B", func() bool { return b.status("/maps/city/style.json") == 404 })
+	a.admin("POST", "/maps/city/publish", nil)
+	await(t, within, "the map published again on B", func() bool { return b.status("/maps/city/style.json") == 200 })
+
+	roads, _ := a.srv.Catalog.Get("roads")
+	if r := a.admin("DELETE", "/tiles/"+roads.ID, nil); r.status != 200 {
+		t.Fatalf("delete roads: %d %s", r.status, r.body)
+	}
+	await(t, within, "the deleted tileset gone from B", func() bool {
+		_, ok := b.srv.Catalog.ByID(roads.ID)
+		return !ok && b.status("/tiles/roads/0/0/0.pbf") == 404
+	})
+	if _, err := os.Stat(filepath.Join(b.dir, TilesDir, "roads.mbtiles")); err != nil {
+		t.Errorf("B's own copy of the file: %v", err)
 	}
 }
 
