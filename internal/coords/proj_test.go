@@ -320,7 +320,7 @@ func BenchmarkTransform50P99(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	p99(b, func(int) error {
+	fixtures.Latency(b, 8, func(int) error {
 		_, err := e.Transform(context.Background(), req)
 		return err
 	})

@@ -313,7 +313,7 @@ func BenchmarkSearchP99(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	p99(b, func(i int) error {
+	fixtures.Latency(b, 8, func(i int) error {
 		_, err := ix.Search(context.Background(), reqs[i%len(reqs)], nil)
 		return err
 	})

@@ -4,10 +4,12 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/tesseramaps/tessera/internal/config"
 	"github.com/tesseramaps/tessera/internal/coords"
 	"github.com/tesseramaps/tessera/internal/fixtures"
+	"github.com/tesseramaps/tessera/internal/store"
 )
 
 func coordsEnv(t *testing.T, mutate func(*config.Config)) *testEnv {
@@ -100,6 +102,34 @@ func TestCoordinates(t *testing.T) {
 	}
 	if r := e.do("GET", "/coordinates/search/x.xml", nil); r.status != 404 {
 		t.Errorf("no .json: %d", r.status)
+	}
+}
+
+// TestCoordinatesUsage: answered coordinates requests are counted under the
+// service "coordinates"; refused ones (400) are not.
+func TestCoordinatesUsage(t *testing.T) {
+	e := coordsEnv(t, func(c *config.Config) { c.UsageFlushInterval = time.Hour })
+	want := int64(0)
+	for _, c := range []struct {
+		path   string
+		status int
+	}{
+		{"/coordinates/search/lv95.json", 200},
+		{"/coordinates/search/code:EPSG:4326.json?limit=2", 200},
+		{"/coordinates/search/x.json?limit=0", 400},
+		{"/coordinates/transform/1,2,3,4.json", 400},
+	} {
+		r := e.do("GET", c.path, nil)
+		if r.status != c.status {
+			t.Fatalf("%s: %d %s", c.path, r.status, r.body)
+		}
+		if r.status == 200 {
+			want++
+		}
+	}
+	e.flushUsage()
+	if got := e.usageSums(store.ByService)["request/coordinates"]; got != want {
+		t.Errorf("coordinates counted %d times, want %d (%v)", got, want, e.usageSums(store.ByService))
 	}
 }
 
