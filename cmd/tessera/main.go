@@ -91,6 +91,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return demoCmd(ctx, args, stdout, stderr)
 	case "ingest":
 		return ingestCmd(ctx, args, stdout, stderr)
+	case "image":
+		return imageCmd(ctx, args, stdout, stderr)
 	case "geocode":
 		return geocodeCmd(ctx, args, stdout, stderr)
 	case "weather":
@@ -117,6 +119,7 @@ Verbs:
   serve    serve a data directory (default)      tessera serve --data DIR --listen HOST:PORT
   demo     build the demo world into DIR          tessera demo --data DIR
   ingest   add tileset files to DIR               tessera ingest --data DIR FILE...
+  image    cut a picture into an image pyramid    tessera image --data DIR [--id ID] FILE.png|jpg|tif
   convert  MBTiles to PMTiles, or to z/x/y files  tessera convert IN.mbtiles OUT.pmtiles|OUT_DIR
   geocode  build the geocoding index              tessera geocode build --data DIR
   weather  ingest GRIB2 model output              tessera weather ingest --data DIR FILE.grib2...

@@ -27,6 +27,7 @@ import (
 	"github.com/tesseramaps/tessera/internal/httpapi/middleware"
 	"github.com/tesseramaps/tessera/internal/httpapi/respond"
 	"github.com/tesseramaps/tessera/internal/ogc"
+	"github.com/tesseramaps/tessera/internal/pyramid"
 	"github.com/tesseramaps/tessera/internal/sprite"
 	"github.com/tesseramaps/tessera/internal/tilecache"
 	"github.com/tesseramaps/tessera/internal/tilecoord"
@@ -52,6 +53,8 @@ type Deps struct {
 	SpritesDir string
 	// DatasetsDir holds the GeoJSON of the datasets ("": none).
 	DatasetsDir string
+	// Pictures are the images of /images/ (nil: none).
+	Pictures *pyramid.Library
 	// Images renders maps as raster tiles, static maps and WMS pictures
 	// (nil: not rendered).
 	Images *mapimage.Service

@@ -11,6 +11,7 @@ import (
 
 	"github.com/tesseramaps/tessera/internal/httpapi/respond"
 	"github.com/tesseramaps/tessera/internal/httpapi/route"
+	"github.com/tesseramaps/tessera/internal/pyramid"
 	"github.com/tesseramaps/tessera/internal/sprite"
 )
 
@@ -20,21 +21,11 @@ func (a *API) RegisterSprites(mux route.Router) {
 	mux.HandleFunc("GET /sprites/{spriteId}/{file}", a.spriteSet)
 }
 
-// maxSpriteID bounds a sprite id.
-const maxSpriteID = 128
-
 // checkID tells whether an id of a data directory item (a sprite set, an
-// image, a dataset) is one: 1..128 ASCII letters, digits, '-', '_' and
-// '.', not starting with '.'.
+// image, a dataset) is one (pyramid.ValidID).
 func checkID(kind, id string) error {
-	if id == "" || len(id) > maxSpriteID || id[0] == '.' {
-		return fmt.Errorf("%s id %q: ids are 1 to %d letters, digits, '-', '_' or '.', not starting with '.'", kind, id, maxSpriteID)
-	}
-	for i := 0; i < len(id); i++ {
-		c := id[i]
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_' || c == '.') {
-			return fmt.Errorf("%s id %q: ids are 1 to %d letters, digits, '-', '_' or '.', not starting with '.'", kind, id, maxSpriteID)
-		}
+	if !pyramid.ValidID(id) {
+		return fmt.Errorf("%s id %q: ids are 1 to 128 letters, digits, '-', '_' or '.', not starting with '.'", kind, id)
 	}
 	return nil
 }

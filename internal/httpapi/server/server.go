@@ -36,6 +36,7 @@ import (
 	"github.com/tesseramaps/tessera/internal/httpapi/middleware"
 	"github.com/tesseramaps/tessera/internal/httpapi/public"
 	"github.com/tesseramaps/tessera/internal/ingest"
+	"github.com/tesseramaps/tessera/internal/pyramid"
 	"github.com/tesseramaps/tessera/internal/sprite"
 	"github.com/tesseramaps/tessera/internal/store"
 	"github.com/tesseramaps/tessera/internal/svctoken"
@@ -85,6 +86,8 @@ type Server struct {
 	tokens *svctoken.Service
 	// keys are the public API's keys, checked from an in-memory snapshot.
 	keys *apikey.Service
+	// pictures are the images of /images/ (pixel pyramids).
+	pictures *pyramid.Library
 	// elev answers elevation requests (no grids: none installed).
 	elev *elevation.Model
 	// geoip locates callers (nil: no IP database installed).
@@ -106,6 +109,8 @@ const (
 	// SpritesDir holds the named icon sets of /sprites/{id}/, one folder
 	// of icons each.
 	SpritesDir = "sprites"
+	// ImagesDir holds the images of /images/{id}/, <id>.mbtiles each.
+	ImagesDir = "images"
 	// DatasetsDir keeps the GeoJSON uploads of /data/{id}/features.json,
 	// <tileset id>.geojson each.
 	DatasetsDir = "datasets"
@@ -163,6 +168,7 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (*Server, err
 		return nil, err
 	}
 	s.sprites = sprite.NewCache()
+	s.pictures = &pyramid.Library{Dir: filepath.Join(cfg.DataDir, ImagesDir)}
 	s.Maps = catalog.NewMaps(filepath.Join(cfg.DataDir, MapsDir), db, s.checkStyle, log)
 	if cfg.OnlyMaps != nil {
 		s.Maps.Only(cfg.OnlyMaps...)
@@ -315,6 +321,7 @@ func (s *Server) routes() http.Handler {
 		WeatherDir:  filepath.Join(s.cfg.DataDir, weather.Dir),
 		GeoIP:       s.geoip, TrustedProxies: proxies, GeolocationLocal: local,
 		DatasetsDir: filepath.Join(s.cfg.DataDir, DatasetsDir),
+		Pictures:    s.pictures,
 	})
 	pub.Register(mux)
 	pub.RegisterMaps(mux)
@@ -326,6 +333,7 @@ func (s *Server) routes() http.Handler {
 	pub.RegisterSprites(mux)
 	pub.RegisterCoordinates(mux)
 	pub.RegisterData(mux)
+	pub.RegisterPictures(mux)
 	mux.Handle("GET /static/", web.Static())
 	mux.Handle("GET /metrics", s.metrics.Handler())
 	mux.HandleFunc("GET /ready", s.ready)
@@ -466,6 +474,7 @@ func (s *Server) Close() error {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	s.datasets.Close()
+	s.pictures.Close()
 	flushErr := s.meter.Close(ctx)
 	s.fonts.Close()
 	if s.geo != nil {

@@ -1,0 +1,213 @@
+package pyramid
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"image"
+	"image/color"
+	"image/png"
+	"testing"
+
+	"github.com/tesseramaps/tessera/internal/imageenc"
+)
+
+// tileMap keeps the tiles written.
+type tileMap map[[3]int][]byte
+
+func (m tileMap) PutTile(_ context.Context, z, x, y int, data []byte) error {
+	m[[3]int{z, x, y}] = data
+	return nil
+}
+
+// halveWhole is the reference: a whole picture halved by 2x2 alpha-
+// weighted averaging of the pixels that exist.
+func halveWhole(src *image.NRGBA) *image.NRGBA {
+	w, h := src.Bounds().Dx(), src.Bounds().Dy()
+	dst := image.NewNRGBA(image.Rect(0, 0, (w+1)/2, (h+1)/2))
+	for y := 0; y < dst.Bounds().Dy(); y++ {
+		for x := 0; x < dst.Bounds().Dx(); x++ {
+			var sr, sg, sb, sa, n int
+			for dy := 0; dy < 2; dy++ {
+				for dx := 0; dx < 2; dx++ {
+					if 2*x+dx >= w || 2*y+dy >= h {
+						continue
+					}
+					c := src.NRGBAAt(2*x+dx, 2*y+dy)
+					sr += int(c.R) * int(c.A)
+					sg += int(c.G) * int(c.A)
+					sb += int(c.B) * int(c.A)
+					sa += int(c.A)
+					n++
+				}
+			}
+			if sa == 0 {
+				continue
+			}
+			dst.SetNRGBA(x, y, color.NRGBA{uint8((sr + sa/2) / sa), uint8((sg + sa/2) / sa), uint8((sb + sa/2) / sa), uint8((sa + n/2) / n)})
+		}
+	}
+	return dst
+}
+
+// testPicture has gradients, a transparent hole and half-transparent
+// stripes.
+func testPicture(w, h int) *image.NRGBA {
+	img := image.NewNRGBA(image.Rect(0, 0, w, h))
+	for y := 0; y < h; y++ {
+		for x := 0; x < w; x++ {
+			a := uint8(255)
+			switch {
+			case x > w/4 && x < w/2 && y > h/4 && y < h/2:
+				a = 0
+			case (x/7)%5 == 0:
+				a = uint8(x * y % 256)
+			}
+			img.SetNRGBA(x, y, color.NRGBA{uint8(x * 3), uint8(y * 5), uint8(x ^ y), a})
+		}
+	}
+	return img
+}
+
+func TestBuild(t *testing.T) {
+	for _, size := range [][2]int{{1, 1}, {256, 256}, {257, 100}, {700, 1030}, {1200, 300}} {
+		t.Run(fmt.Sprint(size), func(t *testing.T) {
+			w, h := size[0], size[1]
+			src := testPicture(w, h)
+			tiles := tileMap{}
+			info, err := Build(context.Background(), ImageRows(src), tiles, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if info.Width != w || info.Height != h || info.MinZoom != 0 || info.MaxZoom != MaxZoomFor(w, h) || info.Tiles != len(tiles) {
+				t.Fatalf("info %+v, %d tiles", info, len(tiles))
+			}
+			if 256<<info.MaxZoom < max(w, h) || (info.MaxZoom > 0 && 256<<(info.MaxZoom-1) >= max(w, h)) {
+				t.Errorf("max zoom %d for %dx%d", info.MaxZoom, w, h)
+			}
+			level := src
+			for z := info.MaxZoom; z >= 0; z-- {
+				lw, lh := LevelSize(w, h, z, info.MaxZoom)
+				if level.Bounds().Dx() != lw || level.Bounds().Dy() != lh {
+					t.Fatalf("zoom %d: level %v, LevelSize %dx%d", z, level.Bounds(), lw, lh)
+				}
+				for ty := 0; ty*256 < lh+256; ty++ {
+					for tx := 0; tx*256 < lw+256; tx++ {
+						on := tx*256 < lw && ty*256 < lh
+						if info.Contains(z, tx, ty) != on {
+							t.Errorf("Contains(%d, %d, %d) = %v", z, tx, ty, !on)
+						}
+						data, stored := tiles[[3]int{z, tx, ty}]
+						if !on {
+							if stored {
+								t.Errorf("tile %d/%d/%d past the edge stored", z, tx, ty)
+							}
+							continue
+						}
+						checkTile(t, level, data, stored, z, tx, ty)
+					}
+				}
+				level = halveWhole(level)
+			}
+		})
+	}
+}
+
+// checkTile compares a stored tile with the reference level's pixels
+// (transparent past the picture's edge); an absent tile must be fully
+// transparent.
+func checkTile(t *testing.T, level *image.NRGBA, data []byte, stored bool, z, tx, ty int) {
+	t.Helper()
+	var got *image.NRGBA
+	if stored {
+		img, err := png.Decode(bytes.NewReader(data))
+		if err != nil {
+			t.Fatalf("tile %d/%d/%d: %v", z, tx, ty, err)
+		}
+		if img.Bounds() != image.Rect(0, 0, 256, 256) {
+			t.Fatalf("tile %d/%d/%d: %v", z, tx, ty, img.Bounds())
+		}
+		got = image.NewNRGBA(img.Bounds())
+		for y := 0; y < 256; y++ {
+			for x := 0; x < 256; x++ {
+				got.Set(x, y, img.At(x, y))
+			}
+		}
+	}
+	for y := 0; y < 256; y++ {
+		for x := 0; x < 256; x++ {
+			px, py := tx*256+x, ty*256+y
+			var want color.NRGBA
+			if image.Pt(px, py).In(level.Bounds()) {
+				want = level.NRGBAAt(px, py)
+			}
+			var have color.NRGBA
+			if got != nil {
+				have = got.NRGBAAt(x, y)
+			}
+			if want.A == 0 && have.A == 0 {
+				continue
+			}
+			if have != want {
+				t.Fatalf("tile %d/%d/%d (stored %v) pixel %d,%d: %v, want %v", z, tx, ty, stored, x, y, have, want)
+			}
+		}
+	}
+}
+
+// TestBuildPNGStream: a PNG read by PNGRows makes the same tiles as the
+// picture read whole; JPEG makes opaque tiles in JPEG where asked.
+func TestBuildPNGStream(t *testing.T) {
+	src := testPicture(600, 520)
+	var buf bytes.Buffer
+	if err := png.Encode(&buf, src); err != nil {
+		t.Fatal(err)
+	}
+	rows, format, err := Open(bytes.NewReader(buf.Bytes()))
+	if err != nil || format != "png" {
+		t.Fatal(format, err)
+	}
+	if _, ok := rows.(*PNGRows); !ok {
+		t.Fatalf("a non-interlaced PNG is read by %T", rows)
+	}
+	streamed, whole := tileMap{}, tileMap{}
+	if _, err := Build(context.Background(), rows, streamed, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Build(context.Background(), ImageRows(src), whole, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if len(streamed) != len(whole) {
+		t.Fatalf("%d tiles streamed, %d whole", len(streamed), len(whole))
+	}
+	for k, v := range whole {
+		if !bytes.Equal(streamed[k], v) {
+			t.Errorf("tile %v differs", k)
+		}
+	}
+	jpegTiles := tileMap{}
+	opaque := image.NewNRGBA(image.Rect(0, 0, 300, 300))
+	for i := range opaque.Pix {
+		opaque.Pix[i] = 200
+		if i%4 == 3 {
+			opaque.Pix[i] = 255
+		}
+	}
+	if _, err := Build(context.Background(), ImageRows(opaque), jpegTiles, Options{Format: imageenc.JPEG}); err != nil {
+		t.Fatal(err)
+	}
+	if d := jpegTiles[[3]int{1, 0, 0}]; len(d) < 2 || d[0] != 0xff || d[1] != 0xd8 {
+		t.Errorf("an opaque tile is not JPEG")
+	}
+	if d := jpegTiles[[3]int{1, 1, 0}]; len(d) < 4 || string(d[1:4]) != "PNG" {
+		t.Errorf("an edge tile (transparent past the edge) is not PNG")
+	}
+}
+
+func TestOpenRefuses(t *testing.T) {
+	for name, data := range map[string][]byte{"text": []byte("hello"), "gif": []byte("GIF89a\x01\x00\x01\x00")} {
+		if _, _, err := Open(bytes.NewReader(data)); err == nil {
+			t.Errorf("%s: no error", name)
+		}
+	}
+}
