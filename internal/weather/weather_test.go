@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/tesseramaps/tessera/internal/fixtures"
+	"github.com/tesseramaps/tessera/internal/imageenc"
 	"github.com/tesseramaps/tessera/internal/mbtiles"
 )
 
@@ -422,4 +423,24 @@ func FuzzReadGRIB2(f *testing.F) {
 			fl.Variable()
 		}
 	})
+}
+
+// BenchmarkIngestTile measures drawing and encoding one weather tile of a
+// 1 degree global field (65,536 bilinear samples and a PNG).
+func BenchmarkIngestTile(b *testing.B) {
+	fields, _, err := ReadGRIB2(synthetic(0))
+	if err != nil {
+		b.Fatal(err)
+	}
+	f := fields[0]
+	lo, hi, _ := f.Range()
+	p := NewPacking(lo, hi)
+	var buf bytes.Buffer
+	for b.Loop() {
+		img, _ := f.Tile(2, 1, 1, p)
+		buf.Reset()
+		if err := imageenc.EncodePNG(&buf, img); err != nil {
+			b.Fatal(err)
+		}
+	}
 }
