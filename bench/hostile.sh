@@ -4,8 +4,11 @@
 # measured on a quiet server, then while 6 clients send 30 hostile requests
 # (2048x2048@2x static maps with wide filled paths and 30 labelled
 # markers, WMS GetMap at 2534x2534, static maps whose 20 marker icons come
-# from a loopback server that never answers). Each configuration is run
-# RUNS times (default 3); results go to bench/out/hostile.md. Loopback only.
+# from a loopback server that never answers), then on the quiet server
+# again. Two configurations: render_workers 0 (cores - 1) and one worker
+# per core (sharing the same processor slots, see internal/cpuslots). Each
+# is run RUNS times (default 3); results go to bench/out/hostile.md.
+# Loopback only.
 #
 #   bench/hostile.sh                 (after bench/run.sh or bench/images.sh, or alone)
 #   DATA=/tmp/demo RUNS=1 bench/hostile.sh
@@ -35,16 +38,16 @@ metrics=""
 {
 	echo "render_timeout $TIMEOUT, $(nproc) cores, $(date -u +%Y-%m-%d)"
 	echo
-	echo "| configuration | plain, quiet | plain, under hostile load | p99 ratio | hostile answers |"
-	echo "|---|---|---|---|---|"
+	echo "| configuration | plain, quiet | plain, under hostile load | p99 ratio | plain, quiet after | hostile answers |"
+	echo "|---|---|---|---|---|---|"
 } >"$results"
-for workers in 0 1; do
+for workers in 0 "$(nproc)"; do
 	TESSERA_REMOTE_ALLOW=127.0.0.0/8 TESSERA_RENDER_TIMEOUT="$TIMEOUT" TESSERA_RENDER_WORKERS=$workers \
 		TESSERA_GEOCODING_INDEX=none "$bin" serve --data "$data" --listen 127.0.0.1:$port --watch=false >"$out/tessera-hostile.log" 2>&1 &
 	pid=$!
 	until curl -fs -o /dev/null "http://127.0.0.1:$port/health"; do sleep 0.05; done
-	name="render_workers $workers"
-	[[ $workers == 0 ]] && name="render_workers 0 (one per core)"
+	name="render_workers $workers (one per core)"
+	[[ $workers == 0 ]] && name="render_workers 0 (cores - 1)"
 	for run in $(seq 1 "$RUNS"); do
 		"$out/hostile" -base "http://127.0.0.1:$port" -label "$name, run $run" | tee -a "$results"
 	done

@@ -56,10 +56,11 @@ func main() {
 		fail(err)
 	}
 	q99, l99 := loadmix.Percentile(rep.Quiet, 0.99), loadmix.Percentile(rep.Loaded, 0.99)
-	fmt.Printf("| %s | %d, p50 %s, p99 %s, %s | %d, p50 %s, p99 %s, %s | %.1f | %s, longest %s |\n", *label,
+	fmt.Printf("| %s | %d, p50 %s, p99 %s, %s | %d, p50 %s, p99 %s, %s | %.1f | p99 %s, %s | %s, longest %s |\n", *label,
 		len(rep.Quiet), ms(loadmix.Percentile(rep.Quiet, 0.5)), ms(q99), statuses(rep.Quiet),
 		len(rep.Loaded), ms(loadmix.Percentile(rep.Loaded, 0.5)), ms(l99), statuses(rep.Loaded),
-		float64(l99)/float64(q99), statuses(rep.Hostile), ms(loadmix.Longest(rep.Hostile)))
+		float64(l99)/float64(q99), ms(loadmix.Percentile(rep.After, 0.99)), statuses(rep.After),
+		statuses(rep.Hostile), ms(loadmix.Longest(rep.Hostile)))
 }
 
 func ms(d time.Duration) string { return fmt.Sprintf("%.2f ms", float64(d)/float64(time.Millisecond)) }

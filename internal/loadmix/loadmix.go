@@ -59,8 +59,12 @@ type Result struct {
 
 // Report is what a run measured.
 type Report struct {
-	Quiet, Loaded []Result // the plain requests of each phase
-	Hostile       []Result
+	// The plain requests of each phase: on the quiet server, under the
+	// hostile load, and on the quiet server again once the hostile
+	// requests were answered (PlainRequests again), so that a machine
+	// whose own load changed during the run shows it.
+	Quiet, Loaded, After []Result
+	Hostile              []Result
 }
 
 // Run sends the plan's requests with client.
@@ -109,6 +113,7 @@ func Run(ctx context.Context, client *http.Client, p Plan) (Report, error) {
 	go func() { wg.Wait(); close(done) }()
 	rep.Loaded = plain(ctx, client, p, p.LoadedRequests, done)
 	<-done
+	rep.After = plain(ctx, client, p, p.PlainRequests, nil)
 	if err := ctx.Err(); err != nil {
 		return rep, fmt.Errorf("loadmix: the run passed %v: %w", p.MaxTime, err)
 	}

@@ -582,9 +582,12 @@ func dark(c color.Color) bool {
 // with 400 or 503, never 500 or no answer) within the render's bounds
 // (1.5 times render_timeout, plus room for encoding on a busy machine:
 // 5 times in all; before issue 17, icons alone held a request 82 s),
-// and some are cut. The plain requests' latencies, quiet and under the
-// hostile load, are logged; their bound is measured by bench/hostile.sh,
-// not asserted here (two cores, shared with the test's own clients).
+// and some are cut. The plain requests keep their latency (the issue's
+// bound): their p99 under the hostile load is within twice the quiet
+// server's, taken as the larger of the p99s measured before and after the
+// hostile requests in the same test, so that a machine whose own load
+// changes during the run moves both sides (renders leave a core free, see
+// cpuslots; bench/hostile.sh measures it on the demo world).
 func TestHostileLoad(t *testing.T) {
 	if testing.Short() {
 		t.Skip("a load test")
@@ -612,7 +615,7 @@ func TestHostileLoad(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for phase, rs := range map[string][]loadmix.Result{"quiet": rep.Quiet, "loaded": rep.Loaded} {
+	for phase, rs := range map[string][]loadmix.Result{"quiet": rep.Quiet, "loaded": rep.Loaded, "quiet after": rep.After} {
 		if err := loadmix.FirstError(rs); err != nil {
 			t.Errorf("%s plain request: %v", phase, err)
 		}
@@ -644,9 +647,17 @@ func TestHostileLoad(t *testing.T) {
 	} else if st[503] > 0 && qs.Refused+qs.TimedOut == 0 {
 		t.Errorf("%d answers 503 but the queue counted no render refused or cut: %+v", st[503], qs)
 	}
-	t.Logf("plain p50/p99: quiet %v/%v, under hostile load %v/%v; hostile answers %v, longest %v",
+	quiet := max(loadmix.Percentile(rep.Quiet, 0.99), loadmix.Percentile(rep.After, 0.99))
+	loaded := loadmix.Percentile(rep.Loaded, 0.99)
+	t.Logf("plain p50/p99: quiet %v/%v, under hostile load %v/%v, quiet after %v/%v; hostile answers %v, longest %v",
 		loadmix.Percentile(rep.Quiet, 0.5), loadmix.Percentile(rep.Quiet, 0.99),
-		loadmix.Percentile(rep.Loaded, 0.5), loadmix.Percentile(rep.Loaded, 0.99), st, loadmix.Longest(rep.Hostile))
+		loadmix.Percentile(rep.Loaded, 0.5), loaded, loadmix.Percentile(rep.After, 0.5), loadmix.Percentile(rep.After, 0.99),
+		st, loadmix.Longest(rep.Hostile))
+	// The race detector slows the renders' goroutines and the plain
+	// requests' unevenly: the bound is not asserted there.
+	if loaded > 2*quiet && !raceDetector {
+		t.Errorf("plain p99 under hostile load %v, more than twice the quiet server's %v", loaded, quiet)
+	}
 }
 
 // TestWorkBoundRefused serves a map whose style asks for more drawing than
