@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"database/sql"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -15,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tesseramaps/tessera/internal/apikey"
 	"github.com/tesseramaps/tessera/internal/config"
 	"github.com/tesseramaps/tessera/internal/fixtures"
 	"github.com/tesseramaps/tessera/internal/pgtest"
@@ -286,5 +288,89 @@ func TestReadySQLite(t *testing.T) {
 	r := e.do("GET", "/ready", nil)
 	if rd := decodeJSON[Readiness](t, r.body); r.status != 200 || rd.ChangeFeed != "none" || rd.Database != "ok" {
 		t.Errorf("ready: %d %s", r.status, r.body)
+	}
+}
+
+// TestNodeDatabaseCallsPerThousandTiles is the cost model's database side:
+// 1,000 keyed tile requests over every tile of a local tileset (the first
+// pass cold, then warm) make no database call; the usage counts they add
+// are written by one flush whose statements do not grow with the number
+// of requests.
+func TestNodeDatabaseCallsPerThousandTiles(t *testing.T) {
+	n := newNode(t, pgtest.URL(t))
+	tok := n.serviceToken("cost")
+	k := decodeJSON[accountKey](t, n.account("POST", "/api_keys", tok, nil).body)
+	var tiles []string
+	for z := 0; z <= 3; z++ {
+		for x := 0; x < 1<<z; x++ {
+			for y := 0; y < 1<<z; y++ {
+				tiles = append(tiles, fmt.Sprintf("/tiles/roads/%d/%d/%d.pbf?key=%s", z, x, y, k.Token))
+			}
+		}
+	}
+	ctx := context.Background()
+	if err := n.srv.meter.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	flush := func(requests int) uint64 {
+		before := n.srv.db.Calls()
+		for i := range requests {
+			if s := n.status(tiles[i%len(tiles)]); s != 200 && s != 204 {
+				t.Fatalf("%s: %d", tiles[i%len(tiles)], s)
+			}
+		}
+		if d := n.srv.db.Calls() - before; d != 0 {
+			t.Errorf("%d tile requests made %d database calls, want 0", requests, d)
+		}
+		before = n.srv.db.Calls()
+		if err := n.srv.meter.Flush(ctx); err != nil {
+			t.Fatal(err)
+		}
+		return n.srv.db.Calls() - before
+	}
+	big := flush(1000)
+	small := flush(10)
+	t.Logf("1,000 tile requests (%d tiles, cold then warm): 0 database calls; their usage flush: %d statements (10 requests: %d)", len(tiles), big, small)
+	if big == 0 || big != small {
+		t.Errorf("a flush of 1,000 requests' counts took %d statements, of 10 requests' %d: want the same, more than 0", big, small)
+	}
+}
+
+// BenchmarkKeyChangeReachesNode: a key created through node A, until node
+// B's snapshot holds it (the commit, NOTIFY, and B's reload of every key);
+// ns/op is the time a change takes to reach another node.
+func BenchmarkKeyChangeReachesNode(b *testing.B) {
+	dsn := pgtest.URL(b)
+	var nodes [2]*Server
+	for i := range nodes {
+		cfg := config.Default()
+		cfg.DataDir, cfg.AdminCredentials, cfg.Watch, cfg.DatabaseURL = b.TempDir(), token, false, dsn
+		srv, err := New(context.Background(), cfg, slog.New(slog.DiscardHandler))
+		if err != nil {
+			b.Fatal(err)
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		srv.follow(ctx)
+		b.Cleanup(func() { cancel(); srv.Close() })
+		for !srv.feed.Connected() {
+			time.Sleep(time.Millisecond)
+		}
+		nodes[i] = srv
+	}
+	a, n := nodes[0], nodes[1]
+	ctx := context.Background()
+	b.ResetTimer()
+	for i := 0; b.Loop(); i++ {
+		want := n.keys.Snapshot().Len() + 1
+		if _, err := a.keys.Create(ctx, apikey.Settings{}); err != nil {
+			b.Fatal(err)
+		}
+		deadline := time.Now().Add(5 * time.Second)
+		for n.keys.Snapshot().Len() < want {
+			if time.Now().After(deadline) {
+				b.Fatalf("key %d not on node B within 5 s", i)
+			}
+			time.Sleep(100 * time.Microsecond)
+		}
 	}
 }
