@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"net/url"
 	"os/exec"
 	"strconv"
 	"strings"
@@ -293,6 +294,25 @@ func TestExportPrimeMeridian(t *testing.T) {
 	}
 	if w := singleLine(x.WKT); !strings.HasPrefix(w, `PRIMEM["Paris",2.5969213,ANGLEUNIT["grad"`) || !strings.HasSuffix(w, `ID["EPSG",8903]]`) || x.Proj4 != "" {
 		t.Errorf("EPSG:8903: %+v", x)
+	}
+}
+
+// TestExportUncreatable: the few objects PROJ cannot create (EPSG:10095, a
+// transformation of proj.db 9.1.1) have empty exports, and a search page
+// holding one answers.
+func TestExportUncreatable(t *testing.T) {
+	e := engine(t)
+	x, err := e.Export(context.Background(), Ref{"EPSG", "10095"}, CategoryOperation)
+	if err != nil || x != (Exports{}) {
+		t.Fatalf("EPSG:10095: %+v %v", x, err)
+	}
+	req, err := ParseSearch("code:EPSG:10095 kind:COORDOP deprecated:*", url.Values{"exports": {"true"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := testIndex(t).Search(context.Background(), req, e)
+	if err != nil || len(r.Results) != 1 || r.Results[0].Exports == nil || *r.Results[0].Exports != (Exports{}) {
+		t.Fatalf("search: %+v %v", r, err)
 	}
 }
 
