@@ -804,7 +804,9 @@ func (s *sourceSet) layoutSymbol(ctx context.Context, lr *symLayer, ss *shapedSy
 	plane, depth := a, 1.0
 	if tilt != nil {
 		plane = tilt.Unproject(a)
-		_, depth = tilt.Project(plane)
+		if _, depth = tilt.Project(plane); depth <= 0 {
+			return nil // behind the camera
+		}
 	}
 	var planePath *linePath
 	onPlane := func(part symPart) bool {
@@ -1456,6 +1458,9 @@ func (s *sourceSet) tileInView(t [3]int) bool {
 		return true
 	}
 	n := float64(int(1) << t[2])
+	if s.frame.tilt != nil {
+		return s.tiltedTileInView(t)
+	}
 	minX, minY, maxX, maxY := math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)
 	for _, c := range [4][2]float64{{0, 0}, {1, 0}, {0, 1}, {1, 1}} {
 		p := s.frame.toScreen((float64(t[1])+c[0])/n, (float64(t[0])+c[1])/n)
@@ -1465,6 +1470,58 @@ func (s *sourceSet) tileInView(t [3]int) bool {
 	const eps = 1e-6
 	m := s.view.LabelMargin * s.frame.ratio
 	return maxX > eps-m && minX < s.frame.w-eps+m && maxY > eps-m && minY < s.frame.h-eps+m
+}
+
+// tiltedTileInView is tileInView under a tilted camera: whether the
+// tile's square on the map's plane meets the part of the plane the view
+// shows (its screen, grown by the label margin, taken back onto the
+// plane; the part above the horizon cut off a pixel below it). The
+// square's corners are not projected: those behind the camera would land
+// on the wrong side of the screen.
+func (s *sourceSet) tiltedTileInView(t [3]int) bool {
+	tilt := s.frame.tilt
+	n := float64(int(1) << t[2])
+	var tile, view [4]raster.Point
+	for i, c := range [4][2]float64{{0, 0}, {1, 0}, {1, 1}, {0, 1}} {
+		tile[i] = s.frame.toPlane((float64(t[1])+c[0])/n, (float64(t[0])+c[1])/n)
+	}
+	m := s.view.LabelMargin * s.frame.ratio
+	// Screen rows at or above the horizon have no place on the plane.
+	horizon := tilt.CY - tilt.Cos*tilt.Dist/tilt.Sin + 1
+	top, bottom := max(-m, horizon), s.frame.h+m
+	if bottom <= top {
+		return false
+	}
+	for i, c := range [4][2]float64{{-m, top}, {s.frame.w + m, top}, {s.frame.w + m, bottom}, {-m, bottom}} {
+		view[i] = tilt.Unproject(raster.Point{X: c[0], Y: c[1]})
+	}
+	return convexOverlap(tile[:], view[:])
+}
+
+// convexOverlap reports whether two convex polygons share more than an
+// edge: no edge of either separates them.
+func convexOverlap(a, b []raster.Point) bool {
+	separates := func(p, q []raster.Point) bool {
+		for i := range p {
+			e0, e1 := p[i], p[(i+1)%len(p)]
+			nx, ny := e0.Y-e1.Y, e1.X-e0.X // a normal of the edge
+			pMin, pMax := math.Inf(1), math.Inf(-1)
+			for _, v := range p {
+				d := v.X*nx + v.Y*ny
+				pMin, pMax = min(pMin, d), max(pMax, d)
+			}
+			qMin, qMax := math.Inf(1), math.Inf(-1)
+			for _, v := range q {
+				d := v.X*nx + v.Y*ny
+				qMin, qMax = min(qMin, d), max(qMax, d)
+			}
+			if qMin >= pMax || pMin >= qMax {
+				return true
+			}
+		}
+		return false
+	}
+	return !separates(a, b) && !separates(b, a)
 }
 
 // tileUnitsY returns the height of a world point on screen measured in
