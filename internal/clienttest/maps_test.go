@@ -209,12 +209,14 @@ func TestMapLibreMaps(t *testing.T) {
 	var pages []mapPage
 	for _, c := range cases {
 		name := fmt.Sprintf("%s@%dx", c.m.ID, c.scale)
-		u := e.URL + "/maps/" + c.m.ID + "/"
+		// mode=vector: MapLibre GL JS, even under Chromium's software
+		// WebGL (where the viewer would start with the server's raster tiles).
+		u := e.URL + "/maps/" + c.m.ID + "/?mode=vector"
 		if c.key != "" {
 			// Without the trailing slash: the server redirects to the
 			// viewer, keeping the key.
 			name += "-key"
-			u = strings.TrimSuffix(u, "/") + "?key=" + c.key
+			u = e.URL + "/maps/" + c.m.ID + "?key=" + c.key + "&mode=vector"
 		}
 		pages = append(pages, mapPage{
 			Name: name, URL: u, Scale: c.scale, SymbolLayers: []string{"city-labels"}, LabelProperty: "name",
