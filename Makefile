@@ -28,7 +28,7 @@ web-assets:
 ## run: set everything up, build the demo world once, serve it on $(LISTEN)
 run: build
 	@if [ ! -f "$(DATA)/tiles/world.mbtiles" ]; then bin/tessera demo --data "$(DATA)" >/dev/null; \
-	elif [ ! -f "$(DATA)/elevation/etopo5.nc" ] || [ ! -f "$(DATA)/geolocation/tables.json" ] || [ ! -d "$(DATA)/datasets" ] || [ ! -d "$(DATA)/weather" ]; then bin/tessera demo --services-only --data "$(DATA)" >/dev/null; fi
+	elif [ ! -f "$(DATA)/elevation/etopo5.nc" ] || [ ! -f "$(DATA)/geolocation/tables.json" ] || [ ! -d "$(DATA)/datasets" ] || [ ! -f "$(DATA)/images/relief.mbtiles" ] || [ ! -d "$(DATA)/weather" ]; then bin/tessera demo --services-only --data "$(DATA)" >/dev/null; fi
 	bin/tessera serve --data "$(DATA)" --listen "$(LISTEN)"
 
 ## demo: (re)build the demo world into $(DATA)

@@ -181,6 +181,7 @@ var steps = []step{
 // inside that of steps.
 var serviceSteps = []step{
 	{"elevation", 0, (*builder).installElevation},
+	{"relief image", 0, (*builder).writeReliefImage},
 	{"geolocation", 0, (*builder).installGeolocation},
 	{"weather", 0, (*builder).installWeather},
 }
