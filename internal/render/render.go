@@ -24,7 +24,6 @@ import (
 	"github.com/tesseramaps/tessera/internal/geo"
 	"github.com/tesseramaps/tessera/internal/geojson"
 	"github.com/tesseramaps/tessera/internal/mvt"
-	"github.com/tesseramaps/tessera/internal/panics"
 	"github.com/tesseramaps/tessera/internal/render/raster"
 	"github.com/tesseramaps/tessera/internal/style"
 	"github.com/tesseramaps/tessera/internal/style/expr"
@@ -192,25 +191,20 @@ func (r *Renderer) Render(ctx context.Context, st *style.Style, v View, res Reso
 		}
 	}
 	d := layerDrawer{r: r, st: st, prep: prep, srcs: srcs, sprites: sprites, fr: fr, zoom: v.Zoom, budget: budget}
-	if split := d.split(ctx, layers, w*h); split > 0 && cpuslots.Render.TryAcquire() {
+	if split := d.split(ctx, layers, w*h); split > 0 {
 		// The layers above the split are drawn at the same time on a
 		// transparent canvas, laid over the rest at the end: "over" is
 		// associative, so the picture is the same up to the rounding of
-		// each pixel to 8 bits. Only when a processor slot is free (see
-		// cpuslots): else they are drawn in one pass.
+		// each pixel to 8 bits. At the same time only when a processor
+		// slot is free (see cpuslots), else one run after the other: the
+		// same bytes either way.
 		top := raster.NewCanvas(w, h)
 		top.Budget = budget
-		done := make(chan struct{})
-		var carrier panics.Carrier // a panic there is raised here
-		go func() {
-			defer close(done)
-			defer cpuslots.Render.Release()
-			defer carrier.Catch()
-			d.draw(ctx, layers[split:], top)
+		wait := cpuslots.Render.Go(func() { d.draw(ctx, layers[split:], top) })
+		func() {
+			defer wait() // a panic of the upper run is raised here
+			d.draw(ctx, layers[:split], cv)
 		}()
-		d.draw(ctx, layers[:split], cv)
-		<-done
-		carrier.Rethrow()
 		cv.Over(top)
 	} else {
 		d.draw(ctx, layers, cv)

@@ -586,8 +586,18 @@ func dark(c color.Color) bool {
 // bound): their p99 under the hostile load is within twice the quiet
 // server's, taken as the larger of the p99s measured before and after the
 // hostile requests in the same test, so that a machine whose own load
-// changes during the run moves both sides (renders leave a core free, see
-// cpuslots; bench/hostile.sh measures it on the demo world).
+// changes during the run moves both sides, and at least quietFloor
+// (renders leave a core free, see cpuslots; bench/hostile.sh measures it
+// on the demo world).
+// quietFloor is the least quiet p99 TestHostileLoad compares with: two of
+// the Go scheduler's 10 ms time slices. Below it the test's own clients and
+// the garbage collection of the hostile renders' pictures, all in the
+// test's process, and the machine's other load decide: on two cores at
+// load 25 the plain p99 under the hostile load was 24-37 ms, against a
+// quiet p99 of 3 to 75 ms from one run to the next (before cpuslots,
+// 78-461 ms).
+const quietFloor = 20 * time.Millisecond
+
 func TestHostileLoad(t *testing.T) {
 	if testing.Short() {
 		t.Skip("a load test")
@@ -647,7 +657,7 @@ func TestHostileLoad(t *testing.T) {
 	} else if st[503] > 0 && qs.Refused+qs.TimedOut == 0 {
 		t.Errorf("%d answers 503 but the queue counted no render refused or cut: %+v", st[503], qs)
 	}
-	quiet := max(loadmix.Percentile(rep.Quiet, 0.99), loadmix.Percentile(rep.After, 0.99))
+	quiet := max(loadmix.Percentile(rep.Quiet, 0.99), loadmix.Percentile(rep.After, 0.99), quietFloor)
 	loaded := loadmix.Percentile(rep.Loaded, 0.99)
 	t.Logf("plain p50/p99: quiet %v/%v, under hostile load %v/%v, quiet after %v/%v; hostile answers %v, longest %v",
 		loadmix.Percentile(rep.Quiet, 0.5), loadmix.Percentile(rep.Quiet, 0.99),
