@@ -21,6 +21,7 @@ import (
 	"github.com/tesseramaps/tessera/internal/blob"
 	"github.com/tesseramaps/tessera/internal/catalog"
 	"github.com/tesseramaps/tessera/internal/imageenc"
+	"github.com/tesseramaps/tessera/internal/pyramid"
 	"github.com/tesseramaps/tessera/internal/store"
 	"github.com/tesseramaps/tessera/internal/tilesource"
 )
@@ -40,6 +41,9 @@ const (
 const (
 	OutputRaster = "raster_tileset"
 	OutputVector = "vector_tileset"
+	// OutputImage cuts a picture (PNG, JPEG, TIFF) into a pixel pyramid
+	// served at /images/{document id}/ (package pyramid).
+	OutputImage = "image"
 )
 
 // More errors of dataset ingests.
@@ -87,7 +91,10 @@ type DatasetOptions struct {
 	// FeaturesDir, when set, keeps each GeoJSON upload there as
 	// <tileset id>.geojson beside the tileset made from it.
 	FeaturesDir string
-	Logger      *slog.Logger
+	// ImagesDir is where OutputImage ingests put their pyramids (<document
+	// id>.mbtiles); empty refuses them.
+	ImagesDir string
+	Logger    *slog.Logger
 	// Now is the clock (time.Now when nil).
 	Now func() time.Time
 }
@@ -252,12 +259,17 @@ func (d *Datasets) Create(ctx context.Context, req DatasetCreate) (DatasetRecord
 	if d.opts.MaxSize > 0 && req.Size > d.opts.MaxSize {
 		return DatasetRecord{}, fmt.Errorf("%w: %d bytes is more than the maximum of %d bytes", ErrTooLarge, req.Size, d.opts.MaxSize)
 	}
-	k, err := kindFromName(req.Filename)
-	if err != nil {
+	var k kind
+	var err error
+	if req.OutputType == OutputImage {
+		if err := d.checkImage(req); err != nil {
+			return DatasetRecord{}, err
+		}
+	} else if k, err = kindFromName(req.Filename); err != nil {
 		return DatasetRecord{}, err
 	}
 	switch req.OutputType {
-	case "":
+	case "", OutputImage:
 	case OutputRaster:
 		if k.vector() {
 			return DatasetRecord{}, fmt.Errorf("%w: a GeoJSON file makes a vector tileset, not a raster_tileset", ErrInvalid)
@@ -267,7 +279,7 @@ func (d *Datasets) Create(ctx context.Context, req DatasetCreate) (DatasetRecord
 			return DatasetRecord{}, fmt.Errorf("%w: a GeoTIFF makes a raster tileset, not a vector_tileset", ErrInvalid)
 		}
 	default:
-		return DatasetRecord{}, fmt.Errorf("%w: output type %q is not raster_tileset or vector_tileset", ErrInvalid, req.OutputType)
+		return DatasetRecord{}, fmt.Errorf("%w: output type %q is not raster_tileset, vector_tileset or image", ErrInvalid, req.OutputType)
 	}
 	upload := ""
 	if len(req.UploadTypes) == 0 {
@@ -722,7 +734,7 @@ func (d *Datasets) run(id string) {
 }
 
 // finish records how processing ended.
-func (d *Datasets) finish(in store.Ingest, e *catalog.Entry, perr error) {
+func (d *Datasets) finish(in store.Ingest, e made, perr error) {
 	bg := context.WithoutCancel(d.ctx)
 	cond := store.IngestCond{States: []string{store.IngestProcessing}, LeaseOwner: d.node}
 	cur, err := d.load(bg, in.ID)
@@ -737,12 +749,14 @@ func (d *Datasets) finish(in store.Ingest, e *catalog.Entry, perr error) {
 		if err := d.cleanUp(bg, in); err != nil {
 			d.log.Warn("dataset ingest completed; its upload could not be removed", "ingest", in.ID, "err", err)
 		}
-		cur.State, cur.Progress, cur.TilesetID, cur.LeaseOwner, cur.LeaseUntil = store.IngestCompleted, 1, e.ID, "", ""
+		cur.State, cur.Progress, cur.TilesetID, cur.LeaseOwner, cur.LeaseUntil = store.IngestCompleted, 1, e.id, "", ""
 		if _, err := d.db.UpdateIngestIf(bg, cur, cond); err != nil {
 			if now, lerr := d.load(bg, in.ID); lerr == nil && now.State == store.IngestCanceled && in.TilesetID == "" {
 				// Cancelled while the new tileset went in place: take it out.
-				if _, err := d.cat.Delete(bg, e.ID); err != nil {
-					d.log.Error("remove the tileset of a cancelled ingest", "ingest", in.ID, "tileset", e.ID, "err", err)
+				if e.image {
+					os.Remove(d.imagePath(e.id))
+				} else if _, err := d.cat.Delete(bg, e.id); err != nil {
+					d.log.Error("remove the tileset of a cancelled ingest", "ingest", in.ID, "tileset", e.id, "err", err)
 				}
 				return
 			}
@@ -752,7 +766,7 @@ func (d *Datasets) finish(in store.Ingest, e *catalog.Entry, perr error) {
 		d.mu.Lock()
 		delete(d.attempts, in.ID)
 		d.mu.Unlock()
-		d.log.Info("dataset ingest completed", "ingest", in.ID, "tileset", e.ID, "name", e.Name)
+		d.log.Info("dataset ingest completed", "ingest", in.ID, "made", e.id, "name", e.name, "image", e.image)
 	case errors.Is(perr, ErrInvalid):
 		cur.State, cur.LeaseOwner, cur.LeaseUntil = store.IngestFailed, "", ""
 		cur.Errors = append(cur.Errors, strings.TrimPrefix(perr.Error(), ErrInvalid.Error()+": "))
@@ -788,17 +802,23 @@ func (d *Datasets) finish(in store.Ingest, e *catalog.Entry, perr error) {
 }
 
 // process makes the tileset of an ingest and puts it in the catalog.
-func (d *Datasets) process(ctx context.Context, in store.Ingest, progress func(float64)) (*catalog.Entry, error) {
+func (d *Datasets) process(ctx context.Context, in store.Ingest, progress func(float64)) (made, error) {
 	target := in.TilesetID
 	if target == "" {
 		target = in.DocumentID
 	}
 	if in.Progress >= 1 {
 		// The tileset was committed before a stop: only the end is left.
-		if e, ok := d.cat.ByID(target); ok {
-			return e, nil
+		if in.OutputType == OutputImage {
+			if _, err := os.Stat(d.imagePath(in.DocumentID)); err == nil {
+				return made{id: in.DocumentID, name: in.DocumentID, image: true}, nil
+			}
+			return made{}, fmt.Errorf("%w: the image made by this ingest was deleted", ErrInvalid)
 		}
-		return nil, fmt.Errorf("%w: the tileset made by this ingest was deleted", ErrInvalid)
+		if e, ok := d.cat.ByID(target); ok {
+			return made{id: e.ID, name: e.Name}, nil
+		}
+		return made{}, fmt.Errorf("%w: the tileset made by this ingest was deleted", ErrInvalid)
 	}
 	input := d.partPath(in.ID)
 	if in.UploadType == UploadS3Multipart {
@@ -806,45 +826,48 @@ func (d *Datasets) process(ctx context.Context, in store.Ingest, progress func(f
 			os.Remove(input)
 			if err := d.opts.Blob.Download(ctx, in.ObjectKey, input); err != nil {
 				if errors.Is(err, blob.ErrNotFound) {
-					return nil, fmt.Errorf("%w: the uploaded file is gone", ErrInvalid)
+					return made{}, fmt.Errorf("%w: the uploaded file is gone", ErrInvalid)
 				}
-				return nil, fmt.Errorf("fetch the upload: %w", err)
+				return made{}, fmt.Errorf("fetch the upload: %w", err)
 			}
 		}
 	}
 	progress(0)
+	if in.OutputType == OutputImage {
+		return d.processImage(ctx, in, input, progress)
+	}
 	tmp, k, err := build(ctx, input, in.Filename, d.outputBase(in.ID), d.log, RasterOptions{Format: d.opts.RasterFormat, Progress: progress})
 	if err != nil {
-		return nil, err
+		return made{}, err
 	}
 	defer os.Remove(tmp)
 	if err := d.checkOutput(tmp, k, in.OutputType); err != nil {
-		return nil, err
+		return made{}, err
 	}
 	if d.hook != nil {
 		if err := d.hook(ctx, "commit", in.ID); err != nil {
-			return nil, err
+			return made{}, err
 		}
 	}
 	// Last check that the ingest is still ours and wanted before the
 	// tileset becomes visible.
 	if err := d.renew(ctx, in.ID, 0.95); err != nil {
-		return nil, err
+		return made{}, err
 	}
 	if err := keepFeatures(d.opts.FeaturesDir, input, target, k); err != nil {
-		return nil, err
+		return made{}, err
 	}
 	var e *catalog.Entry
 	if in.TilesetID != "" {
 		e, err = d.cat.ReplaceFile(ctx, in.TilesetID, tmp, k.ext())
 		if errors.Is(err, catalog.ErrNotFound) {
-			return nil, fmt.Errorf("%w: the tileset to replace was deleted", ErrInvalid)
+			return made{}, fmt.Errorf("%w: the tileset to replace was deleted", ErrInvalid)
 		}
 	} else {
 		e, err = d.cat.AddFile(ctx, tmp, baseName(in.Filename), k.ext(), in.DocumentID)
 	}
 	if err != nil {
-		return nil, err
+		return made{}, err
 	}
 	// Progress 1 while processing says the tileset is made.
 	if err := d.db.RenewIngest(context.WithoutCancel(ctx), in.ID, d.node, d.leaseTime(d.opts.Now().Add(d.opts.Lease)), 1); err != nil {
@@ -852,10 +875,10 @@ func (d *Datasets) process(ctx context.Context, in store.Ingest, progress func(f
 	}
 	if d.hook != nil {
 		if err := d.hook(ctx, "committed", in.ID); err != nil {
-			return nil, err
+			return made{}, err
 		}
 	}
-	return e, nil
+	return made{id: e.ID, name: e.Name}, nil
 }
 
 // renew extends this node's lease of a processing ingest and raises its
@@ -886,4 +909,63 @@ func (d *Datasets) checkOutput(path string, k kind, want string) error {
 		return fmt.Errorf("%w: the file holds raster tiles, the ingest asked for a vector_tileset", ErrInvalid)
 	}
 	return nil
+}
+
+// made is what an ingest made: a tileset (id and name) or an image (id).
+type made struct {
+	id, name string
+	image    bool
+}
+
+// pictureExts are the file names an image ingest takes.
+var pictureExts = map[string]bool{".png": true, ".jpg": true, ".jpeg": true, ".tif": true, ".tiff": true}
+
+// checkImage checks the request of an image ingest.
+func (d *Datasets) checkImage(req DatasetCreate) error {
+	switch {
+	case d.opts.ImagesDir == "":
+		return fmt.Errorf("%w: this server makes no images", ErrInvalid)
+	case !pictureExts[strings.ToLower(filepath.Ext(req.Filename))]:
+		return fmt.Errorf("%w: %q: an image is made from a .png, .jpg, .jpeg, .tif or .tiff file", ErrInvalid, req.Filename)
+	case req.DocumentID != "":
+		return fmt.Errorf("%w: an image cannot replace a tileset: ingest it as a new dataset", ErrInvalid)
+	}
+	return nil
+}
+
+func (d *Datasets) imagePath(id string) string { return filepath.Join(d.opts.ImagesDir, id+".mbtiles") }
+
+// processImage cuts the uploaded picture into the pyramid of image
+// <document id>: PNG row by row, JPEG and TIFF within
+// pyramid.MaxWholePixels.
+func (d *Datasets) processImage(ctx context.Context, in store.Ingest, input string, progress func(float64)) (made, error) {
+	f, err := os.Open(input)
+	if err != nil {
+		return made{}, fmt.Errorf("open upload: %w", err)
+	}
+	defer f.Close()
+	rows, _, err := pyramid.Open(f)
+	if err != nil {
+		if errors.Is(err, pyramid.ErrFormat) {
+			return made{}, fmt.Errorf("%w: %w", ErrInvalid, err)
+		}
+		return made{}, err
+	}
+	if err := d.renew(ctx, in.ID, 0.05); err != nil {
+		return made{}, err
+	}
+	_, err = pyramid.WriteMBTiles(ctx, rows, d.imagePath(in.DocumentID), in.DocumentID,
+		pyramid.Meta{Description: "Made by Tessera from " + in.Filename}, pyramid.Options{
+			Progress: func(done, total int) { progress(float64(done) / float64(total)) },
+		})
+	if err != nil {
+		if errors.Is(err, pyramid.ErrFormat) {
+			return made{}, fmt.Errorf("%w: %w", ErrInvalid, err)
+		}
+		return made{}, err
+	}
+	if err := d.db.RenewIngest(context.WithoutCancel(ctx), in.ID, d.node, d.leaseTime(d.opts.Now().Add(d.opts.Lease)), 1); err != nil {
+		d.log.Warn("the ingest changed while its image was put in place", "ingest", in.ID, "err", err)
+	}
+	return made{id: in.DocumentID, name: in.DocumentID, image: true}, nil
 }

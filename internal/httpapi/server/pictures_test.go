@@ -111,3 +111,64 @@ func TestPicturesKeyed(t *testing.T) {
 		t.Errorf("a transparent tile with a key: %d %s", r.status, r.body)
 	}
 }
+
+// TestPictureUpload: the account API's dataset ingest with output type
+// "image" cuts an uploaded PNG into the image /images/{document id}/; a
+// file that is not a picture fails the ingest; other names and a
+// replacement are refused at creation.
+func TestPictureUpload(t *testing.T) {
+	e := newEnv(t, nil)
+	secret := e.serviceToken("images")
+	src := image.NewNRGBA(image.Rect(0, 0, 700, 300))
+	for i := range src.Pix {
+		src.Pix[i] = uint8(i * 7)
+	}
+	var buf bytes.Buffer
+	png.Encode(&buf, src)
+	upload := func(name string, data []byte) ingestView {
+		t.Helper()
+		r := e.account("POST", "/datasets/ingest", secret, map[string]any{"filename": name, "size": len(data),
+			"supported_upload_types": []string{"resumable"}, "output": map[string]any{"type": "image"}})
+		if r.status != 200 {
+			t.Fatalf("create: %d %s", r.status, r.body)
+		}
+		v := decodeJSON[ingestView](t, r.body)
+		if status, _, body := plainPut(t, v.UploadURL, data); status != 200 {
+			t.Fatalf("upload: %d %s", status, body)
+		}
+		if r := e.account("POST", "/datasets/ingest/"+v.ID+"/process", secret, nil); r.status != 200 {
+			t.Fatalf("process: %d %s", r.status, r.body)
+		}
+		return e.awaitIngest(secret, v.ID)
+	}
+	v := upload("scan.png", buf.Bytes())
+	if v.State != "completed" || v.DocumentID == nil {
+		t.Fatalf("ingest %+v", v)
+	}
+	doc := decodeJSON[public.ImageJSON](t, e.do("GET", "/images/"+*v.DocumentID+"/image.json", nil).body)
+	if doc.ID != *v.DocumentID || doc.Width != 700 || doc.Height != 300 || doc.MaxZoom != 2 {
+		t.Errorf("image.json %+v", doc)
+	}
+	tile := e.do("GET", "/images/"+*v.DocumentID+"/2/2/1", nil)
+	if tile.status != 200 {
+		t.Fatalf("tile: %d", tile.status)
+	}
+	got, err := png.Decode(bytes.NewReader(tile.body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := color.NRGBAModel.Convert(got.At(3, 4)); c != src.NRGBAAt(515, 260) {
+		t.Errorf("pixel %v, want %v", c, src.NRGBAAt(515, 260))
+	}
+	if bad := upload("bad.png", []byte("not a picture at all")); bad.State != "failed" {
+		t.Errorf("a bad picture: %+v", bad)
+	}
+	for _, body := range []map[string]any{
+		{"filename": "scan.gif", "size": 10, "output": map[string]any{"type": "image"}},
+		{"filename": "scan.geojson", "size": 10, "output": map[string]any{"type": "image"}},
+	} {
+		if r := e.account("POST", "/datasets/ingest", secret, body); r.status != 400 || !isMessage(r.body) {
+			t.Errorf("%v: %d %s", body, r.status, r.body)
+		}
+	}
+}
