@@ -73,6 +73,31 @@ func (s *Service) loadLocked(ctx context.Context) error {
 	return nil
 }
 
+// LoadOne reloads the key with the id alone (another node created, changed
+// or deleted it): one query whatever the number of keys, and a new
+// snapshot with that key replaced, added or dropped.
+func (s *Service) LoadOne(ctx context.Context, id string) error {
+	rec, err := s.db.APIKey(ctx, id)
+	gone := errors.Is(err, store.ErrNotFound)
+	if err != nil && !gone {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	old := s.snap.Load().keys
+	keys := make([]*Key, 0, len(old)+1)
+	for _, k := range old {
+		if k.ID != id {
+			keys = append(keys, k)
+		}
+	}
+	if !gone {
+		keys = append(keys, fromRecord(rec))
+	}
+	s.snap.Store(NewSnapshot(keys))
+	return nil
+}
+
 // Refresh reloads the keys when the database's have changed since the
 // last load (another node's change).
 func (s *Service) Refresh(ctx context.Context) error {
@@ -104,10 +129,12 @@ func (s *Service) Watch(ctx context.Context, interval time.Duration) {
 	}
 }
 
-// changed reloads the snapshot after a change; the change itself stands
-// even if the reload fails (Watch retries).
-func (s *Service) changed(ctx context.Context) {
-	if err := s.Load(ctx); err != nil {
+// changed reloads the changed key into the snapshot; the change itself
+// stands even if the reload fails, and this node's snapshot catches up at
+// its next full reload (Watch on SQLite, a reconnection of the change feed
+// on PostgreSQL).
+func (s *Service) changed(ctx context.Context, id string) {
+	if err := s.LoadOne(ctx, id); err != nil {
 		s.log.Warn("reload API keys after a change", "err", err)
 	}
 }
@@ -126,7 +153,7 @@ func (s *Service) Create(ctx context.Context, set Settings) (*Key, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.changed(ctx)
+	s.changed(ctx, rec.ID)
 	return fromRecord(rec), nil
 }
 
@@ -161,7 +188,7 @@ func (s *Service) Change(ctx context.Context, id string, set Settings) (*Key, er
 	if err != nil {
 		return nil, err
 	}
-	s.changed(ctx)
+	s.changed(ctx, id)
 	return fromRecord(rec), nil
 }
 
@@ -175,7 +202,7 @@ func (s *Service) Delete(ctx context.Context, id string) error {
 	if err != nil {
 		return err
 	}
-	s.changed(ctx)
+	s.changed(ctx, id)
 	return nil
 }
 

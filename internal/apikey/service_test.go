@@ -221,3 +221,57 @@ func TestChecksDuringChanges(t *testing.T) {
 		t.Errorf("%d checks of the stable key went wrong during changes", n)
 	}
 }
+
+// TestLoadOne: another service over the same database (another node)
+// applies one key's creation, change and deletion by reloading that key
+// alone, and keeps the others.
+func TestLoadOne(t *testing.T) {
+	pgtest.EachDatabase(t, func(t *testing.T, dsn string) {
+		ctx := context.Background()
+		a, b := NewService(openDB(t, dsn), nil), NewService(openDB(t, dsn), nil)
+		kept, err := a.Create(ctx, Settings{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := b.Load(ctx); err != nil {
+			t.Fatal(err)
+		}
+		k, err := a.Create(ctx, Settings{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := b.Snapshot().Check(k.Token, "", "", ""); !errors.Is(err, ErrUnknown) {
+			t.Fatalf("before LoadOne: %v", err)
+		}
+		steps := []struct {
+			name   string
+			change func() error
+			origin string
+			want   error
+		}{
+			{"created", func() error { return nil }, "https://any.example", nil},
+			{"restricted", func() error {
+				_, err := a.Change(ctx, k.ID, settings(t, `{"origins": ["example.com"]}`))
+				return err
+			}, "https://other.example", ErrOrigin},
+			{"deleted", func() error { return a.Delete(ctx, k.ID) }, "", ErrUnknown},
+		}
+		for _, st := range steps {
+			if err := st.change(); err != nil {
+				t.Fatalf("%s: %v", st.name, err)
+			}
+			if err := b.LoadOne(ctx, k.ID); err != nil {
+				t.Fatalf("%s: LoadOne: %v", st.name, err)
+			}
+			if _, err := b.Snapshot().Check(k.Token, st.origin, "", ""); !errors.Is(err, st.want) {
+				t.Errorf("%s: check %v, want %v", st.name, err, st.want)
+			}
+			if _, err := b.Snapshot().Check(kept.Token, "", "", ""); err != nil || b.Snapshot().Len() != a.Snapshot().Len() {
+				t.Errorf("%s: the other key %v; %d keys, want %d", st.name, err, b.Snapshot().Len(), a.Snapshot().Len())
+			}
+		}
+		if err := b.LoadOne(ctx, "no-such-key"); err != nil || b.Snapshot().Len() != 1 {
+			t.Errorf("an unknown id: %v, %d keys", err, b.Snapshot().Len())
+		}
+	})
+}

@@ -19,11 +19,12 @@ type Snapshot struct {
 	seed   maphash.Seed
 	byHash map[uint64][]*checker
 	n      int
+	keys   []*Key
 }
 
 // NewSnapshot compiles keys into a snapshot.
 func NewSnapshot(keys []*Key) *Snapshot {
-	s := &Snapshot{seed: maphash.MakeSeed(), byHash: make(map[uint64][]*checker, len(keys)), n: len(keys)}
+	s := &Snapshot{seed: maphash.MakeSeed(), byHash: make(map[uint64][]*checker, len(keys)), n: len(keys), keys: keys}
 	for _, k := range keys {
 		h := maphash.String(s.seed, k.Token)
 		s.byHash[h] = append(s.byHash[h], compile(k))

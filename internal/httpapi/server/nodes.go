@@ -21,7 +21,12 @@ func (s *Server) newFeed() *changefeed.Listener {
 		return nil
 	}
 	l := changefeed.NewListener(s.cfg.DatabaseURL, s.db.Node(), s.reloadAll, s.log)
-	l.Handle(changefeed.APIKey, func(ctx context.Context, _ changefeed.Event) error { return s.keys.Load(ctx) })
+	l.Handle(changefeed.APIKey, func(ctx context.Context, ev changefeed.Event) error {
+		if ev.ID == "" {
+			return s.keys.Load(ctx)
+		}
+		return s.keys.LoadOne(ctx, ev.ID)
+	})
 	l.Handle(changefeed.Tileset, func(ctx context.Context, ev changefeed.Event) error {
 		if ev.ID == "" {
 			return s.Catalog.Sync(ctx)
