@@ -15,8 +15,13 @@ import (
 // fault, as opposed to a failure to read them).
 var ErrFormat = errors.New("invalid picture")
 
-// MaxSide bounds a picture's width and height.
-const MaxSide = 1 << 20
+// Bounds of a picture. The memory a pyramid is built in grows with the
+// width (two bands of 256 rows: 2 KiB a column, 200 MiB at MaxSide), the
+// work with the pixels.
+const (
+	MaxSide   = 100_000
+	MaxPixels = 2_000_000_000
+)
 
 // Rows yields a picture's rows top to bottom as straight (not
 // premultiplied) 8-bit RGBA, 4 bytes a pixel.
@@ -190,8 +195,8 @@ func (p *PNGRows) checkCRC(crc hash.Hash32) error {
 
 func (p *PNGRows) header(b []byte) error {
 	w, h := binary.BigEndian.Uint32(b[0:4]), binary.BigEndian.Uint32(b[4:8])
-	if w == 0 || h == 0 || w > MaxSide || h > MaxSide {
-		return fmt.Errorf("%w: PNG size %dx%d: sides are 1 to %d pixels", ErrFormat, w, h, MaxSide)
+	if w == 0 || h == 0 || w > MaxSide || h > MaxSide || uint64(w)*uint64(h) > MaxPixels {
+		return fmt.Errorf("%w: PNG size %dx%d: sides are 1 to %d pixels, at most %d pixels in all", ErrFormat, w, h, MaxSide, MaxPixels)
 	}
 	p.w, p.h, p.depth, p.ctype = int(w), int(h), int(b[8]), b[9]
 	if b[10] != 0 || b[11] != 0 {

@@ -82,7 +82,7 @@ type Options struct {
 // Build reads every row of src and writes the pyramid's tiles to out.
 func Build(ctx context.Context, src Rows, out TileWriter, opts Options) (Info, error) {
 	w, h := src.Size()
-	if w <= 0 || h <= 0 || w > MaxSide || h > MaxSide {
+	if w <= 0 || h <= 0 || w > MaxSide || h > MaxSide || int64(w)*int64(h) > MaxPixels {
 		return Info{}, fmt.Errorf("%w: picture size %dx%d", ErrFormat, w, h)
 	}
 	if opts.Format == "" {

@@ -3,10 +3,12 @@ package pyramid
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"image"
 	"image/color"
 	"image/png"
+	"strings"
 	"testing"
 
 	"github.com/tesseramaps/tessera/internal/imageenc"
@@ -208,6 +210,49 @@ func TestOpenRefuses(t *testing.T) {
 	for name, data := range map[string][]byte{"text": []byte("hello"), "gif": []byte("GIF89a\x01\x00\x01\x00")} {
 		if _, _, err := Open(bytes.NewReader(data)); err == nil {
 			t.Errorf("%s: no error", name)
+		}
+	}
+}
+
+// FuzzOpenBuild: whatever the bytes, Open and Build end with a picture's
+// tiles or an error, never a panic (pictures with a declared size past
+// 4 Mpx are skipped to keep the fuzzer fast; the bounds are tested apart).
+func FuzzOpenBuild(f *testing.F) {
+	for _, data := range samplePNGs(f) {
+		f.Add(data)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if cfg, _, err := image.DecodeConfig(bytes.NewReader(data)); err == nil && cfg.Width*cfg.Height > 4<<20 {
+			return
+		}
+		rows, _, err := Open(bytes.NewReader(data))
+		if err != nil {
+			return
+		}
+		if w, h := rows.Size(); w*h > 4<<20 {
+			return
+		}
+		tiles := tileMap{}
+		info, err := Build(context.Background(), rows, tiles, Options{})
+		if err == nil && info.Tiles != len(tiles) {
+			t.Fatalf("%d tiles counted, %d stored", info.Tiles, len(tiles))
+		}
+	})
+}
+
+// TestSizeBounds: a PNG header past the bounds is refused before any
+// memory is taken for its rows.
+func TestSizeBounds(t *testing.T) {
+	for _, size := range [][2]int{{MaxSide + 1, 1}, {1, MaxSide + 1}, {MaxSide, MaxSide}} {
+		data := greyPNG(t, 8, make([]byte, 1), 1, 1, false)
+		// Patch the IHDR's width and height (and its CRC).
+		ihdr := data[12 : 12+4+13]
+		ihdr[4], ihdr[5], ihdr[6], ihdr[7] = byte(size[0]>>24), byte(size[0]>>16), byte(size[0]>>8), byte(size[0])
+		ihdr[8], ihdr[9], ihdr[10], ihdr[11] = byte(size[1]>>24), byte(size[1]>>16), byte(size[1]>>8), byte(size[1])
+		c := crc32IEEE(ihdr)
+		copy(data[12+4+13:], []byte{byte(c >> 24), byte(c >> 16), byte(c >> 8), byte(c)})
+		if _, err := NewPNGRows(bytes.NewReader(data)); !errors.Is(err, ErrFormat) || !strings.Contains(fmt.Sprint(err), "sides are") {
+			t.Errorf("%v: %v", size, err)
 		}
 	}
 }

@@ -25,7 +25,7 @@ const MaxWholePixels = 40_000_000
 var ErrTooLarge = fmt.Errorf("%w: too many pixels", ErrFormat)
 
 // Open reads a picture's header and returns its rows: PNG streamed row by
-// row (any size up to MaxSide), JPEG, TIFF and interlaced PNG decoded whole
+// row (up to MaxSide a side and MaxPixels), JPEG, TIFF and interlaced PNG decoded whole
 // within MaxWholePixels.
 func Open(r io.ReadSeeker) (Rows, string, error) {
 	br := bufio.NewReader(r)
