@@ -84,6 +84,9 @@ type Library struct {
 
 	mu     sync.Mutex
 	images map[string]*Image
+	// retired are the images replaced on disk: requests may still read
+	// them, so they are closed with the library.
+	retired []*Image
 }
 
 // ErrNotFound is returned for an image that does not exist.
@@ -106,7 +109,7 @@ func (l *Library) Get(ctx context.Context, id string) (*Image, error) {
 	if img, ok := l.images[id]; ok && img.modTime.Equal(st.ModTime()) {
 		return img, nil
 	} else if ok {
-		img.reader.Close() // replaced: requests still reading it fail once
+		l.retired = append(l.retired, img)
 		delete(l.images, id)
 	}
 	r, err := mbtiles.Open(ctx, l.Path(id))
@@ -148,6 +151,10 @@ func (l *Library) Close() {
 		img.reader.Close()
 		delete(l.images, id)
 	}
+	for _, img := range l.retired {
+		img.reader.Close()
+	}
+	l.retired = nil
 }
 
 // CheckID tells whether id can name an image: 1 to 128 ASCII letters,

@@ -8,8 +8,10 @@ import (
 	"image"
 	"image/color"
 	"image/png"
+	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/tesseramaps/tessera/internal/imageenc"
 )
@@ -254,5 +256,37 @@ func TestSizeBounds(t *testing.T) {
 		if _, err := NewPNGRows(bytes.NewReader(data)); !errors.Is(err, ErrFormat) || !strings.Contains(fmt.Sprint(err), "sides are") {
 			t.Errorf("%v: %v", size, err)
 		}
+	}
+}
+
+// TestLibraryReplaced: an image replaced on disk is read anew, and the
+// one handed out before still reads its tiles.
+func TestLibraryReplaced(t *testing.T) {
+	dir := t.TempDir()
+	lib := &Library{Dir: dir}
+	defer lib.Close()
+	write := func(w int) {
+		if _, err := WriteMBTiles(context.Background(), ImageRows(testPicture(w, 100)), lib.Path("pic"), "pic", Meta{}, Options{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(300)
+	old, err := lib.Get(context.Background(), "pic")
+	if err != nil || old.Width != 300 {
+		t.Fatalf("%+v %v", old, err)
+	}
+	// A later modification time: the file is seen as changed.
+	write(600)
+	later := time.Now().Add(time.Second)
+	os.Chtimes(lib.Path("pic"), later, later)
+	cur, err := lib.Get(context.Background(), "pic")
+	if err != nil || cur.Width != 600 || cur == old {
+		t.Fatalf("after the replacement %+v %v", cur, err)
+	}
+	if _, err := old.Tile(context.Background(), 0, 0, 0); err != nil {
+		t.Errorf("the image handed out before: %v", err)
+	}
+	if _, err := lib.Get(context.Background(), "nope"); !errors.Is(err, ErrNotFound) {
+		t.Errorf("unknown image: %v", err)
 	}
 }
