@@ -199,7 +199,7 @@ func (lr *layerRender) extrusion(feats []sourceFeature, st *style.Style) {
 		}
 		roof := lightOf([3]float64{0, 0, 1}, false, 1)
 		if img != nil {
-			face.pattern = lr.extrusionPattern(img, f, dx, dy)
+			face.pattern = lr.extrusionPattern(img, f, dx, dy, geoJSONTileZoom(st, lr.l.Source, lr.zoom))
 		}
 		for _, poly := range f.polygons {
 			var rings [][]raster.Point
@@ -468,10 +468,10 @@ type extrusionPattern struct {
 }
 
 // extrusionPattern returns the pattern of a feature.
-func (lr *layerRender) extrusionPattern(img *spriteImage, f sourceFeature, dx, dy float64) *extrusionPattern {
+func (lr *layerRender) extrusionPattern(img *spriteImage, f sourceFeature, dx, dy, geoZ float64) *extrusionPattern {
 	fz := math.Floor(lr.zoom)
-	p := &extrusionPattern{img: img, fr: lr.fr, cssPerWorld: 512 * math.Exp2(fz), dx: dx, dy: dy, tileZ: fz}
-	n := math.Exp2(fz)
+	p := &extrusionPattern{img: img, fr: lr.fr, cssPerWorld: 512 * math.Exp2(fz), dx: dx, dy: dy, tileZ: geoZ}
+	n := math.Exp2(geoZ)
 	var tx, ty float64
 	if f.clip != nil {
 		n = 1 / (f.clip.x1 - f.clip.x0)
@@ -534,4 +534,15 @@ func (p *extrusionPattern) sample(u, v float64) [4]float64 {
 		out[k] = (a[k]*(1-fu)+b[k]*fu)*(1-fv) + (c[k]*(1-fu)+d[k]*fu)*fv
 	}
 	return out
+}
+
+// geoJSONTileZoom is the zoom of the tiles GL cuts a GeoJSON source into
+// for a view at zoom: the zoom's floor, up to the source's maxzoom
+// (default 18), past which the deepest tiles are overzoomed.
+func geoJSONTileZoom(st *style.Style, source string, zoom float64) float64 {
+	maxZoom := 18.0
+	if src := st.SourceByKey[source]; src != nil && src.MaxZoom != nil {
+		maxZoom = *src.MaxZoom
+	}
+	return math.Max(0, math.Min(maxZoom, math.Floor(zoom)))
 }

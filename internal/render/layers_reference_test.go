@@ -51,6 +51,13 @@ func TestLayersAgainstMapLibre(t *testing.T) {
 		{"extrusion-light", 0.0005, 0},
 		{"cluster-zoom3", 0.00025, 0},
 		{"extrusion-pattern", 0.0005, 0},
+		// Patterned extrusions from a GeoJSON source whose maxzoom (14)
+		// is below the view's zoom (16.5): GL draws its overzoomed tiles of
+		// zoom 14, so the walls' pattern starts from those tiles' corners
+		// and their heights scale by that zoom (5.3% of pixels differed
+		// when the view's zoom was taken).
+		{"extrusion-pattern-overzoomed", 0.0005, 0},
+		{"extrusion-pattern-overzoomed", 0.0005, 2},
 		{"heatmap-pitched", 0.00025, 2},
 		{"extrusion-light", 0.0005, 2},
 		// The gradients' colours match; 0.03-0.06% of pixels, on one

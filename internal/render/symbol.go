@@ -804,9 +804,7 @@ func (s *sourceSet) layoutSymbol(ctx context.Context, lr *symLayer, ss *shapedSy
 	plane, depth := a, 1.0
 	if tilt != nil {
 		plane = tilt.Unproject(a)
-		if _, depth = tilt.Project(plane); depth <= 0 {
-			return nil // behind the camera
-		}
+		_, depth = tilt.Project(plane)
 	}
 	var planePath *linePath
 	onPlane := func(part symPart) bool {

@@ -261,12 +261,8 @@ func (s *sourceSet) linePieces(lr *symLayer, ss *shapedSymbol, center bool) []li
 		return []linePiece{{tile: f.tile, lines: clip(f.tile), bounded: true}}
 	}
 	// GeoJSON: GL cuts it into tiles at the view's zoom.
-	maxZoom := 18.0
 	src := s.st.SourceByKey[lr.l.Source]
-	if src != nil && src.MaxZoom != nil {
-		maxZoom = *src.MaxZoom
-	}
-	z := int(math.Max(0, math.Min(maxZoom, math.Floor(s.view.Zoom))))
+	z := int(geoJSONTileZoom(s.st, lr.l.Source, s.view.Zoom))
 	n := 1 << z
 	minX, minY, maxX, maxY := math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)
 	for _, l := range lines {
