@@ -60,7 +60,7 @@ type Config struct {
 	MemoryLimitMB int `yaml:"memory_limit_mb"`
 	// RenderWorkers is how many map images render at once (0: one fewer
 	// than the cores, at least one; however many, renders share that many
-	// cores, see cpuslots); RenderQueue how many more may wait (0: four per worker) before
+	// cores, see cpuslots); RenderQueue how many more may wait (0: eight per worker, at least 16) before
 	// requests get 503; RenderTimeout cuts a render; RenderCacheMB bounds
 	// the cache of rendered raster tiles, in MiB (0 = off).
 	RenderWorkers int           `yaml:"render_workers"`

@@ -71,7 +71,7 @@ type Image struct {
 type Options struct {
 	// Workers renders run at once (0: as many as cpuslots.Render has slots,
 	// one fewer than the cores, at least one); Depth more may wait
-	// (0: 4 per worker); each render is cut after Timeout (0: 30 s).
+	// (0: 8 per worker, at least 16); each render is cut after Timeout (0: 30 s).
 	Workers, Depth int
 	Timeout        time.Duration
 	// CacheBytes bounds the cache of encoded raster tiles (0: off).
@@ -138,7 +138,12 @@ func New(cat *catalog.Catalog, opt Options) (*Service, error) {
 		opt.Workers = cpuslots.Render.Size()
 	}
 	if opt.Depth <= 0 {
-		opt.Depth = 4 * opt.Workers
+		// A web map client asks for a screenful of tiles at once (twelve
+		// and more from OpenLayers' tiled WMS): with one worker on a
+		// 2-core machine, four waiting would refuse most of them. The
+		// queue's wait estimate still refuses at once what could not
+		// start in time.
+		opt.Depth = max(16, 8*opt.Workers)
 	}
 	if opt.Timeout <= 0 {
 		opt.Timeout = 30 * time.Second
