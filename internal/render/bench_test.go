@@ -6,9 +6,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
-	"syscall"
 	"testing"
-	"time"
 
 	"github.com/tesseramaps/tessera/internal/cpuslots"
 	"github.com/tesseramaps/tessera/internal/fixtures"
@@ -51,8 +49,8 @@ func benchStreet(b *testing.B, worker bool) {
 	}
 	b.ReportAllocs()
 	b.ResetTimer()
-	start := processCPU()
-	defer reportProcessCPU(b, start)
+	start := fixtures.ProcessCPU()
+	defer fixtures.ReportCPUPerOp(b, start)
 	for b.Loop() {
 		img, err := r.Render(ctx, st, v, res)
 		if err != nil {
@@ -62,24 +60,6 @@ func benchStreet(b *testing.B, worker bool) {
 		if err := imageenc.Encode(&buf, img, imageenc.Options{}); err != nil {
 			b.Fatal(err)
 		}
-	}
-}
-
-// processCPU returns the CPU time of the whole process (every thread: a
-// render runs on all cores). The machine the benchmarks run on is shared,
-// so wall time per op moves with the neighbours' load; CPU time per op
-// moves much less and is what an optimisation is judged by.
-func processCPU() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
-
-func reportProcessCPU(b *testing.B, start time.Duration) {
-	if d := processCPU() - start; d > 0 {
-		b.ReportMetric(float64(d.Nanoseconds())/1e6/float64(b.N), "cpu-ms/op")
 	}
 }
 

@@ -22,6 +22,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tesseramaps/tessera/internal/fixtures"
 	"github.com/tesseramaps/tessera/internal/style"
 )
 
@@ -247,9 +248,9 @@ func TestHostileStylesBounded(t *testing.T) {
 	refused := map[string]bool{"line-pattern-wide": true, "circle-huge": true, "heatmap-radius": true, "text-huge": true}
 	for name, st := range hostileStyles(t) {
 		t.Run(name, func(t *testing.T) {
-			cpu := processCPU()
+			cpu := fixtures.ProcessCPU()
 			err := hostileRender(t, r, context.Background(), st, ViewOf(st, 256, 256, 2))
-			t.Logf("%v of CPU: %v", processCPU()-cpu, err)
+			t.Logf("%v of CPU: %v", fixtures.ProcessCPU()-cpu, err)
 			if refused[name] && !errors.Is(err, ErrWorkBound) {
 				t.Errorf("got %v, want ErrWorkBound", err)
 			}

@@ -152,7 +152,7 @@ func BenchmarkAnalytics(b *testing.B) {
 						// The machine is shared: the process's CPU time
 						// per query says more than the wall time (for
 						// PostgreSQL it leaves out the server's).
-						b.ReportMetric(float64(fixtures.ProcessCPU()-cpu0)/1e6/float64(b.N), "cpu-ms/op")
+						fixtures.ReportCPUPerOp(b, cpu0)
 					})
 				}
 			}
