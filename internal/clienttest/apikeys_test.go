@@ -91,7 +91,7 @@ func TestAPIKeyOrigins(t *testing.T) {
 	needTool(t, web.HasMapLibre(), "MapLibre GL JS in internal/web/static/vendor (scripts/web-assets.sh)")
 
 	e := serveDataDirWith(t, imagesDataDir(t), func(c *config.Config) { c.APIKeys = config.APIKeysRequired })
-	pages := map[string]string{}
+	pages := newPageSet(map[string]string{})
 	mux := http.NewServeMux()
 	mux.Handle("GET /{page}", servePages(pages))
 	site := httptest.NewServer(mux)
@@ -109,8 +109,8 @@ func TestAPIKeyOrigins(t *testing.T) {
 	var good, other key
 	apiJSON(t, "POST", e.URL+"/v1/api_keys", "Token "+tok.Token, map[string]any{"name": "site", "origins": []string{siteHost}}, http.StatusOK, &good)
 	apiJSON(t, "POST", e.URL+"/v1/api_keys", "Token "+tok.Token, map[string]any{"name": "elsewhere", "origins": []string{serverHost}}, http.StatusOK, &other)
-	pages["good"] = keyPage(e.URL, good.Token)
-	pages["other"] = keyPage(e.URL, other.Token)
+	pages.Set("good", keyPage(e.URL, good.Token))
+	pages.Set("other", keyPage(e.URL, other.Token))
 
 	shots := shotDir(t)
 	type pageCfg struct {

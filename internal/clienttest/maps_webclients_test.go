@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/tesseramaps/tessera/internal/fixtures"
@@ -31,11 +32,34 @@ func webClientTools(t *testing.T) (node, chromium, playwright, modules string) {
 	return node, chromium, playwright, modules
 }
 
-// servePages answers GET /NAME.html with the HTML page pages[NAME]
-// (looked up per request, so pages may be added after the site starts).
-func servePages(pages map[string]string) http.HandlerFunc {
+// pageSet holds HTML pages by name; pages may be added while a site
+// serves them.
+type pageSet struct {
+	mu sync.Mutex
+	m  map[string]string
+}
+
+func newPageSet(pages map[string]string) *pageSet { return &pageSet{m: pages} }
+
+// Set adds or replaces a page.
+func (p *pageSet) Set(name, html string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.m[name] = html
+}
+
+func (p *pageSet) get(name string) (string, bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	html, ok := p.m[name]
+	return html, ok
+}
+
+// servePages answers GET /NAME.html with the page NAME of pages (looked
+// up per request, so pages may be added after the site starts).
+func servePages(pages *pageSet) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		html, ok := pages[strings.TrimSuffix(r.PathValue("page"), ".html")]
+		html, ok := pages.get(strings.TrimSuffix(r.PathValue("page"), ".html"))
 		if !ok {
 			http.NotFound(w, r)
 			return
@@ -168,7 +192,7 @@ func TestWebMapClients(t *testing.T) {
 	for _, pkg := range []string{"ol", "leaflet"} {
 		mux.Handle("GET /npm/"+pkg+"/", http.StripPrefix("/npm/"+pkg+"/", http.FileServer(http.Dir(filepath.Join(modules, pkg)))))
 	}
-	mux.Handle("GET /{page}", servePages(pages))
+	mux.Handle("GET /{page}", servePages(newPageSet(pages)))
 	site := httptest.NewServer(mux)
 	t.Cleanup(site.Close)
 

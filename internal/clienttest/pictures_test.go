@@ -80,7 +80,7 @@ func TestPictureMapLibre(t *testing.T) {
 	e := serveDataDir(t, dir)
 	pages := map[string]string{"plan": picturePage(e.URL, "plan")}
 	mux := http.NewServeMux()
-	mux.Handle("GET /{page}", servePages(pages))
+	mux.Handle("GET /{page}", servePages(newPageSet(pages)))
 	site := httptest.NewServer(mux)
 	t.Cleanup(site.Close)
 
