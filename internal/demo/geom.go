@@ -4,7 +4,9 @@ import (
 	"math"
 
 	"github.com/paulmach/orb"
-	"github.com/paulmach/orb/geo"
+	orbgeo "github.com/paulmach/orb/geo"
+
+	"github.com/tesseramaps/tessera/internal/geo"
 )
 
 // orientPolygon returns the polygon with its exterior ring counter-clockwise
@@ -46,7 +48,7 @@ func polygons(g orb.Geometry) []orb.Polygon {
 }
 
 // areaKM2 returns the area of a polygonal geometry on the sphere in km².
-func areaKM2(g orb.Geometry) float64 { return math.Abs(geo.Area(g)) / 1e6 }
+func areaKM2(g orb.Geometry) float64 { return math.Abs(orbgeo.Area(g)) / 1e6 }
 
 // largestPolygon returns the polygon with the largest spherical area.
 func largestPolygon(ps []orb.Polygon) (orb.Polygon, bool) {
@@ -146,7 +148,7 @@ func distToRings(p orb.Polygon, pt orb.Point, k, floor float64) float64 {
 	}
 	for _, r := range p {
 		for i := 1; i < len(r); i++ {
-			if d := segDist2(pt, r[i-1], r[i], k); d < best {
+			if d := geo.SegmentDist2(orb.Point{pt[0] * k, pt[1]}, orb.Point{r[i-1][0] * k, r[i-1][1]}, orb.Point{r[i][0] * k, r[i][1]}); d < best {
 				best = d
 				if best <= stop {
 					return math.Sqrt(best)
@@ -155,17 +157,4 @@ func distToRings(p orb.Polygon, pt orb.Point, k, floor float64) float64 {
 		}
 	}
 	return math.Sqrt(best)
-}
-
-func segDist2(p, a, b orb.Point, k float64) float64 {
-	ax, ay := a[0]*k, a[1]
-	bx, by := b[0]*k, b[1]
-	px, py := p[0]*k, p[1]
-	dx, dy := bx-ax, by-ay
-	t := 0.0
-	if l := dx*dx + dy*dy; l > 0 {
-		t = math.Max(0, math.Min(1, ((px-ax)*dx+(py-ay)*dy)/l))
-	}
-	ex, ey := ax+t*dx-px, ay+t*dy-py
-	return ex*ex + ey*ey
 }

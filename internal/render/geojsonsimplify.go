@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"github.com/paulmach/orb"
+	"github.com/tesseramaps/tessera/internal/geo"
 )
 
 // GL cuts GeoJSON into tiles simplified for their zoom: each vertex of a
@@ -73,7 +74,7 @@ func importance(pts []orb.Point, imp []float64, first, last int, sqTol float64) 
 		best, bestD := -1, sqTol
 		mid := first + (last-first)/2
 		for i := first + 1; i < last; i++ {
-			d := segmentDist2(pts[i], pts[first], pts[last])
+			d := geo.SegmentDist2(pts[i], pts[first], pts[last])
 			if d > bestD || d == bestD && best >= 0 && absInt(i-mid) < absInt(best-mid) {
 				best, bestD = i, d
 			}

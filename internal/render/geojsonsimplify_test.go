@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/paulmach/orb"
+	"github.com/tesseramaps/tessera/internal/geo"
 )
 
 func TestImportance(t *testing.T) {
@@ -18,7 +19,7 @@ func TestImportance(t *testing.T) {
 	}
 	// The others are measured against the halves' chords.
 	for _, i := range []int{1, 3} {
-		want := segmentDist2(pts[i], pts[2*(i/2)], pts[2*(i/2)+2])
+		want := geo.SegmentDist2(pts[i], pts[2*(i/2)], pts[2*(i/2)+2])
 		if math.Abs(imp[i]-want) > 1e-12 {
 			t.Errorf("vertex %d importance %v, want %v", i, imp[i], want)
 		}

@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"github.com/paulmach/orb"
+	"github.com/tesseramaps/tessera/internal/geo"
 )
 
 // The pole of inaccessibility of a polygon is its interior point farthest
@@ -147,7 +148,7 @@ func signedBoundaryDist(p orb.Point, rings [][]orb.Point) float64 {
 			if (a[1] > p[1]) != (b[1] > p[1]) && p[0] < a[0]+(p[1]-a[1])*(b[0]-a[0])/(b[1]-a[1]) {
 				inside = !inside
 			}
-			nearest = math.Min(nearest, segmentDist2(p, a, b))
+			nearest = math.Min(nearest, geo.SegmentDist2(p, a, b))
 		}
 	}
 	d := math.Sqrt(nearest)

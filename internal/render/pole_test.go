@@ -7,31 +7,6 @@ import (
 	"github.com/paulmach/orb"
 )
 
-func TestSegmentDist2(t *testing.T) {
-	a, b := orb.Point{0, 0}, orb.Point{10, 0}
-	tests := []struct {
-		name    string
-		p, a, b orb.Point
-		want    float64
-	}{
-		{"above the middle", orb.Point{5, 3}, a, b, 9},
-		{"on the segment", orb.Point{7, 0}, a, b, 0},
-		{"beyond b", orb.Point{13, 4}, a, b, 25},
-		{"before a", orb.Point{-3, -4}, a, b, 25},
-		{"at a", a, a, b, 0},
-		{"zero-length segment", orb.Point{3, 4}, orb.Point{0, 0}, orb.Point{0, 0}, 25},
-		{"slanted", orb.Point{0, 2}, orb.Point{0, 0}, orb.Point{2, 2}, 2},
-		{"reversed ends", orb.Point{5, 3}, b, a, 9},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			if got := segmentDist2(tc.p, tc.a, tc.b); math.Abs(got-tc.want) > 1e-12 {
-				t.Errorf("segmentDist2(%v, %v, %v) = %v, want %v", tc.p, tc.a, tc.b, got, tc.want)
-			}
-		})
-	}
-}
-
 // square100 is a 100-unit square with a 20-unit hole at (60..80, 60..80).
 var square100 = [][]orb.Point{
 	{{0, 0}, {100, 0}, {100, 100}, {0, 100}, {0, 0}},

@@ -1,21 +1,9 @@
 package tiler
 
-// segDist2 returns the squared distance from p to segment a-b.
-func segDist2(p, a, b pt) float64 {
-	dx, dy := b.x-a.x, b.y-a.y
-	x, y := a.x, a.y
-	if dx != 0 || dy != 0 {
-		t := ((p.x-a.x)*dx + (p.y-a.y)*dy) / (dx*dx + dy*dy)
-		if t > 1 {
-			x, y = b.x, b.y
-		} else if t > 0 {
-			x += dx * t
-			y += dy * t
-		}
-	}
-	dx, dy = p.x-x, p.y-y
-	return dx*dx + dy*dy
-}
+import (
+	"github.com/paulmach/orb"
+	"github.com/tesseramaps/tessera/internal/geo"
+)
 
 // simplify applies Douglas-Peucker with squared tolerance tol2 and returns a
 // new slice (or pts itself when nothing can be removed). The first and last
@@ -39,7 +27,7 @@ func simplify(pts []pt, tol2 float64, keep []bool) ([]pt, []bool) {
 		stack = stack[:len(stack)-1]
 		maxD, idx := -1.0, -1
 		for i := s.a + 1; i < s.b; i++ {
-			if d := segDist2(pts[i], pts[s.a], pts[s.b]); d > maxD {
+			if d := geo.SegmentDist2(orb.Point{pts[i].x, pts[i].y}, orb.Point{pts[s.a].x, pts[s.a].y}, orb.Point{pts[s.b].x, pts[s.b].y}); d > maxD {
 				maxD, idx = d, i
 			}
 		}
