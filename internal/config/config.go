@@ -119,6 +119,10 @@ type Config struct {
 	// BillingDay is the day of the month (1..28) on which a billing period
 	// starts, for the usage analytics.
 	BillingDay int `yaml:"billing_day"`
+	// IngestLease is how long a node holds an ingest it processes without
+	// renewing the claim (it renews every quarter of it): a node that died
+	// while processing has its work taken over by another this long after.
+	IngestLease time.Duration `yaml:"ingest_lease"`
 	// StorageQuotaMB bounds the bytes of the account's uploaded tilesets and
 	// datasets (0: no bound); an ingest past it answers 403.
 	StorageQuotaMB int64 `yaml:"storage_quota_mb"`
@@ -158,6 +162,7 @@ func Default() Config {
 		APIKeys:               APIKeysOff,
 		UsageFlushInterval:    10 * time.Second,
 		BillingDay:            1,
+		IngestLease:           time.Minute,
 	}
 }
 
@@ -380,6 +385,9 @@ func (c Config) Validate() error {
 	case APIKeysOff, APIKeysOptional, APIKeysRequired:
 	default:
 		errs = append(errs, fmt.Errorf("api_keys %q is not required, optional or off", c.APIKeys))
+	}
+	if c.IngestLease < time.Second {
+		errs = append(errs, fmt.Errorf("ingest_lease %v is shorter than 1s", c.IngestLease))
 	}
 	if c.UsageFlushInterval < 100*time.Millisecond {
 		errs = append(errs, fmt.Errorf("usage_flush_interval %v is shorter than 100ms", c.UsageFlushInterval))

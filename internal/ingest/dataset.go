@@ -79,7 +79,8 @@ type DatasetOptions struct {
 	// it before another may take it over (DefaultLease when zero).
 	Lease time.Duration
 	// Poll is how often the worker looks for processing ingests nobody
-	// holds (DefaultPoll when zero).
+	// holds (when zero: DefaultPoll, or half the lease when that is
+	// shorter).
 	Poll time.Duration
 	// RetryDelay is the wait before processing again after a failure that
 	// was the server's (DefaultRetryDelay when zero); after MaxAttempts
@@ -158,7 +159,8 @@ func NewDatasets(ctx context.Context, db *store.DB, cat *catalog.Catalog, dir st
 		opts.Lease = DefaultLease
 	}
 	if opts.Poll <= 0 {
-		opts.Poll = DefaultPoll
+		// A lease that ended is noticed within half a lease.
+		opts.Poll = min(DefaultPoll, opts.Lease/2)
 	}
 	if opts.RetryDelay <= 0 {
 		opts.RetryDelay = DefaultRetryDelay
@@ -668,25 +670,24 @@ func (d *Datasets) work() {
 func (d *Datasets) leaseTime(from time.Time) string { return from.UTC().Format(store.LeaseTime) }
 
 // claimOne takes and processes one claimable ingest; it tells whether it
-// found one.
+// found one. The claim is one statement (store.DB.ClaimNext: FOR UPDATE
+// SKIP LOCKED on PostgreSQL), so of several nodes looking at once each
+// gets another ingest.
 func (d *Datasets) claimOne() bool {
 	now := d.opts.Now()
-	ids, err := d.db.Claimable(d.ctx, store.KindDataset, d.leaseTime(now))
+	id, err := d.db.ClaimNext(d.ctx, store.KindDataset, d.node, d.leaseTime(now.Add(d.opts.Lease)), d.leaseTime(now))
 	if err != nil {
 		if d.ctx.Err() == nil {
 			d.log.Error("look for dataset ingests to process", "err", err)
 		}
 		return false
 	}
-	for _, id := range ids {
-		ok, err := d.db.ClaimIngest(d.ctx, id, d.node, d.leaseTime(now.Add(d.opts.Lease)), d.leaseTime(now))
-		if err != nil || !ok {
-			continue
-		}
-		d.run(id)
-		return true
+	if id == "" {
+		return false
 	}
-	return false
+	d.log.Info("dataset ingest claimed", "ingest", id, "worker", d.node, "lease", d.opts.Lease)
+	d.run(id)
+	return true
 }
 
 // run processes one claimed ingest.

@@ -63,6 +63,11 @@ type Options struct {
 	// FeaturesDir, when set, keeps each GeoJSON upload there as
 	// <tileset id>.geojson beside the tileset made from it.
 	FeaturesDir string
+	// Lease is how long processing holds its claim on the ingest in the
+	// database without renewing it (renewed every quarter of it;
+	// DefaultLease when zero): another node, or this one after a
+	// restart, may take the ingest over only after that.
+	Lease time.Duration
 }
 
 // Service runs upload sessions.
@@ -76,6 +81,10 @@ type Service struct {
 	log     *slog.Logger
 	// features keeps the GeoJSON uploads ("" = not kept).
 	features string
+	// node names this service's claims on the ingests it processes;
+	// lease is how long a claim lasts unrenewed.
+	node  string
+	lease time.Duration
 
 	busy busySet // ingests with an upload or processing under way
 }
@@ -86,7 +95,11 @@ func New(ctx context.Context, db *store.DB, cat *catalog.Catalog, dir string, op
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("make uploads directory: %w", err)
 	}
-	s := &Service{db: db, cat: cat, dir: dir, maxSize: opts.MaxSize, expiry: opts.Expiry, now: opts.Now, log: opts.Logger, features: opts.FeaturesDir}
+	s := &Service{db: db, cat: cat, dir: dir, maxSize: opts.MaxSize, expiry: opts.Expiry, now: opts.Now, log: opts.Logger, features: opts.FeaturesDir,
+		node: uuid.NewString(), lease: opts.Lease}
+	if s.lease <= 0 {
+		s.lease = DefaultLease
+	}
 	if s.log == nil {
 		s.log = slog.Default()
 	}
@@ -115,15 +128,19 @@ func (s *Service) cleanStale() {
 }
 
 // Recover puts the ingests in order after a crash: a processing that was
-// interrupted goes back to "uploaded" (its upload is complete and can be
-// processed again) or, when its file is gone, to "failed" with the reason;
-// an upload whose file is gone fails; files of the uploads directory that
-// belong to no live upload are removed.
+// interrupted (its lease ended: no node renews it) goes back to "uploaded"
+// (its upload is complete and can be processed again) or, when its file is
+// gone, to "failed" with the reason; a processing whose lease another node
+// still renews is left alone; an upload whose file is gone fails; files of
+// the uploads directory that belong to no live upload are removed. When
+// the state database is shared with other nodes (PostgreSQL), a file
+// missing here may be on another node's disk: it fails nothing.
 func (s *Service) Recover(ctx context.Context) error {
 	all, err := s.db.Ingests(ctx)
 	if err != nil {
 		return fmt.Errorf("recover ingests: %w", err)
 	}
+	shared := s.db.Dialect() == store.Postgres
 	live := map[string]bool{}
 	for _, in := range all {
 		size := int64(-1)
@@ -132,7 +149,11 @@ func (s *Service) Recover(ctx context.Context) error {
 		}
 		switch in.State {
 		case store.IngestProcessing:
-			if size == in.Size {
+			if s.leaseHeld(in) {
+				live[in.ID] = true // another node is processing it
+				continue
+			}
+			if size == in.Size || (size < 0 && shared) {
 				in.State, in.Errors = store.IngestUploaded, nil
 				s.log.Warn("an interrupted processing was found: the upload can be processed again", "ingest", in.ID, "file", in.Filename)
 			} else {
@@ -140,11 +161,16 @@ func (s *Service) Recover(ctx context.Context) error {
 				in.Errors = append(in.Errors, "processing was interrupted (the server stopped) and the uploaded file is gone: upload it again")
 				s.log.Warn("an interrupted processing was found and its upload is gone", "ingest", in.ID, "file", in.Filename)
 			}
-			if _, err := s.db.UpdateIngest(ctx, in); err != nil {
+			// Only while nobody took it over meanwhile (an owner of ""
+			// is no condition: an ingest without a lease is matched on
+			// its state).
+			cond := store.IngestCond{States: []string{store.IngestProcessing}, LeaseOwner: in.LeaseOwner}
+			in.LeaseOwner, in.LeaseUntil = "", ""
+			if _, err := s.db.UpdateIngestIf(ctx, in, cond); err != nil && !errors.Is(err, store.ErrStale) {
 				return fmt.Errorf("recover ingest %s: %w", in.ID, err)
 			}
 		case store.IngestUpload, store.IngestUploaded:
-			if size < 0 || size > in.Size {
+			if (size < 0 && !shared) || size > in.Size {
 				in.State = store.IngestFailed
 				in.Errors = append(in.Errors, "the uploaded file is gone: upload it again")
 				if _, err := s.db.UpdateIngest(ctx, in); err != nil {
@@ -177,6 +203,14 @@ func (s *Service) Recover(ctx context.Context) error {
 	}
 	return nil
 }
+
+// leaseHeld tells whether a processing ingest is claimed by a lease that
+// has not ended.
+func (s *Service) leaseHeld(in store.Ingest) bool {
+	return in.LeaseOwner != "" && in.LeaseUntil >= s.leaseTime(s.now())
+}
+
+func (s *Service) leaseTime(t time.Time) string { return t.UTC().Format(store.LeaseTime) }
 
 // begin marks the ingest busy; it fails with ErrBusy while another request
 // holds it.
@@ -572,14 +606,28 @@ func (s *Service) Process(ctx context.Context, id string) (*catalog.Entry, error
 	case store.IngestFailed:
 		return nil, fmt.Errorf("%w: processing failed: %s", ErrState, strings.Join(rec.Errors, "; "))
 	case store.IngestUploaded:
+	case store.IngestProcessing:
+		if s.leaseHeld(rec.Ingest) {
+			return nil, fmt.Errorf("%w: the ingest is being processed", ErrBusy)
+		}
+		// The node that processed it stopped (its lease ended): this
+		// request takes it over.
 	default:
 		return nil, fmt.Errorf("%w: the upload is incomplete: %d of %d bytes received", ErrState, rec.Received, rec.Size)
 	}
-	rec.State = store.IngestProcessing
-	if rec.Ingest, err = s.db.UpdateIngest(ctx, rec.Ingest); err != nil {
+	// The claim: one conditional statement, so that of two nodes asked to
+	// process the same upload at once only one does.
+	from := store.IngestCond{States: []string{rec.State}, LeaseOwner: rec.LeaseOwner}
+	rec.State, rec.LeaseOwner, rec.LeaseUntil = store.IngestProcessing, s.node, s.leaseTime(s.now().Add(s.lease))
+	if rec.Ingest, err = s.db.UpdateIngestIf(ctx, rec.Ingest, from); err != nil {
+		if errors.Is(err, store.ErrStale) {
+			return nil, fmt.Errorf("%w: another request is processing this ingest", ErrBusy)
+		}
 		return nil, err
 	}
-	e, perr := s.process(ctx, rec)
+	e, perr := s.processLeased(ctx, rec)
+	rec.LeaseOwner, rec.LeaseUntil = "", ""
+	owned := store.IngestCond{States: []string{store.IngestProcessing}, LeaseOwner: s.node}
 	if perr != nil {
 		rec.State = store.IngestFailed
 		rec.Errors = append(rec.Errors, perr.Error())
@@ -591,18 +639,55 @@ func (s *Service) Process(ctx context.Context, id string) (*catalog.Entry, error
 		} else {
 			os.Remove(s.partPath(id))
 		}
-		if _, err := s.db.UpdateIngest(context.WithoutCancel(ctx), rec.Ingest); err != nil {
+		if _, err := s.db.UpdateIngestIf(context.WithoutCancel(ctx), rec.Ingest, owned); err != nil {
 			s.log.Error("record ingest failure", "id", id, "err", err)
 		}
 		return nil, perr
 	}
 	rec.State = store.IngestDone
 	rec.TilesetID = e.ID
-	if _, err := s.db.UpdateIngest(context.WithoutCancel(ctx), rec.Ingest); err != nil {
+	if _, err := s.db.UpdateIngestIf(context.WithoutCancel(ctx), rec.Ingest, owned); err != nil {
 		return nil, err
 	}
 	os.Remove(s.partPath(id))
 	return e, nil
+}
+
+// processLeased is process while the lease is renewed every quarter of
+// it; when the renewal finds the ingest no longer held by this service
+// (another node took it over after the lease ended, or it was changed
+// meanwhile) processing is cancelled.
+func (s *Service) processLeased(ctx context.Context, rec Record) (*catalog.Entry, error) {
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	done := make(chan struct{})
+	renewed := make(chan struct{})
+	go func() {
+		defer close(renewed)
+		t := time.NewTicker(s.lease / 4)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-ctx.Done():
+				return
+			case <-t.C:
+			}
+			err := s.db.RenewIngest(ctx, rec.ID, s.node, s.leaseTime(s.now().Add(s.lease)), 0)
+			if errors.Is(err, store.ErrStale) {
+				cancel(fmt.Errorf("the ingest was taken over by another node: %w", err))
+				return
+			}
+		}
+	}()
+	e, err := s.process(ctx, rec)
+	close(done)
+	<-renewed
+	if cause := context.Cause(ctx); err != nil && cause != nil && !errors.Is(cause, context.Canceled) {
+		err = fmt.Errorf("%w (%v)", err, cause)
+	}
+	return e, err
 }
 
 func (s *Service) process(ctx context.Context, rec Record) (*catalog.Entry, error) {

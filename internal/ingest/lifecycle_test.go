@@ -308,3 +308,61 @@ func TestServerFailuresAreNotInvalid(t *testing.T) {
 		t.Error("classify lost the chain")
 	}
 }
+
+// TestProcessLease: processing claims the ingest with a lease in the
+// database. A second service over the same database (another node) gets
+// ErrBusy while the lease holds and its Recover leaves the ingest alone;
+// once the lease has ended, Recover gives the upload back and processing
+// it again completes it, once.
+func TestProcessLease(t *testing.T) {
+	ctx := context.Background()
+	clock := time.Date(2026, 11, 28, 12, 0, 0, 0, time.UTC)
+	now := func() time.Time { return clock }
+	svc, _, dir := newService(t, 1<<20)
+	rec := uploaded(t, svc, "roads.geojson", []byte(lines))
+
+	// Another node claimed it and is processing it (its lease runs a
+	// minute).
+	in, _ := svc.db.Ingest(ctx, rec.ID)
+	in.State, in.LeaseOwner, in.LeaseUntil = store.IngestProcessing, "other-node", clock.Add(time.Minute).Format(store.LeaseTime)
+	if _, err := svc.db.UpdateIngest(ctx, in); err != nil {
+		t.Fatal(err)
+	}
+	other := reopen(t, dir, Options{Now: now, Lease: time.Minute})
+	if got, _ := other.db.Ingest(ctx, rec.ID); got.State != store.IngestProcessing || got.LeaseOwner != "other-node" {
+		t.Fatalf("Recover touched an ingest under a live lease: %+v", got)
+	}
+	if _, err := other.Process(ctx, rec.ID); !errors.Is(err, ErrBusy) {
+		t.Fatalf("process under another node's lease: %v, want ErrBusy", err)
+	}
+
+	// The other node died: its lease ends unrenewed. A restart's Recover
+	// gives the upload back; processing it completes it.
+	clock = clock.Add(2 * time.Minute)
+	again := reopen(t, dir, Options{Now: now, Lease: time.Minute})
+	got, _ := again.db.Ingest(ctx, rec.ID)
+	if got.State != store.IngestUploaded || got.LeaseOwner != "" {
+		t.Fatalf("after Recover past the lease: %+v", got)
+	}
+	e, err := again.Process(ctx, rec.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _ = again.db.Ingest(ctx, rec.ID)
+	if got.State != store.IngestDone || got.TilesetID != e.ID || got.LeaseOwner != "" {
+		t.Fatalf("after processing: %+v", got)
+	}
+
+	// An ingest left processing under an ended lease (no restart since)
+	// is taken over by the next request to process it.
+	rec2 := uploaded(t, again, "rivers.geojson", []byte(lines))
+	in, _ = again.db.Ingest(ctx, rec2.ID)
+	in.State, in.LeaseOwner, in.LeaseUntil = store.IngestProcessing, "dead-node", clock.Add(-time.Second).Format(store.LeaseTime)
+	again.db.UpdateIngest(ctx, in)
+	if _, err := again.Process(ctx, rec2.ID); err != nil {
+		t.Fatalf("take over an ended lease: %v", err)
+	}
+	if got, _ := again.db.Ingest(ctx, rec2.ID); got.State != store.IngestDone {
+		t.Fatalf("taken over: %+v", got)
+	}
+}

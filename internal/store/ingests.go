@@ -168,6 +168,30 @@ func (s *DB) ClaimIngest(ctx context.Context, id, owner, until, now string) (boo
 	return n == 1, nil
 }
 
+// ClaimNext gives owner the lease, until the given time (LeaseTime
+// format), of the oldest processing session of a kind that nobody holds
+// or whose lease ended before now, and returns its id; "" when there is
+// none. On PostgreSQL the session is chosen with SELECT ... FOR UPDATE
+// SKIP LOCKED in the same statement, so nodes claiming at once each get
+// another session (or none) without waiting on each other's rows; on
+// SQLite the writes are serialised anyway.
+func (s *DB) ClaimNext(ctx context.Context, kind, owner, until, now string) (string, error) {
+	lock := ""
+	if s.dialect == Postgres {
+		lock = ` FOR UPDATE SKIP LOCKED`
+	}
+	var id string
+	err := s.queryRow(ctx, `UPDATE ingests SET lease_owner = ?, lease_until = ? WHERE id = (SELECT id FROM ingests WHERE kind = ? AND state = ? AND (lease_owner = '' OR lease_until < ?) ORDER BY changed, id LIMIT 1`+lock+`) RETURNING id`,
+		owner, until, kind, IngestProcessing, now).Scan(&id)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("claim an ingest: %w", err)
+	}
+	return id, nil
+}
+
 // RenewIngest extends owner's lease of a processing session until the
 // given time and raises its progress (never lowers it); ErrStale when the
 // session is no longer processing under owner's lease (cancelled, taken

@@ -296,3 +296,75 @@ func testDatasetIngests(t *testing.T, path string) {
 		t.Errorf("renew by another owner: %v, want ErrStale", err)
 	}
 }
+
+// TestClaimNext: nodes claiming at once each get another session, never
+// the same one; a held lease is skipped until it ends, then taken over.
+func TestClaimNext(t *testing.T) { pgtest.EachDatabase(t, testClaimNext) }
+
+func testClaimNext(t *testing.T, dsn string) {
+	ctx := context.Background()
+	db, err := Open(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	ids := []string{"p1", "p2", "p3"}
+	for _, id := range append(ids, "u1") {
+		state := IngestProcessing
+		if id == "u1" {
+			state = IngestUpload // not claimable
+		}
+		if _, err := db.CreateIngest(ctx, Ingest{ID: id, DocumentID: "doc-" + id, Filename: id + ".geojson", Size: 1, State: state, Kind: KindDataset}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	at := func(d time.Duration) string { return t0.Add(d).Format(LeaseTime) }
+
+	const claimers = 8
+	got := make([]string, claimers)
+	errs := make([]error, claimers)
+	var wg sync.WaitGroup
+	for i := range claimers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			got[i], errs[i] = db.ClaimNext(ctx, KindDataset, "node-"+string(rune('a'+i)), at(time.Minute), at(0))
+		}()
+	}
+	wg.Wait()
+	claimed := map[string]int{}
+	for i, id := range got {
+		if errs[i] != nil {
+			t.Fatalf("claimer %d: %v", i, errs[i])
+		}
+		if id != "" {
+			claimed[id]++
+		}
+	}
+	if len(claimed) != len(ids) {
+		t.Fatalf("claimed %v, want each of %v once", claimed, ids)
+	}
+	for _, id := range ids {
+		if claimed[id] != 1 {
+			t.Errorf("%s claimed %d times", id, claimed[id])
+		}
+		if in, _ := db.Ingest(ctx, id); in.LeaseOwner == "" || in.LeaseUntil != at(time.Minute) {
+			t.Errorf("%s after the claim: %+v", id, in)
+		}
+	}
+	// Every lease is held: nothing to claim until they end.
+	if id, err := db.ClaimNext(ctx, KindDataset, "late", at(2*time.Minute), at(30*time.Second)); id != "" || err != nil {
+		t.Errorf("claim while held: %q %v", id, err)
+	}
+	if id, err := db.ClaimNext(ctx, KindTileset, "late", at(2*time.Minute), at(2*time.Minute)); id != "" || err != nil {
+		t.Errorf("claim of another kind: %q %v", id, err)
+	}
+	id, err := db.ClaimNext(ctx, KindDataset, "late", at(3*time.Minute), at(61*time.Second))
+	if err != nil || id == "" {
+		t.Fatalf("take over an ended lease: %q %v", id, err)
+	}
+	if in, _ := db.Ingest(ctx, id); in.LeaseOwner != "late" {
+		t.Errorf("taken over: %+v", in)
+	}
+}
