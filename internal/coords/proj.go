@@ -5,6 +5,7 @@ package coords
 /*
 #cgo pkg-config: proj
 #include <stdlib.h>
+#include <string.h>
 #include <proj.h>
 #include <proj_experimental.h>
 
@@ -66,6 +67,10 @@ type transformer struct {
 	strategy string
 	// auto tells a transformer PROJ chose (the operation used is reported).
 	auto bool
+	// used names the operations PROJ chose, by the description proj_pj_info
+	// gives of the last one used (about 1 us; proj_trans_get_last_used_operation
+	// clones the operation, 20-70 us, so it is called once per operation).
+	used map[string]string
 }
 
 type step struct {
@@ -207,10 +212,7 @@ func (e *Engine) Transform(ctx context.Context, req TransformRequest) (*Transfor
 		C.proj_errno_reset(s.pj)
 		C.trans_xyz(s.pj, inv, &x[0], &y[0], &z[0], C.size_t(n))
 		if t.auto {
-			if op := C.proj_trans_get_last_used_operation(s.pj); op != nil {
-				strategy = t.strategy + ": " + describe(op)
-				C.proj_destroy(op)
-			}
+			strategy = t.lastUsed(s.pj)
 		}
 	}
 	out := &TransformResult{Results: make([]Point, n), Strategy: strategy}
@@ -223,6 +225,32 @@ func (e *Engine) Transform(ctx context.Context, req TransformRequest) (*Transfor
 		out.Results[i] = p
 	}
 	return out, nil
+}
+
+// lastUsed is the strategy naming the operation PROJ used for the last
+// point transformed by pj.
+func (t *transformer) lastUsed(pj *C.PJ) string {
+	d := C.proj_pj_info(pj).description
+	var desc []byte
+	if d != nil {
+		desc = unsafe.Slice((*byte)(unsafe.Pointer(d)), C.strlen(d))
+	}
+	if s, ok := t.used[string(desc)]; ok {
+		return s
+	}
+	op := C.proj_trans_get_last_used_operation(pj)
+	if op == nil {
+		return t.strategy
+	}
+	defer C.proj_destroy(op)
+	s := t.strategy + ": " + describe(op)
+	if len(desc) > 0 {
+		if t.used == nil {
+			t.used = map[string]string{}
+		}
+		t.used[string(desc)] = s
+	}
+	return s
 }
 
 // describe names an operation: "name (AUTH:CODE)" or its name.

@@ -345,3 +345,34 @@ func BenchmarkTransform50P99(b *testing.B) {
 		return err
 	})
 }
+
+// TestStrategyFollowsOperation: where PROJ chooses among several operations
+// by the point (NAD27 to NAD83: a different transformation in Alaska,
+// Hawaii, the conterminous states), the strategy names the one used for the
+// last point, also when the transformer's names of operations are cached:
+// an engine that transformed other points first answers as a fresh one.
+func TestStrategyFollowsOperation(t *testing.T) {
+	warm := engine(t)
+	pts := []Point{{-100, 40, 0}, {-75, 45, 0}, {-150, 61, 0}, {-157.9, 21.3, 0}, {-100, 40, 0}, {-75, 45, 0}}
+	seen := map[string]bool{}
+	for _, p := range pts {
+		req := TransformRequest{Points: []Point{p}, Source: ref(4267), Target: ref(4269)}
+		got, err := warm.Transform(context.Background(), req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fresh := NewEngine(1)
+		want, err := fresh.Transform(context.Background(), req)
+		fresh.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Strategy != want.Strategy || got.Results[0] != want.Results[0] {
+			t.Errorf("%v: %q %v after other points, %q %v fresh", p, got.Strategy, got.Results[0], want.Strategy, want.Results[0])
+		}
+		seen[got.Strategy] = true
+	}
+	if len(seen) < 3 {
+		t.Errorf("%d distinct strategies, want at least 3 (one operation per region): %v", len(seen), seen)
+	}
+}

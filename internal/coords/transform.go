@@ -67,16 +67,21 @@ func ParseTransform(coords string, params url.Values) (TransformRequest, error) 
 	if n := strings.Count(coords, ";") + 1; n > MaxPoints {
 		return req, invalid("%d coordinates: at most %d", n, MaxPoints)
 	}
-	for i, s := range strings.Split(coords, ";") {
-		parts := strings.Split(s, ",")
-		if len(parts) < 2 || len(parts) > 3 {
+	req.Points = make([]Point, 0, strings.Count(coords, ";")+1)
+	for i, rest, more := 0, coords, true; more; i++ {
+		var s string
+		s, rest, more = strings.Cut(rest, ";")
+		n := strings.Count(s, ",") + 1
+		if n < 2 || n > 3 {
 			return req, invalid("coordinate %d (%.40q) is not x,y or x,y,z", i+1, s)
 		}
 		var v [3]float64
-		for j, p := range parts {
-			f, err := strconv.ParseFloat(strings.TrimSpace(p), 64)
+		for j := range n {
+			var num string
+			num, s, _ = strings.Cut(s, ",")
+			f, err := strconv.ParseFloat(strings.TrimSpace(num), 64)
 			if err != nil || !finite(f) {
-				return req, invalid("coordinate %d: %.40q is not a finite number", i+1, p)
+				return req, invalid("coordinate %d: %.40q is not a finite number", i+1, num)
 			}
 			v[j] = f
 		}

@@ -5,7 +5,6 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"strings"
 	"testing"
 
 	"github.com/tesseramaps/tessera/internal/coords"
@@ -41,12 +40,8 @@ func BenchmarkCoordinatesHTTP(b *testing.B) {
 		}
 		return nil
 	}
-	searches := []string{"swiss", "wgs%2084", "kind:*%20utm%20zone%2032n", "code:EPSG:2056", "trans:1676", "lambert", "kind:COORDOP%20france"}
-	var pts []string
-	for i := range 50 {
-		pts = append(pts, fmt.Sprintf("%.2f,%.2f", 6+float64(i)*0.08, 46+float64(i)*0.03))
-	}
-	transform := "/coordinates/transform/" + strings.Join(pts, ";") + ".json?s_srs=4326&t_srs=2056"
+	searches := coordinateSearches
+	transform := transform50Path()
 	b.Run("search", func(b *testing.B) {
 		for _, q := range searches { // the index is read on first use
 			if err := get("/coordinates/search/" + q + ".json?limit=50&transformations=true"); err != nil {

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/tesseramaps/tessera/internal/config"
+	"github.com/tesseramaps/tessera/internal/fixtures"
 )
 
 // BenchmarkServicesLoad is the load run of the services (issue 20):
@@ -79,59 +80,118 @@ func BenchmarkServicesLoad(b *testing.B) {
 		res.Body.Close()
 		return res.StatusCode, nil
 	}
-	for _, c := range []struct {
-		name   string
-		paths  []string
-		xff    bool
-		inproc bool
-	}{
-		{"http/geolocation", []string{"/geolocation/ip.json"}, true, false},
-		{"http/geolocation_elevation", []string{"/geolocation/ip.json?elevation=true"}, true, false},
-		{"http/elevation_1", one, false, false},
-		{"http/elevation_50", fifty, false, false},
-		{"handler/geolocation", []string{"/geolocation/ip.json"}, true, true},
-		{"handler/geolocation_elevation", []string{"/geolocation/ip.json?elevation=true"}, true, true},
-		{"handler/elevation_1", one, false, true},
-		{"handler/elevation_50", fifty, false, true},
-	} {
-		b.Run(c.name, func(b *testing.B) {
-			const workers = 8
-			lat := make([][]time.Duration, workers)
-			var wg sync.WaitGroup
-			var failed sync.Once
-			b.ResetTimer()
-			for w := range workers {
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					for i := w; i < b.N; i += workers {
-						req, _ := http.NewRequest("GET", hs.URL+c.paths[i%len(c.paths)], nil)
-						if c.xff {
-							req.Header.Set("X-Forwarded-For", addrs[i%len(addrs)])
-						}
-						t0 := time.Now()
-						code, err := do(c.inproc, req)
-						if err != nil {
-							failed.Do(func() { b.Error(err) })
-							return
-						}
-						lat[w] = append(lat[w], time.Since(t0))
-						// 404: an address DB-IP does not know.
-						if code != 200 && code != 404 {
-							failed.Do(func() { b.Errorf("%s: %d", req.URL.Path, code) })
-						}
-					}
-				}()
+	// The coordinate searches and the 50-point transform of
+	// BenchmarkCoordinatesHTTP.
+	var searches []string
+	for _, q := range coordinateSearches {
+		searches = append(searches, "/coordinates/search/"+q+".json?limit=50&transformations=true")
+	}
+	transform := []string{transform50Path()}
+	type load struct {
+		name  string
+		paths []string
+		xff   bool
+	}
+	loads := []load{
+		{"geolocation", []string{"/geolocation/ip.json"}, true},
+		{"geolocation_elevation", []string{"/geolocation/ip.json?elevation=true"}, true},
+		{"elevation_1", one, false},
+		{"elevation_50", fifty, false},
+		{"coordinates_search", searches, false},
+		{"coordinates_transform50", transform, false},
+		{"weather_latest", []string{"/weather/latest.json"}, false},
+	}
+	// Each service is warmed first (the coordinate index is read in the
+	// background at start, every PROJ context makes its transformer) and
+	// must answer; a service the data folder or the build lacks is left
+	// out of the run with a note.
+	skip := map[string]string{}
+	for _, l := range loads {
+		for i := range max(64, len(l.paths)) {
+			req, _ := http.NewRequest("GET", hs.URL+l.paths[i%len(l.paths)], nil)
+			if l.xff {
+				req.Header.Set("X-Forwarded-For", "8.8.8.8")
 			}
-			wg.Wait()
-			b.StopTimer()
-			all := slices.Concat(lat...)
-			slices.Sort(all)
-			if len(all) > 0 {
-				b.ReportMetric(float64(all[len(all)/2].Microseconds())/1000, "p50-ms")
-				b.ReportMetric(float64(all[len(all)*99/100].Microseconds())/1000, "p99-ms")
+			code, err := do(false, req)
+			if err != nil {
+				b.Fatal(err)
 			}
-		})
+			if code != 200 {
+				skip[l.name] = fmt.Sprintf("%s answers %d", req.URL.Path, code)
+				break
+			}
+		}
+	}
+	for _, inproc := range []bool{false, true} {
+		for _, l := range loads {
+			mode := "http/"
+			if inproc {
+				mode = "handler/"
+			}
+			b.Run(mode+l.name, func(b *testing.B) {
+				if why, ok := skip[l.name]; ok {
+					b.Skip(why)
+				}
+				loadRun(b, hs.URL, l.paths, l.xff, addrs, func(req *http.Request) (int, error) { return do(inproc, req) })
+			})
+		}
+	}
+}
+
+// coordinateSearches are the searches of the coordinate benchmarks (path
+// escaped): plain terms, filters, codes.
+var coordinateSearches = []string{"swiss", "wgs%2084", "kind:*%20utm%20zone%2032n", "code:EPSG:2056", "trans:1676", "lambert", "kind:COORDOP%20france"}
+
+// transform50Path is the 50-point transform of the coordinate benchmarks:
+// WGS 84 to the Swiss LV95 grid.
+func transform50Path() string {
+	var pts []string
+	for i := range 50 {
+		pts = append(pts, fmt.Sprintf("%.2f,%.2f", 6+float64(i)*0.08, 46+float64(i)*0.03))
+	}
+	return "/coordinates/transform/" + strings.Join(pts, ";") + ".json?s_srs=4326&t_srs=2056"
+}
+
+// loadRun sends b.N requests from 8 goroutines, each waiting for its answer
+// before the next, and reports p50, p99 and the process's CPU per request.
+func loadRun(b *testing.B, base string, paths []string, xff bool, addrs []string, do func(*http.Request) (int, error)) {
+	const workers = 8
+	lat := make([][]time.Duration, workers)
+	var wg sync.WaitGroup
+	var failed sync.Once
+	b.ResetTimer()
+	cpu0 := fixtures.ProcessCPU()
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := w; i < b.N; i += workers {
+				req, _ := http.NewRequest("GET", base+paths[i%len(paths)], nil)
+				if xff {
+					req.Header.Set("X-Forwarded-For", addrs[i%len(addrs)])
+				}
+				t0 := time.Now()
+				code, err := do(req)
+				if err != nil {
+					failed.Do(func() { b.Error(err) })
+					return
+				}
+				lat[w] = append(lat[w], time.Since(t0))
+				// 404: an address DB-IP does not know.
+				if code != 200 && code != 404 {
+					failed.Do(func() { b.Errorf("%s: %d", req.URL.Path, code) })
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	b.StopTimer()
+	b.ReportMetric(float64((fixtures.ProcessCPU()-cpu0).Microseconds())/1000/float64(b.N), "cpu-ms/op")
+	all := slices.Concat(lat...)
+	slices.Sort(all)
+	if len(all) > 0 {
+		b.ReportMetric(float64(all[len(all)/2].Microseconds())/1000, "p50-ms")
+		b.ReportMetric(float64(all[len(all)*99/100].Microseconds())/1000, "p99-ms")
 	}
 }
 
