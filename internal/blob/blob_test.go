@@ -51,16 +51,23 @@ func localTarget(t *testing.T, now func() time.Time) (*Local, target) {
 	return l, target{Store: l, base: srv.URL, files: func() []string { return files(t, dir) }}
 }
 
-func s3Target(t *testing.T) target {
+func s3Target(t *testing.T, calls ...*Calls) target {
 	endpoint, root := fixtures.VersityGW(t, "testkey", "testsecret1234")
 	if err := os.Mkdir(filepath.Join(root, "bucket"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	s, err := NewS3("s3://bucket/uploads?endpoint="+endpoint+"&region=us-east-1&path_style=true", S3Options{AccessKey: "testkey", SecretKey: "testsecret1234"})
+	s, err := NewS3("s3://bucket/uploads?endpoint="+endpoint+"&region=us-east-1&path_style=true", S3Options{AccessKey: "testkey", SecretKey: "testsecret1234", Calls: firstCalls(calls)})
 	if err != nil {
 		t.Fatal(err)
 	}
 	return target{Store: s, files: func() []string { return files(t, root) }}
+}
+
+func firstCalls(c []*Calls) *Calls {
+	if len(c) == 0 {
+		return nil
+	}
+	return c[0]
 }
 
 // files lists the regular files under dir.

@@ -6,16 +6,13 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/url"
 	"os"
 	"path"
 	"sort"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/aws-sdk-go-v2/service/s3/types"
 	"github.com/aws/smithy-go"
@@ -27,6 +24,8 @@ type S3Options struct {
 	AccessKey, SecretKey, SessionToken string
 	// HTTPClient sends the requests (a default client when nil).
 	HTTPClient *http.Client
+	// Calls, when not nil, counts the store's S3 calls.
+	Calls *Calls
 }
 
 // S3 is a store in a bucket of an S3-compatible service, under a prefix.
@@ -37,70 +36,25 @@ type S3 struct {
 }
 
 // NewS3 opens the store named by
-// s3://bucket/prefix?endpoint=URL&region=R&path_style=true. Without an
-// endpoint it is AWS's ($AWS_ENDPOINT_URL_S3 or $AWS_ENDPOINT_URL when
-// set); without a region, $AWS_REGION, $AWS_DEFAULT_REGION or us-east-1.
+// s3://bucket/prefix?endpoint=URL&region=R&path_style=true (see S3Config
+// for the defaults).
 func NewS3(rawURL string, opts S3Options) (*S3, error) {
-	u, err := url.Parse(rawURL)
-	if err != nil || u.Scheme != "s3" || u.Host == "" {
-		return nil, fmt.Errorf("storage url %q is not s3://bucket/prefix", rawURL)
+	bucket, prefix, cfg, err := ParseS3URL(rawURL, S3Config{
+		AccessKey: opts.AccessKey, SecretKey: opts.SecretKey, SessionToken: opts.SessionToken,
+		HTTPClient: opts.HTTPClient, Calls: opts.Calls,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("storage url: %w", err)
 	}
-	q := u.Query()
-	endpoint := q.Get("endpoint")
-	if endpoint == "" {
-		endpoint = firstEnv("AWS_ENDPOINT_URL_S3", "AWS_ENDPOINT_URL")
+	c, err := NewS3Client(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("storage url: %w", err)
 	}
-	region := q.Get("region")
-	if region == "" {
-		if region = firstEnv("AWS_REGION", "AWS_DEFAULT_REGION"); region == "" {
-			region = "us-east-1"
-		}
-	}
-	pathStyle := false
-	if v := q.Get("path_style"); v != "" {
-		if pathStyle, err = strconv.ParseBool(v); err != nil {
-			return nil, fmt.Errorf("storage url: path_style %q is not true or false", v)
-		}
-	}
-	if opts.AccessKey == "" {
-		opts.AccessKey, opts.SecretKey = os.Getenv("AWS_ACCESS_KEY_ID"), os.Getenv("AWS_SECRET_ACCESS_KEY")
-		if opts.SessionToken == "" {
-			opts.SessionToken = os.Getenv("AWS_SESSION_TOKEN")
-		}
-	}
-	if opts.AccessKey == "" || opts.SecretKey == "" {
-		return nil, errors.New("storage url: no S3 credentials (set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY)")
-	}
-	o := s3.Options{
-		Region:       region,
-		UsePathStyle: pathStyle,
-		Credentials:  credentials.NewStaticCredentialsProvider(opts.AccessKey, opts.SecretKey, opts.SessionToken),
-		// Checksums only where S3 requires them: a presigned part is PUT by
-		// a plain HTTP client that sends none.
-		RequestChecksumCalculation: aws.RequestChecksumCalculationWhenRequired,
-		ResponseChecksumValidation: aws.ResponseChecksumValidationWhenRequired,
-	}
-	if opts.HTTPClient != nil {
-		o.HTTPClient = opts.HTTPClient
-	}
-	if endpoint != "" {
-		if e, err := url.Parse(endpoint); err != nil || (e.Scheme != "http" && e.Scheme != "https") || e.Host == "" {
-			return nil, fmt.Errorf("storage url: endpoint %q is not an http(s) URL", endpoint)
-		}
-		o.BaseEndpoint = aws.String(endpoint)
-	}
-	c := s3.New(o)
-	return &S3{bucket: u.Host, prefix: strings.Trim(u.Path, "/"), client: c, presign: s3.NewPresignClient(c)}, nil
+	return &S3{bucket: bucket, prefix: strings.Trim(prefix, "/"), client: c, presign: s3.NewPresignClient(c)}, nil
 }
 
-func firstEnv(names ...string) string {
-	for _, n := range names {
-		if v := os.Getenv(n); v != "" {
-			return v
-		}
-	}
-	return ""
-}
+// Client returns the store's S3 client.
+func (s *S3) Client() *s3.Client { return s.client }
 
 // Bucket returns the store's bucket.
 func (s *S3) Bucket() string { return s.bucket }

@@ -87,28 +87,33 @@ func (s *HTTPSource) Size() int64 { return s.r.sizeValue() }
 // there is nothing to release.
 func (s *HTTPSource) Close() error { return nil }
 
-// remote is the range-reading logic shared by the HTTP and S3 sources.
+// remote is the range-reading logic of the HTTP source.
 type remote struct {
 	client     *http.Client
 	desc       string
 	newRequest func(ctx context.Context, h http.Header) (*http.Request, error)
+	version
+}
 
+// version is the version of a remote archive seen so far (its ETag and
+// size), shared by the HTTP and S3 sources.
+type version struct {
 	mu   sync.Mutex
 	etag string
 	size int64
 }
 
 func newRemote(client *http.Client, desc string, nr func(context.Context, http.Header) (*http.Request, error)) *remote {
-	return &remote{client: client, desc: desc, newRequest: nr, size: -1}
+	return &remote{client: client, desc: desc, newRequest: nr, version: version{size: -1}}
 }
 
-func (r *remote) etagValue() string {
+func (r *version) etagValue() string {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.etag
 }
 
-func (r *remote) sizeValue() int64 {
+func (r *version) sizeValue() int64 {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.size
@@ -116,7 +121,7 @@ func (r *remote) sizeValue() int64 {
 
 // observe records the version seen in a response and reports whether it
 // differs from the one seen before.
-func (r *remote) observe(etag string, size int64) (changed bool) {
+func (r *version) observe(etag string, size int64) (changed bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if etag != "" {
@@ -136,7 +141,7 @@ func (r *remote) observe(etag string, size int64) (changed bool) {
 
 // forget clears the remembered version after a failed If-Match so the next
 // request learns the new one.
-func (r *remote) forget(etag string) {
+func (r *version) forget(etag string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.etag == etag {

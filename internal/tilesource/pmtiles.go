@@ -30,17 +30,28 @@ var sharedDirCache = pmtiles.NewDirCache(32 << 20)
 // OpenPMTiles opens an archive by location: a path, or an http(s):// or
 // s3:// URL (see pmtiles.OpenSource).
 func OpenPMTiles(ctx context.Context, location string, opts pmtiles.Options) (*PMTiles, error) {
+	src, err := pmtiles.OpenSource(ctx, location, opts.Source)
+	if err != nil {
+		return nil, err
+	}
+	return OpenPMTilesSource(ctx, src, location, opts)
+}
+
+// OpenPMTilesSource opens the archive in src (the shared storage's S3
+// object, for example); desc names it in the errors of its header.
+func OpenPMTilesSource(ctx context.Context, src pmtiles.RangeSource, desc string, opts pmtiles.Options) (*PMTiles, error) {
 	if opts.Cache == nil {
 		opts.Cache = sharedDirCache
 	}
-	r, err := pmtiles.OpenLocation(ctx, location, opts)
+	r, err := pmtiles.Open(ctx, src, opts)
 	if err != nil {
+		src.Close()
 		return nil, err
 	}
 	info, err := pmtilesInfo(ctx, r)
 	if err != nil {
 		r.Close()
-		return nil, fmt.Errorf("%s: %w", location, err)
+		return nil, fmt.Errorf("%s: %w", desc, err)
 	}
 	return &PMTiles{r: r, info: info}, nil
 }

@@ -25,7 +25,7 @@ const (
 func (s *Server) openDatasets(ctx context.Context) (*ingest.Datasets, error) {
 	var bs blob.Store
 	if s.cfg.StorageURL != "" {
-		s3, err := blob.NewS3(s.cfg.StorageURL, blob.S3Options{})
+		s3, err := blob.NewS3(s.cfg.StorageURL, blob.S3Options{Calls: s.s3calls})
 		if err != nil {
 			return nil, fmt.Errorf("storage_url: %w", err)
 		}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/tesseramaps/tessera/internal/blob"
 	"github.com/tesseramaps/tessera/internal/changefeed"
 	"github.com/tesseramaps/tessera/internal/httpapi/respond"
 	"github.com/tesseramaps/tessera/internal/store"
@@ -111,6 +112,8 @@ func (s *Server) nodeMetrics() []prometheus.Collector {
 	cs := []prometheus.Collector{
 		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "tessera_db_calls_total", Help: "Statements sent to the state database (queries, executions, transactions, announcements)."},
 			func() float64 { return float64(s.db.Calls()) }),
+		s3CallsCollector{calls: s.s3calls, desc: prometheus.NewDesc("tessera_s3_calls_total",
+			"S3 calls by operation (storage and remote PMTiles archives), one per call whatever the SDK's retries.", []string{"operation"}, nil)},
 		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "tessera_changes_unannounced_total", Help: "Changes committed whose NOTIFY failed (other nodes see them at their next full reload)."},
 			func() float64 { return float64(s.db.Unannounced()) }),
 	}
@@ -130,4 +133,18 @@ func (s *Server) nodeMetrics() []prometheus.Collector {
 		)
 	}
 	return cs
+}
+
+// s3CallsCollector exports the S3 calls counted, one series per operation.
+type s3CallsCollector struct {
+	calls *blob.Calls
+	desc  *prometheus.Desc
+}
+
+func (c s3CallsCollector) Describe(ch chan<- *prometheus.Desc) { ch <- c.desc }
+
+func (c s3CallsCollector) Collect(ch chan<- prometheus.Metric) {
+	for op, n := range c.calls.Snapshot() {
+		ch <- prometheus.MustNewConstMetric(c.desc, prometheus.CounterValue, float64(n), op)
+	}
 }

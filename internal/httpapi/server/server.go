@@ -10,15 +10,17 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"github.com/tesseramaps/tessera/internal/egress"
-	"github.com/tesseramaps/tessera/internal/httpapi/route"
-	"github.com/tesseramaps/tessera/internal/mapimage"
 	"log/slog"
 	"net"
 	"net/http"
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/tesseramaps/tessera/internal/blob"
+	"github.com/tesseramaps/tessera/internal/egress"
+	"github.com/tesseramaps/tessera/internal/httpapi/route"
+	"github.com/tesseramaps/tessera/internal/mapimage"
 
 	"github.com/prometheus/client_golang/prometheus"
 
@@ -95,6 +97,9 @@ type Server struct {
 	// feed hears the changes of other nodes sharing the PostgreSQL state
 	// (nil on SQLite): see nodes.go.
 	feed *changefeed.Listener
+	// s3calls counts the S3 calls of every client (storage and remote
+	// PMTiles archives).
+	s3calls *blob.Calls
 }
 
 // Paths inside the data directory.
@@ -142,7 +147,7 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (*Server, err
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{cfg: cfg, log: log, db: db, metrics: middleware.NewMetrics(), tokens: svctoken.New(db), keys: apikey.NewService(db, log)}
+	s := &Server{cfg: cfg, log: log, db: db, metrics: middleware.NewMetrics(), tokens: svctoken.New(db), keys: apikey.NewService(db, log), s3calls: &blob.Calls{}}
 	if err := s.keys.Load(ctx); err != nil {
 		db.Close()
 		return nil, err
@@ -243,6 +248,7 @@ func (s *Server) open(ctx context.Context, rec store.Tileset, path string) (tile
 	opts := tilesource.PMTilesOptions{Logger: s.log}
 	opts.Source.HTTP.Client = s.remoteClient
 	opts.Source.S3.Client = s.remoteClient
+	opts.Source.S3.Calls = s.s3calls
 	return tilesource.OpenPMTiles(ctx, rec.Source, opts)
 }
 

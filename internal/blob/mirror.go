@@ -1,0 +1,233 @@
+package blob
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// Mirror keeps folders of a local directory (the data directory) as a
+// cache of a Files store that several nodes share: the store holds the
+// files, each node's directory a copy that can be deleted at any time.
+// Keys are the files' paths relative to the directory.
+//
+// A nil *Mirror is a node without shared storage: every method does
+// nothing, so callers need not ask.
+type Mirror struct {
+	files Files
+	dir   string
+	log   *slog.Logger
+}
+
+// NewMirror mirrors dir into files.
+func NewMirror(files Files, dir string, log *slog.Logger) *Mirror {
+	if log == nil {
+		log = slog.Default()
+	}
+	return &Mirror{files: files, dir: dir, log: log}
+}
+
+// Files returns the store behind the mirror (nil for a nil mirror).
+func (m *Mirror) Files() Files {
+	if m == nil {
+		return nil
+	}
+	return m.files
+}
+
+// sameTime: S3 keeps modification times to the second.
+func sameTime(a, b time.Time) bool {
+	d := a.Sub(b)
+	return d < time.Second && d > -time.Second
+}
+
+// SyncOptions say which way Sync copies.
+type SyncOptions struct {
+	// UploadOnly uploads the local files the store lacks (or holds in an
+	// older version) and downloads nothing.
+	UploadOnly bool
+}
+
+// Sync brings the folder rel (or the single file rel) and the store in
+// line: a file only the store has is downloaded, one only the directory
+// has is uploaded, and one both have in different versions (size or
+// modification time) is copied from the newer side. It returns the
+// numbers of files uploaded and downloaded.
+func (m *Mirror) Sync(ctx context.Context, rel string, opts SyncOptions) (up, down int, err error) {
+	if m == nil {
+		return 0, 0, nil
+	}
+	objs, err := m.files.List(ctx, rel)
+	if err != nil {
+		return 0, 0, err
+	}
+	remote := map[string]Object{}
+	for _, o := range objs {
+		if o.Key == rel || strings.HasPrefix(o.Key, strings.TrimSuffix(rel, "/")+"/") {
+			remote[o.Key] = o
+		}
+	}
+	local := map[string]fs.FileInfo{}
+	root := filepath.Join(m.dir, filepath.FromSlash(rel))
+	err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if d.IsDir() || hidden(d.Name()) {
+			return nil
+		}
+		info, err := os.Stat(p) // follows links: the target is what is shared
+		if err != nil || !info.Mode().IsRegular() {
+			return nil
+		}
+		r, err := filepath.Rel(m.dir, p)
+		if err != nil {
+			return err
+		}
+		local[filepath.ToSlash(r)] = info
+		return nil
+	})
+	if err != nil {
+		return 0, 0, fmt.Errorf("mirror %s: %w", rel, err)
+	}
+	var errs []error
+	for key, info := range local {
+		o, ok := remote[key]
+		if ok && (o.Size == info.Size() && sameTime(o.Modified, info.ModTime()) || !info.ModTime().After(o.Modified)) {
+			continue
+		}
+		if err := m.Push(ctx, key); err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		up++
+	}
+	if !opts.UploadOnly {
+		for key, o := range remote {
+			info, ok := local[key]
+			if ok && (o.Size == info.Size() && sameTime(o.Modified, info.ModTime()) || info.ModTime().After(o.Modified)) {
+				continue
+			}
+			if err := m.fetch(ctx, key, o); err != nil {
+				errs = append(errs, err)
+				continue
+			}
+			down++
+		}
+	}
+	if up+down > 0 {
+		m.log.Info("shared files synced", "path", rel, "uploaded", up, "downloaded", down)
+	}
+	return up, down, errors.Join(errs...)
+}
+
+// hidden: names being written (a leading dot, a .tmp or .part suffix)
+// are never shared.
+func hidden(name string) bool {
+	lower := strings.ToLower(name)
+	return strings.HasPrefix(name, ".") || strings.Contains(lower, ".tmp-") ||
+		strings.HasSuffix(lower, ".tmp") || strings.HasSuffix(lower, ".part")
+}
+
+// Push uploads the local file rel to the store and gives the local copy
+// the object's modification time, so that both are seen as one version.
+func (m *Mirror) Push(ctx context.Context, rel string) error {
+	if m == nil {
+		return nil
+	}
+	return m.PushFile(ctx, rel, filepath.Join(m.dir, filepath.FromSlash(rel)))
+}
+
+// PushFile uploads the file at path (inside the directory or not) as the
+// object rel.
+func (m *Mirror) PushFile(ctx context.Context, rel, path string) error {
+	if m == nil {
+		return nil
+	}
+	o, err := m.files.Upload(ctx, rel, path)
+	if err != nil {
+		return fmt.Errorf("share %s: %w", rel, err)
+	}
+	_ = os.Chtimes(path, o.Modified, o.Modified)
+	return nil
+}
+
+// PushTree uploads every file of the local folder rel.
+func (m *Mirror) PushTree(ctx context.Context, rel string) error {
+	_, _, err := m.Sync(ctx, rel, SyncOptions{UploadOnly: true})
+	return err
+}
+
+// Fetch downloads the object rel into the directory when the local copy
+// is missing or another version; it reports whether the store has it.
+func (m *Mirror) Fetch(ctx context.Context, rel string) (bool, error) {
+	if m == nil {
+		return false, nil
+	}
+	o, err := m.files.Stat(ctx, rel)
+	if errors.Is(err, ErrNotFound) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	if info, err := os.Stat(filepath.Join(m.dir, filepath.FromSlash(rel))); err == nil && info.Size() == o.Size && sameTime(info.ModTime(), o.Modified) {
+		return true, nil
+	}
+	return true, m.fetch(ctx, rel, o)
+}
+
+// fetch downloads the object o as rel, under a hidden name renamed into
+// place, so readers never see part of a file.
+func (m *Mirror) fetch(ctx context.Context, rel string, o Object) error {
+	dst := filepath.Join(m.dir, filepath.FromSlash(rel))
+	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+		return fmt.Errorf("fetch %s: %w", rel, err)
+	}
+	tmp := filepath.Join(filepath.Dir(dst), fmt.Sprintf(".%s.tmp-%d", filepath.Base(dst), time.Now().UnixNano()))
+	if err := m.files.Download(ctx, rel, tmp); err != nil {
+		return fmt.Errorf("fetch %s: %w", rel, err)
+	}
+	_ = os.Chtimes(tmp, o.Modified, o.Modified)
+	if err := os.Rename(tmp, dst); err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("fetch %s: %w", rel, err)
+	}
+	return nil
+}
+
+// Remove deletes the object rel and every object under rel/ from the
+// store (the local files are the caller's).
+func (m *Mirror) Remove(ctx context.Context, rel string) error {
+	if m == nil {
+		return nil
+	}
+	objs, err := m.files.List(ctx, rel)
+	if err != nil {
+		return err
+	}
+	var errs []error
+	for _, o := range objs {
+		if o.Key == rel || strings.HasPrefix(o.Key, rel+"/") {
+			errs = append(errs, m.files.Delete(ctx, o.Key))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// Ping tells whether the store answers (nil without one).
+func (m *Mirror) Ping(ctx context.Context) error {
+	if m == nil {
+		return nil
+	}
+	return m.files.Ping(ctx)
+}

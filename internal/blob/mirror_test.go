@@ -1,0 +1,151 @@
+package blob
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+)
+
+func TestMirror(t *testing.T) {
+	cases := []struct {
+		name  string
+		files func(t *testing.T) (Files, *Calls)
+	}{
+		{"local", func(t *testing.T) (Files, *Calls) {
+			l, _ := localTarget(t, nil)
+			return l, nil
+		}},
+		{"s3", func(t *testing.T) (Files, *Calls) {
+			calls := &Calls{}
+			s := s3Target(t, calls).Store.(*S3)
+			return s, calls
+		}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) { testMirror(t, c.files) })
+	}
+}
+
+func write(t *testing.T, p, data string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func read(t *testing.T, p string) string {
+	t.Helper()
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+func testMirror(t *testing.T, open func(t *testing.T) (Files, *Calls)) {
+	ctx := context.Background()
+	files, calls := open(t)
+	a, b := t.TempDir(), t.TempDir()
+	ma, mb := NewMirror(files, a, nil), NewMirror(files, b, nil)
+
+	// Node A has fonts and a map; a file being written is not shared.
+	write(t, filepath.Join(a, "fonts/Noto/0-255.pbf"), "glyphs")
+	write(t, filepath.Join(a, "maps/world/style.json"), `{"version":8}`)
+	write(t, filepath.Join(a, "maps/world/icons/bus.svg"), "<svg/>")
+	write(t, filepath.Join(a, "maps/world/.style.json.tmp-1"), "half")
+	for _, rel := range []string{"fonts", "maps"} {
+		if up, down, err := ma.Sync(ctx, rel, SyncOptions{}); err != nil || down != 0 || up == 0 {
+			t.Fatalf("A sync %s: up %d down %d err %v", rel, up, down, err)
+		}
+	}
+	objs, err := files.List(ctx, "maps/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var keys []string
+	for _, o := range objs {
+		keys = append(keys, o.Key)
+	}
+	slices.Sort(keys)
+	if want := []string{"maps/world/icons/bus.svg", "maps/world/style.json"}; !slices.Equal(keys, want) {
+		t.Fatalf("keys %v, want %v", keys, want)
+	}
+
+	// Node B starts empty and gets everything; a second sync copies nothing.
+	for _, rel := range []string{"fonts", "maps"} {
+		if _, down, err := mb.Sync(ctx, rel, SyncOptions{}); err != nil || down == 0 {
+			t.Fatalf("B sync %s: down %d err %v", rel, down, err)
+		}
+	}
+	if got := read(t, filepath.Join(b, "maps/world/icons/bus.svg")); got != "<svg/>" {
+		t.Fatalf("B icon %q", got)
+	}
+	if up, down, err := mb.Sync(ctx, "maps", SyncOptions{}); err != nil || up+down != 0 {
+		t.Fatalf("second sync copied: up %d down %d err %v", up, down, err)
+	}
+
+	// A changes the style and pushes it: B's next sync takes the new one.
+	write(t, filepath.Join(a, "maps/world/style.json"), `{"version":8,"name":"new"}`)
+	later := time.Now().Add(3 * time.Second)
+	os.Chtimes(filepath.Join(a, "maps/world/style.json"), later, later)
+	if err := ma.Push(ctx, "maps/world/style.json"); err != nil {
+		t.Fatal(err)
+	}
+	if _, down, err := mb.Sync(ctx, "maps", SyncOptions{}); err != nil || down != 1 {
+		t.Fatalf("B resync: down %d err %v", down, err)
+	}
+	if got := read(t, filepath.Join(b, "maps/world/style.json")); got != `{"version":8,"name":"new"}` {
+		t.Fatalf("B style %q", got)
+	}
+
+	// Fetch of one file, present or not; UploadOnly downloads nothing.
+	os.RemoveAll(filepath.Join(b, "fonts"))
+	if ok, err := mb.Fetch(ctx, "fonts/Noto/0-255.pbf"); !ok || err != nil {
+		t.Fatalf("fetch: %v %v", ok, err)
+	}
+	if ok, err := mb.Fetch(ctx, "fonts/none.pbf"); ok || err != nil {
+		t.Fatalf("fetch of a missing object: %v %v", ok, err)
+	}
+	os.RemoveAll(filepath.Join(b, "maps"))
+	if _, down, err := mb.Sync(ctx, "maps", SyncOptions{UploadOnly: true}); err != nil || down != 0 {
+		t.Fatalf("upload-only sync: down %d err %v", down, err)
+	}
+
+	// Remove drops a folder's objects.
+	if err := ma.Remove(ctx, "maps/world"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := files.Stat(ctx, "maps/world/style.json"); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("stat after remove: %v", err)
+	}
+	if _, err := files.Stat(ctx, "fonts/Noto/0-255.pbf"); err != nil {
+		t.Fatalf("another folder's object: %v", err)
+	}
+	if err := ma.Ping(ctx); err != nil {
+		t.Fatalf("ping: %v", err)
+	}
+	if calls != nil {
+		got := calls.Snapshot()
+		for _, op := range []string{"PutObject", "GetObject", "ListObjectsV2", "HeadObject", "DeleteObject", "HeadBucket"} {
+			if got[op] == 0 {
+				t.Errorf("no %s counted: %v", op, got)
+			}
+		}
+	}
+
+	// A nil mirror (no shared storage) does nothing.
+	var none *Mirror
+	if up, down, err := none.Sync(ctx, "maps", SyncOptions{}); up+down != 0 || err != nil {
+		t.Fatal("nil mirror synced")
+	}
+	if err := none.Push(ctx, "x"); err != nil {
+		t.Fatal(err)
+	}
+}
