@@ -124,13 +124,7 @@ func (lr *layerRender) styleLight(st *style.Style) light {
 // the vertical gradient over base and height (metres).
 func (l light) shade(col [3]float64, n [3]float64, wall, gradient bool, t, base, height float64) [3]float64 {
 	lum := col[0]*0.2126 + col[1]*0.7152 + col[2]*0.0722
-	dir := math.Max(0, math.Min(1, n[0]*l.pos[0]+n[1]*l.pos[1]+n[2]*l.pos[2]))
-	lo, hi := 1-l.intensity, math.Max(1-lum+l.intensity, 1)
-	dir = lo + (hi-lo)*dir
-	if wall && gradient {
-		floor := 0.7 + (0.98-0.7)*(1-l.intensity)
-		dir *= math.Max(floor, math.Min(1, (t+base)*math.Sqrt(height/150)))
-	}
+	dir := l.directional(n, math.Max(1-lum+l.intensity, 1), wall, gradient, t, base, height)
 	var out [3]float64
 	for k := range out {
 		v := (col[k] + 0.03) * dir * l.color[k]
@@ -170,11 +164,8 @@ func (lr *layerRender) extrusion(feats []sourceFeature, st *style.Style) {
 			return
 		}
 		c := lr.ctx(f.feat)
-		if lr.filter != nil {
-			v := lr.filter.EvalOrDefault(c)
-			if v.Kind() != expr.KindBoolean || !v.Boolean() {
-				continue
-			}
+		if !lr.passes(c) {
+			continue
 		}
 		col, ok := lr.color("fill-extrusion-color", c)
 		if !ok {
@@ -434,16 +425,25 @@ func (e *extrusionFace) wall(a, b raster.Point, along, dist float64, bottom, top
 	})
 }
 
-// shadePattern is GL's lighting of a patterned face: the light's colour
-// to multiply the pattern's texels by.
-func (l light) shadePattern(n [3]float64, wall, gradient bool, t, base, height float64) [3]float64 {
+// directional is the light's directional term of a face with normal n:
+// from 1 - intensity facing away up to hi facing the light, darkened
+// towards the base of a wall when the vertical gradient is on (t, base
+// and height as for shade).
+func (l light) directional(n [3]float64, hi float64, wall, gradient bool, t, base, height float64) float64 {
 	dir := math.Max(0, math.Min(1, n[0]*l.pos[0]+n[1]*l.pos[1]+n[2]*l.pos[2]))
-	lo, hi := 1-l.intensity, math.Max(0.5+l.intensity, 1)
+	lo := 1 - l.intensity
 	dir = lo + (hi-lo)*dir
 	if wall && gradient {
 		floor := 0.7 + (0.98-0.7)*(1-l.intensity)
 		dir *= math.Max(floor, math.Min(1, (t+base)*math.Sqrt(height/150)))
 	}
+	return dir
+}
+
+// shadePattern is GL's lighting of a patterned face: the light's colour
+// to multiply the pattern's texels by.
+func (l light) shadePattern(n [3]float64, wall, gradient bool, t, base, height float64) [3]float64 {
+	dir := l.directional(n, math.Max(0.5+l.intensity, 1), wall, gradient, t, base, height)
 	var out [3]float64
 	for k := range out {
 		out[k] = math.Max(0.3*(1-l.color[k]), math.Min(1, dir*l.color[k]))

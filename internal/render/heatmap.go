@@ -179,11 +179,8 @@ func (lr *layerRender) heatmap(feats []sourceFeature) {
 			return
 		}
 		c := lr.ctx(f.feat)
-		if lr.filter != nil {
-			v := lr.filter.EvalOrDefault(c)
-			if v.Kind() != expr.KindBoolean || !v.Boolean() {
-				continue
-			}
+		if !lr.passes(c) {
+			continue
 		}
 		weight := lr.num("heatmap-weight", c, 1)
 		radius := lr.num("heatmap-radius", c, 30) * fr.ratio

@@ -83,6 +83,16 @@ func (lr *layerRender) compile() error {
 	return nil
 }
 
+// passes reports whether the layer's filter keeps the feature of c (a
+// layer without a filter keeps every feature).
+func (lr *layerRender) passes(c *expr.EvalContext) bool {
+	if lr.filter == nil {
+		return true
+	}
+	v := lr.filter.EvalOrDefault(c)
+	return v.Kind() == expr.KindBoolean && v.Boolean()
+}
+
 func (lr *layerRender) ctx(f expr.Feature) *expr.EvalContext {
 	return &expr.EvalContext{Zoom: lr.zoom, Feature: f}
 }
@@ -315,11 +325,8 @@ func (lr *layerRender) drawFeature(f *sourceFeature, c *expr.EvalContext, clippe
 		return fillPaint{}, false // nothing of it can reach the canvas: no filter to evaluate
 	}
 	c.Feature = f.feat
-	if lr.filter != nil {
-		v := lr.filter.EvalOrDefault(c)
-		if v.Kind() != expr.KindBoolean || !v.Boolean() {
-			return fillPaint{}, false
-		}
+	if !lr.passes(c) {
+		return fillPaint{}, false
 	}
 	switch lr.l.Type {
 	case "fill":

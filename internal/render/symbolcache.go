@@ -406,8 +406,7 @@ func (s *sourceSet) buildLayout(ctx context.Context, lr *symLayer, runs [][]sour
 			}
 			if lr.filter != nil {
 				fc = expr.EvalContext{Zoom: lz, Feature: f.feat}
-				v := lr.filter.EvalOrDefault(&fc)
-				if v.Kind() != expr.KindBoolean || !v.Boolean() {
+				if !lr.passes(&fc) {
 					continue
 				}
 			}

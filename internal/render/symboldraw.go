@@ -73,13 +73,26 @@ func (q *texQuad) texel(x, y int, det float64) (s, t, w float64, ok bool) {
 		px, py = p.X, p.Y
 		w = (q.tilt.Dist - (py-q.tilt.CY)*q.tilt.Sin) / q.tilt.Dist
 	}
-	dx, dy := px-q.ox, py-q.oy
+	s, t, ok = q.texelAt(px-q.ox, py-q.oy, det)
+	return s, t, w, ok
+}
+
+// texelAt returns the texel coordinates of the point (dx, dy) device
+// pixels from the quad's origin on its plane; ok is false outside the
+// quad. Every pixel-to-texel step of the symbol drawing goes through it.
+func (q *texQuad) texelAt(dx, dy, det float64) (s, t float64, ok bool) {
 	s = (dx*q.vy - dy*q.vx) / det
 	t = (q.ux*dy - q.uy*dx) / det
 	if s < 0 || t < 0 || s >= float64(q.tw) || t >= float64(q.th) {
-		return 0, 0, 0, false
+		return 0, 0, false
 	}
-	return s, t, w, true
+	return s, t, true
+}
+
+// rowStopped reports whether drawing should stop before row y: the budget
+// is looked at every 16 rows, as a quad may cover the whole picture.
+func rowStopped(cv *raster.Canvas, y int) bool {
+	return y&15 == 0 && cv.Budget.Stopped()
 }
 
 // each calls fn for every pixel of a w x h canvas whose centre lies in the
@@ -90,8 +103,8 @@ func (q *texQuad) each(cv *raster.Canvas, fn func(x, y int, s, t float64)) {
 		return
 	}
 	for y := y0; y < y1; y++ {
-		if y&15 == 0 && cv.Budget.Stopped() {
-			return // a quad may cover the picture: stop within it
+		if rowStopped(cv, y) {
+			return
 		}
 		for x := x0; x < x1; x++ {
 			if s, t, _, ok := q.texel(x, y, det); ok {
@@ -116,18 +129,6 @@ func (a *alphaTex) at(i, j int) float64 {
 		return 0
 	}
 	return float64(a.data[j*a.rowStride+i*a.stride+a.off])
-}
-
-// bilinear samples at texel coordinates (s, t) as a GL linear sampler
-// does, in 0..1.
-func (a *alphaTex) bilinear(s, t float64) float64 {
-	x, y := s-0.5, t-0.5
-	fx, fy := math.Floor(x), math.Floor(y)
-	i, j := int(fx), int(fy)
-	ax, ay := x-fx, y-fy
-	top := a.at(i, j)*(1-ax) + a.at(i+1, j)*ax
-	bot := a.at(i, j+1)*(1-ax) + a.at(i+1, j+1)*ax
-	return (top*(1-ay) + bot*ay) / 255
 }
 
 // sdfEdge is where the outline lies in a distance field (192/255 in GL's
@@ -187,7 +188,7 @@ func drawTextImage(cv *raster.Canvas, gq *glyphQuad, p sdfPaint, halo bool, rati
 		if !ok {
 			return
 		}
-		tex := alphaTex{data: ic.pix, w: ic.w, h: ic.h, pad: 1, stride: 4, off: 3, rowStride: ic.w * 4}
+		tex := iconAlpha(ic)
 		drawSDF(cv, &gq.q, &tex, buff, gamma, col, p.opacity)
 		return
 	}
@@ -220,8 +221,8 @@ func drawSDF(cv *raster.Canvas, q *texQuad, tex *alphaTex, buff, gamma float64, 
 		gk = 1 / q.tilt.Cos
 	}
 	for y := y0; y < y1; y++ {
-		if y&15 == 0 && cv.Budget.Stopped() {
-			return // a quad may cover the picture: stop within it
+		if rowStopped(cv, y) {
+			return
 		}
 		for x := x0; x < x1; x++ {
 			s, t, w, ok := q.texel(x, y, det)
@@ -232,16 +233,13 @@ func drawSDF(cv *raster.Canvas, q *texQuad, tex *alphaTex, buff, gamma float64, 
 			if q.tilt != nil {
 				gm *= w * gk
 			}
-			lo := (buff - gm) * 255 // below it, a texel adds nothing
-			// Bilinear, with a quick exit where all four texels are out.
+			// Bilinear, with a quick exit where all four texels are
+			// below the edge's lower end.
 			fx, fy := math.Floor(s-0.5), math.Floor(t-0.5)
-			i, j := int(fx), int(fy)
-			t00, t10, t01, t11 := tex.at(i, j), tex.at(i+1, j), tex.at(i, j+1), tex.at(i+1, j+1)
-			if t00 <= lo && t10 <= lo && t01 <= lo && t11 <= lo {
+			d, ok := tex.sdfDistance(int(fx), int(fy), s-0.5-fx, t-0.5-fy, (buff-gm)*255)
+			if !ok {
 				continue
 			}
-			ax, ay := s-0.5-fx, t-0.5-fy
-			d := ((t00*(1-ax)+t10*ax)*(1-ay) + (t01*(1-ax)+t11*ax)*ay) / 255
 			k := smoothstep(buff-gm, buff+gm, d)
 			if k <= 0 {
 				continue
@@ -262,17 +260,14 @@ func drawSDFFlat(cv *raster.Canvas, q *texQuad, tex *alphaTex, x0, y0, x1, y1 in
 	}
 	e0, e1 := buff-gamma, buff+gamma
 	lo := e0 * 255 // below it, a texel adds nothing
-	tw, th := float64(q.tw), float64(q.th)
 	for y := y0; y < y1; y++ {
-		if y&15 == 0 && cv.Budget.Stopped() {
-			return // a quad may cover the picture: stop within it
+		if rowStopped(cv, y) {
+			return
 		}
 		dy := float64(y) + 0.5 - q.oy
 		for x := x0; x < x1; x++ {
-			dx := float64(x) + 0.5 - q.ox
-			s := (dx*q.vy - dy*q.vx) / det
-			t := (q.ux*dy - q.uy*dx) / det
-			if s < 0 || t < 0 || s >= tw || t >= th {
+			s, t, ok := q.texelAt(float64(x)+0.5-q.ox, dy, det)
+			if !ok {
 				continue
 			}
 			fx, fy := math.Floor(s-0.5), math.Floor(t-0.5)
@@ -341,8 +336,8 @@ func drawSDFUnturned(cv *raster.Canvas, q *texQuad, tex *alphaTex, x0, y0, x1, y
 		cols = append(cols, c)
 	}
 	for y := y0; y < y1; y++ {
-		if y&15 == 0 && cv.Budget.Stopped() {
-			return // a quad may cover the picture: stop within it
+		if rowStopped(cv, y) {
+			return
 		}
 		dy := float64(y) + 0.5 - q.oy
 		t := q.ux * dy / det
@@ -377,8 +372,48 @@ func drawSDFIcon(cv *raster.Canvas, iq *iconQuad, p sdfPaint, halo bool) {
 	if !ok {
 		return
 	}
-	tex := alphaTex{data: iq.ic.pix, w: iq.ic.w, h: iq.ic.h, pad: 1, stride: 4, off: 3, rowStride: iq.ic.w * 4}
+	tex := iconAlpha(iq.ic)
 	drawSDF(cv, &iq.q, &tex, buff, gamma, col, p.opacity)
+}
+
+// iconAlpha is an icon's alpha channel as a texture (the distance field
+// of an SDF icon), padded by one texel of 0 all round.
+func iconAlpha(ic *spriteIcon) alphaTex {
+	return alphaTex{data: ic.pix, w: ic.w, h: ic.h, pad: 1, stride: 4, off: 3, rowStride: ic.w * 4}
+}
+
+// iconTexel returns the four channels of texel (i, j) of an icon padded
+// by one texel of 0 all round (0 in the padding and beyond), in 0..255.
+func iconTexel(ic *spriteIcon, i, j int) (v [4]float64) {
+	i, j = i-1, j-1
+	if i < 0 || j < 0 || i >= ic.w || j >= ic.h {
+		return v
+	}
+	o := j*ic.w*4 + i*4
+	p := ic.pix[o : o+4]
+	return [4]float64{float64(p[0]), float64(p[1]), float64(p[2]), float64(p[3])}
+}
+
+// iconSample samples an icon at texel coordinates (s, t), linearly as a
+// GL linear sampler does or at the nearest texel, in 0..1.
+func iconSample(ic *spriteIcon, s, t float64, linear bool) (v [4]float64) {
+	if !linear {
+		px := iconTexel(ic, int(s), int(t))
+		for c := range v {
+			v[c] = px[c] / 255
+		}
+		return v
+	}
+	fx, fy := math.Floor(s-0.5), math.Floor(t-0.5)
+	i, j := int(fx), int(fy)
+	ax, ay := s-0.5-fx, t-0.5-fy
+	t00, t10, t01, t11 := iconTexel(ic, i, j), iconTexel(ic, i+1, j), iconTexel(ic, i, j+1), iconTexel(ic, i+1, j+1)
+	for c := range v {
+		top := t00[c]*(1-ax) + t10[c]*ax
+		bot := t01[c]*(1-ax) + t11[c]*ax
+		v[c] = (top*(1-ay) + bot*ay) / 255
+	}
+	return v
 }
 
 // drawIcon draws a colour icon, its premultiplied texels scaled by opacity.
@@ -386,91 +421,17 @@ func drawIcon(cv *raster.Canvas, iq *iconQuad, opacity float64) {
 	if opacity <= 0 {
 		return
 	}
-	ic := iq.ic
-	if iq.q.tilt == nil {
-		drawIconFlat(cv, iq, opacity)
-		return
-	}
-	ch := [4]alphaTex{}
-	for c := range ch {
-		ch[c] = alphaTex{data: ic.pix, w: ic.w, h: ic.h, pad: 1, stride: 4, off: c, rowStride: ic.w * 4}
-	}
 	iq.q.each(cv, func(x, y int, s, t float64) {
-		var v [4]float64
-		if iq.linear {
-			for c := range v {
-				v[c] = ch[c].bilinear(s, t)
-			}
-		} else {
-			i, j := int(s), int(t)
-			for c := range v {
-				v[c] = ch[c].at(i, j) / 255
-			}
-		}
-		if v[3] <= 0 && v[0] <= 0 && v[1] <= 0 && v[2] <= 0 {
-			return
-		}
-		cv.BlendPremul(x, y, v[0]*opacity, v[1]*opacity, v[2]*opacity, v[3]*opacity)
+		blendIconTexel(cv, x, y, iconSample(iq.ic, s, t, iq.linear), opacity)
 	})
 }
 
-// drawIconFlat is drawIcon for a quad on screen (no tilt), with the same
-// arithmetic: the texels of the four channels read directly where they
-// lie inside the image.
-func drawIconFlat(cv *raster.Canvas, iq *iconQuad, opacity float64) {
-	ic, q := iq.ic, &iq.q
-	x0, y0, x1, y1, det := q.span(cv.Rect)
-	if det == 0 || !cv.Budget.SpendArea(x0, y0, x1, y1, raster.CostTexture) {
+// blendIconTexel blends an icon's sample v at opacity onto pixel (x, y).
+func blendIconTexel(cv *raster.Canvas, x, y int, v [4]float64, opacity float64) {
+	if v[3] <= 0 && v[0] <= 0 && v[1] <= 0 && v[2] <= 0 {
 		return
 	}
-	tw, th := float64(q.tw), float64(q.th)
-	pix, stride := ic.pix, ic.w*4
-	// texel returns the four channels of texel (i, j) of the padded image
-	// (0 in the padding and beyond), in 0..255.
-	texel := func(i, j int) (v [4]float64) {
-		i, j = i-1, j-1
-		if i < 0 || j < 0 || i >= ic.w || j >= ic.h {
-			return v
-		}
-		p := pix[j*stride+i*4 : j*stride+i*4+4]
-		return [4]float64{float64(p[0]), float64(p[1]), float64(p[2]), float64(p[3])}
-	}
-	for y := y0; y < y1; y++ {
-		if y&15 == 0 && cv.Budget.Stopped() {
-			return // a quad may cover the picture: stop within it
-		}
-		dy := float64(y) + 0.5 - q.oy
-		for x := x0; x < x1; x++ {
-			dx := float64(x) + 0.5 - q.ox
-			s := (dx*q.vy - dy*q.vx) / det
-			t := (q.ux*dy - q.uy*dx) / det
-			if s < 0 || t < 0 || s >= tw || t >= th {
-				continue
-			}
-			var v [4]float64
-			if iq.linear {
-				// alphaTex.bilinear, for the four channels at once.
-				fx, fy := math.Floor(s-0.5), math.Floor(t-0.5)
-				i, j := int(fx), int(fy)
-				ax, ay := s-0.5-fx, t-0.5-fy
-				t00, t10, t01, t11 := texel(i, j), texel(i+1, j), texel(i, j+1), texel(i+1, j+1)
-				for c := range v {
-					top := t00[c]*(1-ax) + t10[c]*ax
-					bot := t01[c]*(1-ax) + t11[c]*ax
-					v[c] = (top*(1-ay) + bot*ay) / 255
-				}
-			} else {
-				px := texel(int(s), int(t))
-				for c := range v {
-					v[c] = px[c] / 255
-				}
-			}
-			if v[3] <= 0 && v[0] <= 0 && v[1] <= 0 && v[2] <= 0 {
-				continue
-			}
-			cv.BlendPremul(x, y, v[0]*opacity, v[1]*opacity, v[2]*opacity, v[3]*opacity)
-		}
-	}
+	cv.BlendPremul(x, y, v[0]*opacity, v[1]*opacity, v[2]*opacity, v[3]*opacity)
 }
 
 // smoothstep is GLSL's smoothstep.

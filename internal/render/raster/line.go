@@ -519,10 +519,17 @@ func (t *Tilt) clipNear(poly, out []Point) []Point {
 	}
 	// w >= nearW where y - CY <= Dist*(1-nearW)/Sin.
 	limit := t.CY + t.Dist*(1-nearW)/t.Sin
+	return clipSide(poly, func(p Point) float64 { return limit - p.Y }, out)
+}
+
+// clipSide keeps the part of the convex polygon poly (not empty) where
+// side is at least 0, side being an affine function of the point, and
+// appends it to out (up to out's capacity).
+func clipSide(poly []Point, side func(Point) float64, out []Point) []Point {
 	prev := poly[len(poly)-1]
-	sp := limit - prev.Y
+	sp := side(prev)
 	for _, q := range poly {
-		sq := limit - q.Y
+		sq := side(q)
 		if sq >= 0 {
 			if sp < 0 {
 				out = appendCap(out, lerpPoint(prev, q, sp/(sp-sq)))
@@ -558,20 +565,7 @@ func clipConvex(poly, clip []Point, out []Point) []Point {
 		if len(cur) == 0 {
 			return out
 		}
-		prev := cur[len(cur)-1]
-		sp := side(prev)
-		for _, q := range cur {
-			sq := side(q)
-			if sq >= 0 {
-				if sp < 0 {
-					out = appendCap(out, lerpPoint(prev, q, sp/(sp-sq)))
-				}
-				out = appendCap(out, q)
-			} else if sp >= 0 {
-				out = appendCap(out, lerpPoint(prev, q, sp/(sp-sq)))
-			}
-			prev, sp = q, sq
-		}
+		out = clipSide(cur, side, out)
 		cur = append(tmp[:0], out...)
 	}
 	return out

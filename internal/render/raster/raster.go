@@ -158,6 +158,16 @@ func (m *Mask) max(x, y int, v float32) {
 	}
 }
 
+// cover raises pixel x, y (inside the mask) to the antialiasing coverage
+// cov, at most 1, reporting whether cov covers it at all.
+func (m *Mask) cover(x, y int, cov float64) bool {
+	if cov <= 0 {
+		return false
+	}
+	m.max(x, y, float32(min(1, cov)))
+	return true
+}
+
 // Raise sets the coverage of pixel x, y to at least v; pixels outside the
 // mask are ignored.
 func (m *Mask) Raise(x, y int, v float32) {
@@ -409,12 +419,9 @@ func (m *Mask) Stroke(line []Point, width, blur float64, c Cap) {
 						continue
 					}
 				}
-				cov := (outer - dist) / ramp
-				if cov <= 0 {
-					continue
+				if m.cover(x, y, (outer-dist)/ramp) {
+					touched = true
 				}
-				m.max(x, y, float32(min(1, cov)))
-				touched = true
 			}
 			if touched {
 				m.touch(x0, x1, y)
@@ -442,12 +449,9 @@ func (m *Mask) Disc(c Point, r, blur float64) {
 		touched := false
 		for x := x0; x < x1; x++ {
 			d := math.Hypot(float64(x)+0.5-c.X, float64(y)+0.5-c.Y)
-			cov := (r - d) / ramp
-			if cov <= 0 {
-				continue
+			if m.cover(x, y, (r-d)/ramp) {
+				touched = true
 			}
-			m.max(x, y, float32(min(1, cov)))
-			touched = true
 		}
 		if touched {
 			m.touch(x0, x1, y)
