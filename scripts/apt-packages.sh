@@ -2,14 +2,14 @@
 # Installs the Debian packages Tessera's tests, benchmarks and demo use,
 # skipping the package index update when everything is already installed.
 #
-#   scripts/apt-packages.sh test    # tools the test suite drives (and a C compiler: go test -race needs cgo)
+#   scripts/apt-packages.sh test    # tools the test suite drives (nginx: the cluster tests; a C compiler: go test -race needs cgo)
 #   scripts/apt-packages.sh bench   # nginx and wrk for `make bench`
 #   scripts/apt-packages.sh run     # what `make run` needs (npm; PROJ's library, headers and database for the coordinates service)
 set -euo pipefail
 
 case "${1:-test}" in
 run) pkgs=(nodejs npm ca-certificates proj-data libproj-dev pkg-config gcc libc6-dev) ;;
-test) pkgs=(nodejs npm ca-certificates sqlite3 postgresql gdal-bin python3-owslib chromium fonts-noto-core fonts-open-sans osmium-tool librsvg2-bin gcc libc6-dev proj-data libproj-dev proj-bin pkg-config) ;;
+test) pkgs=(nodejs npm ca-certificates sqlite3 postgresql nginx gdal-bin python3-owslib chromium fonts-noto-core fonts-open-sans osmium-tool librsvg2-bin gcc libc6-dev proj-data libproj-dev proj-bin pkg-config) ;;
 bench) pkgs=(nginx-light wrk) ;;
 *)
 	echo "usage: $0 run|test|bench" >&2
