@@ -49,7 +49,8 @@ type bfeat struct {
 	country   int
 	region    int
 	subregion int
-	locality  int // parent locality index + 1 (0: none)
+	locality  int   // parent locality index + 1 (0: none)
+	covers    []int // places a postal code serves (indices)
 	extra     *featureExtra
 	pop       uint64
 	imp       float64
@@ -180,15 +181,18 @@ func WriteDataset(ctx context.Context, ds *sources.Dataset, out string) error {
 		}
 		typ := placeType(p.FeatureCode)
 		capital := capitalLevel(p.FeatureCode)
-		f := &bfeat{typ: typ, num: uint64(p.GeonameID), name: p.Name, ref: fmt.Sprintf("geonames:%d", p.GeonameID),
+		f := &bfeat{typ: typ, num: uint64(p.GeonameID), name: p.Name, ref: sources.PlaceRef(p),
 			names: map[string][]string{}, lon: p.Lon, lat: p.Lat, cc: p.Country, country: ci, region: -1, subregion: -1,
 			pop: p.Population, capital: capital, kind: kindPlace}
 		// GeoNames gives points; the bbox is a box of a radius that grows
 		// with population, like the one reverse geocoding uses.
 		f.bbox, f.hasBBox = pointBox(p.Lon, p.Lat, placeRadiusKM(typ, p.Population)), true
 		f.alts = append(f.alts, p.ASCIIName)
-		f.asciiAlt = true
+		f.asciiAlt = p.ASCIIName != ""
 		f.alts = append(f.alts, p.Alternates...)
+		if len(p.Postcodes) > 0 || p.PositionSource != "" {
+			f.extra = &featureExtra{Postcodes: p.Postcodes, Sources: placeSources(p)}
+		}
 		for lang, n := range ds.PlaceNames[p.GeonameID] {
 			f.names[lang] = []string{n}
 		}
@@ -263,6 +267,7 @@ func WriteDataset(ctx context.Context, ds *sources.Dataset, out string) error {
 		f.region = remapIdx(remap, f.region)
 		f.subregion = remapIdx(remap, f.subregion)
 		f.locality = remapIdx(remap, f.locality-1) + 1
+		f.covers = remapAll(remap, f.covers)
 		f.imp = importance(f)
 	}
 	// Order by importance (ties: type, then number) and remap references.
@@ -291,6 +296,18 @@ func WriteDataset(ctx context.Context, ds *sources.Dataset, out string) error {
 		f.region = remapIdx(pos, f.region)
 		f.subregion = remapIdx(pos, f.subregion)
 		f.locality = remapIdx(pos, f.locality-1) + 1
+		f.covers = remapAll(pos, f.covers)
+		if f.typ == TypePostalCode && f.locality > 0 && !slices.Contains(f.covers, f.locality-1) {
+			f.covers = append(f.covers, f.locality-1)
+		}
+		if len(f.covers) > 0 {
+			if f.extra == nil {
+				f.extra = &featureExtra{}
+			}
+			for _, c := range f.covers {
+				f.extra.Covers = append(f.extra.Covers, int32(c))
+			}
+		}
 	}
 	local := map[string]string{}
 	for _, c := range ds.Countries {
@@ -310,6 +327,33 @@ func boolInt(b bool) int {
 		return 1
 	}
 	return 0
+}
+
+// remapAll remaps indices, dropping those that no longer exist.
+func remapAll(m []int, is []int) []int {
+	out := is[:0]
+	for _, i := range is {
+		if j := remapIdx(m, i); j >= 0 {
+			out = append(out, j)
+		}
+	}
+	return out
+}
+
+// placeSources records where a place's data comes from, when it is more
+// than GeoNames: the national record and the source of its position.
+func placeSources(p *sources.Place) map[string]string {
+	m := map[string]string{}
+	if p.DataSource != "" {
+		m["name"] = p.DataSource
+	}
+	if p.PositionSource != "" {
+		m["position"] = p.PositionSource
+	}
+	if len(m) == 0 {
+		return nil
+	}
+	return m
 }
 
 func remapIdx(m []int, i int) int {

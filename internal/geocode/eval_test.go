@@ -34,7 +34,7 @@ const minSharedEvalQueries = 227
 
 func loadEvalQueries(t testing.TB) []evalQuery {
 	t.Helper()
-	path := filepath.Join(repoRoot(t), "..", "shared", "geocode-eval", "queries.jsonl")
+	path := filepath.Join(fixtures.SharedDir(), "geocode-eval", "queries.jsonl") // TESSERA_SHARED moves it
 	if p := os.Getenv("TESSERA_GEOCODE_EVAL"); p != "" {
 		path = p // another query file of the same format
 	}

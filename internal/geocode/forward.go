@@ -525,6 +525,15 @@ func (ix *Index) forwardMatches(ctx context.Context, q ForwardQuery, words []str
 			addList([]uint32{nm})
 		}
 	}
+	// A postcode among the query's words qualifies the places it serves
+	// ("lyon 69003", "nantes 44000"): they are candidates, and the
+	// postcode counts as matched for them.
+	covered := ix.postcodeCovers(qs)
+	for f := range covered {
+		for nm := c.FNameStart[f]; nm < c.FNameStart[f+1]; nm++ {
+			addList([]uint32{nm})
+		}
+	}
 	if ctx.Err() != nil {
 		return nil
 	}
@@ -544,6 +553,12 @@ func (ix *Index) forwardMatches(ctx context.Context, q ForwardQuery, words []str
 		sum, um, cover := ix.matchName(int(nm), qs, typing)
 		if sum == 0 {
 			continue
+		}
+		if pc := covered[int32(f)] & um; pc != 0 {
+			// The postcode words are matched by the place they serve
+			// (the name matched the other words: sum > 0).
+			um &^= pc
+			sum += float64(bits.OnesCount32(pc))
 		}
 		if um != 0 && PlaceType(c.FType[f]) == TypeAddress {
 			// The house number is not part of the name.
@@ -695,6 +710,49 @@ func (ix *Index) forwardMatches(ctx context.Context, q ForwardQuery, words []str
 		ms[i].text = math.Min(1, ms[i].text)
 	}
 	return ms
+}
+
+// maxPostcodeFeatures bounds the postal codes of one query word (a code
+// can exist in several countries).
+const maxPostcodeFeatures = 8
+
+// postcodeCovers maps the places served by the postal codes among the query
+// words to the bitmask of those words.
+func (ix *Index) postcodeCovers(qs []qtok) map[int32]uint32 {
+	var out map[int32]uint32
+	c := &ix.c
+	for i := range qs {
+		if qs[i].exact < 0 || !hasDigit(qs[i].s) {
+			continue
+		}
+		n := 0
+		for _, nm := range ix.posting(qs[i].exact, capExact) {
+			f := int(c.NFeat[nm])
+			if PlaceType(c.FType[f]) != TypePostalCode {
+				continue
+			}
+			if n++; n > maxPostcodeFeatures {
+				break
+			}
+			ex := ix.extra(f)
+			if ex == nil {
+				continue
+			}
+			for _, p := range ex.Covers {
+				if p >= 0 && int(p) < len(c.FType) {
+					if out == nil {
+						out = map[int32]uint32{}
+					}
+					out[p] |= 1 << i
+				}
+			}
+		}
+	}
+	return out
+}
+
+func hasDigit(s string) bool {
+	return strings.ContainsAny(s, "0123456789")
 }
 
 // sameWords lists, for the common abbreviations of place names, the words

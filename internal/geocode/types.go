@@ -126,6 +126,11 @@ type Properties struct {
 	Categories       []string          `json:"categories,omitempty"`
 	FeatureTags      map[string]string `json:"feature_tags,omitempty"`
 	PlaceDesignation string            `json:"place_designation,omitempty"`
+	// Postcodes are a place's postal codes (national data: France).
+	Postcodes []string `json:"postcodes,omitempty"`
+	// Sources says where a place's name and position come from when it is
+	// more than GeoNames: {"name": "insee:69123", "position": "geonames"}.
+	Sources map[string]string `json:"sources,omitempty"`
 }
 
 // Context is one level of a feature's hierarchy (spec: Context item).

@@ -81,7 +81,7 @@ func ReadGeoNames(ctx context.Context, r io.Reader) ([]Place, error) {
 		p := Place{
 			GeonameID: uint32(id), Name: col[1], ASCIIName: col[2], Lat: lat, Lon: lon,
 			FeatureClass: col[6], FeatureCode: col[7], Country: strings.ToUpper(col[8]),
-			Admin1: col[10], Admin2: col[11], Population: pop,
+			Admin1: col[10], Admin2: col[11], Admin3: col[12], Admin4: col[13], Population: pop,
 		}
 		if col[3] != "" {
 			alts := strings.Split(col[3], ",")

