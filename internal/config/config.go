@@ -72,6 +72,9 @@ type Config struct {
 	// UploadExpiry removes an ingest upload (record and file) that has
 	// received nothing for this long.
 	UploadExpiry time.Duration `yaml:"upload_expiry"`
+	// IngestRetention purges the records of finished ingests (completed,
+	// canceled, failed; done) this long after their last change.
+	IngestRetention time.Duration `yaml:"ingest_retention"`
 	// MaxBodyKB bounds JSON request bodies, in KiB.
 	MaxBodyKB int64 `yaml:"max_body_kb"`
 	// MaxURIBytes bounds the request URI (414 above).
@@ -148,6 +151,7 @@ func Default() Config {
 		RenderCacheMB:         64,
 		MaxUploadMB:           2048,
 		UploadExpiry:          24 * time.Hour,
+		IngestRetention:       30 * 24 * time.Hour,
 		MaxBodyKB:             1024,
 		MaxURIBytes:           8192,
 		MaxHeaderKB:           64,
@@ -345,6 +349,9 @@ func (c Config) Validate() error {
 	}
 	if c.Listen == "" {
 		errs = append(errs, errors.New("listen is empty"))
+	}
+	if c.IngestRetention < time.Minute {
+		errs = append(errs, fmt.Errorf("ingest_retention %v is shorter than a minute", c.IngestRetention))
 	}
 	if c.UploadExpiry < time.Second {
 		errs = append(errs, fmt.Errorf("upload_expiry %v is shorter than a second", c.UploadExpiry))

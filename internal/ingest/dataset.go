@@ -75,6 +75,10 @@ type DatasetOptions struct {
 	// Expiry cancels uploads that received nothing for this long
 	// (DefaultExpiry when zero).
 	Expiry time.Duration
+	// Retention purges the records of finished ingests (completed,
+	// canceled, failed) this long after their last change
+	// (DefaultRetention when zero).
+	Retention time.Duration
 	// Lease is how long a node holds a processing ingest without renewing
 	// it before another may take it over (DefaultLease when zero).
 	Lease time.Duration
@@ -154,6 +158,9 @@ func NewDatasets(ctx context.Context, db *store.DB, cat *catalog.Catalog, dir st
 	}
 	if opts.Expiry <= 0 {
 		opts.Expiry = DefaultExpiry
+	}
+	if opts.Retention <= 0 {
+		opts.Retention = DefaultRetention
 	}
 	if opts.Lease <= 0 {
 		opts.Lease = DefaultLease
@@ -330,12 +337,14 @@ func (d *Datasets) Create(ctx context.Context, req DatasetCreate) (DatasetRecord
 			return DatasetRecord{}, fmt.Errorf("begin the upload: %w", err)
 		}
 	}
-	if in, err = d.db.CreateIngest(ctx, in); err != nil {
+	created, err := d.reserve(ctx, in, replaced)
+	if err != nil {
 		if in.UploadID != "" {
 			d.opts.Blob.Abort(context.WithoutCancel(ctx), in.ObjectKey, in.UploadID)
 		}
 		return DatasetRecord{}, err
 	}
+	in = created
 	if upload == UploadResumable {
 		f, err := os.Create(d.partPath(in.ID))
 		if err != nil {
@@ -348,8 +357,27 @@ func (d *Datasets) Create(ctx context.Context, req DatasetCreate) (DatasetRecord
 	return d.record(ctx, in)
 }
 
+// reserve writes the new ingest's record. With a quota, the record is
+// written only if the tilesets plus the ingests under way plus this one
+// stay within it, as one step in the database (store.CreateIngestWithin):
+// creations at the same moment, on this node or others, cannot together
+// pass the quota. replaced is the size of the tileset the ingest replaces.
+func (d *Datasets) reserve(ctx context.Context, in store.Ingest, replaced int64) (store.Ingest, error) {
+	if d.opts.Quota <= 0 {
+		return d.db.CreateIngest(ctx, in)
+	}
+	tilesets := d.tilesetBytes()
+	created, used, err := d.db.CreateIngestWithin(ctx, in, tilesets-replaced, d.opts.Quota)
+	if errors.Is(err, store.ErrOverQuota) {
+		return store.Ingest{}, fmt.Errorf("%w: %d bytes are used of the quota of %d bytes; this ingest needs %d more",
+			ErrQuota, used+replaced, d.opts.Quota, in.Size-replaced)
+	}
+	return created, err
+}
+
 // checkQuota refuses adding bytes when the tilesets plus the ingests under
-// way plus them would pass the quota.
+// way plus them would pass the quota. It is the early check, before an
+// upload is begun in S3; reserve is the one that holds.
 func (d *Datasets) checkQuota(ctx context.Context, adding int64) error {
 	if d.opts.Quota <= 0 {
 		return nil
@@ -367,15 +395,20 @@ func (d *Datasets) checkQuota(ctx context.Context, adding int64) error {
 // Used is the storage counted against the quota: the files of the
 // tilesets plus the declared sizes of the ingests not yet completed.
 func (d *Datasets) Used(ctx context.Context) (int64, error) {
-	var used int64
-	for _, e := range d.cat.List() {
-		used += e.Size()
-	}
 	inFlight, err := d.db.IngestBytesInFlight(ctx, store.KindDataset)
 	if err != nil {
 		return 0, err
 	}
-	return used + inFlight, nil
+	return d.tilesetBytes() + inFlight, nil
+}
+
+// tilesetBytes is the size of the tilesets' files.
+func (d *Datasets) tilesetBytes() int64 {
+	var n int64
+	for _, e := range d.cat.List() {
+		n += e.Size()
+	}
+	return n
 }
 
 // Get returns an ingest; while a multipart upload is open it carries new
@@ -643,6 +676,14 @@ func (d *Datasets) Expire(ctx context.Context) ([]string, error) {
 	return out, nil
 }
 
+// Purge deletes the records of the ingests that finished (completed,
+// canceled, failed) longer than the retention ago, and returns their ids:
+// a GET of one answers 404 from then on.
+func (d *Datasets) Purge(ctx context.Context) ([]string, error) {
+	return purge(ctx, d.db, d.log, store.KindDataset, d.opts.Now().Add(-d.opts.Retention),
+		store.IngestCompleted, store.IngestCanceled, store.IngestFailed)
+}
+
 // work claims processing ingests nobody holds and processes them, one at
 // a time, until Close.
 func (d *Datasets) work() {
@@ -662,6 +703,9 @@ func (d *Datasets) work() {
 		case <-expire.C:
 			if _, err := d.Expire(d.ctx); err != nil && d.ctx.Err() == nil {
 				d.log.Error("expire dataset uploads", "err", err)
+			}
+			if _, err := d.Purge(d.ctx); err != nil && d.ctx.Err() == nil {
+				d.log.Error("purge finished dataset ingests", "err", err)
 			}
 		}
 	}

@@ -15,6 +15,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -661,4 +662,73 @@ func TestAdminIngestGeoTIFF(t *testing.T) {
 		t.Fatalf("tileset %q %q", e.Name, e.TileType())
 	}
 	checkRasterTiles(t, filepath.Join(svc.cat.Dir(), e.Tileset.Source), src, g)
+}
+
+// TestDatasetPurge: the records of finished dataset ingests (completed,
+// canceled, failed) are purged once they are older than the retention;
+// ingests under way, younger records and the admin API's ingests stay.
+func TestDatasetPurge(t *testing.T) {
+	dir := t.TempDir()
+	l, _ := localBlob(t, dir)
+	now := time.Now()
+	clock := func() time.Time { return now }
+	env := openDatasets(t, dir, l, DatasetOptions{Retention: 48 * time.Hour, Now: clock}, nil, false)
+	ctx := context.Background()
+	create := func(name string) DatasetRecord {
+		t.Helper()
+		rec, err := env.d.Create(ctx, DatasetCreate{Filename: name, Size: 100, UploadTypes: []string{UploadResumable}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rec
+	}
+	canceled, failed, completed, uploading := create("c.geojson"), create("f.geojson"), create("d.geojson"), create("u.geojson")
+	if _, err := env.d.Cancel(ctx, canceled.ID); err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []struct {
+		id, state string
+	}{{failed.ID, store.IngestFailed}, {completed.ID, store.IngestCompleted}} {
+		in, err := env.db.Ingest(ctx, s.id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		in.State = s.state
+		if _, err := env.db.UpdateIngest(ctx, in); err != nil {
+			t.Fatal(err)
+		}
+	}
+	admin, err := env.db.CreateIngest(ctx, store.Ingest{ID: "admin-done", DocumentID: "x", Filename: "a.mbtiles", Size: 1, State: store.IngestDone})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ids, err := env.d.Purge(ctx); err != nil || len(ids) != 0 {
+		t.Fatalf("purged young records: %v %v", ids, err)
+	}
+	now = now.Add(47 * time.Hour)
+	if ids, err := env.d.Purge(ctx); err != nil || len(ids) != 0 {
+		t.Fatalf("purged records within the retention: %v %v", ids, err)
+	}
+	now = now.Add(2 * time.Hour)
+	ids, err := env.d.Purge(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	slices.Sort(ids)
+	want := []string{canceled.ID, failed.ID, completed.ID}
+	slices.Sort(want)
+	if !slices.Equal(ids, want) {
+		t.Errorf("purged %v, want %v", ids, want)
+	}
+	for _, id := range want {
+		if _, err := env.d.Get(ctx, id); !errors.Is(err, ErrNotFound) {
+			t.Errorf("GET of purged %s: %v, want ErrNotFound", id, err)
+		}
+	}
+	if rec, err := env.d.Get(ctx, uploading.ID); err != nil || rec.State != store.IngestUpload {
+		t.Errorf("the upload under way: %+v %v", rec, err)
+	}
+	if _, err := env.db.Ingest(ctx, admin.ID); err != nil {
+		t.Errorf("the admin API's ingest: %v", err)
+	}
 }

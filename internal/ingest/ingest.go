@@ -7,6 +7,7 @@ package ingest
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -50,6 +51,11 @@ const MaxFilenameBytes = 255
 // removed.
 const DefaultExpiry = 24 * time.Hour
 
+// DefaultRetention is how long the record of a finished ingest (done,
+// failed; for dataset ingests completed, canceled, failed) is kept after
+// its last change before it is purged.
+const DefaultRetention = 30 * 24 * time.Hour
+
 // Options tune a Service.
 type Options struct {
 	// MaxSize is the largest accepted file, in bytes.
@@ -57,7 +63,10 @@ type Options struct {
 	// Expiry removes uploads (record and file) that received nothing for
 	// this long; DefaultExpiry when zero.
 	Expiry time.Duration
-	Logger *slog.Logger
+	// Retention purges the records of finished ingests (done, failed)
+	// this long after their last change; DefaultRetention when zero.
+	Retention time.Duration
+	Logger    *slog.Logger
 	// Now is the clock (time.Now when nil).
 	Now func() time.Time
 	// FeaturesDir, when set, keeps each GeoJSON upload there as
@@ -77,6 +86,7 @@ type Service struct {
 	dir     string // uploads directory
 	maxSize int64
 	expiry  time.Duration
+	keep    time.Duration // retention of finished records
 	now     func() time.Time
 	log     *slog.Logger
 	// features keeps the GeoJSON uploads ("" = not kept).
@@ -95,8 +105,8 @@ func New(ctx context.Context, db *store.DB, cat *catalog.Catalog, dir string, op
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("make uploads directory: %w", err)
 	}
-	s := &Service{db: db, cat: cat, dir: dir, maxSize: opts.MaxSize, expiry: opts.Expiry, now: opts.Now, log: opts.Logger, features: opts.FeaturesDir,
-		node: uuid.NewString(), lease: opts.Lease}
+	s := &Service{db: db, cat: cat, dir: dir, maxSize: opts.MaxSize, expiry: opts.Expiry, keep: cmp.Or(opts.Retention, DefaultRetention),
+		now: opts.Now, log: opts.Logger, features: opts.FeaturesDir, node: uuid.NewString(), lease: opts.Lease}
 	if s.lease <= 0 {
 		s.lease = DefaultLease
 	}
@@ -403,13 +413,33 @@ func (s *Service) Expire(ctx context.Context) ([]string, error) {
 	return removed, nil
 }
 
-// RunExpiry calls Expire now and then every interval until ctx ends.
+// Purge deletes the records of the ingests that finished (done, failed)
+// longer than the retention ago, and returns their ids.
+func (s *Service) Purge(ctx context.Context) ([]string, error) {
+	return purge(ctx, s.db, s.log, store.KindTileset, s.now().Add(-s.keep), store.IngestDone, store.IngestFailed)
+}
+
+// purge deletes the records of a kind's ingests in the given final states
+// last changed before cutoff.
+func purge(ctx context.Context, db *store.DB, log *slog.Logger, kind string, cutoff time.Time, states ...string) ([]string, error) {
+	ids, err := db.PurgeIngests(ctx, kind, states, cutoff.UTC().Format(time.RFC3339Nano))
+	if len(ids) > 0 {
+		log.Info("purged the records of finished ingests", "kind", kind, "count", len(ids), "changed_before", cutoff.UTC())
+	}
+	return ids, err
+}
+
+// RunExpiry calls Expire and Purge now and then every interval until ctx
+// ends.
 func (s *Service) RunExpiry(ctx context.Context, interval time.Duration) {
 	t := time.NewTicker(interval)
 	defer t.Stop()
 	for {
 		if _, err := s.Expire(ctx); err != nil && ctx.Err() == nil {
 			s.log.Error("expire uploads", "err", err)
+		}
+		if _, err := s.Purge(ctx); err != nil && ctx.Err() == nil {
+			s.log.Error("purge finished ingests", "err", err)
 		}
 		select {
 		case <-ctx.Done():

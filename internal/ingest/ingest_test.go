@@ -4,11 +4,14 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/tesseramaps/tessera/internal/catalog"
 	"github.com/tesseramaps/tessera/internal/store"
@@ -160,5 +163,39 @@ func TestStaleTemporaryFilesRemoved(t *testing.T) {
 	}
 	if _, err := os.Stat(stale); !os.IsNotExist(err) {
 		t.Error("a crash's temporary file survived the start")
+	}
+}
+
+// TestPurge: the admin API's finished ingests (done, failed) are purged
+// after the retention; an upload under way and dataset ingests stay.
+func TestPurge(t *testing.T) {
+	ctx := context.Background()
+	svc, _, _ := newService(t, 1<<20)
+	now := time.Now()
+	svc.now, svc.keep = func() time.Time { return now }, time.Hour
+	var ids []string
+	for i, st := range []string{store.IngestDone, store.IngestFailed, store.IngestUpload, store.IngestDone} {
+		in := store.Ingest{ID: fmt.Sprintf("i%d", i), DocumentID: "d", Filename: "a.mbtiles", Size: 1, State: st}
+		if i == 3 {
+			in.Kind = store.KindDataset
+		}
+		if _, err := svc.db.CreateIngest(ctx, in); err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, in.ID)
+	}
+	if got, err := svc.Purge(ctx); err != nil || len(got) != 0 {
+		t.Fatalf("purged young records: %v %v", got, err)
+	}
+	now = now.Add(61 * time.Minute)
+	got, err := svc.Purge(ctx)
+	slices.Sort(got)
+	if err != nil || !slices.Equal(got, ids[:2]) {
+		t.Fatalf("purged %v %v, want %v", got, err, ids[:2])
+	}
+	for _, id := range ids[2:] {
+		if _, err := svc.db.Ingest(ctx, id); err != nil {
+			t.Errorf("%s: %v", id, err)
+		}
 	}
 }

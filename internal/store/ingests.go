@@ -95,6 +95,63 @@ func (s *DB) CreateIngest(ctx context.Context, in Ingest) (Ingest, error) {
 	return in, nil
 }
 
+// ErrOverQuota is wrapped by CreateIngestWithin when the session would pass
+// its bound.
+var ErrOverQuota = errors.New("over quota")
+
+// quotaLock is the PostgreSQL advisory lock key that makes the quota
+// check and the insert of CreateIngestWithin one step across nodes.
+const quotaLock = 0x7e55e7b
+
+// CreateIngestWithin inserts a new session only if others (bytes counted
+// outside the ingests table, say the tilesets' files) plus the declared
+// sizes of the sessions of its kind uploading or processing plus its own
+// size stay within limit; otherwise it fails with ErrOverQuota and the
+// bytes used. The check and the insert are one step for every connection,
+// process and node: on PostgreSQL the transaction first takes an advisory
+// lock, so that a second creation waits and then sees the first one's row
+// (READ COMMITTED takes a new snapshot per statement); on SQLite the
+// insert is one INSERT ... SELECT ... WHERE, which SQLite runs under its
+// write lock.
+func (s *DB) CreateIngestWithin(ctx context.Context, in Ingest, others, limit int64) (Ingest, int64, error) {
+	in.Created, in.Changed = now(), now()
+	if in.Kind == "" {
+		in.Kind = KindTileset
+	}
+	var used int64
+	inserted := false
+	inFlight := `(SELECT COALESCE(SUM(size), 0) FROM ingests WHERE kind = ? AND state IN (?, ?))`
+	err := s.inTx(ctx, func(tx *Tx) error {
+		if s.dialect == Postgres {
+			if _, err := tx.exec(ctx, `SELECT pg_advisory_xact_lock(?)`, quotaLock); err != nil {
+				return err
+			}
+		}
+		res, err := tx.exec(ctx, `INSERT INTO ingests (`+ingestCols+`) SELECT ?, ?, ?, CAST(? AS BIGINT), ?, ?, ?, ?, ?, ?, `+
+			`CAST(? AS DOUBLE PRECISION), ?, ?, ?, CAST(? AS BIGINT), ?, ?, ? WHERE CAST(? AS BIGINT) + `+inFlight+` <= CAST(? AS BIGINT)`,
+			in.ID, in.DocumentID, in.Filename, in.Size, in.State, encodeErrors(in.Errors), in.TilesetID, in.Created, in.Changed,
+			in.Kind, in.Progress, in.UploadType, in.UploadID, in.ObjectKey, in.PartSize, in.OutputType, in.LeaseOwner, in.LeaseUntil,
+			others+in.Size, in.Kind, IngestUpload, IngestProcessing, limit)
+		if err != nil {
+			return err
+		}
+		if n, err := res.RowsAffected(); err != nil {
+			return err
+		} else if n == 1 {
+			inserted = true
+			return nil
+		}
+		return tx.queryRow(ctx, `SELECT `+inFlight, in.Kind, IngestUpload, IngestProcessing).Scan(&used)
+	})
+	if err != nil {
+		return Ingest{}, 0, fmt.Errorf("create ingest: %w", err)
+	}
+	if !inserted {
+		return Ingest{}, others + used, fmt.Errorf("create ingest: %w", ErrOverQuota)
+	}
+	return in, 0, nil
+}
+
 // Ingest returns the session with the given id.
 func (s *DB) Ingest(ctx context.Context, id string) (Ingest, error) {
 	in, err := scanIngest(s.queryRow(ctx, `SELECT `+ingestCols+` FROM ingests WHERE id = ?`, id))
@@ -279,4 +336,35 @@ func (s *DB) DeleteIngest(ctx context.Context, id string) error {
 		return fmt.Errorf("ingest %s: %w", id, ErrNotFound)
 	}
 	return nil
+}
+
+// PurgeIngests deletes the records of the sessions of a kind that are in
+// one of the final states given and last changed before before (RFC 3339,
+// UTC), and returns their ids.
+func (s *DB) PurgeIngests(ctx context.Context, kind string, states []string, before string) ([]string, error) {
+	if len(states) == 0 {
+		return nil, nil
+	}
+	args := []any{kind, before}
+	for _, st := range states {
+		args = append(args, st)
+	}
+	rows, err := s.query(ctx, `DELETE FROM ingests WHERE kind = ? AND changed < ? AND state IN (?`+
+		strings.Repeat(", ?", len(states)-1)+`) RETURNING id`, args...)
+	if err != nil {
+		return nil, fmt.Errorf("purge ingests: %w", err)
+	}
+	defer rows.Close()
+	var ids []string
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return nil, fmt.Errorf("purge ingests: %w", err)
+		}
+		ids = append(ids, id)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("purge ingests: %w", err)
+	}
+	return ids, nil
 }

@@ -118,6 +118,16 @@ var migrations = []string{
 	// The reads by token: only the rows with a token (few), whatever the
 	// number of keys.
 	`CREATE INDEX usage_counts_grp_token ON usage_counts (grp, token_id, day, value)`,
+	// The counts of each key and token by group and month, one column per
+	// day of the month (d01..d31), summed over services and written in the
+	// same transaction as usage_counts: the analytics' reads by key or
+	// token read one row per key and month instead of one per key and day.
+	usageItemMonthsTable,
+	usageItemMonthsBackfill,
+	// ... which makes these two indexes (the reads by key and by token)
+	// dead weight on every flush.
+	`DROP INDEX usage_counts_grp`,
+	`DROP INDEX usage_counts_grp_token`,
 }
 
 // migrationLock is the PostgreSQL advisory lock key that makes one node at

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"sync"
@@ -15,11 +16,7 @@ func TestUsageCounts(t *testing.T) { pgtest.EachDatabase(t, testUsageCounts) }
 
 func testUsageCounts(t *testing.T, dsn string) {
 	ctx := context.Background()
-	db, err := Open(ctx, dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := mustOpen(t, dsn)
 
 	if d, err := db.FirstUsageDay(ctx); err != nil || d != "" {
 		t.Fatalf("FirstUsageDay of an empty database = %q, %v", d, err)
@@ -71,16 +68,7 @@ func testUsageCounts(t *testing.T, dsn string) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			sums, err := db.UsageSums(ctx, tc.by, tc.since, tc.until, tc.group)
-			if err != nil {
-				t.Fatal(err)
-			}
-			var got []string
-			for _, s := range sums {
-				got = append(got, fmt.Sprintf("%s %s %s %d", s.Day, s.Group, s.Item, s.Value))
-			}
-			slices.Sort(got)
-			if !slices.Equal(got, tc.want) {
+			if got := sumLines(t, db, tc.by, tc.since, tc.until, tc.group); !slices.Equal(got, tc.want) {
 				t.Errorf("got %q\nwant %q", got, tc.want)
 			}
 		})
@@ -155,11 +143,7 @@ func TestUsageLabels(t *testing.T) { pgtest.EachDatabase(t, testUsageLabels) }
 
 func testUsageLabels(t *testing.T, dsn string) {
 	ctx := context.Background()
-	db, err := Open(ctx, dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := mustOpen(t, dsn)
 	for _, q := range []string{
 		`INSERT INTO api_keys (id, token, name, description, created, changed, seq) VALUES ('k1', 'tok1', 'Website', 'the public site', 'c', 'c', 1)`,
 		`INSERT INTO api_keys (id, token, name, description, created, changed, seq) VALUES ('k2', 'tok2', 'App', NULL, 'c', 'c', 2)`,
@@ -196,4 +180,106 @@ func TestPlaceholderRows(t *testing.T) {
 	if got := placeholderRows(1, 1); got != "(?)" {
 		t.Errorf("placeholderRows(1, 1) = %q", got)
 	}
+}
+
+// TestUsageItemMonths: the sums by key and by token (read from
+// usage_item_months) equal the raw counts of usage_counts summed by day,
+// group and item, for counts over several services, groups and months
+// written in many flushes, some spanning two days and a month's end; and
+// the migration's backfill of usage_item_months from usage_counts gives
+// the same sums.
+func TestUsageItemMonths(t *testing.T) { pgtest.EachDatabase(t, testUsageItemMonths) }
+
+func testUsageItemMonths(t *testing.T, dsn string) {
+	ctx := context.Background()
+	db := mustOpen(t, dsn)
+	rng := rand.New(rand.NewPCG(1, 2))
+	days := []string{"2026-01-31", "2026-02-01", "2026-02-28", "2026-03-01", "2026-03-15", "2026-03-31", "2026-04-01"}
+	services := []string{"tiles", "maps", "static", "account"}
+	groups := []string{"request", "session", "export"}
+	for f := range 40 {
+		// A flush holds one day, or two around midnight.
+		first := rng.IntN(len(days))
+		last := min(first+f%2, len(days)-1)
+		var batch []UsageCount
+		for range 30 {
+			c := UsageCount{Day: days[first+rng.IntN(last-first+1)], Service: services[rng.IntN(len(services))],
+				Group: groups[rng.IntN(len(groups))], Value: int64(rng.IntN(1000) + 1)}
+			switch rng.IntN(3) {
+			case 0:
+				c.KeyID = fmt.Sprintf("k%d", rng.IntN(12))
+			case 1:
+				c.TokenID = fmt.Sprintf("t%d", rng.IntN(3))
+			}
+			batch = append(batch, c)
+		}
+		if err := db.AddUsage(ctx, batch); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// raw sums usage_counts by day, group and the item column col.
+	raw := func(col, since, until, group string) []string {
+		q := `SELECT day, grp, ` + col + `, SUM(value) FROM usage_counts WHERE ` + col + ` <> '' AND day >= ? AND day <= ?`
+		args := []any{since, until}
+		if group != "" {
+			q += ` AND grp = ?`
+			args = append(args, group)
+		}
+		rows, err := db.query(ctx, q+` GROUP BY day, grp, `+col, args...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rows.Close()
+		var out []string
+		for rows.Next() {
+			var day, grp, item string
+			var v int64
+			if err := rows.Scan(&day, &grp, &item, &v); err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, fmt.Sprintf("%s %s %s %d", day, grp, item, v))
+		}
+		slices.Sort(out)
+		return out
+	}
+	check := func(stage string) {
+		t.Helper()
+		for _, r := range []struct{ since, until, group string }{
+			{"2026-01-01", "2026-12-31", ""}, {"2026-02-01", "2026-03-15", "request"}, {"2026-01-31", "2026-02-01", "session"},
+			{"2026-03-02", "2026-03-30", "export"}, {"2026-03-31", "2026-03-31", ""}, {"2026-05-01", "2026-05-31", ""},
+		} {
+			for _, by := range []struct {
+				by  UsageItem
+				col string
+			}{{ByKey, "key_id"}, {ByToken, "token_id"}} {
+				got := sumLines(t, db, by.by, r.since, r.until, r.group)
+				if want := raw(by.col, r.since, r.until, r.group); !slices.Equal(got, want) {
+					t.Errorf("%s: %s %s..%s %q:\ngot  %q\nwant %q", stage, by.col, r.since, r.until, r.group, got, want)
+				}
+			}
+		}
+	}
+	check("flushed")
+	if _, err := db.exec(ctx, `DELETE FROM usage_item_months`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.exec(ctx, usageItemMonthsBackfill); err != nil {
+		t.Fatal(err)
+	}
+	check("backfilled")
+}
+
+// sumLines returns db.UsageSums as sorted lines "day group item value".
+func sumLines(t *testing.T, db *DB, by UsageItem, since, until, group string) []string {
+	t.Helper()
+	sums, err := db.UsageSums(context.Background(), by, since, until, group)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, s := range sums {
+		out = append(out, fmt.Sprintf("%s %s %s %d", s.Day, s.Group, s.Item, s.Value))
+	}
+	slices.Sort(out)
+	return out
 }

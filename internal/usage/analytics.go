@@ -222,8 +222,14 @@ func (a *Analytics) collect(ctx context.Context, q Query, top bool) (span, []*se
 	type gi struct{ group, item string }
 	byItem := map[gi]*series{}
 	var out []*series
+	lastDay, lastIndex, lastOK := "", 0, false
 	add := func(s store.UsageSum) {
-		i, ok := index[s.Day]
+		// Sums come day by day: look the day up once per run.
+		if s.Day != lastDay {
+			lastDay = s.Day
+			lastIndex, lastOK = index[s.Day]
+		}
+		i, ok := lastIndex, lastOK
 		if !ok {
 			return
 		}

@@ -346,3 +346,40 @@ func FuzzQuery(f *testing.F) {
 		}
 	})
 }
+
+// TestCSVFormulaCells: text cells that a spreadsheet would run as a formula
+// (a key named "=HYPERLINK(...)", "+1", "-2", "@SUM", a leading tab or
+// carriage return) get a leading apostrophe; others are written as they are.
+func TestCSVFormulaCells(t *testing.T) {
+	names := map[string]string{
+		`=HYPERLINK("http://evil.example","x")`: `"'=HYPERLINK(""http://evil.example"",""x"")"`,
+		"+1+2":                                  "'+1+2",
+		"-2":                                    "'-2",
+		"@SUM(A1)":                              "'@SUM(A1)",
+		"\tcmd":                                 "'\tcmd",
+		"\r=cmd":                                "\"'\r=cmd\"",
+		"Website =":                             "Website =",
+		"a-b":                                   "a-b",
+		"":                                      "",
+	}
+	for name, want := range names {
+		tl := Timeline{Datasets: []Dataset{{GroupID: GroupRequest, ItemID: "k1", Data: []Point{{Date: "2026-11-28", Value: 3}}}},
+			Legend: []LegendItem{{ItemID: "k1", Label: name}}}
+		var buf bytes.Buffer
+		if err := WriteTimelineCSV(&buf, tl); err != nil {
+			t.Fatal(err)
+		}
+		if got, w := buf.String(), "group_id,item_id,label,date,value\nrequest,k1,"+want+",2026-11-28,3\n"; got != w {
+			t.Errorf("timeline, label %q:\ngot  %q\nwant %q", name, got, w)
+		}
+		top := Top{Datasets: []TopDataset{{GroupID: GroupRequest, Data: []TopItem{{ItemID: "-k1", Value: 3}}}},
+			Legend: []LegendItem{{ItemID: "-k1", Label: name}}}
+		buf.Reset()
+		if err := WriteTopCSV(&buf, top); err != nil {
+			t.Fatal(err)
+		}
+		if got, w := buf.String(), "group_id,item_id,label,value\nrequest,'-k1,"+want+",3\n"; got != w {
+			t.Errorf("top, label %q:\ngot  %q\nwant %q", name, got, w)
+		}
+	}
+}

@@ -150,14 +150,29 @@ func (c *dayCache) put(by store.UsageItem, group string, from, to time.Time, sum
 		c.days[k] = []store.UsageSum{}
 	}
 	c.n += len(sums)
-	for _, s := range sums {
+	// The sums come grouped by day (see store.DB.UsageSums): the day's
+	// list is looked up once per run of one day.
+	var (
+		k    cacheKey
+		list []store.UsageSum
+	)
+	for i, s := range sums {
 		if id, ok := c.items[s.Item]; ok {
 			s.Item = id
 		} else {
 			c.items[s.Item] = s.Item
 		}
-		k := cacheKey{by, s.Group, s.Day}
-		c.days[k] = append(c.days[k], s)
+		if i == 0 || s.Group != k.group || s.Day != k.day {
+			if i > 0 {
+				c.days[k] = list
+			}
+			k = cacheKey{by, s.Group, s.Day}
+			list = c.days[k]
+		}
+		list = append(list, s)
+	}
+	if len(sums) > 0 {
+		c.days[k] = list
 	}
 	return true
 }

@@ -48,7 +48,8 @@ func (s *Server) openDatasets(ctx context.Context) (*ingest.Datasets, error) {
 		bs = local
 	}
 	d, err := ingest.NewDatasets(ctx, s.db, s.Catalog, filepath.Join(s.cfg.DataDir, UploadsDir, DatasetUploadsDir), ingest.DatasetOptions{
-		MaxSize: s.cfg.MaxUploadMB << 20, Quota: s.cfg.StorageQuotaMB << 20, Blob: bs, Expiry: s.cfg.UploadExpiry, Lease: s.cfg.IngestLease, Logger: s.log,
+		MaxSize: s.cfg.MaxUploadMB << 20, Quota: s.cfg.StorageQuotaMB << 20, Blob: bs, Expiry: s.cfg.UploadExpiry, Lease: s.cfg.IngestLease,
+		Retention: s.cfg.IngestRetention, Logger: s.log,
 		FeaturesDir: filepath.Join(s.cfg.DataDir, DatasetsDir),
 		ImagesDir:   filepath.Join(s.cfg.DataDir, ImagesDir),
 	})

@@ -2,6 +2,7 @@ package server
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"image"
 	"image/color"
@@ -13,7 +14,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -22,6 +25,7 @@ import (
 	"github.com/tesseramaps/tessera/internal/config"
 	"github.com/tesseramaps/tessera/internal/fixtures"
 	"github.com/tesseramaps/tessera/internal/httpapi/account"
+	"github.com/tesseramaps/tessera/internal/pgtest"
 )
 
 // datasetImage is the source picture of the dataset tests: 4x4-pixel
@@ -341,5 +345,81 @@ func TestDatasetIngestLocal(t *testing.T) {
 	}
 	if r := e.account("GET", "/datasets/ingest/7f0c3c5e-8a37-4bde-9a51-5b0b4f8f1f00", secret, nil); r.status != 404 {
 		t.Errorf("unknown ingest: %d", r.status)
+	}
+}
+
+// TestDatasetQuotaRace starts many dataset ingest creations at once against
+// a storage quota that admits exactly N of them: exactly N are created and
+// the others answer 403, on SQLite (one server) and on PostgreSQL (two
+// nodes sharing the database, the creations spread over both).
+func TestDatasetQuotaRace(t *testing.T) {
+	const creations, size = 24, 1 << 20
+	quota := func(c *config.Config) { c.StorageQuotaMB = 10 }
+	t.Run("sqlite", func(t *testing.T) {
+		testQuotaRace(t, []*testEnv{newEnv(t, quota)}, creations, size)
+	})
+	t.Run("postgres", func(t *testing.T) {
+		dsn := pgtest.URL(t)
+		testQuotaRace(t, []*testEnv{newNode(t, dsn, quota), newNode(t, dsn, quota)}, creations, size)
+	})
+}
+
+func testQuotaRace(t *testing.T, nodes []*testEnv, creations int, size int64) {
+	ctx := context.Background()
+	secret := nodes[0].serviceToken("racer")
+	used, err := nodes[0].srv.datasets.Used(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range nodes[1:] {
+		if u, err := n.srv.datasets.Used(ctx); err != nil || u != used {
+			t.Fatalf("the nodes count %d and %d bytes (%v): the test needs the same tilesets on each", used, u, err)
+		}
+	}
+	admits := int((10<<20 - used) / size)
+	if admits < 1 || admits >= creations {
+		t.Fatalf("the quota admits %d of %d creations (%d bytes used): not a race", admits, creations, used)
+	}
+	body := fmt.Sprintf(`{"filename":"race.geojson","size":%d,"supported_upload_types":["resumable"]}`, size)
+	start := make(chan struct{})
+	statuses := make(chan string, creations)
+	var wg sync.WaitGroup
+	for i := range creations {
+		n := nodes[i%len(nodes)]
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-start
+			req, _ := http.NewRequest("POST", n.http.URL+"/v1/datasets/ingest", strings.NewReader(body))
+			req.Header.Set("Authorization", "Token "+secret)
+			req.Header.Set("Content-Type", "application/json")
+			res, err := http.DefaultClient.Do(req)
+			if err != nil {
+				statuses <- err.Error()
+				return
+			}
+			defer res.Body.Close()
+			b, _ := io.ReadAll(res.Body)
+			if res.StatusCode == 403 && !isMessage(b) {
+				statuses <- fmt.Sprintf("403 without a message: %s", b)
+				return
+			}
+			statuses <- strconv.Itoa(res.StatusCode)
+		}()
+	}
+	close(start)
+	wg.Wait()
+	close(statuses)
+	count := map[string]int{}
+	for s := range statuses {
+		count[s]++
+	}
+	if count["200"] != admits || count["403"] != creations-admits || len(count) != 2 {
+		t.Errorf("answers %v, want %d x 200 and %d x 403", count, admits, creations-admits)
+	}
+	for _, n := range nodes {
+		if u, err := n.srv.datasets.Used(ctx); err != nil || u > 10<<20 {
+			t.Errorf("after the race %d bytes are used of %d (%v)", u, 10<<20, err)
+		}
 	}
 }
