@@ -2,7 +2,10 @@ package basisu
 
 import (
 	"math"
+	"runtime"
 	"sort"
+	"sync"
+	"sync/atomic"
 )
 
 // intenTables are the ETC1 intensity modifier tables, indexed by the table
@@ -139,19 +142,17 @@ func bestEndpoint(b *block) endpoint {
 			t2 = t
 		}
 	}
+	// The mean's colour, one step along each axis, and one step of grey.
+	steps := [...][3]int32{{0, 0, 0}, {-1, 0, 0}, {1, 0, 0}, {0, -1, 0}, {0, 1, 0}, {0, 0, -1}, {0, 0, 1}, {-1, -1, -1}, {1, 1, 1}}
 	for _, t := range []int{t1, t2} {
-		for dr := int32(-1); dr <= 1; dr++ {
-			for dg := int32(-1); dg <= 1; dg++ {
-				for db := int32(-1); db <= 1; db++ {
-					r, g, bl := q[0]+dr, q[1]+dg, q[2]+db
-					if r < 0 || g < 0 || bl < 0 || r > 31 || g > 31 || bl > 31 {
-						continue
-					}
-					e := endpoint{c: [3]uint8{uint8(r), uint8(g), uint8(bl)}, t: uint8(t)}
-					if _, err := bestSelectors(b, e); err < bestErr {
-						best, bestErr = e, err
-					}
-				}
+		for _, d := range steps {
+			r, g, bl := q[0]+d[0], q[1]+d[1], q[2]+d[2]
+			if r < 0 || g < 0 || bl < 0 || r > 31 || g > 31 || bl > 31 {
+				continue
+			}
+			e := endpoint{c: [3]uint8{uint8(r), uint8(g), uint8(bl)}, t: uint8(t)}
+			if _, err := bestSelectors(b, e); err < bestErr {
+				best, bestErr = e, err
 			}
 		}
 	}
@@ -231,15 +232,15 @@ func kmeans(points [][]float64, weights []float64, k, iters int, seeds [][]float
 	}
 	assign := make([]int, len(points))
 	for it := 0; it < iters; it++ {
-		for i, p := range points {
+		parallel(len(points), func(i int) {
 			best, bd := 0, math.Inf(1)
 			for j, c := range cents {
-				if d := dist(p, c); d < bd {
+				if d := dist(points[i], c); d < bd {
 					best, bd = j, d
 				}
 			}
 			assign[i] = best
-		}
+		})
 		sums := make([][]float64, len(cents))
 		tot := make([]float64, len(cents))
 		for j := range sums {
@@ -278,22 +279,25 @@ type codebooks struct {
 // quantize builds the codebooks for blocks, with at most maxEP endpoints
 // and maxSel selectors.
 func quantize(blocks []block, maxEP, maxSel int) codebooks {
-	// Each block's own best endpoint; flat blocks of one colour share the
-	// search.
-	best := make([]endpoint, len(blocks))
-	flatCache := map[[3]uint8]endpoint{}
+	// Each block's own best endpoint, searched once per distinct block (a
+	// map repeats its flat areas, road and label patterns), on every core.
+	uniq := map[block]int{}
+	var distinct []int // a block of each content
+	owner := make([]int, len(blocks))
 	for i := range blocks {
-		b := &blocks[i]
-		if b.flat() {
-			e, ok := flatCache[b[0]]
-			if !ok {
-				e = bestEndpoint(b)
-				flatCache[b[0]] = e
-			}
-			best[i] = e
-			continue
+		j, ok := uniq[blocks[i]]
+		if !ok {
+			j = len(distinct)
+			uniq[blocks[i]] = j
+			distinct = append(distinct, i)
 		}
-		best[i] = bestEndpoint(b)
+		owner[i] = j
+	}
+	found := make([]endpoint, len(distinct))
+	parallel(len(distinct), func(j int) { found[j] = bestEndpoint(&blocks[distinct[j]]) })
+	best := make([]endpoint, len(blocks))
+	for i := range blocks {
+		best[i] = found[owner[i]]
 	}
 	epCount := map[uint32]int{}
 	for _, e := range best {
@@ -329,18 +333,18 @@ func quantize(blocks []block, maxEP, maxSel int) codebooks {
 	for i, e := range eps {
 		epByKey[e.key()] = i
 	}
-	for i := range blocks {
+	parallel(len(blocks), func(i int) {
 		if j, ok := epByKey[best[i].key()]; ok {
 			epIndex[i] = j
-			continue
+			return
 		}
 		epIndex[i] = nearestEndpoint(&blocks[i], best[i], eps)
-	}
+	})
 	// Selectors: each block's best under its endpoint, clustered.
 	ideal := make([]selector, len(blocks))
 	selCount := map[uint32]int{}
+	parallel(len(blocks), func(i int) { ideal[i], _ = bestSelectors(&blocks[i], eps[epIndex[i]]) })
 	for i := range blocks {
-		ideal[i], _ = bestSelectors(&blocks[i], eps[epIndex[i]])
 		selCount[ideal[i].key()]++
 	}
 	var sels []selector
@@ -393,10 +397,10 @@ func quantize(blocks []block, maxEP, maxSel int) codebooks {
 		selByKey[s.key()] = i
 	}
 	selIndex := make([]int, len(blocks))
-	for i := range blocks {
+	parallel(len(blocks), func(i int) {
 		if j, ok := selByKey[ideal[i].key()]; ok {
 			selIndex[i] = j
-			continue
+			return
 		}
 		errs := selErrors(&blocks[i], eps[epIndex[i]])
 		bj, be := 0, int32(math.MaxInt32)
@@ -410,8 +414,36 @@ func quantize(blocks []block, maxEP, maxSel int) codebooks {
 			}
 		}
 		selIndex[i] = bj
-	}
+	})
 	return compact(codebooks{endpoints: eps, selectors: sels, epIndex: epIndex, selIndex: selIndex})
+}
+
+// parallel calls f(0..n-1) on every core, in chunks.
+func parallel(n int, f func(i int)) {
+	workers := min(runtime.GOMAXPROCS(0), (n+255)/256)
+	if workers <= 1 {
+		for i := 0; i < n; i++ {
+			f(i)
+		}
+		return
+	}
+	var wg sync.WaitGroup
+	var next atomic.Int64
+	const chunk = 256
+	for w := 0; w < workers; w++ {
+		wg.Go(func() {
+			for {
+				start := int(next.Add(chunk)) - chunk
+				if start >= n {
+					return
+				}
+				for i := start; i < min(n, start+chunk); i++ {
+					f(i)
+				}
+			}
+		})
+	}
+	wg.Wait()
 }
 
 // endpointNear rounds a point of endpoint space to the nearest endpoint.

@@ -45,41 +45,70 @@ type op struct {
 // bw by bh) into the slice's symbols. nEP and nSel are the codebook sizes.
 func sliceOps(ep, sel []int, bw, bh, nEP, nSel int) []op {
 	at := func(x, y int) int { return ep[y*bw+x] }
-	pred := func(x, y int) int {
+	valid := func(x, y, p int) bool {
 		e := at(x, y)
-		switch {
-		case x > 0 && at(x-1, y) == e:
-			return predLeft
-		case y > 0 && at(x, y-1) == e:
-			return predUp
-		case x > 0 && y > 0 && at(x-1, y-1) == e:
-			return predUpLeft
+		switch p {
+		case predLeft:
+			return x > 0 && at(x-1, y) == e
+		case predUp:
+			return y > 0 && at(x, y-1) == e
+		case predUpLeft:
+			return x > 0 && y > 0 && at(x-1, y-1) == e
+		}
+		return true
+	}
+	best := func(x, y int) int {
+		for p := predLeft; p < predDelta; p++ {
+			if valid(x, y, p) {
+				return p
+			}
 		}
 		return predDelta
 	}
 	// The 2x2 group predictor symbols, in the order the decoder reads them
-	// (at the even block of each even row).
-	var ops []op
-	prevSym, run := 0, 0
-	groupSym := func(x, y int) int {
-		s := pred(x, y)
-		if x+1 < bw {
-			s |= pred(x+1, y) << 2
-		}
-		if y+1 < bh {
-			s |= pred(x, y+1) << 4
-			if x+1 < bw {
-				s |= pred(x+1, y+1) << 6
-			}
-		}
-		return s
-	}
+	// (at the even block of each even row). A group repeats the previous
+	// group's symbol when that symbol holds for its blocks (and sends no
+	// delta a reuse could spare), which makes long runs of flat areas;
+	// otherwise each block takes the first predictor that holds of left,
+	// up, up-left, else a delta.
+	members := [4][2]int{{0, 0}, {1, 0}, {0, 1}, {1, 1}}
+	preds := make([]int, bw*bh)
 	var groups []int
+	last := 0
 	for y := 0; y < bh; y += 2 {
 		for x := 0; x < bw; x += 2 {
-			groups = append(groups, groupSym(x, y))
+			keep := true
+			for k, m := range members {
+				bx, by := x+m[0], y+m[1]
+				if bx >= bw || by >= bh {
+					continue
+				}
+				p := last >> (2 * k) & 3
+				if !valid(bx, by, p) || (p == predDelta && best(bx, by) != predDelta) {
+					keep = false
+					break
+				}
+			}
+			sym := last
+			if !keep {
+				sym = 0
+				for k, m := range members {
+					if bx, by := x+m[0], y+m[1]; bx < bw && by < bh {
+						sym |= best(bx, by) << (2 * k)
+					}
+				}
+			}
+			for k, m := range members {
+				if bx, by := x+m[0], y+m[1]; bx < bw && by < bh {
+					preds[by*bw+bx] = sym >> (2 * k) & 3
+				}
+			}
+			groups = append(groups, sym)
+			last = sym
 		}
 	}
+	var ops []op
+	prevSym, run := 0, 0
 	// groupOps[i] is what to write at group i: a symbol, a run, or nothing
 	// (inside a run).
 	groupOps := make([][]op, len(groups))
@@ -138,7 +167,7 @@ func sliceOps(ep, sel []int, bw, bh, nEP, nSel int) []op {
 				g++
 			}
 			e := at(x, y)
-			if pred(x, y) == predDelta {
+			if preds[y*bw+x] == predDelta {
 				ops = append(ops, op{model: modelDeltaEndpoint, sym: (e - prevEP + nEP) % nEP})
 			}
 			prevEP = e
