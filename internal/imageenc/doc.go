@@ -1,4 +1,5 @@
-// Package imageenc encodes rendered images as PNG, JPEG or WebP.
+// Package imageenc encodes rendered images as PNG, JPEG, WebP or basis
+// (KTX 2.0 with Basis Universal ETC1S supercompression, by package basisu).
 //
 // Rendered images arrive as premultiplied RGBA (*image.RGBA) or straight
 // RGBA (*image.NRGBA). PNG is written by the package's own writer over a fast

@@ -12,6 +12,8 @@ import (
 	"sync"
 
 	"github.com/gen2brain/webp"
+
+	"github.com/tesseramaps/tessera/internal/basisu"
 )
 
 // Format is an output image format.
@@ -22,10 +24,14 @@ const (
 	PNG  Format = "png"
 	JPEG Format = "jpg"
 	WebP Format = "webp"
+	// Basis is KTX 2.0 with Basis Universal ETC1S supercompression, a GPU
+	// texture format (raster map tiles only).
+	Basis Format = "basis"
 )
 
 // ParseFormat reads a format name as used in URLs and flags: png, jpg (or
-// jpeg) and webp, in any case.
+// jpeg), webp and basis, in any case. Where basis is not served (static
+// maps), the caller refuses it.
 func ParseFormat(s string) (Format, error) {
 	switch strings.ToLower(s) {
 	case "png":
@@ -34,8 +40,10 @@ func ParseFormat(s string) (Format, error) {
 		return JPEG, nil
 	case "webp":
 		return WebP, nil
+	case "basis":
+		return Basis, nil
 	}
-	return "", fmt.Errorf("unknown image format %q (use png, jpg or webp)", s)
+	return "", fmt.Errorf("unknown image format %q (use png, jpg, webp or basis)", s)
 }
 
 // MediaType returns the format's media type.
@@ -45,6 +53,8 @@ func (f Format) MediaType() string {
 		return "image/jpeg"
 	case WebP:
 		return "image/webp"
+	case Basis:
+		return basisu.MediaType
 	}
 	return "image/png"
 }
@@ -91,6 +101,11 @@ func Encode(w io.Writer, img image.Image, opt Options) error {
 		o := webp.Options{Quality: q, Lossless: opt.Lossless || q == 100, Method: 2}
 		if err := webp.Encode(w, straight(img), o); err != nil {
 			return fmt.Errorf("encode webp: %w", err)
+		}
+		return nil
+	case Basis:
+		if err := basisu.Encode(w, img, basisu.Options{}); err != nil {
+			return fmt.Errorf("encode basis: %w", err)
 		}
 		return nil
 	}

@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/tesseramaps/tessera/internal/basisu"
 	"github.com/tesseramaps/tessera/internal/fixtures"
 	xwebp "golang.org/x/image/webp"
 )
@@ -190,6 +191,25 @@ func TestEncodeFormats(t *testing.T) {
 	}
 }
 
+// TestEncodeBasis: the basis format is a KTX 2.0 file of the image's size,
+// with an alpha slice only when the image has transparency.
+func TestEncodeBasis(t *testing.T) {
+	for _, alpha := range []bool{false, true} {
+		img := mapLike(64, 48, alpha)
+		var buf bytes.Buffer
+		if err := Encode(&buf, img, Options{Format: Basis}); err != nil {
+			t.Fatal(err)
+		}
+		info, err := basisu.Inspect(buf.Bytes())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if info.Width != 64 || info.Height != 48 || (info.AlphaSlice > 0) != alpha {
+			t.Errorf("alpha %v: %dx%d, alpha slice %d bytes", alpha, info.Width, info.Height, info.AlphaSlice)
+		}
+	}
+}
+
 func TestJPEGFlattensOverBackground(t *testing.T) {
 	img := image.NewRGBA(image.Rect(0, 0, 16, 16)) // fully transparent
 	for _, tc := range []struct {
@@ -212,17 +232,17 @@ func TestJPEGFlattensOverBackground(t *testing.T) {
 }
 
 func TestParseFormat(t *testing.T) {
-	for in, want := range map[string]Format{"png": PNG, "PNG": PNG, "jpg": JPEG, "jpeg": JPEG, "webp": WebP} {
+	for in, want := range map[string]Format{"png": PNG, "PNG": PNG, "jpg": JPEG, "jpeg": JPEG, "webp": WebP, "basis": Basis, "BASIS": Basis} {
 		if f, err := ParseFormat(in); err != nil || f != want {
 			t.Errorf("ParseFormat(%q) = %q, %v", in, f, err)
 		}
 	}
-	for _, bad := range []string{"", "gif", "png "} {
+	for _, bad := range []string{"", "gif", "png ", "ktx2"} {
 		if _, err := ParseFormat(bad); err == nil {
 			t.Errorf("ParseFormat(%q) accepted", bad)
 		}
 	}
-	if WebP.MediaType() != "image/webp" || JPEG.MediaType() != "image/jpeg" || PNG.MediaType() != "image/png" {
+	if WebP.MediaType() != "image/webp" || JPEG.MediaType() != "image/jpeg" || PNG.MediaType() != "image/png" || Basis.MediaType() != "image/ktx2" {
 		t.Error("media types")
 	}
 }

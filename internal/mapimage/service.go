@@ -283,13 +283,15 @@ type TileRequest struct {
 	Format  imageenc.Format
 }
 
-// Formats lists the formats a map serves: the one of its settings.
+// Formats lists the formats a map's raster tiles come in: the one of its
+// settings first, and basis (a GPU texture format, not a setting of maps),
+// which every map serves.
 func Formats(m *catalog.Map) []imageenc.Format {
 	f, err := imageenc.ParseFormat(m.Format)
-	if err != nil {
+	if err != nil || f == imageenc.Basis {
 		f = imageenc.PNG
 	}
-	return []imageenc.Format{f}
+	return []imageenc.Format{f, imageenc.Basis}
 }
 
 // checkFormat refuses a format the map does not serve.
@@ -439,6 +441,8 @@ func formatCode(f imageenc.Format) uint64 {
 		return 2
 	case imageenc.WebP:
 		return 3
+	case imageenc.Basis:
+		return 4
 	}
 	return 1
 }

@@ -71,14 +71,7 @@ func decodeNRGBA(t testing.TB, data []byte) *image.NRGBA {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b := img.Bounds()
-	out := image.NewNRGBA(image.Rect(0, 0, b.Dx(), b.Dy()))
-	for y := 0; y < b.Dy(); y++ {
-		for x := 0; x < b.Dx(); x++ {
-			out.Set(x, y, img.At(b.Min.X+x, b.Min.Y+y))
-		}
-	}
-	return out
+	return fixtures.NRGBA(img)
 }
 
 func TestReferenceSheets(t *testing.T) {

@@ -229,6 +229,9 @@ func (r *Request) parseSize(s string) error {
 	if err != nil {
 		return fail("format", "%v", err)
 	}
+	if f == imageenc.Basis {
+		return fail("format", "static maps are png, jpg or webp, not basis (a raster tile format)")
+	}
 	r.Format = f
 	dims := s[:dot]
 	if d, ok := strings.CutSuffix(dims, "@2x"); ok {

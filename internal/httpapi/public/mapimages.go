@@ -116,7 +116,7 @@ func (a *API) imageMap(w http.ResponseWriter, r *http.Request) (*catalog.Map, bo
 func parseScaleFormat(seg string) (name string, scale int, f imageenc.Format, err error) {
 	name, ext, ok := strings.Cut(seg, ".")
 	if !ok {
-		return "", 0, "", fmt.Errorf("%q needs an extension: png, jpg or webp", seg)
+		return "", 0, "", fmt.Errorf("%q needs an extension: png, jpg, webp or basis", seg)
 	}
 	if f, err = imageenc.ParseFormat(ext); err != nil {
 		return "", 0, "", err

@@ -26,6 +26,7 @@ import (
 	"github.com/tesseramaps/tessera/internal/glyphs"
 	"github.com/tesseramaps/tessera/internal/httpapi/middleware"
 	"github.com/tesseramaps/tessera/internal/httpapi/respond"
+	"github.com/tesseramaps/tessera/internal/imageenc"
 	"github.com/tesseramaps/tessera/internal/ogc"
 	"github.com/tesseramaps/tessera/internal/pyramid"
 	"github.com/tesseramaps/tessera/internal/sprite"
@@ -213,6 +214,7 @@ func init() {
 	for _, f := range []tilesource.Format{tilesource.PBF, tilesource.PNG, tilesource.JPG, tilesource.WebP, ""} {
 		hdrMediaTypes[f.MediaType()] = []string{f.MediaType()}
 	}
+	hdrMediaTypes[imageenc.Basis.MediaType()] = []string{imageenc.Basis.MediaType()}
 }
 
 // contentType returns the header value of a media type, preallocated for
