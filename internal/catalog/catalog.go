@@ -95,6 +95,9 @@ type Catalog struct {
 	db   *store.DB
 	log  *slog.Logger
 	open Opener
+	// shared is the copy of the tiles directory that several nodes share
+	// (nil: the directory is the only copy).
+	shared Shared
 
 	mu      sync.Mutex // serialises changes
 	snap    atomic.Pointer[snapshot]
@@ -111,6 +114,20 @@ type Options struct {
 	Logger *slog.Logger
 	// OnChange is called after every change (for example to drop caches).
 	OnChange func()
+	// Shared, when not nil, is the copy of the tiles directory that several
+	// nodes share: a finished file is put there before its record is
+	// committed, a deleted one removed from it, and a file record whose
+	// file this node does not have is still handed to the Opener (with
+	// the path where it would be), which finds it in the shared copy.
+	Shared Shared
+}
+
+// Shared is the copy of the tiles directory that several nodes share.
+type Shared interface {
+	// Put stores the file at path as the tiles file name.
+	Put(ctx context.Context, name, path string) error
+	// Remove deletes the tiles file name.
+	Remove(ctx context.Context, name string) error
 }
 
 // Extensions are the file extensions scanned in the tiles directory.
@@ -119,7 +136,7 @@ var Extensions = []string{".mbtiles", ".pmtiles"}
 // New makes a catalog over the tiles directory dir with state in db. Call
 // Load to read the records and scan the directory.
 func New(dir string, db *store.DB, opts Options) *Catalog {
-	c := &Catalog{dir: dir, db: db, log: opts.Logger, open: opts.Opener, onChange: opts.OnChange}
+	c := &Catalog{dir: dir, db: db, log: opts.Logger, open: opts.Opener, onChange: opts.OnChange, shared: opts.Shared}
 	if c.log == nil {
 		c.log = slog.Default()
 	}
@@ -236,7 +253,12 @@ func (c *Catalog) Load(ctx context.Context) error {
 			continue
 		}
 		if rec.Storage == store.StorageFile {
-			entries[rec.ID] = &Entry{Tileset: rec, Type: typeOf(rec.Source), State: StateMissing, Error: "file not found"}
+			if _, err := os.Stat(filepath.Join(c.dir, rec.Source)); err == nil || c.shared == nil {
+				// The scan below opens it, or it is missing.
+				entries[rec.ID] = &Entry{Tileset: rec, Type: typeOf(rec.Source), State: StateMissing, Error: "file not found"}
+				continue
+			}
+			entries[rec.ID] = c.openRecord(ctx, rec)
 			continue
 		}
 		entries[rec.ID] = c.openEntry(ctx, rec, "", time.Time{}, 0)
@@ -313,6 +335,15 @@ func (c *Catalog) scanLocked(ctx context.Context, entries map[string]*Entry) (ch
 				Storage:   store.StorageFile,
 				Published: true,
 			}
+			if c.shared != nil {
+				if err := c.shared.Put(ctx, f.name, filepath.Join(c.dir, f.name)); err != nil {
+					c.log.Error("share tileset file", "file", f.name, "err", err)
+					continue
+				}
+				if st, err := os.Stat(filepath.Join(c.dir, f.name)); err == nil {
+					f.modTime = st.ModTime() // Put gives it the shared copy's time
+				}
+			}
 			if rec, err = c.db.CreateTileset(ctx, rec); err != nil {
 				c.log.Error("record tileset", "file", f.name, "err", err)
 				continue
@@ -329,7 +360,8 @@ func (c *Catalog) scanLocked(ctx context.Context, entries map[string]*Entry) (ch
 		changed = true
 	}
 	for id, e := range entries {
-		if e.Storage == store.StorageFile && !present[e.Tileset.Source] && e.State != StateMissing {
+		// With a shared copy, a file this node does not have is read there.
+		if e.Storage == store.StorageFile && !present[e.Tileset.Source] && e.State != StateMissing && c.shared == nil {
 			retire(e.Reader)
 			ne := *e
 			ne.Reader, ne.Info, ne.State, ne.Error = nil, tilesource.Info{}, StateMissing, "file not found"
@@ -347,6 +379,10 @@ func (c *Catalog) scanLocked(ctx context.Context, entries map[string]*Entry) (ch
 func (c *Catalog) openEntry(ctx context.Context, rec store.Tileset, path string, modTime time.Time, size int64) *Entry {
 	e := &Entry{Tileset: rec, Type: typeOf(rec.Source), modTime: modTime, size: size, Gen: c.gen.Add(1)}
 	src, err := c.open(ctx, rec, path)
+	if err != nil && rec.Storage == store.StorageFile && c.shared != nil && errors.Is(err, fs.ErrNotExist) {
+		e.State, e.Error = StateMissing, "file not found"
+		return e
+	}
 	if err != nil {
 		e.State, e.Error = StateError, err.Error()
 		source := rec.Source

@@ -102,6 +102,11 @@ func (c *Catalog) Delete(ctx context.Context, id string) ([]string, error) {
 		if err := os.Remove(p); err != nil && !errors.Is(err, os.ErrNotExist) {
 			return nil, fmt.Errorf("remove %s: %w", e.Tileset.Source, err)
 		}
+		if c.shared != nil {
+			if err := c.shared.Remove(ctx, e.Tileset.Source); err != nil {
+				return nil, fmt.Errorf("remove the shared %s: %w", e.Tileset.Source, err)
+			}
+		}
 	}
 	if err := c.db.DeleteTileset(ctx, id); err != nil && !errors.Is(err, store.ErrNotFound) {
 		return nil, err
@@ -283,6 +288,11 @@ func (c *Catalog) ReplaceFile(ctx context.Context, id, tmpPath, ext string) (*En
 		if err := os.Remove(oldPath); err != nil && !errors.Is(err, os.ErrNotExist) {
 			c.log.Warn("remove the replaced tileset file", "file", oldPath, "err", err)
 		}
+		if c.shared != nil {
+			if err := c.shared.Remove(ctx, old.Tileset.Source); err != nil {
+				c.log.Warn("remove the replaced shared tileset file", "file", old.Tileset.Source, "err", err)
+			}
+		}
 	}
 	st, err := os.Stat(dest)
 	if err != nil {
@@ -304,6 +314,13 @@ func (c *Catalog) moveChecked(ctx context.Context, rec store.Tileset, tmpPath, d
 		return fmt.Errorf("%s", probe.Error)
 	}
 	probe.Reader.Close()
+	if c.shared != nil {
+		// Shared before the record is committed and announced, so the
+		// other nodes find the file when they hear of it.
+		if err := c.shared.Put(ctx, filepath.Base(dest), tmpPath); err != nil {
+			return err
+		}
+	}
 	if err := os.Rename(tmpPath, dest); err != nil {
 		return fmt.Errorf("move the tileset into place: %w", err)
 	}

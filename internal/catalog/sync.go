@@ -99,6 +99,9 @@ func (c *Catalog) openRecord(ctx context.Context, rec store.Tileset) *Entry {
 		if st, err = os.Stat(p); err == nil && st.Mode().IsRegular() {
 			return c.openEntry(ctx, rec, filepath.Join(c.dir, rec.Source), st.ModTime(), st.Size())
 		}
+		if c.shared != nil {
+			return c.openEntry(ctx, rec, p, zeroTime, 0)
+		}
 	}
 	return &Entry{Tileset: rec, Type: typeOf(rec.Source), State: StateMissing, Error: "file not found", Gen: c.gen.Add(1)}
 }

@@ -99,7 +99,10 @@ type DatasetOptions struct {
 	// ImagesDir is where OutputImage ingests put their pyramids (<document
 	// id>.mbtiles); empty refuses them.
 	ImagesDir string
-	Logger    *slog.Logger
+	// Share, when set, is given each file kept in FeaturesDir or ImagesDir
+	// once it is written, before the ingest completes.
+	Share  Share
+	Logger *slog.Logger
 	// Now is the clock (time.Now when nil).
 	Now func() time.Time
 }
@@ -899,7 +902,7 @@ func (d *Datasets) process(ctx context.Context, in store.Ingest, progress func(f
 	if err := d.renew(ctx, in.ID, 0.95); err != nil {
 		return made{}, err
 	}
-	if err := keepFeatures(d.opts.FeaturesDir, input, target, k); err != nil {
+	if err := keepFeatures(ctx, d.opts.FeaturesDir, input, target, k, d.opts.Share); err != nil {
 		return made{}, err
 	}
 	var e *catalog.Entry
@@ -1008,6 +1011,10 @@ func (d *Datasets) processImage(ctx context.Context, in store.Ingest, input stri
 			return made{}, fmt.Errorf("%w: %w", ErrInvalid, err)
 		}
 		return made{}, err
+	}
+	if err := d.opts.Share.share(ctx, d.imagePath(in.DocumentID)); err != nil {
+		os.Remove(d.imagePath(in.DocumentID))
+		return made{}, fmt.Errorf("share the image: %w", err)
 	}
 	if err := d.db.RenewIngest(context.WithoutCancel(ctx), in.ID, d.node, d.leaseTime(d.opts.Now().Add(d.opts.Lease)), 1); err != nil {
 		d.log.Warn("the ingest changed while its image was put in place", "ingest", in.ID, "err", err)

@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -18,7 +19,7 @@ func FeaturesPath(dir, tilesetID string) string { return filepath.Join(dir, tile
 // made the tileset) beside tileset id in dir, or, for another kind of
 // upload, removes the GeoJSON an earlier upload of the same tileset left.
 // dir "" keeps nothing.
-func keepFeatures(dir, input, id string, k kind) error {
+func keepFeatures(ctx context.Context, dir, input, id string, k kind, share Share) error {
 	if dir == "" {
 		return nil
 	}
@@ -40,6 +41,9 @@ func keepFeatures(dir, input, id string, k kind) error {
 	if err := os.Rename(tmp, dst); err != nil {
 		os.Remove(tmp)
 		return fmt.Errorf("keep the features of tileset %s: %w", id, err)
+	}
+	if err := share.share(ctx, dst); err != nil {
+		return fmt.Errorf("share the features of tileset %s: %w", id, err)
 	}
 	return nil
 }

@@ -1,6 +1,7 @@
 package ingest
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"slices"
@@ -36,19 +37,19 @@ func TestPruneFeatures(t *testing.T) {
 func TestKeepFeatures(t *testing.T) {
 	dir, in := t.TempDir(), filepath.Join(t.TempDir(), "up.part")
 	os.WriteFile(in, []byte(`{"type":"FeatureCollection","features":[]}`), 0o644)
-	if err := keepFeatures(filepath.Join(dir, "ds"), in, "t1", kindGeoJSON); err != nil {
+	if err := keepFeatures(context.Background(), filepath.Join(dir, "ds"), in, "t1", kindGeoJSON, nil); err != nil {
 		t.Fatal(err)
 	}
 	if b, err := os.ReadFile(FeaturesPath(filepath.Join(dir, "ds"), "t1")); err != nil || string(b) != `{"type":"FeatureCollection","features":[]}` {
 		t.Fatalf("kept %q %v", b, err)
 	}
-	if err := keepFeatures(filepath.Join(dir, "ds"), in, "t1", kindMBTiles); err != nil {
+	if err := keepFeatures(context.Background(), filepath.Join(dir, "ds"), in, "t1", kindMBTiles, nil); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(FeaturesPath(filepath.Join(dir, "ds"), "t1")); !os.IsNotExist(err) {
 		t.Errorf("still there: %v", err)
 	}
-	if err := keepFeatures("", in, "t1", kindGeoJSON); err != nil {
+	if err := keepFeatures(context.Background(), "", in, "t1", kindGeoJSON, nil); err != nil {
 		t.Error(err)
 	}
 }

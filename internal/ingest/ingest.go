@@ -77,6 +77,21 @@ type Options struct {
 	// DefaultLease when zero): another node, or this one after a
 	// restart, may take the ingest over only after that.
 	Lease time.Duration
+	// Share, when set, is given each file kept in FeaturesDir once it is
+	// written, before the tileset is committed (storage_url: it uploads
+	// the file for the other nodes); its error fails the ingest.
+	Share Share
+}
+
+// Share shares a file that an ingest kept (see Options.Share).
+type Share func(ctx context.Context, path string) error
+
+// share calls sh when it is set.
+func (sh Share) share(ctx context.Context, path string) error {
+	if sh == nil {
+		return nil
+	}
+	return sh(ctx, path)
 }
 
 // Service runs upload sessions.
@@ -95,6 +110,7 @@ type Service struct {
 	// lease is how long a claim lasts unrenewed.
 	node  string
 	lease time.Duration
+	share Share
 
 	busy busySet // ingests with an upload or processing under way
 }
@@ -106,7 +122,7 @@ func New(ctx context.Context, db *store.DB, cat *catalog.Catalog, dir string, op
 		return nil, fmt.Errorf("make uploads directory: %w", err)
 	}
 	s := &Service{db: db, cat: cat, dir: dir, maxSize: opts.MaxSize, expiry: opts.Expiry, keep: cmp.Or(opts.Retention, DefaultRetention),
-		now: opts.Now, log: opts.Logger, features: opts.FeaturesDir, node: uuid.NewString(), lease: opts.Lease}
+		now: opts.Now, log: opts.Logger, features: opts.FeaturesDir, node: uuid.NewString(), lease: opts.Lease, share: opts.Share}
 	if s.lease <= 0 {
 		s.lease = DefaultLease
 	}
@@ -728,7 +744,7 @@ func (s *Service) process(ctx context.Context, rec Record) (*catalog.Entry, erro
 	defer os.Remove(tmp) // gone after a successful rename anyway
 	// The features go first: a tileset in the catalog made from GeoJSON
 	// always has them.
-	if err := keepFeatures(s.features, s.partPath(rec.ID), rec.DocumentID, k); err != nil {
+	if err := keepFeatures(ctx, s.features, s.partPath(rec.ID), rec.DocumentID, k, s.share); err != nil {
 		return nil, err
 	}
 	e, err := s.cat.AddFile(ctx, tmp, baseName(rec.Filename), k.ext(), rec.DocumentID)

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -81,6 +82,10 @@ func (i *Image) Tile(ctx context.Context, z, x, y int) ([]byte, error) {
 // first use and again when the file changes.
 type Library struct {
 	Dir string
+	// Fetch, when set, is asked for an image that is not in Dir: it may
+	// put the file there (from the storage several nodes share) and
+	// reports whether it exists.
+	Fetch func(ctx context.Context, id string) (bool, error)
 
 	mu     sync.Mutex
 	images map[string]*Image
@@ -98,6 +103,13 @@ func (l *Library) Path(id string) string { return filepath.Join(l.Dir, id+".mbti
 // Get returns image id.
 func (l *Library) Get(ctx context.Context, id string) (*Image, error) {
 	st, err := os.Stat(l.Path(id))
+	if errors.Is(err, fs.ErrNotExist) && l.Fetch != nil && id != "" && !strings.ContainsAny(id, `/\`) && !strings.HasPrefix(id, ".") {
+		if ok, ferr := l.Fetch(ctx, id); ferr != nil {
+			return nil, fmt.Errorf("image %s: %w", id, ferr)
+		} else if ok {
+			st, err = os.Stat(l.Path(id))
+		}
+	}
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("%w: %s", ErrNotFound, id)
 	}

@@ -24,12 +24,8 @@ const (
 // sharing it accepts them).
 func (s *Server) openDatasets(ctx context.Context) (*ingest.Datasets, error) {
 	var bs blob.Store
-	if s.cfg.StorageURL != "" {
-		s3, err := blob.NewS3(s.cfg.StorageURL, blob.S3Options{Calls: s.s3calls})
-		if err != nil {
-			return nil, fmt.Errorf("storage_url: %w", err)
-		}
-		bs = s3
+	if s.storage != nil {
+		bs = s.storage
 	} else {
 		var b [32]byte
 		if _, err := rand.Read(b[:]); err != nil {
@@ -52,6 +48,7 @@ func (s *Server) openDatasets(ctx context.Context) (*ingest.Datasets, error) {
 		Retention: s.cfg.IngestRetention, Logger: s.log,
 		FeaturesDir: filepath.Join(s.cfg.DataDir, DatasetsDir),
 		ImagesDir:   filepath.Join(s.cfg.DataDir, ImagesDir),
+		Share:       s.share(),
 	})
 	if err != nil {
 		return nil, err

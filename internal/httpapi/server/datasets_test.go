@@ -203,8 +203,13 @@ func TestDatasetIngestS3(t *testing.T) {
 	// Zoom 10 tiles over the picture: x 534, y 358..359 (47.5 N .. 46.9 N).
 	e.checkTilePixels("alps", 10, 534, 359, src, west, north, size)
 	e.checkTilePixels("alps", 10, 534, 358, src, west, north, size)
-	if left := bucketFiles(root); len(left) != 0 {
+	if left := bucketFiles(root, "tiles"); len(left) != 0 {
 		t.Errorf("objects left after completion: %v", left)
+	}
+	// The tilesets are shared in the storage (the files of the data
+	// directory live there too: see storage.go).
+	if _, err := os.Stat(filepath.Join(root, "hosted", "uploads", "tiles", "alps.mbtiles")); err != nil {
+		t.Errorf("the tileset is not in the storage: %v", err)
 	}
 
 	// Cancelling an upload with a part in S3 leaves nothing there.
@@ -216,14 +221,14 @@ func TestDatasetIngestS3(t *testing.T) {
 	if status, _, body := plainPut(t, v.Upload.Parts[0].URL, bytes.Repeat([]byte(" "), 100)); status != 200 {
 		t.Fatalf("PUT: %d %s", status, body)
 	}
-	if len(bucketFiles(root)) == 0 {
+	if len(bucketFiles(root, "tiles")) == 0 {
 		t.Fatal("the part is not in the bucket")
 	}
 	r = e.account("POST", "/datasets/ingest/"+v.ID+"/cancel", secret, nil)
 	if v = decodeJSON[ingestView](t, r.body); r.status != 200 || v.State != "canceled" {
 		t.Fatalf("cancel: %d %s", r.status, r.body)
 	}
-	if left := bucketFiles(root); len(left) != 0 {
+	if left := bucketFiles(root, "tiles"); len(left) != 0 {
 		t.Errorf("objects left after cancel: %v", left)
 	}
 	if r := e.account("POST", "/datasets/ingest/"+v.ID+"/process", secret, map[string]any{}); r.status != 409 || !isMessage(r.body) {
@@ -237,11 +242,13 @@ func TestDatasetIngestS3(t *testing.T) {
 	}
 }
 
-// bucketFiles lists the files versitygw keeps under root, but its locks.
-func bucketFiles(root string) []string {
+// bucketFiles lists the files versitygw keeps under root, but its locks
+// and the shared folder of the data directory named (its files are kept
+// in the storage for good).
+func bucketFiles(root, shared string) []string {
 	var out []string
 	filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err == nil && d.Type().IsRegular() && !strings.Contains(p, "/.vgwlocks/") {
+		if err == nil && d.Type().IsRegular() && !strings.Contains(p, "/.vgwlocks/") && !strings.Contains(p, "/"+shared+"/") {
 			out = append(out, p)
 		}
 		return nil

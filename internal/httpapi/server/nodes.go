@@ -32,6 +32,7 @@ func (s *Server) newFeed() *changefeed.Listener {
 		if ev.ID == "" {
 			return s.Catalog.Sync(ctx)
 		}
+		s.fetchFeatures(ctx, ev.ID)
 		return s.Catalog.SyncOne(ctx, ev.ID)
 	})
 	l.Handle(changefeed.Map, func(ctx context.Context, _ changefeed.Event) error { return s.Maps.Sync(ctx) })
@@ -71,6 +72,10 @@ type Readiness struct {
 	// ChangeFeed is "listening", "down" (reconnecting) or "none" (SQLite:
 	// one node).
 	ChangeFeed string `json:"changeFeed"`
+	// Storage is "ok", "none" (no storage_url) or why the shared storage
+	// did not answer (the node is then degraded: it serves what its data
+	// directory holds).
+	Storage string `json:"storage"`
 	// Loaded tells that the snapshot (keys, tilesets, maps) was loaded.
 	Loaded bool `json:"loaded"`
 }
@@ -85,6 +90,10 @@ func (s *Server) Ready(ctx context.Context) Readiness {
 	defer cancel()
 	if err := s.db.Ping(ctx); err != nil {
 		r.Status, r.Database = "degraded", err.Error()
+	}
+	var ok bool
+	if r.Storage, ok = s.storagePing(ctx); !ok {
+		r.Status = "degraded"
 	}
 	if s.feed != nil {
 		r.ChangeFeed = "listening"

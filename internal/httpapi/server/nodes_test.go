@@ -251,7 +251,7 @@ func TestNodeReadiness(t *testing.T) {
 	}
 	r := n.do("GET", "/ready", nil)
 	rd := decodeJSON[Readiness](t, r.body)
-	if r.status != 200 || rd != (Readiness{Status: "ready", Database: "ok", ChangeFeed: "listening", Loaded: true}) {
+	if r.status != 200 || rd != (Readiness{Status: "ready", Database: "ok", ChangeFeed: "listening", Storage: "none", Loaded: true}) {
 		t.Fatalf("ready: %d %s", r.status, r.body)
 	}
 	// The database dropped (its connections with it): PostgreSQL is gone

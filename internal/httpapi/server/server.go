@@ -100,6 +100,10 @@ type Server struct {
 	// s3calls counts the S3 calls of every client (storage and remote
 	// PMTiles archives).
 	s3calls *blob.Calls
+	// storage is the shared storage of storage_url and mirror the data
+	// directory's folders kept as its cache (both nil without it).
+	storage *blob.S3
+	mirror  *blob.Mirror
 }
 
 // Paths inside the data directory.
@@ -159,11 +163,16 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (*Server, err
 	}
 	s.remoteClient = egress.Policy{Allow: allow}.Client(60 * time.Second)
 	s.cache = tilecache.New(int64(cfg.TileCacheMB) << 20)
-	s.Catalog = catalog.New(filepath.Join(cfg.DataDir, TilesDir), db, catalog.Options{Logger: log, Opener: s.open})
+	if err := s.openStorage(ctx); err != nil {
+		db.Close()
+		return nil, err
+	}
+	s.Catalog = catalog.New(filepath.Join(cfg.DataDir, TilesDir), db, catalog.Options{Logger: log, Opener: s.open, Shared: s.catalogShared()})
 	if err := s.Catalog.Load(ctx); err != nil {
 		db.Close()
 		return nil, err
 	}
+	s.shareTiles(ctx)
 	if err := os.MkdirAll(filepath.Join(cfg.DataDir, FontsDir), 0o755); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("make fonts directory: %w", err)
@@ -173,7 +182,7 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (*Server, err
 		return nil, err
 	}
 	s.sprites = sprite.NewCache()
-	s.pictures = &pyramid.Library{Dir: filepath.Join(cfg.DataDir, ImagesDir)}
+	s.pictures = &pyramid.Library{Dir: filepath.Join(cfg.DataDir, ImagesDir), Fetch: s.fetchImage()}
 	s.Maps = catalog.NewMaps(filepath.Join(cfg.DataDir, MapsDir), db, s.checkStyle, log)
 	if cfg.OnlyMaps != nil {
 		s.Maps.Only(cfg.OnlyMaps...)
@@ -201,7 +210,7 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (*Server, err
 	}
 	if s.ingest, err = ingest.New(ctx, db, s.Catalog, filepath.Join(cfg.DataDir, UploadsDir), ingest.Options{
 		MaxSize: cfg.MaxUploadMB << 20, Expiry: cfg.UploadExpiry, Logger: log, FeaturesDir: filepath.Join(cfg.DataDir, DatasetsDir),
-		Lease: cfg.IngestLease, Retention: cfg.IngestRetention,
+		Lease: cfg.IngestLease, Retention: cfg.IngestRetention, Share: s.share(),
 	}); err != nil {
 		db.Close()
 		return nil, err
@@ -241,6 +250,9 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (*Server, err
 // PMTiles archives over HTTP or S3.
 func (s *Server) open(ctx context.Context, rec store.Tileset, path string) (tilesource.Source, error) {
 	if rec.Storage == store.StorageFile {
+		if s.mirror != nil && missing(path) {
+			return s.openShared(ctx, rec, path)
+		}
 		return catalog.OpenLocal(ctx, rec, path)
 	}
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)

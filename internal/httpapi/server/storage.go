@@ -1,0 +1,164 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/tesseramaps/tessera/internal/blob"
+	"github.com/tesseramaps/tessera/internal/catalog"
+	"github.com/tesseramaps/tessera/internal/pmtiles"
+	"github.com/tesseramaps/tessera/internal/store"
+	"github.com/tesseramaps/tessera/internal/tilesource"
+	"github.com/tesseramaps/tessera/internal/weather"
+)
+
+// sharedFolders are the folders of the data directory that the nodes
+// share through storage_url, brought in line with the store when a node
+// starts (before it opens them): what the store has and the node lacks is
+// downloaded, what the node has and the store lacks is uploaded. The
+// tiles folder is not among them: its files are read from the store when
+// opened (see openShared) and uploaded when made.
+var sharedFolders = []string{FontsDir, SpritesDir, MapsDir, DatasetsDir, ImagesDir, path.Dir(GeocodingIndex), weather.Dir, ElevationDir, GeolocationDir}
+
+// openStorage opens the shared storage of storage_url and brings the
+// shared folders of the data directory in line with it. Without
+// storage_url it does nothing (s.mirror stays nil: one node, its data
+// directory the only copy). A store that cannot be reached does not stop
+// the node: it serves what its directory holds and /ready says so.
+func (s *Server) openStorage(ctx context.Context) error {
+	if s.cfg.StorageURL == "" {
+		return nil
+	}
+	st, err := blob.NewS3(s.cfg.StorageURL, blob.S3Options{Calls: s.s3calls})
+	if err != nil {
+		return fmt.Errorf("storage_url: %w", err)
+	}
+	s.storage = st
+	s.mirror = blob.NewMirror(st, s.cfg.DataDir, s.log)
+	start := time.Now()
+	var up, down int
+	for _, dir := range sharedFolders {
+		u, d, err := s.mirror.Sync(ctx, dir, blob.SyncOptions{})
+		up, down = up+u, down+d
+		if err != nil {
+			s.log.Error("shared storage: folder not synced", "folder", dir, "err", err)
+		}
+	}
+	s.log.Info("shared storage synced", "storage", st.Bucket(), "uploaded", up, "downloaded", down, "elapsed", time.Since(start).Round(time.Millisecond))
+	return nil
+}
+
+// shareTiles uploads the tileset files this node has that the store lacks
+// (made before storage_url was set): after the catalog loaded, which
+// uploaded the files it recorded then. None come down.
+func (s *Server) shareTiles(ctx context.Context) {
+	if _, _, err := s.mirror.Sync(ctx, TilesDir, blob.SyncOptions{UploadOnly: true}); err != nil {
+		s.log.Error("shared storage: tileset files not uploaded", "err", err)
+	}
+}
+
+// sharedTiles is the catalog's view of the shared tiles folder.
+type sharedTiles struct{ m *blob.Mirror }
+
+// Put implements catalog.Shared.
+func (t sharedTiles) Put(ctx context.Context, name, p string) error {
+	return t.m.PushFile(ctx, TilesDir+"/"+name, p)
+}
+
+// Remove implements catalog.Shared.
+func (t sharedTiles) Remove(ctx context.Context, name string) error {
+	return t.m.Remove(ctx, TilesDir+"/"+name)
+}
+
+// catalogShared is the catalog's shared copy of the tiles folder (nil
+// without storage_url).
+func (s *Server) catalogShared() catalog.Shared {
+	if s.mirror == nil {
+		return nil
+	}
+	return sharedTiles{s.mirror}
+}
+
+// share uploads a file an ingest kept in the data directory (the GeoJSON
+// of a dataset, an image's pyramid); nil without storage_url.
+func (s *Server) share() func(ctx context.Context, p string) error {
+	if s.mirror == nil {
+		return nil
+	}
+	return func(ctx context.Context, p string) error {
+		rel, err := filepath.Rel(s.cfg.DataDir, p)
+		if err != nil || !filepath.IsLocal(rel) {
+			return fmt.Errorf("%s is not inside the data directory", p)
+		}
+		return s.mirror.Push(ctx, filepath.ToSlash(rel))
+	}
+}
+
+// openShared opens a tileset file this node does not have from the shared
+// storage: a PMTiles archive is read there with range requests (nothing
+// is downloaded); an MBTiles file is downloaded into the tiles folder
+// first, since SQLite reads a local file. fs.ErrNotExist when the store
+// does not have it either.
+func (s *Server) openShared(ctx context.Context, rec store.Tileset, p string) (tilesource.Source, error) {
+	key := TilesDir + "/" + rec.Source
+	if strings.EqualFold(filepath.Ext(rec.Source), ".pmtiles") && s.storage != nil {
+		src := pmtiles.NewS3ClientSource(s.storage.Client(), s.storage.Bucket(), s.storage.Key(key))
+		return tilesource.OpenPMTilesSource(ctx, src, key, tilesource.PMTilesOptions{Logger: s.log})
+	}
+	ok, err := s.mirror.Fetch(ctx, key)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return nil, fmt.Errorf("%s: %w", key, fs.ErrNotExist)
+	}
+	return catalog.OpenLocal(ctx, rec, p)
+}
+
+// missing tells whether there is no file at p.
+func missing(p string) bool {
+	_, err := os.Stat(p)
+	return errors.Is(err, fs.ErrNotExist)
+}
+
+// storagePing checks the shared storage for /ready: "ok", "none" without
+// storage_url, or why it did not answer.
+func (s *Server) storagePing(ctx context.Context) (string, bool) {
+	if s.mirror == nil {
+		return "none", true
+	}
+	if err := s.mirror.Ping(ctx); err != nil {
+		return err.Error(), false
+	}
+	return "ok", true
+}
+
+// fetchImage gets an image another node made from the shared storage
+// (nil without storage_url).
+func (s *Server) fetchImage() func(ctx context.Context, id string) (bool, error) {
+	if s.mirror == nil {
+		return nil
+	}
+	return func(ctx context.Context, id string) (bool, error) {
+		return s.mirror.Fetch(ctx, ImagesDir+"/"+id+".mbtiles")
+	}
+}
+
+// fetchFeatures gets the GeoJSON of a dataset that another node made or
+// changed from the shared storage, before the catalog hears of its
+// tileset (nothing without storage_url, or when the tileset has none).
+func (s *Server) fetchFeatures(ctx context.Context, tilesetID string) {
+	if s.mirror == nil || strings.ContainsAny(tilesetID, `/\`) || strings.HasPrefix(tilesetID, ".") {
+		return
+	}
+	if _, err := s.mirror.Fetch(ctx, DatasetsDir+"/"+tilesetID+".geojson"); err != nil {
+		s.log.Warn("shared storage: dataset features not fetched", "tileset", tilesetID, "err", err)
+	}
+}

@@ -1,0 +1,195 @@
+package server
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/tesseramaps/tessera/internal/config"
+	"github.com/tesseramaps/tessera/internal/fixtures"
+	"github.com/tesseramaps/tessera/internal/pgtest"
+	"github.com/tesseramaps/tessera/internal/pmtiles"
+)
+
+// sharedStorage starts versitygw with a bucket and returns the
+// storage_url of a prefix in it; the credentials are in the AWS
+// variables, as an operator sets them.
+func sharedStorage(t *testing.T) string {
+	t.Helper()
+	const access, secret = "TESSERANODES", "tessera-nodes-secret"
+	endpoint, root := fixtures.VersityGW(t, access, secret)
+	if err := os.Mkdir(filepath.Join(root, "shared"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("AWS_ACCESS_KEY_ID", access)
+	t.Setenv("AWS_SECRET_ACCESS_KEY", secret)
+	t.Setenv("AWS_SESSION_TOKEN", "")
+	return "s3://shared/tessera?endpoint=" + endpoint + "&region=us-east-1&path_style=true"
+}
+
+// s3Calls reads tessera_s3_calls_total from /metrics, summed over the
+// operations, and the count of one operation.
+func (e *testEnv) s3Calls(op string) (total, one int) {
+	e.t.Helper()
+	body := e.do("GET", "/metrics", nil).body
+	for _, m := range regexp.MustCompile(`(?m)^tessera_s3_calls_total\{operation="(\w+)"\} (\d+)`).FindAllSubmatch(body, -1) {
+		n, _ := strconv.Atoi(string(m[2]))
+		total += n
+		if string(m[1]) == op {
+			one = n
+		}
+	}
+	return total, one
+}
+
+// writeGrid writes a PMTiles archive of PNG tiles, every tile of zooms 0
+// to maxZoom, each one different.
+func writeGrid(t *testing.T, path string, maxZoom int) {
+	t.Helper()
+	w, err := pmtiles.NewWriter(path, pmtiles.WriterOptions{TileType: pmtiles.TileTypePNG, TileCompression: pmtiles.CompressionNone})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for z := 0; z <= maxZoom; z++ {
+		for x := 0; x < 1<<z; x++ {
+			for y := 0; y < 1<<z; y++ {
+				w.PutTile(z, x, y, append(append([]byte{}, pngBytes...), fmt.Sprintf("%d/%d/%d", z, x, y)...))
+			}
+		}
+	}
+	if err := w.Finish(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestNodesShareStorage: two nodes over one PostgreSQL and one S3
+// (versitygw). Node A has a map with an icon, a font and a tileset file in
+// its data directory, and takes uploads (a GeoJSON dataset, a PMTiles
+// archive); node B starts with an empty data directory and serves them
+// all: the tiles (the PMTiles archive read from S3 with range requests,
+// the MBTiles files downloaded into its cache), the dataset's features,
+// the map, its sprite and the font. A dataset ingested through A once B
+// runs reaches B too. The S3 calls are counted in /metrics: a warm tile
+// makes none.
+func TestNodesShareStorage(t *testing.T) {
+	font := fixtures.Path(t, "fixtures/tileserver-gl/public/resources/fonts/OpenSans-Regular.ttf")
+	dsn := pgtest.URL(t)
+	storage := sharedStorage(t)
+	shared := func(c *config.Config) { c.StorageURL = storage; c.APIKeys = config.APIKeysOff }
+	a := newNode(t, dsn, shared, func(c *config.Config) {
+		maps := filepath.Join(c.DataDir, MapsDir)
+		os.MkdirAll(filepath.Join(maps, "city", "icons"), 0o755)
+		os.WriteFile(filepath.Join(maps, "city", "style.json"), []byte(testStyle), 0o644)
+		os.WriteFile(filepath.Join(maps, "city", "icons", "dot.svg"), []byte(testIcon), 0o644)
+		data, err := os.ReadFile(font)
+		if err != nil {
+			t.Fatal(err)
+		}
+		os.MkdirAll(filepath.Join(c.DataDir, FontsDir), 0o755)
+		os.WriteFile(filepath.Join(c.DataDir, FontsDir, "OpenSans-Regular.ttf"), data, 0o644)
+	})
+	if r, _ := a.ingestFile("parks.geojson", []byte(parksGeoJSON)); r.status != 200 {
+		t.Fatalf("ingest geojson: %d %s", r.status, r.body)
+	}
+	grid := filepath.Join(t.TempDir(), "grid.pmtiles")
+	writeGrid(t, grid, 5) // 1,365 tiles
+	data, _ := os.ReadFile(grid)
+	if r, _ := a.ingestFile("grid.pmtiles", data); r.status != 200 {
+		t.Fatalf("ingest pmtiles: %d %s", r.status, r.body)
+	}
+	if r := a.do("GET", "/ready", nil); r.status != 200 || decodeJSON[Readiness](t, r.body).Storage != "ok" {
+		t.Fatalf("A ready: %d %s", r.status, r.body)
+	}
+
+	b := newNode(t, dsn, shared, func(c *config.Config) {
+		os.RemoveAll(filepath.Join(c.DataDir, TilesDir)) // empty: newNode put a tileset there
+	})
+	entries, _ := os.ReadDir(filepath.Join(b.dir, TilesDir))
+	for _, e := range entries {
+		if e.Name() == "grid.pmtiles" {
+			t.Errorf("B downloaded the PMTiles archive: it is read from S3")
+		}
+	}
+	checks := []struct {
+		path string
+		want []byte // nil: A's answer
+	}{
+		{"/tiles/roads/0/0/0.pbf", nil},
+		{"/tiles/parks/10/518/352.pbf", nil},
+		{"/tiles/grid/5/17/9.png", append(append([]byte{}, pngBytes...), "5/17/9"...)},
+		{"/data/parks/features.json", []byte(parksGeoJSON)},
+		{"/maps/city/sprite.json", nil},
+		{"/maps/city/sprite.png", nil},
+		{"/fonts/Open%20Sans%20Regular/0-255.pbf", nil},
+	}
+	for _, c := range checks {
+		got, want := b.do("GET", c.path, nil), a.do("GET", c.path, nil)
+		if got.status != 200 || len(got.body) == 0 || !bytes.Equal(got.body, want.body) || (c.want != nil && !bytes.Equal(got.body, c.want)) {
+			t.Errorf("B %s: %d (%d bytes), A: %d (%d bytes)", c.path, got.status, len(got.body), want.status, len(want.body))
+		}
+	}
+	// The style names each node's own address: the same but for it.
+	if got, want := b.do("GET", "/maps/city/style.json", nil), a.do("GET", "/maps/city/style.json", nil); got.status != 200 ||
+		!bytes.Equal(bytes.ReplaceAll(got.body, []byte(b.http.URL), nil), bytes.ReplaceAll(want.body, []byte(a.http.URL), nil)) {
+		t.Errorf("B style: %d %s\nA: %s", got.status, got.body, want.body)
+	}
+	if r := b.do("GET", "/ready", nil); r.status != 200 || decodeJSON[Readiness](t, r.body).Storage != "ok" {
+		t.Fatalf("B ready: %d %s", r.status, r.body)
+	}
+
+	// A dataset ingested through A while B runs: B hears of the tileset
+	// and fetches its features.
+	second := `{"type": "FeatureCollection", "features": [{"type": "Feature", "properties": {"name": "Pond"}, "geometry": {"type": "Point", "coordinates": [2.2, 48.8]}}]}`
+	if r, _ := a.ingestFile("ponds.geojson", []byte(second)); r.status != 200 {
+		t.Fatalf("ingest ponds: %d %s", r.status, r.body)
+	}
+	await(t, time.Second, "the new dataset on B", func() bool {
+		r := b.do("GET", "/data/ponds/features.json", nil)
+		return r.status == 200 && string(r.body) == second && b.status("/tiles/ponds/0/0/0.pbf") == 200
+	})
+
+	// S3 calls per 1,000 tile requests of the archive read from S3: cold
+	// (every tile new to B), then warm (the same tiles again).
+	var paths []string
+	for z := 0; z <= 5 && len(paths) < 1000; z++ {
+		for x := 0; x < 1<<z && len(paths) < 1000; x++ {
+			for y := 0; y < 1<<z && len(paths) < 1000; y++ {
+				if z == 5 && x == 17 && y == 9 {
+					continue // asked above
+				}
+				paths = append(paths, fmt.Sprintf("/tiles/grid/%d/%d/%d.png", z, x, y))
+			}
+		}
+	}
+	measure := func() (total, gets int) {
+		t0, g0 := b.s3Calls("GetObject")
+		for _, p := range paths {
+			if s := b.status(p); s != 200 {
+				t.Fatalf("%s: %d", p, s)
+			}
+		}
+		t1, g1 := b.s3Calls("GetObject")
+		return t1 - t0, g1 - g0
+	}
+	cold, coldGets := measure()
+	warm, _ := measure()
+	t.Logf("S3 calls per 1,000 tile requests of a PMTiles archive in S3: cold %d (%d GetObject), warm %d", cold, coldGets, warm)
+	if cold < 900 || cold != coldGets {
+		t.Errorf("cold: %d S3 calls (%d GetObject) for 1,000 new tiles, want about one ranged GetObject each", cold, coldGets)
+	}
+	if warm != 0 {
+		t.Errorf("warm: %d S3 calls for 1,000 cached tiles, want 0", warm)
+	}
+
+	// The cache can be deleted at any time: B's data directory emptied,
+	// a tile it never served still comes from S3.
+	os.RemoveAll(b.dir)
+	if r := b.do("GET", "/tiles/grid/5/31/31.png", nil); r.status != 200 {
+		t.Errorf("after the cache was deleted: %d", r.status)
+	}
+}
