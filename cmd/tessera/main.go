@@ -6,7 +6,7 @@
 //	tessera ingest --data DIR FILE...              add MBTiles, PMTiles or GeoJSON files as tilesets
 //	tessera convert IN.mbtiles OUT.pmtiles|OUT_DIR copy a tileset to PMTiles or to z/x/y files
 //	tessera geocode build --data DIR               build the geocoding index from open data
-//	tessera weather ingest --data DIR FILE...      add GRIB2 model runs as weather tilesets
+//	tessera weather ingest --data DIR FILE...      add GRIB2 or NetCDF model runs as weather tilesets
 //	tessera version
 package main
 
@@ -122,7 +122,7 @@ Verbs:
   image    cut a picture into an image pyramid    tessera image --data DIR [--id ID] FILE.png|jpg|tif
   convert  MBTiles to PMTiles, or to z/x/y files  tessera convert IN.mbtiles OUT.pmtiles|OUT_DIR
   geocode  build the geocoding index              tessera geocode build --data DIR
-  weather  ingest GRIB2 model output              tessera weather ingest --data DIR FILE.grib2...
+  weather  ingest GRIB2 or NetCDF model output    tessera weather ingest --data DIR FILE.grib2|FILE.nc...
   render   draw a style to an image               tessera render --style style.json -o map.png
   version  print the version
 

@@ -358,24 +358,36 @@ func (f *File) ReadFloat32(v *Var, max int64) ([]float32, error) {
 		return nil, fmt.Errorf("%w: variable %q (%d values from byte %d) runs past the end of the file (%d bytes)", ErrFormat, v.Name, n, v.Begin, f.size)
 	}
 	out := make([]float32, n)
-	sr := bufio.NewReaderSize(io.NewSectionReader(f.r, v.Begin, n*size), 256<<10)
-	buf := make([]byte, 64<<10)
-	per := int64(len(buf)) / size
-	for i := int64(0); i < n; i += per {
-		k := min(per, n-i)
-		b := buf[:k*size]
-		if _, err := io.ReadFull(sr, b); err != nil {
-			return nil, fmt.Errorf("read variable %q: %w", v.Name, err)
-		}
+	err := f.readChunks(v, v.Begin, n, func(i int64, b []byte) {
 		if v.Type == Float {
-			for j := int64(0); j < k; j++ {
+			for j := range int64(len(b)) / 4 {
 				out[i+j] = math.Float32frombits(binary.BigEndian.Uint32(b[j*4:]))
 			}
-			continue
+			return
 		}
-		for j := int64(0); j < k; j++ {
+		for j := range int64(len(b)) / size {
 			out[i+j] = float32(decode(v.Type, b[j*size:]))
 		}
+	})
+	if err != nil {
+		return nil, err
 	}
 	return out, nil
+}
+
+// readChunks reads n values of v from byte off in chunks of up to 64 KiB,
+// handing put each chunk and the index of its first value.
+func (f *File) readChunks(v *Var, off, n int64, put func(i int64, b []byte)) error {
+	size := int64(v.Type.Size())
+	sr := io.NewSectionReader(f.r, off, n*size)
+	buf := make([]byte, min(n*size, 64<<10))
+	per := int64(len(buf)) / size
+	for i := int64(0); i < n; i += per {
+		b := buf[:min(per, n-i)*size]
+		if _, err := io.ReadFull(sr, b); err != nil {
+			return fmt.Errorf("read variable %q: %w", v.Name, err)
+		}
+		put(i, b)
+	}
+	return nil
 }

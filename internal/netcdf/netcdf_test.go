@@ -3,6 +3,7 @@ package netcdf
 import (
 	"bytes"
 	"errors"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -129,11 +130,69 @@ func FuzzOpen(f *testing.F) {
 			return
 		}
 		for i := range file.Vars {
-			if _, err := file.ReadFloat32(&file.Vars[i], 1<<16); err != nil && !errors.Is(err, ErrFormat) {
+			v := &file.Vars[i]
+			if _, err := file.ReadFloat32(v, 1<<16); err != nil && !errors.Is(err, ErrFormat) {
 				if !strings.Contains(err.Error(), "EOF") {
-					t.Fatalf("read %s: %v", file.Vars[i].Name, err)
+					t.Fatalf("read %s: %v", v.Name, err)
 				}
 			}
+			// The first slab along each leading dimension count.
+			for k := 0; k <= len(v.Shape); k++ {
+				if _, err := file.ReadSlab(v, make([]int, k), 1<<16); err != nil && !errors.Is(err, ErrFormat) {
+					if !strings.Contains(err.Error(), "EOF") {
+						t.Fatalf("slab %d of %s: %v", k, v.Name, err)
+					}
+				}
+			}
+			v.Unpacking().Apply([]float64{0, 1, math.NaN()})
 		}
 	})
+}
+
+// TestSlabAndUnpacking: slabs of a grid by its leading index, and CF
+// unpacking (scale, offset, fill and missing values).
+func TestSlabAndUnpacking(t *testing.T) {
+	var buf bytes.Buffer
+	vals := make([]float32, 2*3*4)
+	for i := range vals {
+		vals[i] = float32(i)
+	}
+	attrs := []Attr{{Name: "scale_factor", Type: Double, Values: []float64{0.5}}, {Name: "add_offset", Type: Double, Values: []float64{10}},
+		{Name: "_FillValue", Type: Double, Values: []float64{5}}, {Name: "missing_value", Type: Double, Values: []float64{7}}}
+	if err := Encode(&buf, []Dim{{"t", 2}, {"lat", 3}, {"lon", 4}}, nil, []VarData{{Name: "v", Dims: []string{"t", "lat", "lon"}, Attrs: attrs, Values: vals}}); err != nil {
+		t.Fatal(err)
+	}
+	f, err := Open(bytes.NewReader(buf.Bytes()), int64(buf.Len()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, _ := f.Var("v")
+	s, err := f.ReadSlab(v, []int{1}, 100)
+	if err != nil || len(s) != 12 || s[0] != 12 || s[11] != 23 {
+		t.Fatalf("slab 1: %v %v", s, err)
+	}
+	row, err := f.ReadSlab(v, []int{0, 2}, 100)
+	if err != nil || len(row) != 4 || row[0] != 8 || row[3] != 11 {
+		t.Fatalf("row 0,2: %v %v", row, err)
+	}
+	if _, err := f.ReadSlab(v, []int{2}, 100); !errors.Is(err, ErrFormat) {
+		t.Errorf("index past the dimension: %v", err)
+	}
+	if _, err := f.ReadSlab(v, nil, 10); !errors.Is(err, ErrFormat) {
+		t.Errorf("past the limit: %v", err)
+	}
+	first, _ := f.ReadSlab(v, []int{0}, 100)
+	v.Unpacking().Apply(first)
+	for i, x := range first {
+		switch i {
+		case 5, 7:
+			if !math.IsNaN(x) {
+				t.Errorf("stored %d (missing) unpacks to %g", i, x)
+			}
+		default:
+			if x != float64(i)*0.5+10 {
+				t.Errorf("stored %d unpacks to %g", i, x)
+			}
+		}
+	}
 }

