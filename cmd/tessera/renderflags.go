@@ -178,6 +178,9 @@ func (f *renderFlags) checkPrerender(zooms, bbox string) error {
 	if f.ratio != 1 && f.ratio != 2 {
 		return fmt.Errorf("render: --pixel-ratio %v: --zooms renders tiles at 1 or 2", f.ratio)
 	}
+	if f.format == imageenc.Basis {
+		return fmt.Errorf("render: --format basis: tilesets are png, jpg or webp (the server encodes basis tiles itself)")
+	}
 	switch strings.ToLower(filepath.Ext(f.out)) {
 	case ".mbtiles", ".pmtiles":
 	default:
