@@ -70,6 +70,7 @@ setup-bench: build
 ## bench: Go benchmarks and the wrk load run against nginx (results in bench/out/)
 bench: setup-bench
 	bench/run.sh
+	bench/keys.sh
 	bench/images.sh
 	bench/renderer.sh
 	bench/hostile.sh

@@ -1,8 +1,10 @@
 -- wrk script: requests the tiles listed in the file named by the PATHS
 -- environment variable (one relative path a line), in random order, under
--- the PREFIX path, asking for gzip as a map client does.
+-- the PREFIX path, asking for gzip as a map client does. QUERY, when set,
+-- is appended to every path (keys.sh: "?key=...").
 local paths = {}
 local prefix = os.getenv("PREFIX") or "/"
+local query = os.getenv("QUERY") or ""
 
 local function load()
   local f = assert(io.open(os.getenv("PATHS") or "paths.txt", "r"))
@@ -24,7 +26,7 @@ function init(args)
 end
 
 function request()
-  return wrk.format("GET", prefix .. paths[math.random(#paths)])
+  return wrk.format("GET", prefix .. paths[math.random(#paths)] .. query)
 end
 
 local statuses = {}

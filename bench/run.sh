@@ -30,24 +30,9 @@ trap cleanup EXIT
 
 # 1. The tileset: the demo world (zooms 0-8, every tile present: land,
 #    water, countries, boundaries, places).
-world="$out/world.mbtiles"
-if [[ ! -f "$world" ]]; then
-	rm -rf "$out/demo"
-	"$bin" demo --data "$out/demo" --cache "$root/.cache/opendata"
-	cp "$out/demo/tiles/world.mbtiles" "$world"
-fi
-ntiles=$(sqlite3 "$world" "SELECT COUNT(*) FROM tiles")
-echo "bench: $world has $ntiles tiles"
-if ((ntiles < 50000)); then
-	echo "bench: need at least 50,000 distinct tiles" >&2
-	exit 1
-fi
-
 # 2. The same bytes as files for nginx, and as a PMTiles archive.
-if [[ ! -f "$out/paths.txt" ]]; then
-	rm -rf "$out/static"
-	"$bin" convert --list "$out/paths.txt" "$world" "$out/static/tiles/world"
-fi
+. "$root/bench/world.sh"
+bench_world
 [[ -f "$out/world.pmtiles" ]] || "$bin" convert "$world" "$out/world.pmtiles"
 rm -rf "$out/data-mb" "$out/data-pm" "$out/data-mb1"
 mkdir -p "$out/data-mb/tiles" "$out/data-pm/tiles" "$out/data-mb1/tiles"
