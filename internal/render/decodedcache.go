@@ -6,6 +6,8 @@ import (
 
 	"github.com/paulmach/orb"
 
+	"github.com/tesseramaps/tessera/internal/render/lru"
+	"github.com/tesseramaps/tessera/internal/render/scene"
 	"github.com/tesseramaps/tessera/internal/style/expr"
 )
 
@@ -19,7 +21,7 @@ const DefaultDecodedCacheBytes = 32 << 20
 // never modified once decoded.
 type decodedCache struct {
 	mu sync.Mutex
-	sizedLRU[string, *decodedTile]
+	lru.Sized[string, *decodedTile]
 	held map[*decodedTile]int // the tiles kept, by how many keys
 	// onEvict, when set, is called (without the lock) with each tile the
 	// cache lets go of: what is kept beside a tile goes with it.
@@ -27,7 +29,7 @@ type decodedCache struct {
 }
 
 func newDecodedCache(max int64) *decodedCache {
-	return &decodedCache{sizedLRU: newSizedLRU[string, *decodedTile](max), held: map[*decodedTile]int{}}
+	return &decodedCache{Sized: lru.New[string, *decodedTile](max), held: map[*decodedTile]int{}}
 }
 
 // holds reports whether the cache keeps t.
@@ -41,36 +43,36 @@ func (c *decodedCache) holds(t *decodedTile) bool {
 }
 
 func (c *decodedCache) get(key string) (*decodedTile, bool) {
-	if c == nil || c.max <= 0 {
+	if c == nil || c.Max() <= 0 {
 		return nil, false
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.sizedLRU.get(key)
+	return c.Sized.Get(key)
 }
 
 func (c *decodedCache) put(key string, t *decodedTile) {
-	if c == nil || c.max <= 0 {
+	if c == nil || c.Max() <= 0 {
 		return
 	}
 	size := t.size
 	if size <= 0 {
 		size = featuresSize(t.feats)
 	}
-	if size > c.max/4 {
+	if size > c.Max()/4 {
 		return // one huge tile would push everything else out
 	}
 	c.mu.Lock()
-	if _, ok := c.m[key]; ok {
+	if c.Has(key) {
 		c.mu.Unlock()
 		return
 	}
 	c.held[t]++
 	var gone []*decodedTile
-	for _, ent := range c.sizedLRU.put(key, t, size) {
-		if c.held[ent.val]--; c.held[ent.val] <= 0 {
-			delete(c.held, ent.val)
-			gone = append(gone, ent.val)
+	for _, ent := range c.Sized.Put(key, t, size) {
+		if c.held[ent.Value]--; c.held[ent.Value] <= 0 {
+			delete(c.held, ent.Value)
+			gone = append(gone, ent.Value)
 		}
 	}
 	evict := c.onEvict
@@ -84,14 +86,14 @@ func (c *decodedCache) put(key string, t *decodedTile) {
 
 // featuresSize estimates the memory of decoded features: their structs,
 // their property keys and values, their points and slice headers.
-func featuresSize(feats []sourceFeature) int64 {
+func featuresSize(feats []scene.Feature) int64 {
 	return headerSize(feats) + geometrySize(feats)
 }
 
 // headerSize estimates the memory of features' structs and properties.
-func headerSize(feats []sourceFeature) int64 {
+func headerSize(feats []scene.Feature) int64 {
 	const (
-		featBytes = int64(unsafe.Sizeof(sourceFeature{}))
+		featBytes = int64(unsafe.Sizeof(scene.Feature{}))
 		mapBytes  = int64(unsafe.Sizeof(expr.MapFeature{})) + 64
 		propBytes = int64(unsafe.Sizeof("")) + int64(unsafe.Sizeof(expr.Value{}))
 		tileBytes = int64(unsafe.Sizeof(tileFeature{}))
@@ -100,7 +102,7 @@ func headerSize(feats []sourceFeature) int64 {
 	n := int64(0)
 	for _, f := range feats {
 		n += featBytes
-		switch ft := f.feat.(type) {
+		switch ft := f.Expr.(type) {
 		case *expr.MapFeature:
 			n += mapBytes + int64(ft.Props.Len())*propBytes
 		case *tileFeature:
@@ -112,7 +114,7 @@ func headerSize(feats []sourceFeature) int64 {
 
 // geometrySize estimates the memory of features' points and the slices
 // that hold them.
-func geometrySize(feats []sourceFeature) int64 {
+func geometrySize(feats []scene.Feature) int64 {
 	const (
 		pointBytes = int64(unsafe.Sizeof(orb.Point{}))
 		sliceBytes = 24
@@ -127,11 +129,11 @@ func geometrySize(feats []sourceFeature) int64 {
 		}
 	}
 	for _, f := range feats {
-		for _, p := range f.parts {
+		for _, p := range f.Parts {
 			n += int64(len(p))*pointBytes + sliceBytes
 		}
-		rings(f.polygons)
-		rings(f.unclipped) // shared with wholePolygons
+		rings(f.Polygons)
+		rings(f.Unclipped) // shared with wholePolygons
 	}
 	return n
 }

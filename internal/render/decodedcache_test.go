@@ -7,10 +7,11 @@ import (
 	"testing"
 
 	"github.com/paulmach/orb"
+	"github.com/tesseramaps/tessera/internal/render/scene"
 )
 
 func TestDecodedCacheBounded(t *testing.T) {
-	feats := []sourceFeature{{kind: "LineString", parts: [][]orb.Point{make([]orb.Point, 100)}}}
+	feats := []scene.Feature{{Kind: "LineString", Parts: [][]orb.Point{make([]orb.Point, 100)}}}
 	size := featuresSize(feats)
 	tile := &decodedTile{feats: feats}
 	c := newDecodedCache(10 * size)
@@ -21,8 +22,8 @@ func TestDecodedCacheBounded(t *testing.T) {
 			t.Fatalf("the most recently used tile was evicted at put %d", i)
 		}
 	}
-	if c.bytes > c.max {
-		t.Errorf("cache holds %d bytes, bound %d", c.bytes, c.max)
+	if c.Bytes() > c.Max() {
+		t.Errorf("cache holds %d bytes, bound %d", c.Bytes(), c.Max())
 	}
 	if _, ok := c.get("1"); ok {
 		t.Error("an old, unused tile was kept past the bound")
@@ -39,7 +40,7 @@ func TestDecodedCacheBounded(t *testing.T) {
 
 // TestArenaChunks: an arena's allocations start small and double up to
 // arenaChunk elements, and it counts the bytes it allocated (a decoded
-// tile's size for the cache's bound).
+// Tile's size for the cache's bound).
 func TestArenaChunks(t *testing.T) {
 	var a arena[orb.Point]
 	tests := []struct {
@@ -69,10 +70,10 @@ func TestArenaChunks(t *testing.T) {
 
 // TestLayerShape: the stats a render scales from a tile's kept shape are
 // those of measuring its features at the render's scale: polygons' boxes
-// count up to the image's area.
+// Count up to the image's area.
 func TestLayerShape(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 5))
-	var feats []sourceFeature
+	var feats []scene.Feature
 	for range 200 {
 		n := 2 + rng.IntN(6)
 		pts := make([]orb.Point, n)
@@ -80,12 +81,12 @@ func TestLayerShape(t *testing.T) {
 			pts[i] = orb.Point{rng.Float64() * 0.001, rng.Float64() * 0.001}
 		}
 		if rng.IntN(2) == 0 {
-			feats = append(feats, sourceFeature{parts: [][]orb.Point{pts}})
+			feats = append(feats, scene.Feature{Parts: [][]orb.Point{pts}})
 		} else {
-			feats = append(feats, sourceFeature{polygons: [][][]orb.Point{{pts}}})
+			feats = append(feats, scene.Feature{Polygons: [][][]orb.Point{{pts}}})
 		}
 	}
-	sh := shapeOf(featureRuns{feats[:120], feats[120:]})
+	sh := shapeOf(scene.Runs{feats[:120], feats[120:]})
 	for _, tc := range []struct {
 		scale  float64
 		pixels int
@@ -93,9 +94,9 @@ func TestLayerShape(t *testing.T) {
 		var want featureStats
 		for _, f := range feats {
 			want.features++
-			rings := f.parts
-			if f.polygons != nil {
-				rings = f.polygons[0]
+			rings := f.Parts
+			if f.Polygons != nil {
+				rings = f.Polygons[0]
 			}
 			for _, ring := range rings {
 				want.vertices += float64(len(ring))
@@ -106,7 +107,7 @@ func TestLayerShape(t *testing.T) {
 						want.length += math.Hypot(p[0]-ring[i-1][0], p[1]-ring[i-1][1]) * tc.scale
 					}
 				}
-				if f.polygons != nil {
+				if f.Polygons != nil {
 					want.area += math.Min((x1-x0)*(y1-y0)*tc.scale*tc.scale, float64(tc.pixels))
 				}
 			}

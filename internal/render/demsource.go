@@ -103,7 +103,7 @@ type demTile struct {
 // stride returns the length of a row of elev.
 func (d *demTile) stride() int { return d.dim + 2*demBorder }
 
-// at returns the elevation at pixel x, y of the tile (-demBorder up to
+// At returns the elevation at pixel x, y of the tile (-demBorder up to
 // dim+demBorder-1 along each axis, the border included).
 func (d *demTile) at(x, y int) float64 {
 	return float64(d.elev[(y+demBorder)*d.stride()+x+demBorder])
@@ -114,7 +114,7 @@ func (d *demTile) set(x, y int, v float64) {
 }
 
 // decodeDEM decodes a square PNG or WebP DEM tile. The border repeats the
-// tile's edge pixels until a neighbour fills it.
+// Tile's edge pixels until a neighbour fills it.
 func decodeDEM(data []byte, enc demEncoding) (*demTile, error) {
 	if _, _, err := checkImageSize(data, maxDEMSize); err != nil {
 		return nil, fmt.Errorf("decode DEM tile: %w", err)
@@ -193,7 +193,7 @@ type demCover struct {
 	tiles map[[2]int]*demTile // by column (canonical, 0..2^z-1) and row
 }
 
-// tile returns the tile holding world column col (any integer: the world
+// Tile returns the tile holding world column col (any integer: the world
 // repeats) and row, or nil.
 func (c *demCover) tile(col, row int) *demTile {
 	n := 1 << c.z

@@ -7,6 +7,7 @@ import (
 	"github.com/paulmach/orb"
 
 	"github.com/tesseramaps/tessera/internal/render/raster"
+	"github.com/tesseramaps/tessera/internal/render/scene"
 	"github.com/tesseramaps/tessera/internal/style"
 	"github.com/tesseramaps/tessera/internal/style/expr"
 )
@@ -30,12 +31,12 @@ type camera3D struct {
 
 // camera returns the view's camera; without pitch it looks straight down
 // (heights still grow toward it).
-func (lr *layerRender) camera() camera3D {
-	fr := lr.fr
-	if t := fr.tilt; t != nil {
+func (lr *painter) camera() camera3D {
+	fr := lr.Frame
+	if t := fr.Tilt; t != nil {
 		return camera3D{t.CX, t.CY, t.Dist, t.Sin, t.Cos}
 	}
-	return camera3D{fr.w / 2, fr.h / 2, 1.5 * fr.h, 0, 1}
+	return camera3D{fr.W / 2, fr.H / 2, 1.5 * fr.H, 0, 1}
 }
 
 // project maps a plane point raised z pixels to the screen, with its
@@ -71,10 +72,10 @@ var lightSpecs = sync.OnceValue(func() map[string]*expr.PropertySpec {
 
 // styleLight evaluates the style's light at the view's zoom (GL's
 // defaults for what it leaves out).
-func (lr *layerRender) styleLight(st *style.Style) light {
+func (lr *painter) styleLight(st *style.Style) light {
 	raw, _ := st.Doc().Get("light")
 	obj, _ := raw.(*style.Object)
-	c := &expr.EvalContext{Zoom: lr.zoom}
+	c := &expr.EvalContext{Zoom: lr.Zoom}
 	value := func(name string) expr.Value {
 		spec := lightSpecs()[name]
 		if spec == nil {
@@ -94,7 +95,7 @@ func (lr *layerRender) styleLight(st *style.Style) light {
 	}
 	l := light{color: [3]float64{1, 1, 1}, intensity: 0.5}
 	pos := []float64{1.15, 210, 30}
-	if p := numbers(value("position")); len(p) == 3 {
+	if p := scene.Numbers(value("position")); len(p) == 3 {
 		pos = p
 	}
 	if v := value("intensity"); v.Kind() == expr.KindNumber {
@@ -111,7 +112,7 @@ func (lr *layerRender) styleLight(st *style.Style) light {
 	x, y, z := pos[0]*math.Cos(az)*math.Sin(polar), pos[0]*math.Sin(az)*math.Sin(polar), pos[0]*math.Cos(polar)
 	if v := value("anchor"); v.Kind() != expr.KindString || v.Str() != "map" {
 		// Anchored to the viewport: the light turns with the bearing.
-		b := -math.Atan2(lr.fr.sin, lr.fr.cos)
+		b := -math.Atan2(lr.Frame.Sin, lr.Frame.Cos)
 		s, co := math.Sincos(b)
 		x, y = x*co-y*s, x*s+y*co
 	}
@@ -141,42 +142,42 @@ type depthLayer struct {
 }
 
 // extrusion draws a fill-extrusion layer.
-func (lr *layerRender) extrusion(feats []sourceFeature, st *style.Style) {
-	c0 := lr.ctx(nil)
-	opacity := lr.num("fill-extrusion-opacity", c0, 1)
+func (lr *painter) extrusion(feats []scene.Feature, st *style.Style) {
+	c0 := lr.FeatureContext(nil)
+	opacity := lr.Num("fill-extrusion-opacity", c0, 1)
 	if opacity <= 0 {
 		return
 	}
-	w, h := lr.cv.Rect.Dx(), lr.cv.Rect.Dy()
+	w, h := lr.Canvas.Rect.Dx(), lr.Canvas.Rect.Dy()
 	dl := &depthLayer{w: w, h: h}
 	lit := lr.styleLight(st)
 	cam := lr.camera()
-	gradient := lr.boolean("fill-extrusion-vertical-gradient", c0, true)
-	dx, dy := lr.translate("fill-extrusion-translate", c0)
+	gradient := lr.Bool("fill-extrusion-vertical-gradient", c0, true)
+	dx, dy := lr.Translate("fill-extrusion-translate", c0)
 	// Metres to device pixels, at the latitude of the view's centre.
-	lat := math.Atan(math.Sinh(math.Pi * (1 - 2*lr.fr.cy)))
-	perMetre := lr.fr.scale / (earthCircumference * math.Cos(lat))
+	lat := math.Atan(math.Sinh(math.Pi * (1 - 2*lr.Frame.CY)))
+	perMetre := lr.Frame.Scale / (earthCircumference * math.Cos(lat))
 	for _, f := range feats {
-		if f.kind != "Polygon" {
+		if f.Kind != "Polygon" {
 			continue
 		}
-		if lr.cv.Budget.Stopped() {
+		if lr.Canvas.Budget.Stopped() {
 			return
 		}
-		c := lr.ctx(f.feat)
-		if !lr.passes(c) {
+		c := lr.FeatureContext(f.Expr)
+		if !lr.Keeps(c) {
 			continue
 		}
-		col, ok := lr.color("fill-extrusion-color", c)
+		col, ok := lr.Color("fill-extrusion-color", c)
 		if !ok {
 			continue
 		}
 		pre := [3]float64{col.R * col.A, col.G * col.A, col.B * col.A}
-		height := math.Max(0, lr.num("fill-extrusion-height", c, 0))
-		base := math.Max(0, lr.num("fill-extrusion-base", c, 0))
-		face := extrusionFace{cam: cam, dl: dl, mask: lr.mask, zb: base * perMetre, zt: height * perMetre, perMetre: perMetre}
+		height := math.Max(0, lr.Num("fill-extrusion-height", c, 0))
+		base := math.Max(0, lr.Num("fill-extrusion-base", c, 0))
+		face := extrusionFace{cam: cam, dl: dl, mask: lr.Mask, zb: base * perMetre, zt: height * perMetre, perMetre: perMetre}
 		var img *spriteImage
-		if lr.l.Paint != nil && lr.l.Paint.Has("fill-extrusion-pattern") {
+		if lr.Style.Paint != nil && lr.Style.Paint.Has("fill-extrusion-pattern") {
 			if img = lr.patternImage("fill-extrusion-pattern", c); img == nil {
 				continue // a pattern whose image is missing draws nothing
 			}
@@ -190,15 +191,15 @@ func (lr *layerRender) extrusion(feats []sourceFeature, st *style.Style) {
 		}
 		roof := lightOf([3]float64{0, 0, 1}, false, 1)
 		if img != nil {
-			face.pattern = lr.extrusionPattern(img, f, dx, dy, geoJSONTileZoom(st, lr.l.Source, lr.zoom))
+			face.pattern = lr.extrusionPattern(img, f, dx, dy, geoJSONTileZoom(st, lr.Style.Source, lr.Zoom))
 		}
-		for _, poly := range f.polygons {
+		for _, poly := range f.Polygons {
 			var rings [][]raster.Point
 			for k, ring := range poly {
 				rings = append(rings, lr.projectPlane(ring, dx, dy))
 				// Walls, along the ring as GL winds it: outer rings turn
 				// clockwise on the screen, holes the other way.
-				cut := f.cutEdge(ring)
+				cut := f.CutEdge(ring)
 				n := len(ring)
 				type edge struct{ a, b orb.Point }
 				var edges []edge
@@ -233,7 +234,7 @@ func (lr *layerRender) extrusion(feats []sourceFeature, st *style.Style) {
 						continue
 					}
 					nx, ny := -ey/l, ex/l
-					n3 := [3]float64{nx*lr.fr.cos + ny*lr.fr.sin, -nx*lr.fr.sin + ny*lr.fr.cos, 0}
+					n3 := [3]float64{nx*lr.Frame.Cos + ny*lr.Frame.Sin, -nx*lr.Frame.Sin + ny*lr.Frame.Cos, 0}
 					dist := math.Hypot(e.b[0]-e.a[0], e.b[1]-e.a[1])
 					if face.pattern != nil {
 						dist *= face.pattern.tileUnits
@@ -253,7 +254,7 @@ func (lr *layerRender) extrusion(feats []sourceFeature, st *style.Style) {
 	}
 	// The layer, each pixel its nearest face, over the map.
 	for y := 0; y < h; y++ {
-		if !lr.cv.Budget.Spend(w) {
+		if !lr.Canvas.Budget.Spend(w) {
 			return
 		}
 		for x := 0; x < w; x++ {
@@ -262,7 +263,7 @@ func (lr *layerRender) extrusion(feats []sourceFeature, st *style.Style) {
 				continue
 			}
 			c := dl.color[i]
-			lr.cv.BlendPremul(x, y, c[0]*opacity, c[1]*opacity, c[2]*opacity, c[3]*opacity)
+			lr.Canvas.BlendPremul(x, y, c[0]*opacity, c[1]*opacity, c[2]*opacity, c[3]*opacity)
 		}
 	}
 }
@@ -382,7 +383,7 @@ func lightTexel(tex [4]float64, l [3]float64) [4]float64 {
 }
 
 // wall draws the wall over the edge a-b (plane pixels), coloured bottom
-// at the base and top at the top, in between as GL interpolates.
+// At the base and top at the top, in between as GL interpolates.
 // along is GL's edge distance at b and along+dist at a (tile units, for
 // patterns).
 func (e *extrusionFace) wall(a, b raster.Point, along, dist float64, bottom, top [3]float64) {
@@ -457,28 +458,28 @@ func (l light) shadePattern(n [3]float64, wall, gradient bool, t, base, height f
 // corner of the feature's tile.
 type extrusionPattern struct {
 	img *spriteImage
-	fr  frame
+	fr  scene.Frame
 	// cssPerWorld is CSS pixels of the zoom's floor a world unit.
 	cssPerWorld float64
 	dx, dy      float64 // the layer's translation, device pixels
 	// tileUnits is the tile units (8192 a tile) a world unit; tileZ the
-	// tile's zoom and offX, offY its corner in CSS pixels.
+	// Tile's zoom and offX, offY its corner in CSS pixels.
 	tileUnits, tileZ float64
 	offX, offY       float64
 }
 
 // extrusionPattern returns the pattern of a feature.
-func (lr *layerRender) extrusionPattern(img *spriteImage, f sourceFeature, dx, dy, geoZ float64) *extrusionPattern {
-	fz := math.Floor(lr.zoom)
-	p := &extrusionPattern{img: img, fr: lr.fr, cssPerWorld: 512 * math.Exp2(fz), dx: dx, dy: dy, tileZ: geoZ}
+func (lr *painter) extrusionPattern(img *spriteImage, f scene.Feature, dx, dy, geoZ float64) *extrusionPattern {
+	fz := math.Floor(lr.Zoom)
+	p := &extrusionPattern{img: img, fr: lr.Frame, cssPerWorld: 512 * math.Exp2(fz), dx: dx, dy: dy, tileZ: geoZ}
 	n := math.Exp2(geoZ)
 	var tx, ty float64
-	if f.clip != nil {
-		n = 1 / (f.clip.x1 - f.clip.x0)
+	if f.Clip != nil {
+		n = 1 / (f.Clip.X1 - f.Clip.X0)
 		p.tileZ = math.Round(math.Log2(n))
-		tx, ty = math.Round(f.clip.x0*n), math.Round(f.clip.y0*n)
-	} else if len(f.polygons) > 0 && len(f.polygons[0]) > 0 && len(f.polygons[0][0]) > 0 {
-		q := f.polygons[0][0][0]
+		tx, ty = math.Round(f.Clip.X0*n), math.Round(f.Clip.Y0*n)
+	} else if len(f.Polygons) > 0 && len(f.Polygons[0]) > 0 && len(f.Polygons[0][0]) > 0 {
+		q := f.Polygons[0][0][0]
 		tx, ty = math.Floor(q[0]*n), math.Floor(q[1]*n)
 	}
 	p.tileUnits = 8192 * n
@@ -491,9 +492,9 @@ func (lr *layerRender) extrusionPattern(img *spriteImage, f sourceFeature, dx, d
 // roof returns the texel under plane point (x, y) (device pixels).
 func (p *extrusionPattern) roof(x, y float64) [4]float64 {
 	// Back through the translation and the bearing to the world.
-	ox, oy := x-p.dx-p.fr.w/2, y-p.dy-p.fr.h/2
-	wx := p.fr.cx + (ox*p.fr.cos+oy*p.fr.sin)/p.fr.scale
-	wy := p.fr.cy + (-ox*p.fr.sin+oy*p.fr.cos)/p.fr.scale
+	ox, oy := x-p.dx-p.fr.W/2, y-p.dy-p.fr.H/2
+	wx := p.fr.CX + (ox*p.fr.Cos+oy*p.fr.Sin)/p.fr.Scale
+	wy := p.fr.CY + (-ox*p.fr.Sin+oy*p.fr.Cos)/p.fr.Scale
 	return p.sample(wx*p.cssPerWorld, wy*p.cssPerWorld)
 }
 

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/tesseramaps/tessera/internal/render/raster"
+	"github.com/tesseramaps/tessera/internal/render/scene"
 )
 
 // TestCameraGround checks that the extrusion camera sees the ground where
@@ -15,10 +16,10 @@ import (
 // image under pitch.
 func TestCameraGround(t *testing.T) {
 	v := View{Zoom: 3, Width: 100, Height: 80, PixelRatio: 1, Pitch: 40}
-	lr := &layerRender{fr: newFrame(v)}
+	lr := &painter{Layer: scene.Layer{Frame: scene.NewFrame(v)}}
 	cam := lr.camera()
 	for _, p := range []raster.Point{{X: 10, Y: 10}, {X: 50, Y: 40}, {X: 90, Y: 75}} {
-		want, _ := lr.fr.tilt.Project(p)
+		want, _ := lr.Frame.Tilt.Project(p)
 		got, _ := cam.project(p.X, p.Y, 0)
 		if math.Abs(got.X-want.X) > 1e-9 || math.Abs(got.Y-want.Y) > 1e-9 {
 			t.Errorf("ground %v: %v, want %v", p, got, want)
@@ -54,7 +55,7 @@ func TestExtrusionBox(t *testing.T) {
 			"fill-extrusion-color": "#808080", "fill-extrusion-height": 60, "fill-extrusion-vertical-gradient": false, "fill-extrusion-opacity": %s}}]}`
 	// Positions: the box's corners in plane pixels, then seen.
 	v := View{Zoom: 16, Width: 128, Height: 128, PixelRatio: 1, Pitch: 45}
-	lr := &layerRender{fr: newFrame(v)}
+	lr := &painter{Layer: scene.Layer{Frame: scene.NewFrame(v)}}
 	cam := lr.camera()
 	half := 0.0002 / 360 * 512 * math.Exp2(16)
 	heightPx := 60 / (earthCircumference / (512 * math.Exp2(16)))

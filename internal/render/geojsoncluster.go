@@ -9,6 +9,7 @@ import (
 
 	"github.com/tesseramaps/tessera/internal/geo"
 	"github.com/tesseramaps/tessera/internal/geojson/cluster"
+	"github.com/tesseramaps/tessera/internal/render/scene"
 	"github.com/tesseramaps/tessera/internal/style"
 	"github.com/tesseramaps/tessera/internal/style/expr"
 	"github.com/tesseramaps/tessera/internal/tiler"
@@ -87,7 +88,7 @@ func sourceInt(src *style.Source, key string, def float64) float64 {
 // source's maxzoom less one, clusterMinPoints 2), positions on the grid of
 // the tiles' units. Features other than points are not clustered and, as
 // in GL, not drawn.
-func (s *sourceSet) clusters(ctx context.Context, src *style.Source, feats []tiler.Feature, maxZoom, grid float64) ([]sourceFeature, error) {
+func (s *sourceSet) clusters(ctx context.Context, src *style.Source, feats []tiler.Feature, maxZoom, grid float64) ([]scene.Feature, error) {
 	var pts []cluster.Point
 	var idx []int
 	for i, f := range feats {
@@ -157,9 +158,9 @@ func (s *sourceSet) clusters(ctx context.Context, src *style.Source, feats []til
 		return nil, fmt.Errorf("source %s: %w", src.Name, err)
 	}
 	items := ix.Items(zoom)
-	out := make([]sourceFeature, 0, len(items))
+	out := make([]scene.Feature, 0, len(items))
 	for _, it := range items {
-		var sf sourceFeature
+		var sf scene.Feature
 		if it.IsCluster() {
 			o := expr.NewObject()
 			for _, p := range props {
@@ -176,13 +177,13 @@ func (s *sourceSet) clusters(ctx context.Context, src *style.Source, feats []til
 			case int:
 				o.Set("point_count_abbreviated", expr.Number(float64(a)))
 			}
-			sf.feat = &expr.MapFeature{Props: o, Id: expr.Number(float64(it.ID)), Type: "Point"}
+			sf.Expr = &expr.MapFeature{Props: o, Id: expr.Number(float64(it.ID)), Type: "Point"}
 		} else {
 			f := feats[idx[it.Index]]
-			sf.feat = &expr.MapFeature{Props: obj(it.Index), Id: idValue(f.ID, f.Properties), Type: "Point"}
+			sf.Expr = &expr.MapFeature{Props: obj(it.Index), Id: idValue(f.ID, f.Properties), Type: "Point"}
 		}
-		sf.kind, sf.tile = "Point", [3]int{0, 0, -1}
-		sf.parts = [][]orb.Point{{{math.Round(it.X*grid) / grid, math.Round(it.Y*grid) / grid}}}
+		sf.Kind, sf.Tile = "Point", [3]int{0, 0, -1}
+		sf.Parts = [][]orb.Point{{{math.Round(it.X*grid) / grid, math.Round(it.Y*grid) / grid}}}
 		out = append(out, sf)
 	}
 	return out, nil

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tesseramaps/tessera/internal/render/scene"
 	"github.com/tesseramaps/tessera/internal/style/expr"
 )
 
@@ -47,34 +48,34 @@ func TestGeoJSONClusters(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			st := parse(t, strings.Replace(doc, "CLUSTER", tc.options, 1))
 			v := View{Zoom: tc.zoom, Width: 64, Height: 64, PixelRatio: 1}
-			s := &sourceSet{r: r, st: st, res: mapResources{}, frame: newFrame(v), view: v}
+			s := &sourceSet{r: r, st: st, res: mapResources{}, frame: scene.NewFrame(v), view: v}
 			runs, err := s.features(context.Background(), st.Layers[0])
 			if err != nil {
 				t.Fatal(err)
 			}
-			feats := runs.flat()
+			feats := runs.Flat()
 			var clusters []float64
 			points := 0
 			for _, f := range feats {
-				if f.kind != "Point" {
-					t.Errorf("a %s in a clustered source", f.kind)
+				if f.Kind != "Point" {
+					t.Errorf("a %s in a clustered source", f.Kind)
 				}
-				if c, ok := f.feat.Property("cluster"); !ok || c.Kind() != expr.KindBoolean {
+				if c, ok := f.Expr.Property("cluster"); !ok || c.Kind() != expr.KindBoolean {
 					points++
 					continue
 				}
-				n, _ := f.feat.Property("point_count")
+				n, _ := f.Expr.Property("point_count")
 				clusters = append(clusters, n.Num())
-				id, _ := f.feat.Property("cluster_id")
-				if f.feat.ID().Num() != id.Num() || id.Num() < 6 {
-					t.Errorf("feature id %v, cluster_id %v", f.feat.ID(), id)
+				id, _ := f.Expr.Property("cluster_id")
+				if f.Expr.ID().Num() != id.Num() || id.Num() < 6 {
+					t.Errorf("feature id %v, cluster_id %v", f.Expr.ID(), id)
 				}
-				abbr, _ := f.feat.Property("point_count_abbreviated")
+				abbr, _ := f.Expr.Property("point_count_abbreviated")
 				if abbr.Num() != n.Num() {
 					t.Errorf("point_count_abbreviated %v, want %v", abbr, n)
 				}
-				sum, _ := f.feat.Property("sum")
-				top, _ := f.feat.Property("top")
+				sum, _ := f.Expr.Property("sum")
+				top, _ := f.Expr.Property("top")
 				wantSum, wantTop := 10.0, 4.0
 				if n.Num() == 5 {
 					wantSum, wantTop = 15, 5

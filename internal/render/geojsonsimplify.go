@@ -5,6 +5,7 @@ import (
 
 	"github.com/paulmach/orb"
 	"github.com/tesseramaps/tessera/internal/geo"
+	"github.com/tesseramaps/tessera/internal/render/scene"
 )
 
 // GL cuts GeoJSON into tiles simplified for their zoom: each vertex of a
@@ -27,7 +28,7 @@ type simplifier struct {
 
 // newSimplifier returns the simplifier of a source with the given
 // tolerance (pixels of a 512-pixel tile) and maxzoom, drawn from tiles of
-// zoom z.
+// Zoom z.
 func newSimplifier(tolerance float64, maxZoom, z int) *simplifier {
 	units := tolerance * geoJSONExtent / 512 // tile units
 	at := func(zoom int) float64 { return units / (math.Exp2(float64(zoom)) * geoJSONExtent) }
@@ -48,7 +49,7 @@ func (s *simplifier) line(pts []orb.Point, ring bool) []orb.Point {
 		if math.Abs(ringArea(pts))/2 < s.tol*s.tol { // ringArea is twice the area
 			return nil
 		}
-	} else if lineLength(pts) < s.tol {
+	} else if scene.LineLength(pts) < s.tol {
 		return nil
 	}
 	imp := make([]float64, len(pts))

@@ -6,6 +6,7 @@ import (
 
 	"github.com/paulmach/orb"
 	"github.com/tesseramaps/tessera/internal/geo"
+	"github.com/tesseramaps/tessera/internal/render/scene"
 )
 
 func TestImportance(t *testing.T) {
@@ -72,21 +73,21 @@ func TestClipLineFromStarts(t *testing.T) {
 	// the box 2..4 x 0..10, then to 8..12 x 0..3: each piece starts where
 	// it enters, measured along the whole line.
 	line := []orb.Point{{0, 0.5}, {10, 0.5}, {10, 5}}
-	pieces, starts := clipLineFrom(line, box{2, 0, 4, 10})
+	pieces, starts := scene.ClipLineFrom(line, scene.Box{X0: 2, Y0: 0, X1: 4, Y1: 10})
 	if len(pieces) != 1 || starts[0] != 2 {
 		t.Errorf("pieces %v starts %v, want one from 2", pieces, starts)
 	}
-	pieces, starts = clipLineFrom(line, box{8, 0, 12, 3})
+	pieces, starts = scene.ClipLineFrom(line, scene.Box{X0: 8, Y0: 0, X1: 12, Y1: 3})
 	if len(pieces) != 1 || starts[0] != 8 || pieces[0][len(pieces[0])-1] != (orb.Point{10, 3}) {
 		t.Errorf("pieces %v starts %v, want one from 8 to (10, 3)", pieces, starts)
 	}
-	if got := lineLength(line); got != 14.5 {
+	if got := scene.LineLength(line); got != 14.5 {
 		t.Errorf("length %v, want 14.5", got)
 	}
 }
 
 func TestClipRing(t *testing.T) {
-	b := box{0, 0, 10, 10}
+	b := scene.Box{X0: 0, Y0: 0, X1: 10, Y1: 10}
 	tests := []struct {
 		name string
 		ring []orb.Point
@@ -99,7 +100,7 @@ func TestClipRing(t *testing.T) {
 		{"too few points inside", []orb.Point{{1, 1}, {2, 2}}, nil},
 	}
 	for _, tc := range tests {
-		got := clipRing(tc.ring, b)
+		got := scene.ClipRing(tc.ring, b)
 		if len(got) != len(tc.want) {
 			t.Errorf("%s: %v, want %v", tc.name, got, tc.want)
 			continue

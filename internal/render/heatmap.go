@@ -6,6 +6,7 @@ import (
 	"github.com/paulmach/orb"
 
 	"github.com/tesseramaps/tessera/internal/render/raster"
+	"github.com/tesseramaps/tessera/internal/render/scene"
 	"github.com/tesseramaps/tessera/internal/style/expr"
 )
 
@@ -93,7 +94,7 @@ func (d *densityBuffer) kernel(c raster.Point, r, peak float64, tilt *raster.Til
 	}
 }
 
-// at samples the buffer bilinearly (edges clamped) at device pixel x, y.
+// At samples the buffer bilinearly (edges clamped) at device pixel x, y.
 func (d *densityBuffer) at(x, y int) float64 {
 	u := (float64(x)+0.5)/d.sx - 0.5
 	v := (float64(y)+0.5)/d.sy - 0.5
@@ -152,7 +153,7 @@ func newColorRamp(e *expr.Expression, zoom float64, set func(c *expr.EvalContext
 	return &ramp
 }
 
-// at samples the ramp linearly at t (0..1, clamped at the ends).
+// At samples the ramp linearly at t (0..1, clamped at the ends).
 func (r *colorRamp) at(t float64) [4]float64 {
 	u := t*rampSize - 0.5
 	i := math.Floor(u)
@@ -162,31 +163,31 @@ func (r *colorRamp) at(t float64) [4]float64 {
 }
 
 // heatmap draws a heatmap layer.
-func (lr *layerRender) heatmap(feats []sourceFeature) {
-	c0 := lr.ctx(nil)
-	opacity := lr.num("heatmap-opacity", c0, 1)
-	ramp := lr.props["heatmap-color"]
+func (lr *painter) heatmap(feats []scene.Feature) {
+	c0 := lr.FeatureContext(nil)
+	opacity := lr.Num("heatmap-opacity", c0, 1)
+	ramp := lr.Props["heatmap-color"]
 	if opacity <= 0 || ramp == nil {
 		return
 	}
-	intensity := lr.num("heatmap-intensity", c0, 1)
-	fr := lr.fr
-	w, h := lr.cv.Rect.Dx(), lr.cv.Rect.Dy()
+	intensity := lr.Num("heatmap-intensity", c0, 1)
+	fr := lr.Frame
+	w, h := lr.Canvas.Rect.Dx(), lr.Canvas.Rect.Dy()
 	buf := newDensityBuffer(w, h)
 	drawn := false
 	for _, f := range feats {
-		if lr.cv.Budget.Stopped() {
+		if lr.Canvas.Budget.Stopped() {
 			return
 		}
-		c := lr.ctx(f.feat)
-		if !lr.passes(c) {
+		c := lr.FeatureContext(f.Expr)
+		if !lr.Keeps(c) {
 			continue
 		}
-		weight := lr.num("heatmap-weight", c, 1)
-		radius := lr.num("heatmap-radius", c, 30) * fr.ratio
+		weight := lr.Num("heatmap-weight", c, 1)
+		radius := lr.Num("heatmap-radius", c, 30) * fr.Ratio
 		for _, part := range vertexParts(f) {
 			for _, p := range lr.projectPlane(part, 0, 0) {
-				buf.kernel(p, radius, weight*intensity*gaussCoef, fr.tilt, lr.cv.Budget)
+				buf.kernel(p, radius, weight*intensity*gaussCoef, fr.Tilt, lr.Canvas.Budget)
 				drawn = true
 			}
 		}
@@ -194,9 +195,9 @@ func (lr *layerRender) heatmap(feats []sourceFeature) {
 	if !drawn {
 		return
 	}
-	colors := newColorRamp(ramp, lr.zoom, func(c *expr.EvalContext, t float64) { c.HeatmapDensity = t })
+	colors := newColorRamp(ramp, lr.Zoom, func(c *expr.EvalContext, t float64) { c.HeatmapDensity = t })
 	for y := 0; y < h; y++ {
-		if !lr.cv.Budget.Spend(w) {
+		if !lr.Canvas.Budget.Spend(w) {
 			return
 		}
 		for x := 0; x < w; x++ {
@@ -204,7 +205,7 @@ func (lr *layerRender) heatmap(feats []sourceFeature) {
 			if col[3] <= 0 && col[0] <= 0 && col[1] <= 0 && col[2] <= 0 {
 				continue
 			}
-			lr.cv.BlendPremul(x, y, col[0]*opacity, col[1]*opacity, col[2]*opacity, col[3]*opacity)
+			lr.Canvas.BlendPremul(x, y, col[0]*opacity, col[1]*opacity, col[2]*opacity, col[3]*opacity)
 		}
 	}
 }
@@ -212,20 +213,20 @@ func (lr *layerRender) heatmap(feats []sourceFeature) {
 // vertexParts returns the points GL's point layers (circle, heatmap) draw
 // for a feature: every vertex, of lines and polygon rings too, inside the
 // feature's tile square.
-func vertexParts(f sourceFeature) [][]orb.Point {
-	switch f.kind {
+func vertexParts(f scene.Feature) [][]orb.Point {
+	switch f.Kind {
 	case "Point", "LineString":
-		return insideTile(f.parts, f.clip)
+		return insideTile(f.Parts, f.Clip)
 	case "Polygon":
-		polys := f.unclipped
+		polys := f.Unclipped
 		if polys == nil {
-			polys = f.polygons
+			polys = f.Polygons
 		}
 		var rings [][]orb.Point
 		for _, p := range polys {
 			rings = append(rings, p...)
 		}
-		return insideTile(rings, f.clip)
+		return insideTile(rings, f.Clip)
 	}
 	return nil
 }

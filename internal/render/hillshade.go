@@ -5,6 +5,7 @@ import (
 
 	"github.com/tesseramaps/tessera/internal/geo"
 	"github.com/tesseramaps/tessera/internal/render/raster"
+	"github.com/tesseramaps/tessera/internal/render/scene"
 	"github.com/tesseramaps/tessera/internal/style/expr"
 )
 
@@ -14,7 +15,7 @@ import (
 // one texel per DEM pixel plus one of border, each holding the east and
 // south derivatives of the elevation by Horn's 3x3 kernel, in metres per
 // metre (the pixel's size taken at the equator, for the tile's pixel
-// count and zoom), exaggerated below zoom 15 as GL exaggerates them so
+// Count and zoom), exaggerated below zoom 15 as GL exaggerates them so
 // that hills show at small scales. They are stored as GL stores them: in
 // eight bits each, as deriv/8 + 128/255 clamped to 0..1.
 //
@@ -95,7 +96,7 @@ func (s *slopeTexture) texel(x, y int) (float64, float64) {
 }
 
 // derivative returns the east and south derivatives at u, v across the
-// tile (0..1), as GL's draw pass reads them: the texture sampled within
+// Tile (0..1), as GL's draw pass reads them: the texture sampled within
 // its border, bilinear or nearest.
 func (s *slopeTexture) derivative(u, v float64, nearest bool) (float64, float64) {
 	n := float64(s.size)
@@ -138,13 +139,13 @@ type hillshadeLight struct {
 // Lists of directions, altitudes and colours are padded with their last
 // entry to the longest; as in GL the multidirectional method lights with
 // as many sources as there are highlight colours.
-func (lr *layerRender) hillshadeLightOf() hillshadeLight {
-	c := lr.ctx(nil)
+func (lr *painter) hillshadeLightOf() hillshadeLight {
+	c := lr.FeatureContext(nil)
 	h := hillshadeLight{
-		method:       lr.str("hillshade-method", c, "standard"),
-		exaggeration: lr.num("hillshade-exaggeration", c, 0.5),
+		method:       lr.Str("hillshade-method", c, "standard"),
+		exaggeration: lr.Num("hillshade-exaggeration", c, 0.5),
 	}
-	if col, ok := lr.color("hillshade-accent-color", c); ok {
+	if col, ok := lr.Color("hillshade-accent-color", c); ok {
 		h.accent = premul(col)
 	}
 	dirs := lr.floats("hillshade-illumination-direction", c, 335)
@@ -153,10 +154,10 @@ func (lr *layerRender) hillshadeLightOf() hillshadeLight {
 	highlights := lr.colors("hillshade-highlight-color", c, raster.Color{R: 1, G: 1, B: 1, A: 1})
 	n := max(len(dirs), len(alts), len(shadows), len(highlights))
 	var bearing float64
-	if lr.str("hillshade-illumination-anchor", c, "viewport") == "viewport" {
+	if lr.Str("hillshade-illumination-anchor", c, "viewport") == "viewport" {
 		// The light keeps its place on the screen: on the map it turns
 		// with the bearing.
-		bearing = math.Atan2(-lr.fr.sin, lr.fr.cos)
+		bearing = math.Atan2(-lr.Frame.Sin, lr.Frame.Cos)
 	}
 	for i := 0; i < n; i++ {
 		h.azimuths = append(h.azimuths, dirs[min(i, len(dirs)-1)]*math.Pi/180+bearing)
@@ -177,13 +178,13 @@ func premul(c raster.Color) [4]float64 {
 
 // floats returns a number or numberArray property as a list of at least
 // one number (def when absent).
-func (lr *layerRender) floats(name string, c *expr.EvalContext, def float64) []float64 {
-	v, ok := lr.eval(name, c)
+func (lr *painter) floats(name string, c *expr.EvalContext, def float64) []float64 {
+	v, ok := lr.Eval(name, c)
 	if ok {
 		if v.Kind() == expr.KindNumber {
 			return []float64{v.Num()}
 		}
-		if f := numbers(v); len(f) > 0 {
+		if f := scene.Numbers(v); len(f) > 0 {
 			return f
 		}
 	}
@@ -192,8 +193,8 @@ func (lr *layerRender) floats(name string, c *expr.EvalContext, def float64) []f
 
 // colors returns a color or colorArray property as a list of at least one
 // colour (def when absent).
-func (lr *layerRender) colors(name string, c *expr.EvalContext, def raster.Color) []raster.Color {
-	v, ok := lr.eval(name, c)
+func (lr *painter) colors(name string, c *expr.EvalContext, def raster.Color) []raster.Color {
+	v, ok := lr.Eval(name, c)
 	if ok {
 		switch v.Kind() {
 		case expr.KindColor:
@@ -343,19 +344,8 @@ func (h *hillshadeLight) igor(dx, dy float64) [4]float64 {
 	return out
 }
 
-// worldAt returns the world position under the centre of device pixel x,
-// y, through the camera's tilt.
-func (f frame) worldAt(x, y int) (float64, float64) {
-	sx, sy := float64(x)+0.5, float64(y)+0.5
-	if f.tilt != nil {
-		p := f.tilt.Unproject(raster.Point{X: sx, Y: sy})
-		sx, sy = p.X, p.Y
-	}
-	return f.toWorld(sx, sy)
-}
-
 // hillshade draws a hillshade layer over the DEM tiles of its source.
-func (lr *layerRender) hillshade(cover *demCover) {
+func (lr *painter) hillshade(cover *demCover) {
 	if cover == nil || len(cover.tiles) == 0 {
 		return
 	}
@@ -363,12 +353,12 @@ func (lr *layerRender) hillshade(cover *demCover) {
 	if light.exaggeration == 0 {
 		return // GL prepares no slopes then, and draws nothing
 	}
-	nearest := lr.str("resampling", lr.ctx(nil), "linear") == "nearest"
-	fr := lr.fr.rasterAligned()
+	nearest := lr.Str("resampling", lr.FeatureContext(nil), "linear") == "nearest"
+	fr := lr.Frame.RasterAligned()
 	n := float64(int(1) << cover.z)
 	// The latitudes of each row's top and bottom edges.
 	lats := map[int][2]float64{}
-	eachTilePixel(lr.cv, fr, cover.z, cover.tile, func(x, y int, t *demTile, tx, ty float64) {
+	eachTilePixel(lr.Canvas, fr, cover.z, cover.tile, func(x, y int, t *demTile, tx, ty float64) {
 		col, row := math.Floor(tx), math.Floor(ty)
 		lat, ok := lats[int(row)]
 		if !ok {
@@ -384,6 +374,6 @@ func (lr *layerRender) hillshade(cover *demCover) {
 		// takes linear in v across the tile.
 		k := math.Cos(((lat[0]-lat[1])*(1-v) + lat[1]) * math.Pi / 180)
 		p := light.shade(dx/k, dy/k)
-		lr.cv.BlendPremul(x, y, p[0], p[1], p[2], p[3])
+		lr.Canvas.BlendPremul(x, y, p[0], p[1], p[2], p[3])
 	})
 }

@@ -236,7 +236,7 @@ func prefixComma(s string) string {
 // TestHillshadeSeam draws one plane over four tiles meeting at the
 // view's centre: with borders filled from the neighbours, every pixel has
 // the same slope and colour; with a neighbour missing, the edge of the
-// tile left alone shades differently (the test can fail).
+// Tile left alone shades differently (the test can fail).
 func TestHillshadeSeam(t *testing.T) {
 	r, err := New(slog.New(slog.DiscardHandler))
 	if err != nil {
@@ -286,7 +286,7 @@ func nearBytes(a, b [4]uint8, tol int) bool {
 // TestDEMSourceTiles checks which DEM tiles a source shows: from a
 // TileJSON (with its encoding), none below minzoom or outside bounds, and
 // the maxzoom tiles scaled up past maxzoom, shading as the tiles of the
-// zoom itself would.
+// Zoom itself would.
 func TestDEMSourceTiles(t *testing.T) {
 	r, err := New(slog.New(slog.DiscardHandler))
 	if err != nil {

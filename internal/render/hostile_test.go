@@ -158,7 +158,7 @@ const (
 // hostileRender renders st in v under ctx and checks what a render of a
 // hostile style must do: end with a picture, with ErrWorkBound or with the
 // context's error, nothing else; allocate less than hostileAlloc; and when
-// ctx ends, return within cancelGrace of it. It returns the error.
+// FeatureContext ends, return within cancelGrace of it. It returns the error.
 func hostileRender(t *testing.T, r *Renderer, ctx context.Context, st *style.Style, v View) error {
 	t.Helper()
 	var before, after runtime.MemStats

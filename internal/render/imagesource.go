@@ -7,6 +7,7 @@ import (
 	"math"
 
 	"github.com/tesseramaps/tessera/internal/geo"
+	"github.com/tesseramaps/tessera/internal/render/scene"
 	"github.com/tesseramaps/tessera/internal/style"
 )
 
@@ -125,8 +126,8 @@ func imageCorners(src *style.Source) ([4][2]float64, error) {
 
 // tileCorners returns the corners in the 8192 units of the tile GL draws
 // the image in, rounded to whole units, and that tile (z, x, y): the tile
-// at the deepest zoom whose size still holds the corners' box, around the
-// box's centre.
+// At the deepest zoom whose size still holds the corners' box, around the
+// Box's centre.
 func tileCorners(c [4][2]float64) ([4][2]float64, [3]float64) {
 	x0, y0, x1, y1 := math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)
 	for _, p := range c {
@@ -142,8 +143,8 @@ func tileCorners(c [4][2]float64) ([4][2]float64, [3]float64) {
 	tx, ty := math.Floor((x0+x1)/2*n), math.Floor((y0+y1)/2*n)
 	var out [4][2]float64
 	for i, p := range c {
-		out[i][0] = jsRound((p[0]*n - tx) * 8192)
-		out[i][1] = jsRound((p[1]*n - ty) * 8192)
+		out[i][0] = scene.JSRound((p[0]*n - tx) * 8192)
+		out[i][1] = scene.JSRound((p[1]*n - ty) * 8192)
 	}
 	return out, [3]float64{z, tx, ty}
 }
@@ -186,7 +187,7 @@ func imageWarp(c [4][2]float64) [3]float64 {
 	return [3]float64{px, py, blend}
 }
 
-// at returns the position (in tile units) of texture coordinates s, t
+// At returns the position (in tile units) of texture coordinates s, t
 // (0..1 across the picture) under the warp.
 func (c *imageCover) at(s, t float64) [2]float64 {
 	tl, tr, br, bl := c.corners[0], c.corners[1], c.corners[2], c.corners[3]
@@ -246,34 +247,34 @@ func (c *imageCover) texCoord(wx, wy float64) (float64, float64, bool) {
 }
 
 // imageRaster draws an image source with a raster layer's paint.
-func (lr *layerRender) imageRaster(img *imageCover) {
+func (lr *painter) imageRaster(img *imageCover) {
 	if img == nil {
 		return
 	}
-	c := lr.ctx(nil)
+	c := lr.FeatureContext(nil)
 	adj := lr.rasterAdjust(c)
 	if adj.opacity <= 0 {
 		return
 	}
-	fr := lr.fr.rasterAligned()
+	fr := lr.Frame.RasterAligned()
 	// Magnified pictures take the layer's filter; minified ones are
 	// sampled linearly (GL makes no mipmaps of an image source).
-	top := math.Hypot(img.corners[1][0]-img.corners[0][0], img.corners[1][1]-img.corners[0][1]) / 8192 * fr.scale / math.Exp2(img.tile[0])
-	nearest := (lr.str("raster-resampling", c, "linear") == "nearest" || lr.str("resampling", c, "linear") == "nearest") &&
+	top := math.Hypot(img.corners[1][0]-img.corners[0][0], img.corners[1][1]-img.corners[0][1]) / 8192 * fr.Scale / math.Exp2(img.tile[0])
+	nearest := (lr.Str("raster-resampling", c, "linear") == "nearest" || lr.Str("resampling", c, "linear") == "nearest") &&
 		float64(img.tex.w) <= top
 	// The world copies the view may show.
-	x0, _, x1, _ := fr.worldBounds()
+	x0, _, x1, _ := fr.WorldBounds()
 	w0, w1 := int(math.Floor(x0))-1, int(math.Floor(x1))+1
-	w, h := lr.cv.Rect.Dx(), lr.cv.Rect.Dy()
+	w, h := lr.Canvas.Rect.Dx(), lr.Canvas.Rect.Dy()
 	// Only the pixels of the copies' boxes on the screen are tried (all
 	// of them in a tilted view).
 	px0, py0, px1, py1 := 0, 0, w, h
-	if fr.tilt == nil {
+	if fr.Tilt == nil {
 		bx0, by0, bx1, by1 := math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)
 		n := math.Exp2(img.tile[0])
 		for k := w0; k <= w1; k++ {
 			for _, c := range img.corners {
-				p := fr.toScreen((img.tile[1]+c[0]/8192)/n+float64(k), (img.tile[2]+c[1]/8192)/n)
+				p := fr.ToScreen((img.tile[1]+c[0]/8192)/n+float64(k), (img.tile[2]+c[1]/8192)/n)
 				bx0, by0, bx1, by1 = math.Min(bx0, p.X), math.Min(by0, p.Y), math.Max(bx1, p.X), math.Max(by1, p.Y)
 			}
 		}
@@ -281,11 +282,11 @@ func (lr *layerRender) imageRaster(img *imageCover) {
 		px1, py1 = min(w, int(math.Ceil(bx1))+1), min(h, int(math.Ceil(by1))+1)
 	}
 	for y := py0; y < py1; y++ {
-		if !lr.cv.Budget.Spend((px1 - px0) * (w1 - w0 + 1)) {
+		if !lr.Canvas.Budget.Spend((px1 - px0) * (w1 - w0 + 1)) {
 			return
 		}
 		for x := px0; x < px1; x++ {
-			wx, wy := fr.worldAt(x, y)
+			wx, wy := fr.WorldAt(x, y)
 			for k := w0; k <= w1; k++ {
 				s, t, ok := img.texCoord(wx-float64(k), wy)
 				if !ok {
@@ -298,7 +299,7 @@ func (lr *layerRender) imageRaster(img *imageCover) {
 					texel = img.tex.sampleLinear(s, t)
 				}
 				p := adj.apply(texel)
-				lr.cv.BlendPremul(x, y, p[0], p[1], p[2], p[3])
+				lr.Canvas.BlendPremul(x, y, p[0], p[1], p[2], p[3])
 				break
 			}
 		}

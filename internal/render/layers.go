@@ -1,38 +1,28 @@
 package render
 
 import (
-	"fmt"
 	"math"
 	"sort"
 
 	"github.com/paulmach/orb"
 
 	"github.com/tesseramaps/tessera/internal/render/raster"
-	"github.com/tesseramaps/tessera/internal/style"
+	"github.com/tesseramaps/tessera/internal/render/scene"
 	"github.com/tesseramaps/tessera/internal/style/expr"
 )
 
-// layerRender draws one layer.
-type layerRender struct {
-	r    *Renderer
-	l    *style.Layer
-	cv   *raster.Canvas
-	mask *raster.Mask
-	fr   frame
-	zoom float64
-
+// painter draws a layer of one of the kinds that are not symbols, keeping
+// what it reuses between features.
+type painter struct {
+	scene.Layer
 	lines *lineBuilder // reused between features
 	// pts and rings hold a polygon's projected rings, reused between
-	// polygons (projectRings).
+	// Polygons (projectRings).
 	pts   []raster.Point
 	rings [][]raster.Point
-	tiles []box // the view's tiles, once asked
+	tiles []scene.Box // the view's tiles, once asked
 	// sprites gives the images of patterns.
 	sprites *spriteSource
-
-	filter *expr.Expression
-	props  map[string]*expr.Expression // paint and layout properties
-	slots  map[string]*prop            // the properties asked for, by name
 
 	gradient *raster.Gradient // line-gradient's ramp, once built
 	// lineConst is the style of every feature's line when it depends on
@@ -40,260 +30,53 @@ type layerRender struct {
 	lineConst    *lineStyle
 	lineChecked  bool
 	gradientDone bool
-	seen         map[*box]bool // whether tile squares reach the image
+	seen         map[*scene.Box]bool // whether tile squares reach the image
 }
 
-// compile prepares the layer's filter and properties.
-func (lr *layerRender) compile() error {
-	lr.props = map[string]*expr.Expression{}
-	if lr.l.Filter != nil {
-		f, errs := expr.CompileFilter(lr.l.Filter)
-		if len(errs) > 0 {
-			return fmt.Errorf("filter: %s", errs[0].Message)
-		}
-		lr.filter = f
-	}
-	for _, kind := range []string{"paint", "layout"} {
-		specs := lr.r.specs[kind+"_"+lr.l.Type]
-		obj := lr.l.Paint
-		if kind == "layout" {
-			obj = lr.l.Layout
-		}
-		for name, spec := range specs {
-			var e *expr.Expression
-			var errs []expr.CompileError
-			if obj != nil {
-				if raw, ok := obj.Get(name); ok {
-					e, errs = expr.CompileValue(raw, spec)
-				}
-			}
-			if e == nil && len(errs) == 0 && len(spec.Default) > 0 {
-				e, errs = lr.r.defaultValue(kind+"_"+lr.l.Type, name, spec)
-			}
-			if len(errs) > 0 {
-				// One broken property is left at nothing; the rest draws.
-				lr.r.log.Warn("render: property skipped", "layer", lr.l.ID, "property", name, "err", errs[0].Message)
-				continue
-			}
-			if e != nil {
-				lr.props[name] = e
-			}
-		}
-	}
-	return nil
-}
-
-// passes reports whether the layer's filter keeps the feature of c (a
-// layer without a filter keeps every feature).
-func (lr *layerRender) passes(c *expr.EvalContext) bool {
-	if lr.filter == nil {
-		return true
-	}
-	v := lr.filter.EvalOrDefault(c)
-	return v.Kind() == expr.KindBoolean && v.Boolean()
-}
-
-func (lr *layerRender) ctx(f expr.Feature) *expr.EvalContext {
-	return &expr.EvalContext{Zoom: lr.zoom, Feature: f}
-}
-
-// prop is one of a layer's properties, looked up once per layer: its
-// expression (nil when the layer has none) and, once evaluated, its value
-// when it depends on no feature.
-type prop struct {
-	e     *expr.Expression
-	v     expr.Value
-	known bool // v holds the feature-constant value at the layer's zoom
-}
-
-// prop returns the named property, from one lookup a call.
-func (lr *layerRender) prop(name string) *prop {
-	if p := lr.slots[name]; p != nil {
-		return p
-	}
-	if lr.slots == nil {
-		lr.slots = map[string]*prop{}
-	}
-	p := &prop{e: lr.props[name]}
-	lr.slots[name] = p
-	return p
-}
-
-// eval evaluates a property, nil when the layer has none. Values that
-// depend on no feature are evaluated once for the layer's zoom.
-func (lr *layerRender) eval(name string, c *expr.EvalContext) (expr.Value, bool) {
-	p := lr.prop(name)
-	if p.e == nil {
-		return expr.Value{}, false
-	}
-	if !p.e.IsFeatureConstant() || c.Zoom != lr.zoom {
-		return p.e.EvalOrDefault(c), true
-	}
-	if !p.known {
-		p.v, p.known = p.e.EvalOrDefault(c), true
-	}
-	return p.v, true
-}
-
-func (lr *layerRender) num(name string, c *expr.EvalContext, def float64) float64 {
-	v, ok := lr.eval(name, c)
-	if !ok {
-		return def
-	}
-	if v.Kind() != expr.KindNumber {
-		return def
-	}
-	return v.Num()
-}
-
-func (lr *layerRender) color(name string, c *expr.EvalContext) (raster.Color, bool) {
-	v, ok := lr.eval(name, c)
-	if !ok {
-		return raster.Color{}, false
-	}
-	if v.Kind() != expr.KindColor {
-		return raster.Color{}, false
-	}
-	col := v.Color()
-	return raster.Color{R: col.R, G: col.G, B: col.B, A: col.A}, true
-}
-
-func (lr *layerRender) str(name string, c *expr.EvalContext, def string) string {
-	v, ok := lr.eval(name, c)
-	if !ok {
-		return def
-	}
-	if v.Kind() != expr.KindString {
-		return def
-	}
-	return v.Str()
-}
-
-func (lr *layerRender) boolean(name string, c *expr.EvalContext, def bool) bool {
-	v, ok := lr.eval(name, c)
-	if !ok {
-		return def
-	}
-	if v.Kind() != expr.KindBoolean {
-		return def
-	}
-	return v.Boolean()
-}
-
-// numbers returns the numbers of a numeric array value (a numberArray,
-// padding or plain array of numbers), nil for anything else.
-func numbers(v expr.Value) []float64 {
-	if f := v.Floats(); f != nil {
-		return f
-	}
-	items := v.Items()
-	if items == nil {
-		return nil
-	}
-	out := make([]float64, len(items))
-	for i, it := range items {
-		if it.Kind() != expr.KindNumber {
-			return nil
-		}
-		out[i] = it.Num()
-	}
-	return out
-}
-
-// translate returns the layer's translation in device pixels.
-func (lr *layerRender) translate(name string, c *expr.EvalContext) (float64, float64) {
-	val, ok := lr.eval(name, c)
-	if !ok {
-		return 0, 0
-	}
-	x, y, ok := numberPair(val)
-	if !ok {
-		return 0, 0
-	}
-	dx, dy := x*lr.fr.ratio, y*lr.fr.ratio
-	if lr.str(anchorProperty(name), c, "map") == "map" {
-		// Anchored to the map: turns with it.
-		return dx*lr.fr.cos - dy*lr.fr.sin, dx*lr.fr.sin + dy*lr.fr.cos
-	}
-	return dx, dy
-}
-
-// numberPair returns the two numbers of a numeric array value of two, as
-// numbers reads them; ok is false for anything else.
-func numberPair(v expr.Value) (x, y float64, ok bool) {
-	if f := v.Floats(); f != nil {
-		if len(f) != 2 {
-			return 0, 0, false
-		}
-		return f[0], f[1], true
-	}
-	items := v.Items()
-	if len(items) != 2 || items[0].Kind() != expr.KindNumber || items[1].Kind() != expr.KindNumber {
-		return 0, 0, false
-	}
-	return items[0].Num(), items[1].Num(), true
-}
-
-// anchorProperty returns the name of a translate property's anchor
-// property, without building the string for the usual ones.
-func anchorProperty(translate string) string {
-	switch translate {
-	case "fill-translate":
-		return "fill-translate-anchor"
-	case "line-translate":
-		return "line-translate-anchor"
-	case "circle-translate":
-		return "circle-translate-anchor"
-	case "fill-extrusion-translate":
-		return "fill-extrusion-translate-anchor"
-	}
-	return translate + "-anchor"
-}
-
-func (lr *layerRender) background() {
-	c := lr.ctx(nil)
+func (lr *painter) background() {
+	c := lr.FeatureContext(nil)
 	if img := lr.patternImage("background-pattern", c); img != nil {
-		lr.cv.FillPattern(lr.planePattern(img, 0, 0), lr.num("background-opacity", c, 1))
+		lr.Canvas.FillPattern(lr.planePattern(img, 0, 0), lr.Num("background-opacity", c, 1))
 		return
 	}
-	if lr.l.Paint != nil && lr.l.Paint.Has("background-pattern") {
+	if lr.Style.Paint != nil && lr.Style.Paint.Has("background-pattern") {
 		return // a pattern whose image is missing draws nothing, as in GL
 	}
-	col, ok := lr.color("background-color", c)
+	col, ok := lr.Color("background-color", c)
 	if !ok {
 		return
 	}
-	lr.cv.Fill(col, lr.num("background-opacity", c, 1))
+	lr.Canvas.Fill(col, lr.Num("background-opacity", c, 1))
 }
 
 // draw draws the layer's features, each feature with its own properties.
-func (lr *layerRender) draw(runs featureRuns) {
-	if lr.l.Type == "circle" {
-		runs = featureRuns{byTileOrder(runs.flat(), lr.viewTiles)}
+func (lr *painter) draw(runs scene.Runs) {
+	if lr.Style.Type == "circle" {
+		runs = scene.Runs{byTileOrder(runs.Flat(), lr.viewTiles)}
 	}
 	if lr.sortKeyed() {
-		runs = featureRuns{lr.sortByKey(runs.flat())}
+		runs = scene.Runs{lr.sortByKey(runs.Flat())}
 	}
-	clipped := lr.l.Type == "fill" || lr.l.Type == "line"
+	clipped := lr.Style.Type == "fill" || lr.Style.Type == "line"
 	// GL draws a fill layer's interiors, then its antialiasing outlines
 	// over all of them: the outlines are a pass of their own.
 	type outline struct {
-		f     *sourceFeature
+		f     *scene.Feature
 		paint fillPaint
 	}
 	var outlines []outline
 	// One context serves every feature in turn: evaluation keeps none.
-	c := lr.ctx(nil)
+	c := lr.FeatureContext(nil)
 	var cull featureCull
 	if clipped {
 		cull = lr.featureCull(c)
 	}
 	for _, run := range runs {
 		for i := range run {
-			if lr.cv.Budget.Stopped() {
+			if lr.Canvas.Budget.Stopped() {
 				return // cancelled, or over the render's work bound
 			}
-			if lr.l.Type == "fill" && run[i].kind == "LineString" {
+			if lr.Style.Type == "fill" && run[i].Kind == "LineString" {
 				// GL fills the rings lines close.
 				for _, g := range lr.lineFills(&run[i]) {
 					if fp, ok := lr.drawFeature(&g, c, clipped, &cull); ok {
@@ -315,8 +98,8 @@ func (lr *layerRender) draw(runs featureRuns) {
 // drawFeature draws one feature of the layer with context c (its feature
 // set here), unless it is culled or filtered out. A fill drawn returns its
 // paint: its antialiasing outline is drawn after every interior.
-func (lr *layerRender) drawFeature(f *sourceFeature, c *expr.EvalContext, clipped bool, cull *featureCull) (fillPaint, bool) {
-	if clipped && f.clip != nil && !lr.squareVisible(f.clip) {
+func (lr *painter) drawFeature(f *scene.Feature, c *expr.EvalContext, clipped bool, cull *featureCull) (fillPaint, bool) {
+	if clipped && f.Clip != nil && !lr.squareVisible(f.Clip) {
 		// Fills and lines are cut to their tile's square: a tile read
 		// only for the labels around the view draws nothing here.
 		return fillPaint{}, false
@@ -324,11 +107,11 @@ func (lr *layerRender) drawFeature(f *sourceFeature, c *expr.EvalContext, clippe
 	if cull.ok && !lr.featureReaches(*f, cull) {
 		return fillPaint{}, false // nothing of it can reach the canvas: no filter to evaluate
 	}
-	c.Feature = f.feat
-	if !lr.passes(c) {
+	c.Feature = f.Expr
+	if !lr.Keeps(c) {
 		return fillPaint{}, false
 	}
-	switch lr.l.Type {
+	switch lr.Style.Type {
 	case "fill":
 		return lr.fill(*f, c)
 	case "line":
@@ -340,8 +123,8 @@ func (lr *layerRender) drawFeature(f *sourceFeature, c *expr.EvalContext, clippe
 }
 
 // sortKeyed reports whether the layer orders its features by a sort key.
-func (lr *layerRender) sortKeyed() bool {
-	return lr.l.Layout != nil && lr.l.Layout.Has(lr.l.Type+"-sort-key")
+func (lr *painter) sortKeyed() bool {
+	return lr.Style.Layout != nil && lr.Style.Layout.Has(lr.Style.Type+"-sort-key")
 }
 
 // featureCull is what a fill or line layer knows, the same for every
@@ -351,14 +134,14 @@ type featureCull struct {
 	dx, dy float64 // the layer's translation, device pixels
 	// in is a world box whose points, translated, the view surely
 	// shows: a feature with a point in it reaches the canvas.
-	in     box
+	in     scene.Box
 	margin float64 // device pixels beyond the points, for fills
 	line   bool    // lines: margin is lineReach's without the tile unit
 }
 
 // featureCull returns the layer's bound, not ok under a tilted camera or
 // when a property it rests on depends on the feature.
-func (lr *layerRender) featureCull(c *expr.EvalContext) featureCull {
+func (lr *painter) featureCull(c *expr.EvalContext) featureCull {
 	cull := lr.featureBound(c)
 	if cull.ok {
 		cull.in = lr.surelyShown(cull.dx, cull.dy)
@@ -369,44 +152,44 @@ func (lr *layerRender) featureCull(c *expr.EvalContext) featureCull {
 // surelyShown returns a world box whose points, translated by dx, dy
 // device pixels, lie inside the canvas: the view's box when the map is
 // not turned, else the square inside the circle inside it.
-func (lr *layerRender) surelyShown(dx, dy float64) box {
-	fr := lr.fr
-	w, h := float64(lr.cv.Rect.Dx()), float64(lr.cv.Rect.Dy())
+func (lr *painter) surelyShown(dx, dy float64) scene.Box {
+	fr := lr.Frame
+	w, h := float64(lr.Canvas.Rect.Dx()), float64(lr.Canvas.Rect.Dy())
 	// The canvas's centre, less the translation, on the map.
-	cx := fr.cx + ((w/2-dx)*fr.cos+(h/2-dy)*fr.sin-fr.w/2*fr.cos-fr.h/2*fr.sin)/fr.scale
-	cy := fr.cy + (-(w/2-dx)*fr.sin+(h/2-dy)*fr.cos+fr.w/2*fr.sin-fr.h/2*fr.cos)/fr.scale
+	cx := fr.CX + ((w/2-dx)*fr.Cos+(h/2-dy)*fr.Sin-fr.W/2*fr.Cos-fr.H/2*fr.Sin)/fr.Scale
+	cy := fr.CY + (-(w/2-dx)*fr.Sin+(h/2-dy)*fr.Cos+fr.W/2*fr.Sin-fr.H/2*fr.Cos)/fr.Scale
 	// A pixel short of the edges, for rounding.
-	hx, hy := (w/2-1)/fr.scale, (h/2-1)/fr.scale
-	if fr.sin != 0 {
-		hx = (min(w, h)/2 - 1) / math.Sqrt2 / fr.scale
+	hx, hy := (w/2-1)/fr.Scale, (h/2-1)/fr.Scale
+	if fr.Sin != 0 {
+		hx = (min(w, h)/2 - 1) / math.Sqrt2 / fr.Scale
 		hy = hx
 	}
 	if hx <= 0 || hy <= 0 {
-		return box{}
+		return scene.Box{}
 	}
-	return box{cx - hx, cy - hy, cx + hx, cy + hy}
+	return scene.Box{X0: cx - hx, Y0: cy - hy, X1: cx + hx, Y1: cy + hy}
 }
 
 // featureBound is featureCull without its box of surely shown points.
-func (lr *layerRender) featureBound(c *expr.EvalContext) featureCull {
-	if lr.fr.tilt != nil {
+func (lr *painter) featureBound(c *expr.EvalContext) featureCull {
+	if lr.Frame.Tilt != nil {
 		return featureCull{}
 	}
 	constant := func(names ...string) bool {
 		for _, name := range names {
-			if e := lr.prop(name).e; e != nil && !e.IsFeatureConstant() {
+			if e := lr.Prop(name).Expr; e != nil && !e.IsFeatureConstant() {
 				return false
 			}
 		}
 		return true
 	}
-	switch lr.l.Type {
+	switch lr.Style.Type {
 	case "fill":
 		if !constant("fill-translate", "fill-translate-anchor") {
 			return featureCull{}
 		}
 		cull := featureCull{ok: true, margin: 1}
-		cull.dx, cull.dy = lr.translate("fill-translate", c)
+		cull.dx, cull.dy = lr.Translate("fill-translate", c)
 		return cull
 	case "line":
 		if !constant("line-translate", "line-translate-anchor", "line-width", "line-gap-width",
@@ -414,11 +197,11 @@ func (lr *layerRender) featureBound(c *expr.EvalContext) featureCull {
 			return featureCull{}
 		}
 		cull := featureCull{ok: true, line: true}
-		cull.dx, cull.dy = lr.translate("line-translate", c)
+		cull.dx, cull.dy = lr.Translate("line-translate", c)
 		_, outset := lr.lineEdges(c)
-		shape := lineShape{join: lr.str("line-join", c, "miter"), miterLimit: lr.num("line-miter-limit", c, 2)}
-		ratio := lr.fr.ratio
-		cull.margin = lineReach(shape, outset*ratio, lr.num("line-offset", c, 0)*ratio, 0)
+		shape := lineShape{join: lr.Str("line-join", c, "miter"), miterLimit: lr.Num("line-miter-limit", c, 2)}
+		ratio := lr.Frame.Ratio
+		cull.margin = lineReach(shape, outset*ratio, lr.Num("line-offset", c, 0)*ratio, 0)
 		// A NaN or negative bound culls nothing.
 		cull.ok = cull.margin >= 0
 		return cull
@@ -429,28 +212,28 @@ func (lr *layerRender) featureBound(c *expr.EvalContext) featureCull {
 // featureReaches reports whether a feature of a fill or line layer can
 // draw on the canvas: whether the box around the geometry it draws, seen
 // on the map and widened by the layer's bound, meets it.
-func (lr *layerRender) featureReaches(f sourceFeature, cull *featureCull) bool {
+func (lr *painter) featureReaches(f scene.Feature, cull *featureCull) bool {
 	b := pointBox{x0: math.Inf(1), y0: math.Inf(1), x1: math.Inf(-1), y1: math.Inf(-1), in: cull.in}
 	margin := cull.margin
 	switch {
 	case !cull.line:
-		if f.kind != "Polygon" {
+		if f.Kind != "Polygon" {
 			return false // fills draw polygons only
 		}
-		if b.addPolygons(f.polygons) {
+		if b.addPolygons(f.Polygons) {
 			return true
 		}
-	case f.kind == "LineString":
-		for _, p := range f.parts {
+	case f.Kind == "LineString":
+		for _, p := range f.Parts {
 			if b.add(p) {
 				return true
 			}
 		}
-	case f.kind == "Polygon":
+	case f.Kind == "Polygon":
 		// Rings drawn as lines, from the tile's own when it has them.
-		polys := f.unclipped
+		polys := f.Unclipped
 		if polys == nil {
-			polys = f.polygons
+			polys = f.Polygons
 		}
 		if b.addPolygons(polys) {
 			return true
@@ -466,7 +249,7 @@ func (lr *layerRender) featureReaches(f sourceFeature, cull *featureCull) bool {
 	}
 	// The box's corners on the map: a turned map turns the box.
 	x0, y0, x1, y1 := math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)
-	for _, q := range [4]raster.Point{lr.fr.toPlane(b.x0, b.y0), lr.fr.toPlane(b.x1, b.y0), lr.fr.toPlane(b.x0, b.y1), lr.fr.toPlane(b.x1, b.y1)} {
+	for _, q := range [4]raster.Point{lr.Frame.ToPlane(b.x0, b.y0), lr.Frame.ToPlane(b.x1, b.y0), lr.Frame.ToPlane(b.x0, b.y1), lr.Frame.ToPlane(b.x1, b.y1)} {
 		x0, y0, x1, y1 = min(x0, q.X), min(y0, q.Y), max(x1, q.X), max(y1, q.Y)
 	}
 	return lr.boxReaches(x0+cull.dx, y0+cull.dy, x1+cull.dx, y1+cull.dy, margin)
@@ -477,14 +260,14 @@ func (lr *layerRender) featureReaches(f sourceFeature, cull *featureCull) bool {
 // translation): the feature then reaches the canvas whatever its box.
 type pointBox struct {
 	x0, y0, x1, y1 float64
-	in             box
+	in             scene.Box
 }
 
 // add adds points, reporting whether one lies in b.in.
 func (b *pointBox) add(ps []orb.Point) bool {
 	for _, p := range ps {
 		x, y := p[0], p[1]
-		if x > b.in.x0 && x < b.in.x1 && y > b.in.y0 && y < b.in.y1 {
+		if x > b.in.X0 && x < b.in.X1 && y > b.in.Y0 && y < b.in.Y1 {
 			return true
 		}
 		b.x0, b.y0, b.x1, b.y1 = min(b.x0, x), min(b.y0, y), max(b.x1, x), max(b.y1, y)
@@ -506,9 +289,9 @@ func (b *pointBox) addPolygons(polys [][][]orb.Point) bool {
 
 // project maps world points to device pixels, shifted by (dx, dy) on the
 // map (before a tilted camera sees it).
-func (lr *layerRender) project(ps []orb.Point, dx, dy float64) []raster.Point {
+func (lr *painter) project(ps []orb.Point, dx, dy float64) []raster.Point {
 	out := lr.projectPlane(ps, dx, dy)
-	if t := lr.fr.tilt; t != nil {
+	if t := lr.Frame.Tilt; t != nil {
 		for i, q := range out {
 			out[i], _ = t.Project(q)
 		}
@@ -519,7 +302,7 @@ func (lr *layerRender) project(ps []orb.Point, dx, dy float64) []raster.Point {
 // projectRings projects a polygon's rings as project does, into buffers
 // of the layer reused from one polygon to the next: the rings hold until
 // the next call.
-func (lr *layerRender) projectRings(poly [][]orb.Point, dx, dy float64) [][]raster.Point {
+func (lr *painter) projectRings(poly [][]orb.Point, dx, dy float64) [][]raster.Point {
 	n := 0
 	for _, r := range poly {
 		n += len(r)
@@ -529,12 +312,12 @@ func (lr *layerRender) projectRings(poly [][]orb.Point, dx, dy float64) [][]rast
 	}
 	pts := lr.pts[:n]
 	rings := lr.rings[:0]
-	t := lr.fr.tilt
+	t := lr.Frame.Tilt
 	for _, r := range poly {
 		ring := pts[:len(r):len(r)]
 		pts = pts[len(r):]
 		for i, p := range r {
-			q := lr.fr.toPlane(p[0], p[1])
+			q := lr.Frame.ToPlane(p[0], p[1])
 			ring[i] = raster.Point{X: q.X + dx, Y: q.Y + dy}
 			if t != nil {
 				ring[i], _ = t.Project(ring[i])
@@ -548,7 +331,7 @@ func (lr *layerRender) projectRings(poly [][]orb.Point, dx, dy float64) [][]rast
 
 // reaches reports whether the box around the rings' points, widened by
 // margin pixels, meets the canvas.
-func (lr *layerRender) reaches(rings [][]raster.Point, margin float64) bool {
+func (lr *painter) reaches(rings [][]raster.Point, margin float64) bool {
 	x0, y0, x1, y1 := math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)
 	for _, r := range rings {
 		for _, p := range r {
@@ -561,20 +344,20 @@ func (lr *layerRender) reaches(rings [][]raster.Point, margin float64) bool {
 // boxReaches reports whether the box from x0, y0 to x1, y1 (pixels),
 // widened by margin, meets the canvas. NaN bounds or margin compare
 // false: such a box counts as reaching it.
-func (lr *layerRender) boxReaches(x0, y0, x1, y1, margin float64) bool {
-	w, h := float64(lr.cv.Rect.Dx()), float64(lr.cv.Rect.Dy())
+func (lr *painter) boxReaches(x0, y0, x1, y1, margin float64) bool {
+	w, h := float64(lr.Canvas.Rect.Dx()), float64(lr.Canvas.Rect.Dy())
 	return !(x1 < -margin || y1 < -margin || x0 > w+margin || y0 > h+margin)
 }
 
 // projectPlaneInto is projectPlane writing into the layer's reused buffer:
 // the points hold until the next call.
-func (lr *layerRender) projectPlaneInto(ps []orb.Point, dx, dy float64) []raster.Point {
+func (lr *painter) projectPlaneInto(ps []orb.Point, dx, dy float64) []raster.Point {
 	if cap(lr.pts) < len(ps) {
 		lr.pts = make([]raster.Point, len(ps))
 	}
 	out := lr.pts[:len(ps)]
 	for i, p := range ps {
-		q := lr.fr.toPlane(p[0], p[1])
+		q := lr.Frame.ToPlane(p[0], p[1])
 		out[i] = raster.Point{X: q.X + dx, Y: q.Y + dy}
 	}
 	return out
@@ -582,8 +365,8 @@ func (lr *layerRender) projectPlaneInto(ps []orb.Point, dx, dy float64) []raster
 
 // depths returns the relative depth under the tilted camera of each world
 // point shifted by (dx, dy), nil when the camera looks straight down.
-func (lr *layerRender) depths(ps []orb.Point, dx, dy float64) []float64 {
-	t := lr.fr.tilt
+func (lr *painter) depths(ps []orb.Point, dx, dy float64) []float64 {
+	t := lr.Frame.Tilt
 	if t == nil {
 		return nil
 	}
@@ -596,10 +379,10 @@ func (lr *layerRender) depths(ps []orb.Point, dx, dy float64) []float64 {
 
 // projectPlane maps world points to device pixels of the untilted map,
 // shifted by (dx, dy).
-func (lr *layerRender) projectPlane(ps []orb.Point, dx, dy float64) []raster.Point {
+func (lr *painter) projectPlane(ps []orb.Point, dx, dy float64) []raster.Point {
 	out := make([]raster.Point, len(ps))
 	for i, p := range ps {
-		q := lr.fr.toPlane(p[0], p[1])
+		q := lr.Frame.ToPlane(p[0], p[1])
 		out[i] = raster.Point{X: q.X + dx, Y: q.Y + dy}
 	}
 	return out
@@ -615,17 +398,17 @@ type fillPaint struct {
 
 // fill draws a polygon feature's interior; it reports whether the feature
 // has an antialiasing outline to draw, and how (fillOutline).
-func (lr *layerRender) fill(f sourceFeature, c *expr.EvalContext) (fillPaint, bool) {
-	if f.kind != "Polygon" {
+func (lr *painter) fill(f scene.Feature, c *expr.EvalContext) (fillPaint, bool) {
+	if f.Kind != "Polygon" {
 		return fillPaint{}, false
 	}
-	col, ok := lr.color("fill-color", c)
+	col, ok := lr.Color("fill-color", c)
 	if !ok {
 		return fillPaint{}, false
 	}
-	antialias := lr.boolean("fill-antialias", c, true)
-	fp := fillPaint{col: col, outline: col, opacity: lr.num("fill-opacity", c, 1)}
-	fp.dx, fp.dy = lr.translate("fill-translate", c)
+	antialias := lr.Bool("fill-antialias", c, true)
+	fp := fillPaint{col: col, outline: col, opacity: lr.Num("fill-opacity", c, 1)}
+	fp.dx, fp.dy = lr.Translate("fill-translate", c)
 	if img := lr.patternImage("fill-pattern", c); img != nil {
 		fp.pattern = lr.planePattern(img, fp.dx, fp.dy)
 	}
@@ -633,42 +416,42 @@ func (lr *layerRender) fill(f sourceFeature, c *expr.EvalContext) (fillPaint, bo
 	// top when fill-antialias is on; a pattern fill, and its outline,
 	// take the pattern's colours.
 	if antialias {
-		if oc, ok := lr.color("fill-outline-color", c); ok && lr.l.Paint != nil && lr.l.Paint.Has("fill-outline-color") {
+		if oc, ok := lr.Color("fill-outline-color", c); ok && lr.Style.Paint != nil && lr.Style.Paint.Has("fill-outline-color") {
 			fp.outline = oc
 		}
 	}
-	for _, poly := range f.polygons {
+	for _, poly := range f.Polygons {
 		rings := lr.projectRings(poly, fp.dx, fp.dy)
 		if !lr.reaches(rings, 0) {
 			continue // pixels are drawn where their centres lie in the rings
 		}
 		if fp.pattern == nil {
-			lr.cv.FillPolygon(rings, col, fp.opacity)
+			lr.Canvas.FillPolygon(rings, col, fp.opacity)
 			continue
 		}
-		lr.mask.Reset()
-		lr.mask.FillPolygon(rings)
-		lr.cv.CompositePattern(lr.mask, fp.pattern, fp.opacity)
+		lr.Mask.Reset()
+		lr.Mask.FillPolygon(rings)
+		lr.Canvas.CompositePattern(lr.Mask, fp.pattern, fp.opacity)
 	}
 	return fp, antialias
 }
 
 // fillOutline draws a polygon feature's antialiasing outline with the
 // paint its interior had.
-func (lr *layerRender) fillOutline(f sourceFeature, fp *fillPaint) {
-	for _, poly := range f.polygons {
+func (lr *painter) fillOutline(f scene.Feature, fp *fillPaint) {
+	for _, poly := range f.Polygons {
 		rings := lr.projectRings(poly, fp.dx, fp.dy)
 		if !lr.reaches(rings, 1) {
 			continue // outlines are drawn within a pixel of an edge
 		}
-		lr.mask.Reset()
+		lr.Mask.Reset()
 		for k, r := range rings {
-			lr.mask.HairlineDepth(r, lr.depths(poly[k], fp.dx, fp.dy), f.cutEdge(poly[k]))
+			lr.Mask.HairlineDepth(r, lr.depths(poly[k], fp.dx, fp.dy), f.CutEdge(poly[k]))
 		}
 		if fp.pattern != nil {
-			lr.cv.CompositePattern(lr.mask, fp.pattern, fp.opacity)
+			lr.Canvas.CompositePattern(lr.Mask, fp.pattern, fp.opacity)
 		} else {
-			lr.cv.Composite(lr.mask, fp.outline, fp.opacity)
+			lr.Canvas.Composite(lr.Mask, fp.outline, fp.opacity)
 		}
 	}
 }
@@ -676,11 +459,11 @@ func (lr *layerRender) fillOutline(f sourceFeature, fp *fillPaint) {
 // lineEdges returns how far from a line's centre (CSS pixels) its
 // geometry starts and ends, as GL's line shader has it: the geometry
 // reaches half an antialiasing pixel past the line's edge; a gap makes two
-// lines of the width on either side of it.
-func (lr *layerRender) lineEdges(c *expr.EvalContext) (inset, outset float64) {
-	width := max(0, lr.num("line-width", c, 1))
-	gap := max(0, lr.num("line-gap-width", c, 0))
-	aa := 0.5 / lr.fr.ratio
+// Lines of the width on either side of it.
+func (lr *painter) lineEdges(c *expr.EvalContext) (inset, outset float64) {
+	width := max(0, lr.Num("line-width", c, 1))
+	gap := max(0, lr.Num("line-gap-width", c, 0))
+	aa := 0.5 / lr.Frame.Ratio
 	half, gapHalf := width/2, gap/2
 	inset, outset = 0.0, half
 	if gapHalf > 0 {
@@ -709,7 +492,7 @@ var lineProperties = []string{"line-color", "line-opacity", "line-translate", "l
 // lineStyleOf returns the style of the line of the feature in c: when no
 // property it rests on depends on the feature, the layer's, evaluated
 // once.
-func (lr *layerRender) lineStyleOf(c *expr.EvalContext) lineStyle {
+func (lr *painter) lineStyleOf(c *expr.EvalContext) lineStyle {
 	if lr.lineConst != nil {
 		return *lr.lineConst
 	}
@@ -718,11 +501,11 @@ func (lr *layerRender) lineStyleOf(c *expr.EvalContext) lineStyle {
 		lr.lineChecked = true
 		constant := true
 		for _, name := range lineProperties {
-			if e := lr.prop(name).e; e != nil && !e.IsFeatureConstant() {
+			if e := lr.Prop(name).Expr; e != nil && !e.IsFeatureConstant() {
 				constant = false
 			}
 		}
-		if constant && c.Zoom == lr.zoom {
+		if constant && c.Zoom == lr.Zoom {
 			lr.lineConst = &st
 		}
 	}
@@ -730,20 +513,20 @@ func (lr *layerRender) lineStyleOf(c *expr.EvalContext) lineStyle {
 }
 
 // evalLineStyle evaluates the style of the line of the feature in c.
-func (lr *layerRender) evalLineStyle(c *expr.EvalContext) lineStyle {
+func (lr *painter) evalLineStyle(c *expr.EvalContext) lineStyle {
 	var st lineStyle
-	col, ok := lr.color("line-color", c)
+	col, ok := lr.Color("line-color", c)
 	if !ok {
 		return st
 	}
-	ratio := lr.fr.ratio
-	opacity := lr.num("line-opacity", c, 1)
-	st.dx, st.dy = lr.translate("line-translate", c)
+	ratio := lr.Frame.Ratio
+	opacity := lr.Num("line-opacity", c, 1)
+	st.dx, st.dy = lr.Translate("line-translate", c)
 	st.shape = lineShape{
-		join:       lr.str("line-join", c, "miter"),
-		cap:        lr.str("line-cap", c, "butt"),
-		miterLimit: lr.num("line-miter-limit", c, 2),
-		roundLimit: lr.num("line-round-limit", c, 1.05),
+		join:       lr.Str("line-join", c, "miter"),
+		cap:        lr.Str("line-cap", c, "butt"),
+		miterLimit: lr.Num("line-miter-limit", c, 2),
+		roundLimit: lr.Num("line-round-limit", c, 1.05),
 	}
 	inset, outset := lr.lineEdges(c)
 	if outset <= 0 {
@@ -751,22 +534,22 @@ func (lr *layerRender) evalLineStyle(c *expr.EvalContext) lineStyle {
 	}
 	st.draw = true
 	st.paint = raster.LinePaint{
-		Tilt:    lr.fr.tilt,
+		Tilt:    lr.Frame.Tilt,
 		Outset:  outset * ratio,
 		Inset:   inset * ratio,
-		Blur2:   (max(0, lr.num("line-blur", c, 0)) + 1/ratio) * ratio,
+		Blur2:   (max(0, lr.Num("line-blur", c, 0)) + 1/ratio) * ratio,
 		Color:   col,
 		Opacity: opacity,
 	}
 	paint := &st.paint
-	if e := lr.props["line-dasharray"]; e != nil && lr.l.Paint != nil && lr.l.Paint.Has("line-dasharray") {
+	if e := lr.Props["line-dasharray"]; e != nil && lr.Style.Paint != nil && lr.Style.Paint.Has("line-dasharray") {
 		// Dashes scale with the width at the zoom's floor, as GL's line
 		// atlas does.
 		floor := *c
-		floor.Zoom = math.Floor(lr.zoom)
-		fw := lr.num("line-width", &floor, 1)
-		paint.Dash = raster.NewDash(numbers(e.EvalOrDefault(c)), fw, ratio, st.shape.cap == "round")
-		if paint.Dash != nil && lr.zoom == math.Floor(lr.zoom) {
+		floor.Zoom = math.Floor(lr.Zoom)
+		fw := lr.Num("line-width", &floor, 1)
+		paint.Dash = raster.NewDash(scene.Numbers(e.EvalOrDefault(c)), fw, ratio, st.shape.cap == "round")
+		if paint.Dash != nil && lr.Zoom == math.Floor(lr.Zoom) {
 			// At an integer zoom GL fades from the dashes of the zoom
 			// below, drawn at half scale: the edges' ramp doubles.
 			paint.Dash.Ramp = 1
@@ -776,39 +559,39 @@ func (lr *layerRender) evalLineStyle(c *expr.EvalContext) lineStyle {
 		// A repeat is as long as the image is wide when its height is
 		// scaled to the line's width at the zoom's floor.
 		floor := *c
-		floor.Zoom = math.Floor(lr.zoom)
-		fw := lr.num("line-width", &floor, 1)
+		floor.Zoom = math.Floor(lr.Zoom)
+		fw := lr.Num("line-width", &floor, 1)
 		w, h := float64(img.rect.Dx())/img.ratio, float64(img.rect.Dy())/img.ratio
 		if fw > 0 {
 			paint.Pattern = &raster.LinePattern{Img: img.sheet, Rect: img.rect, Repeat: w * fw / h}
 		}
 	}
-	st.offset = lr.num("line-offset", c, 0) * ratio
+	st.offset = lr.Num("line-offset", c, 0) * ratio
 	return st
 }
 
-func (lr *layerRender) line(f sourceFeature, c *expr.EvalContext) {
+func (lr *painter) line(f scene.Feature, c *expr.EvalContext) {
 	st := lr.lineStyleOf(c)
 	if !st.draw {
 		return
 	}
-	ratio := lr.fr.ratio
+	ratio := lr.Frame.Ratio
 	shape, dx, dy := st.shape, st.dx, st.dy
 	// The feature's own copy: a gradient is the feature's.
 	paint := &st.paint
 	var lines [][]orb.Point
 	var closed []bool
-	switch f.kind {
+	switch f.Kind {
 	case "LineString":
-		lines = f.parts
+		lines = f.Parts
 		closed = make([]bool, len(lines))
 	case "Polygon":
-		if f.unclipped != nil {
+		if f.Unclipped != nil {
 			// Rings as the tile has them, closed, drawn inside the
-			// tile's square.
-			for _, p := range f.unclipped {
+			// Tile's square.
+			for _, p := range f.Unclipped {
 				for _, r := range p {
-					lines = append(lines, closeRing(r))
+					lines = append(lines, scene.CloseRing(r))
 					closed = append(closed, true)
 				}
 			}
@@ -816,10 +599,10 @@ func (lr *layerRender) line(f sourceFeature, c *expr.EvalContext) {
 		}
 		// A ring drawn as a line is closed, but the edges the tile square
 		// cut are not the polygon's own: the line breaks there.
-		for _, p := range f.polygons {
+		for _, p := range f.Polygons {
 			for _, r := range p {
-				ring := closeRing(r)
-				pieces := splitAtCuts(ring, f.cutEdge(ring))
+				ring := scene.CloseRing(r)
+				pieces := scene.SplitAtCuts(ring, f.CutEdge(ring))
 				for _, piece := range pieces {
 					lines = append(lines, piece)
 					closed = append(closed, len(pieces) == 1 && len(piece) == len(ring))
@@ -835,13 +618,13 @@ func (lr *layerRender) line(f sourceFeature, c *expr.EvalContext) {
 		lr.lines = b
 	}
 	b.outset = paint.Outset
-	b.alongScale = math.Exp2(math.Floor(lr.zoom)-lr.zoom) / ratio
+	b.alongScale = math.Exp2(math.Floor(lr.Zoom)-lr.Zoom) / ratio
 	b.offset = st.offset
-	b.setTile(lr.tileUnit(f), lr.zoom, ratio)
+	b.setTile(lr.tileUnit(f), lr.Zoom, ratio)
 	// A gradient colours a GeoJSON line with line metrics by its progress
 	// along the whole line; GL draws no gradient on other sources'
-	// lines, which keep line-color.
-	if f.metrics && f.kind == "LineString" {
+	// Lines, which keep line-color.
+	if f.Metrics && f.Kind == "LineString" {
 		paint.Gradient = lr.lineGradient()
 	}
 	// progress, for a gradient, gives each piece its start and the
@@ -853,7 +636,7 @@ func (lr *layerRender) line(f sourceFeature, c *expr.EvalContext) {
 		// (device pixels), -1 for no bound: under a tilted camera every
 		// line is built.
 		reach := -1.0
-		if lr.fr.tilt == nil {
+		if lr.Frame.Tilt == nil {
 			reach = lineReach(shape, b.outset, b.offset, b.tile)
 		}
 		for i, l := range lines {
@@ -861,7 +644,7 @@ func (lr *layerRender) line(f sourceFeature, c *expr.EvalContext) {
 			if paint.Gradient != nil && progress != nil {
 				start, total := progress(i)
 				if total > 0 {
-					b.progStart, b.progScale = start/total, 1/(total*lr.fr.scale)
+					b.progStart, b.progScale = start/total, 1/(total*lr.Frame.Scale)
 				}
 			}
 			// Lines are built on the map and seen through the camera.
@@ -875,21 +658,21 @@ func (lr *layerRender) line(f sourceFeature, c *expr.EvalContext) {
 			clip = nil // nothing to cut: most lines lie inside their tile
 		}
 		for i := range b.tris {
-			lr.cv.LineTriangle(&b.tris[i], clip, paint)
+			lr.Canvas.LineTriangle(&b.tris[i], clip, paint)
 		}
 	}
-	if f.clip != nil && f.kind == "LineString" {
+	if f.Clip != nil && f.Kind == "LineString" {
 		if kids, ok := lr.sliceTiles(f, lines); ok {
 			// An overzoomed vector tile: each child GL JS 6 cuts from it
 			// draws its own pieces inside its square.
-			rings := f.kind == "Polygon"
+			rings := f.Kind == "Polygon"
 			for _, t := range kids {
-				pieces := sliceParts(lines, t, rings)
+				pieces := scene.SliceParts(lines, t, rings)
 				if len(pieces) == 0 {
 					continue
 				}
-				sq := tileSquare(t, 0)
-				b.setTile(lr.fr.scale*(sq.x1-sq.x0)/8192, lr.zoom, ratio)
+				sq := scene.TileSquare(t, 0)
+				b.setTile(lr.Frame.Scale*(sq.X1-sq.X0)/8192, lr.Zoom, ratio)
 				kidClosed := make([]bool, len(pieces))
 				for i := range kidClosed {
 					kidClosed[i] = rings
@@ -899,22 +682,22 @@ func (lr *layerRender) line(f sourceFeature, c *expr.EvalContext) {
 			return
 		}
 	}
-	if f.clip != nil || f.kind != "LineString" {
-		draw(lines, closed, lr.clipPolygon(f.clip))
+	if f.Clip != nil || f.Kind != "LineString" {
+		draw(lines, closed, lr.clipPolygon(f.Clip))
 		return
 	}
 	// GL cuts GeoJSON lines into its tiles (with a buffer of a quarter
-	// tile): each tile's piece counts its distance from where it was cut,
+	// Tile): each tile's piece counts its distance from where it was cut,
 	// and draws inside its square.
 	for _, tile := range lr.viewTiles() {
-		buffered := box{tile.x0 - (tile.x1-tile.x0)/4, tile.y0 - (tile.y1-tile.y0)/4, tile.x1 + (tile.x1-tile.x0)/4, tile.y1 + (tile.y1-tile.y0)/4}
+		buffered := scene.Box{X0: tile.X0 - (tile.X1-tile.X0)/4, Y0: tile.Y0 - (tile.Y1-tile.Y0)/4, X1: tile.X1 + (tile.X1-tile.X0)/4, Y1: tile.Y1 + (tile.Y1-tile.Y0)/4}
 		var pieces [][]orb.Point
 		var starts, totals []float64
 		for _, l := range lines {
-			ps, st := clipLineFrom(l, buffered)
+			ps, st := scene.ClipLineFrom(l, buffered)
 			pieces, starts = append(pieces, ps...), append(starts, st...)
 			if paint.Gradient != nil {
-				total := lineLength(l)
+				total := scene.LineLength(l)
 				for range ps {
 					totals = append(totals, total)
 				}
@@ -931,7 +714,7 @@ func (lr *layerRender) line(f sourceFeature, c *expr.EvalContext) {
 
 // lineReach bounds how far from a line's points (device pixels) the
 // vertices of its triangles lie: extrusions (in units of the outset) are
-// at most the miter limit long, or 2 (bevels, square and round ends); the
+// At most the miter limit long, or 2 (bevels, square and round ends); the
 // offset shifts a vertex by at most its extrusion times the offset; the
 // extra vertices by sharp corners lie within a tile unit of the line.
 func lineReach(s lineShape, outset, offset, tile float64) float64 {
@@ -946,7 +729,7 @@ func lineReach(s lineShape, outset, offset, tile float64) float64 {
 
 // lineReaches reports whether triangles within reach pixels of the points
 // can meet the canvas.
-func (lr *layerRender) lineReaches(pts []raster.Point, reach float64) bool {
+func (lr *painter) lineReaches(pts []raster.Point, reach float64) bool {
 	x0, y0, x1, y1 := math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)
 	for _, p := range pts {
 		x0, y0, x1, y1 = min(x0, p.X), min(y0, p.Y), max(x1, p.X), max(y1, p.Y)
@@ -955,15 +738,15 @@ func (lr *layerRender) lineReaches(pts []raster.Point, reach float64) bool {
 }
 
 // sliceTiles returns the tiles GL JS 6 cuts a feature's overzoomed vector
-// tile into that the feature's lines (world units, buffer included) and
+// Tile into that the feature's lines (world units, buffer included) and
 // the view both reach; ok is false when the tile is drawn as it is.
-func (lr *layerRender) sliceTiles(f sourceFeature, lines [][]orb.Point) ([][3]int, bool) {
-	z, ok := sliceZoom(lr.zoom, f.tile[2])
+func (lr *painter) sliceTiles(f scene.Feature, lines [][]orb.Point) ([][3]int, bool) {
+	z, ok := scene.SliceZoom(lr.Zoom, f.Tile[2])
 	if !ok || len(lines) == 0 {
 		return nil, false
 	}
-	var within box
-	within.x0, within.y0, within.x1, within.y1 = lr.fr.viewBox()
+	var within scene.Box
+	within.X0, within.Y0, within.X1, within.Y1 = lr.Frame.ViewBox()
 	lx0, ly0, lx1, ly1 := math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)
 	for _, l := range lines {
 		for _, p := range l {
@@ -971,36 +754,36 @@ func (lr *layerRender) sliceTiles(f sourceFeature, lines [][]orb.Point) ([][3]in
 			ly0, ly1 = min(ly0, p[1]), max(ly1, p[1])
 		}
 	}
-	within = box{max(within.x0, lx0), max(within.y0, ly0), min(within.x1, lx1), min(within.y1, ly1)}
-	if within.x1 < within.x0 || within.y1 < within.y0 {
+	within = scene.Box{X0: max(within.X0, lx0), Y0: max(within.Y0, ly0), X1: min(within.X1, lx1), Y1: min(within.Y1, ly1)}
+	if within.X1 < within.X0 || within.Y1 < within.Y0 {
 		return nil, true
 	}
-	return sliceChildren(f.tile, z, within, maxTiles)
+	return scene.SliceChildren(f.Tile, z, within, maxTiles)
 }
 
 // lineGradient returns the layer's line-gradient as GL's colour ramp
 // texture, built once per layer: 256 texels sampled linearly, or for a
 // stepped gradient 1024 sampled nearest, so that steps stay sharp; nil
 // without a line-gradient.
-func (lr *layerRender) lineGradient() *raster.Gradient {
+func (lr *painter) lineGradient() *raster.Gradient {
 	if lr.gradientDone {
 		return lr.gradient
 	}
 	lr.gradientDone = true
-	e := lr.props["line-gradient"]
-	if e == nil || lr.l.Paint == nil || !lr.l.Paint.Has("line-gradient") {
+	e := lr.Props["line-gradient"]
+	if e == nil || lr.Style.Paint == nil || !lr.Style.Paint.Has("line-gradient") {
 		return nil
 	}
 	g := &raster.Gradient{}
 	n := 256
-	if raw, ok := lr.l.Paint.Get("line-gradient"); ok {
+	if raw, ok := lr.Style.Paint.Get("line-gradient"); ok {
 		if arr, ok := raw.([]any); ok && len(arr) > 0 && arr[0] == "step" {
 			g.Nearest, n = true, 1024
 		}
 	}
 	g.Texels = make([][4]float64, n)
 	for i := range g.Texels {
-		c := &expr.EvalContext{Zoom: lr.zoom, LineProgress: float64(i) / float64(n-1)}
+		c := &expr.EvalContext{Zoom: lr.Zoom, LineProgress: float64(i) / float64(n-1)}
 		v := e.EvalOrDefault(c)
 		if v.Kind() != expr.KindColor {
 			continue
@@ -1018,9 +801,9 @@ func (lr *layerRender) lineGradient() *raster.Gradient {
 // and lines are cut to their tiles, so one sort of all of them draws the
 // same; circles keep their tiles' order (byTileOrder) and are sorted
 // within each tile.
-func (lr *layerRender) sortByKey(feats []sourceFeature) []sourceFeature {
-	name := lr.l.Type + "-sort-key"
-	if lr.l.Layout == nil || !lr.l.Layout.Has(name) || len(feats) < 2 {
+func (lr *painter) sortByKey(feats []scene.Feature) []scene.Feature {
+	name := lr.Style.Type + "-sort-key"
+	if lr.Style.Layout == nil || !lr.Style.Layout.Has(name) || len(feats) < 2 {
 		return feats
 	}
 	// Circles come in runs of one tile (byTileOrder); each run is sorted
@@ -1032,10 +815,10 @@ func (lr *layerRender) sortByKey(feats []sourceFeature) []sourceFeature {
 	}
 	ks := make([]keyed, len(feats))
 	for i, f := range feats {
-		ks[i] = keyed{key: lr.num(name, lr.ctx(f.feat), 0), i: i}
+		ks[i] = keyed{key: lr.Num(name, lr.FeatureContext(f.Expr), 0), i: i}
 		if i > 0 {
 			ks[i].run = ks[i-1].run
-			if lr.l.Type == "circle" && !sameTile(f.clip, feats[i-1].clip) {
+			if lr.Style.Type == "circle" && !sameTile(f.Clip, feats[i-1].Clip) {
 				ks[i].run++
 			}
 		}
@@ -1046,7 +829,7 @@ func (lr *layerRender) sortByKey(feats []sourceFeature) []sourceFeature {
 		}
 		return ks[a].key < ks[b].key
 	})
-	out := make([]sourceFeature, len(feats))
+	out := make([]scene.Feature, len(feats))
 	for j, k := range ks {
 		out[j] = feats[k.i]
 	}
@@ -1054,30 +837,30 @@ func (lr *layerRender) sortByKey(feats []sourceFeature) []sourceFeature {
 }
 
 // sameTile reports whether two features' tile squares are the same.
-func sameTile(a, b *box) bool {
+func sameTile(a, b *scene.Box) bool {
 	return a == b || a != nil && b != nil && *a == *b
 }
 
 // squareVisible reports whether a tile's square (world units) reaches the
 // image, remembered per square for the layer. Under a tilted camera every
 // square counts as visible.
-func (lr *layerRender) squareVisible(b *box) bool {
-	if lr.fr.tilt != nil {
+func (lr *painter) squareVisible(b *scene.Box) bool {
+	if lr.Frame.Tilt != nil {
 		return true
 	}
 	if v, ok := lr.seen[b]; ok {
 		return v
 	}
 	minX, minY, maxX, maxY := math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)
-	for _, c := range [4][2]float64{{b.x0, b.y0}, {b.x1, b.y0}, {b.x0, b.y1}, {b.x1, b.y1}} {
-		p := lr.fr.toPlane(c[0], c[1])
+	for _, c := range [4][2]float64{{b.X0, b.Y0}, {b.X1, b.Y0}, {b.X0, b.Y1}, {b.X1, b.Y1}} {
+		p := lr.Frame.ToPlane(c[0], c[1])
 		minX, maxX = min(minX, p.X), max(maxX, p.X)
 		minY, maxY = min(minY, p.Y), max(maxY, p.Y)
 	}
 	// A pixel of slack: antialiasing reaches half a pixel past an edge.
-	v := maxX > -1 && minX < lr.fr.w+1 && maxY > -1 && minY < lr.fr.h+1
+	v := maxX > -1 && minX < lr.Frame.W+1 && maxY > -1 && minY < lr.Frame.H+1
 	if lr.seen == nil {
-		lr.seen = map[*box]bool{}
+		lr.seen = map[*scene.Box]bool{}
 	}
 	lr.seen[b] = v
 	return v
@@ -1114,24 +897,24 @@ func trianglesInside(tris [][3]raster.LineVertex, clip []raster.Point) bool {
 
 // viewTiles returns the squares of the tiles (at the zoom's floor) that
 // the view shows.
-func (lr *layerRender) viewTiles() []box {
+func (lr *painter) viewTiles() []scene.Box {
 	if lr.tiles != nil {
 		return lr.tiles
 	}
-	fr := lr.fr
-	z := max(0, math.Floor(lr.zoom))
+	fr := lr.Frame
+	z := max(0, math.Floor(lr.Zoom))
 	n := math.Exp2(z)
-	half := math.Hypot(fr.w, fr.h) / 2 / fr.scale
-	x0, x1 := math.Floor((fr.cx-half)*n), math.Floor((fr.cx+half)*n)
-	y0, y1 := max(0, math.Floor((fr.cy-half)*n)), min(n-1, math.Floor((fr.cy+half)*n))
+	half := math.Hypot(fr.W, fr.H) / 2 / fr.Scale
+	x0, x1 := math.Floor((fr.CX-half)*n), math.Floor((fr.CX+half)*n)
+	y0, y1 := max(0, math.Floor((fr.CY-half)*n)), min(n-1, math.Floor((fr.CY+half)*n))
 	if (x1-x0+1)*(y1-y0+1) > maxTiles {
 		// Too many to cut: one square for the whole view.
-		lr.tiles = []box{{fr.cx - half, fr.cy - half, fr.cx + half, fr.cy + half}}
+		lr.tiles = []scene.Box{{X0: fr.CX - half, Y0: fr.CY - half, X1: fr.CX + half, Y1: fr.CY + half}}
 		return lr.tiles
 	}
 	for ty := y0; ty <= y1; ty++ {
 		for tx := x0; tx <= x1; tx++ {
-			lr.tiles = append(lr.tiles, box{tx / n, ty / n, (tx + 1) / n, (ty + 1) / n})
+			lr.tiles = append(lr.tiles, scene.Box{X0: tx / n, Y0: ty / n, X1: (tx + 1) / n, Y1: (ty + 1) / n})
 		}
 	}
 	return lr.tiles
@@ -1140,50 +923,50 @@ func (lr *layerRender) viewTiles() []box {
 // tileUnit returns the device pixels of one unit of an 8192-unit tile the
 // feature's geometry came in (GeoJSON at the zoom drawn, vector tiles at
 // their own).
-func (lr *layerRender) tileUnit(f sourceFeature) float64 {
-	tileWorld := math.Exp2(-math.Floor(lr.zoom))
-	if f.clip != nil {
-		tileWorld = f.clip.x1 - f.clip.x0
+func (lr *painter) tileUnit(f scene.Feature) float64 {
+	tileWorld := math.Exp2(-math.Floor(lr.Zoom))
+	if f.Clip != nil {
+		tileWorld = f.Clip.X1 - f.Clip.X0
 	}
-	return tileWorld * lr.fr.scale / 8192
+	return tileWorld * lr.Frame.Scale / 8192
 }
 
 // clipPolygon returns a tile's square in device pixels of the untilted map
 // (GL's stencil: a tile draws only inside its square), nil for none.
-func (lr *layerRender) clipPolygon(b *box) []raster.Point {
+func (lr *painter) clipPolygon(b *scene.Box) []raster.Point {
 	if b == nil {
 		return nil
 	}
-	return []raster.Point{lr.fr.toPlane(b.x0, b.y0), lr.fr.toPlane(b.x1, b.y0), lr.fr.toPlane(b.x1, b.y1), lr.fr.toPlane(b.x0, b.y1)}
+	return []raster.Point{lr.Frame.ToPlane(b.X0, b.Y0), lr.Frame.ToPlane(b.X1, b.Y0), lr.Frame.ToPlane(b.X1, b.Y1), lr.Frame.ToPlane(b.X0, b.Y1)}
 }
 
-func (lr *layerRender) circle(f sourceFeature, c *expr.EvalContext) {
+func (lr *painter) circle(f scene.Feature, c *expr.EvalContext) {
 	// GL draws a circle at every vertex of a feature, of lines and
 	// polygon rings too, but only at those inside the tile's square.
 	parts := vertexParts(f)
 	if parts == nil {
 		return
 	}
-	ratio := lr.fr.ratio
-	radius := lr.num("circle-radius", c, 5) * ratio
-	blur := lr.num("circle-blur", c, 0)
-	opacity := lr.num("circle-opacity", c, 1)
-	stroke := lr.num("circle-stroke-width", c, 0) * ratio
-	dx, dy := lr.translate("circle-translate", c)
-	col, ok := lr.color("circle-color", c)
+	ratio := lr.Frame.Ratio
+	radius := lr.Num("circle-radius", c, 5) * ratio
+	blur := lr.Num("circle-blur", c, 0)
+	opacity := lr.Num("circle-opacity", c, 1)
+	stroke := lr.Num("circle-stroke-width", c, 0) * ratio
+	dx, dy := lr.Translate("circle-translate", c)
+	col, ok := lr.Color("circle-color", c)
 	if !ok {
 		return
 	}
-	scol, _ := lr.color("circle-stroke-color", c)
-	sop := lr.num("circle-stroke-opacity", c, 1)
+	scol, _ := lr.Color("circle-stroke-color", c)
+	sop := lr.Num("circle-stroke-opacity", c, 1)
 	// Under a tilted camera circles face the viewer; with pitch scale
 	// "map" they shrink with their distance, antialiased as at their own
 	// size.
-	scaleWithMap := lr.str("circle-pitch-scale", c, "map") == "map"
+	scaleWithMap := lr.Str("circle-pitch-scale", c, "map") == "map"
 	for _, part := range parts {
 		for _, p := range lr.projectPlane(part, dx, dy) {
 			k := 1.0
-			if t := lr.fr.tilt; t != nil {
+			if t := lr.Frame.Tilt; t != nil {
 				var w float64
 				p, w = t.Project(p)
 				if scaleWithMap {
@@ -1194,21 +977,21 @@ func (lr *layerRender) circle(f sourceFeature, c *expr.EvalContext) {
 			if k != 1 && radius+stroke > 0 {
 				aa = 1 / (radius + stroke)
 			}
-			lr.cv.Circle(p, radius*k, stroke*k, blur, aa, col, scol, opacity, sop*opacity)
+			lr.Canvas.Circle(p, radius*k, stroke*k, blur, aa, col, scol, opacity, sop*opacity)
 		}
 	}
 }
 
 // insideTile returns the points of parts that lie in the tile square b
 // (all of them when b is nil).
-func insideTile(parts [][]orb.Point, b *box) [][]orb.Point {
+func insideTile(parts [][]orb.Point, b *scene.Box) [][]orb.Point {
 	if b == nil {
 		return parts
 	}
 	var pts []orb.Point
 	for _, part := range parts {
 		for _, p := range part {
-			if p[0] >= b.x0 && p[0] < b.x1 && p[1] >= b.y0 && p[1] < b.y1 {
+			if p[0] >= b.X0 && p[0] < b.X1 && p[1] >= b.Y0 && p[1] < b.Y1 {
 				pts = append(pts, p)
 			}
 		}
@@ -1216,30 +999,19 @@ func insideTile(parts [][]orb.Point, b *box) [][]orb.Point {
 	return [][]orb.Point{pts}
 }
 
-// viewBox returns a world box around everything the view shows: the
-// circle around the image's diagonal, or with a tilted camera the box of
-// the ground under the image's corners.
-func (f frame) viewBox() (x0, y0, x1, y1 float64) {
-	if f.tilt != nil {
-		return f.worldBounds()
-	}
-	half := math.Hypot(f.w, f.h) / 2 / f.scale
-	return f.cx - half, f.cy - half, f.cx + half, f.cy + half
-}
-
 // byTileOrder returns the features in the order GL draws circles: tile by
-// tile, from the bottom row of tiles up and right to left within a row,
+// Tile, from the bottom row of tiles up and right to left within a row,
 // each tile's features in their order. GeoJSON features (without a tile)
 // are cut into the view's tiles: each copy keeps the points of one.
-func byTileOrder(feats []sourceFeature, viewTiles func() []box) []sourceFeature {
+func byTileOrder(feats []scene.Feature, viewTiles func() []scene.Box) []scene.Feature {
 	type entry struct {
-		tile box
+		tile scene.Box
 		i    int
 	}
 	var entries []entry
 	for i, f := range feats {
-		if f.clip != nil {
-			entries = append(entries, entry{*f.clip, i})
+		if f.Clip != nil {
+			entries = append(entries, entry{*f.Clip, i})
 			continue
 		}
 		for _, t := range viewTiles() {
@@ -1248,17 +1020,17 @@ func byTileOrder(feats []sourceFeature, viewTiles func() []box) []sourceFeature 
 	}
 	sort.SliceStable(entries, func(a, b int) bool {
 		ta, tb := entries[a].tile, entries[b].tile
-		if ta.y0 != tb.y0 {
-			return ta.y0 > tb.y0
+		if ta.Y0 != tb.Y0 {
+			return ta.Y0 > tb.Y0
 		}
-		return ta.x0 > tb.x0
+		return ta.X0 > tb.X0
 	})
-	out := make([]sourceFeature, 0, len(entries))
+	out := make([]scene.Feature, 0, len(entries))
 	for _, e := range entries {
 		f := feats[e.i]
-		if f.clip == nil {
+		if f.Clip == nil {
 			tile := e.tile
-			f.clip = &tile
+			f.Clip = &tile
 		}
 		out = append(out, f)
 	}

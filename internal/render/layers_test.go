@@ -9,6 +9,7 @@ import (
 	"github.com/paulmach/orb"
 
 	"github.com/tesseramaps/tessera/internal/render/raster"
+	"github.com/tesseramaps/tessera/internal/render/scene"
 	"github.com/tesseramaps/tessera/internal/style"
 	"github.com/tesseramaps/tessera/internal/style/expr"
 )
@@ -24,7 +25,7 @@ func TestNumbers(t *testing.T) {
 		{"number", expr.Number(3), nil},
 	}
 	for _, tc := range tests {
-		if got := numbers(tc.v); !slices.Equal(got, tc.want) {
+		if got := scene.Numbers(tc.v); !slices.Equal(got, tc.want) {
 			t.Errorf("%s: numbers = %v, want %v", tc.name, got, tc.want)
 		}
 	}
@@ -50,12 +51,12 @@ func TestInsideTile(t *testing.T) {
 	parts := [][]orb.Point{{{0.1, 0.1}, {0.6, 0.1}}, {{0.4, 0.4}, {0.5, 0.5}}}
 	tests := []struct {
 		name string
-		b    *box
+		b    *scene.Box
 		want int
 	}{
 		{"no square keeps all", nil, 4},
-		{"half open square", &box{0, 0, 0.5, 0.5}, 2},
-		{"outside", &box{0.7, 0.7, 1, 1}, 0},
+		{"half open square", &scene.Box{X0: 0, Y0: 0, X1: 0.5, Y1: 0.5}, 2},
+		{"outside", &scene.Box{X0: 0.7, Y0: 0.7, X1: 1, Y1: 1}, 0},
 	}
 	for _, tc := range tests {
 		n := 0
@@ -74,7 +75,7 @@ func TestViewOfPitch(t *testing.T) {
 		want float64
 	}{
 		{`{"version": 8, "sources": {}, "layers": [], "pitch": 30}`, 30},
-		{`{"version": 8, "sources": {}, "layers": [], "pitch": 90}`, maxPitch},
+		{`{"version": 8, "sources": {}, "layers": [], "pitch": 90}`, scene.MaxPitch},
 		{`{"version": 8, "sources": {}, "layers": [], "pitch": -5}`, 0},
 		{`{"version": 8, "sources": {}, "layers": []}`, 0},
 	}
@@ -83,8 +84,8 @@ func TestViewOfPitch(t *testing.T) {
 		if v.Pitch != tc.want {
 			t.Errorf("%s: pitch %v, want %v", tc.doc, v.Pitch, tc.want)
 		}
-		if fr := newFrame(v); (fr.tilt != nil) != (tc.want > 0) {
-			t.Errorf("%s: tilted camera %v, want %v", tc.doc, fr.tilt != nil, tc.want > 0)
+		if fr := scene.NewFrame(v); (fr.Tilt != nil) != (tc.want > 0) {
+			t.Errorf("%s: tilted camera %v, want %v", tc.doc, fr.Tilt != nil, tc.want > 0)
 		}
 	}
 }
@@ -93,20 +94,20 @@ func TestByTileOrder(t *testing.T) {
 	named := func(name string) expr.Feature {
 		return &expr.MapFeature{Props: expr.ObjectOf([]string{"name"}, []expr.Value{expr.String(name)})}
 	}
-	top, bottom := box{0, 0, 0.5, 0.5}, box{0, 0.5, 0.5, 1}
-	right := box{0.5, 0.5, 1, 1}
-	feats := []sourceFeature{
-		{kind: "Point", clip: &top, feat: named("a")},
-		{kind: "Point", clip: &bottom, feat: named("b")},
-		{kind: "Point", clip: &right, feat: named("c")},
-		{kind: "Point", feat: named("geojson")},
+	top, bottom := scene.Box{X0: 0, Y0: 0, X1: 0.5, Y1: 0.5}, scene.Box{X0: 0, Y0: 0.5, X1: 0.5, Y1: 1}
+	right := scene.Box{X0: 0.5, Y0: 0.5, X1: 1, Y1: 1}
+	feats := []scene.Feature{
+		{Kind: "Point", Clip: &top, Expr: named("a")},
+		{Kind: "Point", Clip: &bottom, Expr: named("b")},
+		{Kind: "Point", Clip: &right, Expr: named("c")},
+		{Kind: "Point", Expr: named("geojson")},
 	}
-	tiles := func() []box { return []box{top, bottom} }
+	tiles := func() []scene.Box { return []scene.Box{top, bottom} }
 	var got []string
 	for _, f := range byTileOrder(feats, tiles) {
-		name, _ := f.feat.Property("name")
+		name, _ := f.Expr.Property("name")
 		got = append(got, name.Str())
-		if f.clip == nil {
+		if f.Clip == nil {
 			t.Errorf("feature %s has no tile", name.Str())
 		}
 	}
@@ -168,16 +169,16 @@ func TestSquareVisible(t *testing.T) {
 	// A 512x512 view of zoom 1 centred on the world: the four zoom-1
 	// squares fill it; a zoom-2 square beyond its edge does not reach it.
 	v := View{Zoom: 1, Width: 512, Height: 512, PixelRatio: 1}
-	lr := &layerRender{fr: newFrame(v)}
+	lr := &painter{Layer: scene.Layer{Frame: scene.NewFrame(v)}}
 	for _, tc := range []struct {
-		b    box
+		b    scene.Box
 		want bool
 	}{
-		{box{0, 0, 0.5, 0.5}, true},
-		{box{0.5, 0.5, 1, 1}, true},
-		{box{0.25, 0.25, 0.5, 0.5}, true},
-		{box{0.76, 0.45, 0.8, 0.55}, false}, // right of the view
-		{box{-0.25, 0.5, 0, 0.75}, false},
+		{scene.Box{X0: 0, Y0: 0, X1: 0.5, Y1: 0.5}, true},
+		{scene.Box{X0: 0.5, Y0: 0.5, X1: 1, Y1: 1}, true},
+		{scene.Box{X0: 0.25, Y0: 0.25, X1: 0.5, Y1: 0.5}, true},
+		{scene.Box{X0: 0.76, Y0: 0.45, X1: 0.8, Y1: 0.55}, false}, // right of the view
+		{scene.Box{X0: -0.25, Y0: 0.5, X1: 0, Y1: 0.75}, false},
 	} {
 		if got := lr.squareVisible(&tc.b); got != tc.want {
 			t.Errorf("%v: %v, want %v", tc.b, got, tc.want)
@@ -185,14 +186,14 @@ func TestSquareVisible(t *testing.T) {
 	}
 	// Turned 45 degrees, the view's corner reaches that square.
 	v.Bearing = 45
-	lr = &layerRender{fr: newFrame(v)}
-	if !lr.squareVisible(&box{0.76, 0.45, 0.8, 0.55}) {
+	lr = &painter{Layer: scene.Layer{Frame: scene.NewFrame(v)}}
+	if !lr.squareVisible(&scene.Box{X0: 0.76, Y0: 0.45, X1: 0.8, Y1: 0.55}) {
 		t.Error("a square the turned view reaches is not drawn")
 	}
 }
 
 func TestReaches(t *testing.T) {
-	lr := &layerRender{cv: raster.NewCanvas(100, 50)}
+	lr := &painter{Layer: scene.Layer{Canvas: raster.NewCanvas(100, 50)}}
 	ring := func(x0, y0, x1, y1 float64) []raster.Point {
 		return []raster.Point{{X: x0, Y: y0}, {X: x1, Y: y0}, {X: x1, Y: y1}, {X: x0, Y: y1}}
 	}
@@ -236,13 +237,13 @@ func TestNumberPair(t *testing.T) {
 		{"null", expr.Null(), false},
 	}
 	for _, tc := range tests {
-		x, y, ok := numberPair(tc.v)
+		x, y, ok := scene.NumberPair(tc.v)
 		if ok != tc.ok {
 			t.Errorf("%s: ok %v, want %v", tc.name, ok, tc.ok)
 			continue
 		}
 		// It reads what numbers reads.
-		if want := numbers(tc.v); ok && (x != want[0] || y != want[1]) {
+		if want := scene.Numbers(tc.v); ok && (x != want[0] || y != want[1]) {
 			t.Errorf("%s: %v, %v, want %v", tc.name, x, y, want)
 		}
 	}
@@ -250,7 +251,7 @@ func TestNumberPair(t *testing.T) {
 
 func TestAnchorProperty(t *testing.T) {
 	for _, name := range []string{"fill-translate", "line-translate", "circle-translate", "fill-extrusion-translate", "text-translate"} {
-		if got := anchorProperty(name); got != name+"-anchor" {
+		if got := scene.AnchorProperty(name); got != name+"-anchor" {
 			t.Errorf("anchorProperty(%q) = %q", name, got)
 		}
 	}
@@ -284,11 +285,11 @@ func TestFeatureCull(t *testing.T) {
 			t.Fatalf("%s: %v", tc.name, err)
 		}
 		v := View{Zoom: 10, Width: 128, Height: 128, PixelRatio: 1, Pitch: tc.pitch}
-		lr := &layerRender{r: r, l: st.Layers[0], fr: newFrame(v), zoom: v.Zoom, cv: raster.NewCanvas(128, 128), mask: raster.NewMask(128, 128)}
-		if err := lr.compile(); err != nil {
+		lr := &painter{Layer: scene.Layer{Style: st.Layers[0], Frame: scene.NewFrame(v), Zoom: v.Zoom, Canvas: raster.NewCanvas(128, 128), Mask: raster.NewMask(128, 128)}}
+		if err := r.comp.Compile(&lr.Layer); err != nil {
 			t.Fatalf("%s: %v", tc.name, err)
 		}
-		c := lr.ctx(nil)
+		c := lr.FeatureContext(nil)
 		cull := lr.featureCull(c)
 		if cull.ok != tc.ok {
 			t.Errorf("%s: ok %v, want %v", tc.name, cull.ok, tc.ok)
@@ -301,18 +302,18 @@ func TestFeatureCull(t *testing.T) {
 		culled := 0
 		for px := 100.0; px < 260; px++ {
 			toWorld := func(x, y float64) orb.Point {
-				return orb.Point{lr.fr.cx + (x-64)/lr.fr.scale, lr.fr.cy + (y-64)/lr.fr.scale}
+				return orb.Point{lr.Frame.CX + (x-64)/lr.Frame.Scale, lr.Frame.CY + (y-64)/lr.Frame.Scale}
 			}
-			f := sourceFeature{feat: &expr.MapFeature{Props: expr.NewObject()}}
+			f := scene.Feature{Expr: &expr.MapFeature{Props: expr.NewObject()}}
 			if tc.typ == "fill" {
-				f.kind = "Polygon"
-				f.polygons = [][][]orb.Point{{{toWorld(px, 20), toWorld(px+10, 20), toWorld(px+10, 30), toWorld(px, 30), toWorld(px, 20)}}}
+				f.Kind = "Polygon"
+				f.Polygons = [][][]orb.Point{{{toWorld(px, 20), toWorld(px+10, 20), toWorld(px+10, 30), toWorld(px, 30), toWorld(px, 20)}}}
 			} else {
-				f.kind = "LineString"
-				f.parts = [][]orb.Point{{toWorld(px, 20), toWorld(px+20, 21), toWorld(px, 22), toWorld(px+5, 60)}}
+				f.Kind = "LineString"
+				f.Parts = [][]orb.Point{{toWorld(px, 20), toWorld(px+20, 21), toWorld(px, 22), toWorld(px+5, 60)}}
 			}
-			c.Feature = f.feat
-			lr.cv = raster.NewCanvas(128, 128)
+			c.Feature = f.Expr
+			lr.Canvas = raster.NewCanvas(128, 128)
 			if tc.typ == "fill" {
 				if fp, ok := lr.fill(f, c); ok {
 					lr.fillOutline(f, &fp)
@@ -320,7 +321,7 @@ func TestFeatureCull(t *testing.T) {
 			} else {
 				lr.line(f, c)
 			}
-			drawn := slices.ContainsFunc(lr.cv.Pix, func(b uint8) bool { return b != 0 })
+			drawn := slices.ContainsFunc(lr.Canvas.Pix, func(b uint8) bool { return b != 0 })
 			if !lr.featureReaches(f, &cull) {
 				culled++
 				if drawn {
@@ -342,14 +343,14 @@ func TestSurelyShown(t *testing.T) {
 	}{{0, 0, 0}, {0, 30, -12}, {30, 0, 0}, {-120, -25, 40}, {180, 5, 5}}
 	for _, tc := range tests {
 		v := View{Zoom: 12, Width: 200, Height: 120, PixelRatio: 1, Bearing: tc.bearing, Center: [2]float64{13.4, 52.5}}
-		lr := &layerRender{fr: newFrame(v), cv: raster.NewCanvas(200, 120)}
+		lr := &painter{Layer: scene.Layer{Frame: scene.NewFrame(v), Canvas: raster.NewCanvas(200, 120)}}
 		b := lr.surelyShown(tc.dx, tc.dy)
-		if b.x1-b.x0 <= 0 || b.y1-b.y0 <= 0 {
+		if b.X1-b.X0 <= 0 || b.Y1-b.Y0 <= 0 {
 			t.Errorf("bearing %v: an empty box", tc.bearing)
 			continue
 		}
-		for _, c := range [][2]float64{{b.x0, b.y0}, {b.x1, b.y0}, {b.x0, b.y1}, {b.x1, b.y1}} {
-			p := lr.fr.toPlane(c[0], c[1])
+		for _, c := range [][2]float64{{b.X0, b.Y0}, {b.X1, b.Y0}, {b.X0, b.Y1}, {b.X1, b.Y1}} {
+			p := lr.Frame.ToPlane(c[0], c[1])
 			x, y := p.X+tc.dx, p.Y+tc.dy
 			if x < 0 || x > 200 || y < 0 || y > 120 {
 				t.Errorf("bearing %v, translation %v,%v: corner at %.2f,%.2f, outside the canvas", tc.bearing, tc.dx, tc.dy, x, y)
@@ -357,7 +358,7 @@ func TestSurelyShown(t *testing.T) {
 		}
 		if tc.bearing == 0 {
 			// Unturned, the box is the canvas less a pixel.
-			p := lr.fr.toPlane(b.x0, b.y0)
+			p := lr.Frame.ToPlane(b.X0, b.Y0)
 			if math.Abs(p.X+tc.dx-1) > 1e-6 || math.Abs(p.Y+tc.dy-1) > 1e-6 {
 				t.Errorf("translation %v,%v: the box starts at %v,%v, want 1,1", tc.dx, tc.dy, p.X+tc.dx, p.Y+tc.dy)
 			}
@@ -389,15 +390,15 @@ func TestLineStyleOf(t *testing.T) {
 			t.Fatalf("%s: %v", tc.name, err)
 		}
 		v := View{Zoom: 10, Width: 64, Height: 64, PixelRatio: 1}
-		lr := &layerRender{r: r, l: st.Layers[0], fr: newFrame(v), zoom: v.Zoom}
-		if err := lr.compile(); err != nil {
+		lr := &painter{Layer: scene.Layer{Style: st.Layers[0], Frame: scene.NewFrame(v), Zoom: v.Zoom}}
+		if err := r.comp.Compile(&lr.Layer); err != nil {
 			t.Fatalf("%s: %v", tc.name, err)
 		}
 		for i, w := range []float64{2, 6} {
 			props := expr.NewObject()
 			props.Set("w", expr.Number(w))
 			props.Set("c", expr.String("red"))
-			c := &expr.EvalContext{Zoom: lr.zoom, Feature: &expr.MapFeature{Props: props}}
+			c := &expr.EvalContext{Zoom: lr.Zoom, Feature: &expr.MapFeature{Props: props}}
 			ls := lr.lineStyleOf(c)
 			if !ls.draw || ls.paint.Outset != tc.widths[i] {
 				t.Errorf("%s: feature %d: draw %v, outset %v, want %v", tc.name, i, ls.draw, ls.paint.Outset, tc.widths[i])

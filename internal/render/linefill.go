@@ -1,20 +1,23 @@
 package render
 
-import "github.com/paulmach/orb"
+import (
+	"github.com/paulmach/orb"
+	"github.com/tesseramaps/tessera/internal/render/scene"
+)
 
 // lineFills returns what a fill layer makes of a feature's lines: GL fills
 // the ring each line closes (its outline closes it too), grouping the
 // rings into polygons by their winding as it does a polygon's. A vector
-// tile's lines (with the tile's buffer) are closed and cut to its square;
+// Tile's lines (with the tile's buffer) are closed and cut to its square;
 // GeoJSON lines are first cut into the tiles of the view with a quarter
-// tile's buffer, as GL cuts them, and each piece closed in its tile.
-func (lr *layerRender) lineFills(f *sourceFeature) []sourceFeature {
-	fill := func(lines [][]orb.Point, square *box) (sourceFeature, bool) {
+// Tile's buffer, as GL cuts them, and each piece closed in its tile.
+func (lr *painter) lineFills(f *scene.Feature) []scene.Feature {
+	fill := func(lines [][]orb.Point, square *scene.Box) (scene.Feature, bool) {
 		var polys [][][]orb.Point
 		for _, poly := range ringPolygons(lines) {
 			var rings [][]orb.Point
 			for k, r := range poly {
-				c := clipRing(r, *square)
+				c := scene.ClipRing(r, *square)
 				if c == nil {
 					if k == 0 {
 						break // the outer ring is outside: holes and all
@@ -28,24 +31,24 @@ func (lr *layerRender) lineFills(f *sourceFeature) []sourceFeature {
 			}
 		}
 		g := *f
-		g.kind, g.parts, g.lines, g.polygons, g.clip = "Polygon", nil, nil, polys, square
+		g.Kind, g.Parts, g.Lines, g.Polygons, g.Clip = "Polygon", nil, nil, polys, square
 		return g, len(polys) > 0
 	}
-	if f.clip != nil {
-		if g, ok := fill(f.parts, f.clip); ok {
-			return []sourceFeature{g}
+	if f.Clip != nil {
+		if g, ok := fill(f.Parts, f.Clip); ok {
+			return []scene.Feature{g}
 		}
 		return nil
 	}
-	var out []sourceFeature
+	var out []scene.Feature
 	tiles := lr.viewTiles()
 	for i := range tiles {
 		tile := &tiles[i]
-		qx, qy := (tile.x1-tile.x0)/4, (tile.y1-tile.y0)/4
-		buffered := box{tile.x0 - qx, tile.y0 - qy, tile.x1 + qx, tile.y1 + qy}
+		qx, qy := (tile.X1-tile.X0)/4, (tile.Y1-tile.Y0)/4
+		buffered := scene.Box{X0: tile.X0 - qx, Y0: tile.Y0 - qy, X1: tile.X1 + qx, Y1: tile.Y1 + qy}
 		var pieces [][]orb.Point
-		for _, l := range f.parts {
-			pieces = append(pieces, clipLine(l, buffered)...)
+		for _, l := range f.Parts {
+			pieces = append(pieces, scene.ClipLine(l, buffered)...)
 		}
 		if g, ok := fill(pieces, tile); ok {
 			out = append(out, g)

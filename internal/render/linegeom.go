@@ -24,6 +24,7 @@ import (
 	"math"
 
 	"github.com/tesseramaps/tessera/internal/render/raster"
+	"github.com/tesseramaps/tessera/internal/render/scene"
 )
 
 // lineShape is how a line's points are joined and its ends capped.
@@ -117,7 +118,7 @@ func (a vec) turned(angle float64) vec {
 }
 
 // setTile sets the device pixels of one unit of the 8192-unit tile the
-// lines come in, and with it how far from a sharp corner its extra rung
+// Lines come in, and with it how far from a sharp corner its extra rung
 // goes, for a view at zoom and pixel ratio. A tile of zoom z is drawn
 // 512*2^(zoom-z) CSS pixels wide; it is overscaled 2^(floor(zoom)-z)
 // times, and the 15 pixels shrink with that; past 16 times overscaled GL
@@ -140,7 +141,7 @@ func (b *lineBuilder) setTile(unit, zoom, ratio float64) {
 // the side's normal, which turns the vertex's share of the offset.
 func (b *lineBuilder) put(p, e vec, side float64, round bool, along float64) {
 	// Stored as GL's vertex format holds it.
-	e = vec{jsRound(e.x*extrusionSteps) / extrusionSteps, jsRound(e.y*extrusionSteps) / extrusionSteps}
+	e = vec{scene.JSRound(e.x*extrusionSteps) / extrusionSteps, scene.JSRound(e.y*extrusionSteps) / extrusionSteps}
 	at := p.add(e.mul(b.outset))
 	if b.offset != 0 {
 		// GL's shader shifts a vertex by the offset times its extrusion
@@ -304,7 +305,7 @@ func (b *lineBuilder) join(p, in, out vec, s lineShape) {
 	}
 	b.restartPast()
 	if kind == "round" {
-		steps := jsRound(math.Abs(turn) / roundStep)
+		steps := scene.JSRound(math.Abs(turn) / roundStep)
 		for k := 1.0; k < steps; k++ {
 			b.put(p, nIn.turned(turn*k/steps).mul(outer), outer, false, 0)
 		}
@@ -316,7 +317,7 @@ func (b *lineBuilder) join(p, in, out vec, s lineShape) {
 // polygon rings whose last point repeats the first.
 func (b *lineBuilder) add(pts []raster.Point, s lineShape, closed bool) {
 	// The line's distinct points: a point repeated is one point. Most
-	// lines repeat none and are read as they are.
+	// Lines repeat none and are read as they are.
 	path := pts
 	for i := 1; i < len(pts); i++ {
 		if pts[i] == pts[i-1] {
@@ -430,5 +431,5 @@ func (b *lineBuilder) tileRound(v vec) vec {
 	if b.tile <= 0 {
 		return v
 	}
-	return vec{jsRound(v.x/b.tile) * b.tile, jsRound(v.y/b.tile) * b.tile}
+	return vec{scene.JSRound(v.x/b.tile) * b.tile, scene.JSRound(v.y/b.tile) * b.tile}
 }

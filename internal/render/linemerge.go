@@ -13,7 +13,7 @@ import (
 )
 
 // mergeLines gives every line feature of a layer laid out along lines its
-// lines (a copy of the feature's, buffer included, that may be extended),
+// Lines (a copy of the feature's, buffer included, that may be extended),
 // and joins, within one tile, the first line of features with the same
 // text where one ends at the point the other starts. A feature whose line
 // was joined onto another's is dropped; the rest keep their order. Other
@@ -31,18 +31,18 @@ func mergeLines(shaped []*shapedSymbol) []*shapedSymbol {
 	var sb strings.Builder
 	for i, ss := range shaped {
 		f := ss.f
-		if f.kind != "LineString" {
+		if f.Kind != "LineString" {
 			continue
 		}
-		src := f.lines
+		src := f.Lines
 		if src == nil {
-			src = f.parts
+			src = f.Parts
 		}
 		if len(src) == 0 {
 			continue
 		}
 		// The first line is copied: it may grow, and the feature's
-		// lines are the decoded tile's.
+		// Lines are the decoded tile's.
 		ss.lines = make([][]orb.Point, len(src))
 		copy(ss.lines, src)
 		ss.lines[0] = append([]orb.Point(nil), src[0]...)
@@ -55,8 +55,8 @@ func mergeLines(shaped []*shapedSymbol) []*shapedSymbol {
 		if label == "" || len(line) < 2 {
 			continue
 		}
-		head := end{f.tile, label, line[0]}
-		tail := end{f.tile, label, line[len(line)-1]}
+		head := end{f.Tile, label, line[0]}
+		tail := end{f.Tile, label, line[len(line)-1]}
 		before, hasBefore := tails[head] // a kept line ending where this starts
 		after, hasAfter := heads[tail]   // a kept line starting where this ends
 		switch {
@@ -69,7 +69,7 @@ func mergeLines(shaped []*shapedSymbol) []*shapedSymbol {
 			dropped[i], dropped[after] = true, true
 			delete(tails, head)
 			delete(heads, tail)
-			tails[end{f.tile, label, joined[len(joined)-1]}] = before
+			tails[end{f.Tile, label, joined[len(joined)-1]}] = before
 		case hasBefore:
 			a := shaped[before].lines[0]
 			shaped[before].lines[0] = append(a, line[1:]...)

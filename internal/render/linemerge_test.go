@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/paulmach/orb"
+	"github.com/tesseramaps/tessera/internal/render/scene"
 	"github.com/tesseramaps/tessera/internal/render/text"
 )
 
@@ -42,7 +43,7 @@ func TestMergeLinesTable(t *testing.T) {
 			for _, p := range tc.pieces {
 				line := append([]orb.Point(nil), p.pts...)
 				in = append(in, &shapedSymbol{
-					f:        &sourceFeature{kind: "LineString", parts: [][]orb.Point{p.pts}, lines: [][]orb.Point{line}, tile: [3]int{0, p.tile, 1}},
+					f:        &scene.Feature{Kind: "LineString", Parts: [][]orb.Point{p.pts}, Lines: [][]orb.Point{line}, Tile: [3]int{0, p.tile, 1}},
 					sections: []text.Section{{Text: p.text}},
 				})
 			}
@@ -63,7 +64,7 @@ func TestMergeLinesTable(t *testing.T) {
 			}
 			// The decoded features' lines are left as they were.
 			for i, p := range tc.pieces {
-				if l := in[i].f.lines[0]; len(l) != len(p.pts) {
+				if l := in[i].f.Lines[0]; len(l) != len(p.pts) {
 					t.Errorf("feature %d's own line changed: %v", i, l)
 				}
 			}

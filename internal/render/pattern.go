@@ -66,9 +66,9 @@ func (s *spriteSource) load() {
 }
 
 // patternImage returns the image a pattern property names, nil for none.
-func (lr *layerRender) patternImage(name string, c *expr.EvalContext) *spriteImage {
-	e := lr.props[name]
-	if e == nil || lr.l.Paint == nil || !lr.l.Paint.Has(name) {
+func (lr *painter) patternImage(name string, c *expr.EvalContext) *spriteImage {
+	e := lr.Props[name]
+	if e == nil || lr.Style.Paint == nil || !lr.Style.Paint.Has(name) {
 		return nil
 	}
 	v := e.EvalOrDefault(c)
@@ -91,20 +91,20 @@ func (lr *layerRender) patternImage(name string, c *expr.EvalContext) *spriteIma
 // background patterns are: anchored to the world's pixels at the zoom's
 // floor, each repeat the image's size in CSS pixels there, the whole
 // shifted by (dx, dy) device pixels.
-func (lr *layerRender) planePattern(img *spriteImage, dx, dy float64) *raster.Pattern {
-	fr := lr.fr
+func (lr *painter) planePattern(img *spriteImage, dx, dy float64) *raster.Pattern {
+	fr := lr.Frame
 	// Texels per world unit.
-	k := 512 * math.Exp2(math.Floor(lr.zoom)) * img.ratio
+	k := 512 * math.Exp2(math.Floor(lr.Zoom)) * img.ratio
 	// A device pixel's centre (x+.5, y+.5), shifted back, to the world:
 	// the inverse of frame.toScreen.
-	ox, oy := 0.5-dx-fr.w/2, 0.5-dy-fr.h/2
-	wx0 := fr.cx + (ox*fr.cos+oy*fr.sin)/fr.scale
-	wy0 := fr.cy + (-ox*fr.sin+oy*fr.cos)/fr.scale
+	ox, oy := 0.5-dx-fr.W/2, 0.5-dy-fr.H/2
+	wx0 := fr.CX + (ox*fr.Cos+oy*fr.Sin)/fr.Scale
+	wy0 := fr.CY + (-ox*fr.Sin+oy*fr.Cos)/fr.Scale
 	return &raster.Pattern{
 		Img: img.sheet, Rect: img.rect,
 		X0: wx0 * k, Y0: wy0 * k,
-		XX: fr.cos / fr.scale * k, XY: -fr.sin / fr.scale * k,
-		YX: fr.sin / fr.scale * k, YY: fr.cos / fr.scale * k,
-		Tilt: fr.tilt,
+		XX: fr.Cos / fr.Scale * k, XY: -fr.Sin / fr.Scale * k,
+		YX: fr.Sin / fr.Scale * k, YY: fr.Cos / fr.Scale * k,
+		Tilt: fr.Tilt,
 	}
 }

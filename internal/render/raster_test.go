@@ -9,6 +9,8 @@ import (
 	"log/slog"
 	"math"
 	"testing"
+
+	"github.com/tesseramaps/tessera/internal/render/scene"
 )
 
 func near(a, b [4]float64, tol float64) bool {
@@ -193,20 +195,20 @@ func TestRasterAligned(t *testing.T) {
 		{"quarter turn", 300, 201, 1, 90, 5.1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			fr := newFrame(View{Center: [2]float64{13.418056, 52.499167}, Zoom: tc.zoom, Bearing: tc.bearing, Width: tc.w, Height: tc.h, PixelRatio: tc.ratio})
-			al := fr.rasterAligned()
-			world := fr.scale / fr.ratio
-			if d := math.Hypot(al.cx-fr.cx, al.cy-fr.cy) * world; d > 1 {
+			fr := scene.NewFrame(View{Center: [2]float64{13.418056, 52.499167}, Zoom: tc.zoom, Bearing: tc.bearing, Width: tc.w, Height: tc.h, PixelRatio: tc.ratio})
+			al := fr.RasterAligned()
+			world := fr.Scale / fr.Ratio
+			if d := math.Hypot(al.CX-fr.CX, al.CY-fr.CY) * world; d > 1 {
 				t.Errorf("the center moved %.3f CSS px", d)
 			}
 			// Whole CSS pixels of the world land on whole device pixels.
-			x, y := math.Round(al.cx*world)+3, math.Round(al.cy*world)-7
-			p := al.toScreen(x/world, y/world)
+			x, y := math.Round(al.CX*world)+3, math.Round(al.CY*world)-7
+			p := al.ToScreen(x/world, y/world)
 			if math.Abs(p.X-math.Round(p.X)) > 1e-6 || math.Abs(p.Y-math.Round(p.Y)) > 1e-6 {
 				t.Errorf("world pixel lands at %v", p)
 			}
-			// toWorld inverts toScreen.
-			wx, wy := al.toWorld(p.X, p.Y)
+			// ToWorld inverts toScreen.
+			wx, wy := al.ToWorld(p.X, p.Y)
 			if math.Abs(wx*world-x) > 1e-6 || math.Abs(wy*world-y) > 1e-6 {
 				t.Errorf("toWorld(toScreen) = %v, %v; want %v, %v", wx*world, wy*world, x, y)
 			}
@@ -231,7 +233,7 @@ func pngTile(t *testing.T, c color.Color) []byte {
 
 // TestRenderRaster draws a zoom-1 raster source whose four tiles are flat
 // colours: each quarter of the image shows its tile, a missing or corrupt
-// tile leaves its quarter to the background, and tms flips the rows.
+// Tile leaves its quarter to the background, and tms flips the rows.
 func TestRenderRaster(t *testing.T) {
 	r, err := New(slog.New(slog.DiscardHandler))
 	if err != nil {

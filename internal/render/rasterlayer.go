@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"github.com/tesseramaps/tessera/internal/render/raster"
+	"github.com/tesseramaps/tessera/internal/render/scene"
 
 	"github.com/tesseramaps/tessera/internal/style/expr"
 )
@@ -20,7 +21,7 @@ type rasterAdjust struct {
 	opacity float64
 	// spin holds the weights of the hue rotation: a rotation of the RGB
 	// cube about its grey diagonal, whose matrix is circulant, so three
-	// numbers give it.
+	// Numbers give it.
 	spin [3]float64
 	// saturation and contrast are the factors the paint values map to.
 	saturation, contrast float64
@@ -95,31 +96,31 @@ func clamp01(v float64) float64 { return math.Max(0, math.Min(1, v)) }
 
 // rasterAdjust returns the layer's raster paint: opacity, hue rotation,
 // brightness, saturation and contrast.
-func (lr *layerRender) rasterAdjust(c *expr.EvalContext) rasterAdjust {
+func (lr *painter) rasterAdjust(c *expr.EvalContext) rasterAdjust {
 	return newRasterAdjust(
-		lr.num("raster-opacity", c, 1),
-		lr.num("raster-hue-rotate", c, 0),
-		lr.num("raster-brightness-min", c, 0),
-		lr.num("raster-brightness-max", c, 1),
-		lr.num("raster-saturation", c, 0),
-		lr.num("raster-contrast", c, 0),
+		lr.Num("raster-opacity", c, 1),
+		lr.Num("raster-hue-rotate", c, 0),
+		lr.Num("raster-brightness-min", c, 0),
+		lr.Num("raster-brightness-max", c, 1),
+		lr.Num("raster-saturation", c, 0),
+		lr.Num("raster-contrast", c, 0),
 	)
 }
 
 // raster draws the tiles of a raster source.
-func (lr *layerRender) raster(cover *rasterCover) {
+func (lr *painter) raster(cover *rasterCover) {
 	if cover == nil || len(cover.tiles) == 0 {
 		return
 	}
-	c := lr.ctx(nil)
+	c := lr.FeatureContext(nil)
 	adj := lr.rasterAdjust(c)
 	if adj.opacity <= 0 {
 		return
 	}
-	nearest := lr.str("raster-resampling", c, "linear") == "nearest"
-	fr := lr.fr.rasterAligned()
+	nearest := lr.Str("raster-resampling", c, "linear") == "nearest"
+	fr := lr.Frame.RasterAligned()
 	n := float64(int(1) << cover.z)
-	tilePixels := fr.scale / n // device pixels across a tile
+	tilePixels := fr.Scale / n // device pixels across a tile
 	// GL magnifies with the layer's filter and minifies (any texture drawn
 	// smaller than its size) with linear filtering of the nearest mipmap.
 	type choice struct {
@@ -127,17 +128,17 @@ func (lr *layerRender) raster(cover *rasterCover) {
 		linear bool
 	}
 	levels := map[*texture]choice{}
-	eachTilePixel(lr.cv, fr, cover.z, cover.tile, func(x, y int, t *texture, tx, ty float64) {
+	eachTilePixel(lr.Canvas, fr, cover.z, cover.tile, func(x, y int, t *texture, tx, ty float64) {
 		col, row := math.Floor(tx), math.Floor(ty)
 		wx, wy := tx/n, ty/n
 		var ch choice
 		var ok bool
-		if fr.tilt != nil {
+		if fr.Tilt != nil {
 			// Under a tilted camera a texel covers fewer pixels with
 			// distance: the level is chosen per pixel, as the GPU
 			// does, from how far the next pixels land on the map.
-			ax, ay := fr.worldAt(x+1, y)
-			bx, by := fr.worldAt(x, y+1)
+			ax, ay := fr.WorldAt(x+1, y)
+			bx, by := fr.WorldAt(x, y+1)
 			perPixel := math.Max(math.Hypot(ax-wx, ay-wy), math.Hypot(bx-wx, by-wy)) * n * float64(t.w)
 			ch = choice{t: t.level(perPixel), linear: !nearest || perPixel > 1}
 		} else if ch, ok = levels[t]; !ok {
@@ -152,7 +153,7 @@ func (lr *layerRender) raster(cover *rasterCover) {
 			texel = ch.t.sampleNearest(tx-col, ty-row)
 		}
 		p := adj.apply(texel)
-		lr.cv.BlendPremul(x, y, p[0], p[1], p[2], p[3])
+		lr.Canvas.BlendPremul(x, y, p[0], p[1], p[2], p[3])
 	})
 }
 
@@ -160,7 +161,7 @@ func (lr *layerRender) raster(cover *rasterCover) {
 // (through the frame, a tilted camera included) falls on a tile of a cover
 // of zoom z, tile looking tiles up by column and row (the column wrapped
 // by the cover), with the pixel's position in tile units of the zoom.
-func eachTilePixel[T any](cv *raster.Canvas, fr frame, z int, tile func(col, row int) *T, draw func(x, y int, t *T, tx, ty float64)) {
+func eachTilePixel[T any](cv *raster.Canvas, fr scene.Frame, z int, tile func(col, row int) *T, draw func(x, y int, t *T, tx, ty float64)) {
 	n := float64(int(1) << z)
 	w, h := cv.Rect.Dx(), cv.Rect.Dy()
 	for y := 0; y < h; y++ {
@@ -168,7 +169,7 @@ func eachTilePixel[T any](cv *raster.Canvas, fr frame, z int, tile func(col, row
 			return
 		}
 		for x := 0; x < w; x++ {
-			wx, wy := fr.worldAt(x, y)
+			wx, wy := fr.WorldAt(x, y)
 			tx, ty := wx*n, wy*n
 			row := math.Floor(ty)
 			if row < 0 || row >= n {

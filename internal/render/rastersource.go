@@ -15,7 +15,6 @@ import (
 	_ "golang.org/x/image/webp" // or WebP
 
 	"github.com/tesseramaps/tessera/internal/geo"
-	"github.com/tesseramaps/tessera/internal/render/raster"
 	"github.com/tesseramaps/tessera/internal/style"
 )
 
@@ -35,13 +34,13 @@ const defaultRasterTileSize = 512
 const rasterMaxZoom = 22
 
 // rasterCover is what a raster source shows of the view: its tiles at one
-// zoom, decoded.
+// Zoom, decoded.
 type rasterCover struct {
 	z     int                 // zoom of the tiles
 	tiles map[[2]int]*texture // by column (canonical, 0..2^z-1) and row (xyz)
 }
 
-// tile returns the tile holding world column col (any integer: the world
+// Tile returns the tile holding world column col (any integer: the world
 // repeats east and west) and row, or nil.
 func (c *rasterCover) tile(col, row int) *texture {
 	n := 1 << c.z
@@ -130,7 +129,7 @@ func (s *sourceSet) rasterTileZoom(ts tileSet) (int, bool) {
 // logged (what names the kind of source) and skipped.
 func (s *sourceSet) eachRasterTile(ctx context.Context, ts tileSet, z int, what string, use func(x, row int, url string, data []byte)) error {
 	n := 1 << z
-	x0, y0, x1, y1 := s.frame.rasterAligned().worldBounds()
+	x0, y0, x1, y1 := s.frame.RasterAligned().WorldBounds()
 	c0, c1 := int(math.Floor(x0*float64(n))), int(math.Floor(x1*float64(n)))
 	r0, r1 := max(0, int(math.Floor(y0*float64(n)))), min(n-1, int(math.Floor(y1*float64(n))))
 	c1 = min(c1, c0+n-1)
@@ -194,52 +193,4 @@ func decodeTexture(data []byte) (*texture, error) {
 		draw.Draw(rgba, rgba.Rect, img, b.Min, draw.Src)
 	}
 	return newTexture(b.Dx(), b.Dy(), rgba.Pix, rgba.Stride), nil
-}
-
-// rasterAligned returns the frame GL draws raster tiles with: the view's
-// center moved by less than a pixel so that tile pixels fall on device
-// pixels (at a bearing that is a multiple of 90 degrees). GL rounds the
-// center to whole CSS pixels of the world, less half a pixel along a side
-// of odd length, the shift turned with the map and kept within half a
-// pixel.
-func (f frame) rasterAligned() frame {
-	world := f.scale / f.ratio // world size in CSS pixels
-	x, y := f.cx*world, f.cy*world
-	w, h := math.Round(f.w/f.ratio), math.Round(f.h/f.ratio)
-	xShift, yShift := math.Mod(w, 2)/2, math.Mod(h, 2)/2
-	dx := x - jsRound(x) + f.cos*xShift + f.sin*yShift
-	dy := y - jsRound(y) + f.cos*yShift + f.sin*xShift
-	if dx > 0.5 {
-		dx--
-	}
-	if dy > 0.5 {
-		dy--
-	}
-	f.cx, f.cy = (x-dx)/world, (y-dy)/world
-	return f
-}
-
-// jsRound rounds as JavaScript's Math.round does: halves up.
-func jsRound(v float64) float64 { return math.Floor(v + 0.5) }
-
-// toWorld maps a device pixel position back to world coordinates: the
-// inverse of toScreen.
-func (f frame) toWorld(sx, sy float64) (float64, float64) {
-	ex, ey := sx-f.w/2, sy-f.h/2
-	dx, dy := ex*f.cos+ey*f.sin, -ex*f.sin+ey*f.cos
-	return f.cx + dx/f.scale, f.cy + dy/f.scale
-}
-
-// worldBounds returns the world box that holds the whole image.
-func (f frame) worldBounds() (x0, y0, x1, y1 float64) {
-	x0, y0, x1, y1 = math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)
-	for _, c := range [4][2]float64{{0, 0}, {f.w, 0}, {0, f.h}, {f.w, f.h}} {
-		if f.tilt != nil {
-			p := f.tilt.Unproject(raster.Point{X: c[0], Y: c[1]})
-			c = [2]float64{p.X, p.Y}
-		}
-		x, y := f.toWorld(c[0], c[1])
-		x0, y0, x1, y1 = math.Min(x0, x), math.Min(y0, y), math.Max(x1, x), math.Max(y1, y)
-	}
-	return x0, y0, x1, y1
 }

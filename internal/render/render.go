@@ -25,29 +25,14 @@ import (
 	"github.com/tesseramaps/tessera/internal/geojson"
 	"github.com/tesseramaps/tessera/internal/mvt"
 	"github.com/tesseramaps/tessera/internal/render/raster"
+	"github.com/tesseramaps/tessera/internal/render/scene"
 	"github.com/tesseramaps/tessera/internal/style"
 	"github.com/tesseramaps/tessera/internal/style/expr"
 )
 
-// View is what to draw: the map around Center at Zoom (on the 512-pixel
-// tile pyramid, as GL styles count zooms), Width x Height CSS pixels drawn
-// at PixelRatio device pixels each.
-type View struct {
-	Center     [2]float64 // longitude, latitude
-	Zoom       float64
-	Bearing    float64 // degrees clockwise
-	Pitch      float64 // degrees of camera tilt, 0 to maxPitch
-	Width      int
-	Height     int
-	PixelRatio float64
-	// LabelMargin (CSS pixels) widens the data read for labels beyond the
-	// view, and LabelGrid (CSS pixels, on the world's pixel grid) names the
-	// tile edges that labels must agree across: the labels crossing them
-	// are placed first, in an order of their own, so that neighbouring
-	// tiles rendered apart draw them alike. Both 0 (as in GL) by default.
-	LabelMargin float64
-	LabelGrid   float64
-}
+// View is what to draw (see View): the map around a centre at a
+// zoom, of a size in CSS pixels drawn at a pixel ratio.
+type View = scene.View
 
 // Resources gives the renderer the bytes behind the style's URLs.
 type Resources interface {
@@ -62,26 +47,21 @@ const (
 
 // Renderer draws styles. It is safe for concurrent use.
 type Renderer struct {
-	specs map[string]map[string]*expr.PropertySpec
-	log   *slog.Logger
-	prep  preparedCache
+	log *slog.Logger
+	// comp compiles the styles' layers, once per style.
+	comp *scene.Compiler
 	// decoded keeps decoded vector tiles between renders.
 	decoded *decodedCache
 	// layouts keeps the symbol layouts of vector tiles between renders.
 	layouts *layoutCache
-	// defaults holds the compiled default of each property.
-	defaults sync.Map
 }
 
 // New returns a renderer.
 func New(log *slog.Logger) (*Renderer, error) {
-	// The property specs of the embedded specification, read from the
-	// document the style checker decodes too (shared: never modified).
-	specs := style.DefaultSpec().PropertySpecs()
 	if log == nil {
 		log = slog.Default()
 	}
-	r := &Renderer{specs: specs, log: log, decoded: newDecodedCache(DefaultDecodedCacheBytes),
+	r := &Renderer{log: log, comp: scene.NewCompiler(log), decoded: newDecodedCache(DefaultDecodedCacheBytes),
 		layouts: newLayoutCache(DefaultLayoutCacheBytes)}
 	r.decoded.onEvict = r.layouts.dropTile
 	return r, nil
@@ -97,12 +77,9 @@ func ViewOf(st *style.Style, width, height int, pixelRatio float64) View {
 		v.Zoom = *st.Zoom
 	}
 	v.Bearing = docNumber(st, "bearing")
-	v.Pitch = math.Max(0, math.Min(maxPitch, docNumber(st, "pitch")))
+	v.Pitch = math.Max(0, math.Min(scene.MaxPitch, docNumber(st, "pitch")))
 	return v
 }
-
-// maxPitch is the steepest camera tilt, in degrees, as GL limits it.
-const maxPitch = 60
 
 // docNumber returns a number at the top of the style document, 0 when
 // absent.
@@ -121,48 +98,6 @@ func docNumber(st *style.Style, key string) float64 {
 	return 0
 }
 
-// frame maps world coordinates (the unit Web Mercator square) to device
-// pixels of the image.
-type frame struct {
-	cx, cy   float64 // center, world units
-	scale    float64 // device pixels per world unit
-	w, h     float64 // image size, device pixels
-	sin, cos float64 // of the bearing
-	zoom     float64
-	ratio    float64
-	// tilt is the camera's pitch, nil when it looks straight down.
-	tilt *raster.Tilt
-}
-
-func newFrame(v View) frame {
-	cx, cy := geo.LonLatToWorld(v.Center[0], v.Center[1])
-	s, c := math.Sincos(-v.Bearing * math.Pi / 180)
-	f := frame{cx: cx, cy: cy, scale: 512 * math.Exp2(v.Zoom) * v.PixelRatio,
-		w: float64(v.Width) * v.PixelRatio, h: float64(v.Height) * v.PixelRatio, sin: s, cos: c, zoom: v.Zoom, ratio: v.PixelRatio}
-	if p := math.Min(v.Pitch, maxPitch) * math.Pi / 180; p > 0 {
-		// GL's camera sees 36.87 degrees vertically: it stands 1.5
-		// heights from the centre.
-		sp, cp := math.Sincos(p)
-		f.tilt = &raster.Tilt{CX: f.w / 2, CY: f.h / 2, Dist: 1.5 * f.h, Sin: sp, Cos: cp}
-	}
-	return f
-}
-
-// toScreen maps a world position to device pixels.
-func (f frame) toScreen(wx, wy float64) raster.Point {
-	q := f.toPlane(wx, wy)
-	if f.tilt != nil {
-		q, _ = f.tilt.Project(q)
-	}
-	return q
-}
-
-// toPlane maps a world position to device pixels of the untilted map.
-func (f frame) toPlane(wx, wy float64) raster.Point {
-	dx, dy := (wx-f.cx)*f.scale, (wy-f.cy)*f.scale
-	return raster.Point{X: dx*f.cos - dy*f.sin + f.w/2, Y: dx*f.sin + dy*f.cos + f.h/2}
-}
-
 // Render draws st in view v.
 func (r *Renderer) Render(ctx context.Context, st *style.Style, v View, res Resources) (*image.RGBA, error) {
 	if v.PixelRatio <= 0 {
@@ -177,16 +112,16 @@ func (r *Renderer) Render(ctx context.Context, st *style.Style, v View, res Reso
 	// work than the picture's size allows (see workLimit).
 	budget := raster.NewBudget(ctx.Done(), workLimit(w, h))
 	cv.Budget = budget
-	fr := newFrame(v)
+	fr := scene.NewFrame(v)
 	srcs := &sourceSet{r: r, st: st, res: res, frame: fr, view: v, rasters: map[string]*rasterCover{}}
 	srcs.sprite = &spriteSet{s: srcs}
 	sprites := &spriteSource{ctx: ctx, icons: srcs.sprite}
-	prep := r.prepare(st)
+	prep := r.comp.Prepare(st)
 	srcs.startSymbols(ctx)
 	defer srcs.waitSymbols()
 	var layers []int // the layers drawn, in style order
 	for i, l := range st.Layers {
-		if visible(l, v.Zoom) && prep.layers[i].err == nil { // a broken layer was logged when the style was prepared
+		if scene.Visible(l, v.Zoom) && prep.Layers[i].Err == nil { // a broken layer was logged when the style was prepared
 			layers = append(layers, i)
 		}
 	}
@@ -253,10 +188,10 @@ func workLimit(w, h int) int64 {
 type layerDrawer struct {
 	r       *Renderer
 	st      *style.Style
-	prep    *preparedStyle
+	prep    *scene.Prepared
 	srcs    *sourceSet
 	sprites *spriteSource
-	fr      frame
+	fr      scene.Frame
 	zoom    float64
 	// budget bounds the drawing of the render (raster.Budget).
 	budget *raster.Budget
@@ -319,17 +254,17 @@ func (d layerDrawer) split(ctx context.Context, layers []int, pixels int) int {
 const filterSample = 64
 
 // filterShare returns the share of a sample of the features that layer i's
-// filter keeps (1 without a filter).
-func (d layerDrawer) filterShare(i int, feats featureRuns) float64 {
-	f := d.prep.layers[i].filter
-	total := feats.count()
+// Filter keeps (1 without a filter).
+func (d layerDrawer) filterShare(i int, feats scene.Runs) float64 {
+	f := d.prep.Layers[i].Filter
+	total := feats.Count()
 	if f == nil || total == 0 {
 		return 1
 	}
 	n := min(total, filterSample)
 	kept := 0
 	for k := range n {
-		c := &expr.EvalContext{Zoom: d.zoom, Feature: feats.at(k * total / n).feat}
+		c := &expr.EvalContext{Zoom: d.zoom, Feature: feats.At(k * total / n).Expr}
 		if v := f.EvalOrDefault(c); v.Kind() == expr.KindBoolean && v.Boolean() {
 			kept++
 		}
@@ -346,15 +281,15 @@ type featureStats struct {
 
 // measure returns the stats of a layer's features. A vector tile keeps
 // what they are in world units (layerShape): a render only scales it.
-func (d layerDrawer) measure(l *style.Layer, runs featureRuns, pixels int) featureStats {
+func (d layerDrawer) measure(l *style.Layer, runs scene.Runs, pixels int) featureStats {
 	var st featureStats
 	if tiles := d.srcs.vectorTiles(l); tiles != nil {
 		for _, t := range tiles {
-			st.add(t.shape(l.SourceLayer), d.fr.scale, pixels)
+			st.add(t.shape(l.SourceLayer), d.fr.Scale, pixels)
 		}
 		return st
 	}
-	st.add(shapeOf(runs), d.fr.scale, pixels)
+	st.add(shapeOf(runs), d.fr.Scale, pixels)
 	return st
 }
 
@@ -380,8 +315,8 @@ type layerShape struct {
 }
 
 // shapeOf measures features.
-func shapeOf(runs featureRuns) *layerShape {
-	sh := &layerShape{features: runs.count()}
+func shapeOf(runs scene.Runs) *layerShape {
+	sh := &layerShape{features: runs.Count()}
 	add := func(pts []orb.Point) (x0, y0, x1, y1 float64) {
 		x0, y0, x1, y1 = math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)
 		for i, p := range pts {
@@ -396,10 +331,10 @@ func shapeOf(runs featureRuns) *layerShape {
 	for _, run := range runs {
 		for i := range run {
 			f := &run[i]
-			for _, part := range f.parts {
+			for _, part := range f.Parts {
 				add(part)
 			}
-			for _, poly := range f.polygons {
+			for _, poly := range f.Polygons {
 				if len(poly) == 0 {
 					continue
 				}
@@ -453,10 +388,9 @@ func (d layerDrawer) draw(ctx context.Context, layers []int, cv *raster.Canvas) 
 
 // drawLayer draws layer i, l, onto cv.
 func (d layerDrawer) drawLayer(ctx context.Context, i int, l *style.Layer, cv *raster.Canvas, mask *raster.Mask) {
-	lr := &layerRender{r: d.r, l: l, cv: cv, mask: mask, fr: d.fr, zoom: d.zoom}
-	lr.sprites = d.sprites
-	c := d.prep.layers[i]
-	lr.filter, lr.props = c.filter, c.props
+	lr := &painter{Layer: scene.Layer{Style: l, Canvas: cv, Mask: mask, Frame: d.fr, Zoom: d.zoom}, sprites: d.sprites}
+	c := d.prep.Layers[i]
+	lr.Filter, lr.Props = c.Filter, c.Props
 	switch l.Type {
 	case "background":
 		lr.background()
@@ -479,7 +413,7 @@ func (d layerDrawer) drawLayer(ctx context.Context, i int, l *style.Layer, cv *r
 		}
 		lr.raster(cover)
 	case "symbol":
-		d.srcs.drawSymbols(ctx, lr)
+		d.srcs.drawSymbols(ctx, &lr.Layer)
 	case "hillshade":
 		cover, err := d.srcs.dem(ctx, l)
 		if err != nil {
@@ -494,62 +428,18 @@ func (d layerDrawer) drawLayer(ctx context.Context, i int, l *style.Layer, cv *r
 			return
 		}
 		if l.Type == "heatmap" {
-			lr.heatmap(feats.flat())
+			lr.heatmap(feats.Flat())
 		} else {
-			lr.extrusion(feats.flat(), d.st)
+			lr.extrusion(feats.Flat(), d.st)
 		}
 	}
-}
-
-// visible tells whether a layer shows at zoom.
-func visible(l *style.Layer, zoom float64) bool {
-	if l.Layout != nil {
-		if v, ok := l.Layout.Get("visibility"); ok && v == "none" {
-			return false
-		}
-	}
-	if l.MinZoom != nil && zoom < *l.MinZoom {
-		return false
-	}
-	if l.MaxZoom != nil && zoom >= *l.MaxZoom {
-		return false
-	}
-	return true
-}
-
-// sourceFeature is a feature ready to draw: its properties for the
-// expressions and its geometry in world coordinates.
-type sourceFeature struct {
-	feat  expr.Feature // *expr.MapFeature, or *tileFeature for vector tiles
-	kind  string       // Point, LineString, Polygon
-	parts [][]orb.Point
-	// polygons groups rings of a polygon feature, outer ring first.
-	polygons [][][]orb.Point
-	// clip is the tile square the polygons were clipped to (nil for
-	// GeoJSON): edges along it are cuts, not the polygon's own edges.
-	clip *box
-	// unclipped holds a vector tile's polygons as the tile has them
-	// (buffer included), for drawing their rings as lines.
-	unclipped [][][]orb.Point
-	// tile is the [y, x, z] of the vector tile the feature came from, z
-	// -1 for GeoJSON (symbol placement goes through tiles in GL's order).
-	tile [3]int
-	// lines are a tile's lines before clipping, with the tile's buffer
-	// (symbols along lines are laid out on them); nil for GeoJSON.
-	lines [][]orb.Point
-	// wholePolygons are a tile's polygons before clipping (symbols go to
-	// their poles of inaccessibility); nil for GeoJSON.
-	wholePolygons [][][]orb.Point
-	// metrics marks the features of a GeoJSON source with lineMetrics:
-	// their lines can be coloured by line-gradient.
-	metrics bool
 }
 
 type sourceSet struct {
 	r     *Renderer
 	st    *style.Style
 	res   Resources
-	frame frame
+	frame scene.Frame
 	view  View
 	// mu guards sources: symbol placement reads them on a goroutine of
 	// its own while the other layers are drawn.
@@ -578,60 +468,19 @@ type sourceSet struct {
 // under the view, or the features of a GeoJSON source.
 type sourceData struct {
 	tiles []*decodedTile
-	all   []sourceFeature // every feature, for GeoJSON
-}
-
-// featureRuns are the features a layer draws, as the runs of its tiles'
-// features that hold them (one run for GeoJSON), in tile order: read where
-// the tiles keep them, without a copy.
-type featureRuns [][]sourceFeature
-
-// count returns the number of features.
-func (r featureRuns) count() int {
-	n := 0
-	for _, run := range r {
-		n += len(run)
-	}
-	return n
-}
-
-// at returns the i-th feature, counted across the runs.
-func (r featureRuns) at(i int) *sourceFeature {
-	for _, run := range r {
-		if i < len(run) {
-			return &run[i]
-		}
-		i -= len(run)
-	}
-	return nil
-}
-
-// flat returns the features in one slice: the run itself when there is
-// one, else a copy.
-func (r featureRuns) flat() []sourceFeature {
-	switch len(r) {
-	case 0:
-		return nil
-	case 1:
-		return r[0]
-	}
-	out := make([]sourceFeature, 0, r.count())
-	for _, run := range r {
-		out = append(out, run...)
-	}
-	return out
+	all   []scene.Feature // every feature, for GeoJSON
 }
 
 // layer returns the runs of the features of one source layer ("": all of
 // them), tile by tile.
-func (d *sourceData) layer(name string) featureRuns {
+func (d *sourceData) layer(name string) scene.Runs {
 	if d.tiles == nil {
 		if d.all == nil {
 			return nil
 		}
-		return featureRuns{d.all}
+		return scene.Runs{d.all}
 	}
-	var out featureRuns
+	var out scene.Runs
 	for _, t := range d.tiles {
 		if name == "" {
 			if len(t.feats) > 0 {
@@ -648,7 +497,7 @@ func (d *sourceData) layer(name string) featureRuns {
 
 // features returns the features of the layer's source (and source layer).
 // Safe for concurrent use.
-func (s *sourceSet) features(ctx context.Context, l *style.Layer) (featureRuns, error) {
+func (s *sourceSet) features(ctx context.Context, l *style.Layer) (scene.Runs, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	d, ok := s.sources[l.Source]
@@ -678,7 +527,7 @@ func (s *sourceSet) features(ctx context.Context, l *style.Layer) (featureRuns, 
 	return d.layer(l.SourceLayer), nil
 }
 
-func (s *sourceSet) geoJSON(ctx context.Context, src *style.Source) ([]sourceFeature, error) {
+func (s *sourceSet) geoJSON(ctx context.Context, src *style.Source) ([]scene.Feature, error) {
 	data, ok := src.Raw.Get("data")
 	if !ok {
 		return nil, fmt.Errorf("geojson source without data")
@@ -721,20 +570,20 @@ func (s *sourceSet) geoJSON(ctx context.Context, src *style.Source) ([]sourceFea
 		}
 	}
 	simp := newSimplifier(tolerance, int(maxZoom), int(math.Max(0, math.Min(maxZoom, math.Floor(s.view.Zoom)))))
-	out := make([]sourceFeature, 0, len(feats))
+	out := make([]scene.Feature, 0, len(feats))
 	for _, f := range feats {
 		mf := &expr.MapFeature{Props: propsObject(f.Properties), Id: idValue(f.ID, f.Properties)}
-		sf := sourceFeature{feat: mf, tile: [3]int{0, 0, -1}, metrics: metrics}
+		sf := scene.Feature{Expr: mf, Tile: [3]int{0, 0, -1}, Metrics: metrics}
 		addGeometry(&sf, f.Geometry, grid, simp)
-		if sf.kind != "" {
-			mf.Type = sf.kind
+		if sf.Kind != "" {
+			mf.Type = sf.Kind
 			out = append(out, sf)
 		}
 	}
 	// A view wider than the world shows its copies, as GL draws the
 	// tiles of the copies next to it (the world's own first).
-	wx0, _, wx1, _ := s.frame.viewBox()
-	m := s.view.LabelMargin * s.frame.ratio / s.frame.scale
+	wx0, _, wx1, _ := s.frame.ViewBox()
+	m := s.view.LabelMargin * s.frame.Ratio / s.frame.Scale
 	first, last := int(math.Floor(wx0-m)), int(math.Floor(wx1+m))
 	if first < 0 || last > 0 {
 		if last-first+1 > maxTiles {
@@ -754,7 +603,7 @@ func (s *sourceSet) geoJSON(ctx context.Context, src *style.Source) ([]sourceFea
 }
 
 // shiftedX returns a copy of a GeoJSON feature moved by dx worlds.
-func shiftedX(sf sourceFeature, dx float64) sourceFeature {
+func shiftedX(sf scene.Feature, dx float64) scene.Feature {
 	line := func(ps []orb.Point) []orb.Point {
 		out := make([]orb.Point, len(ps))
 		for i, p := range ps {
@@ -770,11 +619,11 @@ func shiftedX(sf sourceFeature, dx float64) sourceFeature {
 		return out
 	}
 	out := sf
-	out.parts = rings(sf.parts)
-	if sf.polygons != nil {
-		out.polygons = make([][][]orb.Point, len(sf.polygons))
-		for i, p := range sf.polygons {
-			out.polygons[i] = rings(p)
+	out.Parts = rings(sf.Parts)
+	if sf.Polygons != nil {
+		out.Polygons = make([][][]orb.Point, len(sf.Polygons))
+		for i, p := range sf.Polygons {
+			out.Polygons[i] = rings(p)
 		}
 	}
 	return out
@@ -786,7 +635,7 @@ const geoJSONExtent = 8192
 // addGeometry projects an orb geometry into world coordinates, rounded to
 // a grid of the given number of units across the world.
 // Lines and rings are simplified for the zoom by simp (nil: kept whole).
-func addGeometry(sf *sourceFeature, g orb.Geometry, grid float64, simp *simplifier) {
+func addGeometry(sf *scene.Feature, g orb.Geometry, grid float64, simp *simplifier) {
 	project := func(p orb.Point) orb.Point {
 		x, y := geo.LonLatToWorld(p[0], p[1])
 		return orb.Point{x, y}
@@ -830,30 +679,30 @@ func addGeometry(sf *sourceFeature, g orb.Geometry, grid float64, simp *simplifi
 	}
 	switch g := g.(type) {
 	case orb.Point:
-		sf.kind, sf.parts = "Point", [][]orb.Point{points([]orb.Point{g})}
+		sf.Kind, sf.Parts = "Point", [][]orb.Point{points([]orb.Point{g})}
 	case orb.MultiPoint:
-		sf.kind, sf.parts = "Point", [][]orb.Point{points(g)}
+		sf.Kind, sf.Parts = "Point", [][]orb.Point{points(g)}
 	case orb.LineString:
 		if l := line(g, false); l != nil {
-			sf.kind, sf.parts = "LineString", [][]orb.Point{l}
+			sf.Kind, sf.Parts = "LineString", [][]orb.Point{l}
 		}
 	case orb.MultiLineString:
 		for _, l := range g {
 			if kept := line(l, false); kept != nil {
-				sf.kind = "LineString"
-				sf.parts = append(sf.parts, kept)
+				sf.Kind = "LineString"
+				sf.Parts = append(sf.Parts, kept)
 			}
 		}
 	case orb.Polygon:
 		if rings := polygon(g); rings != nil {
-			sf.kind = "Polygon"
-			sf.polygons = [][][]orb.Point{rings}
+			sf.Kind = "Polygon"
+			sf.Polygons = [][][]orb.Point{rings}
 		}
 	case orb.MultiPolygon:
 		for _, p := range g {
 			if rings := polygon(p); rings != nil {
-				sf.kind = "Polygon"
-				sf.polygons = append(sf.polygons, rings)
+				sf.Kind = "Polygon"
+				sf.Polygons = append(sf.Polygons, rings)
 			}
 		}
 	}
@@ -908,9 +757,9 @@ func (s *sourceSet) vector(ctx context.Context, src *style.Source) ([]*decodedTi
 	n := 1 << z
 	// The tiles under the view (its corners, unrotated bounding box).
 	fr := s.frame
-	wx0, wy0, wx1, wy1 := fr.viewBox()
+	wx0, wy0, wx1, wy1 := fr.ViewBox()
 	// Labels may need the data of a margin around the view.
-	m := s.view.LabelMargin * fr.ratio / fr.scale
+	m := s.view.LabelMargin * fr.Ratio / fr.Scale
 	wx0, wy0, wx1, wy1 = wx0-m, wy0-m, wx1+m, wy1+m
 	x0, x1 := int(math.Floor(wx0*float64(n))), int(math.Floor(wx1*float64(n)))
 	y0, y1 := max(0, int(math.Floor(wy0*float64(n)))), min(n-1, int(math.Floor(wy1*float64(n))))
@@ -1039,7 +888,7 @@ func (s *sourceSet) tileTemplates(ctx context.Context, src *style.Source, defMax
 // decodedTile is a vector tile decoded into world-coordinate features,
 // each source layer's features in one or more runs of feats.
 type decodedTile struct {
-	feats  []sourceFeature
+	feats  []scene.Feature
 	layers map[string][][2]int
 	// size is what the tile holds in memory, for the cache's bound (0:
 	// estimate it from the features).
@@ -1085,18 +934,18 @@ func decodeTile(data []byte, z, tx, ty int) (*decodedTile, error) {
 // It also returns the bytes allocated for them: their headers, properties
 // and geometry (not the strings of the properties, cut from one copy of
 // the tile's keys and values).
-func decodeFeatures(data []byte, z, tx, ty int) ([]sourceFeature, map[string][][2]int, int64, error) {
+func decodeFeatures(data []byte, z, tx, ty int) ([]scene.Feature, map[string][][2]int, int64, error) {
 	t, err := mvt.Decode(data)
 	if err != nil {
 		return nil, nil, 0, err
 	}
 	n := float64(int(1) << z)
-	square := box{float64(tx) / n, float64(ty) / n, float64(tx+1) / n, float64(ty+1) / n}
+	square := scene.Box{X0: float64(tx) / n, Y0: float64(ty) / n, X1: float64(tx+1) / n, Y1: float64(ty+1) / n}
 	total := 0
 	for _, l := range t.Layers {
 		total += l.Len()
 	}
-	out := make([]sourceFeature, 0, total)
+	out := make([]scene.Feature, 0, total)
 	layers := make(map[string][][2]int, len(t.Layers))
 	// One feature header and one flat geometry are decoded at a time; the
 	// features' points and the slices that hold their parts are carved out
@@ -1137,7 +986,7 @@ func decodeFeatures(data []byte, z, tx, ty int) ([]sourceFeature, map[string][][
 			if err != nil {
 				continue
 			}
-			sf := sourceFeature{tile: [3]int{ty, tx, z}}
+			sf := scene.Feature{Tile: [3]int{ty, tx, z}}
 			switch shape.Type {
 			case mvt.Point:
 				// Points of the buffer belong to the neighbour tile, which
@@ -1145,7 +994,7 @@ func decodeFeatures(data []byte, z, tx, ty int) ([]sourceFeature, map[string][][
 				inside = world(slices.Grow(inside[:0], len(shape.XY))[:len(shape.XY)], shape.XY)
 				kept := 0 // inside is filtered in place
 				for _, p := range inside {
-					if p[0] >= square.x0 && p[0] < square.x1 && p[1] >= square.y0 && p[1] < square.y1 {
+					if p[0] >= square.X0 && p[0] < square.X1 && p[1] >= square.Y0 && p[1] < square.Y1 {
 						inside[kept] = p
 						kept++
 					}
@@ -1157,27 +1006,27 @@ func decodeFeatures(data []byte, z, tx, ty int) ([]sourceFeature, map[string][][
 				part := parts.take(1)
 				part[0] = pts.take(len(inside))
 				copy(part[0], inside)
-				sf.kind, sf.parts = "Point", part
+				sf.Kind, sf.Parts = "Point", part
 			case mvt.LineString:
-				sf.kind = "LineString"
+				sf.Kind = "LineString"
 				// Lines keep the tile's buffer, for their joins and dash
 				// phase; they are clipped to the square as they are drawn.
 				// Nothing writes to a decoded feature: its lines are its
 				// parts.
-				sf.clip = &square
-				sf.parts = parts.take(shape.Parts())
-				for k := range sf.parts {
+				sf.Clip = &square
+				sf.Parts = parts.take(shape.Parts())
+				for k := range sf.Parts {
 					xy := shape.Part(k)
-					sf.parts[k] = world(pts.take(len(xy)), xy)
+					sf.Parts[k] = world(pts.take(len(xy)), xy)
 				}
-				sf.lines = sf.parts
+				sf.Lines = sf.Parts
 			case mvt.Polygon:
 				if len(shape.Polys) == 0 {
 					continue // every ring was degenerate
 				}
-				sf.kind = "Polygon"
-				sf.clip = &square
-				sf.unclipped = polys.take(len(shape.Polys))
+				sf.Kind = "Polygon"
+				sf.Clip = &square
+				sf.Unclipped = polys.take(len(shape.Polys))
 				// Most polygons lie inside the square: their clipped rings
 				// are their rings, and their clipped polygons the same
 				// slices (nothing writes to a decoded feature). A copy is
@@ -1190,7 +1039,7 @@ func decodeFeatures(data []byte, z, tx, ty int) ([]sourceFeature, map[string][][
 					for r := range raw {
 						xy := shape.Part(ring + r)
 						raw[r] = world(pts.take(len(xy)), xy)
-						c := clipRing(raw[r], square)
+						c := scene.ClipRing(raw[r], square)
 						if rings == nil && !sameSlice(c, raw[r]) {
 							rings = append(parts.take(end - ring)[:0], raw[:r]...)
 						}
@@ -1199,7 +1048,7 @@ func decodeFeatures(data []byte, z, tx, ty int) ([]sourceFeature, map[string][][
 						}
 					}
 					ring = end
-					sf.unclipped[k] = raw
+					sf.Unclipped[k] = raw
 					if rings == nil {
 						rings = raw
 					}
@@ -1208,18 +1057,18 @@ func decodeFeatures(data []byte, z, tx, ty int) ([]sourceFeature, map[string][][
 					}
 					if whole {
 						whole = false
-						sf.polygons = append(polys.take(len(shape.Polys))[:0], sf.unclipped[:k]...)
+						sf.Polygons = append(polys.take(len(shape.Polys))[:0], sf.Unclipped[:k]...)
 					}
 					if len(rings) > 0 {
-						sf.polygons = append(sf.polygons, rings)
+						sf.Polygons = append(sf.Polygons, rings)
 					}
 				}
-				sf.wholePolygons = sf.unclipped
+				sf.WholePolygons = sf.Unclipped
 				if whole {
-					sf.polygons = sf.unclipped
+					sf.Polygons = sf.Unclipped
 				}
-				if len(sf.polygons) == 0 {
-					sf.polygons = nil
+				if len(sf.Polygons) == 0 {
+					sf.Polygons = nil
 				}
 			default:
 				continue
@@ -1232,14 +1081,14 @@ func decodeFeatures(data []byte, z, tx, ty int) ([]sourceFeature, map[string][][
 				tf.tags = tagArena.take(len(tags))
 				copy(tf.tags, tags)
 			}
-			sf.feat = tf
+			sf.Expr = tf
 			out = append(out, sf)
 		}
 		if len(out) > start {
 			layers[l.Name] = [][2]int{{start, len(out)}}
 		}
 	}
-	size := int64(cap(out))*int64(unsafe.Sizeof(sourceFeature{})) + tfs.bytes + tagArena.bytes + tableBytes +
+	size := int64(cap(out))*int64(unsafe.Sizeof(scene.Feature{})) + tfs.bytes + tagArena.bytes + tableBytes +
 		pts.bytes + parts.bytes + polys.bytes
 	return out, layers, size, nil
 }
@@ -1269,4 +1118,18 @@ func (a *arena[T]) take(n int) []T {
 	s := a.free[:n:n]
 	a.free = a.free[n:]
 	return s
+}
+
+// maskPool keeps coverage masks between renders: a tile server draws many
+// pictures of one size, and a mask is four bytes a pixel to clear.
+var maskPool sync.Pool
+
+// getMask returns an empty mask of w x h, reused when one of that size is
+// free (masks are left empty by the layers that use them).
+func getMask(w, h int) *raster.Mask {
+	if m, ok := maskPool.Get().(*raster.Mask); ok && m.W == w && m.H == h {
+		m.Reset()
+		return m
+	}
+	return raster.NewMask(w, h)
 }

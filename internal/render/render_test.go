@@ -5,12 +5,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/paulmach/orb"
 	"log/slog"
 	"math"
 	"testing"
 	"time"
 
+	"github.com/paulmach/orb"
+
+	"github.com/tesseramaps/tessera/internal/render/scene"
 	"github.com/tesseramaps/tessera/internal/style"
 )
 
@@ -103,9 +105,9 @@ func FuzzCorruptTile(f *testing.F) {
 }
 
 func TestClipToTile(t *testing.T) {
-	b := box{0, 0, 1, 1}
+	b := scene.Box{X0: 0, Y0: 0, X1: 1, Y1: 1}
 	// A square straddling the right edge keeps its inside half.
-	ring := clipRing([]orb.Point{{0.5, 0.2}, {1.5, 0.2}, {1.5, 0.8}, {0.5, 0.8}}, b)
+	ring := scene.ClipRing([]orb.Point{{0.5, 0.2}, {1.5, 0.2}, {1.5, 0.8}, {0.5, 0.8}}, b)
 	if len(ring) != 4 {
 		t.Fatalf("clipped ring %v", ring)
 	}
@@ -114,50 +116,50 @@ func TestClipToTile(t *testing.T) {
 			t.Errorf("point %v outside the kept half", p)
 		}
 	}
-	if clipRing([]orb.Point{{2, 2}, {3, 2}, {3, 3}}, b) != nil {
+	if scene.ClipRing([]orb.Point{{2, 2}, {3, 2}, {3, 3}}, b) != nil {
 		t.Error("a ring outside the box was kept")
 	}
 	// A line leaving and re-entering the box becomes two pieces.
-	parts := clipLine([]orb.Point{{0.2, 0.5}, {1.5, 0.5}, {1.5, 0.7}, {0.2, 0.7}}, b)
+	parts := scene.ClipLine([]orb.Point{{0.2, 0.5}, {1.5, 0.5}, {1.5, 0.7}, {0.2, 0.7}}, b)
 	if len(parts) != 2 || parts[0][1] != (orb.Point{1, 0.5}) || parts[1][0] != (orb.Point{1, 0.7}) {
 		t.Errorf("pieces %v", parts)
 	}
-	if len(clipLine([]orb.Point{{2, 2}, {3, 3}}, b)) != 0 {
+	if len(scene.ClipLine([]orb.Point{{2, 2}, {3, 3}}, b)) != 0 {
 		t.Error("a line outside the box was kept")
 	}
 }
 
 func TestCutEdges(t *testing.T) {
-	b := box{0.25, 0.25, 0.5, 0.5}
+	b := scene.Box{X0: 0.25, Y0: 0.25, X1: 0.5, Y1: 0.5}
 	// A square clipped on its left and top by the tile square.
 	ring := []orb.Point{{0.25, 0.25}, {0.4, 0.25}, {0.4, 0.4}, {0.25, 0.4}}
-	cut := sourceFeature{clip: &b}.cutEdge(ring)
+	cut := scene.Feature{Clip: &b}.CutEdge(ring)
 	want := []bool{true, false, false, true}
 	for i, w := range want {
 		if cut(i) != w {
 			t.Errorf("edge %d: cut %v, want %v", i, cut(i), w)
 		}
 	}
-	if (sourceFeature{}).cutEdge(ring) != nil {
+	if (scene.Feature{}).CutEdge(ring) != nil {
 		t.Error("an unclipped feature has cut edges")
 	}
 }
 
 func TestSplitAtCuts(t *testing.T) {
-	b := box{0, 0, 1, 1}
+	b := scene.Box{X0: 0, Y0: 0, X1: 1, Y1: 1}
 	// A ring cut along the tile's left edge (edge 3, back to the start).
-	ring := closeRing([]orb.Point{{0, 0.2}, {0.5, 0.2}, {0.5, 0.8}, {0, 0.8}})
-	got := splitAtCuts(ring, sourceFeature{clip: &b}.cutEdge(ring))
+	ring := scene.CloseRing([]orb.Point{{0, 0.2}, {0.5, 0.2}, {0.5, 0.8}, {0, 0.8}})
+	got := scene.SplitAtCuts(ring, scene.Feature{Clip: &b}.CutEdge(ring))
 	if len(got) != 1 || len(got[0]) != 4 || got[0][0] != (orb.Point{0, 0.2}) || got[0][3] != (orb.Point{0, 0.8}) {
 		t.Errorf("split = %v", got)
 	}
 	// Cut in the middle: the two runs around the ring's start join.
-	ring = closeRing([]orb.Point{{0.5, 0.2}, {1, 0.2}, {1, 0.8}, {0.5, 0.8}})
-	got = splitAtCuts(ring, sourceFeature{clip: &b}.cutEdge(ring))
+	ring = scene.CloseRing([]orb.Point{{0.5, 0.2}, {1, 0.2}, {1, 0.8}, {0.5, 0.8}})
+	got = scene.SplitAtCuts(ring, scene.Feature{Clip: &b}.CutEdge(ring))
 	if len(got) != 1 || len(got[0]) != 4 || got[0][0] != (orb.Point{1, 0.8}) {
 		t.Errorf("split = %v", got)
 	}
-	if got := splitAtCuts(ring, nil); len(got) != 1 || len(got[0]) != 5 {
+	if got := scene.SplitAtCuts(ring, nil); len(got) != 1 || len(got[0]) != 5 {
 		t.Errorf("uncut = %v", got)
 	}
 }
@@ -200,11 +202,11 @@ func TestConcurrentRenders(t *testing.T) {
 }
 
 func TestShiftedX(t *testing.T) {
-	poly := sourceFeature{kind: "Polygon", polygons: [][][]orb.Point{{{{0.1, 0.2}, {0.3, 0.2}, {0.3, 0.4}}}}}
-	line := sourceFeature{kind: "LineString", parts: [][]orb.Point{{{0.5, 0.5}, {0.9, 0.1}}}}
+	poly := scene.Feature{Kind: "Polygon", Polygons: [][][]orb.Point{{{{0.1, 0.2}, {0.3, 0.2}, {0.3, 0.4}}}}}
+	line := scene.Feature{Kind: "LineString", Parts: [][]orb.Point{{{0.5, 0.5}, {0.9, 0.1}}}}
 	tests := []struct {
 		name string
-		f    sourceFeature
+		f    scene.Feature
 		dx   float64
 		want orb.Point // the first point after the shift
 	}{
@@ -215,13 +217,13 @@ func TestShiftedX(t *testing.T) {
 	for _, tc := range tests {
 		got := shiftedX(tc.f, tc.dx)
 		var first orb.Point
-		if got.polygons != nil {
-			first = got.polygons[0][0][0]
-			if tc.f.polygons[0][0][0] == first {
+		if got.Polygons != nil {
+			first = got.Polygons[0][0][0]
+			if tc.f.Polygons[0][0][0] == first {
 				t.Errorf("%s: the original was moved too", tc.name)
 			}
 		} else {
-			first = got.parts[0][0]
+			first = got.Parts[0][0]
 		}
 		if math.Abs(first[0]-tc.want[0]) > 1e-12 || first[1] != tc.want[1] {
 			t.Errorf("%s: first point %v, want %v", tc.name, first, tc.want)
@@ -231,7 +233,7 @@ func TestShiftedX(t *testing.T) {
 
 // TestRenderDeterministic draws one view of translucent layers many times
 // with one renderer: every picture is the same to the byte, however the
-// layers are shared between cores (a cached tile's ETag depends on it).
+// Layers are shared between cores (a cached tile's ETag depends on it).
 func TestRenderDeterministic(t *testing.T) {
 	r, err := New(slog.New(slog.DiscardHandler))
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/tesseramaps/tessera/internal/render/scene"
 	"github.com/tesseramaps/tessera/internal/style"
 )
 
@@ -218,7 +219,7 @@ func TestSpriteSheetsShared(t *testing.T) {
 			t.Fatal(err)
 		}
 		v := View{Zoom: 1, Width: 8, Height: 8, PixelRatio: tc.ratio}
-		s := &sourceSet{r: r, st: st, res: tc.files, frame: newFrame(v), view: v}
+		s := &sourceSet{r: r, st: st, res: tc.files, frame: scene.NewFrame(v), view: v}
 		icons := &spriteSet{s: s}
 		patterns := &spriteSource{ctx: t.Context(), icons: icons}
 

@@ -18,6 +18,7 @@ import (
 	"github.com/tesseramaps/tessera/internal/glyphs"
 	"github.com/tesseramaps/tessera/internal/panics"
 	"github.com/tesseramaps/tessera/internal/render/raster"
+	"github.com/tesseramaps/tessera/internal/render/scene"
 	"github.com/tesseramaps/tessera/internal/render/text"
 	"github.com/tesseramaps/tessera/internal/style"
 	"github.com/tesseramaps/tessera/internal/style/expr"
@@ -109,7 +110,7 @@ func (s *sourceSet) symbols(ctx context.Context) *symbolPass {
 func (s *sourceSet) startSymbols(ctx context.Context) {
 	draws := false
 	for _, l := range s.st.Layers {
-		if l.Type == "symbol" && visible(l, s.view.Zoom) {
+		if l.Type == "symbol" && scene.Visible(l, s.view.Zoom) {
 			draws = true
 			break
 		}
@@ -141,7 +142,7 @@ func (s *sourceSet) placeSymbols(ctx context.Context) *symbolPass {
 	if s.view.LabelMargin > margin {
 		margin = s.view.LabelMargin
 	}
-	grid := newCollisionGrid(s.frame.w, s.frame.h, margin*s.frame.ratio)
+	grid := newCollisionGrid(s.frame.W, s.frame.H, margin*s.frame.Ratio)
 	type laid struct {
 		id    string
 		lr    *symLayer
@@ -151,11 +152,11 @@ func (s *sourceSet) placeSymbols(ctx context.Context) *symbolPass {
 	// The layers are laid out on all cores (each on its own: layout reads
 	// the sources, glyphs and sprite, all safe for concurrent use), then
 	// placed one after the other.
-	prep := s.r.prepare(s.st)
+	prep := s.r.comp.Prepare(s.st)
 	var order []int // the symbol layers drawn, top first
 	for i := len(s.st.Layers) - 1; i >= 0; i-- {
 		l := s.st.Layers[i]
-		if l.Type == "symbol" && visible(l, s.view.Zoom) && prep.layers[i].err == nil {
+		if l.Type == "symbol" && scene.Visible(l, s.view.Zoom) && prep.Layers[i].Err == nil {
 			order = append(order, i)
 		}
 	}
@@ -166,7 +167,7 @@ func (s *sourceSet) placeSymbols(ctx context.Context) *symbolPass {
 		}
 		i := order[k]
 		l := s.st.Layers[i]
-		lr := &symLayer{layerRender: &layerRender{r: s.r, l: l, fr: s.frame, zoom: s.view.Zoom, filter: prep.layers[i].filter, props: prep.layers[i].props}, hashes: hashes}
+		lr := &symLayer{Layer: &scene.Layer{Style: l, Frame: s.frame, Zoom: s.view.Zoom, Filter: prep.Layers[i].Filter, Props: prep.Layers[i].Props}, hashes: hashes}
 		feats, err := s.features(ctx, l)
 		if err != nil {
 			s.r.log.Warn("render: source unreadable", "layer", l.ID, "source", l.Source, "err", err)
@@ -231,11 +232,11 @@ func (s *sourceSet) placeSymbols(ctx context.Context) *symbolPass {
 // label grid (LabelGrid CSS pixels on the world's pixel grid).
 func (s *sourceSet) crossesGrid(sym *symbol) bool {
 	fr := s.frame
-	if fr.sin != 0 {
+	if fr.Sin != 0 {
 		return false // a turned view has no tile edges to agree on
 	}
-	g := s.view.LabelGrid * fr.ratio
-	ox, oy := fr.cx*fr.scale-fr.w/2, fr.cy*fr.scale-fr.h/2 // the view's corner, world device pixels
+	g := s.view.LabelGrid * fr.Ratio
+	ox, oy := fr.CX*fr.Scale-fr.W/2, fr.CY*fr.Scale-fr.H/2 // the view's corner, world device pixels
 	cross := func(b collisionBox) bool {
 		return math.Floor((b.x0+ox)/g) != math.Floor((b.x1+ox)/g) || math.Floor((b.y0+oy)/g) != math.Floor((b.y1+oy)/g)
 	}
@@ -305,7 +306,7 @@ func (sl symbolLayout) sortByY() bool {
 
 // layoutLayer lays out a layer's symbols and returns them in GL's
 // placement order, with the layer's placement switches.
-func (s *sourceSet) layoutLayer(ctx context.Context, lr *symLayer, feats featureRuns) ([]*symbol, symbolLayout) {
+func (s *sourceSet) layoutLayer(ctx context.Context, lr *symLayer, feats scene.Runs) ([]*symbol, symbolLayout) {
 	lz := &expr.EvalContext{Zoom: math.Floor(s.view.Zoom)}
 	sl := symbolLayout{
 		textOverlap:         lr.overlap(textPart, lz),
@@ -328,7 +329,7 @@ func (s *sourceSet) layoutLayer(ctx context.Context, lr *symLayer, feats feature
 			}
 			f := ss.f
 			add := func(w orb.Point, along *linePath) {
-				a := s.frame.toScreen(w[0], w[1])
+				a := s.frame.ToScreen(w[0], w[1])
 				sym := s.layoutSymbol(ctx, lr, ss, a, along)
 				if sym != nil && len(ss.variants) > 1 {
 					for _, v := range ss.variants[1:] {
@@ -341,7 +342,7 @@ func (s *sourceSet) layoutLayer(ctx context.Context, lr *symLayer, feats feature
 				}
 				if sym != nil {
 					sym.order = ss.order
-					sym.tile = f.tile
+					sym.tile = f.Tile
 					if along != nil {
 						sym.tile = along.tileID
 					}
@@ -391,7 +392,7 @@ func (s *sourceSet) layoutLayer(ctx context.Context, lr *symLayer, feats feature
 	// GL samples a layer's icons linearly when one of them is drawn at
 	// another pixel ratio than the view's.
 	for _, sym := range cands {
-		if sym.icon != nil && sym.icon.ic.ratio != s.frame.ratio {
+		if sym.icon != nil && sym.icon.ic.ratio != s.frame.Ratio {
 			for _, o := range cands {
 				if o.icon != nil {
 					o.icon.linear = true
@@ -495,36 +496,36 @@ func drawOrder(placed []*symbol, sl symbolLayout) {
 // anchors returns where a feature's symbols go, in world units, for
 // point placement: each point, the first vertex of each line, the pole of
 // inaccessibility of each polygon. It appends them to out.
-func (s *sourceSet) anchors(f *sourceFeature, out []orb.Point) []orb.Point {
+func (s *sourceSet) anchors(f *scene.Feature, out []orb.Point) []orb.Point {
 	add := func(p orb.Point) { out = append(out, p) }
-	switch f.kind {
+	switch f.Kind {
 	case "Point":
-		for _, part := range f.parts {
+		for _, part := range f.Parts {
 			for _, p := range part {
 				add(p)
 			}
 		}
 	case "LineString":
-		for _, part := range f.parts {
+		for _, part := range f.Parts {
 			if len(part) > 0 {
 				add(part[0])
 			}
 		}
 	case "Polygon":
 		// GL looks for the pole to 16 units of the tile's 8192, on the
-		// tile's polygons with their buffer, and keeps those in the tile.
-		polys, z := f.polygons, math.Floor(s.view.Zoom)
-		var sq *box
-		if f.wholePolygons != nil {
-			polys, z = f.wholePolygons, float64(f.tile[2])
+		// Tile's polygons with their buffer, and keeps those in the tile.
+		polys, z := f.Polygons, math.Floor(s.view.Zoom)
+		var sq *scene.Box
+		if f.WholePolygons != nil {
+			polys, z = f.WholePolygons, float64(f.Tile[2])
 			n := math.Exp2(z)
-			sq = &box{float64(f.tile[1]) / n, float64(f.tile[0]) / n, float64(f.tile[1]+1) / n, float64(f.tile[0]+1) / n}
+			sq = &scene.Box{X0: float64(f.Tile[1]) / n, Y0: float64(f.Tile[0]) / n, X1: float64(f.Tile[1]+1) / n, Y1: float64(f.Tile[0]+1) / n}
 		}
 		// In the tile's units from its corner, as GL computes it.
 		n := math.Exp2(z) * symbolExtent
 		var ox, oy float64
 		if sq != nil {
-			ox, oy = float64(f.tile[1])*symbolExtent, float64(f.tile[0])*symbolExtent
+			ox, oy = float64(f.Tile[1])*symbolExtent, float64(f.Tile[0])*symbolExtent
 		}
 		for _, poly := range polys {
 			tp := make([][]orb.Point, len(poly))
@@ -538,7 +539,7 @@ func (s *sourceSet) anchors(f *sourceFeature, out []orb.Point) []orb.Point {
 			// GL keeps the anchor in whole tile units (a 16-bit integer
 			// vertex attribute, the fraction cut off).
 			p = orb.Point{(math.Trunc(p[0]) + ox) / n, (math.Trunc(p[1]) + oy) / n}
-			if ok && (sq == nil || (p[0] >= sq.x0 && p[0] < sq.x1 && p[1] >= sq.y0 && p[1] < sq.y1)) {
+			if ok && (sq == nil || (p[0] >= sq.X0 && p[0] < sq.X1 && p[1] >= sq.Y0 && p[1] < sq.Y1)) {
 				add(p)
 			}
 		}
@@ -549,7 +550,7 @@ func (s *sourceSet) anchors(f *sourceFeature, out []orb.Point) []orb.Point {
 // shapedSymbol is a feature's text and icon laid out about their anchor,
 // before they are put on screen.
 type shapedSymbol struct {
-	f        *sourceFeature    // in the layer's features
+	f        *scene.Feature    // in the layer's features
 	c, pc    *expr.EvalContext // layout (tile zoom) and paint (view zoom)
 	sections []text.Section
 	sh       text.Shaping // no glyphs: no text
@@ -562,7 +563,7 @@ type shapedSymbol struct {
 	// not), at the view's zoom.
 	fit   *iconFit
 	order int // of the feature in its layer (in its tile's, kept)
-	// lines are the feature's lines joined with those of features of the
+	// Lines are the feature's lines joined with those of features of the
 	// same text that continue them (symbol-placement line), unclipped.
 	lines [][]orb.Point
 	// anchors are where point placement puts the symbol, world units.
@@ -583,10 +584,10 @@ type shapedSymbol struct {
 // layout zoom (c's): the sizes at the view's zoom are viewSymbol's. With
 // cull and anchors (point placement), a symbol too far off the view to
 // reach it is not shaped, and its paint context is set.
-func (s *sourceSet) shapeSymbol(ctx context.Context, lr *symLayer, b *layoutBuild, f *sourceFeature, c *expr.EvalContext, anchors []orb.Point, cull bool) *shapedSymbol {
+func (s *sourceSet) shapeSymbol(ctx context.Context, lr *symLayer, b *layoutBuild, f *scene.Feature, c *expr.EvalContext, anchors []orb.Point, cull bool) *shapedSymbol {
 	var pc *expr.EvalContext
 	if cull {
-		pc = lr.newContext(s.view.Zoom, f.feat)
+		pc = lr.newContext(s.view.Zoom, f.Expr)
 	}
 	ss := b.shaped.new()
 	ss.f, ss.c, ss.pc = f, c, pc
@@ -612,7 +613,7 @@ func (s *sourceSet) shapeSymbol(ctx context.Context, lr *symLayer, b *layoutBuil
 	}
 	if len(ss.sections) > 0 {
 		// GL shapes images at text-size of the tile's zoom, and breaks
-		// lines counting them at text-size one zoom above.
+		// Lines counting them at text-size one zoom above.
 		var imageScale, breakImageScale float64
 		for _, sec := range ss.sections {
 			if sec.Image == nil {
@@ -749,7 +750,7 @@ func (s *sourceSet) shapeSymbol(ctx context.Context, lr *symLayer, b *layoutBuil
 // text length (of sections), text size, offsets and icon, not its
 // shaping. c and pc are its layout and paint contexts.
 func (s *sourceSet) reaches(lr *symLayer, sections []text.Section, c, pc *expr.EvalContext, ic *spriteIcon, anchors []orb.Point) bool {
-	ratio := s.frame.ratio
+	ratio := s.frame.Ratio
 	r := 0.0
 	if len(sections) > 0 {
 		n, scale := 0, 1.0
@@ -772,8 +773,8 @@ func (s *sourceSet) reaches(lr *symLayer, sections []text.Section, c, pc *expr.E
 	}
 	m := (r + 100 + 16) * ratio
 	for _, w := range anchors {
-		p := s.frame.toScreen(w[0], w[1])
-		if p.X >= -m && p.X <= s.frame.w+m && p.Y >= -m && p.Y <= s.frame.h+m {
+		p := s.frame.ToScreen(w[0], w[1])
+		if p.X >= -m && p.X <= s.frame.W+m && p.Y >= -m && p.Y <= s.frame.H+m {
 			return true
 		}
 	}
@@ -789,7 +790,7 @@ func (s *sourceSet) alongLine(lr *symLayer, c *expr.EvalContext, part symPart) b
 // path when along is not nil) and returns it with its collision boxes, or
 // nil when nothing of it can be drawn.
 func (s *sourceSet) layoutSymbol(ctx context.Context, lr *symLayer, ss *shapedSymbol, a raster.Point, along *linePath) *symbol {
-	ratio := s.frame.ratio
+	ratio := s.frame.Ratio
 	c, pc := ss.c, ss.pc
 	sym := lr.syms.new()
 	sym.y, sym.sortKey = a.Y, lr.num(pSymbolSortKey, c, 0)
@@ -800,7 +801,7 @@ func (s *sourceSet) layoutSymbol(ctx context.Context, lr *symLayer, ss *shapedSy
 
 	// Under a tilted camera, the anchor's depth sets the labels' scale;
 	// labels pitched with the map are laid out on its plane.
-	tilt := s.frame.tilt
+	tilt := s.frame.Tilt
 	plane, depth := a, 1.0
 	if tilt != nil {
 		plane = tilt.Unproject(a)
@@ -912,7 +913,7 @@ func (s *sourceSet) layoutSymbol(ctx context.Context, lr *symLayer, ss *shapedSy
 		} else {
 			angle := lr.num(pTextRotate, c, 0) * math.Pi / 180
 			if lr.alignment(pTextRotationAlignment, c) == "map" {
-				angle += math.Atan2(s.frame.sin, s.frame.cos)
+				angle += math.Atan2(s.frame.Sin, s.frame.Cos)
 			}
 			at := a
 			if pitched {
@@ -964,7 +965,7 @@ func (s *sourceSet) layoutSymbol(ctx context.Context, lr *symLayer, ss *shapedSy
 					angle += math.Pi
 				}
 			} else {
-				angle += math.Atan2(s.frame.sin, s.frame.cos)
+				angle += math.Atan2(s.frame.Sin, s.frame.Cos)
 			}
 		}
 		tx, ty := symbolTranslate(lr, iconPart, pc)
@@ -983,7 +984,7 @@ func (s *sourceSet) layoutSymbol(ctx context.Context, lr *symLayer, ss *shapedSy
 		// GL samples icons linearly when they are SDF, scaled or turned,
 		// or drawn in the plane of the map (pitch-aligned to it, or under
 		// a tilted camera).
-		transformed := s.frame.tilt != nil || lr.pitchAlignment(iconPart, c) == "map"
+		transformed := s.frame.Tilt != nil || lr.pitchAlignment(iconPart, c) == "map"
 		sym.icon = &iconQuad{ic: ic, q: q,
 			linear: ic.sdf || ss.fit != nil || angle != 0 || transformed || lr.iconsLinear()}
 		sym.iconOpac = lr.num(pIconOpacity, pc, 1)
@@ -1082,7 +1083,7 @@ func (s *sourceSet) pointQuads(ctx context.Context, lr *symLayer, sym *symbol) {
 	}
 }
 
-// color returns the text-color of a format section (by its tag), or nil.
+// Color returns the text-color of a format section (by its tag), or nil.
 func (ss *shapedSymbol) color(tag int) *raster.Color {
 	if tag < len(ss.colors) {
 		return ss.colors[tag]
@@ -1123,7 +1124,7 @@ func (s *sourceSet) imageGlyph(ctx context.Context, lr *symLayer, c *expr.EvalCo
 	// pitched with the map, the camera tilted, or text-size changes with
 	// the zoom; nearest otherwise, turned or not.
 	ts := lr.prop(pTextSize)
-	linear := s.frame.tilt != nil || lr.pitchAlignment(textPart, c) == "map" || (ts != nil && !ts.IsZoomConstant())
+	linear := s.frame.Tilt != nil || lr.pitchAlignment(textPart, c) == "map" || (ts != nil && !ts.IsZoomConstant())
 	return glyphQuad{ic: ic, linear: linear, q: q}, true
 }
 
@@ -1375,14 +1376,14 @@ func floats2(lr *symLayer, p symProp, c *expr.EvalContext) [2]float64 {
 
 // drawSymbols draws the layer's placed symbols: icons, then text; for
 // SDF images the halos of all symbols first, then their fills.
-func (s *sourceSet) drawSymbols(ctx context.Context, lr *layerRender) {
-	syms := s.symbols(ctx).layers[lr.l.ID]
+func (s *sourceSet) drawSymbols(ctx context.Context, lr *scene.Layer) {
+	syms := s.symbols(ctx).layers[lr.Style.ID]
 	// The symbols are drawn in bands of rows, one per core, at once: each
 	// band draws every symbol in the same order, clipped to its rows, so
 	// every pixel gets the same blends in the same order as in one pass.
 	// The symbol layers are drawn last, after the placement; the other
 	// core is then often idle.
-	b := lr.cv.Rect
+	b := lr.Canvas.Rect
 	// One band for the render's goroutine and one for each processor slot
 	// free now (cpuslots), taken before the bands are cut.
 	bands := 1
@@ -1390,14 +1391,14 @@ func (s *sourceSet) drawSymbols(ctx context.Context, lr *layerRender) {
 		bands++
 	}
 	if bands == 1 {
-		s.drawSymbolsOn(lr.cv, syms)
+		s.drawSymbolsOn(lr.Canvas, syms)
 		return
 	}
 	var wg sync.WaitGroup
 	var carrier panics.Carrier
 	band := func(i int) *raster.Canvas {
 		y0, y1 := b.Min.Y+b.Dy()*i/bands, b.Min.Y+b.Dy()*(i+1)/bands
-		return &raster.Canvas{RGBA: lr.cv.SubImage(image.Rect(b.Min.X, y0, b.Max.X, y1)).(*image.RGBA), Budget: lr.cv.Budget}
+		return &raster.Canvas{RGBA: lr.Canvas.SubImage(image.Rect(b.Min.X, y0, b.Max.X, y1)).(*image.RGBA), Budget: lr.Canvas.Budget}
 	}
 	for i := 1; i < bands; i++ {
 		cv := band(i)
@@ -1432,7 +1433,7 @@ func (s *sourceSet) drawSymbolsOn(cv *raster.Canvas, syms []*symbol) {
 	for _, halo := range []bool{true, false} {
 		for _, sym := range syms {
 			for i := range sym.text {
-				drawGlyph(cv, &sym.text[i], sym.textSDF, halo, s.frame.ratio)
+				drawGlyph(cv, &sym.text[i], sym.textSDF, halo, s.frame.Ratio)
 			}
 		}
 	}
@@ -1442,9 +1443,9 @@ func (s *sourceSet) drawSymbolsOn(cv *raster.Canvas, syms []*symbol) {
 // pixels, turned with the map when anchored to it.
 func symbolTranslate(lr *symLayer, part symPart, c *expr.EvalContext) (float64, float64) {
 	v := floats2(lr, part.translate, c)
-	dx, dy := v[0]*lr.fr.ratio, v[1]*lr.fr.ratio
+	dx, dy := v[0]*lr.Frame.Ratio, v[1]*lr.Frame.Ratio
 	if lr.str(part.translateAnchor, c, "map") == "map" {
-		return dx*lr.fr.cos - dy*lr.fr.sin, dx*lr.fr.sin + dy*lr.fr.cos
+		return dx*lr.Frame.Cos - dy*lr.Frame.Sin, dx*lr.Frame.Sin + dy*lr.Frame.Cos
 	}
 	return dx, dy
 }
@@ -1456,41 +1457,41 @@ func (s *sourceSet) tileInView(t [3]int) bool {
 		return true
 	}
 	n := float64(int(1) << t[2])
-	if s.frame.tilt != nil {
+	if s.frame.Tilt != nil {
 		return s.tiltedTileInView(t)
 	}
 	minX, minY, maxX, maxY := math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)
 	for _, c := range [4][2]float64{{0, 0}, {1, 0}, {0, 1}, {1, 1}} {
-		p := s.frame.toScreen((float64(t[1])+c[0])/n, (float64(t[0])+c[1])/n)
+		p := s.frame.ToScreen((float64(t[1])+c[0])/n, (float64(t[0])+c[1])/n)
 		minX, maxX = math.Min(minX, p.X), math.Max(maxX, p.X)
 		minY, maxY = math.Min(minY, p.Y), math.Max(maxY, p.Y)
 	}
 	const eps = 1e-6
-	m := s.view.LabelMargin * s.frame.ratio
-	return maxX > eps-m && minX < s.frame.w-eps+m && maxY > eps-m && minY < s.frame.h-eps+m
+	m := s.view.LabelMargin * s.frame.Ratio
+	return maxX > eps-m && minX < s.frame.W-eps+m && maxY > eps-m && minY < s.frame.H-eps+m
 }
 
 // tiltedTileInView is tileInView under a tilted camera: whether the
-// tile's square on the map's plane meets the part of the plane the view
+// Tile's square on the map's plane meets the part of the plane the view
 // shows (its screen, grown by the label margin, taken back onto the
 // plane; the part above the horizon cut off a pixel below it). The
 // square's corners are not projected: those behind the camera would land
 // on the wrong side of the screen.
 func (s *sourceSet) tiltedTileInView(t [3]int) bool {
-	tilt := s.frame.tilt
+	tilt := s.frame.Tilt
 	n := float64(int(1) << t[2])
 	var tile, view [4]raster.Point
 	for i, c := range [4][2]float64{{0, 0}, {1, 0}, {1, 1}, {0, 1}} {
-		tile[i] = s.frame.toPlane((float64(t[1])+c[0])/n, (float64(t[0])+c[1])/n)
+		tile[i] = s.frame.ToPlane((float64(t[1])+c[0])/n, (float64(t[0])+c[1])/n)
 	}
-	m := s.view.LabelMargin * s.frame.ratio
+	m := s.view.LabelMargin * s.frame.Ratio
 	// Screen rows at or above the horizon have no place on the plane.
 	horizon := tilt.CY - tilt.Cos*tilt.Dist/tilt.Sin + 1
-	top, bottom := max(-m, horizon), s.frame.h+m
+	top, bottom := max(-m, horizon), s.frame.H+m
 	if bottom <= top {
 		return false
 	}
-	for i, c := range [4][2]float64{{-m, top}, {s.frame.w + m, top}, {s.frame.w + m, bottom}, {-m, bottom}} {
+	for i, c := range [4][2]float64{{-m, top}, {s.frame.W + m, top}, {s.frame.W + m, bottom}, {-m, bottom}} {
 		view[i] = tilt.Unproject(raster.Point{X: c[0], Y: c[1]})
 	}
 	return convexOverlap(tile[:], view[:])
@@ -1529,7 +1530,7 @@ func (s *sourceSet) tileUnitsY(w orb.Point, t [3]int) float64 {
 	z := max(t[2], 0)
 	n := float64(int(1) << z)
 	x, y := (w[0]*n-float64(t[1]))*symbolExtent, (w[1]*n-float64(t[0]))*symbolExtent
-	return math.Round(s.frame.sin*x + s.frame.cos*y)
+	return math.Round(s.frame.Sin*x + s.frame.Cos*y)
 }
 
 // iconFitPadding evaluates icon-text-fit-padding: top, right, bottom, left.

@@ -8,12 +8,13 @@ import (
 
 	"github.com/tesseramaps/tessera/internal/fixtures"
 	"github.com/tesseramaps/tessera/internal/render/raster"
+	"github.com/tesseramaps/tessera/internal/render/scene"
 	"github.com/tesseramaps/tessera/internal/style"
 )
 
 // BenchmarkStreetSymbols times the shared street style (four dense z14
 // tiles, with POI icons and labels, road labels along lines and house
-// numbers) and reports the share spent placing and drawing symbols.
+// Numbers) and reports the share spent placing and drawing symbols.
 func BenchmarkStreetSymbols(b *testing.B) {
 	styleFile := fixtures.Path(b, "bench/street-style.json")
 	root := fixtures.Path(b, "render-tests")
@@ -40,7 +41,7 @@ func BenchmarkStreetSymbols(b *testing.B) {
 	b.Run("symbols", func(b *testing.B) {
 		// Sources decoded once: placement and drawing only.
 		v := ViewOf(st, 512, 512, 1)
-		src := &sourceSet{r: r, st: st, res: res, frame: newFrame(v), view: v, rasters: map[string]*rasterCover{}}
+		src := &sourceSet{r: r, st: st, res: res, frame: scene.NewFrame(v), view: v, rasters: map[string]*rasterCover{}}
 		for _, l := range st.Layers {
 			if l.Type == "symbol" {
 				src.features(context.Background(), l)
@@ -50,11 +51,11 @@ func BenchmarkStreetSymbols(b *testing.B) {
 		for i := 0; i < b.N; i++ {
 			src.symbolPass, src.glyphs, src.sprite = nil, nil, nil
 			pass := src.symbols(context.Background())
-			lr := &layerRender{r: r, fr: src.frame, zoom: v.Zoom}
+			lr := &scene.Layer{Frame: src.frame, Zoom: v.Zoom}
 			for _, l := range st.Layers {
 				if _, ok := pass.layers[l.ID]; ok {
-					lr.l = l
-					lr.cv = newTestCanvas(512, 512)
+					lr.Style = l
+					lr.Canvas = newTestCanvas(512, 512)
 					src.drawSymbols(context.Background(), lr)
 				}
 			}

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"github.com/tesseramaps/tessera/internal/mvt"
 	"image"
 	"image/color"
 	"image/png"
@@ -13,11 +12,14 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/tesseramaps/tessera/internal/mvt"
+
 	"github.com/paulmach/orb"
 
 	"github.com/tesseramaps/tessera/internal/fixtures"
 	"github.com/tesseramaps/tessera/internal/glyphs"
 	"github.com/tesseramaps/tessera/internal/render/raster"
+	"github.com/tesseramaps/tessera/internal/render/scene"
 	"github.com/tesseramaps/tessera/internal/render/text"
 	"github.com/tesseramaps/tessera/internal/style"
 	"github.com/tesseramaps/tessera/internal/style/expr"
@@ -203,7 +205,7 @@ func TestSpacedAnchors(t *testing.T) {
 
 func TestMergeLines(t *testing.T) {
 	mk := func(txt string, pts ...orb.Point) *shapedSymbol {
-		return &shapedSymbol{f: &sourceFeature{kind: "LineString", parts: [][]orb.Point{pts}, tile: [3]int{0, 0, -1}},
+		return &shapedSymbol{f: &scene.Feature{Kind: "LineString", Parts: [][]orb.Point{pts}, Tile: [3]int{0, 0, -1}},
 			sections: []text.Section{{Text: txt}}}
 	}
 	a := mk("Main", orb.Point{0, 0}, orb.Point{1, 0})
@@ -500,8 +502,8 @@ func TestPitchAlignment(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", tc.layout, err)
 		}
-		lr := &symLayer{layerRender: &layerRender{r: r, l: st.Layers[0]}}
-		if err := lr.compile(); err != nil {
+		lr := &symLayer{Layer: &scene.Layer{Style: st.Layers[0]}}
+		if err := r.comp.Compile(lr.Layer); err != nil {
 			t.Fatalf("%s: %v", tc.layout, err)
 		}
 		if got := lr.pitchAlignment(iconPart, &expr.EvalContext{Zoom: 10}); got != tc.want {
@@ -612,8 +614,8 @@ func TestPolygonAnchorWholeUnits(t *testing.T) {
 		{"wide", []orb.Point{world(3, 5), world(2000, 5), world(2000, 101), world(3, 101), world(3, 5)}},
 	}
 	for _, tc := range tests {
-		f := sourceFeature{kind: "Polygon", tile: [3]int{int(ty), int(tx), 14},
-			polygons: [][][]orb.Point{{tc.ring}}, wholePolygons: [][][]orb.Point{{tc.ring}}}
+		f := scene.Feature{Kind: "Polygon", Tile: [3]int{int(ty), int(tx), 14},
+			Polygons: [][][]orb.Point{{tc.ring}}, WholePolygons: [][][]orb.Point{{tc.ring}}}
 		s := &sourceSet{view: View{Zoom: 18}}
 		got := s.anchors(&f, nil)
 		if len(got) != 1 {
@@ -631,7 +633,7 @@ func TestPolygonAnchorWholeUnits(t *testing.T) {
 
 func TestSlicedPieces(t *testing.T) {
 	// A horizontal line across the middle of z14 tile 8802/5374, viewed
-	// at the tile's centre.
+	// At the tile's centre.
 	const tx, ty = 8802.0, 5374.0
 	n14 := math.Exp2(14)
 	y := (ty + 0.5) / n14
@@ -654,7 +656,7 @@ func TestSlicedPieces(t *testing.T) {
 	}
 	for _, tc := range tests {
 		v := View{Center: [2]float64{lon, lat}, Zoom: tc.zoom, Pitch: tc.pitch, Width: 512, Height: 512, PixelRatio: 1}
-		s := &sourceSet{view: v, frame: newFrame(v)}
+		s := &sourceSet{view: v, frame: scene.NewFrame(v)}
 		pieces, ok := s.slicedPieces(tc.maxZoom, [3]int{int(ty), int(tx), 14}, [][]orb.Point{line})
 		if ok != tc.ok {
 			t.Fatalf("%s: ok %v, want %v", tc.name, ok, tc.ok)
@@ -959,16 +961,16 @@ func TestTiltedTileInView(t *testing.T) {
 	for _, pitch := range []float64{10, 30, 60} {
 		for _, bearing := range []float64{0, 45, 90, 135, 180, 270, -90} {
 			v := View{Center: [2]float64{13.418056, 52.499167}, Zoom: 16, Pitch: pitch, Bearing: bearing, Width: 512, Height: 256, PixelRatio: 1}
-			s := &sourceSet{view: v, frame: newFrame(v)}
+			s := &sourceSet{view: v, frame: scene.NewFrame(v)}
 			shown := map[[3]int]bool{}
 			for sy := 0.5; sy < 256; sy += 8 {
 				for sx := 0.5; sx < 512; sx += 8 {
-					p := s.frame.tilt.Unproject(raster.Point{X: sx, Y: sy})
+					p := s.frame.Tilt.Unproject(raster.Point{X: sx, Y: sy})
 					// The plane point back in world units.
-					dx, dy := p.X-s.frame.w/2, p.Y-s.frame.h/2
-					wx := s.frame.cx + (dx*s.frame.cos+dy*s.frame.sin)/s.frame.scale
-					wy := s.frame.cy + (-dx*s.frame.sin+dy*s.frame.cos)/s.frame.scale
-					if q := s.frame.toScreen(wx, wy); math.Abs(q.X-sx) > 1e-6 || math.Abs(q.Y-sy) > 1e-6 {
+					dx, dy := p.X-s.frame.W/2, p.Y-s.frame.H/2
+					wx := s.frame.CX + (dx*s.frame.Cos+dy*s.frame.Sin)/s.frame.Scale
+					wy := s.frame.CY + (-dx*s.frame.Sin+dy*s.frame.Cos)/s.frame.Scale
+					if q := s.frame.ToScreen(wx, wy); math.Abs(q.X-sx) > 1e-6 || math.Abs(q.Y-sy) > 1e-6 {
 						t.Fatalf("pitch %g bearing %g: screen %g,%g came back at %v", pitch, bearing, sx, sy, q)
 					}
 					shown[[3]int{int(math.Floor(wy * n)), int(math.Floor(wx * n)), z}] = true
@@ -980,7 +982,7 @@ func TestTiltedTileInView(t *testing.T) {
 				}
 			}
 			// The tile 40 tiles away in each direction is off the screen.
-			cx, cy := int(math.Floor(s.frame.cx*n)), int(math.Floor(s.frame.cy*n))
+			cx, cy := int(math.Floor(s.frame.CX*n)), int(math.Floor(s.frame.CY*n))
 			for _, d := range [][2]int{{40, 0}, {-40, 0}, {0, 40}, {0, -40}} {
 				if tile := [3]int{cy + d[1], cx + d[0], z}; s.tileInView(tile) {
 					t.Errorf("pitch %g bearing %g: tile %v far off the screen is in view", pitch, bearing, tile)

@@ -11,7 +11,9 @@ import (
 
 	"github.com/paulmach/orb"
 
+	"github.com/tesseramaps/tessera/internal/render/lru"
 	"github.com/tesseramaps/tessera/internal/render/raster"
+	"github.com/tesseramaps/tessera/internal/render/scene"
 	"github.com/tesseramaps/tessera/internal/render/text"
 	"github.com/tesseramaps/tessera/internal/style"
 	"github.com/tesseramaps/tessera/internal/style/expr"
@@ -65,7 +67,7 @@ type iconUse struct {
 
 // layoutKey identifies a tileLayout: a symbol layer of a parsed style
 // (its expressions are compiled once for the style), a decoded vector
-// tile (a tileset that changes is read from other URLs into other decoded
+// Tile (a tileset that changes is read from other URLs into other decoded
 // tiles), the layout zoom, and the sprite's pixel ratio when the layout
 // looked icons up (see spriteKey). The glyphs and the icons are checked on
 // use (see layoutValid).
@@ -93,16 +95,16 @@ const (
 // tiles. Safe for concurrent use.
 type layoutCache struct {
 	mu sync.Mutex
-	sizedLRU[layoutKey, *tileLayout]
+	lru.Sized[layoutKey, *tileLayout]
 	// byTile holds the keys of each tile's layouts: a layout points into
 	// its decoded tile's features, so it goes when the renderer lets the
-	// tile go (dropTile), and a tile's memory is never held by layouts
+	// Tile go (dropTile), and a tile's memory is never held by layouts
 	// alone, outside the decoded tiles' bound.
 	byTile map[*decodedTile][]layoutKey
 }
 
 func newLayoutCache(max int64) *layoutCache {
-	return &layoutCache{sizedLRU: newSizedLRU[layoutKey, *tileLayout](max), byTile: map[*decodedTile][]layoutKey{}}
+	return &layoutCache{Sized: lru.New[layoutKey, *tileLayout](max), byTile: map[*decodedTile][]layoutKey{}}
 }
 
 // dropTile lets go of the layouts of a tile.
@@ -113,7 +115,7 @@ func (c *layoutCache) dropTile(t *decodedTile) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for _, k := range c.byTile[t] {
-		c.sizedLRU.delete(k)
+		c.Sized.Delete(k)
 	}
 	delete(c.byTile, t)
 }
@@ -130,7 +132,7 @@ func (r *Renderer) KeepLayouts(keep bool) {
 	c := r.layouts
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.unindex(c.setMax(max))
+	c.unindex(c.SetMax(max))
 }
 
 // enabled reports whether the cache keeps anything.
@@ -140,7 +142,7 @@ func (c *layoutCache) enabled() bool {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.max > 0
+	return c.Max() > 0
 }
 
 func (c *layoutCache) get(k layoutKey) (*tileLayout, bool) {
@@ -149,7 +151,7 @@ func (c *layoutCache) get(k layoutKey) (*tileLayout, bool) {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.sizedLRU.get(k)
+	return c.Sized.Get(k)
 }
 
 // put keeps tl under k, in place of what k held (a layout found stale).
@@ -159,25 +161,25 @@ func (c *layoutCache) put(k layoutKey, tl *tileLayout) {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.max <= 0 || tl.size > c.max/4 {
+	if c.Max() <= 0 || tl.size > c.Max()/4 {
 		return // one huge layout would push everything else out
 	}
-	gone := c.sizedLRU.put(k, tl, tl.size)
+	gone := c.Sized.Put(k, tl, tl.size)
 	c.unindex(gone)
 	c.byTile[k.tile] = append(c.byTile[k.tile], k)
 }
 
 // unindex takes layouts let go of out of byTile.
-func (c *layoutCache) unindex(gone []*lruEntry[layoutKey, *tileLayout]) {
+func (c *layoutCache) unindex(gone []*lru.Entry[layoutKey, *tileLayout]) {
 	for _, ent := range gone {
-		keys := c.byTile[ent.key.tile]
-		if i := slices.Index(keys, ent.key); i >= 0 {
+		keys := c.byTile[ent.Key.tile]
+		if i := slices.Index(keys, ent.Key); i >= 0 {
 			keys = slices.Delete(keys, i, i+1)
 		}
 		if len(keys) == 0 {
-			delete(c.byTile, ent.key.tile)
+			delete(c.byTile, ent.Key.tile)
 		} else {
-			c.byTile[ent.key.tile] = keys
+			c.byTile[ent.Key.tile] = keys
 		}
 	}
 }
@@ -295,11 +297,11 @@ func (s *sourceSet) vectorTiles(l *style.Layer) []*decodedTile {
 // layerRuns returns the runs of a tile's features of a source layer (all
 // of them for ""), in the order sourceData.layer gathers them, and their
 // number.
-func (t *decodedTile) layerRuns(layer string) ([][]sourceFeature, int) {
+func (t *decodedTile) layerRuns(layer string) ([][]scene.Feature, int) {
 	if layer == "" {
-		return [][]sourceFeature{t.feats}, len(t.feats)
+		return [][]scene.Feature{t.feats}, len(t.feats)
 	}
-	var runs [][]sourceFeature
+	var runs [][]scene.Feature
 	n := 0
 	for _, rg := range t.layers[layer] {
 		runs = append(runs, t.feats[rg[0]:rg[1]:rg[1]])
@@ -309,15 +311,15 @@ func (t *decodedTile) layerRuns(layer string) ([][]sourceFeature, int) {
 }
 
 // tileLayouts calls each with the layouts of a layer's features, tile by
-// tile in the order of feats, and the order of each layout's first
+// Tile in the order of feats, and the order of each layout's first
 // feature in feats. The layouts of a vector source's tiles in view are
 // kept across renders (built when missing or stale); other sources (and
 // all when the renderer keeps no layouts, or no decoded tiles, which a
 // layout is of and holds) are laid out for this render only.
-func (s *sourceSet) tileLayouts(ctx context.Context, lr *symLayer, feats featureRuns, lz float64, placement string, each func(tl *tileLayout, base int)) {
-	tiles := s.vectorTiles(lr.l)
+func (s *sourceSet) tileLayouts(ctx context.Context, lr *symLayer, feats scene.Runs, lz float64, placement string, each func(tl *tileLayout, base int)) {
+	tiles := s.vectorTiles(lr.Style)
 	cache := s.r.layouts
-	if tiles == nil || !cache.enabled() || s.r.decoded == nil || s.r.decoded.max <= 0 {
+	if tiles == nil || !cache.enabled() || s.r.decoded == nil || s.r.decoded.Max() <= 0 {
 		each(s.buildLayout(ctx, lr, feats, lz, placement, true), 0)
 		return
 	}
@@ -330,16 +332,16 @@ func (s *sourceSet) tileLayouts(ctx context.Context, lr *symLayer, feats feature
 		if ctx.Err() != nil {
 			return
 		}
-		runs, n := t.layerRuns(lr.l.SourceLayer)
+		runs, n := t.layerRuns(lr.Style.SourceLayer)
 		if n == 0 {
 			continue
 		}
-		if !s.tileInView(runs[0][0].tile) {
+		if !s.tileInView(runs[0][0].Tile) {
 			base += n
 			continue
 		}
 		// A layout that looked no icon up serves both pixel ratios.
-		key := layoutKey{style: s.st, layer: lr.l, tile: t, zoom: lz}
+		key := layoutKey{style: s.st, layer: lr.Style, tile: t, zoom: lz}
 		tl, ok := cache.get(key)
 		if !ok {
 			key.sprite = sprite
@@ -378,7 +380,7 @@ type layoutBuild struct {
 // tiles out of it as it goes (their symbols evaluated at the view's zoom
 // too); without, for every feature, recording the glyphs and icons it
 // reads.
-func (s *sourceSet) buildLayout(ctx context.Context, lr *symLayer, runs [][]sourceFeature, lz float64, placement string, cull bool) *tileLayout {
+func (s *sourceSet) buildLayout(ctx context.Context, lr *symLayer, runs [][]scene.Feature, lz float64, placement string, cull bool) *tileLayout {
 	var b layoutBuild
 	var rec layoutRecord
 	if !cull {
@@ -397,16 +399,16 @@ func (s *sourceSet) buildLayout(ctx context.Context, lr *symLayer, runs [][]sour
 			i++
 			f := &run[k]
 			if cull {
-				if i == 0 || f.tile != lastTile {
-					lastTile, lastIn = f.tile, s.tileInView(f.tile)
+				if i == 0 || f.Tile != lastTile {
+					lastTile, lastIn = f.Tile, s.tileInView(f.Tile)
 				}
 				if !lastIn {
 					continue
 				}
 			}
-			if lr.filter != nil {
-				fc = expr.EvalContext{Zoom: lz, Feature: f.feat}
-				if !lr.passes(&fc) {
+			if lr.Filter != nil {
+				fc = expr.EvalContext{Zoom: lz, Feature: f.Expr}
+				if !lr.Keeps(&fc) {
 					continue
 				}
 			}
@@ -420,7 +422,7 @@ func (s *sourceSet) buildLayout(ctx context.Context, lr *symLayer, runs [][]sour
 				anchors = b.points[n0:len(b.points):len(b.points)]
 			}
 			c := b.ctxs.new()
-			c.Zoom, c.Feature = lz, f.feat
+			c.Zoom, c.Feature = lz, f.Expr
 			if ss := s.shapeSymbol(ctx, lr, &b, f, c, anchors, cull); ss != nil {
 				ss.order = i
 				ss.anchors = anchors
@@ -498,18 +500,18 @@ func (s *sourceSet) keepSpots(lr *symLayer, tl *tileLayout, lz float64, placemen
 // view's zoom's size.
 func (s *sourceSet) spotsOfView(lr *symLayer, ss *shapedSymbol, lz float64, center bool) bool {
 	f := ss.f
-	if f.tile[2] < 0 || (ss.ic != nil && ss.fit != nil) {
+	if f.Tile[2] < 0 || (ss.ic != nil && ss.fit != nil) {
 		return true
 	}
-	if center || f.kind == "Polygon" {
+	if center || f.Kind == "Polygon" {
 		return false
 	}
 	srcMaxZoom := 22.0
-	if src := s.st.SourceByKey[lr.l.Source]; src != nil && src.MaxZoom != nil {
+	if src := s.st.SourceByKey[lr.Style.Source]; src != nil && src.MaxZoom != nil {
 		srcMaxZoom = *src.MaxZoom
 	}
-	z := int(min(lz, max(srcMaxZoom, slicedMaxZoom)))
-	dz := z - f.tile[2]
+	z := int(min(lz, max(srcMaxZoom, scene.SlicedMaxZoom)))
+	dz := z - f.Tile[2]
 	return dz > 0 && dz <= 10
 }
 
@@ -603,7 +605,7 @@ func sameLine(a, b []orb.Point) bool {
 func (s *sourceSet) viewSymbol(lr *symLayer, tmpl *shapedSymbol, base int) *shapedSymbol {
 	pc := tmpl.pc
 	if pc == nil {
-		pc = lr.newContext(s.view.Zoom, tmpl.f.feat)
+		pc = lr.newContext(s.view.Zoom, tmpl.f.Expr)
 		if tmpl.anchors != nil && !s.reaches(lr, tmpl.sections, tmpl.c, pc, tmpl.ic, tmpl.anchors) {
 			lr.ctxs.free(pc)
 			return nil

@@ -53,20 +53,19 @@ func TestLayoutCacheBounded(t *testing.T) {
 			}
 			var kept []int
 			sum := int64(0)
-			for e := c.ll.Front(); e != nil; e = e.Next() {
-				ent := e.Value.(*lruEntry[layoutKey, *tileLayout])
+			for key, tl := range c.All() {
 				for k, tile := range tiles {
-					if ent.key.tile == tile {
+					if key.tile == tile {
 						kept = append(kept, k)
 					}
 				}
-				sum += ent.val.size
+				sum += tl.size
 			}
 			if fmt.Sprint(kept) != fmt.Sprint(tc.kept) {
 				t.Errorf("kept %v, want %v", kept, tc.kept)
 			}
-			if sum != c.bytes || c.bytes > tc.max || len(c.m) != len(kept) {
-				t.Errorf("bytes %d (sum %d, %d keys), bound %d", c.bytes, sum, len(c.m), tc.max)
+			if sum != c.Bytes() || c.Bytes() > tc.max || c.Len() != len(kept) {
+				t.Errorf("bytes %d (sum %d, %d keys), bound %d", c.Bytes(), sum, c.Len(), tc.max)
 			}
 		})
 	}
@@ -165,12 +164,12 @@ func TestLayoutCacheStale(t *testing.T) {
 		if n := differentPixels(img, want); n != 0 {
 			t.Errorf("%s: %d pixels differ from a render with no kept layout", step.name, n)
 		}
-		if len(r.layouts.m) != 1 {
-			t.Fatalf("%s: %d layouts kept, want 1", step.name, len(r.layouts.m))
+		if r.layouts.Len() != 1 {
+			t.Fatalf("%s: %d layouts kept, want 1", step.name, r.layouts.Len())
 		}
 		var tl *tileLayout
-		for _, e := range r.layouts.m {
-			tl = e.Value.(*lruEntry[layoutKey, *tileLayout]).val
+		for _, v := range r.layouts.All() {
+			tl = v
 		}
 		if reused := tl == last; reused != (step.name == "same") {
 			t.Errorf("%s: layout reused %v", step.name, reused)
@@ -241,13 +240,13 @@ func TestLayoutCacheViews(t *testing.T) {
 				t.Errorf("pass %d, view %d (%+v): %d pixels differ", pass, i, v, n)
 			}
 		}
-		if len(r.layouts.m) == 0 || r.layouts.bytes > DefaultLayoutCacheBytes {
-			t.Errorf("pass %d: %d layouts of %d bytes kept", pass, len(r.layouts.m), r.layouts.bytes)
+		if r.layouts.Len() == 0 || r.layouts.Bytes() > DefaultLayoutCacheBytes {
+			t.Errorf("pass %d: %d layouts of %d bytes kept", pass, r.layouts.Len(), r.layouts.Bytes())
 		}
 		// The layouts of the layers without icons serve 1x and @2x; the
 		// others are kept for each.
 		sprites := map[spriteKey]int{}
-		for k := range r.layouts.m {
+		for k := range r.layouts.All() {
 			sprites[k.sprite]++
 		}
 		if sprites[noSprite] == 0 || sprites[sprite1x] == 0 || sprites[sprite2x] == 0 {
@@ -325,8 +324,8 @@ func TestLayoutCacheFittedIconSpots(t *testing.T) {
 			t.Errorf("view %d: %d pixels differ", i, n)
 		}
 	}
-	if len(r.layouts.m) != 1 {
-		t.Errorf("%d layouts kept, want 1", len(r.layouts.m))
+	if r.layouts.Len() != 1 {
+		t.Errorf("%d layouts kept, want 1", r.layouts.Len())
 	}
 }
 
@@ -341,7 +340,7 @@ func TestLayoutsGoWithTheirTiles(t *testing.T) {
 	check := func(when string) int {
 		r.layouts.mu.Lock()
 		defer r.layouts.mu.Unlock()
-		for k := range r.layouts.m {
+		for k := range r.layouts.All() {
 			if !r.decoded.holds(k.tile) {
 				t.Errorf("%s: a layout of a tile the renderer let go of is kept", when)
 			}
@@ -350,15 +349,15 @@ func TestLayoutsGoWithTheirTiles(t *testing.T) {
 		for tile, keys := range r.layouts.byTile {
 			for _, k := range keys {
 				n++
-				if _, ok := r.layouts.m[k]; !ok || k.tile != tile {
+				if !r.layouts.Has(k) || k.tile != tile {
 					t.Errorf("%s: the index of layouts by tile is out of step", when)
 				}
 			}
 		}
-		if n != len(r.layouts.m) {
-			t.Errorf("%s: %d layouts indexed by tile, %d kept", when, n, len(r.layouts.m))
+		if n != r.layouts.Len() {
+			t.Errorf("%s: %d layouts indexed by tile, %d kept", when, n, r.layouts.Len())
 		}
-		return len(r.layouts.m)
+		return r.layouts.Len()
 	}
 	if _, err := r.Render(context.Background(), st, views[0], res); err != nil {
 		t.Fatal(err)
@@ -368,7 +367,7 @@ func TestLayoutsGoWithTheirTiles(t *testing.T) {
 	}
 	// Other tiles take the decoded tiles' room.
 	for i := range 8 {
-		r.decoded.put(fmt.Sprint("other-", i), &decodedTile{size: r.decoded.max / 5})
+		r.decoded.put(fmt.Sprint("other-", i), &decodedTile{size: r.decoded.Max() / 5})
 	}
 	if n := check("others read"); n != 0 {
 		t.Errorf("%d layouts kept after their tiles were let go of", n)
@@ -391,19 +390,19 @@ func TestKeepLayouts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(r.layouts.m) == 0 {
+	if r.layouts.Len() == 0 {
 		t.Fatal("no layout kept by default")
 	}
 	r.KeepLayouts(false)
-	if len(r.layouts.m) != 0 || r.layouts.bytes != 0 || len(r.layouts.byTile) != 0 {
-		t.Fatalf("%d layouts (%d bytes) still kept", len(r.layouts.m), r.layouts.bytes)
+	if r.layouts.Len() != 0 || r.layouts.Bytes() != 0 || len(r.layouts.byTile) != 0 {
+		t.Fatalf("%d layouts (%d bytes) still kept", r.layouts.Len(), r.layouts.Bytes())
 	}
 	img, err := r.Render(context.Background(), st, views[0], res)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(r.layouts.m) != 0 {
-		t.Errorf("%d layouts kept after a render", len(r.layouts.m))
+	if r.layouts.Len() != 0 {
+		t.Errorf("%d layouts kept after a render", r.layouts.Len())
 	}
 	if n := differentPixels(img, kept); n != 0 {
 		t.Errorf("%d pixels differ without kept layouts", n)
@@ -412,7 +411,7 @@ func TestKeepLayouts(t *testing.T) {
 	if _, err := r.Render(context.Background(), st, views[0], res); err != nil {
 		t.Fatal(err)
 	}
-	if len(r.layouts.m) == 0 {
+	if r.layouts.Len() == 0 {
 		t.Error("no layout kept once told to keep them again")
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/paulmach/orb"
 
 	"github.com/tesseramaps/tessera/internal/render/raster"
+	"github.com/tesseramaps/tessera/internal/render/scene"
 	"github.com/tesseramaps/tessera/internal/render/text"
 	"github.com/tesseramaps/tessera/internal/style"
 )
@@ -216,53 +217,53 @@ type linePiece struct {
 func (s *sourceSet) linePieces(lr *symLayer, ss *shapedSymbol, center bool) []linePiece {
 	f := ss.f
 	var lines [][]orb.Point
-	switch f.kind {
+	switch f.Kind {
 	case "LineString":
 		switch {
-		case center && f.lines != nil:
-			lines = f.lines
+		case center && f.Lines != nil:
+			lines = f.Lines
 		case center:
-			lines = f.parts
+			lines = f.Parts
 		default:
 			lines = ss.lines
 		}
 	case "Polygon":
-		for _, p := range f.polygons {
+		for _, p := range f.Polygons {
 			for _, r := range p {
-				lines = append(lines, closeRing(r))
+				lines = append(lines, scene.CloseRing(r))
 			}
 		}
 	default:
 		return nil
 	}
-	square := func(t [3]int) box {
+	square := func(t [3]int) scene.Box {
 		n := math.Exp2(float64(t[2]))
-		return box{float64(t[1]) / n, float64(t[0]) / n, float64(t[1]+1) / n, float64(t[0]+1) / n}
+		return scene.Box{X0: float64(t[1]) / n, Y0: float64(t[0]) / n, X1: float64(t[1]+1) / n, Y1: float64(t[0]+1) / n}
 	}
 	clip := func(t [3]int) [][]orb.Point {
 		var out [][]orb.Point
 		for _, l := range lines {
-			out = append(out, clipLine(l, square(t))...)
+			out = append(out, scene.ClipLine(l, square(t))...)
 		}
 		return out
 	}
-	if f.tile[2] >= 0 {
-		if center || f.kind == "Polygon" {
-			return []linePiece{{tile: f.tile, lines: lines, bounded: true}}
+	if f.Tile[2] >= 0 {
+		if center || f.Kind == "Polygon" {
+			return []linePiece{{tile: f.Tile, lines: lines, bounded: true}}
 		}
 		srcMaxZoom := 22.0 // the specification's default
-		if src := s.st.SourceByKey[lr.l.Source]; src != nil && src.MaxZoom != nil {
+		if src := s.st.SourceByKey[lr.Style.Source]; src != nil && src.MaxZoom != nil {
 			srcMaxZoom = *src.MaxZoom
 		}
-		if pieces, ok := s.slicedPieces(srcMaxZoom, f.tile, lines); ok {
+		if pieces, ok := s.slicedPieces(srcMaxZoom, f.Tile, lines); ok {
 			return pieces
 		}
 		// GL clips the (merged) lines to the tile for "line".
-		return []linePiece{{tile: f.tile, lines: clip(f.tile), bounded: true}}
+		return []linePiece{{tile: f.Tile, lines: clip(f.Tile), bounded: true}}
 	}
 	// GeoJSON: GL cuts it into tiles at the view's zoom.
-	src := s.st.SourceByKey[lr.l.Source]
-	z := int(geoJSONTileZoom(s.st, lr.l.Source, s.view.Zoom))
+	src := s.st.SourceByKey[lr.Style.Source]
+	z := int(geoJSONTileZoom(s.st, lr.Style.Source, s.view.Zoom))
 	n := 1 << z
 	minX, minY, maxX, maxY := math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)
 	for _, l := range lines {
@@ -322,10 +323,10 @@ func geoJSONBuffer(src *style.Source) float64 {
 func bufferedPieces(lines [][]orb.Point, t [3]int, buffer, grid float64) [][]orb.Point {
 	n := math.Exp2(float64(t[2]))
 	cx, cy := float64(t[1]), float64(t[0])
-	b := box{(cx - buffer) / n, (cy - buffer) / n, (cx + 1 + buffer) / n, (cy + 1 + buffer) / n}
+	b := scene.Box{X0: (cx - buffer) / n, Y0: (cy - buffer) / n, X1: (cx + 1 + buffer) / n, Y1: (cy + 1 + buffer) / n}
 	var out [][]orb.Point
 	for _, l := range lines {
-		for _, piece := range clipLine(l, b) {
+		for _, piece := range scene.ClipLine(l, b) {
 			for i, p := range piece {
 				x := math.Round((p[0]*n-cx)*grid) / grid
 				y := math.Round((p[1]*n-cy)*grid) / grid
@@ -337,13 +338,6 @@ func bufferedPieces(lines [][]orb.Point, t [3]int, buffer, grid float64) [][]orb
 	return out
 }
 
-// slicedMaxZoom is the deepest zoom GL JS 6 cuts a vector source's tiles
-// to: the map's default maximum zoom (22) less its default
-// zoomLevelsToOverscale (4). Beyond the source's maxzoom and up to it, GL
-// slices the source's deepest tile into tiles of the view's zoom instead
-// of overscaling it; past it the sliced tiles are overscaled.
-const slicedMaxZoom = 22 - 4
-
 // slicedPieces cuts lines of a vector tile of a lower zoom than the view's
 // into the tiles of the view's zoom (up to slicedMaxZoom) that are in view,
 // as GL JS 6 slices an overzoomed tile: each child's lines clipped to the
@@ -352,13 +346,13 @@ const slicedMaxZoom = 22 - 4
 // child itself. maxZoom is the source's; ok is false when the tile is not
 // overzoomed that way.
 func (s *sourceSet) slicedPieces(maxZoom float64, tile [3]int, lines [][]orb.Point) ([]linePiece, bool) {
-	if s.frame.tilt != nil {
+	if s.frame.Tilt != nil {
 		// Under a tilted camera labels follow the first reference's
 		// model (see perspectiveRatio), which lays them out on the
 		// deepest tile itself.
 		return nil, false
 	}
-	z := int(math.Min(math.Floor(s.view.Zoom), math.Max(maxZoom, slicedMaxZoom)))
+	z := int(math.Min(math.Floor(s.view.Zoom), math.Max(maxZoom, scene.SlicedMaxZoom)))
 	dz := z - tile[2]
 	if dz <= 0 || dz > 10 {
 		return nil, false
@@ -373,19 +367,19 @@ func (s *sourceSet) slicedPieces(maxZoom float64, tile [3]int, lines [][]orb.Poi
 			if !s.tileInView(t) {
 				continue
 			}
-			b := box{(float64(cx) - buffer) / n, (float64(cy) - buffer) / n, (float64(cx) + 1 + buffer) / n, (float64(cy) + 1 + buffer) / n}
-			sq := box{float64(cx) / n, float64(cy) / n, float64(cx+1) / n, float64(cy+1) / n}
+			b := scene.Box{X0: (float64(cx) - buffer) / n, Y0: (float64(cy) - buffer) / n, X1: (float64(cx) + 1 + buffer) / n, Y1: (float64(cy) + 1 + buffer) / n}
+			sq := scene.Box{X0: float64(cx) / n, Y0: float64(cy) / n, X1: float64(cx+1) / n, Y1: float64(cy+1) / n}
 			var ls [][]orb.Point
 			for _, l := range lines {
-				for _, piece := range clipLine(l, b) {
+				for _, piece := range scene.ClipLine(l, b) {
 					for i, p := range piece {
 						x := math.Round((p[0]*n-float64(cx))*grid) / grid
 						y := math.Round((p[1]*n-float64(cy))*grid) / grid
 						piece[i] = orb.Point{(x + float64(cx)) / n, (y + float64(cy)) / n}
 					}
 					// GL lays out line labels on the lines clipped to the
-					// tile itself.
-					ls = append(ls, clipLine(piece, sq)...)
+					// Tile itself.
+					ls = append(ls, scene.ClipLine(piece, sq)...)
 				}
 			}
 			if len(ls) > 0 {
@@ -416,7 +410,7 @@ type lineSpot struct {
 func (s *sourceSet) lineSpots(lr *symLayer, ss *shapedSymbol, center bool) []lineSpot {
 	f := ss.f
 	zoom := math.Floor(s.view.Zoom)
-	up := lr.newContext(zoom+1, f.feat)
+	up := lr.newContext(zoom+1, f.Expr)
 	layoutSize := lr.num(pTextSize, up, 16)
 	lr.ctxs.free(up)
 	shapedLen := 0.0
@@ -497,10 +491,10 @@ func (s *sourceSet) spotPaths(spots []lineSpot) []*linePath {
 			line = sp.line
 			pts = make([]raster.Point, len(line))
 			for i, p := range line {
-				pts[i] = s.frame.toScreen(p[0], p[1])
+				pts[i] = s.frame.ToScreen(p[0], p[1])
 			}
 		}
-		at := s.frame.toScreen(sp.world[0], sp.world[1])
+		at := s.frame.ToScreen(sp.world[0], sp.world[1])
 		if sp.vertex >= 0 {
 			at = pts[sp.vertex]
 		}
@@ -518,7 +512,7 @@ func (s *sourceSet) spotPaths(spots []lineSpot) []*linePath {
 
 // repeatFilter drops anchors of a label text that come closer than a
 // distance (tile units) to an earlier anchor of the same text in the same
-// tile, as GL does for labels along lines.
+// Tile, as GL does for labels along lines.
 type repeatFilter struct {
 	seen map[repeatKey][]tilePoint
 }

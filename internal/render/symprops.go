@@ -6,6 +6,7 @@ import (
 	"github.com/tesseramaps/tessera/internal/glyphs"
 
 	"github.com/tesseramaps/tessera/internal/render/raster"
+	"github.com/tesseramaps/tessera/internal/render/scene"
 	"github.com/tesseramaps/tessera/internal/render/text"
 	"github.com/tesseramaps/tessera/internal/style/expr"
 )
@@ -163,7 +164,7 @@ var (
 // thirty properties for each of thousands of labels. It is used by one
 // goroutine at a time.
 type symLayer struct {
-	*layerRender
+	*scene.Layer
 	entries [numSymProps]propEntry
 	shapes  shapeMemo
 	// ctxs, shaped and syms hold the evaluation contexts, shaped symbols
@@ -227,12 +228,12 @@ func (lr *symLayer) entry(p symProp) *propEntry {
 func (lr *symLayer) resolve(p symProp, pe *propEntry) {
 	name := symPropNames[p]
 	pe.resolved = true
-	pe.e = lr.props[name]
+	pe.e = lr.Props[name]
 	if pe.e != nil {
 		pe.featConst = pe.e.IsFeatureConstant()
 	}
-	pe.tokenized = tokenized(lr.l, name)
-	pe.set = lr.l.Layout != nil && lr.l.Layout.Has(name)
+	pe.tokenized = tokenized(lr.Style, name)
+	pe.set = lr.Style.Layout != nil && lr.Style.Layout.Has(name)
 }
 
 // tokenized reports whether a layout property is given as a plain value
@@ -242,10 +243,10 @@ func (lr *symLayer) tokenized(p symProp) bool { return lr.entry(p).tokenized }
 // hasLayout reports whether the style sets a layout property of the layer.
 func (lr *symLayer) hasLayout(p symProp) bool { return lr.entry(p).set }
 
-// prop returns the compiled property, or nil.
+// Prop returns the compiled property, or nil.
 func (lr *symLayer) prop(p symProp) *expr.Expression { return lr.entry(p).e }
 
-// at evaluates a property and returns its value, nil when the layer has
+// At evaluates a property and returns its value, nil when the layer has
 // none: the value kept for its zoom when it does not depend on the
 // feature, else *tmp, set to the value.
 func (lr *symLayer) at(p symProp, c *expr.EvalContext, tmp *expr.Value) *expr.Value {

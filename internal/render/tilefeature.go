@@ -9,7 +9,7 @@ import (
 )
 
 // tileLayer is what the features of one source layer of a decoded vector
-// tile share: the layer's keys and values, which their tags index.
+// Tile share: the layer's keys and values, which their tags index.
 type tileLayer struct {
 	keys   []string
 	values []mvt.Value

@@ -1,4 +1,4 @@
-package render
+package lru
 
 import (
 	"fmt"
@@ -27,35 +27,35 @@ func TestSizedLRU(t *testing.T) {
 		{"bound zero", 10, []op{{"put", "a", 4}, {"max", "", 0}}, "[a]", "[]"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			c := newSizedLRU[string, int64](tc.max)
+			c := New[string, int64](tc.max)
 			var gone []string
-			note := func(es []*lruEntry[string, int64]) {
+			note := func(es []*Entry[string, int64]) {
 				for _, e := range es {
-					gone = append(gone, e.key)
+					gone = append(gone, e.Key)
 				}
 			}
 			for _, o := range tc.ops {
 				switch o.kind {
 				case "put":
-					note(c.put(o.key, o.n, o.n))
+					note(c.Put(o.key, o.n, o.n))
 				case "get":
-					if _, ok := c.get(o.key); !ok {
+					if _, ok := c.Get(o.key); !ok {
 						t.Fatalf("%s missing", o.key)
 					}
 				case "del":
-					if e, ok := c.delete(o.key); ok {
-						note([]*lruEntry[string, int64]{e})
+					if e, ok := c.Delete(o.key); ok {
+						note([]*Entry[string, int64]{e})
 					}
 				case "max":
-					note(c.setMax(o.n))
+					note(c.SetMax(o.n))
 				}
 			}
 			var kept []string
 			sum := int64(0)
 			for e := c.ll.Front(); e != nil; e = e.Next() {
-				ent := e.Value.(*lruEntry[string, int64])
-				kept = append(kept, ent.key)
-				sum += ent.size
+				ent := e.Value.(*Entry[string, int64])
+				kept = append(kept, ent.Key)
+				sum += ent.Size
 			}
 			if fmt.Sprint(gone) != tc.gone || fmt.Sprint(kept) != tc.kept {
 				t.Errorf("let go of %v, kept %v; want %s, %s", gone, kept, tc.gone, tc.kept)

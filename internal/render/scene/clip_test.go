@@ -1,4 +1,4 @@
-package render
+package scene
 
 import (
 	"math"
@@ -18,13 +18,13 @@ func TestSliceZoom(t *testing.T) {
 		{"at the tile's zoom", 14.7, 14, 0, false},
 		{"overzoomed", 17, 14, 17, true},
 		{"fractional zoom", 16.99, 14, 16, true},
-		{"past the sliced zooms", 20.5, 14, slicedMaxZoom, true},
+		{"past the sliced zooms", 20.5, 14, SlicedMaxZoom, true},
 		// GL reads tiles of a source deeper than the sliced zooms down to
 		// its maxzoom, and stretches them past it.
 		{"deep source stretched", 21, 19, 0, false},
 	}
 	for _, tc := range tests {
-		z, ok := sliceZoom(tc.zoom, tc.tz)
+		z, ok := SliceZoom(tc.zoom, tc.tz)
 		if ok != tc.ok || ok && z != tc.z {
 			t.Errorf("%s: sliceZoom(%v, %d) = %d, %v; want %d, %v", tc.name, tc.zoom, tc.tz, z, ok, tc.z, tc.ok)
 		}
@@ -33,24 +33,24 @@ func TestSliceZoom(t *testing.T) {
 
 func TestSliceChildren(t *testing.T) {
 	parent := [3]int{4, 2, 3} // y, x, z
-	whole := tileSquare(parent, 0)
+	whole := TileSquare(parent, 0)
 	tests := []struct {
 		name   string
 		z      int
-		within box
+		within Box
 		limit  int
 		want   int
 		ok     bool
 	}{
 		{"all four children", 4, whole, 64, 4, true},
-		{"a box inside one child", 4, box{whole.x0 + 0.1/16, whole.y0 + 0.1/16, whole.x0 + 0.2/16, whole.y0 + 0.2/16}, 64, 1, true},
+		{"a box inside one child", 4, Box{whole.X0 + 0.1/16, whole.Y0 + 0.1/16, whole.X0 + 0.2/16, whole.Y0 + 0.2/16}, 64, 1, true},
 		// A box just past a child's edge, within the next one's buffer.
-		{"inside a neighbour's buffer", 4, box{whole.x0 + 0.1/16, whole.y0 + 0.1/16, whole.x0 + 1.01/16, whole.y0 + 0.2/16}, 64, 2, true},
-		{"outside the parent", 4, box{whole.x1 + 1, whole.y0, whole.x1 + 2, whole.y1}, 64, 0, true},
+		{"inside a neighbour's buffer", 4, Box{whole.X0 + 0.1/16, whole.Y0 + 0.1/16, whole.X0 + 1.01/16, whole.Y0 + 0.2/16}, 64, 2, true},
+		{"outside the parent", 4, Box{whole.X1 + 1, whole.Y0, whole.X1 + 2, whole.Y1}, 64, 0, true},
 		{"too many", 7, whole, 64, 0, false},
 	}
 	for _, tc := range tests {
-		kids, ok := sliceChildren(parent, tc.z, tc.within, tc.limit)
+		kids, ok := SliceChildren(parent, tc.z, tc.within, tc.limit)
 		if ok != tc.ok || len(kids) != tc.want {
 			t.Errorf("%s: %d children, ok %v; want %d, %v", tc.name, len(kids), ok, tc.want, tc.ok)
 		}
@@ -103,7 +103,7 @@ func TestSliceParts(t *testing.T) {
 		},
 	}
 	for _, tc := range tests {
-		got := sliceParts(tc.parts, child, tc.rings)
+		got := SliceParts(tc.parts, child, tc.rings)
 		if len(got) != len(tc.starts) {
 			t.Fatalf("%s: %d pieces, want %d", tc.name, len(got), len(tc.starts))
 		}

@@ -1,4 +1,4 @@
-package render
+package scene
 
 import (
 	"math"
@@ -10,16 +10,16 @@ import (
 // GL's stencil clips them: the buffer a tile carries around its square is
 // for computing joins and outlines, not for drawing over its neighbours.
 
-// box is an axis-aligned rectangle in world coordinates.
-type box struct{ x0, y0, x1, y1 float64 }
+// Box is an axis-aligned rectangle in world coordinates.
+type Box struct{ X0, Y0, X1, Y1 float64 }
 
-// clipRing clips a closed ring to the box (Sutherland-Hodgman, one edge of
+// ClipRing clips a closed ring to the box (Sutherland-Hodgman, one edge of
 // the box at a time).
-func clipRing(ring []orb.Point, b box) []orb.Point {
+func ClipRing(ring []orb.Point, b Box) []orb.Point {
 	// Most rings of a tile lie inside its square: nothing to cut.
 	inside := true
 	for _, p := range ring {
-		if p[0] < b.x0 || p[0] > b.x1 || p[1] < b.y0 || p[1] > b.y1 {
+		if p[0] < b.X0 || p[0] > b.X1 || p[1] < b.Y0 || p[1] > b.Y1 {
 			inside = false
 			break
 		}
@@ -34,10 +34,10 @@ func clipRing(ring []orb.Point, b box) []orb.Point {
 		inside func(p orb.Point) bool
 		cut    func(p, q orb.Point) orb.Point
 	}{
-		{func(p orb.Point) bool { return p[0] >= b.x0 }, func(p, q orb.Point) orb.Point { return atX(p, q, b.x0) }},
-		{func(p orb.Point) bool { return p[0] <= b.x1 }, func(p, q orb.Point) orb.Point { return atX(p, q, b.x1) }},
-		{func(p orb.Point) bool { return p[1] >= b.y0 }, func(p, q orb.Point) orb.Point { return atY(p, q, b.y0) }},
-		{func(p orb.Point) bool { return p[1] <= b.y1 }, func(p, q orb.Point) orb.Point { return atY(p, q, b.y1) }},
+		{func(p orb.Point) bool { return p[0] >= b.X0 }, func(p, q orb.Point) orb.Point { return atX(p, q, b.X0) }},
+		{func(p orb.Point) bool { return p[0] <= b.X1 }, func(p, q orb.Point) orb.Point { return atX(p, q, b.X1) }},
+		{func(p orb.Point) bool { return p[1] >= b.Y0 }, func(p, q orb.Point) orb.Point { return atY(p, q, b.Y0) }},
+		{func(p orb.Point) bool { return p[1] <= b.Y1 }, func(p, q orb.Point) orb.Point { return atY(p, q, b.Y1) }},
 	}
 	pts := ring
 	for _, e := range edges {
@@ -75,16 +75,16 @@ func atY(p, q orb.Point, y float64) orb.Point {
 	return orb.Point{p[0] + t*(q[0]-p[0]), y}
 }
 
-// clipLine clips a polyline to the box, returning the pieces inside it
+// ClipLine clips a polyline to the box, returning the pieces inside it
 // (parametric clipping of each segment, Liang-Barsky).
-func clipLine(line []orb.Point, b box) [][]orb.Point {
-	pieces, _ := clipLineFrom(line, b)
+func ClipLine(line []orb.Point, b Box) [][]orb.Point {
+	pieces, _ := ClipLineFrom(line, b)
 	return pieces
 }
 
-// clipLineFrom is clipLine that also returns where each piece starts: its
+// ClipLineFrom is clipLine that also returns where each piece starts: its
 // distance along the line from the line's first point.
-func clipLineFrom(line []orb.Point, b box) ([][]orb.Point, []float64) {
+func ClipLineFrom(line []orb.Point, b Box) ([][]orb.Point, []float64) {
 	var out [][]orb.Point
 	var starts []float64
 	var cur []orb.Point
@@ -104,7 +104,7 @@ func clipLineFrom(line []orb.Point, b box) ([][]orb.Point, []float64) {
 		before := walked
 		walked += seg
 		ok := true
-		for _, c := range [4][2]float64{{-dx, p[0] - b.x0}, {dx, b.x1 - p[0]}, {-dy, p[1] - b.y0}, {dy, b.y1 - p[1]}} {
+		for _, c := range [4][2]float64{{-dx, p[0] - b.X0}, {dx, b.X1 - p[0]}, {-dy, p[1] - b.Y0}, {dy, b.Y1 - p[1]}} {
 			den, num := c[0], c[1]
 			if den == 0 {
 				if num < 0 {
@@ -139,8 +139,8 @@ func clipLineFrom(line []orb.Point, b box) ([][]orb.Point, []float64) {
 	return out, starts
 }
 
-// lineLength is a polyline's length.
-func lineLength(line []orb.Point) float64 {
+// LineLength is a polyline's length.
+func LineLength(line []orb.Point) float64 {
 	n := 0.0
 	for i := 0; i+1 < len(line); i++ {
 		n += math.Hypot(line[i+1][0]-line[i][0], line[i+1][1]-line[i][1])
@@ -148,31 +148,31 @@ func lineLength(line []orb.Point) float64 {
 	return n
 }
 
-// cutEdge tells which edges of a ring lie along the tile square the
+// CutEdge tells which edges of a ring lie along the tile square the
 // feature was clipped to: GL's stencil hides a tile's outlines past its
 // square, so the cut edges draw no outline. Nil when nothing was clipped.
-func (f sourceFeature) cutEdge(ring []orb.Point) func(i int) bool {
-	if f.clip == nil {
+func (f Feature) CutEdge(ring []orb.Point) func(i int) bool {
+	if f.Clip == nil {
 		return nil
 	}
-	b := *f.clip
+	b := *f.Clip
 	return func(i int) bool {
 		p, q := ring[i], ring[(i+1)%len(ring)]
-		return p[0] == q[0] && (p[0] == b.x0 || p[0] == b.x1) || p[1] == q[1] && (p[1] == b.y0 || p[1] == b.y1)
+		return p[0] == q[0] && (p[0] == b.X0 || p[0] == b.X1) || p[1] == q[1] && (p[1] == b.Y0 || p[1] == b.Y1)
 	}
 }
 
-// closeRing returns the ring with its first point repeated at its end.
-func closeRing(r []orb.Point) []orb.Point {
+// CloseRing returns the ring with its first point repeated at its end.
+func CloseRing(r []orb.Point) []orb.Point {
 	if len(r) == 0 || r[0] == r[len(r)-1] {
 		return r
 	}
 	return append(append(make([]orb.Point, 0, len(r)+1), r...), r[0])
 }
 
-// splitAtCuts breaks a closed ring (last point = first) into the runs of
+// SplitAtCuts breaks a closed ring (last point = first) into the runs of
 // edges that are not cut; with no cut it is one line.
-func splitAtCuts(ring []orb.Point, cut func(i int) bool) [][]orb.Point {
+func SplitAtCuts(ring []orb.Point, cut func(i int) bool) [][]orb.Point {
 	if cut == nil {
 		return [][]orb.Point{ring}
 	}
@@ -204,7 +204,7 @@ func splitAtCuts(ring []orb.Point, cut func(i int) bool) [][]orb.Point {
 
 // GL JS 6 does not stretch a vector tile past its source's maxzoom: it
 // cuts the source's deepest tile into real tiles of the view's zoom (up to
-// slicedMaxZoom, past which those are stretched), each holding the
+// SlicedMaxZoom, past which those are stretched), each holding the
 // features clipped to its square grown by a buffer of 128/4096 of it, their
 // coordinates rounded to its 8192-unit grid as every tile's are. A line
 // drawn from such a tile counts its distance, and so its dash and pattern
@@ -214,25 +214,25 @@ const (
 	sliceGrid   = 8192.0
 )
 
-// sliceZoom returns the zoom of the tiles a vector tile of zoom tz is cut
+// SliceZoom returns the zoom of the tiles a vector tile of zoom tz is cut
 // into for a view at zoom; ok is false when the tile is drawn as it is (it
 // is not overzoomed, or is stretched past slicedMaxZoom).
-func sliceZoom(zoom float64, tz int) (z int, ok bool) {
-	z = min(int(math.Floor(zoom)), max(tz, slicedMaxZoom))
+func SliceZoom(zoom float64, tz int) (z int, ok bool) {
+	z = min(int(math.Floor(zoom)), max(tz, SlicedMaxZoom))
 	return z, z > tz
 }
 
-// tileSquare returns the world square of tile t ([y, x, z]) grown by pad
+// TileSquare returns the world square of tile t ([y, x, z]) grown by pad
 // of its side on every side.
-func tileSquare(t [3]int, pad float64) box {
+func TileSquare(t [3]int, pad float64) Box {
 	n := math.Exp2(float64(t[2]))
-	return box{(float64(t[1]) - pad) / n, (float64(t[0]) - pad) / n, (float64(t[1]) + 1 + pad) / n, (float64(t[0]) + 1 + pad) / n}
+	return Box{(float64(t[1]) - pad) / n, (float64(t[0]) - pad) / n, (float64(t[1]) + 1 + pad) / n, (float64(t[0]) + 1 + pad) / n}
 }
 
-// sliceChildren returns the tiles of zoom z inside tile t whose buffered
+// SliceChildren returns the tiles of zoom z inside tile t whose buffered
 // squares meet the world box within; ok is false when there are more than
 // limit of them.
-func sliceChildren(t [3]int, z int, within box, limit int) (out [][3]int, ok bool) {
+func SliceChildren(t [3]int, z int, within Box, limit int) (out [][3]int, ok bool) {
 	dz := z - t[2]
 	if dz <= 0 || dz > 30 {
 		return nil, false
@@ -244,8 +244,8 @@ func sliceChildren(t [3]int, z int, within box, limit int) (out [][3]int, ok boo
 		b := int(min(float64(first+k-1), math.Floor(hi*n+sliceBuffer)))
 		return a, b
 	}
-	x0, x1 := span(within.x0, within.x1, t[1]*k)
-	y0, y1 := span(within.y0, within.y1, t[0]*k)
+	x0, x1 := span(within.X0, within.X1, t[1]*k)
+	y0, y1 := span(within.Y0, within.Y1, t[0]*k)
 	if x1 < x0 || y1 < y0 {
 		return nil, true
 	}
@@ -260,25 +260,25 @@ func sliceChildren(t [3]int, z int, within box, limit int) (out [][3]int, ok boo
 	return out, true
 }
 
-// sliceParts cuts lines, or closed rings when rings is set, to the square
+// SliceParts cuts lines, or closed rings when rings is set, to the square
 // of the sliced tile t grown by the buffer, and rounds their points to its
 // grid: the geometry GL JS 6 builds the child's lines from.
-func sliceParts(parts [][]orb.Point, t [3]int, rings bool) [][]orb.Point {
-	b := tileSquare(t, sliceBuffer)
+func SliceParts(parts [][]orb.Point, t [3]int, rings bool) [][]orb.Point {
+	b := TileSquare(t, sliceBuffer)
 	var out [][]orb.Point
 	for _, p := range parts {
 		if rings {
-			r := clipRingAxis(clipRingAxis(closeRing(p), b.x0, b.x1, 0), b.y0, b.y1, 1)
+			r := clipRingAxis(clipRingAxis(CloseRing(p), b.X0, b.X1, 0), b.Y0, b.Y1, 1)
 			if len(r) > 0 {
 				out = append(out, r)
 			}
 			continue
 		}
-		out = append(out, clipLine(p, b)...)
+		out = append(out, ClipLine(p, b)...)
 	}
 	n := math.Exp2(float64(t[2]))
 	snap := func(v float64, first int) float64 {
-		return (jsRound((v*n-float64(first))*sliceGrid)/sliceGrid + float64(first)) / n
+		return (JSRound((v*n-float64(first))*sliceGrid)/sliceGrid + float64(first)) / n
 	}
 	for _, l := range out {
 		for i, p := range l {
@@ -303,7 +303,7 @@ func clipRingAxis(ring []orb.Point, lo, hi float64, axis int) []orb.Point {
 	if len(ring) < 2 {
 		return nil
 	}
-	// at returns the point where the edge p-q has coordinate v.
+	// At returns the point where the edge p-q has coordinate v.
 	at := func(p, q orb.Point, v float64) orb.Point {
 		t := (v - p[axis]) / (q[axis] - p[axis])
 		r := orb.Point{p[0] + (q[0]-p[0])*t, p[1] + (q[1]-p[1])*t}
@@ -335,3 +335,10 @@ func clipRingAxis(ring []orb.Point, lo, hi float64, axis int) []orb.Point {
 	}
 	return append(out, out[0])
 }
+
+// SlicedMaxZoom is the deepest zoom GL JS 6 cuts a vector source's tiles
+// to: the map's default maximum zoom (22) less its default
+// zoomLevelsToOverscale (4). Beyond the source's maxzoom and up to it, GL
+// slices the source's deepest tile into tiles of the view's zoom instead
+// of overscaling it; past it the sliced tiles are overscaled.
+const SlicedMaxZoom = 22 - 4
