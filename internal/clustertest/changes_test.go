@@ -1,9 +1,6 @@
 package clustertest
 
 import (
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -105,24 +102,8 @@ func TestChangesReachEveryNode(t *testing.T) {
 
 	// A new tileset through A: a PMTiles archive in S3, added by URL;
 	// then deleted.
-	archive := filepath.Join(t.TempDir(), "remote.pmtiles")
-	if out, err := exec.Command(c.bin, "convert", filepath.Join(a.Dir, "tiles", "roads.mbtiles"), archive).CombinedOutput(); err != nil {
-		t.Fatalf("tessera convert: %v: %s", err, out)
-	}
-	b, err := os.ReadFile(archive)
-	if err != nil {
-		t.Fatal(err)
-	}
-	os.MkdirAll(filepath.Join(c.S3Root, bucket, "shared"), 0o755)
-	if err := os.WriteFile(filepath.Join(c.S3Root, bucket, "shared", "remote.pmtiles"), b, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	r := c.admin(a.URL(), "POST", "/tiles/add", map[string]any{"storage": "s3",
-		"url": "s3://" + bucket + "/shared/remote.pmtiles?endpoint=" + c.S3 + "&region=us-east-1&path_style=true"})
-	if r.status != 200 {
-		t.Fatalf("add remote: %d %s", r.status, r.body)
-	}
-	remote := decode[struct{ ID, Name string }](t, r.body)
+	name := c.addRemoteArchive(t, a.URL())
+	remote := struct{ ID, Name string }{c.tilesetID(a.URL(), name), name}
 	seen("new tileset", "/tiles/"+remote.Name+"/0/0/0.pbf?key="+key, 200)
 	if r := c.admin(a.URL(), "DELETE", "/tiles/"+remote.ID, nil); r.status != 200 && r.status != 204 {
 		t.Fatalf("delete: %d %s", r.status, r.body)

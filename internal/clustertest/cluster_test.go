@@ -55,7 +55,7 @@ var (
 )
 
 // tesseraBinary builds ./cmd/tessera from this tree once per test binary.
-func tesseraBinary(t *testing.T) string {
+func tesseraBinary(t testing.TB) string {
 	t.Helper()
 	goBin := fixtures.Tool(t, "go")
 	buildOnce.Do(func() {
@@ -78,7 +78,7 @@ func tesseraBinary(t *testing.T) string {
 
 // Cluster is a running deployment: the database, S3, the nodes and nginx.
 type Cluster struct {
-	t      *testing.T
+	t      testing.TB
 	bin    string
 	DSN    string // the state database
 	S3     string // versitygw's endpoint
@@ -123,7 +123,7 @@ type options struct {
 }
 
 // freeAddr returns a loopback address with a port nobody listens on.
-func freeAddr(t *testing.T) string {
+func freeAddr(t testing.TB) string {
 	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -135,7 +135,7 @@ func freeAddr(t *testing.T) string {
 
 // startCluster starts PostgreSQL (a new database), versitygw, the nodes
 // and nginx, and stops them when the test ends.
-func startCluster(t *testing.T, o options) *Cluster {
+func startCluster(t testing.TB, o options) *Cluster {
 	t.Helper()
 	if o.nodes == 0 {
 		o.nodes = 3
@@ -207,7 +207,7 @@ func tail(s string, n int) string {
 }
 
 // Start starts the node's process (again).
-func (n *Node) Start(t *testing.T) {
+func (n *Node) Start(t testing.TB) {
 	t.Helper()
 	n.mu.Lock()
 	defer n.mu.Unlock()
@@ -226,7 +226,7 @@ func (n *Node) Start(t *testing.T) {
 }
 
 // AwaitReady waits until GET /ready answers 200.
-func (n *Node) AwaitReady(t *testing.T, within time.Duration) {
+func (n *Node) AwaitReady(t testing.TB, within time.Duration) {
 	t.Helper()
 	deadline := time.Now().Add(within)
 	cl := &http.Client{Timeout: 2 * time.Second}
@@ -254,7 +254,7 @@ func (n *Node) AwaitReady(t *testing.T, within time.Duration) {
 }
 
 // Signal sends sig to the node and waits for the process to end.
-func (n *Node) Signal(t *testing.T, sig syscall.Signal) {
+func (n *Node) Signal(t testing.TB, sig syscall.Signal) {
 	t.Helper()
 	n.mu.Lock()
 	cmd, exited := n.cmd, n.exited
@@ -289,7 +289,7 @@ var (
 
 // startNginx runs nginx with deploy/nginx.conf, its upstream made of the
 // cluster's nodes and its listen address a free port.
-func (c *Cluster) startNginx(t *testing.T, bin string) {
+func (c *Cluster) startNginx(t testing.TB, bin string) {
 	t.Helper()
 	conf, err := os.ReadFile(filepath.Join(fixtures.RepoRoot(), "deploy", "nginx.conf"))
 	if err != nil {
@@ -465,7 +465,7 @@ func (c *Cluster) tilesetID(base, name string) string {
 	return ""
 }
 
-func decode[T any](t *testing.T, b []byte) T {
+func decode[T any](t testing.TB, b []byte) T {
 	t.Helper()
 	var v T
 	if err := json.Unmarshal(b, &v); err != nil {
@@ -476,7 +476,7 @@ func decode[T any](t *testing.T, b []byte) T {
 
 // await polls cond until it holds and returns how long that took; it
 // fails the test after within.
-func await(t *testing.T, within time.Duration, what string, cond func() bool) time.Duration {
+func await(t testing.TB, within time.Duration, what string, cond func() bool) time.Duration {
 	t.Helper()
 	start := time.Now()
 	for !cond() {
@@ -502,7 +502,7 @@ const style = `{
   ]
 }`
 
-func writeData(t *testing.T, dir string) {
+func writeData(t testing.TB, dir string) {
 	t.Helper()
 	tiles := filepath.Join(dir, "tiles")
 	os.MkdirAll(tiles, 0o755)
@@ -528,7 +528,7 @@ func writeData(t *testing.T, dir string) {
 	}
 }
 
-func writeVector(t *testing.T, path string) {
+func writeVector(t testing.TB, path string) {
 	t.Helper()
 	layers := []tiler.Layer{{Name: "roads", MinZoom: 0, MaxZoom: 4, Features: []tiler.Feature{
 		{ID: 1, Geometry: orb.LineString{{-10, -10}, {10, 10}, {30, 5}}, Properties: map[string]any{"name": "Main street"}},
