@@ -24,7 +24,10 @@ const (
 	wImportance = 0.35
 	wProximity  = 0.4
 	wLanguage   = 0.02
-	wCoverage   = 0.4
+	// wAlias lowers the score per query word matched through a word
+	// that means the same ("st" for "saint") instead of as written.
+	wAlias    = 0.03
+	wCoverage = 0.4
 	// wExactName is the bonus of a name that is exactly the query.
 	wExactName = 0.4
 	// wImportantLocality is the bonus of an exactly named locality of at
@@ -194,20 +197,31 @@ func (ix *Index) prefixTokens(lo, hi int) []int {
 // With autocomplete (typing), the name's words after the last matched one
 // are still to come and weigh only trailingWeight in the coverage.
 func (ix *Index) matchName(nm int, qs []qtok, typing bool) (sum float64, unmatched uint32, cover float64) {
+	sum, unmatched, cover, _ = ix.matchNameAlias(nm, qs, typing)
+	return sum, unmatched, cover
+}
+
+// matchNameAlias is matchName that also counts the query words matched
+// through a word that means the same ("st" for "Saint") rather than
+// letter for letter.
+func (ix *Index) matchNameAlias(nm int, qs []qtok, typing bool) (sum float64, unmatched uint32, cover float64, alias int) {
 	c := &ix.c
 	toks := c.NToks[c.NTokStart[nm]:c.NTokStart[nm+1]]
 	var used uint32
 	for i := range qs {
 		q := &qs[i]
-		best, bestJ := 0.0, -1
+		best, bestJ, bestAlias := 0.0, -1, false
 		for j, t := range toks {
 			if used&(1<<j) != 0 {
 				continue
 			}
 			var s float64
+			isAlias := false
 			switch {
-			case int(t) == q.exact || slices.Contains(q.same, int(t)):
+			case int(t) == q.exact:
 				s = 1
+			case slices.Contains(q.same, int(t)):
+				s, isAlias = 1, true
 			case q.prefix && int(t) >= q.lo && int(t) < q.hi:
 				s = scorePrefixBase + (1-scorePrefixBase)*float64(q.runes)/float64(max(q.runes, utf8.RuneCountInString(ix.tok(t))))
 			default:
@@ -215,19 +229,22 @@ func (ix *Index) matchName(nm int, qs []qtok, typing bool) (sum float64, unmatch
 					s = fuzzyQuality(d, q.runes)
 				}
 			}
-			if s > best {
-				best, bestJ = s, j
+			if s > best || s == best && bestAlias && !isAlias {
+				best, bestJ, bestAlias = s, j, isAlias
 			}
 		}
 		if bestJ >= 0 {
 			used |= 1 << bestJ
 			sum += best
+			if bestAlias {
+				alias++
+			}
 		} else {
 			unmatched |= 1 << i
 		}
 	}
 	if len(toks) == 0 || used == 0 {
-		return sum, unmatched, 0
+		return sum, unmatched, 0, alias
 	}
 	matched := float64(bits.OnesCount32(used))
 	missing := float64(len(toks)) - matched
@@ -235,7 +252,7 @@ func (ix *Index) matchName(nm int, qs []qtok, typing bool) (sum float64, unmatch
 		after := float64(len(toks) - bits.Len32(used)) // unmatched words after the last matched one
 		missing += (trailingWeight - 1) * after
 	}
-	return sum, unmatched, matched / (matched + missing)
+	return sum, unmatched, matched / (matched + missing), alias
 }
 
 // contextMatch tries the unmatched query tokens against the names of the
@@ -366,8 +383,19 @@ func (ix *Index) Forward(ctx context.Context, q ForwardQuery) (SearchResults, er
 	if len(matches) > limit {
 		matches = matches[:limit]
 	}
+	first := ""
+	if len(q.Languages) > 0 {
+		first = q.Languages[0]
+	}
 	for _, m := range matches {
 		f := ix.feature(m.feat, q.Languages, false)
+		if txt, ok := ix.answerName(m, q.Text, first, f.Text); ok {
+			f.Text = txt
+			f.PlaceName = ix.placeName(m.feat, first, txt)
+			if len(f.Localized) > 0 {
+				f.Localized[0].Text, f.Localized[0].PlaceName = txt, f.PlaceName
+			}
+		}
 		f.Relevance = math.Round(m.text*1e4) / 1e4
 		ix.setMatching(&f, m.name, q.Languages)
 		res.Features = append(res.Features, f)
@@ -390,6 +418,11 @@ func (ix *Index) forwardMatches(ctx context.Context, q ForwardQuery, words []str
 	for i, w := range words {
 		qs[i] = qtok{s: w, runes: utf8.RuneCountInString(w), exact: ix.findToken(w)}
 		for _, alt := range sameWords[w] {
+			if t := ix.findToken(alt); t >= 0 {
+				qs[i].same = append(qs[i].same, t)
+			}
+		}
+		if alt, ok := ordinalShort(w); ok {
 			if t := ix.findToken(alt); t >= 0 {
 				qs[i].same = append(qs[i].same, t)
 			}
@@ -550,7 +583,7 @@ func (ix *Index) forwardMatches(ctx context.Context, q ForwardQuery, words []str
 		if !ix.pass(f, &fl) {
 			continue
 		}
-		sum, um, cover := ix.matchName(int(nm), qs, typing)
+		sum, um, cover, alias := ix.matchNameAlias(int(nm), qs, typing)
 		if sum == 0 {
 			continue
 		}
@@ -598,6 +631,10 @@ func (ix *Index) forwardMatches(ctx context.Context, q ForwardQuery, words []str
 		if obscure {
 			score *= scoreObscure
 		}
+		// A word matched as written beats the same word matched through
+		// its abbreviation or expansion: "st louis" finds St. Louis before
+		// Saint-Louis when they are about as important.
+		score -= wAlias * float64(alias)
 		// Relevance counts the name's words the query left out, a little;
 		// an untagged alternate (a historical or colloquial name, a code) is
 		// not the place's name: it matches, but never fully ("sao paulo"
@@ -762,6 +799,23 @@ var sameWords = map[string][]string{
 	"st": {"saint", "sainte", "sankt"}, "saint": {"st"}, "sainte": {"ste", "st"}, "ste": {"sainte"}, "sankt": {"st"},
 	"mt": {"mount", "mont", "monte"}, "mount": {"mt"}, "mont": {"mt"},
 	"ft": {"fort"}, "fort": {"ft"},
+}
+
+// ordinalShort reads a French ordinal written long as its short form:
+// "17eme", "17ieme" (folded from "17ème", "17ième") as "17e".
+func ordinalShort(w string) (string, bool) {
+	i := 0
+	for i < len(w) && w[i] >= '0' && w[i] <= '9' {
+		i++
+	}
+	if i == 0 || i > 3 {
+		return "", false
+	}
+	switch w[i:] {
+	case "eme", "ieme", "em", "me":
+		return w[:i] + "e", true
+	}
+	return "", false
 }
 
 // isAbbreviation reports whether a name is written as an abbreviation or

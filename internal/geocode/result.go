@@ -2,25 +2,37 @@ package geocode
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 
 	"github.com/paulmach/orb"
+	"github.com/tesseramaps/tessera/internal/geocode/textnorm"
+	"golang.org/x/text/unicode/norm"
 )
 
 // displayName returns feature i's name in lang with the language it is in
 // (copied out of the mapped file: results outlive Close): the name in lang,
 // else English, else the default name (language ""). With no language
 // (lang ""), the name in the place's own language, else the default name.
+//
+// The official long form of the default name wins over a shorter name in
+// the place's own language that it extends ("Kempten (Allgäu)", "Halle
+// (Saale)", not "Kempten", "Halle").
 func (ix *Index) displayName(i int, lang string) (string, string) {
-	if lang == "" {
-		if local := ix.localLanguage(i); local != "" {
-			if s := ix.localName(i, local); s != "" {
-				return s, local
+	local := ix.localLanguage(i)
+	if lang == "" && local != "" {
+		if s := ix.localName(i, local); s != "" {
+			if def := ix.str(ix.c.FName[i]); extendsName(def, s) {
+				return strings.Clone(def), ""
 			}
+			return s, local
 		}
 	}
 	if lang != "" {
 		if s := ix.localName(i, lang); s != "" {
+			if def := ix.str(ix.c.FName[i]); lang == local && extendsName(def, s) {
+				return strings.Clone(def), ""
+			}
 			return s, lang
 		}
 		if lang != "en" {
@@ -30,6 +42,72 @@ func (ix *Index) displayName(i int, lang string) (string, string) {
 		}
 	}
 	return strings.Clone(ix.str(ix.c.FName[i])), ""
+}
+
+// extendsName reports whether long is short followed by more words (an
+// official qualifier: "Kempten (Allgäu)" extends "Kempten").
+func extendsName(long, short string) bool {
+	l, s := textnorm.Tokens(long), textnorm.Tokens(short)
+	return len(l) > len(s) && len(s) > 0 && slices.Equal(l[:len(s)], s)
+}
+
+// answerName is the name a forward result is given (see docs/geocoding.md,
+// "Names"), when it is not the display name: without a language,
+// the name that matched when it is an exonym (a name of the place, not its
+// local name: "Munich" for "munich"); with a language the place has no name
+// in, the name that is the whole query ("Breslau"). A query spelling the
+// display name with other diacritics ("Toruń" for the English "Torun")
+// gets its own spelling back.
+func (ix *Index) answerName(m nameMatch, query, lang, display string) (string, bool) {
+	c := &ix.c
+	entry := ix.str(c.NStr[m.name])
+	if isAbbreviation(entry) || textEqual(display, query) {
+		return "", false
+	}
+	if textnorm.Fold(entry) == textnorm.Fold(display) {
+		// The same name but for diacritics or case: the form the query
+		// spelt, else the display form (which keeps them).
+		if textEqual(entry, query) {
+			return strings.Clone(entry), true
+		}
+		return "", false
+	}
+	if shortFormOf(display, entry) {
+		return "", false // "Chamonix" of "Chamonix-Mont-Blanc": the official form
+	}
+	official := c.NFlags[m.name]&nameOfficial != 0
+	tags := c.NLangList[c.NLangStart[m.name]:c.NLangStart[m.name+1]]
+	if lang == "" {
+		if (official || len(tags) > 0) && !slices.Contains(tags, packLang(ix.localLanguage(m.feat))) {
+			return strings.Clone(entry), true
+		}
+		return "", false
+	}
+	if ix.localName(m.feat, lang) == "" && textnorm.Fold(entry) == textnorm.Fold(query) {
+		return strings.Clone(entry), true
+	}
+	return "", false
+}
+
+// shortFormOf reports whether short is long cut short: each of its words
+// begins the word of long at the same place ("Paris 17" of "Paris 17e
+// Arrondissement").
+func shortFormOf(long, short string) bool {
+	l, s := textnorm.Tokens(long), textnorm.Tokens(short)
+	if len(s) == 0 || len(s) > len(l) {
+		return false
+	}
+	for i := range s {
+		if !strings.HasPrefix(l[i], s[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// textEqual compares names letter for letter, case aside.
+func textEqual(a, b string) bool {
+	return strings.EqualFold(norm.NFC.String(strings.TrimSpace(a)), norm.NFC.String(strings.TrimSpace(b)))
 }
 
 // hierarchy returns the context features of i, smallest first.

