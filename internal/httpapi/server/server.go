@@ -457,8 +457,11 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	return errors.Join(err, s.meter.Close(shutCtx))
 }
 
-// Rescan picks up changes in the tiles, maps and fonts directories.
+// Rescan picks up changes in the tiles, maps and fonts directories (with
+// storage_url, after bringing the shared folders in line with the
+// storage, both ways).
 func (s *Server) Rescan(ctx context.Context) error {
+	s.syncShared(ctx)
 	_, err := s.Catalog.Rescan(ctx)
 	fontsErr := s.fonts.Rescan(ctx) // before the maps: their check looks fonts up
 	return errors.Join(err, fontsErr, s.Maps.Scan(ctx))

@@ -42,6 +42,16 @@ func (s *Server) openStorage(ctx context.Context) error {
 	}
 	s.storage = st
 	s.mirror = blob.NewMirror(st, s.cfg.DataDir, s.log)
+	s.syncShared(ctx)
+	return nil
+}
+
+// syncShared brings the shared folders in line with the storage, both
+// ways (at start, and on a rescan: SIGHUP).
+func (s *Server) syncShared(ctx context.Context) {
+	if s.mirror == nil {
+		return
+	}
 	start := time.Now()
 	var up, down int
 	for _, dir := range sharedFolders {
@@ -51,8 +61,7 @@ func (s *Server) openStorage(ctx context.Context) error {
 			s.log.Error("shared storage: folder not synced", "folder", dir, "err", err)
 		}
 	}
-	s.log.Info("shared storage synced", "storage", st.Bucket(), "uploaded", up, "downloaded", down, "elapsed", time.Since(start).Round(time.Millisecond))
-	return nil
+	s.log.Info("shared storage synced", "storage", s.storage.Bucket(), "uploaded", up, "downloaded", down, "elapsed", time.Since(start).Round(time.Millisecond))
 }
 
 // shareTiles uploads the tileset files this node has that the store lacks

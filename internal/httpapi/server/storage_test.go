@@ -153,6 +153,18 @@ func TestNodesShareStorage(t *testing.T) {
 		return r.status == 200 && string(r.body) == second && b.status("/tiles/ponds/0/0/0.pbf") == 200
 	})
 
+	// An icon added on A's disk reaches B through a rescan of each (SIGHUP).
+	os.WriteFile(filepath.Join(a.dir, MapsDir, "city", "icons", "square.svg"), []byte(`<svg xmlns="http://www.w3.org/2000/svg" width="8" height="8"><rect width="8" height="8" fill="#33c"/></svg>`), 0o644)
+	if err := a.srv.Rescan(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.srv.Rescan(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if r := b.do("GET", "/maps/city/sprite.json", nil); r.status != 200 || !bytes.Contains(r.body, []byte(`"square"`)) {
+		t.Errorf("B's sprite after the rescans: %d %s", r.status, r.body)
+	}
+
 	// S3 calls per 1,000 tile requests of the archive read from S3: cold
 	// (every tile new to B), then warm (the same tiles again).
 	var paths []string
