@@ -5,10 +5,13 @@ import (
 	"encoding/binary"
 	"image"
 	"image/color"
+	"image/draw"
 	"math"
 	"math/rand/v2"
 	"slices"
 	"testing"
+
+	"github.com/tesseramaps/tessera/internal/fixtures"
 )
 
 func TestBitWriter(t *testing.T) {
@@ -450,6 +453,26 @@ func TestEncode(t *testing.T) {
 	}
 }
 
+// TestPremultipliedInput: a premultiplied picture (as the renderer makes),
+// at an offset, is converted to straight alpha as image/draw does (to within
+// one level of rounding).
+func TestPremultipliedInput(t *testing.T) {
+	src := testImage(40, 24, true)
+	pre := image.NewRGBA(src.Rect.Add(image.Pt(3, 5)))
+	draw.Draw(pre, pre.Rect, src, image.Point{}, draw.Src)
+	want := image.NewNRGBA(image.Rect(0, 0, 40, 24))
+	draw.Draw(want, want.Rect, pre, pre.Rect.Min, draw.Src)
+	got := toNRGBA(pre)
+	if got.Rect != want.Rect {
+		t.Fatalf("bounds %v, want %v", got.Rect, want.Rect)
+	}
+	for i := range want.Pix {
+		if d := int(got.Pix[i]) - int(want.Pix[i]); d < -1 || d > 1 {
+			t.Fatalf("byte %d (pixel %d): %d, image/draw gives %d", i, i/4, got.Pix[i], want.Pix[i])
+		}
+	}
+}
+
 func TestEncodeRejects(t *testing.T) {
 	for _, r := range []image.Rectangle{image.Rect(0, 0, 0, 10), image.Rect(0, 0, 1<<14+1, 1)} {
 		if _, err := EncodeBytes(image.NewNRGBA(r), Options{}); err == nil {
@@ -471,10 +494,61 @@ func TestCodebookLimits(t *testing.T) {
 	if info.Endpoints > 16 || info.Selectors > 16 {
 		t.Errorf("%d endpoints, %d selectors with limits of 16", info.Endpoints, info.Selectors)
 	}
+	tiny, err := EncodeBytes(img, Options{Endpoints: 1, Selectors: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info, err := Inspect(tiny); err != nil || info.Endpoints > 2 || info.Selectors > 4 {
+		t.Errorf("limits 1/1: %+v, %v (want at most 2 endpoints and 4 selectors)", info, err)
+	}
+	decodeImage(t, tiny)
 	big, _ := EncodeBytes(img, Options{})
 	gs, _ := decodeImage(t, small)
 	gb, _ := decodeImage(t, big)
 	if ps, pb := psnr(img, gs), psnr(img, gb); pb <= ps {
 		t.Errorf("larger codebooks do not raise the PSNR: %.1f vs %.1f dB", pb, ps)
+	}
+}
+
+// TestDecoderAgreesWithTranscoder: the reference transcoder and the
+// decoder of these tests, written from the specification, read the same
+// pixels from our files, for small and default codebooks, a one-colour
+// picture, partial blocks and an alpha slice.
+func TestDecoderAgreesWithTranscoder(t *testing.T) {
+	tr := fixtures.NewBasisTranscoder(t)
+	flat := image.NewNRGBA(image.Rect(0, 0, 64, 64))
+	for i := range flat.Pix {
+		flat.Pix[i] = []uint8{0x12, 0x9a, 0xe0, 0xff}[i%4]
+	}
+	cases := []struct {
+		name string
+		img  *image.NRGBA
+		opt  Options
+	}{
+		{"default", testImage(128, 128, false), Options{}},
+		{"smallest codebooks", testImage(64, 64, false), Options{Endpoints: 1, Selectors: 1}},
+		{"one colour", flat, Options{}},
+		{"alpha, odd size", testImage(45, 21, true), Options{Endpoints: 32, Selectors: 32}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			data, err := EncodeBytes(c.img, c.opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ours, info := decodeImage(t, data)
+			ref := tr.Transcode(t, data)
+			if ref.Rect != ours.Rect {
+				t.Fatalf("transcoder %v, ours %v", ref.Rect, ours.Rect)
+			}
+			for i := range ours.Pix {
+				if info.AlphaSlice == 0 && i%4 == 3 {
+					continue
+				}
+				if ours.Pix[i] != ref.Pix[i] {
+					t.Fatalf("pixel %d channel %d: ours %d, transcoder %d", i/4, i%4, ours.Pix[i], ref.Pix[i])
+				}
+			}
+		})
 	}
 }

@@ -32,7 +32,8 @@ const (
 // Options tune the encoder.
 type Options struct {
 	// Endpoints and Selectors cap the codebooks (DefaultEndpoints and
-	// DefaultSelectors when zero). Larger codebooks keep more detail and
+	// DefaultSelectors when zero; at least 2 and 4, at most 16384 and
+	// 16319, the format's bounds). Larger codebooks keep more detail and
 	// make larger files.
 	Endpoints, Selectors int
 }
@@ -72,8 +73,8 @@ func EncodeBytes(img image.Image, opt Options) ([]byte, error) {
 	if opt.Selectors <= 0 {
 		opt.Selectors = DefaultSelectors
 	}
-	opt.Endpoints = min(opt.Endpoints, 1<<14)
-	opt.Selectors = min(opt.Selectors, 1<<14-selectorHistorySize-1)
+	opt.Endpoints = min(max(opt.Endpoints, 2), 1<<14)
+	opt.Selectors = min(max(opt.Selectors, 4), 1<<14-selectorHistorySize-1)
 	px := toNRGBA(img)
 	alpha := false
 	for i := 3; i < len(px.Pix) && !alpha; i += 4 {
@@ -123,6 +124,27 @@ func toNRGBA(img image.Image) *image.NRGBA {
 	}
 	b := img.Bounds()
 	out := image.NewNRGBA(image.Rect(0, 0, b.Dx(), b.Dy()))
+	if m, ok := img.(*image.RGBA); ok {
+		// The renderer's premultiplied pictures, converted row by row.
+		for y := 0; y < b.Dy(); y++ {
+			src := m.Pix[m.PixOffset(b.Min.X, b.Min.Y+y):][:4*b.Dx()]
+			dst := out.Pix[y*out.Stride:][:4*b.Dx()]
+			for i := 0; i < len(src); i += 4 {
+				a := uint32(src[i+3])
+				switch a {
+				case 255:
+					copy(dst[i:i+4], src[i:i+4])
+				case 0:
+				default:
+					for c := 0; c < 3; c++ {
+						dst[i+c] = uint8(min(255, (uint32(src[i+c])*255+a/2)/a))
+					}
+					dst[i+3] = uint8(a)
+				}
+			}
+		}
+		return out
+	}
 	draw.Draw(out, out.Rect, img, b.Min, draw.Src)
 	return out
 }
