@@ -30,16 +30,44 @@ type Grid struct {
 	// NoData marks missing values (NaN values are missing too).
 	NoData    float32
 	HasNoData bool
+	// Mercator tells that X0, DX, Y0, DY are web mercator (EPSG:3857)
+	// metres: a point is sampled at its projected position.
+	Mercator bool
+}
+
+// mercatorR is the sphere radius of web mercator, metres.
+const mercatorR = 6378137
+
+// toMercator projects a longitude and latitude to web mercator metres.
+func toMercator(lon, lat float64) (x, y float64) {
+	return lon * math.Pi / 180 * mercatorR, math.Log(math.Tan(math.Pi/4+lat*math.Pi/360)) * mercatorR
+}
+
+// fromMercator is the inverse of toMercator.
+func fromMercator(x, y float64) (lon, lat float64) {
+	return x / mercatorR * 180 / math.Pi, (2*math.Atan(math.Exp(y/mercatorR)) - math.Pi/2) * 180 / math.Pi
 }
 
 // Res is the grid's resolution: the larger of its node spacings, degrees.
-func (g *Grid) Res() float64 { return max(math.Abs(g.DX), math.Abs(g.DY)) }
+// A web mercator grid's spacing is converted at the equator (its finest).
+func (g *Grid) Res() float64 {
+	r := max(math.Abs(g.DX), math.Abs(g.DY))
+	if g.Mercator {
+		return r / mercatorR * 180 / math.Pi
+	}
+	return r
+}
 
 // Bounds is the extent of the grid's nodes: west, south, east, north.
 func (g *Grid) Bounds() [4]float64 {
+	x0, y0 := g.X0, g.Y0
 	x1 := g.X0 + float64(g.W-1)*g.DX
 	y1 := g.Y0 + float64(g.H-1)*g.DY
-	return [4]float64{min(g.X0, x1), min(g.Y0, y1), max(g.X0, x1), max(g.Y0, y1)}
+	if g.Mercator {
+		x0, y0 = fromMercator(x0, y0)
+		x1, y1 = fromMercator(x1, y1)
+	}
+	return [4]float64{min(x0, x1), min(y0, y1), max(x0, x1), max(y0, y1)}
 }
 
 func (g *Grid) missing(v float32) bool {
@@ -61,6 +89,9 @@ func (g *Grid) Node(col, row int) (float64, bool) {
 func (g *Grid) Sample(lon, lat float64) (float64, bool) {
 	if g.W < 2 || g.H < 2 || math.IsNaN(lon) || math.IsNaN(lat) {
 		return 0, false
+	}
+	if g.Mercator {
+		lon, lat = toMercator(lon, lat)
 	}
 	// Rows.
 	v := (lat - g.Y0) / g.DY

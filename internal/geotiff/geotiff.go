@@ -1,5 +1,7 @@
 // Package geotiff reads GeoTIFF images: the pixels through
-// golang.org/x/image/tiff, and the georeferencing from the GeoTIFF tags of
+// golang.org/x/image/tiff (Decode), or, for single-band grids of integer or
+// floating-point samples such as elevation models, by its own strip and tile
+// reader (DecodeBand), and the georeferencing from the GeoTIFF tags of
 // the first image directory (ModelPixelScale and ModelTiepoint, or a
 // ModelTransformation without rotation, and the GeoKeyDirectory naming the
 // coordinate system). Only north-up images in EPSG:4326 (longitude and
@@ -82,6 +84,22 @@ type Limits struct {
 	MaxPixels int64
 }
 
+// maxPixels is the bound on an image's pixels.
+func (lim Limits) maxPixels() int64 {
+	if lim.MaxPixels <= 0 {
+		return DefaultMaxPixels
+	}
+	return lim.MaxPixels
+}
+
+// check refuses an image larger than the limits.
+func (lim Limits) check(info Info) error {
+	if int64(info.Width)*int64(info.Height) > lim.maxPixels() {
+		return fmt.Errorf("%w: %dx%d pixels is more than the limit of %d pixels", ErrFormat, info.Width, info.Height, lim.maxPixels())
+	}
+	return nil
+}
+
 // DefaultMaxPixels is the default bound on an image's pixels (about 1 GB
 // of memory at 16 bytes per pixel in the worst case).
 const DefaultMaxPixels = 64 << 20
@@ -117,12 +135,8 @@ func Decode(r io.ReaderAt, size int64, lim Limits) (*Image, error) {
 	if err != nil {
 		return nil, err
 	}
-	maxPx := lim.MaxPixels
-	if maxPx <= 0 {
-		maxPx = DefaultMaxPixels
-	}
-	if int64(info.Width)*int64(info.Height) > maxPx {
-		return nil, fmt.Errorf("%w: %dx%d pixels is more than the limit of %d pixels", ErrFormat, info.Width, info.Height, maxPx)
+	if err := lim.check(info); err != nil {
+		return nil, err
 	}
 	img, err := tiff.Decode(io.NewSectionReader(r, 0, size))
 	if err != nil {
@@ -144,6 +158,8 @@ func Decode(r io.ReaderAt, size int64, lim Limits) (*Image, error) {
 type tagSet struct {
 	nums map[int][]float64
 	text map[int]string
+	// bo is the file's byte order.
+	bo binary.ByteOrder
 }
 
 func (t tagSet) first(tag int) float64 {
@@ -158,6 +174,9 @@ var interesting = map[int]int{
 	tagImageWidth: 1, tagImageLength: 1,
 	tagModelPixelScale: 3, tagModelTiepoint: 6 * 1024, tagModelTransformation: 16,
 	tagGeoKeyDirectory: 4 + 4*1024, tagGDALNoData: 256,
+	tagBitsPerSample: 64, tagCompression: 1, tagSamplesPerPixel: 1, tagPlanarConfig: 1, tagPredictor: 1, tagSampleFormat: 64,
+	tagRowsPerStrip: 1, tagTileWidth: 1, tagTileLength: 1,
+	tagStripOffsets: maxBlocks, tagStripByteCounts: maxBlocks, tagTileOffsets: maxBlocks, tagTileByteCounts: maxBlocks,
 }
 
 // typeSizes gives the byte size of each TIFF field type (0: unknown).
@@ -206,7 +225,7 @@ func readTags(r io.ReaderAt, size int64) (tagSet, error) {
 	if err != nil {
 		return tagSet{}, err
 	}
-	tags := tagSet{nums: map[int][]float64{}, text: map[int]string{}}
+	tags := tagSet{nums: map[int][]float64{}, text: map[int]string{}, bo: bo}
 	for i := 0; i < n; i++ {
 		e := entries[12*i : 12*i+12]
 		tag, typ, count := int(bo.Uint16(e)), int(bo.Uint16(e[2:])), int64(bo.Uint32(e[4:]))
