@@ -415,7 +415,79 @@ func quantize(blocks []block, maxEP, maxSel int) codebooks {
 		}
 		selIndex[i] = bj
 	})
+	refineEndpoints(blocks, eps, sels, epIndex, selIndex, selByKey)
 	return compact(codebooks{endpoints: eps, selectors: sels, epIndex: epIndex, selIndex: selIndex})
+}
+
+// refineEndpoints moves each endpoint to the base colour and table that
+// code its blocks, under their chosen selectors, with the least error (the
+// least-squares base of each table, rounded, then measured with clamping),
+// then gives each block the selector entry ideal under the moved endpoint
+// when the codebook has it. An endpoint only moves when its blocks' error
+// falls, so the picture never gets worse.
+func refineEndpoints(blocks []block, eps []endpoint, sels []selector, epIndex, selIndex []int, selByKey map[uint32]int) {
+	members := make([][]int, len(eps))
+	for i, j := range epIndex {
+		members[j] = append(members[j], i)
+	}
+	clusterErr := func(e endpoint, bs []int) int64 {
+		cols := e.colors()
+		var total int64
+		for _, i := range bs {
+			s := &sels[selIndex[i]]
+			for p := range blocks[i] {
+				c := cols[s[p]]
+				for ch := 0; ch < 3; ch++ {
+					d := int64(blocks[i][p][ch]) - int64(c[ch])
+					total += d * d
+				}
+			}
+		}
+		return total
+	}
+	moved := make([]bool, len(eps))
+	parallel(len(eps), func(j int) {
+		bs := members[j]
+		if len(bs) == 0 {
+			return
+		}
+		best, bestErr := eps[j], clusterErr(eps[j], bs)
+		for t := range intenTables {
+			var sum [3]int64
+			for _, i := range bs {
+				s := &sels[selIndex[i]]
+				for p := range blocks[i] {
+					m := int64(intenTables[t][s[p]])
+					for ch := 0; ch < 3; ch++ {
+						sum[ch] += int64(blocks[i][p][ch]) - m
+					}
+				}
+			}
+			n := float64(16 * len(bs))
+			var e endpoint
+			e.t = uint8(t)
+			for ch := 0; ch < 3; ch++ {
+				v := float64(sum[ch]) / n
+				e.c[ch] = uint8(min(31, max(0, math.Round(v*31/255))))
+			}
+			if err := clusterErr(e, bs); err < bestErr {
+				best, bestErr = e, err
+			}
+		}
+		if best != eps[j] {
+			eps[j] = best
+			moved[j] = true
+		}
+	})
+	parallel(len(blocks), func(i int) {
+		if !moved[epIndex[i]] {
+			return
+		}
+		ideal, _ := bestSelectors(&blocks[i], eps[epIndex[i]])
+		if k, ok := selByKey[ideal.key()]; ok {
+			selIndex[i] = k
+		}
+	})
 }
 
 // parallel calls f(0..n-1) on every core, in chunks.

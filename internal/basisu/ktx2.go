@@ -40,8 +40,8 @@ type Options struct {
 
 // Default codebook sizes, chosen on rendered map tiles (docs/benchmarks.md).
 const (
-	DefaultEndpoints = 512
-	DefaultSelectors = 384
+	DefaultEndpoints = 1024
+	DefaultSelectors = 768
 )
 
 // ErrImage is wrapped when an image cannot be encoded.
