@@ -21,7 +21,7 @@ import (
 // wImportance times its importance (type, population, capital rank) plus,
 // with proximity, wProximity times a closeness term.
 const (
-	wImportance = 0.35
+	wImportance = 0.42
 	wProximity  = 0.4
 	wLanguage   = 0.02
 	// wAlias lowers the score per query word matched through a word
@@ -52,7 +52,8 @@ const (
 	scoreFuzzy1Shrt = 0.76
 	scoreFuzzy2     = 0.62
 	scoreContext    = 0.95
-	scoreAlternate  = 0.96 // factor of untagged alternate names (GeoNames alternatenames) and English ones
+	scoreAlternate  = 0.96 // factor of names in a language (English, or any when none is requested)
+	scoreUntagged   = 0.92 // factor of untagged alternate names (GeoNames alternatenames)
 	scoreForeign    = 0.88 // factor of names in a language other than the requested one
 	scoreObscure    = 0.85 // factor of abbreviations among the untagged alternates
 
@@ -647,9 +648,15 @@ func (ix *Index) forwardMatches(ctx context.Context, q ForwardQuery, words []str
 		if inLang {
 			score += wLanguage
 		}
+		// A place's own names first: its main name, then its names in a
+		// language (any, without a requested one), then its untagged
+		// alternates (historical, colloquial), which outrank another
+		// place's main name only when that place is far less important.
 		switch {
-		case c.NFlags[nm]&nameOfficial != 0 || inLang:
-		case len(tags) == 0 || slices.Contains(tags, langEnglish):
+		case official || inLang:
+		case len(tags) == 0:
+			score *= scoreUntagged
+		case langCode == 0 || slices.Contains(tags, langEnglish):
 			score *= scoreAlternate
 		default:
 			score *= scoreForeign

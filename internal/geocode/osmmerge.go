@@ -109,6 +109,11 @@ func addFeatures(existing []*bfeat, in []sources.Feature, countryIdx map[string]
 				f.covers = append(f.covers, i)
 			}
 		}
+		if typ == TypePostalCode && len(sf.Covers) == 0 {
+			// A code without the list of places it serves (a US ZIP)
+			// serves the localities about its center.
+			f.covers = lf.within(orb.Point{f.lon, f.lat}, f.country, postcodeCoverKM)
+		}
 		if typ > TypeRegion {
 			l := -1
 			if sf.Locality != "" {
@@ -197,6 +202,16 @@ const dedupeKM = 10.0
 // within km of p.
 func (lf *localityFinder) hasNamesake(p orb.Point, name string, km float64) bool {
 	fold := textnorm.Fold(name)
+	found := false
+	lf.around(p, func(i int, l *bfeat) {
+		found = found || haversineKM(p, orb.Point{l.lon, l.lat}) <= km && textnorm.Fold(l.name) == fold
+	})
+	return found
+}
+
+// around calls fn with the localities filed in p's grid cell and the eight
+// around it.
+func (lf *localityFinder) around(p orb.Point, fn func(i int, l *bfeat)) {
 	cell := gridCellOf(p[0], p[1])
 	cx, cy := cell%gridW, cell/gridW
 	for dy := -1; dy <= 1; dy++ {
@@ -206,14 +221,26 @@ func (lf *localityFinder) hasNamesake(p orb.Point, name string, km float64) bool
 				continue
 			}
 			for _, i := range lf.grid[y*gridW+x] {
-				l := lf.feats[i]
-				if haversineKM(p, orb.Point{l.lon, l.lat}) <= km && textnorm.Fold(l.name) == fold {
-					return true
-				}
+				fn(i, lf.feats[i])
 			}
 		}
 	}
-	return false
+}
+
+// postcodeCoverKM is how near a locality must lie to the center of a postal
+// code that does not list its places to count as served by it.
+const postcodeCoverKM = 4.0
+
+// within returns the localities of country (any when country < 0) within
+// km of p (km at most a grid cell).
+func (lf *localityFinder) within(p orb.Point, country int, km float64) []int {
+	var out []int
+	lf.around(p, func(i int, l *bfeat) {
+		if (country < 0 || l.country == country) && haversineKM(p, orb.Point{l.lon, l.lat}) <= km {
+			out = append(out, i)
+		}
+	})
+	return out
 }
 
 // localityFinder finds the nearest locality of a country at build time.
@@ -237,31 +264,20 @@ func newLocalityFinder(feats []*bfeat) *localityFinder {
 // country < 0) within reverseLocalityKM of p, or -1.
 func (lf *localityFinder) nearest(p orb.Point, country int) int {
 	best, bestD := -1, math.Inf(1)
-	cell := gridCellOf(p[0], p[1])
-	cx, cy := cell%gridW, cell/gridW
-	for dy := -1; dy <= 1; dy++ {
-		for dx := -1; dx <= 1; dx++ {
-			x, y := (cx+dx+gridW)%gridW, cy+dy
-			if y < 0 || y >= gridH {
-				continue
-			}
-			for _, i := range lf.grid[y*gridW+x] {
-				l := lf.feats[i]
-				if country >= 0 && l.country != country {
-					continue
-				}
-				d := haversineKM(p, orb.Point{l.lon, l.lat})
-				if d > reverseLocalityKM {
-					continue
-				}
-				// As likeliestLocality: distance relative to a radius
-				// growing with population.
-				if v := d / (1 + math.Sqrt(float64(l.pop))/100); v < bestD {
-					best, bestD = i, v
-				}
-			}
+	lf.around(p, func(i int, l *bfeat) {
+		if country >= 0 && l.country != country {
+			return
 		}
-	}
+		d := haversineKM(p, orb.Point{l.lon, l.lat})
+		if d > reverseLocalityKM {
+			return
+		}
+		// As likeliestLocality: distance relative to a radius growing
+		// with population.
+		if v := d / (1 + math.Sqrt(float64(l.pop))/100); v < bestD {
+			best, bestD = i, v
+		}
+	})
 	return best
 }
 

@@ -141,3 +141,45 @@ func TestReverseLocalNames(t *testing.T) {
 		}
 	}
 }
+
+// TestPostcodeQualifier: a postal code among the query's words counts as
+// matched for the places it serves (France: its communes; US ZIPs: the
+// localities about its center), and alone it finds the postal code.
+func TestPostcodeQualifier(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: needs the real index")
+	}
+	ix := openRealIndex(t)
+	for _, tc := range []struct{ query, text, typ string }{
+		{"lyon 69003", "Lyon", "locality"},
+		{"69003 lyon", "Lyon", "locality"},
+		{"nantes 44000", "Nantes", "locality"},
+		{"beverly hills 90210", "Beverly Hills", "locality"},
+		{"69003", "69003", "postal_code"},
+		{"90210", "90210", "postal_code"},
+	} {
+		res, err := ix.Forward(context.Background(), ForwardQuery{Text: tc.query, Limit: 3})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res.Features) == 0 {
+			t.Errorf("%q: nothing", tc.query)
+			continue
+		}
+		f := res.Features[0]
+		if f.Text != tc.text || f.PlaceType[0] != tc.typ || f.Relevance < 0.99 {
+			t.Errorf("%q: first %q (%s, relevance %.3f), want %q (%s) matching the whole query", tc.query, f.Text, f.PlaceType[0], f.Relevance, tc.text, tc.typ)
+		}
+	}
+	// Without the code the city is found too, but the code is what makes
+	// a namesake elsewhere lose: Lyon's code does not qualify Lyons, NY.
+	res, err := ix.Forward(context.Background(), ForwardQuery{Text: "lyons 69003", Limit: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range res.Features {
+		if f.Properties.CountryCode == "us" && f.Relevance >= 0.99 {
+			t.Errorf("a French code qualifies %s", f.PlaceName)
+		}
+	}
+}
