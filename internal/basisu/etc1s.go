@@ -25,16 +25,6 @@ var intenTables = [8][4]int32{
 // block is the pixels of one 4x4 block, row by row: red, green, blue.
 type block [16][3]uint8
 
-// flat reports whether all pixels of b are the same.
-func (b *block) flat() bool {
-	for i := 1; i < 16; i++ {
-		if b[i] != b[0] {
-			return false
-		}
-	}
-	return true
-}
-
 // endpoint is an ETC1S block endpoint: a 5:5:5 base colour and an intensity
 // table.
 type endpoint struct {
