@@ -22,6 +22,9 @@ type Object struct {
 	Key      string
 	Size     int64
 	Modified time.Time
+	// ETag names the object's version (S3's ETag; size and modification
+	// time for Local).
+	ETag string
 }
 
 // Files is a place for whole files by key: the shared copy of a data
@@ -104,7 +107,7 @@ func (s *S3) Stat(ctx context.Context, key string) (Object, error) {
 	if err != nil {
 		return Object{}, fmt.Errorf("s3: stat %s: %w", key, s.classify(err))
 	}
-	return Object{Key: key, Size: aws.ToInt64(out.ContentLength), Modified: aws.ToTime(out.LastModified)}, nil
+	return Object{Key: key, Size: aws.ToInt64(out.ContentLength), Modified: aws.ToTime(out.LastModified), ETag: aws.ToString(out.ETag)}, nil
 }
 
 // List implements Files.
@@ -132,7 +135,7 @@ func (s *S3) object(o types.Object) Object {
 	if s.prefix != "" {
 		k = strings.TrimPrefix(k, s.prefix+"/")
 	}
-	return Object{Key: k, Size: aws.ToInt64(o.Size), Modified: aws.ToTime(o.LastModified)}
+	return Object{Key: k, Size: aws.ToInt64(o.Size), Modified: aws.ToTime(o.LastModified), ETag: aws.ToString(o.ETag)}
 }
 
 // Ping implements Files: the bucket answers a HeadBucket.
@@ -181,7 +184,7 @@ func (l *Local) Stat(_ context.Context, key string) (Object, error) {
 	if err != nil {
 		return Object{}, fmt.Errorf("local store: %w", err)
 	}
-	return Object{Key: key, Size: st.Size(), Modified: st.ModTime()}, nil
+	return localObject(key, st), nil
 }
 
 // List implements Files.
@@ -207,7 +210,7 @@ func (l *Local) List(_ context.Context, prefix string) ([]Object, error) {
 		if err != nil {
 			return err
 		}
-		out = append(out, Object{Key: key, Size: info.Size(), Modified: info.ModTime()})
+		out = append(out, localObject(key, info))
 		return nil
 	})
 	if err != nil {
@@ -222,4 +225,9 @@ func (l *Local) Ping(context.Context) error {
 		return fmt.Errorf("local store: %w", err)
 	}
 	return nil
+}
+
+// localObject describes a file of a Local store.
+func localObject(key string, info fs.FileInfo) Object {
+	return Object{Key: key, Size: info.Size(), Modified: info.ModTime(), ETag: fmt.Sprintf("%x-%x", info.Size(), info.ModTime().UnixNano())}
 }

@@ -2,6 +2,7 @@ package blob
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -9,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -19,10 +21,32 @@ import (
 //
 // A nil *Mirror is a node without shared storage: every method does
 // nothing, so callers need not ask.
+//
+// Which copy is which version: the mirror remembers, in a hidden file of
+// the directory (VersionsFile), the store's ETag of each file it copied
+// and the size and modification time the local copy had then. A local
+// file unchanged since is that version: it is the same as the object when
+// the ETags are, and older otherwise (another node replaced it). A file
+// the mirror does not know, or changed here since, is compared by size
+// and modification time, the newer side winning.
 type Mirror struct {
 	files Files
 	dir   string
 	log   *slog.Logger
+
+	mu       sync.Mutex
+	versions map[string]localVersion
+}
+
+// VersionsFile is the mirror's record of the versions it copied, in the
+// directory.
+const VersionsFile = ".shared-versions.json"
+
+// localVersion is the version of a local copy when it was copied.
+type localVersion struct {
+	ETag    string `json:"etag"`
+	Size    int64  `json:"size"`
+	ModNano int64  `json:"mod"`
 }
 
 // NewMirror mirrors dir into files.
@@ -30,8 +54,78 @@ func NewMirror(files Files, dir string, log *slog.Logger) *Mirror {
 	if log == nil {
 		log = slog.Default()
 	}
-	return &Mirror{files: files, dir: dir, log: log}
+	m := &Mirror{files: files, dir: dir, log: log, versions: map[string]localVersion{}}
+	if b, err := os.ReadFile(filepath.Join(dir, VersionsFile)); err == nil {
+		if err := json.Unmarshal(b, &m.versions); err != nil {
+			log.Warn("shared storage: the record of versions is unreadable; comparing by time", "err", err)
+			m.versions = map[string]localVersion{}
+		}
+	}
+	return m
 }
+
+// remember records that the local file p (now as info says) is the
+// object's version etag, and saves the record.
+func (m *Mirror) remember(rel, p, etag string) {
+	info, err := os.Stat(p)
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if err != nil || etag == "" {
+		delete(m.versions, rel)
+	} else {
+		m.versions[rel] = localVersion{ETag: etag, Size: info.Size(), ModNano: info.ModTime().UnixNano()}
+	}
+	b, err := json.Marshal(m.versions)
+	if err != nil {
+		return
+	}
+	tmp := filepath.Join(m.dir, fmt.Sprintf(".%s.tmp-%d", VersionsFile, time.Now().UnixNano()))
+	if err := os.WriteFile(tmp, b, 0o644); err != nil {
+		return // the directory was deleted: the cache is gone, the record with it
+	}
+	if err := os.Rename(tmp, filepath.Join(m.dir, VersionsFile)); err != nil {
+		os.Remove(tmp)
+	}
+}
+
+// Which way a file is copied.
+const (
+	keep = iota
+	upload
+	download
+)
+
+// decide says which way the file rel goes, given the local file (info, nil
+// when absent) and the object (nil when absent).
+func (m *Mirror) decide(rel string, info fs.FileInfo, o *Object) int {
+	switch {
+	case info == nil && o == nil:
+		return keep
+	case o == nil:
+		return upload
+	case info == nil:
+		return download
+	}
+	m.mu.Lock()
+	v, known := m.versions[rel]
+	m.mu.Unlock()
+	if known && v.Size == info.Size() && v.ModNano == info.ModTime().UnixNano() {
+		if v.ETag == o.ETag {
+			return keep
+		}
+		return download // unchanged here, replaced in the store
+	}
+	switch {
+	case o.Size == info.Size() && sameTime(o.Modified, info.ModTime()):
+		return keep
+	case info.ModTime().After(o.Modified):
+		return upload
+	}
+	return download
+}
+
+// Dir returns the mirrored directory.
+func (m *Mirror) Dir() string { return m.dir }
 
 // Files returns the store behind the mirror (nil for a nil mirror).
 func (m *Mirror) Files() Files {
@@ -101,8 +195,11 @@ func (m *Mirror) Sync(ctx context.Context, rel string, opts SyncOptions) (up, do
 	}
 	var errs []error
 	for key, info := range local {
-		o, ok := remote[key]
-		if ok && (o.Size == info.Size() && sameTime(o.Modified, info.ModTime()) || !info.ModTime().After(o.Modified)) {
+		var o *Object
+		if r, ok := remote[key]; ok {
+			o = &r
+		}
+		if m.decide(key, info, o) != upload {
 			continue
 		}
 		if err := m.Push(ctx, key); err != nil {
@@ -113,8 +210,11 @@ func (m *Mirror) Sync(ctx context.Context, rel string, opts SyncOptions) (up, do
 	}
 	if !opts.UploadOnly {
 		for key, o := range remote {
-			info, ok := local[key]
-			if ok && (o.Size == info.Size() && sameTime(o.Modified, info.ModTime()) || info.ModTime().After(o.Modified)) {
+			var info fs.FileInfo
+			if l, ok := local[key]; ok {
+				info = l
+			}
+			if m.decide(key, info, &o) != download {
 				continue
 			}
 			if err := m.fetch(ctx, key, o); err != nil {
@@ -158,6 +258,7 @@ func (m *Mirror) PushFile(ctx context.Context, rel, path string) error {
 		return fmt.Errorf("share %s: %w", rel, err)
 	}
 	_ = os.Chtimes(path, o.Modified, o.Modified)
+	m.remember(rel, path, o.ETag)
 	return nil
 }
 
@@ -180,7 +281,11 @@ func (m *Mirror) Fetch(ctx context.Context, rel string) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	if info, err := os.Stat(filepath.Join(m.dir, filepath.FromSlash(rel))); err == nil && info.Size() == o.Size && sameTime(info.ModTime(), o.Modified) {
+	var info fs.FileInfo
+	if st, err := os.Stat(filepath.Join(m.dir, filepath.FromSlash(rel))); err == nil {
+		info = st
+	}
+	if m.decide(rel, info, &o) != download {
 		return true, nil
 	}
 	return true, m.fetch(ctx, rel, o)
@@ -202,6 +307,7 @@ func (m *Mirror) fetch(ctx context.Context, rel string, o Object) error {
 		os.Remove(tmp)
 		return fmt.Errorf("fetch %s: %w", rel, err)
 	}
+	m.remember(rel, dst, o.ETag)
 	return nil
 }
 

@@ -105,6 +105,23 @@ func testMirror(t *testing.T, open func(t *testing.T) (Files, *Calls)) {
 		t.Fatalf("B style %q", got)
 	}
 
+	// Replaced again at once with as many bytes (the same size, likely
+	// the same second): the versions record tells B's copy is the older.
+	write(t, filepath.Join(a, "maps/world/style.json"), `{"version":8,"name":"neW"}`)
+	if err := ma.Push(ctx, "maps/world/style.json"); err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := mb.Fetch(ctx, "maps/world/style.json"); !ok || err != nil {
+		t.Fatalf("fetch the replaced style: %v %v", ok, err)
+	}
+	if got := read(t, filepath.Join(b, "maps/world/style.json")); got != `{"version":8,"name":"neW"}` {
+		t.Fatalf("B style after a same-size replacement %q", got)
+	}
+	// A new mirror of B's directory reads the record back.
+	if up, down, err := NewMirror(files, b, nil).Sync(ctx, "maps", SyncOptions{}); err != nil || up+down != 0 {
+		t.Fatalf("sync by a new mirror: up %d down %d err %v", up, down, err)
+	}
+
 	// Fetch of one file, present or not; UploadOnly downloads nothing.
 	os.RemoveAll(filepath.Join(b, "fonts"))
 	if ok, err := mb.Fetch(ctx, "fonts/Noto/0-255.pbf"); !ok || err != nil {

@@ -128,6 +128,9 @@ type Shared interface {
 	Put(ctx context.Context, name, path string) error
 	// Remove deletes the tiles file name.
 	Remove(ctx context.Context, name string) error
+	// Refresh brings this node's copy of the tiles file name, when it has
+	// one, in line with the shared one (another node replaced it).
+	Refresh(ctx context.Context, name string) error
 }
 
 // Extensions are the file extensions scanned in the tiles directory.

@@ -281,10 +281,14 @@ func (c *Catalog) ReplaceFile(ctx context.Context, id, tmpPath, ext string) (*En
 	if err := c.moveChecked(ctx, rec, tmpPath, dest); err != nil {
 		return nil, err
 	}
-	if rec.Source != old.Tileset.Source {
+	// With a shared copy the other nodes hear of a replacement by the
+	// same name too (the record's change time moves), and reopen it.
+	if rec.Source != old.Tileset.Source || c.shared != nil {
 		if rec, err = c.db.UpdateTilesetSource(ctx, rec.ID, rec.Source); err != nil {
 			return nil, err
 		}
+	}
+	if rec.Source != old.Tileset.Source {
 		if err := os.Remove(oldPath); err != nil && !errors.Is(err, os.ErrNotExist) {
 			c.log.Warn("remove the replaced tileset file", "file", oldPath, "err", err)
 		}

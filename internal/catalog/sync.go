@@ -73,6 +73,14 @@ func (c *Catalog) applyRecord(ctx context.Context, entries map[string]*Entry, id
 		delete(entries, id)
 	case known && sameRecord(e.Tileset, rec):
 		return false
+	case known && c.shared != nil && rec.Storage == store.StorageFile && e.Tileset.Source == rec.Source && e.Tileset.Changed != rec.Changed:
+		// The file may have been replaced by another node: this node's
+		// copy is brought in line, and the tileset reopened.
+		if err := c.shared.Refresh(ctx, rec.Source); err != nil {
+			c.log.Error("refresh the shared tileset file", "file", rec.Source, "err", err)
+		}
+		retire(e.Reader)
+		entries[id] = c.openRecord(ctx, rec)
 	case known && e.Tileset.Source == rec.Source && e.Storage == rec.Storage:
 		ne := *e
 		ne.Tileset = rec

@@ -86,6 +86,16 @@ func (t sharedTiles) Remove(ctx context.Context, name string) error {
 	return t.m.Remove(ctx, TilesDir+"/"+name)
 }
 
+// Refresh implements catalog.Shared: a cached copy is downloaded again
+// when the shared one is another version.
+func (t sharedTiles) Refresh(ctx context.Context, name string) error {
+	if missing(filepath.Join(t.m.Dir(), TilesDir, name)) {
+		return nil // read from the storage: reopening reads the new one
+	}
+	_, err := t.m.Fetch(ctx, TilesDir+"/"+name)
+	return err
+}
+
 // catalogShared is the catalog's shared copy of the tiles folder (nil
 // without storage_url).
 func (s *Server) catalogShared() catalog.Shared {

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -93,7 +94,8 @@ func TestNodesShareStorage(t *testing.T) {
 		os.MkdirAll(filepath.Join(c.DataDir, FontsDir), 0o755)
 		os.WriteFile(filepath.Join(c.DataDir, FontsDir, "OpenSans-Regular.ttf"), data, 0o644)
 	})
-	if r, _ := a.ingestFile("parks.geojson", []byte(parksGeoJSON)); r.status != 200 {
+	r, parks := a.ingestFile("parks.geojson", []byte(parksGeoJSON))
+	if r.status != 200 {
 		t.Fatalf("ingest geojson: %d %s", r.status, r.body)
 	}
 	grid := filepath.Join(t.TempDir(), "grid.pmtiles")
@@ -151,6 +153,32 @@ func TestNodesShareStorage(t *testing.T) {
 	await(t, time.Second, "the new dataset on B", func() bool {
 		r := b.do("GET", "/data/ponds/features.json", nil)
 		return r.status == 200 && string(r.body) == second && b.status("/tiles/ponds/0/0/0.pbf") == 200
+	})
+
+	// The parks tileset replaced through A (the account API's dataset
+	// ingest, same file name): B reopens it, with its new features.
+	moved := strings.ReplaceAll(parksGeoJSON, "2.3", "3.3")
+	secret := a.serviceToken("data")
+	cr := a.account("POST", "/datasets/"+parks.DocumentID+"/ingest", secret, map[string]any{"filename": "parks.geojson", "size": len(moved), "supported_upload_types": []string{"resumable"}})
+	v := decodeJSON[ingestView](t, cr.body)
+	if cr.status != 200 {
+		t.Fatalf("replace: %d %s", cr.status, cr.body)
+	}
+	if status, _, body := plainPut(t, v.UploadURL, []byte(moved)); status != 200 {
+		t.Fatalf("upload: %d %s", status, body)
+	}
+	a.account("POST", "/datasets/ingest/"+v.ID+"/process", secret, nil)
+	if v = a.awaitIngest(secret, v.ID); v.State != "completed" {
+		t.Fatalf("replace %+v", v)
+	}
+	const movedTile = "/tiles/parks/10/521/352.pbf" // where 3.3 E falls, empty before
+	if a.status(movedTile) != 200 {
+		t.Fatalf("A %s: %d", movedTile, a.status(movedTile))
+	}
+	await(t, time.Second, "the replaced tileset on B", func() bool {
+		f := b.do("GET", "/data/parks/features.json", nil)
+		tile, want := b.do("GET", movedTile, nil), a.do("GET", movedTile, nil)
+		return f.status == 200 && string(f.body) == moved && tile.status == 200 && bytes.Equal(tile.body, want.body)
 	})
 
 	// An icon added on A's disk reaches B through a rescan of each (SIGHUP).
