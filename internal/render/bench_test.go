@@ -11,6 +11,7 @@ import (
 	"github.com/tesseramaps/tessera/internal/cpuslots"
 	"github.com/tesseramaps/tessera/internal/fixtures"
 	"github.com/tesseramaps/tessera/internal/imageenc"
+	"github.com/tesseramaps/tessera/internal/render/sources"
 	"github.com/tesseramaps/tessera/internal/style"
 )
 
@@ -18,7 +19,7 @@ import (
 // benchmark (../shared/bench/street-style.json: 4 z14 tiles of Berlin,
 // 512x512) and writes it as PNG, warm, as a running server draws a view
 // again: the style parsed and prepared, and the renderer's caches (decoded
-// tiles, symbol layouts, sprite sheets) filled by one render before the
+// Tiles, symbol layouts, sprite sheets) filled by one render before the
 // timing; the resources are read through Resources each time.
 func BenchmarkStreetStyle(b *testing.B) { benchStreet(b, false) }
 
@@ -95,7 +96,7 @@ func BenchmarkStreetTile(b *testing.B) {
 // streetStyle returns the street style of the shared benchmark
 // (../shared/bench/street-style.json) and the resources its local:// URLs
 // name, skipping without ../shared.
-func streetStyle(tb testing.TB) (*style.Style, Resources) {
+func streetStyle(tb testing.TB) (*style.Style, sources.Resources) {
 	tb.Helper()
 	dir := fixtures.SharedDir()
 	if dir == "" {

@@ -6,7 +6,7 @@
 // test fixtures.
 //
 // This is the engine's first stage: sources (GeoJSON, vector tiles, raster
-// tiles) and the layers background, fill, line, circle and raster, drawn
+// Tiles) and the layers background, fill, line, circle and raster, drawn
 // the way GL draws them (package raster). Symbols, image sources, patterns,
 // pitch and the other layer types come next (see docs/rendering.md for
 // what is done).

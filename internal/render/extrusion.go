@@ -8,6 +8,7 @@ import (
 
 	"github.com/tesseramaps/tessera/internal/render/raster"
 	"github.com/tesseramaps/tessera/internal/render/scene"
+	"github.com/tesseramaps/tessera/internal/render/sources"
 	"github.com/tesseramaps/tessera/internal/style"
 	"github.com/tesseramaps/tessera/internal/style/expr"
 )
@@ -176,7 +177,7 @@ func (lr *painter) extrusion(feats []scene.Feature, st *style.Style) {
 		height := math.Max(0, lr.Num("fill-extrusion-height", c, 0))
 		base := math.Max(0, lr.Num("fill-extrusion-base", c, 0))
 		face := extrusionFace{cam: cam, dl: dl, mask: lr.Mask, zb: base * perMetre, zt: height * perMetre, perMetre: perMetre}
-		var img *spriteImage
+		var img *sources.Image
 		if lr.Style.Paint != nil && lr.Style.Paint.Has("fill-extrusion-pattern") {
 			if img = lr.patternImage("fill-extrusion-pattern", c); img == nil {
 				continue // a pattern whose image is missing draws nothing
@@ -191,7 +192,7 @@ func (lr *painter) extrusion(feats []scene.Feature, st *style.Style) {
 		}
 		roof := lightOf([3]float64{0, 0, 1}, false, 1)
 		if img != nil {
-			face.pattern = lr.extrusionPattern(img, f, dx, dy, geoJSONTileZoom(st, lr.Style.Source, lr.Zoom))
+			face.pattern = lr.extrusionPattern(img, f, dx, dy, sources.GeoJSONTileZoom(st, lr.Style.Source, lr.Zoom))
 		}
 		for _, poly := range f.Polygons {
 			var rings [][]raster.Point
@@ -210,7 +211,7 @@ func (lr *painter) extrusion(feats []scene.Feature, st *style.Style) {
 					}
 					edges = append(edges, edge{ring[i], ring[j]})
 				}
-				if (ringArea(ring) > 0) != (k == 0) {
+				if (scene.RingArea(ring) > 0) != (k == 0) {
 					for i, j := 0, len(edges)-1; i < j; i, j = i+1, j-1 {
 						edges[i], edges[j] = edges[j], edges[i]
 					}
@@ -268,17 +269,6 @@ func (lr *painter) extrusion(feats []scene.Feature, st *style.Style) {
 	}
 }
 
-// ringArea returns twice the signed area of a ring in world coordinates
-// (y down): positive when it turns clockwise on the screen.
-func ringArea(r []orb.Point) float64 {
-	a := 0.0
-	for i := range r {
-		p, q := r[i], r[(i+1)%len(r)]
-		a += p[0]*q[1] - q[0]*p[1]
-	}
-	return a
-}
-
 // extrusionFace draws the faces of one feature into the depth layer.
 type extrusionFace struct {
 	cam      camera3D
@@ -286,7 +276,7 @@ type extrusionFace struct {
 	mask     *raster.Mask
 	zb, zt   float64 // base and top, device pixels
 	perMetre float64 // device pixels a metre
-	// pattern is the feature's fill-extrusion-pattern, nil for none.
+	// Pattern is the feature's fill-extrusion-pattern, nil for none.
 	pattern *extrusionPattern
 }
 
@@ -457,7 +447,7 @@ func (l light) shadePattern(n [3]float64, wall, gradient bool, t, base, height f
 // on walls by the edge distance across and the height up, from the
 // corner of the feature's tile.
 type extrusionPattern struct {
-	img *spriteImage
+	img *sources.Image
 	fr  scene.Frame
 	// cssPerWorld is CSS pixels of the zoom's floor a world unit.
 	cssPerWorld float64
@@ -469,7 +459,7 @@ type extrusionPattern struct {
 }
 
 // extrusionPattern returns the pattern of a feature.
-func (lr *painter) extrusionPattern(img *spriteImage, f scene.Feature, dx, dy, geoZ float64) *extrusionPattern {
+func (lr *painter) extrusionPattern(img *sources.Image, f scene.Feature, dx, dy, geoZ float64) *extrusionPattern {
 	fz := math.Floor(lr.Zoom)
 	p := &extrusionPattern{img: img, fr: lr.Frame, cssPerWorld: 512 * math.Exp2(fz), dx: dx, dy: dy, tileZ: geoZ}
 	n := math.Exp2(geoZ)
@@ -506,12 +496,12 @@ func (p *extrusionPattern) wall(along, metres float64) [4]float64 {
 }
 
 // sample returns the image's texel at CSS pixel (u, v) of the repeated
-// pattern, bilinearly, premultiplied 0..1.
+// Pattern, bilinearly, premultiplied 0..1.
 func (p *extrusionPattern) sample(u, v float64) [4]float64 {
-	r := p.img.rect
+	r := p.img.Rect
 	w, h := float64(r.Dx()), float64(r.Dy())
-	u = math.Mod(u*p.img.ratio, w)
-	v = math.Mod(v*p.img.ratio, h)
+	u = math.Mod(u*p.img.Ratio, w)
+	v = math.Mod(v*p.img.Ratio, h)
 	if u < 0 {
 		u += w
 	}
@@ -521,7 +511,7 @@ func (p *extrusionPattern) sample(u, v float64) [4]float64 {
 	u, v = u-0.5, v-0.5
 	u0, v0 := math.Floor(u), math.Floor(v)
 	fu, fv := u-u0, v-v0
-	pix := p.img.sheet
+	pix := p.img.Sheet
 	texel := func(i, j int) [4]float64 {
 		i, j = ((i%r.Dx())+r.Dx())%r.Dx(), ((j%r.Dy())+r.Dy())%r.Dy()
 		o := pix.PixOffset(r.Min.X+i, r.Min.Y+j)
@@ -535,15 +525,4 @@ func (p *extrusionPattern) sample(u, v float64) [4]float64 {
 		out[k] = (a[k]*(1-fu)+b[k]*fu)*(1-fv) + (c[k]*(1-fu)+d[k]*fu)*fv
 	}
 	return out
-}
-
-// geoJSONTileZoom is the zoom of the tiles GL cuts a GeoJSON source into
-// for a view at zoom: the zoom's floor, up to the source's maxzoom
-// (default 18), past which the deepest tiles are overzoomed.
-func geoJSONTileZoom(st *style.Style, source string, zoom float64) float64 {
-	maxZoom := 18.0
-	if src := st.SourceByKey[source]; src != nil && src.MaxZoom != nil {
-		maxZoom = *src.MaxZoom
-	}
-	return math.Max(0, math.Min(maxZoom, math.Floor(zoom)))
 }

@@ -13,7 +13,7 @@ import (
 
 // TestCameraGround checks that the extrusion camera sees the ground where
 // the flat layers draw it, and that heights rise toward the top of the
-// image under pitch.
+// Image under pitch.
 func TestCameraGround(t *testing.T) {
 	v := View{Zoom: 3, Width: 100, Height: 80, PixelRatio: 1, Pitch: 40}
 	lr := &painter{Layer: scene.Layer{Frame: scene.NewFrame(v)}}

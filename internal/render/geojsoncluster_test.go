@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tesseramaps/tessera/internal/render/scene"
+	"github.com/tesseramaps/tessera/internal/render/sources"
 	"github.com/tesseramaps/tessera/internal/style/expr"
 )
 
@@ -48,8 +48,8 @@ func TestGeoJSONClusters(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			st := parse(t, strings.Replace(doc, "CLUSTER", tc.options, 1))
 			v := View{Zoom: tc.zoom, Width: 64, Height: 64, PixelRatio: 1}
-			s := &sourceSet{r: r, st: st, res: mapResources{}, frame: scene.NewFrame(v), view: v}
-			runs, err := s.features(context.Background(), st.Layers[0])
+			s := sources.NewSet(st, v, mapResources{}, r.log, r.decoded)
+			runs, err := s.Features(context.Background(), st.Layers[0])
 			if err != nil {
 				t.Fatal(err)
 			}

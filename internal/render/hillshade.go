@@ -6,6 +6,7 @@ import (
 	"github.com/tesseramaps/tessera/internal/geo"
 	"github.com/tesseramaps/tessera/internal/render/raster"
 	"github.com/tesseramaps/tessera/internal/render/scene"
+	"github.com/tesseramaps/tessera/internal/render/sources"
 	"github.com/tesseramaps/tessera/internal/style/expr"
 )
 
@@ -28,99 +29,6 @@ import (
 // accent colour on steep ground), or the basic, combined, igor or
 // multidirectional models after GDAL's. The colour is premultiplied and
 // blended over the map.
-
-// slopeTexture is a DEM tile's derivatives as GL's prepare pass leaves
-// them: two bytes a texel (east, south), size x size texels.
-type slopeTexture struct {
-	size int
-	rg   []uint8
-}
-
-// slopeScale returns what GL divides the kernel's sum by for a tile of dim
-// pixels at zoom z: 8 times the metres per pixel (the world's width of
-// 2^25.2562 metres over dim*2^z pixels), times 2 to the power of the
-// low-zoom exaggeration.
-func slopeScale(dim, z int) float64 {
-	zf := float64(z)
-	var exaggeration float64
-	if zf < 15 {
-		factor := 0.3
-		switch {
-		case zf < 2:
-			factor = 0.4
-		case zf < 4.5:
-			factor = 0.35
-		}
-		exaggeration = (zf - 15) * factor
-	}
-	return math.Exp2(exaggeration+3+25.2562-zf) / float64(dim)
-}
-
-// slopesAt returns the tile's slope texture at zoom z, made on first use.
-func (d *demTile) slopesAt(z int) *slopeTexture {
-	if d.slopes != nil {
-		return d.slopes
-	}
-	size := d.dim + 2
-	st := &slopeTexture{size: size, rg: make([]uint8, 2*size*size)}
-	scale := slopeScale(d.dim, z)
-	for j := 0; j < size; j++ {
-		y := j - 1 // the tile's pixel row, -1..dim
-		for i := 0; i < size; i++ {
-			x := i - 1
-			a, b, c := d.at(x-1, y-1), d.at(x, y-1), d.at(x+1, y-1)
-			dd, f := d.at(x-1, y), d.at(x+1, y)
-			g, h, k := d.at(x-1, y+1), d.at(x, y+1), d.at(x+1, y+1)
-			dx := ((c + 2*f + k) - (a + 2*dd + g)) / scale
-			dy := ((g + 2*h + k) - (a + 2*b + c)) / scale
-			o := 2 * (j*size + i)
-			st.rg[o] = unorm8(dx/8 + 128.0/255)
-			st.rg[o+1] = unorm8(dy/8 + 128.0/255)
-		}
-	}
-	d.slopes = st
-	return st
-}
-
-// unorm8 stores v (clamped to 0..1) in eight bits, as a framebuffer does.
-func unorm8(v float64) uint8 {
-	return uint8(math.Floor(clamp01(v)*255 + 0.5))
-}
-
-// texel returns the stored east and south values of texel x, y (clamped
-// to the edge), 0..1.
-func (s *slopeTexture) texel(x, y int) (float64, float64) {
-	x, y = max(0, min(s.size-1, x)), max(0, min(s.size-1, y))
-	o := 2 * (y*s.size + x)
-	return float64(s.rg[o]) / 255, float64(s.rg[o+1]) / 255
-}
-
-// derivative returns the east and south derivatives at u, v across the
-// Tile (0..1), as GL's draw pass reads them: the texture sampled within
-// its border, bilinear or nearest.
-func (s *slopeTexture) derivative(u, v float64, nearest bool) (float64, float64) {
-	n := float64(s.size)
-	// Texel i+1 is the tile's pixel i: u spans the inner dim texels.
-	tx, ty := u*(n-2)+1, v*(n-2)+1
-	var r, g float64
-	if nearest {
-		r, g = s.texel(int(math.Floor(tx)), int(math.Floor(ty)))
-	} else {
-		sx, sy := tx-0.5, ty-0.5
-		fx, fy := math.Floor(sx), math.Floor(sy)
-		x, y := int(fx), int(fy)
-		ax, ay := sx-fx, sy-fy
-		r00, g00 := s.texel(x, y)
-		r10, g10 := s.texel(x+1, y)
-		r01, g01 := s.texel(x, y+1)
-		r11, g11 := s.texel(x+1, y+1)
-		r = lerp(lerp(r00, r10, ax), lerp(r01, r11, ax), ay)
-		g = lerp(lerp(g00, g10, ax), lerp(g01, g11, ax), ay)
-	}
-	return (r - 128.0/255) * 8, (g - 128.0/255) * 8
-}
-
-func lerp(a, b, t float64) float64 { return a + (b-a)*t }
 
 // hillshadeLight is a hillshade layer's paint in the form the per-pixel
 // step uses. Colours are premultiplied.
@@ -261,7 +169,7 @@ func (h *hillshadeLight) standard(dx, dy float64) [4]float64 {
 	amount := math.Sin(slope) * weight
 	var shade, out [4]float64
 	for i := range shade {
-		shade[i] = lerp(h.shadows[0][i], h.highlights[0][i], facing) * amount
+		shade[i] = (h.shadows[0][i] + (h.highlights[0][i]-h.shadows[0][i])*facing) * amount
 	}
 	for i := range out {
 		out[i] = h.accent[i]*accent*(1-shade[3]) + shade[i]
@@ -345,8 +253,8 @@ func (h *hillshadeLight) igor(dx, dy float64) [4]float64 {
 }
 
 // hillshade draws a hillshade layer over the DEM tiles of its source.
-func (lr *painter) hillshade(cover *demCover) {
-	if cover == nil || len(cover.tiles) == 0 {
+func (lr *painter) hillshade(cover *sources.DEMCover) {
+	if cover == nil || len(cover.Tiles) == 0 {
 		return
 	}
 	light := lr.hillshadeLightOf()
@@ -355,10 +263,10 @@ func (lr *painter) hillshade(cover *demCover) {
 	}
 	nearest := lr.Str("resampling", lr.FeatureContext(nil), "linear") == "nearest"
 	fr := lr.Frame.RasterAligned()
-	n := float64(int(1) << cover.z)
+	n := float64(int(1) << cover.Z)
 	// The latitudes of each row's top and bottom edges.
 	lats := map[int][2]float64{}
-	eachTilePixel(lr.Canvas, fr, cover.z, cover.tile, func(x, y int, t *demTile, tx, ty float64) {
+	eachTilePixel(lr.Canvas, fr, cover.Z, cover.Tile, func(x, y int, t *sources.DEMTile, tx, ty float64) {
 		col, row := math.Floor(tx), math.Floor(ty)
 		lat, ok := lats[int(row)]
 		if !ok {
@@ -368,7 +276,7 @@ func (lr *painter) hillshade(cover *demCover) {
 			lats[int(row)] = lat
 		}
 		u, v := tx-col, ty-row
-		dx, dy := t.slopesAt(cover.z).derivative(u, v, nearest)
+		dx, dy := t.SlopesAt(cover.Z).Derivative(u, v, nearest)
 		// Slopes are measured with the pixel's size at the equator: on the
 		// ground a pixel is smaller by the cosine of its latitude, which GL
 		// takes linear in v across the tile.

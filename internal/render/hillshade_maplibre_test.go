@@ -25,7 +25,7 @@ import (
 // renderer uses 64-bit floats, so a slope near a rounding boundary may
 // land one level (1/32 of a unit of derivative) apart; that moves a
 // colour by a level or two, well under the threshold, except where the
-// tiles at the view's edge differ in which neighbours filled their
+// Tiles at the view's edge differ in which neighbours filled their
 // borders (GL fills them from the tiles it shows only). The image's
 // edges are antialiased by neither renderer but GL's rasteriser and this
 // one's pixel-centre test may disagree on a pixel along them.

@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/tesseramaps/tessera/internal/geo"
+	"github.com/tesseramaps/tessera/internal/render/rendertest"
+	"github.com/tesseramaps/tessera/internal/render/sources"
 )
 
 // funcResources serves what a function makes of each URL.
@@ -35,31 +37,9 @@ func planeDEMEncoded(t testing.TB, enc string, z, dim, col0, row0 int, ax, ay fl
 		if keep != nil && !keep(tx, ty) {
 			return nil, fmt.Errorf("no tile %s", url)
 		}
-		return demPNG(t, enc, dim, func(x, y int) float64 {
+		return rendertest.DEMPNG(t, enc, dim, func(x, y int) float64 {
 			return 1000 + ax*float64((tx-col0)*dim+x) + ay*float64((ty-row0)*dim+y)
 		}), nil
-	}
-}
-
-// TestSlopeScale checks the metres a DEM pixel spans and GL's low-zoom
-// exaggeration: at zoom 15 and above a 512-pixel tile's pixel is the
-// world's 2^25.2562 m over 512*2^z, and the kernel's weights sum to 8.
-func TestSlopeScale(t *testing.T) {
-	world := math.Exp2(25.2562)
-	tests := []struct {
-		dim, z int
-		want   float64
-	}{
-		{512, 15, 8 * world / (512 * math.Exp2(15))},
-		{256, 16, 8 * world / (256 * math.Exp2(16))},
-		{512, 12, 8 * world / (512 * math.Exp2(12)) * math.Exp2(-3*0.3)},
-		{256, 4, 8 * world / (256 * math.Exp2(4)) * math.Exp2(-11*0.35)},
-		{256, 1, 8 * world / (256 * math.Exp2(1)) * math.Exp2(-14*0.4)},
-	}
-	for _, tc := range tests {
-		if got := slopeScale(tc.dim, tc.z); math.Abs(got/tc.want-1) > 1e-12 {
-			t.Errorf("slopeScale(%d, %d) = %v, want %v", tc.dim, tc.z, got, tc.want)
-		}
 	}
 }
 
@@ -166,7 +146,7 @@ func TestRenderHillshade(t *testing.T) {
 	n := 1 << z
 	// The d a plane rising by a metres a pixel gives at zoom 12, 64
 	// pixels: Horn's kernel sums 8a.
-	deriv := func(a float64) float64 { return 8 * a / slopeScale(dim, z) }
+	deriv := func(a float64) float64 { return 8 * a / sources.SlopeScale(dim, z) }
 	paint := `"hillshade-shadow-color": "blue", "hillshade-highlight-color": "red", "hillshade-accent-color": "rgba(0,0,0,0)"`
 	// The standard shade over white: (1-f)*blue + f*red times the sine of
 	// the slope, blended over the background.
@@ -234,7 +214,7 @@ func prefixComma(s string) string {
 }
 
 // TestHillshadeSeam draws one plane over four tiles meeting at the
-// view's centre: with borders filled from the neighbours, every pixel has
+// View's centre: with borders filled from the neighbours, every pixel has
 // the same slope and colour; with a neighbour missing, the edge of the
 // Tile left alone shades differently (the test can fail).
 func TestHillshadeSeam(t *testing.T) {
@@ -331,7 +311,7 @@ func TestDEMSourceTiles(t *testing.T) {
 			want := [4]float64{1, 1, 1, 1}
 			if tc.drawn {
 				// The highlight times the sine of the slope over white.
-				s := math.Sin(math.Atan(0.625 * 8 * 100 / slopeScale(dim, z)))
+				s := math.Sin(math.Atan(0.625 * 8 * 100 / sources.SlopeScale(dim, z)))
 				want = [4]float64{1, 1 - s, 1 - s, 1}
 			}
 			if !near(got, want, 4.0/255) {

@@ -1,14 +1,10 @@
 package render
 
 import (
-	"bytes"
-	"compress/zlib"
 	"context"
-	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"hash/crc32"
 	"image/color"
 	"log/slog"
 	"math/rand/v2"
@@ -23,6 +19,7 @@ import (
 	"time"
 
 	"github.com/tesseramaps/tessera/internal/fixtures"
+	"github.com/tesseramaps/tessera/internal/render/rendertest"
 	"github.com/tesseramaps/tessera/internal/style"
 )
 
@@ -75,12 +72,12 @@ func makeHostile(ctx context.Context, raw string) ([]byte, error) {
 	}
 	if host, ok := strings.CutPrefix(u.Host, "bomb"); ok {
 		// A picture declaring w x h pixels in a few hundred bytes (a
-		// raster or DEM tile, an image, a sprite sheet), or a sprite
+		// Raster or DEM tile, an image, a sprite sheet), or a sprite
 		// index naming an icon in it.
 		if strings.HasSuffix(host, ".json") {
 			return []byte(`{"icon": {"x": 0, "y": 0, "width": 16, "height": 16, "pixelRatio": 1}}`), nil
 		}
-		return pngBomb(int(num("w", 1)), int(num("h", 1))), nil
+		return rendertest.PNGBomb(int(num("w", 1)), int(num("h", 1))), nil
 	}
 	var feats []map[string]any
 	geometry := func(kind string, coords any) {
@@ -287,38 +284,6 @@ func TestWorkOfNormalStyles(t *testing.T) {
 	}
 }
 
-// pngBomb returns a PNG of a few hundred bytes that declares w x h RGBA
-// pixels and holds the compressed rows of only the first few: decoding
-// it would allocate the whole picture before finding its data short.
-func pngBomb(w, h int) []byte {
-	var out bytes.Buffer
-	out.WriteString("\x89PNG\r\n\x1a\n")
-	chunk := func(typ string, body []byte) {
-		var n [4]byte
-		binary.BigEndian.PutUint32(n[:], uint32(len(body)))
-		out.Write(n[:])
-		c := crc32.NewIEEE()
-		c.Write([]byte(typ))
-		c.Write(body)
-		out.WriteString(typ)
-		out.Write(body)
-		binary.BigEndian.PutUint32(n[:], c.Sum32())
-		out.Write(n[:])
-	}
-	var hdr [13]byte
-	binary.BigEndian.PutUint32(hdr[0:], uint32(w))
-	binary.BigEndian.PutUint32(hdr[4:], uint32(h))
-	hdr[8], hdr[9] = 8, 6 // 8 bits, RGBA
-	chunk("IHDR", hdr[:])
-	var rows bytes.Buffer
-	z := zlib.NewWriter(&rows)
-	z.Write(make([]byte, 4*(1+4*w))) // four rows of zeros, filter none
-	z.Flush()
-	chunk("IDAT", rows.Bytes())
-	chunk("IEND", nil)
-	return out.Bytes()
-}
-
 // TestImageBombs: raster, DEM and image sources whose images declare
 // 20000x20000 pixels in a few hundred bytes are refused from their
 // headers: the render draws without them, allocating what a render of
@@ -328,7 +293,7 @@ func TestImageBombs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	bomb := pngBomb(20000, 20000)
+	bomb := rendertest.PNGBomb(20000, 20000)
 	if len(bomb) > 4096 {
 		t.Fatalf("the bomb is %d bytes", len(bomb))
 	}
@@ -358,27 +323,5 @@ func TestImageBombs(t *testing.T) {
 		if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 32<<20 {
 			t.Errorf("%s: the render allocated %d MB", src, alloc>>20)
 		}
-	}
-}
-
-// TestImagePixelsOfARender: one render admits images up to its bound of
-// pixels in all, each within its side.
-func TestImagePixelsOfARender(t *testing.T) {
-	tile := pngBomb(maxRasterTileSize, maxRasterTileSize)
-	s := &sourceSet{}
-	n := maxRenderImagePixels / (maxRasterTileSize * maxRasterTileSize)
-	for i := range n {
-		if err := s.admitImage(tile, maxRasterTileSize); err != nil {
-			t.Fatalf("image %d of %d refused: %v", i+1, n, err)
-		}
-	}
-	if err := s.admitImage(tile, maxRasterTileSize); err == nil {
-		t.Error("an image past the render's bound admitted")
-	}
-	if err := (&sourceSet{}).admitImage(pngBomb(maxRasterTileSize+1, 1), maxRasterTileSize); err == nil {
-		t.Error("an image wider than its bound admitted")
-	}
-	if err := (&sourceSet{}).admitImage([]byte("no image"), maxRasterTileSize); err == nil {
-		t.Error("no image admitted")
 	}
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/tesseramaps/tessera/internal/render/raster"
 	"github.com/tesseramaps/tessera/internal/render/scene"
+	"github.com/tesseramaps/tessera/internal/render/sources"
 	"github.com/tesseramaps/tessera/internal/style/expr"
 )
 
@@ -22,7 +23,7 @@ type painter struct {
 	rings [][]raster.Point
 	tiles []scene.Box // the view's tiles, once asked
 	// sprites gives the images of patterns.
-	sprites *spriteSource
+	sprites *sources.Patterns
 
 	gradient *raster.Gradient // line-gradient's ramp, once built
 	// lineConst is the style of every feature's line when it depends on
@@ -561,9 +562,9 @@ func (lr *painter) evalLineStyle(c *expr.EvalContext) lineStyle {
 		floor := *c
 		floor.Zoom = math.Floor(lr.Zoom)
 		fw := lr.Num("line-width", &floor, 1)
-		w, h := float64(img.rect.Dx())/img.ratio, float64(img.rect.Dy())/img.ratio
+		w, h := float64(img.Rect.Dx())/img.Ratio, float64(img.Rect.Dy())/img.Ratio
 		if fw > 0 {
-			paint.Pattern = &raster.LinePattern{Img: img.sheet, Rect: img.rect, Repeat: w * fw / h}
+			paint.Pattern = &raster.LinePattern{Img: img.Sheet, Rect: img.Rect, Repeat: w * fw / h}
 		}
 	}
 	st.offset = lr.Num("line-offset", c, 0) * ratio
@@ -628,7 +629,7 @@ func (lr *painter) line(f scene.Feature, c *expr.EvalContext) {
 		paint.Gradient = lr.lineGradient()
 	}
 	// progress, for a gradient, gives each piece its start and the
-	// length of its whole line (world units).
+	// Length of its whole line (world units).
 	var progress func(i int) (start, total float64)
 	draw := func(lines [][]orb.Point, closed []bool, clip []raster.Point) {
 		b.tris = b.tris[:0]
@@ -713,7 +714,7 @@ func (lr *painter) line(f scene.Feature, c *expr.EvalContext) {
 }
 
 // lineReach bounds how far from a line's points (device pixels) the
-// vertices of its triangles lie: extrusions (in units of the outset) are
+// Vertices of its triangles lie: extrusions (in units of the outset) are
 // At most the miter limit long, or 2 (bevels, square and round ends); the
 // offset shifts a vertex by at most its extrusion times the offset; the
 // extra vertices by sharp corners lie within a tile unit of the line.
@@ -758,11 +759,11 @@ func (lr *painter) sliceTiles(f scene.Feature, lines [][]orb.Point) ([][3]int, b
 	if within.X1 < within.X0 || within.Y1 < within.Y0 {
 		return nil, true
 	}
-	return scene.SliceChildren(f.Tile, z, within, maxTiles)
+	return scene.SliceChildren(f.Tile, z, within, sources.MaxTiles)
 }
 
 // lineGradient returns the layer's line-gradient as GL's colour ramp
-// texture, built once per layer: 256 texels sampled linearly, or for a
+// Texture, built once per layer: 256 texels sampled linearly, or for a
 // stepped gradient 1024 sampled nearest, so that steps stay sharp; nil
 // without a line-gradient.
 func (lr *painter) lineGradient() *raster.Gradient {
@@ -842,7 +843,7 @@ func sameTile(a, b *scene.Box) bool {
 }
 
 // squareVisible reports whether a tile's square (world units) reaches the
-// image, remembered per square for the layer. Under a tilted camera every
+// Image, remembered per square for the layer. Under a tilted camera every
 // square counts as visible.
 func (lr *painter) squareVisible(b *scene.Box) bool {
 	if lr.Frame.Tilt != nil {
@@ -907,7 +908,7 @@ func (lr *painter) viewTiles() []scene.Box {
 	half := math.Hypot(fr.W, fr.H) / 2 / fr.Scale
 	x0, x1 := math.Floor((fr.CX-half)*n), math.Floor((fr.CX+half)*n)
 	y0, y1 := max(0, math.Floor((fr.CY-half)*n)), min(n-1, math.Floor((fr.CY+half)*n))
-	if (x1-x0+1)*(y1-y0+1) > maxTiles {
+	if (x1-x0+1)*(y1-y0+1) > sources.MaxTiles {
 		// Too many to cut: one square for the whole view.
 		lr.tiles = []scene.Box{{X0: fr.CX - half, Y0: fr.CY - half, X1: fr.CX + half, Y1: fr.CY + half}}
 		return lr.tiles

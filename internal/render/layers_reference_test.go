@@ -128,7 +128,7 @@ func TestLayersAgainstMapLibre(t *testing.T) {
 		// closes, the rings of a MultiLineString grouped by winding (the
 		// second, turning the other way, a hole), a line of no area drawn
 		// not at all; a line longer than a tile's buffer is cut into the
-		// tiles of the view's zoom first and each piece closed in its tile.
+		// Tiles of the view's zoom first and each piece closed in its tile.
 		{"line-fill", 0.00025, 0},
 	}
 	for _, tc := range tests {

@@ -258,7 +258,7 @@ func TestAnchorProperty(t *testing.T) {
 }
 
 // TestFeatureCull checks the bound a fill or line layer puts on its
-// features: a feature it culls draws nothing, one just inside it is kept,
+// Features: a feature it culls draws nothing, one just inside it is kept,
 // and layers whose reach depends on the feature, or a tilted camera,
 // cull nothing.
 func TestFeatureCull(t *testing.T) {
@@ -367,7 +367,7 @@ func TestSurelyShown(t *testing.T) {
 }
 
 // TestLineStyleOf checks that a line layer keeps one style for all its
-// features only when no property of it depends on the feature.
+// Features only when no property of it depends on the feature.
 func TestLineStyleOf(t *testing.T) {
 	r, err := New(slog.New(slog.DiscardHandler))
 	if err != nil {

@@ -66,7 +66,7 @@ func ringPolygons(rings [][]orb.Point) [][][]orb.Point {
 	var out [][][]orb.Point
 	outerSign := 0.0
 	for _, r := range rings {
-		a := ringArea(r)
+		a := scene.RingArea(r)
 		if a == 0 || a != a {
 			continue
 		}

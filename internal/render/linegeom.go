@@ -47,7 +47,7 @@ const (
 	// along a line GL's vertex format holds (kept for parity).
 	distanceStep = 2
 	// distanceSteps is how many steps of distance GL's vertex format
-	// holds (kept for parity).
+	// Holds (kept for parity).
 	distanceSteps = 1 << 14
 	// sharpCornerPixels is how far (CSS pixels of a tile that is not
 	// overscaled) from a sharp corner GL adds an extra rung on each side,

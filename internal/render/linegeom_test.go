@@ -72,18 +72,6 @@ func TestLineBuilderOffsetAndDistance(t *testing.T) {
 	}
 }
 
-func TestSpriteURL(t *testing.T) {
-	tests := []struct{ base, suffix, want string }{
-		{"local://sprites/a", "@2x.json", "local://sprites/a@2x.json"},
-		{"https://x/s?key=1", ".png", "https://x/s.png?key=1"},
-	}
-	for _, tc := range tests {
-		if got := spriteURL(tc.base, tc.suffix); got != tc.want {
-			t.Errorf("spriteURL(%q, %q) = %q, want %q", tc.base, tc.suffix, got, tc.want)
-		}
-	}
-}
-
 // TestReversalInDevicePixels builds a line that turns straight back on
 // itself, in device pixels where the two normals cancel only up to
 // rounding: no vertex may land far from the line (a real coastline ring

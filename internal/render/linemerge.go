@@ -17,7 +17,7 @@ import (
 // and joins, within one tile, the first line of features with the same
 // text where one ends at the point the other starts. A feature whose line
 // was joined onto another's is dropped; the rest keep their order. Other
-// features, and features without text, pass through unchanged.
+// Features, and features without text, pass through unchanged.
 func mergeLines(shaped []*shapedSymbol) []*shapedSymbol {
 	// end identifies a line end: the tile, the text, the point.
 	type end struct {

@@ -5,6 +5,7 @@ import (
 
 	"github.com/tesseramaps/tessera/internal/render/raster"
 	"github.com/tesseramaps/tessera/internal/render/scene"
+	"github.com/tesseramaps/tessera/internal/render/sources"
 
 	"github.com/tesseramaps/tessera/internal/style/expr"
 )
@@ -107,9 +108,9 @@ func (lr *painter) rasterAdjust(c *expr.EvalContext) rasterAdjust {
 	)
 }
 
-// raster draws the tiles of a raster source.
-func (lr *painter) raster(cover *rasterCover) {
-	if cover == nil || len(cover.tiles) == 0 {
+// Raster draws the tiles of a raster source.
+func (lr *painter) raster(cover *sources.RasterCover) {
+	if cover == nil || len(cover.Tiles) == 0 {
 		return
 	}
 	c := lr.FeatureContext(nil)
@@ -119,16 +120,16 @@ func (lr *painter) raster(cover *rasterCover) {
 	}
 	nearest := lr.Str("raster-resampling", c, "linear") == "nearest"
 	fr := lr.Frame.RasterAligned()
-	n := float64(int(1) << cover.z)
+	n := float64(int(1) << cover.Z)
 	tilePixels := fr.Scale / n // device pixels across a tile
 	// GL magnifies with the layer's filter and minifies (any texture drawn
 	// smaller than its size) with linear filtering of the nearest mipmap.
 	type choice struct {
-		t      *texture
+		t      *sources.Texture
 		linear bool
 	}
-	levels := map[*texture]choice{}
-	eachTilePixel(lr.Canvas, fr, cover.z, cover.tile, func(x, y int, t *texture, tx, ty float64) {
+	levels := map[*sources.Texture]choice{}
+	eachTilePixel(lr.Canvas, fr, cover.Z, cover.Tile, func(x, y int, t *sources.Texture, tx, ty float64) {
 		col, row := math.Floor(tx), math.Floor(ty)
 		wx, wy := tx/n, ty/n
 		var ch choice
@@ -139,18 +140,18 @@ func (lr *painter) raster(cover *rasterCover) {
 			// does, from how far the next pixels land on the map.
 			ax, ay := fr.WorldAt(x+1, y)
 			bx, by := fr.WorldAt(x, y+1)
-			perPixel := math.Max(math.Hypot(ax-wx, ay-wy), math.Hypot(bx-wx, by-wy)) * n * float64(t.w)
-			ch = choice{t: t.level(perPixel), linear: !nearest || perPixel > 1}
+			perPixel := math.Max(math.Hypot(ax-wx, ay-wy), math.Hypot(bx-wx, by-wy)) * n * float64(t.W)
+			ch = choice{t: t.Level(perPixel), linear: !nearest || perPixel > 1}
 		} else if ch, ok = levels[t]; !ok {
-			perPixel := float64(t.w) / tilePixels
-			ch = choice{t: t.level(perPixel), linear: !nearest || perPixel > 1}
+			perPixel := float64(t.W) / tilePixels
+			ch = choice{t: t.Level(perPixel), linear: !nearest || perPixel > 1}
 			levels[t] = ch
 		}
 		var texel [4]float64
 		if ch.linear {
-			texel = ch.t.sampleLinear(tx-col, ty-row)
+			texel = ch.t.SampleLinear(tx-col, ty-row)
 		} else {
-			texel = ch.t.sampleNearest(tx-col, ty-row)
+			texel = ch.t.SampleNearest(tx-col, ty-row)
 		}
 		p := adj.apply(texel)
 		lr.Canvas.BlendPremul(x, y, p[0], p[1], p[2], p[3])

@@ -3,35 +3,24 @@ package render
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
-	"math"
 	"testing"
 	"time"
 
 	"github.com/paulmach/orb"
 
+	"github.com/tesseramaps/tessera/internal/render/rendertest"
 	"github.com/tesseramaps/tessera/internal/render/scene"
 	"github.com/tesseramaps/tessera/internal/style"
 )
 
-type mapResources map[string][]byte
-
-func (m mapResources) Fetch(_ context.Context, url string) ([]byte, error) {
-	if b, ok := m[url]; ok {
-		return b, nil
-	}
-	return nil, errors.New("not found")
-}
+// mapResources serves a test's resources from memory.
+type mapResources = rendertest.Files
 
 func parse(t testing.TB, doc string) *style.Style {
 	t.Helper()
-	st, err := style.Parse([]byte(doc))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return st
+	return rendertest.Parse(t, doc)
 }
 
 func TestRenderLayers(t *testing.T) {
@@ -197,36 +186,6 @@ func TestConcurrentRenders(t *testing.T) {
 	for i := range pics {
 		if pics[i] == nil || string(pics[i]) != string(pics[0]) {
 			t.Fatalf("render %d differs or failed", i)
-		}
-	}
-}
-
-func TestShiftedX(t *testing.T) {
-	poly := scene.Feature{Kind: "Polygon", Polygons: [][][]orb.Point{{{{0.1, 0.2}, {0.3, 0.2}, {0.3, 0.4}}}}}
-	line := scene.Feature{Kind: "LineString", Parts: [][]orb.Point{{{0.5, 0.5}, {0.9, 0.1}}}}
-	tests := []struct {
-		name string
-		f    scene.Feature
-		dx   float64
-		want orb.Point // the first point after the shift
-	}{
-		{"polygon left", poly, -1, orb.Point{-0.9, 0.2}},
-		{"polygon right", poly, 2, orb.Point{2.1, 0.2}},
-		{"line right", line, 1, orb.Point{1.5, 0.5}},
-	}
-	for _, tc := range tests {
-		got := shiftedX(tc.f, tc.dx)
-		var first orb.Point
-		if got.Polygons != nil {
-			first = got.Polygons[0][0][0]
-			if tc.f.Polygons[0][0][0] == first {
-				t.Errorf("%s: the original was moved too", tc.name)
-			}
-		} else {
-			first = got.Parts[0][0]
-		}
-		if math.Abs(first[0]-tc.want[0]) > 1e-12 || first[1] != tc.want[1] {
-			t.Errorf("%s: first point %v, want %v", tc.name, first, tc.want)
 		}
 	}
 }

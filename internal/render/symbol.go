@@ -19,6 +19,7 @@ import (
 	"github.com/tesseramaps/tessera/internal/panics"
 	"github.com/tesseramaps/tessera/internal/render/raster"
 	"github.com/tesseramaps/tessera/internal/render/scene"
+	"github.com/tesseramaps/tessera/internal/render/sources"
 	"github.com/tesseramaps/tessera/internal/render/text"
 	"github.com/tesseramaps/tessera/internal/style"
 	"github.com/tesseramaps/tessera/internal/style/expr"
@@ -27,7 +28,7 @@ import (
 // symbolPass is the outcome of symbol placement for a whole render: the
 // symbols each symbol layer draws. GL decides placement once for the view,
 // from the top layer down, and then draws each layer in style order.
-type symbolPass struct {
+type placement struct {
 	layers map[string][]*symbol
 }
 
@@ -43,7 +44,7 @@ type symbol struct {
 	text    []glyphQuad
 	textSDF sdfPaint
 	// The text of a point label is put on screen once placed: pending
-	// holds its layout while textPending is set; ss and textScale are
+	// Holds its layout while textPending is set; ss and textScale are
 	// what its paint is evaluated from (see finishText).
 	pending     pendingText
 	textPending bool
@@ -80,26 +81,39 @@ type glyphQuad struct {
 	q     texQuad
 	color *raster.Color // a format section's text-color, or nil
 	// ic is the image of an image section; linear its sampling.
-	ic     *spriteIcon
+	ic     *sources.Icon
 	linear bool
 }
 
 // iconQuad is an icon placed on screen.
 type iconQuad struct {
-	ic     *spriteIcon
+	ic     *sources.Icon
 	q      texQuad
 	linear bool
+}
+
+// symPass lays out, places and draws the symbols of one render, reading
+// its sources.
+type symPass struct {
+	*sources.Set
+	comp    *scene.Compiler
+	layouts *layoutCache
+	// placement holds the symbol placement of the view; placed waits
+	// until it is ready (raising the placement's panic, if any), as often
+	// as it is called.
+	placement *placement
+	placed    func()
 }
 
 // symbols returns the symbol placement of the view, placing every symbol
 // layer of the style on first use, or waiting for the placement started
 // by startSymbols.
-func (s *sourceSet) symbols(ctx context.Context) *symbolPass {
+func (s *symPass) symbols(ctx context.Context) *placement {
 	s.waitSymbols()
-	if s.symbolPass == nil {
-		s.symbolPass = s.placeSymbols(ctx)
+	if s.placement == nil {
+		s.placement = s.placeSymbols(ctx)
 	}
-	return s.symbolPass
+	return s.placement
 }
 
 // startSymbols places the view's symbols on a goroutine of its own when
@@ -107,10 +121,10 @@ func (s *sourceSet) symbols(ctx context.Context) *symbolPass {
 // (cpuslots; else at once): placement needs only the sources, so it runs
 // while the layers under the symbols are drawn. The caller
 // waits for it with symbols (or waitSymbols) before returning.
-func (s *sourceSet) startSymbols(ctx context.Context) {
+func (s *symPass) startSymbols(ctx context.Context) {
 	draws := false
-	for _, l := range s.st.Layers {
-		if l.Type == "symbol" && scene.Visible(l, s.view.Zoom) {
+	for _, l := range s.Style.Layers {
+		if l.Type == "symbol" && scene.Visible(l, s.View.Zoom) {
 			draws = true
 			break
 		}
@@ -118,12 +132,12 @@ func (s *sourceSet) startSymbols(ctx context.Context) {
 	if !draws {
 		return
 	}
-	s.placed = sync.OnceFunc(cpuslots.Render.Go(func() { s.symbolPass = s.placeSymbols(ctx) }))
+	s.placed = sync.OnceFunc(cpuslots.Render.Go(func() { s.placement = s.placeSymbols(ctx) }))
 }
 
 // waitSymbols waits for a placement started by startSymbols, raising its
 // panic, if any, in the caller's goroutine.
-func (s *sourceSet) waitSymbols() {
+func (s *symPass) waitSymbols() {
 	if s.placed != nil {
 		s.placed()
 	}
@@ -131,18 +145,18 @@ func (s *sourceSet) waitSymbols() {
 
 // placeSymbols lays out and places the symbols of every visible symbol
 // layer, from the top of the style down, in one collision index.
-func (s *sourceSet) placeSymbols(ctx context.Context) *symbolPass {
-	pass := &symbolPass{layers: map[string][]*symbol{}}
-	s.glyphs = newGlyphSet(s)
-	hashes := &glyphHashes{gs: s.glyphs}
-	if s.sprite == nil {
-		s.sprite = &spriteSet{s: s}
+func (s *symPass) placeSymbols(ctx context.Context) *placement {
+	pass := &placement{layers: map[string][]*symbol{}}
+	s.Glyphs = sources.NewGlyphs(s.Set)
+	hashes := &glyphHashes{gs: s.Glyphs}
+	if s.Sprite == nil {
+		s.Sprite = sources.NewSprites(s.Set)
 	}
 	margin := 100.0
-	if s.view.LabelMargin > margin {
-		margin = s.view.LabelMargin
+	if s.View.LabelMargin > margin {
+		margin = s.View.LabelMargin
 	}
-	grid := newCollisionGrid(s.frame.W, s.frame.H, margin*s.frame.Ratio)
+	grid := newCollisionGrid(s.Frame.W, s.Frame.H, margin*s.Frame.Ratio)
 	type laid struct {
 		id    string
 		lr    *symLayer
@@ -152,11 +166,11 @@ func (s *sourceSet) placeSymbols(ctx context.Context) *symbolPass {
 	// The layers are laid out on all cores (each on its own: layout reads
 	// the sources, glyphs and sprite, all safe for concurrent use), then
 	// placed one after the other.
-	prep := s.r.comp.Prepare(s.st)
+	prep := s.comp.Prepare(s.Style)
 	var order []int // the symbol layers drawn, top first
-	for i := len(s.st.Layers) - 1; i >= 0; i-- {
-		l := s.st.Layers[i]
-		if l.Type == "symbol" && scene.Visible(l, s.view.Zoom) && prep.Layers[i].Err == nil {
+	for i := len(s.Style.Layers) - 1; i >= 0; i-- {
+		l := s.Style.Layers[i]
+		if l.Type == "symbol" && scene.Visible(l, s.View.Zoom) && prep.Layers[i].Err == nil {
 			order = append(order, i)
 		}
 	}
@@ -166,11 +180,11 @@ func (s *sourceSet) placeSymbols(ctx context.Context) *symbolPass {
 			return
 		}
 		i := order[k]
-		l := s.st.Layers[i]
-		lr := &symLayer{Layer: &scene.Layer{Style: l, Frame: s.frame, Zoom: s.view.Zoom, Filter: prep.Layers[i].Filter, Props: prep.Layers[i].Props}, hashes: hashes}
-		feats, err := s.features(ctx, l)
+		l := s.Style.Layers[i]
+		lr := &symLayer{Layer: &scene.Layer{Style: l, Frame: s.Frame, Zoom: s.View.Zoom, Filter: prep.Layers[i].Filter, Props: prep.Layers[i].Props}, hashes: hashes}
+		feats, err := s.Features(ctx, l)
 		if err != nil {
-			s.r.log.Warn("render: source unreadable", "layer", l.ID, "source", l.Source, "err", err)
+			s.Log.Warn("render: source unreadable", "layer", l.ID, "source", l.Source, "err", err)
 			return
 		}
 		cands, sl := s.layoutLayer(ctx, lr, feats)
@@ -189,7 +203,7 @@ func (s *sourceSet) placeSymbols(ctx context.Context) *symbolPass {
 		}
 	}
 	placed := make([][]*symbol, len(layers))
-	if s.view.LabelGrid > 0 {
+	if s.View.LabelGrid > 0 {
 		// Labels across the edges of the tile grid first, in an order that
 		// depends only on them, so that neighbouring tiles agree.
 		for i, ly := range layers {
@@ -230,12 +244,12 @@ func (s *sourceSet) placeSymbols(ctx context.Context) *symbolPass {
 
 // crossesGrid reports whether a symbol's boxes cross an edge of the view's
 // label grid (LabelGrid CSS pixels on the world's pixel grid).
-func (s *sourceSet) crossesGrid(sym *symbol) bool {
-	fr := s.frame
+func (s *symPass) crossesGrid(sym *symbol) bool {
+	fr := s.Frame
 	if fr.Sin != 0 {
 		return false // a turned view has no tile edges to agree on
 	}
-	g := s.view.LabelGrid * fr.Ratio
+	g := s.View.LabelGrid * fr.Ratio
 	ox, oy := fr.CX*fr.Scale-fr.W/2, fr.CY*fr.Scale-fr.H/2 // the view's corner, world device pixels
 	cross := func(b collisionBox) bool {
 		return math.Floor((b.x0+ox)/g) != math.Floor((b.x1+ox)/g) || math.Floor((b.y0+oy)/g) != math.Floor((b.y1+oy)/g)
@@ -306,8 +320,8 @@ func (sl symbolLayout) sortByY() bool {
 
 // layoutLayer lays out a layer's symbols and returns them in GL's
 // placement order, with the layer's placement switches.
-func (s *sourceSet) layoutLayer(ctx context.Context, lr *symLayer, feats scene.Runs) ([]*symbol, symbolLayout) {
-	lz := &expr.EvalContext{Zoom: math.Floor(s.view.Zoom)}
+func (s *symPass) layoutLayer(ctx context.Context, lr *symLayer, feats scene.Runs) ([]*symbol, symbolLayout) {
+	lz := &expr.EvalContext{Zoom: math.Floor(s.View.Zoom)}
 	sl := symbolLayout{
 		textOverlap:         lr.overlap(textPart, lz),
 		iconOverlap:         lr.overlap(iconPart, lz),
@@ -329,7 +343,7 @@ func (s *sourceSet) layoutLayer(ctx context.Context, lr *symLayer, feats scene.R
 			}
 			f := ss.f
 			add := func(w orb.Point, along *linePath) {
-				a := s.frame.ToScreen(w[0], w[1])
+				a := s.Frame.ToScreen(w[0], w[1])
 				sym := s.layoutSymbol(ctx, lr, ss, a, along)
 				if sym != nil && len(ss.variants) > 1 {
 					for _, v := range ss.variants[1:] {
@@ -367,7 +381,7 @@ func (s *sourceSet) layoutLayer(ctx context.Context, lr *symLayer, feats scene.R
 		}
 	})
 	// GL JS 6 places the symbols of one tile after another: the deepest
-	// tiles first, then by column (x) and by row (y), so the top left tile
+	// Tiles first, then by column (x) and by row (y), so the top left tile
 	// of the view first, whatever the bearing.
 	slices.SortStableFunc(cands, func(a, b *symbol) int {
 		if c := cmp.Compare(b.tile[2], a.tile[2]); c != 0 {
@@ -392,7 +406,7 @@ func (s *sourceSet) layoutLayer(ctx context.Context, lr *symLayer, feats scene.R
 	// GL samples a layer's icons linearly when one of them is drawn at
 	// another pixel ratio than the view's.
 	for _, sym := range cands {
-		if sym.icon != nil && sym.icon.ic.ratio != s.frame.Ratio {
+		if sym.icon != nil && sym.icon.ic.Ratio != s.Frame.Ratio {
 			for _, o := range cands {
 				if o.icon != nil {
 					o.icon.linear = true
@@ -496,7 +510,7 @@ func drawOrder(placed []*symbol, sl symbolLayout) {
 // anchors returns where a feature's symbols go, in world units, for
 // point placement: each point, the first vertex of each line, the pole of
 // inaccessibility of each polygon. It appends them to out.
-func (s *sourceSet) anchors(f *scene.Feature, out []orb.Point) []orb.Point {
+func (s *symPass) anchors(f *scene.Feature, out []orb.Point) []orb.Point {
 	add := func(p orb.Point) { out = append(out, p) }
 	switch f.Kind {
 	case "Point":
@@ -514,7 +528,7 @@ func (s *sourceSet) anchors(f *scene.Feature, out []orb.Point) []orb.Point {
 	case "Polygon":
 		// GL looks for the pole to 16 units of the tile's 8192, on the
 		// Tile's polygons with their buffer, and keeps those in the tile.
-		polys, z := f.Polygons, math.Floor(s.view.Zoom)
+		polys, z := f.Polygons, math.Floor(s.View.Zoom)
 		var sq *scene.Box
 		if f.WholePolygons != nil {
 			polys, z = f.WholePolygons, float64(f.Tile[2])
@@ -553,9 +567,9 @@ type shapedSymbol struct {
 	f        *scene.Feature    // in the layer's features
 	c, pc    *expr.EvalContext // layout (tile zoom) and paint (view zoom)
 	sections []text.Section
-	sh       text.Shaping // no glyphs: no text
-	fs       float64      // text-size / 24
-	ic       *spriteIcon  // nil: no icon
+	sh       text.Shaping  // no glyphs: no text
+	fs       float64       // text-size / 24
+	ic       *sources.Icon // nil: no icon
 	iconSize float64
 	// the icon's box about the anchor, CSS pixels before icon-size
 	iconLeft, iconTop, iconRight, iconBottom float64
@@ -584,10 +598,10 @@ type shapedSymbol struct {
 // layout zoom (c's): the sizes at the view's zoom are viewSymbol's. With
 // cull and anchors (point placement), a symbol too far off the view to
 // reach it is not shaped, and its paint context is set.
-func (s *sourceSet) shapeSymbol(ctx context.Context, lr *symLayer, b *layoutBuild, f *scene.Feature, c *expr.EvalContext, anchors []orb.Point, cull bool) *shapedSymbol {
+func (s *symPass) shapeSymbol(ctx context.Context, lr *symLayer, b *layoutBuild, f *scene.Feature, c *expr.EvalContext, anchors []orb.Point, cull bool) *shapedSymbol {
 	var pc *expr.EvalContext
 	if cull {
-		pc = lr.newContext(s.view.Zoom, f.Expr)
+		pc = lr.newContext(s.View.Zoom, f.Expr)
 	}
 	ss := b.shaped.new()
 	ss.f, ss.c, ss.pc = f, c, pc
@@ -601,7 +615,7 @@ func (s *sourceSet) shapeSymbol(ctx context.Context, lr *symLayer, b *layoutBuil
 	}
 	placement := lr.str(pSymbolPlacement, c, "point")
 	ss.sections, ss.colors = s.textSections(ctx, lr, c)
-	var ic *spriteIcon
+	var ic *sources.Icon
 	if name := s.iconName(lr, c); name != "" {
 		ic = s.layoutIcon(ctx, lr, name)
 	}
@@ -630,7 +644,7 @@ func (s *sourceSet) shapeSymbol(ctx context.Context, lr *symLayer, b *layoutBuil
 		// fixed, when not nil, is the offset (ems) text-variable-anchor-offset
 		// pairs with the anchor: it replaces every other offset.
 		vertical, lineVertical := false, false
-		lookup := lr.shapeLookup(ctx, s.glyphs)
+		lookup := lr.shapeLookup(ctx, s.Glyphs)
 		// A rotated label under a variable anchor is shaped about its
 		// centre and put at its point by its turned box, as GL does.
 		rotated := math.Mod(lr.num(pTextRotate, c, 0), 360) != 0
@@ -730,7 +744,7 @@ func (s *sourceSet) shapeSymbol(ctx context.Context, lr *symLayer, b *layoutBuil
 		ss.ic = ic
 		off := floats2(lr, pIconOffset, c)
 		h, v := text.AnchorAlign(lr.str(pIconAnchor, c, "center"))
-		dw, dh := float64(ic.w)/ic.ratio, float64(ic.h)/ic.ratio
+		dw, dh := float64(ic.W)/ic.Ratio, float64(ic.H)/ic.Ratio
 		ss.iconLeft, ss.iconTop = off[0]-dw*h, off[1]-dh*v
 		ss.iconRight, ss.iconBottom = ss.iconLeft+dw, ss.iconTop+dh
 		// The box fitted to the text is viewSymbol's: the text's size is
@@ -749,8 +763,8 @@ func (s *sourceSet) shapeSymbol(ctx context.Context, lr *symLayer, b *layoutBuil
 // collision grid (the view and its margin): a bound of its size from its
 // text length (of sections), text size, offsets and icon, not its
 // shaping. c and pc are its layout and paint contexts.
-func (s *sourceSet) reaches(lr *symLayer, sections []text.Section, c, pc *expr.EvalContext, ic *spriteIcon, anchors []orb.Point) bool {
-	ratio := s.frame.Ratio
+func (s *symPass) reaches(lr *symLayer, sections []text.Section, c, pc *expr.EvalContext, ic *sources.Icon, anchors []orb.Point) bool {
+	ratio := s.Frame.Ratio
 	r := 0.0
 	if len(sections) > 0 {
 		n, scale := 0, 1.0
@@ -769,12 +783,12 @@ func (s *sourceSet) reaches(lr *symLayer, sections []text.Section, c, pc *expr.E
 	if ic != nil {
 		off := floats2(lr, pIconOffset, c)
 		tr := floats2(lr, pIconTranslate, pc)
-		r += (float64(ic.w+ic.h)/ic.ratio+math.Abs(off[0])+math.Abs(off[1]))*lr.num(pIconSize, pc, 1) + math.Abs(tr[0]) + math.Abs(tr[1])
+		r += (float64(ic.W+ic.H)/ic.Ratio+math.Abs(off[0])+math.Abs(off[1]))*lr.num(pIconSize, pc, 1) + math.Abs(tr[0]) + math.Abs(tr[1])
 	}
 	m := (r + 100 + 16) * ratio
 	for _, w := range anchors {
-		p := s.frame.ToScreen(w[0], w[1])
-		if p.X >= -m && p.X <= s.frame.W+m && p.Y >= -m && p.Y <= s.frame.H+m {
+		p := s.Frame.ToScreen(w[0], w[1])
+		if p.X >= -m && p.X <= s.Frame.W+m && p.Y >= -m && p.Y <= s.Frame.H+m {
 			return true
 		}
 	}
@@ -782,15 +796,15 @@ func (s *sourceSet) reaches(lr *symLayer, sections []text.Section, c, pc *expr.E
 }
 
 // alongLine reports whether a layer's text or icons follow their line.
-func (s *sourceSet) alongLine(lr *symLayer, c *expr.EvalContext, part symPart) bool {
+func (s *symPass) alongLine(lr *symLayer, c *expr.EvalContext, part symPart) bool {
 	return lr.str(pSymbolPlacement, c, "point") != "point" && lr.alignment(part.rotationAlignment, c) == "map"
 }
 
 // layoutSymbol puts a shaped symbol on screen at anchor a (on the line
 // path when along is not nil) and returns it with its collision boxes, or
 // nil when nothing of it can be drawn.
-func (s *sourceSet) layoutSymbol(ctx context.Context, lr *symLayer, ss *shapedSymbol, a raster.Point, along *linePath) *symbol {
-	ratio := s.frame.Ratio
+func (s *symPass) layoutSymbol(ctx context.Context, lr *symLayer, ss *shapedSymbol, a raster.Point, along *linePath) *symbol {
+	ratio := s.Frame.Ratio
 	c, pc := ss.c, ss.pc
 	sym := lr.syms.new()
 	sym.y, sym.sortKey = a.Y, lr.num(pSymbolSortKey, c, 0)
@@ -801,7 +815,7 @@ func (s *sourceSet) layoutSymbol(ctx context.Context, lr *symLayer, ss *shapedSy
 
 	// Under a tilted camera, the anchor's depth sets the labels' scale;
 	// labels pitched with the map are laid out on its plane.
-	tilt := s.frame.Tilt
+	tilt := s.Frame.Tilt
 	plane, depth := a, 1.0
 	if tilt != nil {
 		plane = tilt.Unproject(a)
@@ -871,7 +885,7 @@ func (s *sourceSet) layoutSymbol(ctx context.Context, lr *symLayer, ss *shapedSy
 					}
 					continue
 				}
-				gl, ok := lr.layerGlyph(ctx, s.glyphs, g.FontStack, g.Rune)
+				gl, ok := lr.layerGlyph(ctx, s.Glyphs, g.FontStack, g.Rune)
 				if !ok {
 					continue
 				}
@@ -913,7 +927,7 @@ func (s *sourceSet) layoutSymbol(ctx context.Context, lr *symLayer, ss *shapedSy
 		} else {
 			angle := lr.num(pTextRotate, c, 0) * math.Pi / 180
 			if lr.alignment(pTextRotationAlignment, c) == "map" {
-				angle += math.Atan2(s.frame.Sin, s.frame.Cos)
+				angle += math.Atan2(s.Frame.Sin, s.Frame.Cos)
 			}
 			at := a
 			if pitched {
@@ -959,36 +973,36 @@ func (s *sourceSet) layoutSymbol(ctx context.Context, lr *symLayer, ss *shapedSy
 					lineAngle = planePath.angle
 				}
 				angle += lineAngle
-				// icon-keep-upright turns an icon that would be upside
+				// Icon-keep-upright turns an icon that would be upside
 				// down, as GL does for a single glyph along a line.
 				if math.Cos(lineAngle) < 0 && lr.boolean(pIconKeepUpright, c, false) {
 					angle += math.Pi
 				}
 			} else {
-				angle += math.Atan2(s.frame.Sin, s.frame.Cos)
+				angle += math.Atan2(s.Frame.Sin, s.Frame.Cos)
 			}
 		}
 		tx, ty := symbolTranslate(lr, iconPart, pc)
 		k := size * ratio * pr
-		kx, ky := k*(right-left)/float64(ic.w), k*(bottom-top)/float64(ic.h)
+		kx, ky := k*(right-left)/float64(ic.W), k*(bottom-top)/float64(ic.H)
 		at := a
 		if pitched {
 			at = plane
 		}
 		// The quad takes in the atlas's empty border texel on each side,
 		// which linear sampling blends into the icon's edge.
-		q := newTexQuad(at, tx, ty, left*k-kx, top*k-ky, kx, ky, angle, ic.w+2, ic.h+2)
+		q := newTexQuad(at, tx, ty, left*k-kx, top*k-ky, kx, ky, angle, ic.W+2, ic.H+2)
 		if pitched {
 			q.tilt = tilt
 		}
 		// GL samples icons linearly when they are SDF, scaled or turned,
 		// or drawn in the plane of the map (pitch-aligned to it, or under
 		// a tilted camera).
-		transformed := s.frame.Tilt != nil || lr.pitchAlignment(iconPart, c) == "map"
+		transformed := s.Frame.Tilt != nil || lr.pitchAlignment(iconPart, c) == "map"
 		sym.icon = &iconQuad{ic: ic, q: q,
-			linear: ic.sdf || ss.fit != nil || angle != 0 || transformed || lr.iconsLinear()}
+			linear: ic.SDF || ss.fit != nil || angle != 0 || transformed || lr.iconsLinear()}
 		sym.iconOpac = lr.num(pIconOpacity, pc, 1)
-		if ic.sdf {
+		if ic.SDF {
 			sym.iconSDF = s.sdfPaint(lr, pc, iconPart, size*pr)
 		}
 		pad := lr.num(pIconPadding, c, 2)
@@ -1014,7 +1028,7 @@ type pendingText struct {
 
 // drawsText reports whether some glyph of a point label's shaping draws
 // (pointQuads makes a quad for it).
-func (s *sourceSet) drawsText(ctx context.Context, lr *symLayer, sh text.Shaping) bool {
+func (s *symPass) drawsText(ctx context.Context, lr *symLayer, sh text.Shaping) bool {
 	for _, g := range sh.Glyphs {
 		if g.Image != nil {
 			if s.textImage(ctx, g.Image.Name) != nil {
@@ -1022,7 +1036,7 @@ func (s *sourceSet) drawsText(ctx context.Context, lr *symLayer, sh text.Shaping
 			}
 			continue
 		}
-		if gl, ok := lr.layerGlyph(ctx, s.glyphs, g.FontStack, g.Rune); ok && len(gl.Bitmap) > 0 {
+		if gl, ok := lr.layerGlyph(ctx, s.Glyphs, g.FontStack, g.Rune); ok && len(gl.Bitmap) > 0 {
 			return true
 		}
 	}
@@ -1031,7 +1045,7 @@ func (s *sourceSet) drawsText(ctx context.Context, lr *symLayer, sh text.Shaping
 
 // finishText completes the text of a placed symbol: the glyph quads of a
 // point label, and the paint.
-func (s *sourceSet) finishText(ctx context.Context, lr *symLayer, sym *symbol) {
+func (s *symPass) finishText(ctx context.Context, lr *symLayer, sym *symbol) {
 	if sym.textPending {
 		sym.textPending = false
 		s.pointQuads(ctx, lr, sym)
@@ -1048,7 +1062,7 @@ func (s *sourceSet) finishText(ctx context.Context, lr *symLayer, sym *symbol) {
 const rectBuffer = 4
 
 // pointQuads puts the glyphs of a point label on screen.
-func (s *sourceSet) pointQuads(ctx context.Context, lr *symLayer, sym *symbol) {
+func (s *symPass) pointQuads(ctx context.Context, lr *symLayer, sym *symbol) {
 	ss, c := sym.ss, sym.ss.c
 	p := &sym.pending
 	sh, at, tx, ty, k, angle, quadTilt := p.sh, p.at, p.tx, p.ty, p.k, p.angle, p.tilt
@@ -1060,7 +1074,7 @@ func (s *sourceSet) pointQuads(ctx context.Context, lr *symLayer, sym *symbol) {
 			}
 			continue
 		}
-		gl, ok := lr.layerGlyph(ctx, s.glyphs, g.FontStack, g.Rune)
+		gl, ok := lr.layerGlyph(ctx, s.Glyphs, g.FontStack, g.Rune)
 		if !ok || len(gl.Bitmap) == 0 {
 			continue
 		}
@@ -1093,9 +1107,9 @@ func (ss *shapedSymbol) color(tag int) *raster.Color {
 
 // textImage returns the sprite's image of a label's image section, nil
 // when the sprite has none it can draw.
-func (s *sourceSet) textImage(ctx context.Context, name string) *spriteIcon {
-	ic := s.sprite.icon(ctx, name)
-	if ic == nil || ic.ratio <= 0 || ic.w <= 0 || ic.h <= 0 {
+func (s *symPass) textImage(ctx context.Context, name string) *sources.Icon {
+	ic := s.Sprite.Icon(ctx, name)
+	if ic == nil || ic.Ratio <= 0 || ic.W <= 0 || ic.H <= 0 {
 		return nil
 	}
 	return ic
@@ -1109,22 +1123,22 @@ func (s *sourceSet) textImage(ctx context.Context, name string) *spriteIcon {
 // begins one em pixel (times its scale) after the advance's start, and
 // 3 * its scale below y. k is device pixels per em pixel. ok is false when
 // the sprite has no such image.
-func (s *sourceSet) imageGlyph(ctx context.Context, lr *symLayer, c *expr.EvalContext, g text.Glyph, p raster.Point, x, tx, ty, k, angle float64, tilt *raster.Tilt) (glyphQuad, bool) {
+func (s *symPass) imageGlyph(ctx context.Context, lr *symLayer, c *expr.EvalContext, g text.Glyph, p raster.Point, x, tx, ty, k, angle float64, tilt *raster.Tilt) (glyphQuad, bool) {
 	ic := s.textImage(ctx, g.Image.Name)
 	if ic == nil {
 		return glyphQuad{}, false
 	}
-	pad := 1 / ic.ratio // the atlas's padding texel, in image CSS pixels
+	pad := 1 / ic.Ratio // the atlas's padding texel, in image CSS pixels
 	x0 := (1-pad)*g.Scale + x
 	y0 := (3-pad)*g.Scale + g.Y
-	t := k * g.Scale / ic.ratio // device pixels per texel
-	q := newTexQuad(p, tx, ty, x0*k, y0*k, t, t, angle, ic.w+2, ic.h+2)
+	t := k * g.Scale / ic.Ratio // device pixels per texel
+	q := newTexQuad(p, tx, ty, x0*k, y0*k, t, t, angle, ic.W+2, ic.H+2)
 	q.tilt = tilt
 	// GL samples the images of a text linearly only when the text is
 	// pitched with the map, the camera tilted, or text-size changes with
 	// the zoom; nearest otherwise, turned or not.
 	ts := lr.prop(pTextSize)
-	linear := s.frame.Tilt != nil || lr.pitchAlignment(textPart, c) == "map" || (ts != nil && !ts.IsZoomConstant())
+	linear := s.Frame.Tilt != nil || lr.pitchAlignment(textPart, c) == "map" || (ts != nil && !ts.IsZoomConstant())
 	return glyphQuad{ic: ic, linear: linear, q: q}, true
 }
 
@@ -1175,7 +1189,7 @@ func (lr *symLayer) pitchAlignment(part symPart, c *expr.EvalContext) string {
 
 // sdfPaint evaluates the paint of an SDF text or icon (kind "text" or
 // "icon").
-func (s *sourceSet) sdfPaint(lr *symLayer, c *expr.EvalContext, part symPart, fontScale float64) sdfPaint {
+func (s *symPass) sdfPaint(lr *symLayer, c *expr.EvalContext, part symPart, fontScale float64) sdfPaint {
 	p := sdfPaint{fontScale: fontScale, opacity: lr.num(part.opacity, c, 1)}
 	p.color, _ = lr.color(part.color, c)
 	p.halo, _ = lr.color(part.haloColor, c)
@@ -1185,7 +1199,7 @@ func (s *sourceSet) sdfPaint(lr *symLayer, c *expr.EvalContext, part symPart, fo
 }
 
 // iconName evaluates icon-image.
-func (s *sourceSet) iconName(lr *symLayer, c *expr.EvalContext) string {
+func (s *symPass) iconName(lr *symLayer, c *expr.EvalContext) string {
 	e := lr.prop(pIconImage)
 	if e == nil {
 		return ""
@@ -1228,9 +1242,9 @@ const maxLabelRunes = 1024
 // its tag; nil where it has none). A format section's image (and a
 // text-field that is an image) becomes an image section sized from the
 // style's sprite, the sheet the icons use at the view's pixel ratio; an
-// image the sprite lacks is kept with no size (GL still counts it in the
+// Image the sprite lacks is kept with no size (GL still counts it in the
 // line's scale, and draws nothing for it).
-func (s *sourceSet) textSections(ctx context.Context, lr *symLayer, c *expr.EvalContext) ([]text.Section, []*raster.Color) {
+func (s *symPass) textSections(ctx context.Context, lr *symLayer, c *expr.EvalContext) ([]text.Section, []*raster.Color) {
 	e := lr.prop(pTextField)
 	if e == nil {
 		return nil, nil
@@ -1252,8 +1266,8 @@ func (s *sourceSet) textSections(ctx context.Context, lr *symLayer, c *expr.Eval
 	}
 	image := func(name string) *text.Image {
 		img := &text.Image{Name: name}
-		if ic := s.layoutIcon(ctx, lr, name); ic != nil && ic.ratio > 0 {
-			img.Width, img.Height = float64(ic.w)/ic.ratio, float64(ic.h)/ic.ratio
+		if ic := s.layoutIcon(ctx, lr, name); ic != nil && ic.Ratio > 0 {
+			img.Width, img.Height = float64(ic.W)/ic.Ratio, float64(ic.H)/ic.Ratio
 		}
 		return img
 	}
@@ -1376,7 +1390,7 @@ func floats2(lr *symLayer, p symProp, c *expr.EvalContext) [2]float64 {
 
 // drawSymbols draws the layer's placed symbols: icons, then text; for
 // SDF images the halos of all symbols first, then their fills.
-func (s *sourceSet) drawSymbols(ctx context.Context, lr *scene.Layer) {
+func (s *symPass) drawSymbols(ctx context.Context, lr *scene.Layer) {
 	syms := s.symbols(ctx).layers[lr.Style.ID]
 	// The symbols are drawn in bands of rows, one per core, at once: each
 	// band draws every symbol in the same order, clipped to its rows, so
@@ -1417,13 +1431,13 @@ const minSymbolBand = 128
 
 // drawSymbolsOn draws a layer's placed symbols on a canvas (or a part of
 // one): icons, then text, each halos first.
-func (s *sourceSet) drawSymbolsOn(cv *raster.Canvas, syms []*symbol) {
+func (s *symPass) drawSymbolsOn(cv *raster.Canvas, syms []*symbol) {
 	for _, halo := range []bool{true, false} {
 		for _, sym := range syms {
 			if sym.icon == nil {
 				continue
 			}
-			if sym.icon.ic.sdf {
+			if sym.icon.ic.SDF {
 				drawSDFIcon(cv, sym.icon, sym.iconSDF, halo)
 			} else if !halo {
 				drawIcon(cv, sym.icon, sym.iconOpac)
@@ -1433,7 +1447,7 @@ func (s *sourceSet) drawSymbolsOn(cv *raster.Canvas, syms []*symbol) {
 	for _, halo := range []bool{true, false} {
 		for _, sym := range syms {
 			for i := range sym.text {
-				drawGlyph(cv, &sym.text[i], sym.textSDF, halo, s.frame.Ratio)
+				drawGlyph(cv, &sym.text[i], sym.textSDF, halo, s.Frame.Ratio)
 			}
 		}
 	}
@@ -1452,23 +1466,23 @@ func symbolTranslate(lr *symLayer, part symPart, c *expr.EvalContext) (float64, 
 
 // tileInView reports whether a vector tile ([y, x, z]) shows in the view:
 // GL lays out symbols only from the tiles it draws.
-func (s *sourceSet) tileInView(t [3]int) bool {
+func (s *symPass) tileInView(t [3]int) bool {
 	if t[2] < 0 {
 		return true
 	}
 	n := float64(int(1) << t[2])
-	if s.frame.Tilt != nil {
+	if s.Frame.Tilt != nil {
 		return s.tiltedTileInView(t)
 	}
 	minX, minY, maxX, maxY := math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)
 	for _, c := range [4][2]float64{{0, 0}, {1, 0}, {0, 1}, {1, 1}} {
-		p := s.frame.ToScreen((float64(t[1])+c[0])/n, (float64(t[0])+c[1])/n)
+		p := s.Frame.ToScreen((float64(t[1])+c[0])/n, (float64(t[0])+c[1])/n)
 		minX, maxX = math.Min(minX, p.X), math.Max(maxX, p.X)
 		minY, maxY = math.Min(minY, p.Y), math.Max(maxY, p.Y)
 	}
 	const eps = 1e-6
-	m := s.view.LabelMargin * s.frame.Ratio
-	return maxX > eps-m && minX < s.frame.W-eps+m && maxY > eps-m && minY < s.frame.H-eps+m
+	m := s.View.LabelMargin * s.Frame.Ratio
+	return maxX > eps-m && minX < s.Frame.W-eps+m && maxY > eps-m && minY < s.Frame.H-eps+m
 }
 
 // tiltedTileInView is tileInView under a tilted camera: whether the
@@ -1477,21 +1491,21 @@ func (s *sourceSet) tileInView(t [3]int) bool {
 // plane; the part above the horizon cut off a pixel below it). The
 // square's corners are not projected: those behind the camera would land
 // on the wrong side of the screen.
-func (s *sourceSet) tiltedTileInView(t [3]int) bool {
-	tilt := s.frame.Tilt
+func (s *symPass) tiltedTileInView(t [3]int) bool {
+	tilt := s.Frame.Tilt
 	n := float64(int(1) << t[2])
 	var tile, view [4]raster.Point
 	for i, c := range [4][2]float64{{0, 0}, {1, 0}, {1, 1}, {0, 1}} {
-		tile[i] = s.frame.ToPlane((float64(t[1])+c[0])/n, (float64(t[0])+c[1])/n)
+		tile[i] = s.Frame.ToPlane((float64(t[1])+c[0])/n, (float64(t[0])+c[1])/n)
 	}
-	m := s.view.LabelMargin * s.frame.Ratio
+	m := s.View.LabelMargin * s.Frame.Ratio
 	// Screen rows at or above the horizon have no place on the plane.
 	horizon := tilt.CY - tilt.Cos*tilt.Dist/tilt.Sin + 1
-	top, bottom := max(-m, horizon), s.frame.H+m
+	top, bottom := max(-m, horizon), s.Frame.H+m
 	if bottom <= top {
 		return false
 	}
-	for i, c := range [4][2]float64{{-m, top}, {s.frame.W + m, top}, {s.frame.W + m, bottom}, {-m, bottom}} {
+	for i, c := range [4][2]float64{{-m, top}, {s.Frame.W + m, top}, {s.Frame.W + m, bottom}, {-m, bottom}} {
 		view[i] = tilt.Unproject(raster.Point{X: c[0], Y: c[1]})
 	}
 	return convexOverlap(tile[:], view[:])
@@ -1526,11 +1540,11 @@ func convexOverlap(a, b []raster.Point) bool {
 // tileUnitsY returns the height of a world point on screen measured in
 // whole units of its tile (symbolExtent across, from the tile's corner), as
 // GL sorts symbols by it.
-func (s *sourceSet) tileUnitsY(w orb.Point, t [3]int) float64 {
+func (s *symPass) tileUnitsY(w orb.Point, t [3]int) float64 {
 	z := max(t[2], 0)
 	n := float64(int(1) << z)
 	x, y := (w[0]*n-float64(t[1]))*symbolExtent, (w[1]*n-float64(t[0]))*symbolExtent
-	return math.Round(s.frame.Sin*x + s.frame.Cos*y)
+	return math.Round(s.Frame.Sin*x + s.Frame.Cos*y)
 }
 
 // iconFitPadding evaluates icon-text-fit-padding: top, right, bottom, left.
@@ -1553,7 +1567,7 @@ func iconFitPadding(lr *symLayer, c *expr.EvalContext) [4]float64 {
 }
 
 // fitIconToText returns the icon box (CSS pixels about the anchor) that
-// icon-text-fit gives around the shaped text (scaled by fs); a side not
+// Icon-text-fit gives around the shaped text (scaled by fs); a side not
 // fitted keeps the icon's own size, centred on the text.
 func fitIconToText(fit string, pad [4]float64, off [2]float64, sh text.Shaping, fs, dw, dh float64) (left, top, right, bottom float64) {
 	tl, tr, tt, tb := sh.Left*fs, sh.Right*fs, sh.Top*fs, sh.Bottom*fs

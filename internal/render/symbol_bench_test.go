@@ -9,11 +9,12 @@ import (
 	"github.com/tesseramaps/tessera/internal/fixtures"
 	"github.com/tesseramaps/tessera/internal/render/raster"
 	"github.com/tesseramaps/tessera/internal/render/scene"
+	"github.com/tesseramaps/tessera/internal/render/sources"
 	"github.com/tesseramaps/tessera/internal/style"
 )
 
 // BenchmarkStreetSymbols times the shared street style (four dense z14
-// tiles, with POI icons and labels, road labels along lines and house
+// Tiles, with POI icons and labels, road labels along lines and house
 // Numbers) and reports the share spent placing and drawing symbols.
 func BenchmarkStreetSymbols(b *testing.B) {
 	styleFile := fixtures.Path(b, "bench/street-style.json")
@@ -41,17 +42,18 @@ func BenchmarkStreetSymbols(b *testing.B) {
 	b.Run("symbols", func(b *testing.B) {
 		// Sources decoded once: placement and drawing only.
 		v := ViewOf(st, 512, 512, 1)
-		src := &sourceSet{r: r, st: st, res: res, frame: scene.NewFrame(v), view: v, rasters: map[string]*rasterCover{}}
+		srcs := sources.NewSet(st, v, res, r.log, r.decoded)
+		src := &symPass{Set: srcs, comp: r.comp, layouts: r.layouts}
 		for _, l := range st.Layers {
 			if l.Type == "symbol" {
-				src.features(context.Background(), l)
+				src.Features(context.Background(), l)
 			}
 		}
 		b.ResetTimer()
 		for i := 0; i < b.N; i++ {
-			src.symbolPass, src.glyphs, src.sprite = nil, nil, nil
+			src.placement, src.Glyphs, src.Sprite = nil, nil, nil
 			pass := src.symbols(context.Background())
-			lr := &scene.Layer{Frame: src.frame, Zoom: v.Zoom}
+			lr := &scene.Layer{Frame: src.Frame, Zoom: v.Zoom}
 			for _, l := range st.Layers {
 				if _, ok := pass.layers[l.ID]; ok {
 					lr.Style = l

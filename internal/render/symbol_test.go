@@ -20,6 +20,7 @@ import (
 	"github.com/tesseramaps/tessera/internal/glyphs"
 	"github.com/tesseramaps/tessera/internal/render/raster"
 	"github.com/tesseramaps/tessera/internal/render/scene"
+	"github.com/tesseramaps/tessera/internal/render/sources"
 	"github.com/tesseramaps/tessera/internal/render/text"
 	"github.com/tesseramaps/tessera/internal/style"
 	"github.com/tesseramaps/tessera/internal/style/expr"
@@ -311,7 +312,7 @@ func TestRenderSymbols(t *testing.T) {
 // pointSymbolStyle is a style of one symbol layer with the layout and
 // paint properties given (JSON object members) over a white background,
 // drawing a point at the centre of a zoom-0 view, with the glyphs and
-// sprite of mem:// URLs.
+// Sprite of mem:// URLs.
 func pointSymbolStyle(layout, paint string) string {
 	return `{"version": 8, "center": [0, 0], "zoom": 0,
 		"glyphs": "mem://{fontstack}/{range}.pbf", "sprite": "mem://sprite",
@@ -616,7 +617,7 @@ func TestPolygonAnchorWholeUnits(t *testing.T) {
 	for _, tc := range tests {
 		f := scene.Feature{Kind: "Polygon", Tile: [3]int{int(ty), int(tx), 14},
 			Polygons: [][][]orb.Point{{tc.ring}}, WholePolygons: [][][]orb.Point{{tc.ring}}}
-		s := &sourceSet{view: View{Zoom: 18}}
+		s := &symPass{Set: &sources.Set{View: View{Zoom: 18}}}
 		got := s.anchors(&f, nil)
 		if len(got) != 1 {
 			t.Fatalf("%s: %d anchors, want 1", tc.name, len(got))
@@ -656,7 +657,7 @@ func TestSlicedPieces(t *testing.T) {
 	}
 	for _, tc := range tests {
 		v := View{Center: [2]float64{lon, lat}, Zoom: tc.zoom, Pitch: tc.pitch, Width: 512, Height: 512, PixelRatio: 1}
-		s := &sourceSet{view: v, frame: scene.NewFrame(v)}
+		s := &symPass{Set: &sources.Set{View: v, Frame: scene.NewFrame(v)}}
 		pieces, ok := s.slicedPieces(tc.maxZoom, [3]int{int(ty), int(tx), 14}, [][]orb.Point{line})
 		if ok != tc.ok {
 			t.Fatalf("%s: ok %v, want %v", tc.name, ok, tc.ok)
@@ -725,7 +726,7 @@ func TestTextImages(t *testing.T) {
 			[]probe{{33, 37, white}}},
 		{"SDF image takes the text colour", `"text-field": ["format", ["image", "sq"], {}], "text-font": ["F"], "text-size": 24`, sprite(true),
 			[]probe{{33, 37, red}, {33, 33, white}}},
-		// icon-text-fit takes the text's box: the image's 8-pixel advance
+		// Icon-text-fit takes the text's box: the image's 8-pixel advance
 		// across and the line's 24 pixels down.
 		{"icon-text-fit counts the image", `"text-field": ["format", ["image", "sq"], {}], "text-font": ["F"], "text-size": 24,
 			"icon-image": "wide", "icon-text-fit": "both"`, sprite(true),
@@ -837,7 +838,7 @@ func TestWritingMode(t *testing.T) {
 				t.Errorf("label is %d x %d px: taller than wide %v, want %v", w, h, tall, tc.tall)
 			}
 			// Centred on the point (100, 100) within a few pixels.
-			if cx, cy := (minX+maxX)/2, (minY+maxY)/2; absInt(cx-100) > 4 || absInt(cy-100) > 4 {
+			if cx, cy := (minX+maxX)/2, (minY+maxY)/2; max(cx-100, 100-cx) > 4 || max(cy-100, 100-cy) > 4 {
 				t.Errorf("label centred at (%d, %d), want about (100, 100)", cx, cy)
 			}
 		})
@@ -961,16 +962,16 @@ func TestTiltedTileInView(t *testing.T) {
 	for _, pitch := range []float64{10, 30, 60} {
 		for _, bearing := range []float64{0, 45, 90, 135, 180, 270, -90} {
 			v := View{Center: [2]float64{13.418056, 52.499167}, Zoom: 16, Pitch: pitch, Bearing: bearing, Width: 512, Height: 256, PixelRatio: 1}
-			s := &sourceSet{view: v, frame: scene.NewFrame(v)}
+			s := &symPass{Set: &sources.Set{View: v, Frame: scene.NewFrame(v)}}
 			shown := map[[3]int]bool{}
 			for sy := 0.5; sy < 256; sy += 8 {
 				for sx := 0.5; sx < 512; sx += 8 {
-					p := s.frame.Tilt.Unproject(raster.Point{X: sx, Y: sy})
+					p := s.Frame.Tilt.Unproject(raster.Point{X: sx, Y: sy})
 					// The plane point back in world units.
-					dx, dy := p.X-s.frame.W/2, p.Y-s.frame.H/2
-					wx := s.frame.CX + (dx*s.frame.Cos+dy*s.frame.Sin)/s.frame.Scale
-					wy := s.frame.CY + (-dx*s.frame.Sin+dy*s.frame.Cos)/s.frame.Scale
-					if q := s.frame.ToScreen(wx, wy); math.Abs(q.X-sx) > 1e-6 || math.Abs(q.Y-sy) > 1e-6 {
+					dx, dy := p.X-s.Frame.W/2, p.Y-s.Frame.H/2
+					wx := s.Frame.CX + (dx*s.Frame.Cos+dy*s.Frame.Sin)/s.Frame.Scale
+					wy := s.Frame.CY + (-dx*s.Frame.Sin+dy*s.Frame.Cos)/s.Frame.Scale
+					if q := s.Frame.ToScreen(wx, wy); math.Abs(q.X-sx) > 1e-6 || math.Abs(q.Y-sy) > 1e-6 {
 						t.Fatalf("pitch %g bearing %g: screen %g,%g came back at %v", pitch, bearing, sx, sy, q)
 					}
 					shown[[3]int{int(math.Floor(wy * n)), int(math.Floor(wx * n)), z}] = true
@@ -982,7 +983,7 @@ func TestTiltedTileInView(t *testing.T) {
 				}
 			}
 			// The tile 40 tiles away in each direction is off the screen.
-			cx, cy := int(math.Floor(s.frame.CX*n)), int(math.Floor(s.frame.CY*n))
+			cx, cy := int(math.Floor(s.Frame.CX*n)), int(math.Floor(s.Frame.CY*n))
 			for _, d := range [][2]int{{40, 0}, {-40, 0}, {0, 40}, {0, -40}} {
 				if tile := [3]int{cy + d[1], cx + d[0], z}; s.tileInView(tile) {
 					t.Errorf("pitch %g bearing %g: tile %v far off the screen is in view", pitch, bearing, tile)

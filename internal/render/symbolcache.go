@@ -14,6 +14,7 @@ import (
 	"github.com/tesseramaps/tessera/internal/render/lru"
 	"github.com/tesseramaps/tessera/internal/render/raster"
 	"github.com/tesseramaps/tessera/internal/render/scene"
+	"github.com/tesseramaps/tessera/internal/render/sources"
 	"github.com/tesseramaps/tessera/internal/render/text"
 	"github.com/tesseramaps/tessera/internal/style"
 	"github.com/tesseramaps/tessera/internal/style/expr"
@@ -39,9 +40,9 @@ type tileLayout struct {
 	// spotsKept is set when each of syms holds its anchors along its lines
 	// (spots), the repeated ones left out; else a render finds them.
 	spotsKept bool
-	// glyphs and icons are what the layout was made from: the glyph
+	// Glyphs and icons are what the layout was made from: the glyph
 	// ranges its texts were shaped with (a hash of their metrics) and the
-	// sprite's icons it looked up by name (nil when the sprite had none).
+	// Sprite's icons it looked up by name (nil when the sprite had none).
 	glyphs []rangeHash
 	icons  []iconUse
 	size   int64 // an estimate of its bytes
@@ -62,19 +63,19 @@ type fontRange struct {
 // iconUse is an icon looked up by a layout, and what the sprite gave.
 type iconUse struct {
 	name string
-	ic   *spriteIcon
+	ic   *sources.Icon
 }
 
 // layoutKey identifies a tileLayout: a symbol layer of a parsed style
 // (its expressions are compiled once for the style), a decoded vector
 // Tile (a tileset that changes is read from other URLs into other decoded
-// tiles), the layout zoom, and the sprite's pixel ratio when the layout
+// Tiles), the layout zoom, and the sprite's pixel ratio when the layout
 // looked icons up (see spriteKey). The glyphs and the icons are checked on
 // use (see layoutValid).
 type layoutKey struct {
 	style  *style.Style
 	layer  *style.Layer
-	tile   *decodedTile
+	tile   *sources.Tile
 	zoom   float64
 	sprite spriteKey
 }
@@ -100,15 +101,15 @@ type layoutCache struct {
 	// its decoded tile's features, so it goes when the renderer lets the
 	// Tile go (dropTile), and a tile's memory is never held by layouts
 	// alone, outside the decoded tiles' bound.
-	byTile map[*decodedTile][]layoutKey
+	byTile map[*sources.Tile][]layoutKey
 }
 
 func newLayoutCache(max int64) *layoutCache {
-	return &layoutCache{Sized: lru.New[layoutKey, *tileLayout](max), byTile: map[*decodedTile][]layoutKey{}}
+	return &layoutCache{Sized: lru.New[layoutKey, *tileLayout](max), byTile: map[*sources.Tile][]layoutKey{}}
 }
 
 // dropTile lets go of the layouts of a tile.
-func (c *layoutCache) dropTile(t *decodedTile) {
+func (c *layoutCache) dropTile(t *sources.Tile) {
 	if c == nil {
 		return
 	}
@@ -121,7 +122,7 @@ func (c *layoutCache) dropTile(t *decodedTile) {
 }
 
 // KeepLayouts says whether the renderer keeps the symbol layouts of vector
-// tiles between renders (it does unless told otherwise). A layout kept is
+// Tiles between renders (it does unless told otherwise). A layout kept is
 // of every feature of its tile; a renderer that draws one picture lays out
 // only the symbols that may reach it.
 func (r *Renderer) KeepLayouts(keep bool) {
@@ -189,10 +190,10 @@ func (c *layoutCache) unindex(gone []*lru.Entry[layoutKey, *tileLayout]) {
 type layoutRecord struct {
 	glyphs map[fontRange]struct{}
 	last   fontRange // the range noted last, to skip a map write
-	icons  map[string]*spriteIcon
+	icons  map[string]*sources.Icon
 }
 
-// glyph notes the range of a glyph looked up for shaping.
+// Glyph notes the range of a glyph looked up for shaping.
 func (rec *layoutRecord) glyph(stack string, r rune) {
 	if r < 0 || r > 0xffff {
 		return // no range has it
@@ -208,13 +209,13 @@ func (rec *layoutRecord) glyph(stack string, r rune) {
 	rec.last = rg
 }
 
-// icon returns the sprite's icon of a name for a layout, noting it when
+// Icon returns the sprite's icon of a name for a layout, noting it when
 // the layout is recorded.
-func (s *sourceSet) layoutIcon(ctx context.Context, lr *symLayer, name string) *spriteIcon {
-	ic := s.sprite.icon(ctx, name)
+func (s *symPass) layoutIcon(ctx context.Context, lr *symLayer, name string) *sources.Icon {
+	ic := s.Sprite.Icon(ctx, name)
 	if rec := lr.rec; rec != nil {
 		if rec.icons == nil {
-			rec.icons = map[string]*spriteIcon{}
+			rec.icons = map[string]*sources.Icon{}
 		}
 		rec.icons[name] = ic
 	}
@@ -224,7 +225,7 @@ func (s *sourceSet) layoutIcon(ctx context.Context, lr *symLayer, name string) *
 // glyphHashes are the hashes of a render's glyph ranges, computed once
 // for all its symbol layers. Safe for concurrent use.
 type glyphHashes struct {
-	gs *glyphSet
+	gs *sources.Glyphs
 	mu sync.Mutex
 	m  map[fontRange]uint64
 }
@@ -245,7 +246,7 @@ func (h *glyphHashes) get(ctx context.Context, rg fontRange) uint64 {
 	}
 	buf := make([]byte, 0, 256*24)
 	for r := rune(rg.start); r < rune(rg.start+256); r++ {
-		gl, ok := h.gs.glyph(ctx, rg.stack, r)
+		gl, ok := h.gs.Glyph(ctx, rg.stack, r)
 		if !ok {
 			continue
 		}
@@ -269,9 +270,9 @@ func (h *glyphHashes) get(ctx context.Context, rg fontRange) uint64 {
 // layoutValid reports whether a kept layout was made from the glyphs and
 // icons this render has: a server may load other fonts or another sprite
 // for the same style.
-func (s *sourceSet) layoutValid(ctx context.Context, lr *symLayer, tl *tileLayout) bool {
+func (s *symPass) layoutValid(ctx context.Context, lr *symLayer, tl *tileLayout) bool {
 	for _, u := range tl.icons {
-		if s.sprite.icon(ctx, u.name) != u.ic {
+		if s.Sprite.Icon(ctx, u.name) != u.ic {
 			return false
 		}
 	}
@@ -283,48 +284,21 @@ func (s *sourceSet) layoutValid(ctx context.Context, lr *symLayer, tl *tileLayou
 	return true
 }
 
-// vectorTiles returns the decoded tiles of a layer's source, nil when it
-// is not a vector source (or not read yet).
-func (s *sourceSet) vectorTiles(l *style.Layer) []*decodedTile {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if d := s.sources[l.Source]; d != nil {
-		return d.tiles
-	}
-	return nil
-}
-
-// layerRuns returns the runs of a tile's features of a source layer (all
-// of them for ""), in the order sourceData.layer gathers them, and their
-// number.
-func (t *decodedTile) layerRuns(layer string) ([][]scene.Feature, int) {
-	if layer == "" {
-		return [][]scene.Feature{t.feats}, len(t.feats)
-	}
-	var runs [][]scene.Feature
-	n := 0
-	for _, rg := range t.layers[layer] {
-		runs = append(runs, t.feats[rg[0]:rg[1]:rg[1]])
-		n += rg[1] - rg[0]
-	}
-	return runs, n
-}
-
 // tileLayouts calls each with the layouts of a layer's features, tile by
 // Tile in the order of feats, and the order of each layout's first
 // feature in feats. The layouts of a vector source's tiles in view are
 // kept across renders (built when missing or stale); other sources (and
 // all when the renderer keeps no layouts, or no decoded tiles, which a
 // layout is of and holds) are laid out for this render only.
-func (s *sourceSet) tileLayouts(ctx context.Context, lr *symLayer, feats scene.Runs, lz float64, placement string, each func(tl *tileLayout, base int)) {
-	tiles := s.vectorTiles(lr.Style)
-	cache := s.r.layouts
-	if tiles == nil || !cache.enabled() || s.r.decoded == nil || s.r.decoded.Max() <= 0 {
+func (s *symPass) tileLayouts(ctx context.Context, lr *symLayer, feats scene.Runs, lz float64, placement string, each func(tl *tileLayout, base int)) {
+	tiles := s.VectorTiles(lr.Style)
+	cache := s.layouts
+	if tiles == nil || !cache.enabled() || s.Decoded == nil || s.Decoded.Max() <= 0 {
 		each(s.buildLayout(ctx, lr, feats, lz, placement, true), 0)
 		return
 	}
 	sprite := sprite1x
-	if s.view.PixelRatio > 1 {
+	if s.View.PixelRatio > 1 {
 		sprite = sprite2x // the sprite is read at @2x
 	}
 	base := 0
@@ -332,7 +306,7 @@ func (s *sourceSet) tileLayouts(ctx context.Context, lr *symLayer, feats scene.R
 		if ctx.Err() != nil {
 			return
 		}
-		runs, n := t.layerRuns(lr.Style.SourceLayer)
+		runs, n := t.LayerRuns(lr.Style.SourceLayer)
 		if n == 0 {
 			continue
 		}
@@ -341,7 +315,7 @@ func (s *sourceSet) tileLayouts(ctx context.Context, lr *symLayer, feats scene.R
 			continue
 		}
 		// A layout that looked no icon up serves both pixel ratios.
-		key := layoutKey{style: s.st, layer: lr.Style, tile: t, zoom: lz}
+		key := layoutKey{style: s.Style, layer: lr.Style, tile: t, zoom: lz}
 		tl, ok := cache.get(key)
 		if !ok {
 			key.sprite = sprite
@@ -355,9 +329,9 @@ func (s *sourceSet) tileLayouts(ctx context.Context, lr *symLayer, feats scene.R
 			}
 			// Kept only beside its tile: a tile let go of meanwhile takes
 			// the layout with it (dropTile), or it is let go of here.
-			if ctx.Err() == nil && s.r.decoded.holds(t) {
+			if ctx.Err() == nil && s.Decoded.Holds(t) {
 				cache.put(key, tl)
-				if !s.r.decoded.holds(t) {
+				if !s.Decoded.Holds(t) {
 					cache.dropTile(t)
 				}
 			}
@@ -377,10 +351,10 @@ type layoutBuild struct {
 // buildLayout lays out the features of runs (one tile's, or for a
 // render only all of a layer's) up to what depends on the view: with
 // cull, for this render only, dropping the features off the view and the
-// tiles out of it as it goes (their symbols evaluated at the view's zoom
+// Tiles out of it as it goes (their symbols evaluated at the view's zoom
 // too); without, for every feature, recording the glyphs and icons it
 // reads.
-func (s *sourceSet) buildLayout(ctx context.Context, lr *symLayer, runs [][]scene.Feature, lz float64, placement string, cull bool) *tileLayout {
+func (s *symPass) buildLayout(ctx context.Context, lr *symLayer, runs [][]scene.Feature, lz float64, placement string, cull bool) *tileLayout {
 	var b layoutBuild
 	var rec layoutRecord
 	if !cull {
@@ -478,7 +452,7 @@ func (s *sourceSet) buildLayout(ctx context.Context, lr *symLayer, runs [][]scen
 
 // keepSpots finds the anchors along the lines of a tile's symbols, when
 // the view does not change them, and keeps them in the layout.
-func (s *sourceSet) keepSpots(lr *symLayer, tl *tileLayout, lz float64, placement string) {
+func (s *symPass) keepSpots(lr *symLayer, tl *tileLayout, lz float64, placement string) {
 	center := placement == "line-center"
 	for k := range tl.syms {
 		if s.spotsOfView(lr, &tl.syms[k], lz, center) {
@@ -495,10 +469,10 @@ func (s *sourceSet) keepSpots(lr *symLayer, tl *tileLayout, lz float64, placemen
 
 // spotsOfView reports whether the anchors along a symbol's lines depend on
 // the view beyond its layout zoom: those of GeoJSON, cut into the view's
-// tiles; those of a vector tile of a lower zoom, sliced into the tiles in
-// view; those whose room is measured with an icon fitted to a text of the
-// view's zoom's size.
-func (s *sourceSet) spotsOfView(lr *symLayer, ss *shapedSymbol, lz float64, center bool) bool {
+// Tiles; those of a vector tile of a lower zoom, sliced into the tiles in
+// View; those whose room is measured with an icon fitted to a text of the
+// View's zoom's size.
+func (s *symPass) spotsOfView(lr *symLayer, ss *shapedSymbol, lz float64, center bool) bool {
 	f := ss.f
 	if f.Tile[2] < 0 || (ss.ic != nil && ss.fit != nil) {
 		return true
@@ -507,7 +481,7 @@ func (s *sourceSet) spotsOfView(lr *symLayer, ss *shapedSymbol, lz float64, cent
 		return false
 	}
 	srcMaxZoom := 22.0
-	if src := s.st.SourceByKey[lr.Style.Source]; src != nil && src.MaxZoom != nil {
+	if src := s.Style.SourceByKey[lr.Style.Source]; src != nil && src.MaxZoom != nil {
 		srcMaxZoom = *src.MaxZoom
 	}
 	z := int(min(lz, max(srcMaxZoom, scene.SlicedMaxZoom)))
@@ -517,7 +491,7 @@ func (s *sourceSet) spotsOfView(lr *symLayer, ss *shapedSymbol, lz float64, cent
 
 // keptSpots returns a symbol's anchors along its lines, those of a text
 // that repeats another too closely left out.
-func (s *sourceSet) keptSpots(lr *symLayer, ss *shapedSymbol, center bool, placement string, lz float64, repeats *repeatFilter) []lineSpot {
+func (s *symPass) keptSpots(lr *symLayer, ss *shapedSymbol, center bool, placement string, lz float64, repeats *repeatFilter) []lineSpot {
 	spots := s.lineSpots(lr, ss, center)
 	txt := ss.labelText()
 	if placement != "line" || txt == "" {
@@ -602,10 +576,10 @@ func sameLine(a, b []orb.Point) bool {
 // context, text and icon sizes at the view's zoom, or nil when its point
 // symbol cannot reach the view. base is the order of the layout's first
 // feature in the layer.
-func (s *sourceSet) viewSymbol(lr *symLayer, tmpl *shapedSymbol, base int) *shapedSymbol {
+func (s *symPass) viewSymbol(lr *symLayer, tmpl *shapedSymbol, base int) *shapedSymbol {
 	pc := tmpl.pc
 	if pc == nil {
-		pc = lr.newContext(s.view.Zoom, tmpl.f.Expr)
+		pc = lr.newContext(s.View.Zoom, tmpl.f.Expr)
 		if tmpl.anchors != nil && !s.reaches(lr, tmpl.sections, tmpl.c, pc, tmpl.ic, tmpl.anchors) {
 			lr.ctxs.free(pc)
 			return nil

@@ -13,6 +13,7 @@ import (
 
 	"github.com/tesseramaps/tessera/internal/glyphs"
 	"github.com/tesseramaps/tessera/internal/mvt"
+	"github.com/tesseramaps/tessera/internal/render/sources"
 	"github.com/tesseramaps/tessera/internal/style"
 )
 
@@ -37,10 +38,10 @@ func TestLayoutCacheBounded(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := newLayoutCache(tc.max)
-			tiles := map[int]*decodedTile{}
+			tiles := map[int]*sources.Tile{}
 			key := func(k int) layoutKey {
 				if tiles[k] == nil {
-					tiles[k] = &decodedTile{}
+					tiles[k] = &sources.Tile{}
 				}
 				return layoutKey{tile: tiles[k]}
 			}
@@ -126,7 +127,7 @@ func layoutResources(t *testing.T, advance uint32, icon int, c color.NRGBA) mapR
 }
 
 // TestLayoutCacheStale: a kept layout is not used once the glyphs or the
-// sprite it was made from change under the same style; the picture is
+// Sprite it was made from change under the same style; the picture is
 // the one a renderer that kept nothing draws.
 func TestLayoutCacheStale(t *testing.T) {
 	st := parse(t, layoutStyle)
@@ -198,7 +199,7 @@ func differentPixels(a, b *image.RGBA) int {
 // of it that share its tiles: other zooms (one of another layout zoom,
 // whose line labels are laid out on the tiles sliced), a pan, a turn, @2x,
 // a tilt, and a margin and grid of labels as raster tiles have them.
-func streetViews(t *testing.T) (*style.Style, Resources, []View) {
+func streetViews(t *testing.T) (*style.Style, sources.Resources, []View) {
 	st, res := streetStyle(t)
 	base := ViewOf(st, 384, 384, 1)
 	views := []View{base}
@@ -289,7 +290,7 @@ func TestLayoutCacheConcurrent(t *testing.T) {
 
 // TestLayoutCacheFittedIconSpots: the anchors along a line of a label
 // whose icon is fitted to its text, which depend on the text's size at the
-// view's zoom, are not kept: two views of one layout zoom draw them apart.
+// View's zoom, are not kept: two views of one layout zoom draw them apart.
 func TestLayoutCacheFittedIconSpots(t *testing.T) {
 	l, err := mvt.NewLayerBuilder("p", 4096)
 	if err != nil {
@@ -341,7 +342,7 @@ func TestLayoutsGoWithTheirTiles(t *testing.T) {
 		r.layouts.mu.Lock()
 		defer r.layouts.mu.Unlock()
 		for k := range r.layouts.All() {
-			if !r.decoded.holds(k.tile) {
+			if !r.decoded.Holds(k.tile) {
 				t.Errorf("%s: a layout of a tile the renderer let go of is kept", when)
 			}
 		}
@@ -367,7 +368,7 @@ func TestLayoutsGoWithTheirTiles(t *testing.T) {
 	}
 	// Other tiles take the decoded tiles' room.
 	for i := range 8 {
-		r.decoded.put(fmt.Sprint("other-", i), &decodedTile{size: r.decoded.Max() / 5})
+		r.decoded.Put(fmt.Sprint("other-", i), &sources.Tile{Size: r.decoded.Max() / 5})
 	}
 	if n := check("others read"); n != 0 {
 		t.Errorf("%d layouts kept after their tiles were let go of", n)
@@ -431,7 +432,7 @@ func testRenderer(t *testing.T, keep bool) *Renderer {
 }
 
 // renderPair draws a view with r and with ref and returns both pictures.
-func renderPair(t *testing.T, r, ref *Renderer, st *style.Style, v View, res Resources) (img, want *image.RGBA) {
+func renderPair(t *testing.T, r, ref *Renderer, st *style.Style, v View, res sources.Resources) (img, want *image.RGBA) {
 	t.Helper()
 	img, err := r.Render(context.Background(), st, v, res)
 	if err != nil {

@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/tesseramaps/tessera/internal/render/raster"
+	"github.com/tesseramaps/tessera/internal/render/sources"
 )
 
 // texQuad is a textured quad on screen: texel (s, t) of a tw x th texture
@@ -183,7 +184,7 @@ func drawGlyph(cv *raster.Canvas, gq *glyphQuad, p sdfPaint, halo bool, ratio fl
 // which draws nothing meant).
 func drawTextImage(cv *raster.Canvas, gq *glyphQuad, p sdfPaint, halo bool, ratio float64) {
 	ic := gq.ic
-	if ic.sdf {
+	if ic.SDF {
 		buff, gamma, col, ok := sdfParams(p, halo, ratio)
 		if !ok {
 			return
@@ -304,7 +305,7 @@ func (tex *alphaTex) sdfDistance(i, j int, ax, ay, lo float64) (d float64, ok bo
 }
 
 // sdfColumn is where a column of pixels samples an unturned quad's
-// texture: the texel column left of the sample and the weight of the one
+// Texture: the texel column left of the sample and the weight of the one
 // right of it (ok: the column lies on the quad).
 type sdfColumn struct {
 	i  int
@@ -378,25 +379,25 @@ func drawSDFIcon(cv *raster.Canvas, iq *iconQuad, p sdfPaint, halo bool) {
 
 // iconAlpha is an icon's alpha channel as a texture (the distance field
 // of an SDF icon), padded by one texel of 0 all round.
-func iconAlpha(ic *spriteIcon) alphaTex {
-	return alphaTex{data: ic.pix, w: ic.w, h: ic.h, pad: 1, stride: 4, off: 3, rowStride: ic.w * 4}
+func iconAlpha(ic *sources.Icon) alphaTex {
+	return alphaTex{data: ic.Pix, w: ic.W, h: ic.H, pad: 1, stride: 4, off: 3, rowStride: ic.W * 4}
 }
 
 // iconTexel returns the four channels of texel (i, j) of an icon padded
 // by one texel of 0 all round (0 in the padding and beyond), in 0..255.
-func iconTexel(ic *spriteIcon, i, j int) (v [4]float64) {
+func iconTexel(ic *sources.Icon, i, j int) (v [4]float64) {
 	i, j = i-1, j-1
-	if i < 0 || j < 0 || i >= ic.w || j >= ic.h {
+	if i < 0 || j < 0 || i >= ic.W || j >= ic.H {
 		return v
 	}
-	o := j*ic.w*4 + i*4
-	p := ic.pix[o : o+4]
+	o := j*ic.W*4 + i*4
+	p := ic.Pix[o : o+4]
 	return [4]float64{float64(p[0]), float64(p[1]), float64(p[2]), float64(p[3])}
 }
 
 // iconSample samples an icon at texel coordinates (s, t), linearly as a
 // GL linear sampler does or at the nearest texel, in 0..1.
-func iconSample(ic *spriteIcon, s, t float64, linear bool) (v [4]float64) {
+func iconSample(ic *sources.Icon, s, t float64, linear bool) (v [4]float64) {
 	if !linear {
 		px := iconTexel(ic, int(s), int(t))
 		for c := range v {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/tesseramaps/tessera/internal/render/raster"
 	"github.com/tesseramaps/tessera/internal/render/scene"
+	"github.com/tesseramaps/tessera/internal/render/sources"
 	"github.com/tesseramaps/tessera/internal/render/text"
 	"github.com/tesseramaps/tessera/internal/style"
 )
@@ -68,7 +69,7 @@ func (lp *linePath) placeGlyphs(sh text.Shaping, k, offX, offY float64, keepUpri
 }
 
 // steepLabel reports whether a label along a line whose first and last
-// glyphs are placed at first and last (device pixels) runs steeper than 45
+// Glyphs are placed at first and last (device pixels) runs steeper than 45
 // degrees on screen, where GL draws its vertical alternative instead.
 func steepLabel(first, last raster.Point) bool {
 	return math.Abs(last.Y-first.Y) > math.Abs(last.X-first.X)
@@ -145,7 +146,7 @@ func (lp *linePath) flipped(sh text.Shaping, k, offX, offY float64) ([]placedGly
 // 90 degrees, so that it stands upright on a line that runs downwards).
 // x and y are the corner of the glyph laid along the line (its texture's
 // left less half its advance, its top plus its line's y). GL turns the
-// glyph back about the middle of the left of its em box (17 below its
+// Glyph back about the middle of the left of its em box (17 below its
 // line's y) and moves it across by the width of that box less 2 and
 // half the glyph's advance: in the turned frame the corner comes 17 plus
 // the line's y before x across and 7 plus half the advance before its
@@ -214,7 +215,7 @@ type linePiece struct {
 // linePieces cuts a feature's lines into the tiles GL lays them out in:
 // the feature's own vector tile, or for GeoJSON the tiles of the view at
 // the source's zoom.
-func (s *sourceSet) linePieces(lr *symLayer, ss *shapedSymbol, center bool) []linePiece {
+func (s *symPass) linePieces(lr *symLayer, ss *shapedSymbol, center bool) []linePiece {
 	f := ss.f
 	var lines [][]orb.Point
 	switch f.Kind {
@@ -252,7 +253,7 @@ func (s *sourceSet) linePieces(lr *symLayer, ss *shapedSymbol, center bool) []li
 			return []linePiece{{tile: f.Tile, lines: lines, bounded: true}}
 		}
 		srcMaxZoom := 22.0 // the specification's default
-		if src := s.st.SourceByKey[lr.Style.Source]; src != nil && src.MaxZoom != nil {
+		if src := s.Style.SourceByKey[lr.Style.Source]; src != nil && src.MaxZoom != nil {
 			srcMaxZoom = *src.MaxZoom
 		}
 		if pieces, ok := s.slicedPieces(srcMaxZoom, f.Tile, lines); ok {
@@ -262,8 +263,8 @@ func (s *sourceSet) linePieces(lr *symLayer, ss *shapedSymbol, center bool) []li
 		return []linePiece{{tile: f.Tile, lines: clip(f.Tile), bounded: true}}
 	}
 	// GeoJSON: GL cuts it into tiles at the view's zoom.
-	src := s.st.SourceByKey[lr.Style.Source]
-	z := int(geoJSONTileZoom(s.st, lr.Style.Source, s.view.Zoom))
+	src := s.Style.SourceByKey[lr.Style.Source]
+	z := int(sources.GeoJSONTileZoom(s.Style, lr.Style.Source, s.View.Zoom))
 	n := 1 << z
 	minX, minY, maxX, maxY := math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)
 	for _, l := range lines {
@@ -274,7 +275,7 @@ func (s *sourceSet) linePieces(lr *symLayer, ss *shapedSymbol, center bool) []li
 	}
 	x0, x1 := max(0, int(math.Floor(minX*float64(n)))), min(n-1, int(math.Floor(maxX*float64(n))))
 	y0, y1 := max(0, int(math.Floor(minY*float64(n)))), min(n-1, int(math.Floor(maxY*float64(n))))
-	if (x1-x0+1)*(y1-y0+1) > 4*maxTiles {
+	if (x1-x0+1)*(y1-y0+1) > 4*sources.MaxTiles {
 		return nil
 	}
 	var out []linePiece
@@ -286,7 +287,7 @@ func (s *sourceSet) linePieces(lr *symLayer, ss *shapedSymbol, center bool) []li
 			}
 			var ls [][]orb.Point
 			if center {
-				ls = bufferedPieces(lines, t, geoJSONBuffer(src), geoJSONExtent)
+				ls = bufferedPieces(lines, t, geoJSONBuffer(src), sources.GeoJSONExtent)
 			} else {
 				ls = clip(t)
 			}
@@ -345,14 +346,14 @@ func bufferedPieces(lines [][]orb.Point, t [3]int, buffer, grid float64) [][]orb
 // child's 4096-unit grid, then (as GL lays out line labels) clipped to the
 // child itself. maxZoom is the source's; ok is false when the tile is not
 // overzoomed that way.
-func (s *sourceSet) slicedPieces(maxZoom float64, tile [3]int, lines [][]orb.Point) ([]linePiece, bool) {
-	if s.frame.Tilt != nil {
+func (s *symPass) slicedPieces(maxZoom float64, tile [3]int, lines [][]orb.Point) ([]linePiece, bool) {
+	if s.Frame.Tilt != nil {
 		// Under a tilted camera labels follow the first reference's
 		// model (see perspectiveRatio), which lays them out on the
 		// deepest tile itself.
 		return nil, false
 	}
-	z := int(math.Min(math.Floor(s.view.Zoom), math.Max(maxZoom, scene.SlicedMaxZoom)))
+	z := int(math.Min(math.Floor(s.View.Zoom), math.Max(maxZoom, scene.SlicedMaxZoom)))
 	dz := z - tile[2]
 	if dz <= 0 || dz > 10 {
 		return nil, false
@@ -407,9 +408,9 @@ type lineSpot struct {
 // symbol-spacing (first at an offset that depends on the label length),
 // where the label fits on the line and bends by at most text-max-angle; or
 // only at the middle of each line for line-center.
-func (s *sourceSet) lineSpots(lr *symLayer, ss *shapedSymbol, center bool) []lineSpot {
+func (s *symPass) lineSpots(lr *symLayer, ss *shapedSymbol, center bool) []lineSpot {
 	f := ss.f
-	zoom := math.Floor(s.view.Zoom)
+	zoom := math.Floor(s.View.Zoom)
 	up := lr.newContext(zoom+1, f.Expr)
 	layoutSize := lr.num(pTextSize, up, 16)
 	lr.ctxs.free(up)
@@ -482,7 +483,7 @@ func (s *sourceSet) lineSpots(lr *symLayer, ss *shapedSymbol, center bool) []lin
 
 // spotPaths puts anchors along lines on screen. The anchors on one line
 // share its points on screen.
-func (s *sourceSet) spotPaths(spots []lineSpot) []*linePath {
+func (s *symPass) spotPaths(spots []lineSpot) []*linePath {
 	out := make([]*linePath, 0, len(spots))
 	var line []orb.Point
 	var pts []raster.Point
@@ -491,10 +492,10 @@ func (s *sourceSet) spotPaths(spots []lineSpot) []*linePath {
 			line = sp.line
 			pts = make([]raster.Point, len(line))
 			for i, p := range line {
-				pts[i] = s.frame.ToScreen(p[0], p[1])
+				pts[i] = s.Frame.ToScreen(p[0], p[1])
 			}
 		}
-		at := s.frame.ToScreen(sp.world[0], sp.world[1])
+		at := s.Frame.ToScreen(sp.world[0], sp.world[1])
 		if sp.vertex >= 0 {
 			at = pts[sp.vertex]
 		}
@@ -576,7 +577,7 @@ func (lp *linePath) onPlane(t *raster.Tilt) *linePath {
 
 // perspectiveRatio is the scale of a label under a tilted camera, for a
 // point at relative distance w from the camera (1 at the centre of the
-// view), as the reference images draw it: labels pitched with the map keep
+// View), as the reference images draw it: labels pitched with the map keep
 // their size on the map's plane (so shrink on screen with the distance as
 // the plane does), labels facing the viewer shrink on screen by the same
 // 1/w. (GL JS later offsets half of that shrink; its pictures are the

@@ -152,7 +152,7 @@ func TestUprightAlongLine(t *testing.T) {
 }
 
 // TestBufferedPieces checks the pieces of a line a tile of cut GeoJSON
-// holds: the line clipped to the tile grown by the buffer on each side,
+// Holds: the line clipped to the tile grown by the buffer on each side,
 // cut ends on the tile's grid.
 func TestBufferedPieces(t *testing.T) {
 	// Tile z1 (y 0, x 0) spans world x and y 0 to 0.5.

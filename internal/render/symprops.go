@@ -7,6 +7,7 @@ import (
 
 	"github.com/tesseramaps/tessera/internal/render/raster"
 	"github.com/tesseramaps/tessera/internal/render/scene"
+	"github.com/tesseramaps/tessera/internal/render/sources"
 	"github.com/tesseramaps/tessera/internal/render/text"
 	"github.com/tesseramaps/tessera/internal/style/expr"
 )
@@ -173,11 +174,11 @@ type symLayer struct {
 	shaped slab[shapedSymbol]
 	syms   slab[symbol]
 	// rec notes what the layout being built reads from the glyphs and the
-	// sprite (nil: none is recorded); hashes are the render's glyph
+	// Sprite (nil: none is recorded); hashes are the render's glyph
 	// ranges' hashes, which kept layouts are checked against.
 	rec    *layoutRecord
 	hashes *glyphHashes
-	// glyphs are the render's glyphs as the layer's layout has asked for
+	// Glyphs are the render's glyphs as the layer's layout has asked for
 	// them; lookup adapts them to text.Shape (nil until first used).
 	glyphs glyphMemo
 	lookup text.Lookup
@@ -319,7 +320,7 @@ func (lr *symLayer) color(p symProp, c *expr.EvalContext) (raster.Color, bool) {
 
 // iconsLinear reports whether the layer's icons are sampled linearly, as
 // GL decides it for a layer: when icon-size is not the constant 1 or
-// icon-rotate not the constant 0, even for the icons that are not turned.
+// Icon-rotate not the constant 0, even for the icons that are not turned.
 func (lr *symLayer) iconsLinear() bool {
 	constant := func(p symProp, want float64) bool {
 		e := lr.prop(p)
@@ -361,7 +362,7 @@ type memoGroup struct {
 	font string
 }
 
-// shape returns text.Shape(sections, lookup, o), shaping only the
+// Shape returns text.Shape(sections, lookup, o), shaping only the
 // sections it has not seen with those options.
 func (sm *shapeMemo) shape(sections []text.Section, lookup text.Lookup, o text.Options) text.Shaping {
 	if len(sections) != 1 || sections[0].Image != nil || sections[0].VAlign != nil {
@@ -458,15 +459,15 @@ func (gm *glyphMemo) get(stack string, r rune) (*glyphs.Glyph, bool) {
 
 // layerGlyph returns the glyph of r in a font stack for the layer's
 // layout (see glyphMemo).
-func (lr *symLayer) layerGlyph(ctx context.Context, gs *glyphSet, stack string, r rune) (*glyphs.Glyph, bool) {
+func (lr *symLayer) layerGlyph(ctx context.Context, gs *sources.Glyphs, stack string, r rune) (*glyphs.Glyph, bool) {
 	if lr.glyphs.glyph == nil {
-		lr.glyphs.glyph = func(stack string, r rune) (*glyphs.Glyph, bool) { return gs.glyph(ctx, stack, r) }
+		lr.glyphs.glyph = func(stack string, r rune) (*glyphs.Glyph, bool) { return gs.Glyph(ctx, stack, r) }
 	}
 	return lr.glyphs.get(stack, r)
 }
 
 // shapeLookup returns the layer's glyph lookup for text.Shape.
-func (lr *symLayer) shapeLookup(ctx context.Context, gs *glyphSet) text.Lookup {
+func (lr *symLayer) shapeLookup(ctx context.Context, gs *sources.Glyphs) text.Lookup {
 	if lr.lookup == nil {
 		lr.lookup = func(stack string, r rune) (text.Metrics, bool) {
 			if lr.rec != nil {

@@ -342,3 +342,14 @@ func clipRingAxis(ring []orb.Point, lo, hi float64, axis int) []orb.Point {
 // slices the source's deepest tile into tiles of the view's zoom instead
 // of overscaling it; past it the sliced tiles are overscaled.
 const SlicedMaxZoom = 22 - 4
+
+// RingArea returns twice the signed area of a ring in world coordinates
+// (y down): positive when it turns clockwise on the screen.
+func RingArea(r []orb.Point) float64 {
+	a := 0.0
+	for i := range r {
+		p, q := r[i], r[(i+1)%len(r)]
+		a += p[0]*q[1] - q[0]*p[1]
+	}
+	return a
+}

@@ -1,4 +1,4 @@
-package render
+package sources
 
 import (
 	"math"
@@ -6,13 +6,14 @@ import (
 	"github.com/paulmach/orb"
 	"github.com/tesseramaps/tessera/internal/geo"
 	"github.com/tesseramaps/tessera/internal/render/scene"
+	"github.com/tesseramaps/tessera/internal/style"
 )
 
 // GL cuts GeoJSON into tiles simplified for their zoom: each vertex of a
 // line or ring gets an importance once, the squared distance at which a
 // Douglas-Peucker pass over the whole line keeps it (measured in world
 // units, down to the tolerance of the source's maxzoom), and a tile of zoom
-// z keeps the vertices more important than that zoom's tolerance. Lines
+// Z keeps the vertices more important than that zoom's tolerance. Lines
 // shorter than the tolerance and rings of less area than its square are
 // left out. The tolerance is the source's `tolerance` (0.375 by default)
 // in pixels of a 512-pixel tile, that is 16 of GL's 8192 units a tile.
@@ -30,8 +31,8 @@ type simplifier struct {
 // tolerance (pixels of a 512-pixel tile) and maxzoom, drawn from tiles of
 // Zoom z.
 func newSimplifier(tolerance float64, maxZoom, z int) *simplifier {
-	units := tolerance * geoJSONExtent / 512 // tile units
-	at := func(zoom int) float64 { return units / (math.Exp2(float64(zoom)) * geoJSONExtent) }
+	units := tolerance * GeoJSONExtent / 512 // tile units
+	at := func(zoom int) float64 { return units / (math.Exp2(float64(zoom)) * GeoJSONExtent) }
 	s := &simplifier{sqMax: at(maxZoom) * at(maxZoom)}
 	if z < maxZoom {
 		s.tol = at(z)
@@ -46,7 +47,7 @@ func (s *simplifier) line(pts []orb.Point, ring bool) []orb.Point {
 		return pts
 	}
 	if ring {
-		if math.Abs(ringArea(pts))/2 < s.tol*s.tol { // ringArea is twice the area
+		if math.Abs(scene.RingArea(pts))/2 < s.tol*s.tol { // RingArea is twice the area
 			return nil
 		}
 	} else if scene.LineLength(pts) < s.tol {
@@ -100,4 +101,15 @@ func absInt(v int) int {
 		return -v
 	}
 	return v
+}
+
+// GeoJSONTileZoom is the zoom of the tiles GL cuts a GeoJSON source into
+// for a view at zoom: the zoom's floor, up to the source's maxzoom
+// (default 18), past which the deepest tiles are overzoomed.
+func GeoJSONTileZoom(st *style.Style, source string, zoom float64) float64 {
+	maxZoom := 18.0
+	if src := st.SourceByKey[source]; src != nil && src.MaxZoom != nil {
+		maxZoom = *src.MaxZoom
+	}
+	return math.Max(0, math.Min(maxZoom, math.Floor(zoom)))
 }

@@ -1,4 +1,4 @@
-package render
+package sources
 
 import (
 	"bytes"
@@ -6,49 +6,9 @@ import (
 	"image/png"
 	"math"
 	"testing"
+
+	"github.com/tesseramaps/tessera/internal/render/rendertest"
 )
-
-// encodeElevation packs metres into red, green and blue by an encoding's
-// own rule (the inverse of what the renderer decodes).
-func encodeElevation(t testing.TB, enc string, e float64) [3]uint8 {
-	t.Helper()
-	switch enc {
-	case "mapbox":
-		v := int(math.Round((e + 10000) * 10))
-		return [3]uint8{uint8(v >> 16), uint8(v >> 8), uint8(v)}
-	case "terrarium":
-		v := e + 32768
-		return [3]uint8{uint8(int(v) / 256), uint8(int(v) % 256), uint8(math.Floor((v - math.Floor(v)) * 256))}
-	case "custom":
-		// The test's custom encoding: r*100 + g + b/100 - 500.
-		v := e + 500
-		r := math.Floor(v / 100)
-		g := math.Floor(v - 100*r)
-		b := math.Round((v - 100*r - g) * 100)
-		return [3]uint8{uint8(r), uint8(g), uint8(b)}
-	}
-	t.Fatalf("no encoding %q", enc)
-	return [3]uint8{}
-}
-
-// demPNG encodes a dim x dim DEM tile whose pixel x, y has elevation
-// elev(x, y).
-func demPNG(t testing.TB, enc string, dim int, elev func(x, y int) float64) []byte {
-	t.Helper()
-	img := image.NewNRGBA(image.Rect(0, 0, dim, dim))
-	for y := 0; y < dim; y++ {
-		for x := 0; x < dim; x++ {
-			c := encodeElevation(t, enc, elev(x, y))
-			o := img.PixOffset(x, y)
-			copy(img.Pix[o:], []uint8{c[0], c[1], c[2], 255})
-		}
-	}
-	var buf bytes.Buffer
-	if err := png.Encode(&buf, img); err != nil {
-		t.Fatal(err)
-	}
-	return buf.Bytes()
-}
 
 func TestDEMDecode(t *testing.T) {
 	cone := func(x, y int) float64 {
@@ -68,12 +28,12 @@ func TestDEMDecode(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.source, func(t *testing.T) {
-			st := parse(t, `{"version": 8, "sources": {"d": `+tc.source+`}, "layers": []}`)
+			st := rendertest.Parse(t, `{"version": 8, "sources": {"d": `+tc.source+`}, "layers": []}`)
 			enc, err := encodingOf(st.SourceByKey["d"])
 			if err != nil {
 				t.Fatal(err)
 			}
-			d, err := decodeDEM(demPNG(t, tc.enc, 16, cone), enc)
+			d, err := decodeDEM(rendertest.DEMPNG(t, tc.enc, 16, cone), enc)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -96,13 +56,13 @@ func TestDEMEncodingErrors(t *testing.T) {
 		`{"type": "raster-dem", "tiles": ["x"], "encoding": "lerc"}`,
 		`{"type": "raster-dem", "tiles": ["x"], "encoding": 3}`,
 	} {
-		st := parse(t, `{"version": 8, "sources": {"d": `+src+`}, "layers": []}`)
+		st := rendertest.Parse(t, `{"version": 8, "sources": {"d": `+src+`}, "layers": []}`)
 		if _, err := encodingOf(st.SourceByKey["d"]); err == nil {
 			t.Errorf("%s: no error", src)
 		}
 	}
 	// A custom encoding without factors takes 1, 1, 1 and 0.
-	st := parse(t, `{"version": 8, "sources": {"d": {"type": "raster-dem", "tiles": ["x"], "encoding": "custom"}}, "layers": []}`)
+	st := rendertest.Parse(t, `{"version": 8, "sources": {"d": {"type": "raster-dem", "tiles": ["x"], "encoding": "custom"}}, "layers": []}`)
 	if enc, err := encodingOf(st.SourceByKey["d"]); err != nil || enc != (demEncoding{1, 1, 1, 0}) {
 		t.Errorf("custom defaults %v, %v", enc, err)
 	}
@@ -133,8 +93,8 @@ func TestDEMBorder(t *testing.T) {
 	plane := func(col, row int) func(x, y int) float64 {
 		return func(x, y int) float64 { return float64(3*(col*dim+x) + 7*(row*dim+y)) }
 	}
-	tile := func(col, row int) *demTile {
-		d, err := decodeDEM(demPNG(t, "terrarium", dim, plane(col, row)), terrariumEncoding)
+	tile := func(col, row int) *DEMTile {
+		d, err := decodeDEM(rendertest.DEMPNG(t, "terrarium", dim, plane(col, row)), terrariumEncoding)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -148,14 +108,14 @@ func TestDEMBorder(t *testing.T) {
 		}
 	}
 	// A 3 x 3 block of tiles: the middle one's border continues the plane.
-	c := &demCover{z: 3, tiles: map[[2]int]*demTile{}}
+	c := &DEMCover{Z: 3, Tiles: map[[2]int]*DEMTile{}}
 	for row := 0; row < 3; row++ {
 		for col := 0; col < 3; col++ {
-			c.tiles[[2]int{col, row}] = tile(col, row)
+			c.Tiles[[2]int{col, row}] = tile(col, row)
 		}
 	}
 	c.backfillAll()
-	mid := c.tiles[[2]int{1, 1}]
+	mid := c.Tiles[[2]int{1, 1}]
 	for y := -demBorder; y < dim+demBorder; y++ {
 		for x := -demBorder; x < dim+demBorder; x++ {
 			if got, want := mid.at(x, y), plane(1, 1)(x, y); got != want {
@@ -165,15 +125,15 @@ func TestDEMBorder(t *testing.T) {
 	}
 	// Across the antimeridian: column 0's western border is column 7's
 	// east edge.
-	w := &demCover{z: 3, tiles: map[[2]int]*demTile{{0, 1}: tile(0, 1), {7, 1}: tile(7, 1)}}
+	w := &DEMCover{Z: 3, Tiles: map[[2]int]*DEMTile{{0, 1}: tile(0, 1), {7, 1}: tile(7, 1)}}
 	w.backfillAll()
-	if got, want := w.tiles[[2]int{0, 1}].at(-1, 2), plane(7, 1)(dim-1, 2); got != want {
+	if got, want := w.Tiles[[2]int{0, 1}].at(-1, 2), plane(7, 1)(dim-1, 2); got != want {
 		t.Errorf("across the antimeridian, border = %v, want %v", got, want)
 	}
 }
 
 func TestSourceNumbers(t *testing.T) {
-	st := parse(t, `{"version": 8, "sources": {"d": {"type": "raster-dem", "tiles": ["x"], "redFactor": 2.5, "blueFactor": "x"}}, "layers": []}`)
+	st := rendertest.Parse(t, `{"version": 8, "sources": {"d": {"type": "raster-dem", "tiles": ["x"], "redFactor": 2.5, "blueFactor": "x"}}, "layers": []}`)
 	raw := st.SourceByKey["d"].Raw
 	for _, tc := range []struct {
 		key  string
@@ -181,6 +141,28 @@ func TestSourceNumbers(t *testing.T) {
 	}{{"redFactor", 2.5}, {"blueFactor", 7}, {"greenFactor", 7}} {
 		if got := rawNumber(raw, tc.key, 7); got != tc.want {
 			t.Errorf("%s = %v, want %v", tc.key, got, tc.want)
+		}
+	}
+}
+
+// TestSlopeScale checks the metres a DEM pixel spans and GL's low-zoom
+// exaggeration: at zoom 15 and above a 512-pixel tile's pixel is the
+// world's 2^25.2562 m over 512*2^z, and the kernel's weights sum to 8.
+func TestSlopeScale(t *testing.T) {
+	world := math.Exp2(25.2562)
+	tests := []struct {
+		dim, z int
+		want   float64
+	}{
+		{512, 15, 8 * world / (512 * math.Exp2(15))},
+		{256, 16, 8 * world / (256 * math.Exp2(16))},
+		{512, 12, 8 * world / (512 * math.Exp2(12)) * math.Exp2(-3*0.3)},
+		{256, 4, 8 * world / (256 * math.Exp2(4)) * math.Exp2(-11*0.35)},
+		{256, 1, 8 * world / (256 * math.Exp2(1)) * math.Exp2(-14*0.4)},
+	}
+	for _, tc := range tests {
+		if got := SlopeScale(tc.dim, tc.z); math.Abs(got/tc.want-1) > 1e-12 {
+			t.Errorf("slopeScale(%d, %d) = %v, want %v", tc.dim, tc.z, got, tc.want)
 		}
 	}
 }

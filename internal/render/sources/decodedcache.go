@@ -1,4 +1,4 @@
-package render
+package sources
 
 import (
 	"sync"
@@ -14,26 +14,27 @@ import (
 // DefaultDecodedCacheBytes bounds the decoded vector tiles a renderer keeps.
 const DefaultDecodedCacheBytes = 32 << 20
 
-// decodedCache keeps decoded vector tiles (their features in world
+// DecodedCache keeps decoded vector tiles (their features in world
 // coordinates) between renders, least recently used first out, bounded by
 // an estimate of their bytes: neighbouring raster tiles and repeated views
 // read the same source tiles. Safe for concurrent use; the features are
 // never modified once decoded.
-type decodedCache struct {
+type DecodedCache struct {
 	mu sync.Mutex
-	lru.Sized[string, *decodedTile]
-	held map[*decodedTile]int // the tiles kept, by how many keys
-	// onEvict, when set, is called (without the lock) with each tile the
+	lru.Sized[string, *Tile]
+	held map[*Tile]int // the tiles kept, by how many keys
+	// OnEvict, when set, is called (without the lock) with each tile the
 	// cache lets go of: what is kept beside a tile goes with it.
-	onEvict func(*decodedTile)
+	OnEvict func(*Tile)
 }
 
-func newDecodedCache(max int64) *decodedCache {
-	return &decodedCache{Sized: lru.New[string, *decodedTile](max), held: map[*decodedTile]int{}}
+// NewDecodedCache returns a cache of decoded tiles bounded by max bytes.
+func NewDecodedCache(max int64) *DecodedCache {
+	return &DecodedCache{Sized: lru.New[string, *Tile](max), held: map[*Tile]int{}}
 }
 
-// holds reports whether the cache keeps t.
-func (c *decodedCache) holds(t *decodedTile) bool {
+// Holds reports whether the cache keeps t.
+func (c *DecodedCache) Holds(t *Tile) bool {
 	if c == nil {
 		return false
 	}
@@ -42,7 +43,7 @@ func (c *decodedCache) holds(t *decodedTile) bool {
 	return c.held[t] > 0
 }
 
-func (c *decodedCache) get(key string) (*decodedTile, bool) {
+func (c *DecodedCache) get(key string) (*Tile, bool) {
 	if c == nil || c.Max() <= 0 {
 		return nil, false
 	}
@@ -51,11 +52,13 @@ func (c *decodedCache) get(key string) (*decodedTile, bool) {
 	return c.Sized.Get(key)
 }
 
-func (c *decodedCache) put(key string, t *decodedTile) {
+// Put keeps tile t under key, letting go of the least recently used
+// tiles over the bound (and telling OnEvict of each).
+func (c *DecodedCache) Put(key string, t *Tile) {
 	if c == nil || c.Max() <= 0 {
 		return
 	}
-	size := t.size
+	size := t.Size
 	if size <= 0 {
 		size = featuresSize(t.feats)
 	}
@@ -68,14 +71,14 @@ func (c *decodedCache) put(key string, t *decodedTile) {
 		return
 	}
 	c.held[t]++
-	var gone []*decodedTile
+	var gone []*Tile
 	for _, ent := range c.Sized.Put(key, t, size) {
 		if c.held[ent.Value]--; c.held[ent.Value] <= 0 {
 			delete(c.held, ent.Value)
 			gone = append(gone, ent.Value)
 		}
 	}
-	evict := c.onEvict
+	evict := c.OnEvict
 	c.mu.Unlock()
 	if evict != nil {
 		for _, g := range gone {

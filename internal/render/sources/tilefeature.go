@@ -1,4 +1,4 @@
-package render
+package sources
 
 import (
 	"unsafe"
@@ -15,7 +15,7 @@ type tileLayer struct {
 	values []mvt.Value
 }
 
-// size estimates the bytes of the layer's tables (its strings are counted
+// Size estimates the bytes of the layer's tables (its strings are counted
 // with the tile's bytes).
 func (l *tileLayer) size() int64 {
 	return int64(unsafe.Sizeof(*l)) +
@@ -118,7 +118,7 @@ func abs64(v int64) int64 {
 }
 
 // world converts positions to world coordinates, into dst (of the same
-// length).
+// Length).
 func (p tileProjection) world(dst []orb.Point, src []mvt.XY) []orb.Point {
 	dst = dst[:len(src)]
 	if p.exact {

@@ -1,4 +1,4 @@
-package render
+package sources
 
 import (
 	"bytes"
@@ -12,7 +12,7 @@ import (
 // of it is decoded.
 const (
 	// maxRasterTileSize bounds the side of a raster tile, in pixels (GL's
-	// tiles are 256 or 512, 1024 for a 512 tile on a high-density screen).
+	// Tiles are 256 or 512, 1024 for a 512 tile on a high-density screen).
 	maxRasterTileSize = 2048
 	// maxDEMSize bounds the side of a DEM tile, in pixels (they are 256 or
 	// 512 in practice).
@@ -21,7 +21,7 @@ const (
 	// (a common GL texture limit).
 	maxImageSize = 4096
 	// maxRenderImagePixels bounds the pixels of all the raster tiles, DEM
-	// tiles and image sources one render decodes (256 MB as RGBA): a view
+	// Tiles and image sources one render decodes (256 MB as RGBA): a view
 	// reads up to maxTiles tiles of each source, and a style may have many.
 	maxRenderImagePixels = 64 << 20
 )
@@ -46,7 +46,7 @@ func checkImageSize(data []byte, limit int) (w, h int, err error) {
 // admitImage checks an image the render is about to decode: each side at
 // most side pixels, and its pixels within what is left of the render's
 // maxRenderImagePixels, which it takes. Safe for concurrent use.
-func (s *sourceSet) admitImage(data []byte, side int) error {
+func (s *Set) admitImage(data []byte, side int) error {
 	w, h, err := checkImageSize(data, side)
 	if err != nil {
 		return err

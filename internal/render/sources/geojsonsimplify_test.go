@@ -1,4 +1,4 @@
-package render
+package sources
 
 import (
 	"math"
@@ -38,7 +38,7 @@ func TestImportance(t *testing.T) {
 func TestSimplifierLine(t *testing.T) {
 	// A gentle curve in world units at zoom 4: wiggles far under the
 	// tolerance go, the corner stays; at maxzoom everything stays.
-	unit := 1 / (math.Exp2(4) * geoJSONExtent) // one tile unit at zoom 4
+	unit := 1 / (math.Exp2(4) * GeoJSONExtent) // one tile unit at zoom 4
 	var pts []orb.Point
 	for i := 0; i <= 100; i++ {
 		pts = append(pts, orb.Point{float64(i) * 10 * unit, 0.5 + float64(i%2)*0.1*unit})

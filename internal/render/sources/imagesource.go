@@ -1,4 +1,4 @@
-package render
+package sources
 
 import (
 	"context"
@@ -21,13 +21,13 @@ import (
 // foreshorten the picture by more than four times. Every world copy of the
 // picture in the view is drawn.
 
-// imageCover is an image source ready to draw.
-type imageCover struct {
-	tex *texture
-	// corners are top left, top right, bottom right and bottom left in
+// ImageCover is an image source ready to draw.
+type ImageCover struct {
+	Tex *Texture
+	// Corners are top left, top right, bottom right and bottom left in
 	// the 8192 units of tile tile (z, x, y: GL's tile of the image).
-	corners [4][2]float64
-	tile    [3]float64
+	Corners [4][2]float64
+	Tile    [3]float64
 	// warp holds GL's perspective terms and the share of the bilinear
 	// warp (0, 0, 1 for an affine mapping).
 	warp [3]float64
@@ -40,32 +40,32 @@ const (
 	bilinearForeshortening   = 512
 )
 
-// isImage tells whether a layer's source is an image source.
-func (s *sourceSet) isImage(l *style.Layer) bool {
-	src := s.st.SourceByKey[l.Source]
+// IsImage tells whether a layer's source is an image source.
+func (s *Set) IsImage(l *style.Layer) bool {
+	src := s.Style.SourceByKey[l.Source]
 	return src != nil && src.Type == "image"
 }
 
-// image returns the layer's image source, read on first use; nil (and
+// Image returns the layer's image source, read on first use; nil (and
 // the reason logged) when it cannot be drawn.
-func (s *sourceSet) image(ctx context.Context, l *style.Layer) *imageCover {
+func (s *Set) Image(ctx context.Context, l *style.Layer) *ImageCover {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if c, ok := s.images[l.Source]; ok {
 		return c
 	}
-	c, err := s.readImage(ctx, s.st.SourceByKey[l.Source])
+	c, err := s.readImage(ctx, s.Style.SourceByKey[l.Source])
 	if err != nil {
-		s.r.log.Warn("render: image source unreadable", "layer", l.ID, "source", l.Source, "err", err)
+		s.Log.Warn("render: image source unreadable", "layer", l.ID, "source", l.Source, "err", err)
 	}
 	if s.images == nil {
-		s.images = map[string]*imageCover{}
+		s.images = map[string]*ImageCover{}
 	}
 	s.images[l.Source] = c
 	return c
 }
 
-func (s *sourceSet) readImage(ctx context.Context, src *style.Source) (*imageCover, error) {
+func (s *Set) readImage(ctx context.Context, src *style.Source) (*ImageCover, error) {
 	corners, err := imageCorners(src)
 	if err != nil {
 		return nil, err
@@ -73,7 +73,7 @@ func (s *sourceSet) readImage(ctx context.Context, src *style.Source) (*imageCov
 	if src.URL == "" {
 		return nil, fmt.Errorf("image source without url")
 	}
-	data, err := s.res.Fetch(ctx, src.URL)
+	data, err := s.Res.Fetch(ctx, src.URL)
 	if err != nil {
 		return nil, fmt.Errorf("image %s: %w", src.URL, err)
 	}
@@ -84,9 +84,9 @@ func (s *sourceSet) readImage(ctx context.Context, src *style.Source) (*imageCov
 	if err != nil {
 		return nil, fmt.Errorf("image %s: %w", src.URL, err)
 	}
-	c := &imageCover{tex: tex}
-	c.corners, c.tile = tileCorners(corners)
-	c.warp = imageWarp(c.corners)
+	c := &ImageCover{Tex: tex}
+	c.Corners, c.Tile = tileCorners(corners)
+	c.warp = imageWarp(c.Corners)
 	return c, nil
 }
 
@@ -150,9 +150,9 @@ func tileCorners(c [4][2]float64) ([4][2]float64, [3]float64) {
 }
 
 // toTile maps a world position to the units of the image's tile.
-func (c *imageCover) toTile(x, y float64) (float64, float64) {
-	n := math.Exp2(c.tile[0])
-	return (x*n - c.tile[1]) * 8192, (y*n - c.tile[2]) * 8192
+func (c *ImageCover) toTile(x, y float64) (float64, float64) {
+	n := math.Exp2(c.Tile[0])
+	return (x*n - c.Tile[1]) * 8192, (y*n - c.Tile[2]) * 8192
 }
 
 // imageWarp returns GL's warp of the corners (top left, top right, bottom
@@ -189,8 +189,8 @@ func imageWarp(c [4][2]float64) [3]float64 {
 
 // At returns the position (in tile units) of texture coordinates s, t
 // (0..1 across the picture) under the warp.
-func (c *imageCover) at(s, t float64) [2]float64 {
-	tl, tr, br, bl := c.corners[0], c.corners[1], c.corners[2], c.corners[3]
+func (c *ImageCover) at(s, t float64) [2]float64 {
+	tl, tr, br, bl := c.Corners[0], c.Corners[1], c.Corners[2], c.Corners[3]
 	den := c.warp[0]*s + c.warp[1]*t + 1
 	var out [2]float64
 	for i := range out {
@@ -203,13 +203,13 @@ func (c *imageCover) at(s, t float64) [2]float64 {
 	return out
 }
 
-// texCoord returns the texture coordinates of world position wx, wy,
+// TexCoord returns the texture coordinates of world position wx, wy,
 // and false when no point of the picture lands there. The warp is
 // inverted by Newton's method from the affine guess of the top left
 // corner's two edges (exact at once for a parallelogram).
-func (c *imageCover) texCoord(wx, wy float64) (float64, float64, bool) {
+func (c *ImageCover) TexCoord(wx, wy float64) (float64, float64, bool) {
 	x, y := c.toTile(wx, wy)
-	tl, tr, bl := c.corners[0], c.corners[1], c.corners[3]
+	tl, tr, bl := c.Corners[0], c.Corners[1], c.Corners[3]
 	ax, ay := tr[0]-tl[0], tr[1]-tl[1]
 	bx, by := bl[0]-tl[0], bl[1]-tl[1]
 	det := ax*by - bx*ay
@@ -244,64 +244,4 @@ func (c *imageCover) texCoord(wx, wy float64) (float64, float64, bool) {
 		}
 	}
 	return s, t, s >= 0 && s < 1 && t >= 0 && t < 1
-}
-
-// imageRaster draws an image source with a raster layer's paint.
-func (lr *painter) imageRaster(img *imageCover) {
-	if img == nil {
-		return
-	}
-	c := lr.FeatureContext(nil)
-	adj := lr.rasterAdjust(c)
-	if adj.opacity <= 0 {
-		return
-	}
-	fr := lr.Frame.RasterAligned()
-	// Magnified pictures take the layer's filter; minified ones are
-	// sampled linearly (GL makes no mipmaps of an image source).
-	top := math.Hypot(img.corners[1][0]-img.corners[0][0], img.corners[1][1]-img.corners[0][1]) / 8192 * fr.Scale / math.Exp2(img.tile[0])
-	nearest := (lr.Str("raster-resampling", c, "linear") == "nearest" || lr.Str("resampling", c, "linear") == "nearest") &&
-		float64(img.tex.w) <= top
-	// The world copies the view may show.
-	x0, _, x1, _ := fr.WorldBounds()
-	w0, w1 := int(math.Floor(x0))-1, int(math.Floor(x1))+1
-	w, h := lr.Canvas.Rect.Dx(), lr.Canvas.Rect.Dy()
-	// Only the pixels of the copies' boxes on the screen are tried (all
-	// of them in a tilted view).
-	px0, py0, px1, py1 := 0, 0, w, h
-	if fr.Tilt == nil {
-		bx0, by0, bx1, by1 := math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)
-		n := math.Exp2(img.tile[0])
-		for k := w0; k <= w1; k++ {
-			for _, c := range img.corners {
-				p := fr.ToScreen((img.tile[1]+c[0]/8192)/n+float64(k), (img.tile[2]+c[1]/8192)/n)
-				bx0, by0, bx1, by1 = math.Min(bx0, p.X), math.Min(by0, p.Y), math.Max(bx1, p.X), math.Max(by1, p.Y)
-			}
-		}
-		px0, py0 = max(0, int(math.Floor(bx0))-1), max(0, int(math.Floor(by0))-1)
-		px1, py1 = min(w, int(math.Ceil(bx1))+1), min(h, int(math.Ceil(by1))+1)
-	}
-	for y := py0; y < py1; y++ {
-		if !lr.Canvas.Budget.Spend((px1 - px0) * (w1 - w0 + 1)) {
-			return
-		}
-		for x := px0; x < px1; x++ {
-			wx, wy := fr.WorldAt(x, y)
-			for k := w0; k <= w1; k++ {
-				s, t, ok := img.texCoord(wx-float64(k), wy)
-				if !ok {
-					continue
-				}
-				var texel [4]float64
-				if nearest {
-					texel = img.tex.sampleNearest(s, t)
-				} else {
-					texel = img.tex.sampleLinear(s, t)
-				}
-				p := adj.apply(texel)
-				lr.Canvas.BlendPremul(x, y, p[0], p[1], p[2], p[3])
-				break
-			}
-		}
-	}
 }

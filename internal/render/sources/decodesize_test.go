@@ -1,4 +1,4 @@
-package render
+package sources
 
 import (
 	"os"
@@ -48,5 +48,5 @@ func decodedHeld(t *testing.T, data []byte) (size, held int64) {
 	runtime.GC()
 	runtime.ReadMemStats(&after)
 	runtime.KeepAlive(dt)
-	return dt.size, int64(after.HeapAlloc) - int64(before.HeapAlloc)
+	return dt.Size, int64(after.HeapAlloc) - int64(before.HeapAlloc)
 }

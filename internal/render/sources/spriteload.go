@@ -1,4 +1,4 @@
-package render
+package sources
 
 import (
 	"context"
@@ -14,26 +14,29 @@ import (
 	"github.com/tesseramaps/tessera/internal/render/spritesheet"
 )
 
-// spriteIcon is one icon of the style's sprite: premultiplied RGBA pixels.
-type spriteIcon struct {
-	w, h  int
-	ratio float64 // image pixels per CSS pixel
-	sdf   bool
-	pix   []uint8 // w*h*4, premultiplied
-	// pattern is the icon as a pattern's image: pix as a canvas of its own.
-	pattern spriteImage
+// Icon is one icon of the style's sprite: premultiplied RGBA pixels.
+type Icon struct {
+	W, H  int
+	Ratio float64 // image pixels per CSS pixel
+	SDF   bool
+	Pix   []uint8 // w*h*4, premultiplied
+	// Pattern is the icon as a pattern's image: pix as a canvas of its own.
+	Pattern Image
 }
 
-// spriteSet holds the style's sprite sheets, loaded on first use; an icon
+// Sprites holds the style's sprite sheets, loaded on first use; an icon
 // is cut from its sheet when first asked for.
-type spriteSet struct {
-	s      *sourceSet
+type Sprites struct {
+	s      *Set
 	once   sync.Once // loads the sheets on first use, from any goroutine
 	sheets []namedSheet
 	// read is the sheet read for each of the style's sprites (nil where
 	// none was), for the patterns (spriteSource).
 	read []*sheet
 }
+
+// NewSprites returns the sprite sheets of set's style, not yet read.
+func NewSprites(set *Set) *Sprites { return &Sprites{s: set} }
 
 // namedSheet is one of the style's sheets and the prefix of its icons'
 // names ("id:", or none for the sheet "default").
@@ -42,16 +45,16 @@ type namedSheet struct {
 	sh     *sheet
 }
 
-// icon returns the named icon, or nil. When sheets name an icon alike, the
+// Icon returns the named icon, or nil. When sheets name an icon alike, the
 // style's last sheet with it wins.
-func (sp *spriteSet) icon(ctx context.Context, name string) *spriteIcon {
+func (sp *Sprites) Icon(ctx context.Context, name string) *Icon {
 	sp.once.Do(func() { sp.load(ctx) })
 	return findIcon(sp.sheets, name)
 }
 
 // findIcon returns the named icon of the sheets, or nil: the last sheet
 // whose prefix the name has and which has the rest of it.
-func findIcon(sheets []namedSheet, name string) *spriteIcon {
+func findIcon(sheets []namedSheet, name string) *Icon {
 	for i := len(sheets) - 1; i >= 0; i-- {
 		if rest, ok := strings.CutPrefix(name, sheets[i].prefix); ok {
 			if ic := sheets[i].sh.icon(rest); ic != nil {
@@ -66,19 +69,19 @@ func findIcon(sheets []namedSheet, name string) *spriteIcon {
 // whose icons other than "default" are named "id:name"): the @2x ones
 // when the view's pixel ratio is above 1, as GL loads them, with no
 // falling back to the plain ones.
-func (sp *spriteSet) load(ctx context.Context) {
+func (sp *Sprites) load(ctx context.Context) {
 	suffix := ""
-	if sp.s.view.PixelRatio > 1 {
+	if sp.s.View.PixelRatio > 1 {
 		suffix = "@2x"
 	}
-	sp.read = make([]*sheet, len(sp.s.st.Sprites))
-	for i, sprite := range sp.s.st.Sprites {
+	sp.read = make([]*sheet, len(sp.s.Style.Sprites))
+	for i, sprite := range sp.s.Style.Sprites {
 		if sprite.URL == "" {
 			continue
 		}
-		sh, err := readSheet(ctx, sp.s.res, sp.s.r.log, sprite.URL, suffix)
+		sh, err := readSheet(ctx, sp.s.Res, sp.s.Log, sprite.URL, suffix)
 		if err != nil {
-			sp.s.r.log.Warn("render: sprite skipped", "url", spriteURL(sprite.URL, suffix), "err", err)
+			sp.s.Log.Warn("render: sprite skipped", "url", spriteURL(sprite.URL, suffix), "err", err)
 		}
 		if sh != nil {
 			sp.sheets = append(sp.sheets, namedSheet{spritePrefix(sprite.ID), sh})
@@ -130,7 +133,7 @@ func readSheet(ctx context.Context, res Resources, log *slog.Logger, base, scale
 	return sh, err
 }
 
-// sheet is a decoded sprite sheet: its pixels, and its icons, each cut
+// Sheet is a decoded sprite sheet: its pixels, and its icons, each cut
 // out on first use. It is shared by renders and never modified but for
 // the icons' one cutting.
 type sheet struct {
@@ -144,7 +147,7 @@ type sheetIcon struct {
 	ratio float64
 	sdf   bool
 	once  sync.Once
-	ic    *spriteIcon
+	ic    *Icon
 }
 
 // decodeSheet decodes a sheet's index and image. Entries outside the image
@@ -179,19 +182,19 @@ func decodeSheet(idx, data []byte, log *slog.Logger) (*sheet, error) {
 	return sh, nil
 }
 
-// icon returns the named icon, cut out on first use, or nil.
-func (sh *sheet) icon(name string) *spriteIcon {
+// Icon returns the named icon, cut out on first use, or nil.
+func (sh *sheet) icon(name string) *Icon {
 	si := sh.icons[name]
 	if si == nil {
 		return nil
 	}
 	si.once.Do(func() {
 		w, h := si.r.Dx(), si.r.Dy()
-		ic := &spriteIcon{w: w, h: h, ratio: si.ratio, sdf: si.sdf, pix: make([]uint8, w*h*4)}
-		sh.pix.Cut(ic.pix, si.r)
+		ic := &Icon{W: w, H: h, Ratio: si.ratio, SDF: si.sdf, Pix: make([]uint8, w*h*4)}
+		sh.pix.Cut(ic.Pix, si.r)
 		bounds := image.Rect(0, 0, w, h)
-		ic.pattern = spriteImage{sheet: &raster.Canvas{RGBA: &image.RGBA{Pix: ic.pix, Stride: 4 * w, Rect: bounds}},
-			rect: bounds, ratio: si.ratio}
+		ic.Pattern = Image{Sheet: &raster.Canvas{RGBA: &image.RGBA{Pix: ic.Pix, Stride: 4 * w, Rect: bounds}},
+			Rect: bounds, Ratio: si.ratio}
 		si.ic = ic
 	})
 	return si.ic

@@ -1,4 +1,4 @@
-package render
+package sources
 
 import (
 	"bytes"
@@ -33,18 +33,18 @@ const defaultRasterTileSize = 512
 // rasterMaxZoom is a raster source's maxzoom when it names none.
 const rasterMaxZoom = 22
 
-// rasterCover is what a raster source shows of the view: its tiles at one
+// RasterCover is what a raster source shows of the view: its tiles at one
 // Zoom, decoded.
-type rasterCover struct {
-	z     int                 // zoom of the tiles
-	tiles map[[2]int]*texture // by column (canonical, 0..2^z-1) and row (xyz)
+type RasterCover struct {
+	Z     int                 // zoom of the tiles
+	Tiles map[[2]int]*Texture // by column (canonical, 0..2^z-1) and row (xyz)
 }
 
 // Tile returns the tile holding world column col (any integer: the world
 // repeats east and west) and row, or nil.
-func (c *rasterCover) tile(col, row int) *texture {
-	n := 1 << c.z
-	return c.tiles[[2]int{((col % n) + n) % n, row}]
+func (c *RasterCover) Tile(col, row int) *Texture {
+	n := 1 << c.Z
+	return c.Tiles[[2]int{((col % n) + n) % n, row}]
 }
 
 // rasterZoom returns the zoom of the tiles a raster source of tileSize
@@ -60,15 +60,15 @@ func rasterZoom(zoom float64, tileSize, minZ, maxZ int) (int, bool) {
 	return min(z, maxZ), true
 }
 
-// raster returns the raster tiles of the layer's source under the view,
+// Raster returns the raster tiles of the layer's source under the view,
 // reading them on first use.
-func (s *sourceSet) raster(ctx context.Context, l *style.Layer) (*rasterCover, error) {
+func (s *Set) Raster(ctx context.Context, l *style.Layer) (*RasterCover, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if c, ok := s.rasters[l.Source]; ok {
 		return c, nil
 	}
-	src := s.st.SourceByKey[l.Source]
+	src := s.Style.SourceByKey[l.Source]
 	if src == nil {
 		return nil, fmt.Errorf("no source %q", l.Source)
 	}
@@ -83,27 +83,27 @@ func (s *sourceSet) raster(ctx context.Context, l *style.Layer) (*rasterCover, e
 	return c, nil
 }
 
-func (s *sourceSet) rasterTiles(ctx context.Context, src *style.Source) (*rasterCover, error) {
+func (s *Set) rasterTiles(ctx context.Context, src *style.Source) (*RasterCover, error) {
 	ts, err := s.tileTemplates(ctx, src, rasterMaxZoom)
 	if err != nil {
 		return nil, err
 	}
 	z, ok := s.rasterTileZoom(ts)
-	c := &rasterCover{z: z, tiles: map[[2]int]*texture{}}
+	c := &RasterCover{Z: z, Tiles: map[[2]int]*Texture{}}
 	if !ok {
 		return c, nil
 	}
 	err = s.eachRasterTile(ctx, ts, z, "raster", func(x, row int, url string, data []byte) {
 		err := s.admitImage(data, maxRasterTileSize)
-		var t *texture
+		var t *Texture
 		if err == nil {
 			t, err = decodeTexture(data)
 		}
 		if err != nil {
-			s.r.log.Warn("render: corrupt raster tile skipped", "url", url, "err", err)
+			s.Log.Warn("render: corrupt raster tile skipped", "url", url, "err", err)
 			return
 		}
-		c.tiles[[2]int{x, row}] = t
+		c.Tiles[[2]int{x, row}] = t
 	})
 	if err != nil {
 		return nil, err
@@ -114,12 +114,12 @@ func (s *sourceSet) rasterTiles(ctx context.Context, src *style.Source) (*raster
 // rasterTileZoom returns the zoom of a raster or raster-dem source's tiles
 // the view draws (GL's rounded tile zoom for the source's tile size), false
 // when the view is outside the source's zooms.
-func (s *sourceSet) rasterTileZoom(ts tileSet) (int, bool) {
+func (s *Set) rasterTileZoom(ts tileSet) (int, bool) {
 	size := ts.tileSize
 	if size <= 0 {
 		size = defaultRasterTileSize
 	}
-	return rasterZoom(s.view.Zoom, size, ts.minZ, ts.maxZ)
+	return rasterZoom(s.View.Zoom, size, ts.minZ, ts.maxZ)
 }
 
 // eachRasterTile reads the tiles of a raster or raster-dem source at zoom z
@@ -127,14 +127,14 @@ func (s *sourceSet) rasterTileZoom(ts tileSet) (int, bool) {
 // wide the view, within the source's bounds, and hands each tile's bytes to
 // use with its column (wrapped into the world) and row; a missing tile is
 // logged (what names the kind of source) and skipped.
-func (s *sourceSet) eachRasterTile(ctx context.Context, ts tileSet, z int, what string, use func(x, row int, url string, data []byte)) error {
+func (s *Set) eachRasterTile(ctx context.Context, ts tileSet, z int, what string, use func(x, row int, url string, data []byte)) error {
 	n := 1 << z
-	x0, y0, x1, y1 := s.frame.RasterAligned().WorldBounds()
+	x0, y0, x1, y1 := s.Frame.RasterAligned().WorldBounds()
 	c0, c1 := int(math.Floor(x0*float64(n))), int(math.Floor(x1*float64(n)))
 	r0, r1 := max(0, int(math.Floor(y0*float64(n)))), min(n-1, int(math.Floor(y1*float64(n))))
 	c1 = min(c1, c0+n-1)
-	if (c1-c0+1)*(r1-r0+1) > maxTiles {
-		return fmt.Errorf("the view needs more than %d tiles", maxTiles)
+	if (c1-c0+1)*(r1-r0+1) > MaxTiles {
+		return fmt.Errorf("the view needs more than %d tiles", MaxTiles)
 	}
 	for row := r0; row <= r1; row++ {
 		for col := c0; col <= c1; col++ {
@@ -150,9 +150,9 @@ func (s *sourceSet) eachRasterTile(ctx context.Context, ts tileSet, z int, what 
 				y = n - 1 - row
 			}
 			url := strings.NewReplacer("{z}", strconv.Itoa(z), "{x}", strconv.Itoa(x), "{y}", strconv.Itoa(y)).Replace(ts.tiles[(x+row)%len(ts.tiles)])
-			data, err := s.res.Fetch(ctx, url)
+			data, err := s.Res.Fetch(ctx, url)
 			if err != nil || len(data) == 0 {
-				s.r.log.Warn("render: "+what+" tile missing", "url", url, "err", err)
+				s.Log.Warn("render: "+what+" tile missing", "url", url, "err", err)
 				continue
 			}
 			use(x, row, url, data)
@@ -178,7 +178,7 @@ func tileInBounds(bounds []float64, z, x, y int) bool {
 
 // decodeTexture decodes a PNG, JPEG or WebP tile into premultiplied
 // texels.
-func decodeTexture(data []byte) (*texture, error) {
+func decodeTexture(data []byte) (*Texture, error) {
 	img, _, err := image.Decode(bytes.NewReader(data))
 	if err != nil {
 		return nil, fmt.Errorf("decode tile image: %w", err)

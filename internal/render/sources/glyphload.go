@@ -1,4 +1,4 @@
-package render
+package sources
 
 import (
 	"context"
@@ -10,27 +10,28 @@ import (
 	"github.com/tesseramaps/tessera/internal/render/text"
 )
 
-// glyphSet holds the glyph ranges fetched during one render, by font stack
+// Glyphs holds the glyph ranges fetched during one render, by font stack
 // and range start. A range that cannot be fetched or decoded is logged once
 // and stays empty: its text is not drawn.
-type glyphSet struct {
-	s   *sourceSet
+type Glyphs struct {
+	s   *Set
 	url string // the style's glyphs template
 	// mu guards stacks: symbol layers are laid out concurrently.
 	mu     sync.RWMutex
 	stacks map[string]map[int]map[rune]*glyphs.Glyph
 }
 
-func newGlyphSet(s *sourceSet) *glyphSet {
-	g := &glyphSet{s: s, stacks: map[string]map[int]map[rune]*glyphs.Glyph{}}
-	if v, ok := s.st.Doc().Get("glyphs"); ok {
+// NewGlyphs returns the glyphs of s's style, read on first use.
+func NewGlyphs(s *Set) *Glyphs {
+	g := &Glyphs{s: s, stacks: map[string]map[int]map[rune]*glyphs.Glyph{}}
+	if v, ok := s.Style.Doc().Get("glyphs"); ok {
 		g.url, _ = v.(string)
 	}
 	return g
 }
 
-// glyph returns the glyph of r in a font stack (names joined by commas).
-func (g *glyphSet) glyph(ctx context.Context, stack string, r rune) (*glyphs.Glyph, bool) {
+// Glyph returns the glyph of r in a font stack (names joined by commas).
+func (g *Glyphs) Glyph(ctx context.Context, stack string, r rune) (*glyphs.Glyph, bool) {
 	if r < 0 || r > 0xffff || g.url == "" {
 		return nil, false
 	}
@@ -59,18 +60,18 @@ func (g *glyphSet) glyph(ctx context.Context, stack string, r rune) (*glyphs.Gly
 }
 
 // load fetches and decodes one range.
-func (g *glyphSet) load(ctx context.Context, stack string, start int) map[rune]*glyphs.Glyph {
+func (g *Glyphs) load(ctx context.Context, stack string, start int) map[rune]*glyphs.Glyph {
 	rng := strconv.Itoa(start) + "-" + strconv.Itoa(start+255)
 	url := strings.NewReplacer("{fontstack}", stack, "{range}", rng).Replace(g.url)
 	m := map[rune]*glyphs.Glyph{}
-	data, err := g.s.res.Fetch(ctx, url)
+	data, err := g.s.Res.Fetch(ctx, url)
 	if err != nil {
-		g.s.r.log.Warn("render: glyph range unavailable", "url", url, "err", err)
+		g.s.Log.Warn("render: glyph range unavailable", "url", url, "err", err)
 		return m
 	}
 	stacks, err := glyphs.DecodeRange(data)
 	if err != nil {
-		g.s.r.log.Warn("render: corrupt glyph range skipped", "url", url, "err", err)
+		g.s.Log.Warn("render: corrupt glyph range skipped", "url", url, "err", err)
 		return m
 	}
 	for _, fs := range stacks {
@@ -85,9 +86,9 @@ func (g *glyphSet) load(ctx context.Context, stack string, start int) map[rune]*
 }
 
 // lookup adapts the set to text.Shape.
-func (g *glyphSet) lookup(ctx context.Context) text.Lookup {
+func (g *Glyphs) lookup(ctx context.Context) text.Lookup {
 	return func(stack string, r rune) (text.Metrics, bool) {
-		gl, ok := g.glyph(ctx, stack, r)
+		gl, ok := g.Glyph(ctx, stack, r)
 		if !ok {
 			return text.Metrics{}, false
 		}

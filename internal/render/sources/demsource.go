@@ -1,4 +1,4 @@
-package render
+package sources
 
 import (
 	"bytes"
@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"image"
 	"image/draw"
+	"math"
 
 	"github.com/tesseramaps/tessera/internal/style"
 )
@@ -90,32 +91,32 @@ func rawNumber(o *style.Object, key string, def float64) float64 {
 	return def
 }
 
-// demTile holds the elevations of one DEM tile of dim x dim pixels, with
+// DEMTile holds the elevations of one DEM tile of dim x dim pixels, with
 // a border of demBorder pixels all round.
-type demTile struct {
+type DEMTile struct {
 	dim  int
 	elev []float32 // rows of dim+2*demBorder, the border included (GL too decodes in 32-bit floats)
 	// slopes is the tile's slope texture, made on first use (see
 	// hillshade.go).
-	slopes *slopeTexture
+	slopes *Slopes
 }
 
 // stride returns the length of a row of elev.
-func (d *demTile) stride() int { return d.dim + 2*demBorder }
+func (d *DEMTile) stride() int { return d.dim + 2*demBorder }
 
 // At returns the elevation at pixel x, y of the tile (-demBorder up to
 // dim+demBorder-1 along each axis, the border included).
-func (d *demTile) at(x, y int) float64 {
+func (d *DEMTile) at(x, y int) float64 {
 	return float64(d.elev[(y+demBorder)*d.stride()+x+demBorder])
 }
 
-func (d *demTile) set(x, y int, v float64) {
+func (d *DEMTile) set(x, y int, v float64) {
 	d.elev[(y+demBorder)*d.stride()+x+demBorder] = float32(v)
 }
 
 // decodeDEM decodes a square PNG or WebP DEM tile. The border repeats the
 // Tile's edge pixels until a neighbour fills it.
-func decodeDEM(data []byte, enc demEncoding) (*demTile, error) {
+func decodeDEM(data []byte, enc demEncoding) (*DEMTile, error) {
 	if _, _, err := checkImageSize(data, maxDEMSize); err != nil {
 		return nil, fmt.Errorf("decode DEM tile: %w", err)
 	}
@@ -142,7 +143,7 @@ func decodeDEM(data []byte, enc demEncoding) (*demTile, error) {
 		pix, stride = n.Pix, n.Stride
 	}
 	dim := b.Dx()
-	d := &demTile{dim: dim, elev: make([]float32, (dim+2*demBorder)*(dim+2*demBorder))}
+	d := &DEMTile{dim: dim, elev: make([]float32, (dim+2*demBorder)*(dim+2*demBorder))}
 	for y := 0; y < dim; y++ {
 		row := pix[y*stride:]
 		for x := 0; x < dim; x++ {
@@ -163,7 +164,7 @@ func decodeDEM(data []byte, enc demEncoding) (*demTile, error) {
 // backfill copies into the border of d the pixels of its neighbour nb,
 // which lies dx columns and dy rows of tiles away (each -1, 0 or 1, not
 // both 0). Tiles of different sizes are left alone.
-func (d *demTile) backfill(nb *demTile, dx, dy int) {
+func (d *DEMTile) backfill(nb *DEMTile, dx, dy int) {
 	if nb == nil || nb.dim != d.dim || (dx == 0 && dy == 0) {
 		return
 	}
@@ -186,29 +187,29 @@ func (d *demTile) backfill(nb *demTile, dx, dy int) {
 	d.slopes = nil
 }
 
-// demCover is what a raster-dem source shows of the view: its tiles at
+// DEMCover is what a raster-dem source shows of the view: its tiles at
 // one zoom, their borders filled from each other.
-type demCover struct {
-	z     int
-	tiles map[[2]int]*demTile // by column (canonical, 0..2^z-1) and row
+type DEMCover struct {
+	Z     int
+	Tiles map[[2]int]*DEMTile // by column (canonical, 0..2^z-1) and row
 }
 
 // Tile returns the tile holding world column col (any integer: the world
 // repeats) and row, or nil.
-func (c *demCover) tile(col, row int) *demTile {
-	n := 1 << c.z
-	return c.tiles[[2]int{((col % n) + n) % n, row}]
+func (c *DEMCover) Tile(col, row int) *DEMTile {
+	n := 1 << c.Z
+	return c.Tiles[[2]int{((col % n) + n) % n, row}]
 }
 
-// dem returns the DEM tiles of the layer's source under the view, reading
+// DEM returns the DEM tiles of the layer's source under the view, reading
 // them on first use.
-func (s *sourceSet) dem(ctx context.Context, l *style.Layer) (*demCover, error) {
+func (s *Set) DEM(ctx context.Context, l *style.Layer) (*DEMCover, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if c, ok := s.dems[l.Source]; ok {
 		return c, nil
 	}
-	src := s.st.SourceByKey[l.Source]
+	src := s.Style.SourceByKey[l.Source]
 	if src == nil {
 		return nil, fmt.Errorf("no source %q", l.Source)
 	}
@@ -220,20 +221,20 @@ func (s *sourceSet) dem(ctx context.Context, l *style.Layer) (*demCover, error) 
 		return nil, fmt.Errorf("raster-dem source %q: %w", l.Source, err)
 	}
 	if s.dems == nil {
-		s.dems = map[string]*demCover{}
+		s.dems = map[string]*DEMCover{}
 	}
 	s.dems[l.Source] = c
 	return c, nil
 }
 
-func (s *sourceSet) demTiles(ctx context.Context, src *style.Source) (*demCover, error) {
+func (s *Set) demTiles(ctx context.Context, src *style.Source) (*DEMCover, error) {
 	ts, err := s.tileTemplates(ctx, src, rasterMaxZoom)
 	if err != nil {
 		return nil, err
 	}
 	if !src.Raw.Has("encoding") && len(src.Tiles) == 0 && src.URL != "" {
 		// A TileJSON may name the encoding the style leaves out.
-		if b, err := s.res.Fetch(ctx, src.URL); err == nil {
+		if b, err := s.Res.Fetch(ctx, src.URL); err == nil {
 			var tj struct {
 				Encoding string `json:"encoding"`
 			}
@@ -253,21 +254,21 @@ func (s *sourceSet) demTiles(ctx context.Context, src *style.Source) (*demCover,
 		return nil, err
 	}
 	z, ok := s.rasterTileZoom(ts)
-	c := &demCover{z: z, tiles: map[[2]int]*demTile{}}
+	c := &DEMCover{Z: z, Tiles: map[[2]int]*DEMTile{}}
 	if !ok {
 		return c, nil
 	}
 	err = s.eachRasterTile(ctx, ts, z, "DEM", func(x, row int, url string, data []byte) {
 		err := s.admitImage(data, maxDEMSize)
-		var t *demTile
+		var t *DEMTile
 		if err == nil {
 			t, err = decodeDEM(data, enc)
 		}
 		if err != nil {
-			s.r.log.Warn("render: corrupt DEM tile skipped", "url", url, "err", err)
+			s.Log.Warn("render: corrupt DEM tile skipped", "url", url, "err", err)
 			return
 		}
-		c.tiles[[2]int{x, row}] = t
+		c.Tiles[[2]int{x, row}] = t
 	})
 	if err != nil {
 		return nil, err
@@ -278,9 +279,9 @@ func (s *sourceSet) demTiles(ctx context.Context, src *style.Source) (*demCover,
 
 // backfillAll fills each tile's border from its eight neighbours that are
 // in the cover (across the antimeridian too).
-func (c *demCover) backfillAll() {
-	n := 1 << c.z
-	for k, t := range c.tiles {
+func (c *DEMCover) backfillAll() {
+	n := 1 << c.Z
+	for k, t := range c.Tiles {
 		for dy := -1; dy <= 1; dy++ {
 			for dx := -1; dx <= 1; dx++ {
 				if dx == 0 && dy == 0 {
@@ -290,8 +291,101 @@ func (c *demCover) backfillAll() {
 				if dx != 0 && nx == k[0] {
 					continue // a world one tile wide has no neighbour
 				}
-				t.backfill(c.tiles[[2]int{nx, k[1] + dy}], dx, dy)
+				t.backfill(c.Tiles[[2]int{nx, k[1] + dy}], dx, dy)
 			}
 		}
 	}
 }
+
+// Slopes is a DEM tile's derivatives as GL's prepare pass leaves
+// them: two bytes a texel (east, south), size x size texels.
+type Slopes struct {
+	size int
+	rg   []uint8
+}
+
+// SlopeScale returns what GL divides the kernel's sum by for a tile of dim
+// pixels at zoom z: 8 times the metres per pixel (the world's width of
+// 2^25.2562 metres over dim*2^z pixels), times 2 to the power of the
+// low-zoom exaggeration.
+func SlopeScale(dim, z int) float64 {
+	zf := float64(z)
+	var exaggeration float64
+	if zf < 15 {
+		factor := 0.3
+		switch {
+		case zf < 2:
+			factor = 0.4
+		case zf < 4.5:
+			factor = 0.35
+		}
+		exaggeration = (zf - 15) * factor
+	}
+	return math.Exp2(exaggeration+3+25.2562-zf) / float64(dim)
+}
+
+// SlopesAt returns the tile's slope texture at zoom z, made on first use.
+func (d *DEMTile) SlopesAt(z int) *Slopes {
+	if d.slopes != nil {
+		return d.slopes
+	}
+	size := d.dim + 2
+	st := &Slopes{size: size, rg: make([]uint8, 2*size*size)}
+	scale := SlopeScale(d.dim, z)
+	for j := 0; j < size; j++ {
+		y := j - 1 // the tile's pixel row, -1..dim
+		for i := 0; i < size; i++ {
+			x := i - 1
+			a, b, c := d.at(x-1, y-1), d.at(x, y-1), d.at(x+1, y-1)
+			dd, f := d.at(x-1, y), d.at(x+1, y)
+			g, h, k := d.at(x-1, y+1), d.at(x, y+1), d.at(x+1, y+1)
+			dx := ((c + 2*f + k) - (a + 2*dd + g)) / scale
+			dy := ((g + 2*h + k) - (a + 2*b + c)) / scale
+			o := 2 * (j*size + i)
+			st.rg[o] = unorm8(dx/8 + 128.0/255)
+			st.rg[o+1] = unorm8(dy/8 + 128.0/255)
+		}
+	}
+	d.slopes = st
+	return st
+}
+
+// unorm8 stores v (clamped to 0..1) in eight bits, as a framebuffer does.
+func unorm8(v float64) uint8 {
+	return uint8(math.Floor(math.Max(0, math.Min(1, v))*255 + 0.5))
+}
+
+// texel returns the stored east and south values of texel x, y (clamped
+// to the edge), 0..1.
+func (s *Slopes) texel(x, y int) (float64, float64) {
+	x, y = max(0, min(s.size-1, x)), max(0, min(s.size-1, y))
+	o := 2 * (y*s.size + x)
+	return float64(s.rg[o]) / 255, float64(s.rg[o+1]) / 255
+}
+
+// Derivative returns the east and south derivatives at u, v across the
+// Tile (0..1), as GL's draw pass reads them: the texture sampled within
+// its border, bilinear or nearest.
+func (s *Slopes) Derivative(u, v float64, nearest bool) (float64, float64) {
+	n := float64(s.size)
+	// Texel i+1 is the tile's pixel i: u spans the inner dim texels.
+	tx, ty := u*(n-2)+1, v*(n-2)+1
+	var r, g float64
+	if nearest {
+		r, g = s.texel(int(math.Floor(tx)), int(math.Floor(ty)))
+	} else {
+		sx, sy := tx-0.5, ty-0.5
+		fx, fy := math.Floor(sx), math.Floor(sy)
+		x, y := int(fx), int(fy)
+		ax, ay := sx-fx, sy-fy
+		r00, g00 := s.texel(x, y)
+		r10, g10 := s.texel(x+1, y)
+		r01, g01 := s.texel(x, y+1)
+		r11, g11 := s.texel(x+1, y+1)
+		r = lerp(lerp(r00, r10, ax), lerp(r01, r11, ax), ay)
+		g = lerp(lerp(g00, g10, ax), lerp(g01, g11, ax), ay)
+	}
+	return (r - 128.0/255) * 8, (g - 128.0/255) * 8
+}
+
+func lerp(a, b, t float64) float64 { return a + (b-a)*t }

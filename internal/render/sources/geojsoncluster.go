@@ -1,4 +1,4 @@
-package render
+package sources
 
 import (
 	"context"
@@ -32,7 +32,7 @@ type clusterProperty struct {
 
 // clusterProps compiles a source's clusterProperties; a broken one is
 // logged and left out.
-func (s *sourceSet) clusterProps(src *style.Source) []clusterProperty {
+func (s *Set) clusterProps(src *style.Source) []clusterProperty {
 	raw, ok := src.Raw.Get("clusterProperties")
 	obj, _ := raw.(*style.Object)
 	if !ok || obj == nil {
@@ -43,7 +43,7 @@ func (s *sourceSet) clusterProps(src *style.Source) []clusterProperty {
 		v, _ := obj.Get(name)
 		arr, _ := v.([]any)
 		if len(arr) != 2 {
-			s.r.log.Warn("render: cluster property skipped", "source", src.Name, "property", name, "err", "not [operator, map expression]")
+			s.Log.Warn("render: cluster property skipped", "source", src.Name, "property", name, "err", "not [operator, map expression]")
 			continue
 		}
 		// A bare operator folds the accumulated value with the member's.
@@ -53,12 +53,12 @@ func (s *sourceSet) clusterProps(src *style.Source) []clusterProperty {
 		}
 		m, errs := expr.Compile(arr[1], nil)
 		if len(errs) > 0 {
-			s.r.log.Warn("render: cluster property skipped", "source", src.Name, "property", name, "err", errs[0].Message)
+			s.Log.Warn("render: cluster property skipped", "source", src.Name, "property", name, "err", errs[0].Message)
 			continue
 		}
 		r, errs := expr.Compile(red, nil)
 		if len(errs) > 0 {
-			s.r.log.Warn("render: cluster property skipped", "source", src.Name, "property", name, "err", errs[0].Message)
+			s.Log.Warn("render: cluster property skipped", "source", src.Name, "property", name, "err", errs[0].Message)
 			continue
 		}
 		out = append(out, clusterProperty{name: name, mapE: m, redE: r})
@@ -88,7 +88,7 @@ func sourceInt(src *style.Source, key string, def float64) float64 {
 // source's maxzoom less one, clusterMinPoints 2), positions on the grid of
 // the tiles' units. Features other than points are not clustered and, as
 // in GL, not drawn.
-func (s *sourceSet) clusters(ctx context.Context, src *style.Source, feats []tiler.Feature, maxZoom, grid float64) ([]scene.Feature, error) {
+func (s *Set) clusters(ctx context.Context, src *style.Source, feats []tiler.Feature, maxZoom, grid float64) ([]scene.Feature, error) {
 	var pts []cluster.Point
 	var idx []int
 	for i, f := range feats {
@@ -124,7 +124,7 @@ func (s *sourceSet) clusters(ctx context.Context, src *style.Source, feats []til
 	opt.MaxZoom = max(0, min(opt.MaxZoom, 24))
 	// Only the tile zoom's clusters are drawn: the zooms below it need
 	// not be made.
-	zoom := math.Max(0, math.Min(maxZoom, math.Floor(s.view.Zoom)))
+	zoom := math.Max(0, math.Min(maxZoom, math.Floor(s.View.Zoom)))
 	opt.MinZoom = min(int(zoom), opt.MaxZoom+1)
 	if len(props) > 0 {
 		// Map and reduce are evaluated at zoom 0, as GL does.
