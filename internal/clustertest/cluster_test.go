@@ -174,13 +174,22 @@ func startCluster(t testing.TB, o options) *Cluster {
 		}, o.env...)
 		c.Nodes = append(c.Nodes, n)
 	}
-	// The first node migrates the schema; the others could wait on its
-	// lock, but starting them one after the other keeps the logs simple.
-	for _, n := range c.Nodes {
-		n.Start(t)
+	// The nodes start at once (one migrates the schema, the others wait
+	// on its lock); a node with an empty data directory starts when the
+	// others are ready, so that it finds their files in S3.
+	for i, n := range c.Nodes {
+		if i != o.emptyData {
+			n.Start(t)
+		}
 	}
-	for _, n := range c.Nodes {
-		n.AwaitReady(t, 60*time.Second)
+	for i, n := range c.Nodes {
+		if i != o.emptyData {
+			n.AwaitReady(t, 60*time.Second)
+		}
+	}
+	if o.emptyData >= 0 {
+		c.Nodes[o.emptyData].Start(t)
+		c.Nodes[o.emptyData].AwaitReady(t, 60*time.Second)
 	}
 	c.startNginx(t, nginxBin)
 	t.Cleanup(func() {
@@ -450,6 +459,15 @@ func (c *Cluster) apiKey(base, secret string) (id, token string) {
 	}
 	k := decode[struct{ ID, Token string }](c.t, r.body)
 	return k.ID, k.Token
+}
+
+// awaitKey waits until every node takes the API key (a key made through
+// nginx is on one node at once, on the others within a second).
+func (c *Cluster) awaitKey(key string) {
+	c.t.Helper()
+	for _, n := range c.Nodes {
+		await(c.t, within, "the key on "+n.Name, func() bool { return c.status(n.URL()+"/tiles/roads/tiles.json?key="+key) == 200 })
+	}
 }
 
 // tilesetID is the admin id of the tileset of the given name, as base

@@ -6,6 +6,8 @@ import (
 	"io"
 	"math/rand/v2"
 	"net/http"
+	"net/url"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"syscall"
@@ -89,7 +91,8 @@ func (c *Cluster) claimedBy(id string) *Node {
 // parts go to S3: a part URL is presigned for the bucket), and it is
 // processed through the third. The node that claims the work is killed
 // with SIGKILL while it processes; another node takes the ingest over
-// when the lease (2 s here) ends and completes it, once.
+// when the lease (2 s here) ends and completes it, once. Every node serves
+// the tileset made, the killed one once started again.
 func TestIngestAcrossNodes(t *testing.T) {
 	c := startCluster(t, options{emptyData: -1})
 	n1, n2, n3 := c.Nodes[0], c.Nodes[1], c.Nodes[2]
@@ -165,9 +168,127 @@ func TestIngestAcrossNodes(t *testing.T) {
 	}
 	t.Logf("%s took the ingest over and completed it", finisher.Name)
 
-	// The tileset is there.
+	// The tileset is served by every node (the killed one started again)
+	// and through nginx: its file is in S3.
+	worker.Start(t)
+	worker.AwaitReady(t, 30*time.Second)
 	_, key := c.apiKey(c.LB, secret)
-	if s := c.status(finisher.URL() + "/tiles/roads-west/6/31/22.pbf?key=" + key); s != 200 {
-		t.Errorf("a tile of the new tileset on %s: %d", finisher.Name, s)
+	c.awaitKey(key)
+	tile := "/tiles/roads-west/6/31/22.pbf?key=" + key
+	want := c.do("GET", finisher.URL()+tile, nil)
+	if want.status != 200 {
+		t.Fatalf("a tile of the new tileset on %s: %d", finisher.Name, want.status)
+	}
+	for _, n := range c.Nodes {
+		await(t, within, "the new tileset on "+n.Name, func() bool {
+			r := c.do("GET", n.URL()+tile, nil)
+			return r.status == 200 && bytes.Equal(r.body, want.body)
+		})
+	}
+	for range len(c.Nodes) {
+		if s := c.status(c.LB + tile); s != 200 {
+			t.Errorf("the new tileset through nginx: %d", s)
+		}
+	}
+}
+
+// putChunk PUTs bytes lo..hi-1 of data to a resumable upload's URL on a
+// node (the URL's path, on base) and returns the status and body.
+func (c *Cluster) putChunk(base, uploadURL string, data []byte, lo, hi int) resp {
+	c.t.Helper()
+	u, err := url.Parse(uploadURL)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	return c.do("PUT", base+u.Path, data[lo:hi], "Content-Range", fmt.Sprintf("bytes %d-%d/%d", lo, hi-1, len(data)))
+}
+
+// TestResumableAcrossNodes: the chunks of a resumable dataset upload
+// reach different nodes (with storage_url they are kept in S3): each node
+// knows what the others received, refuses a chunk past it, takes a chunk
+// sent again over received bytes; the third node processes the upload.
+func TestResumableAcrossNodes(t *testing.T) {
+	c := startCluster(t, options{emptyData: -1})
+	n1, n2, n3 := c.Nodes[0], c.Nodes[1], c.Nodes[2]
+	_, secret := c.serviceToken(c.LB, "resumable")
+	data := bigGeoJSON(300 << 10)
+	r := c.account(n1.URL(), "POST", "/datasets/ingest", secret, map[string]any{
+		"filename": "roads-chunked.geojson", "size": len(data), "supported_upload_types": []string{"resumable"},
+	})
+	v := decode[struct {
+		datasetIngest
+		UploadURL string `json:"upload_url"`
+	}](t, r.body)
+	if r.status != 200 || v.UploadURL == "" {
+		t.Fatalf("create: %d %s", r.status, r.body)
+	}
+	third := len(data) / 3
+	received := func(n *Node) int64 {
+		r := c.account(n.URL(), "GET", "/datasets/ingest/"+v.ID, secret, nil)
+		w := decode[struct {
+			Upload *struct {
+				Received *int64 `json:"received"`
+			} `json:"upload"`
+		}](t, r.body)
+		if r.status != 200 || w.Upload == nil || w.Upload.Received == nil {
+			t.Fatalf("ingest on %s: %d %s", n.Name, r.status, r.body)
+		}
+		return *w.Upload.Received
+	}
+	// A chunk that leaves the upload incomplete is answered 202, the last
+	// one 200.
+	if r := c.putChunk(n1.URL(), v.UploadURL, data, 0, third); r.status != 202 {
+		t.Fatalf("chunk 1 on %s: %d %s", n1.Name, r.status, r.body)
+	}
+	chunksInS3 := func() []string {
+		left, _ := filepath.Glob(filepath.Join(c.S3Root, bucket, "cluster", "ingests", v.ID, "chunks", "*"))
+		return left
+	}
+	if got := chunksInS3(); len(got) != 1 {
+		t.Fatalf("chunks in S3 after the first: %v", got)
+	}
+	for _, n := range c.Nodes {
+		if got := received(n); got != int64(third) {
+			t.Fatalf("%s says %d bytes received, want %d", n.Name, got, third)
+		}
+	}
+	// A chunk that leaves a gap is refused by another node too.
+	if r := c.putChunk(n2.URL(), v.UploadURL, data, 2*third, len(data)); r.status != 400 {
+		t.Fatalf("a chunk past the bytes received, on %s: %d %s", n2.Name, r.status, r.body)
+	}
+	// The second chunk overlaps the first (sent again from a bit before
+	// its end), on node 2; the last goes to node 1.
+	if r := c.putChunk(n2.URL(), v.UploadURL, data, third-100, 2*third); r.status != 202 {
+		t.Fatalf("chunk 2 on %s: %d %s", n2.Name, r.status, r.body)
+	}
+	if r := c.putChunk(n1.URL(), v.UploadURL, data, 2*third, len(data)); r.status != 200 {
+		t.Fatalf("chunk 3 on %s: %d %s", n1.Name, r.status, r.body)
+	}
+	if got := received(n3); got != int64(len(data)) {
+		t.Fatalf("%s says %d bytes received, want %d", n3.Name, got, len(data))
+	}
+	if r := c.account(n3.URL(), "POST", "/datasets/ingest/"+v.ID+"/process", secret, map[string]any{"upload_result": map[string]any{"type": "resumable"}}); r.status != 200 {
+		t.Fatalf("process on %s: %d %s", n3.Name, r.status, r.body)
+	}
+	await(t, 60*time.Second, "the ingest completed", func() bool {
+		r := c.account(c.LB, "GET", "/datasets/ingest/"+v.ID, secret, nil)
+		w := decode[datasetIngest](t, r.body)
+		if w.State != "processing" && w.State != "completed" {
+			t.Fatalf("ingest %s", r.body)
+		}
+		return w.State == "completed"
+	})
+	// The tileset was made from the whole file: its features are the
+	// upload's, byte for byte (kept beside the tileset).
+	_, key := c.apiKey(c.LB, secret)
+	c.awaitKey(key)
+	for range len(c.Nodes) {
+		if s := c.status(c.LB + "/tiles/roads-chunked/6/31/22.pbf?key=" + key); s != 200 {
+			t.Errorf("a tile of the new tileset through nginx: %d", s)
+		}
+	}
+	// Nothing of the upload is left in S3.
+	if left := chunksInS3(); len(left) != 0 {
+		t.Errorf("chunks left in S3: %v", left)
 	}
 }

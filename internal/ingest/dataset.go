@@ -66,6 +66,11 @@ type DatasetOptions struct {
 	// Blob takes the multipart uploads (S3, or a blob.Local when none is
 	// configured); required.
 	Blob blob.Store
+	// Chunks, when set (the shared S3 storage of several nodes), keeps
+	// the chunks of resumable uploads as objects, so that the chunks of
+	// one upload may arrive at different nodes; without it they are
+	// written to this node's uploads directory.
+	Chunks blob.Files
 	// PartSize is the smallest part size offered (blob.MinPartSize when
 	// zero); larger files get larger parts to stay within blob.MaxParts.
 	PartSize int64
@@ -348,7 +353,7 @@ func (d *Datasets) Create(ctx context.Context, req DatasetCreate) (DatasetRecord
 		return DatasetRecord{}, err
 	}
 	in = created
-	if upload == UploadResumable {
+	if upload == UploadResumable && d.opts.Chunks == nil {
 		f, err := os.Create(d.partPath(in.ID))
 		if err != nil {
 			d.db.DeleteIngest(context.WithoutCancel(ctx), in.ID)
@@ -439,6 +444,12 @@ func (d *Datasets) record(ctx context.Context, in store.Ingest) (DatasetRecord, 
 	rec := DatasetRecord{Ingest: in}
 	switch {
 	case in.State != store.IngestUpload:
+	case in.UploadType == UploadResumable && d.opts.Chunks != nil:
+		n, err := chunks{d.opts.Chunks}.received(ctx, in.ID)
+		if err != nil {
+			return DatasetRecord{}, err
+		}
+		rec.Received = n
 	case in.UploadType == UploadResumable:
 		if st, err := os.Stat(d.partPath(in.ID)); err == nil {
 			rec.Received = st.Size()
@@ -492,7 +503,22 @@ func (d *Datasets) Upload(ctx context.Context, id string, body io.Reader, rng *R
 	if err != nil {
 		return DatasetRecord{}, err
 	}
-	if rec.Received, err = writeChunk(d.partPath(id), d.chunkPath(id), in.Size, rec.Received, body, rng); err != nil {
+	if d.opts.Chunks != nil {
+		// The chunk goes to the shared store: the next may reach
+		// another node.
+		defer os.Remove(d.chunkPath(id))
+		start, err := receiveChunk(d.chunkPath(id), in.Size, rec.Received, body, rng)
+		if err != nil {
+			return rec, err
+		}
+		cs := chunks{d.opts.Chunks}
+		if err := cs.put(ctx, id, d.chunkPath(id), start); err != nil {
+			return rec, err
+		}
+		if rec.Received, err = cs.received(ctx, id); err != nil {
+			return rec, err
+		}
+	} else if rec.Received, err = writeChunk(d.partPath(id), d.chunkPath(id), in.Size, rec.Received, body, rng); err != nil {
 		return rec, err
 	}
 	// Recording the change marks activity for the expiry.
@@ -530,13 +556,12 @@ func (d *Datasets) Process(ctx context.Context, id string, res UploadResult) (Da
 	}
 	switch in.UploadType {
 	case UploadResumable:
-		st, err := os.Stat(d.partPath(id))
-		if err != nil || st.Size() != in.Size {
-			got := int64(0)
-			if err == nil {
-				got = st.Size()
-			}
-			return DatasetRecord{}, fmt.Errorf("%w: the upload is incomplete: %d of %d bytes received", ErrState, got, in.Size)
+		rec, err := d.record(ctx, in)
+		if err != nil {
+			return DatasetRecord{}, err
+		}
+		if rec.Received != in.Size {
+			return DatasetRecord{}, fmt.Errorf("%w: the upload is incomplete: %d of %d bytes received", ErrState, rec.Received, in.Size)
 		}
 	case UploadS3Multipart:
 		if err := d.complete(ctx, in, res.Parts); err != nil {
@@ -633,6 +658,11 @@ func (d *Datasets) cleanUp(ctx context.Context, in store.Ingest) error {
 	}
 	if in.ObjectKey != "" {
 		if err := d.opts.Blob.Delete(ctx, in.ObjectKey); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if in.UploadType == UploadResumable && d.opts.Chunks != nil {
+		if err := (chunks{d.opts.Chunks}).remove(ctx, in.ID); err != nil {
 			errs = append(errs, err)
 		}
 	}
@@ -869,6 +899,15 @@ func (d *Datasets) process(ctx context.Context, in store.Ingest, progress func(f
 		return made{}, fmt.Errorf("%w: the tileset made by this ingest was deleted", ErrInvalid)
 	}
 	input := d.partPath(in.ID)
+	if in.UploadType == UploadResumable && d.opts.Chunks != nil {
+		if st, err := os.Stat(input); err != nil || st.Size() != in.Size {
+			os.Remove(input)
+			if err := (chunks{d.opts.Chunks}).assemble(ctx, in.ID, in.Size, input); err != nil {
+				os.Remove(input)
+				return made{}, err
+			}
+		}
+	}
 	if in.UploadType == UploadS3Multipart {
 		if st, err := os.Stat(input); err != nil || st.Size() != in.Size {
 			os.Remove(input)

@@ -520,6 +520,30 @@ func (s *Service) Upload(ctx context.Context, id string, body io.Reader, rng *Ra
 // there. The chunk is received whole before any of it is committed: a
 // refused or broken chunk changes nothing.
 func writeChunk(part, chunk string, size, received int64, body io.Reader, rng *Range) (int64, error) {
+	defer os.Remove(chunk) // renamed or copied on success; dropped otherwise
+	start, err := receiveChunk(chunk, size, received, body, rng)
+	if err != nil {
+		return received, err
+	}
+	if rng == nil {
+		if err := os.Rename(chunk, part); err != nil {
+			return received, fmt.Errorf("commit upload: %w", err)
+		}
+	} else if err := commitChunk(chunk, part, start); err != nil {
+		return received, err
+	}
+	st, err := os.Stat(part)
+	if err != nil {
+		return received, fmt.Errorf("stat upload file: %w", err)
+	}
+	return st.Size(), nil
+}
+
+// receiveChunk checks a chunk's range (the whole file of size bytes when
+// rng is nil) against the bytes received so far and receives its body
+// whole into the file chunk; it returns where the chunk starts in the
+// file. With a range, the chunk must start at or before received.
+func receiveChunk(chunk string, size, received int64, body io.Reader, rng *Range) (int64, error) {
 	start, limit := int64(0), size
 	if rng != nil {
 		switch {
@@ -534,7 +558,6 @@ func writeChunk(part, chunk string, size, received int64, body io.Reader, rng *R
 		}
 		start, limit = rng.Start, rng.End-rng.Start+1
 	}
-	defer os.Remove(chunk) // renamed or copied on success; dropped otherwise
 	n, err := receive(body, chunk, limit)
 	if err != nil {
 		return received, err
@@ -549,18 +572,7 @@ func writeChunk(part, chunk string, size, received int64, body io.Reader, rng *R
 	case n < limit:
 		return received, fmt.Errorf("%w: the chunk has %d bytes, its Content-Range says %d", ErrInvalid, n, limit)
 	}
-	if rng == nil {
-		if err := os.Rename(chunk, part); err != nil {
-			return received, fmt.Errorf("commit upload: %w", err)
-		}
-	} else if err := commitChunk(chunk, part, start); err != nil {
-		return received, err
-	}
-	st, err := os.Stat(part)
-	if err != nil {
-		return received, fmt.Errorf("stat upload file: %w", err)
-	}
-	return st.Size(), nil
+	return start, nil
 }
 
 // receive copies at most limit+1 bytes of body into a new file at path

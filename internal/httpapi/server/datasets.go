@@ -43,7 +43,14 @@ func (s *Server) openDatasets(ctx context.Context) (*ingest.Datasets, error) {
 		}
 		bs = local
 	}
+	// With shared storage the chunks of a resumable upload are kept
+	// there: they may arrive at any node.
+	var chunks blob.Files
+	if s.storage != nil {
+		chunks = s.storage
+	}
 	d, err := ingest.NewDatasets(ctx, s.db, s.Catalog, filepath.Join(s.cfg.DataDir, UploadsDir, DatasetUploadsDir), ingest.DatasetOptions{
+		Chunks:  chunks,
 		MaxSize: s.cfg.MaxUploadMB << 20, Quota: s.cfg.StorageQuotaMB << 20, Blob: bs, Expiry: s.cfg.UploadExpiry, Lease: s.cfg.IngestLease,
 		Retention: s.cfg.IngestRetention, Logger: s.log,
 		FeaturesDir: filepath.Join(s.cfg.DataDir, DatasetsDir),
