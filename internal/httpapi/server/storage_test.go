@@ -3,11 +3,15 @@ package server
 import (
 	"bytes"
 	"fmt"
+	"io"
+	"net"
+	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -231,5 +235,93 @@ func TestNodesShareStorage(t *testing.T) {
 	os.RemoveAll(b.dir)
 	if r := b.do("GET", "/tiles/grid/5/31/31.png", nil); r.status != 200 {
 		t.Errorf("after the cache was deleted: %d", r.status)
+	}
+}
+
+// relay forwards TCP connections from its own address to target until
+// cut, which closes the listener and every connection: the service behind
+// it is then unreachable, as when S3 is down.
+type relay struct {
+	ln     net.Listener
+	target string
+	mu     sync.Mutex
+	conns  []net.Conn
+}
+
+func newRelay(t *testing.T, target string) *relay {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &relay{ln: ln, target: target}
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			up, err := net.Dial("tcp", target)
+			if err != nil {
+				c.Close()
+				continue
+			}
+			r.mu.Lock()
+			r.conns = append(r.conns, c, up)
+			r.mu.Unlock()
+			go func() { io.Copy(up, c); up.Close() }()
+			go func() { io.Copy(c, up); c.Close() }()
+		}
+	}()
+	t.Cleanup(r.cut)
+	return r
+}
+
+func (r *relay) cut() {
+	r.ln.Close()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, c := range r.conns {
+		c.Close()
+	}
+	r.conns = nil
+}
+
+// TestNodeReadinessStorage: a node whose S3 stops answering says so on
+// /ready (503 degraded, the reason in "storage") and keeps serving what
+// its cache holds, a tileset downloaded from S3 included.
+func TestNodeReadinessStorage(t *testing.T) {
+	storage := sharedStorage(t)
+	u, err := url.Parse(storage)
+	if err != nil {
+		t.Fatal(err)
+	}
+	endpoint, _ := url.Parse(u.Query().Get("endpoint"))
+	rl := newRelay(t, endpoint.Host)
+	q := u.Query()
+	q.Set("endpoint", "http://"+rl.ln.Addr().String())
+	u.RawQuery = q.Encode()
+	dsn := pgtest.URL(t)
+	shared := func(c *config.Config) { c.StorageURL = u.String(); c.APIKeys = config.APIKeysOff }
+	newNode(t, dsn, shared) // puts roads.mbtiles in S3
+	b := newNode(t, dsn, shared, func(c *config.Config) { os.RemoveAll(filepath.Join(c.DataDir, TilesDir)) })
+	if s := b.status("/tiles/roads/0/0/0.pbf"); s != 200 {
+		t.Fatalf("tile from S3: %d", s)
+	}
+	r := b.do("GET", "/ready", nil)
+	if rd := decodeJSON[Readiness](t, r.body); r.status != 200 || rd.Storage != "ok" {
+		t.Fatalf("ready: %d %s", r.status, r.body)
+	}
+	rl.cut()
+	r = b.do("GET", "/ready", nil)
+	rd := decodeJSON[Readiness](t, r.body)
+	if r.status != 503 || rd.Status != "degraded" || rd.Storage == "ok" || rd.Storage == "" || rd.Database != "ok" {
+		t.Errorf("ready without S3: %d %s", r.status, r.body)
+	}
+	if s := b.status("/health"); s != 200 {
+		t.Errorf("health without S3: %d", s)
+	}
+	if s := b.status("/tiles/roads/1/1/0.pbf"); s != 200 && s != 204 {
+		t.Errorf("a tile of the cached tileset without S3: %d", s)
 	}
 }
