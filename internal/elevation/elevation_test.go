@@ -115,12 +115,12 @@ func TestParseLocations(t *testing.T) {
 			t.Errorf("ParseLocations(%.40q) = %d points, %v; want %d", c.in, len(pts), err, c.n)
 		}
 	}
-	for in, want := range map[string]Unit{"": Meters, "meters": Meters, "feet": Feet} {
+	for in, want := range map[string]Unit{"meters": Meters, "feet": Feet} {
 		if u, err := ParseUnit(in); err != nil || u != want {
 			t.Errorf("ParseUnit(%q) = %v, %v", in, u, err)
 		}
 	}
-	for _, in := range []string{"metres", "ft", "FEET"} {
+	for _, in := range []string{"metres", "ft", "FEET", ""} {
 		if _, err := ParseUnit(in); !errors.Is(err, ErrInvalid) {
 			t.Errorf("ParseUnit(%q): err %v, want ErrInvalid", in, err)
 		}

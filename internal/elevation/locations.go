@@ -29,10 +29,11 @@ const (
 // FeetPerMeter converts metres to international feet.
 const FeetPerMeter = 1 / 0.3048
 
-// ParseUnit reads the unit parameter ("" is meters).
+// ParseUnit reads the unit parameter (the caller passes "meters" when it is
+// absent; an empty value is refused).
 func ParseUnit(s string) (Unit, error) {
 	switch s {
-	case "", "meters":
+	case "meters":
 		return Meters, nil
 	case "feet":
 		return Feet, nil

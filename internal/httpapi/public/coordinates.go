@@ -36,7 +36,11 @@ func (a *API) coordinatesSearch(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	req, err := coords.ParseSearch(q, r.URL.Query())
+	params, ok := onlyParams(w, r, "/coordinates/search/{query}.json", "limit", "offset", "transformations", "exports")
+	if !ok {
+		return
+	}
+	req, err := coords.ParseSearch(q, params)
 	if err != nil {
 		a.coordinatesFail(w, r, err)
 		return
@@ -55,7 +59,11 @@ func (a *API) coordinatesTransform(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	req, err := coords.ParseTransform(c, r.URL.Query())
+	params, ok := onlyParams(w, r, "/coordinates/transform/{coordinates}.json", "s_srs", "t_srs", "ops")
+	if !ok {
+		return
+	}
+	req, err := coords.ParseTransform(c, params)
 	if err != nil {
 		a.coordinatesFail(w, r, err)
 		return

@@ -48,7 +48,10 @@ func (a *API) geolocation(w http.ResponseWriter, r *http.Request) {
 		respond.Fail(w, http.StatusNotFound, "IP geolocation is not set up on this server: no IP database is installed")
 		return
 	}
-	q := r.URL.Query()
+	q, ok := onlyParams(w, r, "/geolocation/ip.json", "elevation")
+	if !ok {
+		return
+	}
 	withElevation := false
 	switch v := q["elevation"]; {
 	case len(v) > 1:
@@ -103,12 +106,19 @@ func (a *API) elevation(w http.ResponseWriter, r *http.Request) {
 		respond.Fail(w, http.StatusNotFound, "elevation requests are /elevation/{locations}.json")
 		return
 	}
-	q := r.URL.Query()
+	q, ok := onlyParams(w, r, "/elevation/{locations}.json", "unit")
+	if !ok {
+		return
+	}
 	if len(q["unit"]) > 1 {
 		respond.Fail(w, http.StatusBadRequest, "unit is given more than once")
 		return
 	}
-	unit, err := elevation.ParseUnit(q.Get("unit"))
+	unitArg := "meters"
+	if vs, ok := q["unit"]; ok {
+		unitArg = vs[0]
+	}
+	unit, err := elevation.ParseUnit(unitArg)
 	if err != nil {
 		respond.Fail(w, http.StatusBadRequest, err.Error())
 		return

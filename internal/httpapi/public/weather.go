@@ -1,7 +1,10 @@
 package public
 
 import (
+	"fmt"
 	"net/http"
+	"net/url"
+	"slices"
 	"sort"
 	"strings"
 
@@ -9,6 +12,29 @@ import (
 	"github.com/tesseramaps/tessera/internal/httpapi/route"
 	"github.com/tesseramaps/tessera/internal/weather"
 )
+
+// onlyParams answers 400 naming the parameters of the request that are
+// neither key nor one of allowed (the services check every parameter), and
+// returns the query when there are none.
+func onlyParams(w http.ResponseWriter, r *http.Request, endpoint string, allowed ...string) (url.Values, bool) {
+	q := r.URL.Query()
+	var unknown []string
+	for name := range q {
+		if name != "key" && !slices.Contains(allowed, name) {
+			unknown = append(unknown, name)
+		}
+	}
+	if len(unknown) == 0 {
+		return q, true
+	}
+	sort.Strings(unknown)
+	takes := "only key"
+	if len(allowed) > 0 {
+		takes = "key, " + strings.Join(allowed, ", ")
+	}
+	respond.Fail(w, http.StatusBadRequest, fmt.Sprintf("unknown parameter(s) %.200s: %s takes %s", strings.Join(unknown, ", "), endpoint, takes))
+	return nil, false
+}
 
 // RegisterWeather adds the weather catalog of spec 002.
 func (a *API) RegisterWeather(mux route.Router) {
@@ -19,15 +45,7 @@ func (a *API) RegisterWeather(mux route.Router) {
 // every weather variable whose keyframe tilesets are served. It takes no
 // parameter but the key.
 func (a *API) weatherLatest(w http.ResponseWriter, r *http.Request) {
-	var unknown []string
-	for name := range r.URL.Query() {
-		if name != "key" {
-			unknown = append(unknown, name)
-		}
-	}
-	if len(unknown) > 0 {
-		sort.Strings(unknown)
-		respond.Fail(w, http.StatusBadRequest, "unknown parameter(s) "+strings.Join(unknown, ", ")+": /weather/latest.json takes only key")
+	if _, ok := onlyParams(w, r, "/weather/latest.json"); !ok {
 		return
 	}
 	if a.d.WeatherDir == "" {

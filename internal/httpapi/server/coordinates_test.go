@@ -94,6 +94,8 @@ func TestCoordinates(t *testing.T) {
 		{"/coordinates/transform/" + strings.Repeat("1,2;", 50) + "1,2.json", "at most 50"},
 		{"/coordinates/transform/1,2.json?s_srs=wgs84", "s_srs is an EPSG code"},
 		{"/coordinates/transform/1,2.json?ops=abc", "ops"},
+		{"/coordinates/search/x.json?limt=5", "unknown parameter(s) limt: /coordinates/search/{query}.json takes key, limit, offset, transformations, exports"},
+		{"/coordinates/transform/1,2.json?s_crs=4326&x=1", "unknown parameter(s) s_crs, x: /coordinates/transform/{coordinates}.json takes key, s_srs, t_srs, ops"},
 	} {
 		r := e.do("GET", c.path, nil)
 		if r.status != 400 || !strings.Contains(string(r.body), `"message"`) || !strings.Contains(string(r.body), c.msg) {

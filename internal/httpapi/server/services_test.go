@@ -98,7 +98,8 @@ func TestElevation(t *testing.T) {
 	for _, path := range []string{
 		"/elevation/180,0.json", "/elevation/0,85.5.json", "/elevation/0,-90.json",
 		"/elevation/" + many + ";1,2.json", "/elevation/a,b.json", "/elevation/1,2,3.json",
-		"/elevation/1,2.json?unit=yards", "/elevation/1,2.json?unit=feet&unit=meters",
+		"/elevation/1,2.json?unit=yards", "/elevation/1,2.json?unit=feet&unit=meters", "/elevation/1,2.json?unit=",
+		"/elevation/1,2.json?units=feet",
 	} {
 		r := e.do("GET", path, nil)
 		checkError(t, r, 400)
@@ -208,7 +209,7 @@ func TestGeolocation(t *testing.T) {
 	if r := e.do("GET", "/geolocation/ip.json?elevation=false", nil); r.status != 200 || strings.Contains(string(r.body), "elevation") {
 		t.Errorf("elevation=false: %d %s", r.status, r.body)
 	}
-	for _, q := range []string{"?elevation=yes", "?elevation=1", "?elevation=true&elevation=true"} {
+	for _, q := range []string{"?elevation=yes", "?elevation=1", "?elevation=true&elevation=true", "?elevation=", "?elev=true"} {
 		checkError(t, e.do("GET", "/geolocation/ip.json"+q, nil), 400)
 	}
 	// Behind the trusted proxy: the first untrusted X-Forwarded-For entry
