@@ -176,7 +176,7 @@ func (m *Mirror) Sync(ctx context.Context, rel string, opts SyncOptions) (up, do
 		if err != nil {
 			return err
 		}
-		if d.IsDir() || hidden(d.Name()) {
+		if d.IsDir() || IsTemporary(d.Name()) {
 			return nil
 		}
 		info, err := os.Stat(p) // follows links: the target is what is shared
@@ -230,9 +230,11 @@ func (m *Mirror) Sync(ctx context.Context, rel string, opts SyncOptions) (up, do
 	return up, down, errors.Join(errs...)
 }
 
-// hidden: names being written (a leading dot, a .tmp or .part suffix)
-// are never shared.
-func hidden(name string) bool {
+// IsTemporary reports whether a file name is one being written, which a
+// mirror never shares (nor the catalog lists): a hidden name (a leading
+// dot), or one marked ".tmp" or ".part" (a ".tmp-" infix or suffix, a
+// ".part" suffix).
+func IsTemporary(name string) bool {
 	lower := strings.ToLower(name)
 	return strings.HasPrefix(name, ".") || strings.Contains(lower, ".tmp-") ||
 		strings.HasSuffix(lower, ".tmp") || strings.HasSuffix(lower, ".part")

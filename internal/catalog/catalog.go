@@ -9,7 +9,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/tesseramaps/tessera/internal/egress"
 	"io/fs"
 	"log/slog"
 	"net/url"
@@ -23,6 +22,9 @@ import (
 	"time"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/tesseramaps/tessera/internal/blob"
+	"github.com/tesseramaps/tessera/internal/egress"
 
 	"github.com/google/uuid"
 
@@ -442,11 +444,7 @@ func scrubUserinfo(msg, source string) string {
 // dot, as the PMTiles writer and the pre-renderer write beside the final
 // path before renaming), or one marked ".tmp" or ".part" (a ".tmp-"
 // infix or suffix, a ".part" suffix) by another tool.
-func IsTemporary(name string) bool {
-	lower := strings.ToLower(name)
-	return strings.HasPrefix(name, ".") || strings.Contains(lower, ".tmp-") ||
-		strings.HasSuffix(lower, ".tmp") || strings.HasSuffix(lower, ".part")
-}
+func IsTemporary(name string) bool { return blob.IsTemporary(name) }
 
 type fileInfo struct {
 	name    string

@@ -112,9 +112,11 @@ func TestNodesShareStorage(t *testing.T) {
 		t.Fatalf("A ready: %d %s", r.status, r.body)
 	}
 
+	started := time.Now()
 	b := newNode(t, dsn, shared, func(c *config.Config) {
 		os.RemoveAll(filepath.Join(c.DataDir, TilesDir)) // empty: newNode put a tileset there
 	})
+	t.Logf("B started with an empty data directory in %v; its S3 calls: %v", time.Since(started).Round(time.Millisecond), b.srv.s3calls.Snapshot())
 	entries, _ := os.ReadDir(filepath.Join(b.dir, TilesDir))
 	for _, e := range entries {
 		if e.Name() == "grid.pmtiles" {
