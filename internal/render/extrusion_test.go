@@ -7,36 +7,10 @@ import (
 	"math"
 	"testing"
 
+	"github.com/tesseramaps/tessera/internal/render/layers"
 	"github.com/tesseramaps/tessera/internal/render/raster"
 	"github.com/tesseramaps/tessera/internal/render/scene"
 )
-
-// TestCameraGround checks that the extrusion camera sees the ground where
-// the flat layers draw it, and that heights rise toward the top of the
-// Image under pitch.
-func TestCameraGround(t *testing.T) {
-	v := View{Zoom: 3, Width: 100, Height: 80, PixelRatio: 1, Pitch: 40}
-	lr := &painter{Layer: scene.Layer{Frame: scene.NewFrame(v)}}
-	cam := lr.camera()
-	for _, p := range []raster.Point{{X: 10, Y: 10}, {X: 50, Y: 40}, {X: 90, Y: 75}} {
-		want, _ := lr.Frame.Tilt.Project(p)
-		got, _ := cam.project(p.X, p.Y, 0)
-		if math.Abs(got.X-want.X) > 1e-9 || math.Abs(got.Y-want.Y) > 1e-9 {
-			t.Errorf("ground %v: %v, want %v", p, got, want)
-		}
-		up, _ := cam.project(p.X, p.Y, 10)
-		if up.Y >= got.Y {
-			t.Errorf("a raised point %v is not above its foot %v", up, got)
-		}
-		// The ray through the projected point meets it.
-		o, d := cam.ray(up.X, up.Y)
-		s := (10 - o[2]) / d[2]
-		x, y := o[0]+s*d[0]+cam.cx, o[1]+s*d[1]+cam.cy
-		if math.Abs(x-p.X) > 1e-9 || math.Abs(y-p.Y) > 1e-9 {
-			t.Errorf("ray through %v meets the roof at %v,%v, want %v", up, x, y, p)
-		}
-	}
-}
 
 // TestExtrusionBox draws a box in a pitched view: the pixels of its roof,
 // of its front wall and around it, and how the light shades them.
@@ -55,14 +29,14 @@ func TestExtrusionBox(t *testing.T) {
 			"fill-extrusion-color": "#808080", "fill-extrusion-height": 60, "fill-extrusion-vertical-gradient": false, "fill-extrusion-opacity": %s}}]}`
 	// Positions: the box's corners in plane pixels, then seen.
 	v := View{Zoom: 16, Width: 128, Height: 128, PixelRatio: 1, Pitch: 45}
-	lr := &painter{Layer: scene.Layer{Frame: scene.NewFrame(v)}}
-	cam := lr.camera()
+	lr := layers.NewPainter(scene.Layer{Frame: scene.NewFrame(v)}, nil)
+	cam := lr.Camera()
 	half := 0.0002 / 360 * 512 * math.Exp2(16)
-	heightPx := 60 / (earthCircumference / (512 * math.Exp2(16)))
-	roofCentre, _ := cam.project(64, 64, heightPx)
-	frontTop, _ := cam.project(64, 64+half, heightPx)
-	frontFoot, _ := cam.project(64, 64+half, 0)
-	backTop, _ := cam.project(64, 64-half, heightPx)
+	heightPx := 60 / (layers.EarthCircumference / (512 * math.Exp2(16)))
+	roofCentre, _ := cam.Project(64, 64, heightPx)
+	frontTop, _ := cam.Project(64, 64+half, heightPx)
+	frontFoot, _ := cam.Project(64, 64+half, 0)
+	backTop, _ := cam.Project(64, 64-half, heightPx)
 	wallMid := raster.Point{X: 64, Y: (frontTop.Y + frontFoot.Y) / 2}
 	tests := []struct {
 		name, light, opacity string

@@ -11,7 +11,7 @@ import (
 )
 
 // TestHillshadeMapLibre draws the styles of testdata/hillshade (three
-// hillshade methods over a synthetic Terrarium DEM of forty hills and a
+// Hillshade methods over a synthetic Terrarium DEM of forty hills and a
 // ridge, overzoomed in one, turned in two; and an image source warped
 // onto a quadrilateral with raster paint; see gen.go) and compares them
 // with MapLibre GL JS 6.17's pictures of them (made by

@@ -14,6 +14,7 @@ import (
 	"sync"
 
 	"github.com/tesseramaps/tessera/internal/cpuslots"
+	"github.com/tesseramaps/tessera/internal/render/layers"
 	"github.com/tesseramaps/tessera/internal/render/raster"
 	"github.com/tesseramaps/tessera/internal/render/scene"
 	"github.com/tesseramaps/tessera/internal/render/sources"
@@ -171,7 +172,7 @@ func workLimit(w, h int) int64 {
 }
 
 // layerDrawer draws a run of a style's layers onto a canvas; several may
-// draw runs of one render at once.
+// Draw runs of one render at once.
 type layerDrawer struct {
 	r       *Renderer
 	st      *style.Style
@@ -310,7 +311,7 @@ func balancedCut(cost []float64) int {
 	return best
 }
 
-// draw draws the layers (indexes into the style's layers) onto cv.
+// Draw draws the layers (indexes into the style's layers) onto cv.
 func (d layerDrawer) draw(ctx context.Context, layers []int, cv *raster.Canvas) {
 	w, h := cv.Rect.Dx(), cv.Rect.Dy()
 	mask := getMask(w, h)
@@ -327,22 +328,22 @@ func (d layerDrawer) draw(ctx context.Context, layers []int, cv *raster.Canvas) 
 
 // drawLayer draws layer i, l, onto cv.
 func (d layerDrawer) drawLayer(ctx context.Context, i int, l *style.Layer, cv *raster.Canvas, mask *raster.Mask) {
-	lr := &painter{Layer: scene.Layer{Style: l, Canvas: cv, Mask: mask, Frame: d.fr, Zoom: d.zoom}, sprites: d.sprites}
+	lr := layers.NewPainter(scene.Layer{Style: l, Canvas: cv, Mask: mask, Frame: d.fr, Zoom: d.zoom}, d.sprites)
 	c := d.prep.Layers[i]
 	lr.Filter, lr.Props = c.Filter, c.Props
 	switch l.Type {
 	case "background":
-		lr.background()
+		lr.Background()
 	case "fill", "line", "circle":
 		feats, err := d.srcs.Features(ctx, l)
 		if err != nil {
 			d.r.log.Warn("render: source unreadable", "layer", l.ID, "source", l.Source, "err", err)
 			return
 		}
-		lr.draw(feats)
+		lr.Draw(feats)
 	case "raster":
 		if d.srcs.IsImage(l) {
-			lr.imageRaster(d.srcs.Image(ctx, l)) // imagesource.go
+			lr.Image(d.srcs.Image(ctx, l)) // imagesource.go
 			return
 		}
 		cover, err := d.srcs.Raster(ctx, l)
@@ -350,7 +351,7 @@ func (d layerDrawer) drawLayer(ctx context.Context, i int, l *style.Layer, cv *r
 			d.r.log.Warn("render: source unreadable", "layer", l.ID, "source", l.Source, "err", err)
 			return
 		}
-		lr.raster(cover)
+		lr.Raster(cover)
 	case "symbol":
 		d.syms.drawSymbols(ctx, &lr.Layer)
 	case "hillshade":
@@ -359,7 +360,7 @@ func (d layerDrawer) drawLayer(ctx context.Context, i int, l *style.Layer, cv *r
 			d.r.log.Warn("render: source unreadable", "layer", l.ID, "source", l.Source, "err", err)
 			return
 		}
-		lr.hillshade(cover)
+		lr.Hillshade(cover)
 	case "heatmap", "fill-extrusion":
 		feats, err := d.srcs.Features(ctx, l)
 		if err != nil {
@@ -367,9 +368,9 @@ func (d layerDrawer) drawLayer(ctx context.Context, i int, l *style.Layer, cv *r
 			return
 		}
 		if l.Type == "heatmap" {
-			lr.heatmap(feats.Flat())
+			lr.Heatmap(feats.Flat())
 		} else {
-			lr.extrusion(feats.Flat(), d.st)
+			lr.Extrusion(feats.Flat(), d.st)
 		}
 	}
 }

@@ -1,4 +1,4 @@
-package render
+package layers
 
 import (
 	"math"
@@ -12,9 +12,9 @@ import (
 	"github.com/tesseramaps/tessera/internal/style/expr"
 )
 
-// painter draws a layer of one of the kinds that are not symbols, keeping
+// Painter draws a layer of one of the kinds that are not symbols, keeping
 // what it reuses between features.
-type painter struct {
+type Painter struct {
 	scene.Layer
 	lines *lineBuilder // reused between features
 	// pts and rings hold a polygon's projected rings, reused between
@@ -34,7 +34,15 @@ type painter struct {
 	seen         map[*scene.Box]bool // whether tile squares reach the image
 }
 
-func (lr *painter) background() {
+// NewPainter returns a painter of layer l, which takes its patterns'
+// images from patterns.
+func NewPainter(l scene.Layer, patterns *sources.Patterns) *Painter {
+	return &Painter{Layer: l, sprites: patterns}
+}
+
+// Background fills the canvas with the background layer's colour or
+// pattern.
+func (lr *Painter) Background() {
 	c := lr.FeatureContext(nil)
 	if img := lr.patternImage("background-pattern", c); img != nil {
 		lr.Canvas.FillPattern(lr.planePattern(img, 0, 0), lr.Num("background-opacity", c, 1))
@@ -50,8 +58,8 @@ func (lr *painter) background() {
 	lr.Canvas.Fill(col, lr.Num("background-opacity", c, 1))
 }
 
-// draw draws the layer's features, each feature with its own properties.
-func (lr *painter) draw(runs scene.Runs) {
+// Draw draws the layer's features, each feature with its own properties.
+func (lr *Painter) Draw(runs scene.Runs) {
 	if lr.Style.Type == "circle" {
 		runs = scene.Runs{byTileOrder(runs.Flat(), lr.viewTiles)}
 	}
@@ -99,7 +107,7 @@ func (lr *painter) draw(runs scene.Runs) {
 // drawFeature draws one feature of the layer with context c (its feature
 // set here), unless it is culled or filtered out. A fill drawn returns its
 // paint: its antialiasing outline is drawn after every interior.
-func (lr *painter) drawFeature(f *scene.Feature, c *expr.EvalContext, clipped bool, cull *featureCull) (fillPaint, bool) {
+func (lr *Painter) drawFeature(f *scene.Feature, c *expr.EvalContext, clipped bool, cull *featureCull) (fillPaint, bool) {
 	if clipped && f.Clip != nil && !lr.squareVisible(f.Clip) {
 		// Fills and lines are cut to their tile's square: a tile read
 		// only for the labels around the view draws nothing here.
@@ -124,7 +132,7 @@ func (lr *painter) drawFeature(f *scene.Feature, c *expr.EvalContext, clipped bo
 }
 
 // sortKeyed reports whether the layer orders its features by a sort key.
-func (lr *painter) sortKeyed() bool {
+func (lr *Painter) sortKeyed() bool {
 	return lr.Style.Layout != nil && lr.Style.Layout.Has(lr.Style.Type+"-sort-key")
 }
 
@@ -142,7 +150,7 @@ type featureCull struct {
 
 // featureCull returns the layer's bound, not ok under a tilted camera or
 // when a property it rests on depends on the feature.
-func (lr *painter) featureCull(c *expr.EvalContext) featureCull {
+func (lr *Painter) featureCull(c *expr.EvalContext) featureCull {
 	cull := lr.featureBound(c)
 	if cull.ok {
 		cull.in = lr.surelyShown(cull.dx, cull.dy)
@@ -153,7 +161,7 @@ func (lr *painter) featureCull(c *expr.EvalContext) featureCull {
 // surelyShown returns a world box whose points, translated by dx, dy
 // device pixels, lie inside the canvas: the view's box when the map is
 // not turned, else the square inside the circle inside it.
-func (lr *painter) surelyShown(dx, dy float64) scene.Box {
+func (lr *Painter) surelyShown(dx, dy float64) scene.Box {
 	fr := lr.Frame
 	w, h := float64(lr.Canvas.Rect.Dx()), float64(lr.Canvas.Rect.Dy())
 	// The canvas's centre, less the translation, on the map.
@@ -172,7 +180,7 @@ func (lr *painter) surelyShown(dx, dy float64) scene.Box {
 }
 
 // featureBound is featureCull without its box of surely shown points.
-func (lr *painter) featureBound(c *expr.EvalContext) featureCull {
+func (lr *Painter) featureBound(c *expr.EvalContext) featureCull {
 	if lr.Frame.Tilt != nil {
 		return featureCull{}
 	}
@@ -211,9 +219,9 @@ func (lr *painter) featureBound(c *expr.EvalContext) featureCull {
 }
 
 // featureReaches reports whether a feature of a fill or line layer can
-// draw on the canvas: whether the box around the geometry it draws, seen
+// Draw on the canvas: whether the box around the geometry it draws, seen
 // on the map and widened by the layer's bound, meets it.
-func (lr *painter) featureReaches(f scene.Feature, cull *featureCull) bool {
+func (lr *Painter) featureReaches(f scene.Feature, cull *featureCull) bool {
 	b := pointBox{x0: math.Inf(1), y0: math.Inf(1), x1: math.Inf(-1), y1: math.Inf(-1), in: cull.in}
 	margin := cull.margin
 	switch {
@@ -288,9 +296,9 @@ func (b *pointBox) addPolygons(polys [][][]orb.Point) bool {
 	return false
 }
 
-// project maps world points to device pixels, shifted by (dx, dy) on the
+// Project maps world points to device pixels, shifted by (dx, dy) on the
 // map (before a tilted camera sees it).
-func (lr *painter) project(ps []orb.Point, dx, dy float64) []raster.Point {
+func (lr *Painter) project(ps []orb.Point, dx, dy float64) []raster.Point {
 	out := lr.projectPlane(ps, dx, dy)
 	if t := lr.Frame.Tilt; t != nil {
 		for i, q := range out {
@@ -303,7 +311,7 @@ func (lr *painter) project(ps []orb.Point, dx, dy float64) []raster.Point {
 // projectRings projects a polygon's rings as project does, into buffers
 // of the layer reused from one polygon to the next: the rings hold until
 // the next call.
-func (lr *painter) projectRings(poly [][]orb.Point, dx, dy float64) [][]raster.Point {
+func (lr *Painter) projectRings(poly [][]orb.Point, dx, dy float64) [][]raster.Point {
 	n := 0
 	for _, r := range poly {
 		n += len(r)
@@ -332,7 +340,7 @@ func (lr *painter) projectRings(poly [][]orb.Point, dx, dy float64) [][]raster.P
 
 // reaches reports whether the box around the rings' points, widened by
 // margin pixels, meets the canvas.
-func (lr *painter) reaches(rings [][]raster.Point, margin float64) bool {
+func (lr *Painter) reaches(rings [][]raster.Point, margin float64) bool {
 	x0, y0, x1, y1 := math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)
 	for _, r := range rings {
 		for _, p := range r {
@@ -345,14 +353,14 @@ func (lr *painter) reaches(rings [][]raster.Point, margin float64) bool {
 // boxReaches reports whether the box from x0, y0 to x1, y1 (pixels),
 // widened by margin, meets the canvas. NaN bounds or margin compare
 // false: such a box counts as reaching it.
-func (lr *painter) boxReaches(x0, y0, x1, y1, margin float64) bool {
+func (lr *Painter) boxReaches(x0, y0, x1, y1, margin float64) bool {
 	w, h := float64(lr.Canvas.Rect.Dx()), float64(lr.Canvas.Rect.Dy())
 	return !(x1 < -margin || y1 < -margin || x0 > w+margin || y0 > h+margin)
 }
 
 // projectPlaneInto is projectPlane writing into the layer's reused buffer:
 // the points hold until the next call.
-func (lr *painter) projectPlaneInto(ps []orb.Point, dx, dy float64) []raster.Point {
+func (lr *Painter) projectPlaneInto(ps []orb.Point, dx, dy float64) []raster.Point {
 	if cap(lr.pts) < len(ps) {
 		lr.pts = make([]raster.Point, len(ps))
 	}
@@ -366,7 +374,7 @@ func (lr *painter) projectPlaneInto(ps []orb.Point, dx, dy float64) []raster.Poi
 
 // depths returns the relative depth under the tilted camera of each world
 // point shifted by (dx, dy), nil when the camera looks straight down.
-func (lr *painter) depths(ps []orb.Point, dx, dy float64) []float64 {
+func (lr *Painter) depths(ps []orb.Point, dx, dy float64) []float64 {
 	t := lr.Frame.Tilt
 	if t == nil {
 		return nil
@@ -380,7 +388,7 @@ func (lr *painter) depths(ps []orb.Point, dx, dy float64) []float64 {
 
 // projectPlane maps world points to device pixels of the untilted map,
 // shifted by (dx, dy).
-func (lr *painter) projectPlane(ps []orb.Point, dx, dy float64) []raster.Point {
+func (lr *Painter) projectPlane(ps []orb.Point, dx, dy float64) []raster.Point {
 	out := make([]raster.Point, len(ps))
 	for i, p := range ps {
 		q := lr.Frame.ToPlane(p[0], p[1])
@@ -399,7 +407,7 @@ type fillPaint struct {
 
 // fill draws a polygon feature's interior; it reports whether the feature
 // has an antialiasing outline to draw, and how (fillOutline).
-func (lr *painter) fill(f scene.Feature, c *expr.EvalContext) (fillPaint, bool) {
+func (lr *Painter) fill(f scene.Feature, c *expr.EvalContext) (fillPaint, bool) {
 	if f.Kind != "Polygon" {
 		return fillPaint{}, false
 	}
@@ -439,7 +447,7 @@ func (lr *painter) fill(f scene.Feature, c *expr.EvalContext) (fillPaint, bool) 
 
 // fillOutline draws a polygon feature's antialiasing outline with the
 // paint its interior had.
-func (lr *painter) fillOutline(f scene.Feature, fp *fillPaint) {
+func (lr *Painter) fillOutline(f scene.Feature, fp *fillPaint) {
 	for _, poly := range f.Polygons {
 		rings := lr.projectRings(poly, fp.dx, fp.dy)
 		if !lr.reaches(rings, 1) {
@@ -461,7 +469,7 @@ func (lr *painter) fillOutline(f scene.Feature, fp *fillPaint) {
 // geometry starts and ends, as GL's line shader has it: the geometry
 // reaches half an antialiasing pixel past the line's edge; a gap makes two
 // Lines of the width on either side of it.
-func (lr *painter) lineEdges(c *expr.EvalContext) (inset, outset float64) {
+func (lr *Painter) lineEdges(c *expr.EvalContext) (inset, outset float64) {
 	width := max(0, lr.Num("line-width", c, 1))
 	gap := max(0, lr.Num("line-gap-width", c, 0))
 	aa := 0.5 / lr.Frame.Ratio
@@ -493,7 +501,7 @@ var lineProperties = []string{"line-color", "line-opacity", "line-translate", "l
 // lineStyleOf returns the style of the line of the feature in c: when no
 // property it rests on depends on the feature, the layer's, evaluated
 // once.
-func (lr *painter) lineStyleOf(c *expr.EvalContext) lineStyle {
+func (lr *Painter) lineStyleOf(c *expr.EvalContext) lineStyle {
 	if lr.lineConst != nil {
 		return *lr.lineConst
 	}
@@ -514,7 +522,7 @@ func (lr *painter) lineStyleOf(c *expr.EvalContext) lineStyle {
 }
 
 // evalLineStyle evaluates the style of the line of the feature in c.
-func (lr *painter) evalLineStyle(c *expr.EvalContext) lineStyle {
+func (lr *Painter) evalLineStyle(c *expr.EvalContext) lineStyle {
 	var st lineStyle
 	col, ok := lr.Color("line-color", c)
 	if !ok {
@@ -571,7 +579,7 @@ func (lr *painter) evalLineStyle(c *expr.EvalContext) lineStyle {
 	return st
 }
 
-func (lr *painter) line(f scene.Feature, c *expr.EvalContext) {
+func (lr *Painter) line(f scene.Feature, c *expr.EvalContext) {
 	st := lr.lineStyleOf(c)
 	if !st.draw {
 		return
@@ -730,7 +738,7 @@ func lineReach(s lineShape, outset, offset, tile float64) float64 {
 
 // lineReaches reports whether triangles within reach pixels of the points
 // can meet the canvas.
-func (lr *painter) lineReaches(pts []raster.Point, reach float64) bool {
+func (lr *Painter) lineReaches(pts []raster.Point, reach float64) bool {
 	x0, y0, x1, y1 := math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)
 	for _, p := range pts {
 		x0, y0, x1, y1 = min(x0, p.X), min(y0, p.Y), max(x1, p.X), max(y1, p.Y)
@@ -741,7 +749,7 @@ func (lr *painter) lineReaches(pts []raster.Point, reach float64) bool {
 // sliceTiles returns the tiles GL JS 6 cuts a feature's overzoomed vector
 // Tile into that the feature's lines (world units, buffer included) and
 // the view both reach; ok is false when the tile is drawn as it is.
-func (lr *painter) sliceTiles(f scene.Feature, lines [][]orb.Point) ([][3]int, bool) {
+func (lr *Painter) sliceTiles(f scene.Feature, lines [][]orb.Point) ([][3]int, bool) {
 	z, ok := scene.SliceZoom(lr.Zoom, f.Tile[2])
 	if !ok || len(lines) == 0 {
 		return nil, false
@@ -766,7 +774,7 @@ func (lr *painter) sliceTiles(f scene.Feature, lines [][]orb.Point) ([][3]int, b
 // Texture, built once per layer: 256 texels sampled linearly, or for a
 // stepped gradient 1024 sampled nearest, so that steps stay sharp; nil
 // without a line-gradient.
-func (lr *painter) lineGradient() *raster.Gradient {
+func (lr *Painter) lineGradient() *raster.Gradient {
 	if lr.gradientDone {
 		return lr.gradient
 	}
@@ -802,7 +810,7 @@ func (lr *painter) lineGradient() *raster.Gradient {
 // and lines are cut to their tiles, so one sort of all of them draws the
 // same; circles keep their tiles' order (byTileOrder) and are sorted
 // within each tile.
-func (lr *painter) sortByKey(feats []scene.Feature) []scene.Feature {
+func (lr *Painter) sortByKey(feats []scene.Feature) []scene.Feature {
 	name := lr.Style.Type + "-sort-key"
 	if lr.Style.Layout == nil || !lr.Style.Layout.Has(name) || len(feats) < 2 {
 		return feats
@@ -845,7 +853,7 @@ func sameTile(a, b *scene.Box) bool {
 // squareVisible reports whether a tile's square (world units) reaches the
 // Image, remembered per square for the layer. Under a tilted camera every
 // square counts as visible.
-func (lr *painter) squareVisible(b *scene.Box) bool {
+func (lr *Painter) squareVisible(b *scene.Box) bool {
 	if lr.Frame.Tilt != nil {
 		return true
 	}
@@ -898,7 +906,7 @@ func trianglesInside(tris [][3]raster.LineVertex, clip []raster.Point) bool {
 
 // viewTiles returns the squares of the tiles (at the zoom's floor) that
 // the view shows.
-func (lr *painter) viewTiles() []scene.Box {
+func (lr *Painter) viewTiles() []scene.Box {
 	if lr.tiles != nil {
 		return lr.tiles
 	}
@@ -924,7 +932,7 @@ func (lr *painter) viewTiles() []scene.Box {
 // tileUnit returns the device pixels of one unit of an 8192-unit tile the
 // feature's geometry came in (GeoJSON at the zoom drawn, vector tiles at
 // their own).
-func (lr *painter) tileUnit(f scene.Feature) float64 {
+func (lr *Painter) tileUnit(f scene.Feature) float64 {
 	tileWorld := math.Exp2(-math.Floor(lr.Zoom))
 	if f.Clip != nil {
 		tileWorld = f.Clip.X1 - f.Clip.X0
@@ -934,14 +942,14 @@ func (lr *painter) tileUnit(f scene.Feature) float64 {
 
 // clipPolygon returns a tile's square in device pixels of the untilted map
 // (GL's stencil: a tile draws only inside its square), nil for none.
-func (lr *painter) clipPolygon(b *scene.Box) []raster.Point {
+func (lr *Painter) clipPolygon(b *scene.Box) []raster.Point {
 	if b == nil {
 		return nil
 	}
 	return []raster.Point{lr.Frame.ToPlane(b.X0, b.Y0), lr.Frame.ToPlane(b.X1, b.Y0), lr.Frame.ToPlane(b.X1, b.Y1), lr.Frame.ToPlane(b.X0, b.Y1)}
 }
 
-func (lr *painter) circle(f scene.Feature, c *expr.EvalContext) {
+func (lr *Painter) circle(f scene.Feature, c *expr.EvalContext) {
 	// GL draws a circle at every vertex of a feature, of lines and
 	// polygon rings too, but only at those inside the tile's square.
 	parts := vertexParts(f)

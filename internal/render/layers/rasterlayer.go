@@ -1,4 +1,4 @@
-package render
+package layers
 
 import (
 	"math"
@@ -97,7 +97,7 @@ func clamp01(v float64) float64 { return math.Max(0, math.Min(1, v)) }
 
 // rasterAdjust returns the layer's raster paint: opacity, hue rotation,
 // brightness, saturation and contrast.
-func (lr *painter) rasterAdjust(c *expr.EvalContext) rasterAdjust {
+func (lr *Painter) rasterAdjust(c *expr.EvalContext) rasterAdjust {
 	return newRasterAdjust(
 		lr.Num("raster-opacity", c, 1),
 		lr.Num("raster-hue-rotate", c, 0),
@@ -109,7 +109,7 @@ func (lr *painter) rasterAdjust(c *expr.EvalContext) rasterAdjust {
 }
 
 // Raster draws the tiles of a raster source.
-func (lr *painter) raster(cover *sources.RasterCover) {
+func (lr *Painter) Raster(cover *sources.RasterCover) {
 	if cover == nil || len(cover.Tiles) == 0 {
 		return
 	}

@@ -1,4 +1,4 @@
-package render
+package layers
 
 import (
 	"math"
@@ -12,7 +12,7 @@ import (
 // the style's sprite sheets.
 
 // patternImage returns the image a pattern property names, nil for none.
-func (lr *painter) patternImage(name string, c *expr.EvalContext) *sources.Image {
+func (lr *Painter) patternImage(name string, c *expr.EvalContext) *sources.Image {
 	e := lr.Props[name]
 	if e == nil || lr.Style.Paint == nil || !lr.Style.Paint.Has(name) {
 		return nil
@@ -34,10 +34,10 @@ func (lr *painter) patternImage(name string, c *expr.EvalContext) *sources.Image
 }
 
 // planePattern returns the image repeated over the map as GL's fill and
-// background patterns are: anchored to the world's pixels at the zoom's
+// Background patterns are: anchored to the world's pixels at the zoom's
 // floor, each repeat the image's size in CSS pixels there, the whole
 // shifted by (dx, dy) device pixels.
-func (lr *painter) planePattern(img *sources.Image, dx, dy float64) *raster.Pattern {
+func (lr *Painter) planePattern(img *sources.Image, dx, dy float64) *raster.Pattern {
 	fr := lr.Frame
 	// Texels per world unit.
 	k := 512 * math.Exp2(math.Floor(lr.Zoom)) * img.Ratio

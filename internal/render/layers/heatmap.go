@@ -1,4 +1,4 @@
-package render
+package layers
 
 import (
 	"math"
@@ -22,8 +22,8 @@ import (
 //     itself sampled linearly;
 //   - the colour, times heatmap-opacity, is blended over the map.
 const (
-	// gaussCoef is 1/sqrt(2π).
-	gaussCoef = 0.3989422804014327
+	// GaussCoef is 1/sqrt(2π), the peak of the heatmap's Gaussian kernel.
+	GaussCoef = 0.3989422804014327
 	// kernelZero is the kernel value below which GL cuts it off.
 	kernelZero = 1.0 / 255.0 / 16.0
 	// heatmapDownscale is how much smaller the density buffer is.
@@ -162,8 +162,8 @@ func (r *colorRamp) at(t float64) [4]float64 {
 	return [4]float64{a[0] + (b[0]-a[0])*f, a[1] + (b[1]-a[1])*f, a[2] + (b[2]-a[2])*f, a[3] + (b[3]-a[3])*f}
 }
 
-// heatmap draws a heatmap layer.
-func (lr *painter) heatmap(feats []scene.Feature) {
+// Heatmap draws a heatmap layer.
+func (lr *Painter) Heatmap(feats []scene.Feature) {
 	c0 := lr.FeatureContext(nil)
 	opacity := lr.Num("heatmap-opacity", c0, 1)
 	ramp := lr.Props["heatmap-color"]
@@ -187,7 +187,7 @@ func (lr *painter) heatmap(feats []scene.Feature) {
 		radius := lr.Num("heatmap-radius", c, 30) * fr.Ratio
 		for _, part := range vertexParts(f) {
 			for _, p := range lr.projectPlane(part, 0, 0) {
-				buf.kernel(p, radius, weight*intensity*gaussCoef, fr.Tilt, lr.Canvas.Budget)
+				buf.kernel(p, radius, weight*intensity*GaussCoef, fr.Tilt, lr.Canvas.Budget)
 				drawn = true
 			}
 		}

@@ -1,4 +1,4 @@
-package render
+package layers
 
 import (
 	"math"
@@ -20,29 +20,29 @@ import (
 // that face alone (GL draws depth first, then each pixel once). Faces are
 // lit per vertex as GL's shader lights them, from the style's light.
 
-// earthCircumference is GL's, in metres.
-const earthCircumference = 2 * math.Pi * 6371008.8
+// EarthCircumference is GL's, in metres.
+const EarthCircumference = 2 * math.Pi * 6371008.8
 
-// camera3D is GL's perspective camera over the plane of the map (device
+// Camera is GL's perspective camera over the plane of the map (device
 // pixels, centre (CX, CY)): it stands Dist pixels from the centre, tilted
 // toward the bottom of the image by the pitch.
-type camera3D struct {
+type Camera struct {
 	cx, cy, dist, sin, cos float64
 }
 
-// camera returns the view's camera; without pitch it looks straight down
+// Camera returns the view's camera; without pitch it looks straight down
 // (heights still grow toward it).
-func (lr *painter) camera() camera3D {
+func (lr *Painter) Camera() Camera {
 	fr := lr.Frame
 	if t := fr.Tilt; t != nil {
-		return camera3D{t.CX, t.CY, t.Dist, t.Sin, t.Cos}
+		return Camera{t.CX, t.CY, t.Dist, t.Sin, t.Cos}
 	}
-	return camera3D{fr.W / 2, fr.H / 2, 1.5 * fr.H, 0, 1}
+	return Camera{fr.W / 2, fr.H / 2, 1.5 * fr.H, 0, 1}
 }
 
-// project maps a plane point raised z pixels to the screen, with its
+// Project maps a plane point raised z pixels to the screen, with its
 // depth along the camera's axis.
-func (c camera3D) project(x, y, z float64) (raster.Point, float64) {
+func (c Camera) Project(x, y, z float64) (raster.Point, float64) {
 	X, Y := x-c.cx, y-c.cy
 	depth := c.dist - Y*c.sin - z*c.cos
 	k := c.dist / depth
@@ -52,7 +52,7 @@ func (c camera3D) project(x, y, z float64) (raster.Point, float64) {
 // ray returns the camera's position and the direction through screen
 // point (sx, sy) (plane coordinates relative to the centre, z up), the
 // direction scaled so that a step of s along it is s deep.
-func (c camera3D) ray(sx, sy float64) (o, d [3]float64) {
+func (c Camera) ray(sx, sy float64) (o, d [3]float64) {
 	a, b := (sx-c.cx)/c.dist, (sy-c.cy)/c.dist
 	o = [3]float64{0, c.dist * c.sin, c.dist * c.cos}
 	d = [3]float64{a, -c.sin + b*c.cos, -c.cos - b*c.sin}
@@ -73,7 +73,7 @@ var lightSpecs = sync.OnceValue(func() map[string]*expr.PropertySpec {
 
 // styleLight evaluates the style's light at the view's zoom (GL's
 // defaults for what it leaves out).
-func (lr *painter) styleLight(st *style.Style) light {
+func (lr *Painter) styleLight(st *style.Style) light {
 	raw, _ := st.Doc().Get("light")
 	obj, _ := raw.(*style.Object)
 	c := &expr.EvalContext{Zoom: lr.Zoom}
@@ -142,8 +142,8 @@ type depthLayer struct {
 	color [][4]float64 // premultiplied, before the layer's opacity
 }
 
-// extrusion draws a fill-extrusion layer.
-func (lr *painter) extrusion(feats []scene.Feature, st *style.Style) {
+// Extrusion draws a fill-extrusion layer.
+func (lr *Painter) Extrusion(feats []scene.Feature, st *style.Style) {
 	c0 := lr.FeatureContext(nil)
 	opacity := lr.Num("fill-extrusion-opacity", c0, 1)
 	if opacity <= 0 {
@@ -152,12 +152,12 @@ func (lr *painter) extrusion(feats []scene.Feature, st *style.Style) {
 	w, h := lr.Canvas.Rect.Dx(), lr.Canvas.Rect.Dy()
 	dl := &depthLayer{w: w, h: h}
 	lit := lr.styleLight(st)
-	cam := lr.camera()
+	cam := lr.Camera()
 	gradient := lr.Bool("fill-extrusion-vertical-gradient", c0, true)
 	dx, dy := lr.Translate("fill-extrusion-translate", c0)
 	// Metres to device pixels, at the latitude of the view's centre.
 	lat := math.Atan(math.Sinh(math.Pi * (1 - 2*lr.Frame.CY)))
-	perMetre := lr.Frame.Scale / (earthCircumference * math.Cos(lat))
+	perMetre := lr.Frame.Scale / (EarthCircumference * math.Cos(lat))
 	for _, f := range feats {
 		if f.Kind != "Polygon" {
 			continue
@@ -271,7 +271,7 @@ func (lr *painter) extrusion(feats []scene.Feature, st *style.Style) {
 
 // extrusionFace draws the faces of one feature into the depth layer.
 type extrusionFace struct {
-	cam      camera3D
+	cam      Camera
 	dl       *depthLayer
 	mask     *raster.Mask
 	zb, zt   float64 // base and top, device pixels
@@ -325,7 +325,7 @@ func (e *extrusionFace) cover(rings [][]raster.Point, fn func(x, y int)) {
 }
 
 // inFront tells whether the camera sees every point (a face crossing the
-// camera's plane is left out).
+// Camera's plane is left out).
 func inFront(depths ...float64) bool {
 	for _, d := range depths {
 		if !(d > 1) {
@@ -341,7 +341,7 @@ func (e *extrusionFace) roof(rings [][]raster.Point, col [3]float64) {
 	for k, r := range rings {
 		screen[k] = make([]raster.Point, len(r))
 		for i, p := range r {
-			q, d := e.cam.project(p.X, p.Y, e.zt)
+			q, d := e.cam.Project(p.X, p.Y, e.zt)
 			if !inFront(d) {
 				return
 			}
@@ -380,10 +380,10 @@ func (e *extrusionFace) wall(a, b raster.Point, along, dist float64, bottom, top
 	if e.zt <= e.zb {
 		return
 	}
-	ab, d0 := e.cam.project(a.X, a.Y, e.zb)
-	bb, d1 := e.cam.project(b.X, b.Y, e.zb)
-	bt, d2 := e.cam.project(b.X, b.Y, e.zt)
-	at, d3 := e.cam.project(a.X, a.Y, e.zt)
+	ab, d0 := e.cam.Project(a.X, a.Y, e.zb)
+	bb, d1 := e.cam.Project(b.X, b.Y, e.zb)
+	bt, d2 := e.cam.Project(b.X, b.Y, e.zt)
+	at, d3 := e.cam.Project(a.X, a.Y, e.zt)
 	if !inFront(d0, d1, d2, d3) {
 		return
 	}
@@ -459,7 +459,7 @@ type extrusionPattern struct {
 }
 
 // extrusionPattern returns the pattern of a feature.
-func (lr *painter) extrusionPattern(img *sources.Image, f scene.Feature, dx, dy, geoZ float64) *extrusionPattern {
+func (lr *Painter) extrusionPattern(img *sources.Image, f scene.Feature, dx, dy, geoZ float64) *extrusionPattern {
 	fz := math.Floor(lr.Zoom)
 	p := &extrusionPattern{img: img, fr: lr.Frame, cssPerWorld: 512 * math.Exp2(fz), dx: dx, dy: dy, tileZ: geoZ}
 	n := math.Exp2(geoZ)

@@ -1,4 +1,4 @@
-package render
+package layers
 
 import (
 	"github.com/paulmach/orb"
@@ -11,7 +11,7 @@ import (
 // Tile's lines (with the tile's buffer) are closed and cut to its square;
 // GeoJSON lines are first cut into the tiles of the view with a quarter
 // Tile's buffer, as GL cuts them, and each piece closed in its tile.
-func (lr *painter) lineFills(f *scene.Feature) []scene.Feature {
+func (lr *Painter) lineFills(f *scene.Feature) []scene.Feature {
 	fill := func(lines [][]orb.Point, square *scene.Box) (scene.Feature, bool) {
 		var polys [][][]orb.Point
 		for _, poly := range ringPolygons(lines) {

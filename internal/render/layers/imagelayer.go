@@ -1,4 +1,4 @@
-package render
+package layers
 
 import (
 	"math"
@@ -6,8 +6,8 @@ import (
 	"github.com/tesseramaps/tessera/internal/render/sources"
 )
 
-// imageRaster draws an image source with a raster layer's paint.
-func (lr *painter) imageRaster(img *sources.ImageCover) {
+// Image draws an image source with a raster layer's paint.
+func (lr *Painter) Image(img *sources.ImageCover) {
 	if img == nil {
 		return
 	}

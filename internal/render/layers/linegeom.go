@@ -1,4 +1,4 @@
-package render
+package layers
 
 // Line tessellation: the points of a line become triangles whose vertices
 // carry the normal the line shader shades by (raster.LineVertex).

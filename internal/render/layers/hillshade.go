@@ -1,4 +1,4 @@
-package render
+package layers
 
 import (
 	"math"
@@ -47,7 +47,7 @@ type hillshadeLight struct {
 // Lists of directions, altitudes and colours are padded with their last
 // entry to the longest; as in GL the multidirectional method lights with
 // as many sources as there are highlight colours.
-func (lr *painter) hillshadeLightOf() hillshadeLight {
+func (lr *Painter) hillshadeLightOf() hillshadeLight {
 	c := lr.FeatureContext(nil)
 	h := hillshadeLight{
 		method:       lr.Str("hillshade-method", c, "standard"),
@@ -86,7 +86,7 @@ func premul(c raster.Color) [4]float64 {
 
 // floats returns a number or numberArray property as a list of at least
 // one number (def when absent).
-func (lr *painter) floats(name string, c *expr.EvalContext, def float64) []float64 {
+func (lr *Painter) floats(name string, c *expr.EvalContext, def float64) []float64 {
 	v, ok := lr.Eval(name, c)
 	if ok {
 		if v.Kind() == expr.KindNumber {
@@ -101,7 +101,7 @@ func (lr *painter) floats(name string, c *expr.EvalContext, def float64) []float
 
 // colors returns a color or colorArray property as a list of at least one
 // colour (def when absent).
-func (lr *painter) colors(name string, c *expr.EvalContext, def raster.Color) []raster.Color {
+func (lr *Painter) colors(name string, c *expr.EvalContext, def raster.Color) []raster.Color {
 	v, ok := lr.Eval(name, c)
 	if ok {
 		switch v.Kind() {
@@ -252,8 +252,8 @@ func (h *hillshadeLight) igor(dx, dy float64) [4]float64 {
 	return out
 }
 
-// hillshade draws a hillshade layer over the DEM tiles of its source.
-func (lr *painter) hillshade(cover *sources.DEMCover) {
+// Hillshade draws a hillshade layer over the DEM tiles of its source.
+func (lr *Painter) Hillshade(cover *sources.DEMCover) {
 	if cover == nil || len(cover.Tiles) == 0 {
 		return
 	}

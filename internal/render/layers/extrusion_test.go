@@ -1,0 +1,36 @@
+package layers
+
+import (
+	"math"
+	"testing"
+
+	"github.com/tesseramaps/tessera/internal/render/raster"
+	"github.com/tesseramaps/tessera/internal/render/scene"
+)
+
+// TestCameraGround checks that the extrusion camera sees the ground where
+// the flat layers draw it, and that heights rise toward the top of the
+// Image under pitch.
+func TestCameraGround(t *testing.T) {
+	v := scene.View{Zoom: 3, Width: 100, Height: 80, PixelRatio: 1, Pitch: 40}
+	lr := &Painter{Layer: scene.Layer{Frame: scene.NewFrame(v)}}
+	cam := lr.Camera()
+	for _, p := range []raster.Point{{X: 10, Y: 10}, {X: 50, Y: 40}, {X: 90, Y: 75}} {
+		want, _ := lr.Frame.Tilt.Project(p)
+		got, _ := cam.Project(p.X, p.Y, 0)
+		if math.Abs(got.X-want.X) > 1e-9 || math.Abs(got.Y-want.Y) > 1e-9 {
+			t.Errorf("ground %v: %v, want %v", p, got, want)
+		}
+		up, _ := cam.Project(p.X, p.Y, 10)
+		if up.Y >= got.Y {
+			t.Errorf("a raised point %v is not above its foot %v", up, got)
+		}
+		// The ray through the projected point meets it.
+		o, d := cam.ray(up.X, up.Y)
+		s := (10 - o[2]) / d[2]
+		x, y := o[0]+s*d[0]+cam.cx, o[1]+s*d[1]+cam.cy
+		if math.Abs(x-p.X) > 1e-9 || math.Abs(y-p.Y) > 1e-9 {
+			t.Errorf("ray through %v meets the roof at %v,%v, want %v", up, x, y, p)
+		}
+	}
+}
