@@ -2,6 +2,7 @@ package clustertest
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -290,5 +291,106 @@ func TestResumableAcrossNodes(t *testing.T) {
 	// Nothing of the upload is left in S3.
 	if left := chunksInS3(); len(left) != 0 {
 		t.Errorf("chunks left in S3: %v", left)
+	}
+}
+
+// TestAdminIngestAcrossNodes: an admin tileset ingest whose chunks reach
+// two nodes is processed through the third; asking two nodes at once to
+// process it makes one tileset.
+func TestAdminIngestAcrossNodes(t *testing.T) {
+	c := startCluster(t, options{emptyData: -1})
+	n1, n2, n3 := c.Nodes[0], c.Nodes[1], c.Nodes[2]
+	data := bigGeoJSON(200 << 10)
+	r := c.admin(n1.URL(), "POST", "/tiles/ingest", map[string]any{"filename": "roads-admin.geojson", "size": len(data)})
+	v := decode[struct {
+		ID        string `json:"id"`
+		UploadURL string `json:"upload_url"`
+		Received  int64  `json:"received"`
+		State     string `json:"state"`
+	}](t, r.body)
+	if r.status != 200 || v.UploadURL == "" {
+		t.Fatalf("create: %d %s", r.status, r.body)
+	}
+	half := len(data) / 2
+	put := func(n *Node, lo, hi int) resp {
+		u, _ := url.Parse(v.UploadURL)
+		return c.do("PUT", n.URL()+u.Path, data[lo:hi], "Authorization", "Basic "+adminToken,
+			"Content-Range", fmt.Sprintf("bytes %d-%d/%d", lo, hi-1, len(data)))
+	}
+	if r := put(n1, 0, half); r.status != 202 {
+		t.Fatalf("chunk 1 on %s: %d %s", n1.Name, r.status, r.body)
+	}
+	if r := put(n2, half, len(data)); r.status != 200 {
+		t.Fatalf("chunk 2 on %s: %d %s", n2.Name, r.status, r.body)
+	}
+	got := decode[struct {
+		Received int64  `json:"received"`
+		State    string `json:"state"`
+	}](t, c.admin(n3.URL(), "GET", "/tiles/ingest/"+v.ID, nil).body)
+	if got.Received != int64(len(data)) || got.State != "uploaded" {
+		t.Fatalf("the ingest on %s: %+v", n3.Name, got)
+	}
+	// Two nodes asked at once: one processes, the other answers 409
+	// while it does (or the tileset when it is done already).
+	type answer struct {
+		status int
+		id     string
+	}
+	answers := make(chan answer, 2)
+	for _, n := range []*Node{n3, n1} {
+		go func() {
+			req, _ := http.NewRequest("POST", n.URL()+"/v1/admin/tiles/ingest/"+v.ID+"/process", nil)
+			req.Header.Set("Authorization", "Basic "+adminToken)
+			res, err := http.DefaultClient.Do(req)
+			if err != nil {
+				answers <- answer{status: -1}
+				return
+			}
+			defer res.Body.Close()
+			var d struct{ ID string }
+			b, _ := io.ReadAll(res.Body)
+			json.Unmarshal(b, &d)
+			answers <- answer{res.StatusCode, d.ID}
+		}()
+	}
+	a, b := <-answers, <-answers
+	t.Logf("process asked of two nodes at once: %d and %d", a.status, b.status)
+	made := map[string]bool{}
+	for _, x := range []answer{a, b} {
+		switch x.status {
+		case 200:
+			made[x.id] = true
+		case 409:
+		default:
+			t.Fatalf("process: %d", x.status)
+		}
+	}
+	if len(made) != 1 {
+		t.Fatalf("process answers %+v %+v: want one tileset", a, b)
+	}
+	// Every node lists it (the change feed), once.
+	for _, node := range c.Nodes {
+		n := 0
+		await(t, within, "the new tileset on "+node.Name, func() bool {
+			list := decode[struct{ Items []struct{ Name string } }](t, c.admin(node.URL(), "GET", "/tiles?limit=1000", nil).body)
+			n = 0
+			for _, it := range list.Items {
+				if strings.HasPrefix(it.Name, "roads-admin") {
+					n++
+				}
+			}
+			return n > 0
+		})
+		if n != 1 {
+			t.Fatalf("%d tilesets made from the upload on %s", n, node.Name)
+		}
+	}
+	_, secret := c.serviceToken(c.LB, "admin-ingest")
+	_, key := c.apiKey(c.LB, secret)
+	c.awaitKey(key)
+	for range len(c.Nodes) {
+		if s := c.status(c.LB + "/tiles/roads-admin/6/31/22.pbf?key=" + key); s != 200 {
+			t.Errorf("a tile of the new tileset through nginx: %d", s)
+		}
 	}
 }

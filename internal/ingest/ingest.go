@@ -23,6 +23,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/tesseramaps/tessera/internal/blob"
 	"github.com/tesseramaps/tessera/internal/catalog"
 	"github.com/tesseramaps/tessera/internal/store"
 )
@@ -77,6 +78,11 @@ type Options struct {
 	// DefaultLease when zero): another node, or this one after a
 	// restart, may take the ingest over only after that.
 	Lease time.Duration
+	// Chunks, when set (the shared S3 storage of several nodes), keeps
+	// the chunks of uploads as objects, so that the chunks of one upload
+	// may arrive at different nodes; without it they are written to this
+	// node's uploads directory.
+	Chunks blob.Files
 	// Share, when set, is given each file kept in FeaturesDir once it is
 	// written, before the tileset is committed (storage_url: it uploads
 	// the file for the other nodes); its error fails the ingest.
@@ -111,6 +117,8 @@ type Service struct {
 	node  string
 	lease time.Duration
 	share Share
+	// chunks keeps the uploads' chunks in shared storage (nil: on disk).
+	chunks *chunks
 
 	busy busySet // ingests with an upload or processing under way
 }
@@ -123,6 +131,9 @@ func New(ctx context.Context, db *store.DB, cat *catalog.Catalog, dir string, op
 	}
 	s := &Service{db: db, cat: cat, dir: dir, maxSize: opts.MaxSize, expiry: opts.Expiry, keep: cmp.Or(opts.Retention, DefaultRetention),
 		now: opts.Now, log: opts.Logger, features: opts.FeaturesDir, node: uuid.NewString(), lease: opts.Lease, share: opts.Share}
+	if opts.Chunks != nil {
+		s.chunks = &chunks{opts.Chunks}
+	}
 	if s.lease <= 0 {
 		s.lease = DefaultLease
 	}
@@ -166,7 +177,7 @@ func (s *Service) Recover(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("recover ingests: %w", err)
 	}
-	shared := s.db.Dialect() == store.Postgres
+	shared := s.db.Dialect() == store.Postgres || s.chunks != nil
 	live := map[string]bool{}
 	for _, in := range all {
 		size := int64(-1)
@@ -293,6 +304,9 @@ func (s *Service) Create(ctx context.Context, filename string, size int64) (Reco
 	if err != nil {
 		return Record{}, err
 	}
+	if s.chunks != nil {
+		return Record{Ingest: in}, nil
+	}
 	f, err := os.Create(s.partPath(in.ID))
 	if err != nil {
 		s.db.DeleteIngest(context.WithoutCancel(ctx), in.ID)
@@ -334,18 +348,31 @@ func (s *Service) Get(ctx context.Context, id string) (Record, error) {
 	if err != nil {
 		return Record{}, err
 	}
-	return s.record(in), nil
+	return s.record(ctx, in)
 }
 
 // record adds the bytes received to a stored ingest.
-func (s *Service) record(in store.Ingest) Record {
+func (s *Service) record(ctx context.Context, in store.Ingest) (Record, error) {
 	rec := Record{Ingest: in}
+	if s.chunks != nil {
+		switch in.State {
+		case store.IngestUpload, store.IngestUploaded:
+			n, err := s.chunks.received(ctx, in.ID)
+			if err != nil {
+				return rec, err
+			}
+			rec.Received = n
+		case store.IngestDone, store.IngestProcessing:
+			rec.Received = in.Size
+		}
+		return rec, nil
+	}
 	if st, err := os.Stat(s.partPath(in.ID)); err == nil {
 		rec.Received = st.Size()
 	} else if in.State == store.IngestDone || in.State == store.IngestProcessing {
 		rec.Received = in.Size
 	}
-	return rec
+	return rec, nil
 }
 
 // List returns every ingest, newest first.
@@ -356,7 +383,9 @@ func (s *Service) List(ctx context.Context) ([]Record, error) {
 	}
 	out := make([]Record, len(all))
 	for i, in := range all {
-		out[i] = s.record(in)
+		if out[i], err = s.record(ctx, in); err != nil {
+			return nil, err
+		}
 	}
 	return out, nil
 }
@@ -387,6 +416,11 @@ func (s *Service) remove(ctx context.Context, id string) error {
 	for _, p := range []string{s.partPath(id), s.chunkPath(id)} {
 		if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return fmt.Errorf("remove upload file: %w", err)
+		}
+	}
+	if s.chunks != nil {
+		if err := s.chunks.remove(ctx, id); err != nil {
+			return err
 		}
 	}
 	if err := s.db.DeleteIngest(ctx, id); err != nil && !errors.Is(err, store.ErrNotFound) {
@@ -494,11 +528,27 @@ func (s *Service) Upload(ctx context.Context, id string, body io.Reader, rng *Ra
 	if rec.State != store.IngestUpload && rec.State != store.IngestUploaded {
 		return rec, fmt.Errorf("%w: the ingest is %s", ErrState, rec.State)
 	}
-	received, err := writeChunk(s.partPath(id), s.chunkPath(id), rec.Size, rec.Received, body, rng)
-	if err != nil {
-		return rec, err
+	if s.chunks != nil {
+		// The chunk goes to the shared store: the next may reach
+		// another node.
+		defer os.Remove(s.chunkPath(id))
+		start, err := receiveChunk(s.chunkPath(id), rec.Size, rec.Received, body, rng)
+		if err != nil {
+			return rec, err
+		}
+		if err := s.chunks.put(ctx, id, s.chunkPath(id), start); err != nil {
+			return rec, err
+		}
+		if rec.Received, err = s.chunks.received(ctx, id); err != nil {
+			return rec, err
+		}
+	} else {
+		received, err := writeChunk(s.partPath(id), s.chunkPath(id), rec.Size, rec.Received, body, rng)
+		if err != nil {
+			return rec, err
+		}
+		rec.Received = received
 	}
-	rec.Received = received
 	state := store.IngestUpload
 	if rec.Received == rec.Size {
 		state = store.IngestUploaded
@@ -695,7 +745,7 @@ func (s *Service) Process(ctx context.Context, id string) (*catalog.Entry, error
 			rec.State = store.IngestUploaded
 			rec.Errors = nil
 		} else {
-			os.Remove(s.partPath(id))
+			s.dropUpload(context.WithoutCancel(ctx), id)
 		}
 		if _, err := s.db.UpdateIngestIf(context.WithoutCancel(ctx), rec.Ingest, owned); err != nil {
 			s.log.Error("record ingest failure", "id", id, "err", err)
@@ -707,8 +757,18 @@ func (s *Service) Process(ctx context.Context, id string) (*catalog.Entry, error
 	if _, err := s.db.UpdateIngestIf(context.WithoutCancel(ctx), rec.Ingest, owned); err != nil {
 		return nil, err
 	}
-	os.Remove(s.partPath(id))
+	s.dropUpload(context.WithoutCancel(ctx), id)
 	return e, nil
+}
+
+// dropUpload removes the uploaded bytes of a processed ingest.
+func (s *Service) dropUpload(ctx context.Context, id string) {
+	os.Remove(s.partPath(id))
+	if s.chunks != nil {
+		if err := s.chunks.remove(ctx, id); err != nil {
+			s.log.Warn("the chunks of a processed upload could not be removed", "ingest", id, "err", err)
+		}
+	}
 }
 
 // processLeased is process while the lease is renewed every quarter of
@@ -749,6 +809,14 @@ func (s *Service) processLeased(ctx context.Context, rec Record) (*catalog.Entry
 }
 
 func (s *Service) process(ctx context.Context, rec Record) (*catalog.Entry, error) {
+	if s.chunks != nil {
+		if st, err := os.Stat(s.partPath(rec.ID)); err != nil || st.Size() != rec.Size {
+			if err := s.chunks.assemble(ctx, rec.ID, rec.Size, s.partPath(rec.ID)); err != nil {
+				os.Remove(s.partPath(rec.ID))
+				return nil, err
+			}
+		}
+	}
 	tmp, k, err := build(ctx, s.partPath(rec.ID), rec.Filename, filepath.Join(s.cat.Dir(), ".ingest-"+rec.ID), s.log, RasterOptions{})
 	if err != nil {
 		return nil, err

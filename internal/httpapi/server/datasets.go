@@ -18,6 +18,16 @@ const (
 	BlobsDir          = "blobs"    // the local multipart target's objects and parts
 )
 
+// sharedChunks is where the chunks of resumable uploads are kept: the
+// shared storage, so that they may arrive at any node; nil (this node's
+// disk) without storage_url.
+func (s *Server) sharedChunks() blob.Files {
+	if s.storage == nil {
+		return nil
+	}
+	return s.storage
+}
+
 // openDatasets starts the account API's dataset ingests: multipart uploads
 // go to the configured S3 storage, or to the server itself (part URLs
 // signed with a secret kept in the state database, so that every node
@@ -43,14 +53,8 @@ func (s *Server) openDatasets(ctx context.Context) (*ingest.Datasets, error) {
 		}
 		bs = local
 	}
-	// With shared storage the chunks of a resumable upload are kept
-	// there: they may arrive at any node.
-	var chunks blob.Files
-	if s.storage != nil {
-		chunks = s.storage
-	}
 	d, err := ingest.NewDatasets(ctx, s.db, s.Catalog, filepath.Join(s.cfg.DataDir, UploadsDir, DatasetUploadsDir), ingest.DatasetOptions{
-		Chunks:  chunks,
+		Chunks:  s.sharedChunks(),
 		MaxSize: s.cfg.MaxUploadMB << 20, Quota: s.cfg.StorageQuotaMB << 20, Blob: bs, Expiry: s.cfg.UploadExpiry, Lease: s.cfg.IngestLease,
 		Retention: s.cfg.IngestRetention, Logger: s.log,
 		FeaturesDir: filepath.Join(s.cfg.DataDir, DatasetsDir),

@@ -210,7 +210,7 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (*Server, err
 	}
 	if s.ingest, err = ingest.New(ctx, db, s.Catalog, filepath.Join(cfg.DataDir, UploadsDir), ingest.Options{
 		MaxSize: cfg.MaxUploadMB << 20, Expiry: cfg.UploadExpiry, Logger: log, FeaturesDir: filepath.Join(cfg.DataDir, DatasetsDir),
-		Lease: cfg.IngestLease, Retention: cfg.IngestRetention, Share: s.share(),
+		Lease: cfg.IngestLease, Retention: cfg.IngestRetention, Share: s.share(), Chunks: s.sharedChunks(),
 	}); err != nil {
 		db.Close()
 		return nil, err
