@@ -183,3 +183,31 @@ func TestPostcodeQualifier(t *testing.T) {
 		}
 	}
 }
+
+// TestFrenchCommunes: each commune is joined to its own GeoNames place
+// (GeoNames files Tassin-la-Demi-Lune under Lyon's INSEE code), keeps its
+// id, and carries its national record and position source.
+func TestFrenchCommunes(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: needs the real index")
+	}
+	ix := openRealIndex(t)
+	for _, tc := range []struct{ query, id, insee, position string }{
+		{"lyon", "locality.2996944", "insee:69123", "geonames+simplemaps"},
+		{"tassin la demi lune", "locality.2973317", "insee:69244", ""},
+		{"devesset", "locality.3000007080", "insee:07080", "postcode"},
+	} {
+		res, err := ix.Forward(context.Background(), ForwardQuery{Text: tc.query, Limit: 1, Countries: []string{"FR"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res.Features) == 0 {
+			t.Errorf("%q: nothing", tc.query)
+			continue
+		}
+		f := res.Features[0]
+		if f.ID != tc.id || f.Properties.Sources["name"] != tc.insee || tc.position != "" && f.Properties.Sources["position"] != tc.position {
+			t.Errorf("%q: %s %v, want %s %s %s", tc.query, f.ID, f.Properties.Sources, tc.id, tc.insee, tc.position)
+		}
+	}
+}

@@ -173,16 +173,16 @@ func arrNumber(name string) string {
 }
 
 // MergeFrance joins the French communes to the GeoNames places of ds: a
-// commune found in GeoNames (by INSEE code, GeoNames' admin4 code, else by
-// name and département) takes the commune's official name (the GeoNames
+// commune found in GeoNames (by name and département, else by INSEE code,
+// GeoNames' admin4 code) takes the commune's official name (the GeoNames
 // name stays an alternate), population and postcodes; a commune GeoNames
 // lacks is added with a position from the communes sharing its postcodes,
 // else from its arrondissement's communes, else (municipal arrondissements)
 // from its commune, and that source is recorded. Every postcode becomes a
 // postal_code feature at its most populous commune, covering its communes.
 func MergeFrance(ds *Dataset, communes []Commune, postcodes map[string][]string) {
-	byCode := map[string]int{}
-	byName := map[[2]string]int{}
+	byCode := map[string][]int{}
+	byName := map[[2]string][]int{}
 	var arrs []int // GeoNames sections of Paris, Lyon, Marseille
 	for i := range ds.Places {
 		p := &ds.Places[i]
@@ -193,17 +193,46 @@ func MergeFrance(ds *Dataset, communes []Commune, postcodes map[string][]string)
 			arrs = append(arrs, i)
 			continue
 		}
-		if _, ok := byCode[p.Admin4]; !ok && p.Admin4 != "" {
-			byCode[p.Admin4] = i
+		if p.Admin4 != "" {
+			byCode[p.Admin4] = append(byCode[p.Admin4], i)
 		}
 		k := [2]string{textnorm.Fold(p.Name), p.Admin2}
-		if _, ok := byName[k]; !ok {
-			byName[k] = i
+		byName[k] = append(byName[k], i)
+	}
+	// A GeoNames place named as another commune of its département is
+	// that commune, whatever its admin4 code says (GeoNames files
+	// Tassin-la-Demi-Lune under Lyon's code).
+	isCommune := map[[2]string]bool{}
+	for _, c := range communes {
+		isCommune[[2]string{textnorm.Fold(c.Name), c.Departement}] = true
+	}
+	matched := map[int]bool{}
+	// find picks the place of a commune: one of its name in its
+	// département (the one with its code first), else the most populous
+	// place filed under its code that is not named as another commune.
+	find := func(c *Commune) (int, bool) {
+		best := -1
+		for _, i := range byName[[2]string{textnorm.Fold(c.Name), c.Departement}] {
+			if !matched[i] && (best < 0 || ds.Places[i].Admin4 == c.Code && ds.Places[best].Admin4 != c.Code) {
+				best = i
+			}
 		}
+		if best >= 0 {
+			return best, true
+		}
+		for _, i := range byCode[c.Code] {
+			p := &ds.Places[i]
+			if matched[i] || isCommune[[2]string{textnorm.Fold(p.Name), p.Admin2}] {
+				continue
+			}
+			if best < 0 || p.Population > ds.Places[best].Population {
+				best = i
+			}
+		}
+		return best, best >= 0
 	}
 	place := map[string]int{} // INSEE code -> index in ds.Places
-	matched := map[int]bool{}
-	var missing []int // indices into communes
+	var missing []int         // indices into communes
 	for ci, c := range communes {
 		i, ok := -1, false
 		if c.Type == "arrondissement-municipal" {
@@ -215,12 +244,7 @@ func MergeFrance(ds *Dataset, communes []Commune, postcodes map[string][]string)
 				}
 			}
 		} else {
-			if i, ok = byCode[c.Code]; !ok {
-				i, ok = byName[[2]string{textnorm.Fold(c.Name), c.Departement}]
-			}
-			if ok && matched[i] {
-				ok = false
-			}
+			i, ok = find(&communes[ci])
 		}
 		if !ok {
 			missing = append(missing, ci)

@@ -181,7 +181,11 @@ func TestMergeFrance(t *testing.T) {
 		{GeonameID: 3, Name: "Villeurbane", FeatureClass: "P", FeatureCode: "PPL", Country: "FR", Admin2: "69", Admin4: "", Lat: 45.77, Lon: 4.88},
 		{GeonameID: 4, Name: "Bourg", FeatureClass: "P", FeatureCode: "PPL", Country: "FR", Admin2: "01", Admin4: "01053", Lat: 46.2, Lon: 5.22},
 		{GeonameID: 5, Name: "Lyon", FeatureClass: "P", FeatureCode: "PPL", Country: "US", Lat: 1, Lon: 1},
+		// GeoNames files this commune under Lyon's code, before Lyon.
+		{GeonameID: 6, Name: "Tassin-la-Demi-Lune", FeatureClass: "P", FeatureCode: "PPL", Country: "FR", Admin2: "69", Admin4: "69123", Lat: 45.76, Lon: 4.78, Population: 16920},
+		{GeonameID: 7, Name: "Vieux-Bourg", FeatureClass: "P", FeatureCode: "PPL", Country: "FR", Admin2: "01", Admin4: "01999", Lat: 46.1, Lon: 5.1, Population: 900},
 	}}
+	ds.Places[0], ds.Places[5] = ds.Places[5], ds.Places[0]
 	communes := []Commune{
 		{Code: "69123", Name: "Lyon", Type: "commune-actuelle", Departement: "69", Region: "84", Arrondissement: "691", Population: 519127, Postcodes: []string{"69001", "69003"}},
 		{Code: "69383", Name: "Lyon 3e Arrondissement", Type: "arrondissement-municipal", Parent: "69123", Departement: "69", Population: 100679, Postcodes: []string{"69003"}},
@@ -189,6 +193,8 @@ func TestMergeFrance(t *testing.T) {
 		{Code: "69266", Name: "Villeurbane", Type: "commune-actuelle", Departement: "69", Region: "84", Arrondissement: "691", Population: 150000, Postcodes: []string{"69100"}},
 		{Code: "69999", Name: "Petit-Village", Type: "commune-actuelle", Departement: "69", Region: "84", Arrondissement: "691", Population: 90, Postcodes: []string{"69100"}},
 		{Code: "69998", Name: "Écart", Type: "commune-actuelle", Departement: "69", Region: "84", Arrondissement: "691", Population: 20, Postcodes: []string{"69990"}},
+		{Code: "69244", Name: "Tassin-la-Demi-Lune", Type: "commune-actuelle", Departement: "69", Region: "84", Arrondissement: "691", Population: 22000, Postcodes: []string{"69160"}},
+		{Code: "01999", Name: "Val-Nouveau", Type: "commune-actuelle", Departement: "01", Region: "84", Arrondissement: "011", Population: 3000, Postcodes: []string{"01999"}},
 		{Code: "2A004", Name: "Ajaccio", Type: "commune-actuelle", Departement: "2A", Region: "94", Arrondissement: "2A1", Population: 70000, Postcodes: []string{"20000"}},
 	}
 	postcodes := map[string][]string{"69001": {"69381"}, "69003": {"69383"}, "69100": {"69266", "69999"}, "69990": {"69998"}, "20000": {"2A004"}}
@@ -203,6 +209,12 @@ func TestMergeFrance(t *testing.T) {
 	if lyon == nil || lyon.GeonameID != 1 || lyon.Population != 519127 || !slices.Equal(lyon.Postcodes, []string{"69001", "69003"}) ||
 		lyon.PositionSource != PositionGeoNames || lyon.DataSource != "insee:69123" {
 		t.Errorf("Lyon: %+v", lyon)
+	}
+	if p := byName["Tassin-la-Demi-Lune"]; p == nil || p.GeonameID != 6 || p.Admin4 != "69244" || p.Population != 22000 {
+		t.Errorf("a commune GeoNames files under another's code is itself: %+v", p)
+	}
+	if p := byName["Val-Nouveau"]; p == nil || p.GeonameID != 7 || !slices.Contains(p.Alternates, "Vieux-Bourg") {
+		t.Errorf("a new commune takes the GeoNames place filed under its code: %+v", p)
 	}
 	if a := byName["Lyon 3e Arrondissement"]; a == nil || a.GeonameID != 2 || !slices.Contains(a.Alternates, "Lyon 03") || !slices.Contains(a.Alternates, "Lyon 3e") {
 		t.Errorf("Lyon 3e matched to GeoNames' Lyon 03: %+v", a)
