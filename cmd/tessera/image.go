@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -55,6 +56,15 @@ func imageCmd(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	info, err := pyramid.WriteMBTiles(ctx, rows, out, *id, pyramid.Meta{Description: *description, Attribution: *attribution}, pyramid.Options{})
 	if err != nil {
 		return err
+	}
+	// With storage_url the image goes to the shared storage, where every
+	// node finds it.
+	mirror, err := server.SharedStorage(cfg, slog.New(slog.NewTextHandler(stderr, nil)))
+	if err != nil {
+		return err
+	}
+	if err := mirror.Push(ctx, server.ImagesDir+"/"+*id+".mbtiles"); err != nil {
+		return fmt.Errorf("image: %w", err)
 	}
 	fmt.Fprintf(stdout, "%s (%s, %dx%d) -> image %q: zooms %d..%d, %d tiles\n", file, format, info.Width, info.Height, *id, info.MinZoom, info.MaxZoom, info.Tiles)
 	return nil

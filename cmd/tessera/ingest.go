@@ -75,17 +75,22 @@ func openIngest(ctx context.Context, cfg config.Config, log *slog.Logger) (*inge
 	if cfg.DatabaseURL != "" {
 		dsn = cfg.DatabaseURL
 	}
+	mirror, err := server.SharedStorage(cfg, log)
+	if err != nil {
+		return nil, nil, nil, err
+	}
 	db, err := store.Open(ctx, dsn)
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	cat := catalog.New(filepath.Join(cfg.DataDir, server.TilesDir), db, catalog.Options{Logger: log})
+	cat := catalog.New(filepath.Join(cfg.DataDir, server.TilesDir), db, catalog.Options{Logger: log, Shared: server.CatalogShared(mirror)})
 	if err := cat.Load(ctx); err != nil {
 		db.Close()
 		return nil, nil, nil, err
 	}
 	svc, err := ingest.New(ctx, db, cat, filepath.Join(cfg.DataDir, server.UploadsDir), ingest.Options{
 		MaxSize: cfg.MaxUploadMB << 20, Expiry: cfg.UploadExpiry, Logger: log, FeaturesDir: filepath.Join(cfg.DataDir, server.DatasetsDir),
+		Share: server.IngestShare(mirror),
 	})
 	if err != nil {
 		db.Close()

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"log/slog"
 	"os"
 	"path"
 	"path/filepath"
@@ -13,6 +14,8 @@ import (
 
 	"github.com/tesseramaps/tessera/internal/blob"
 	"github.com/tesseramaps/tessera/internal/catalog"
+	"github.com/tesseramaps/tessera/internal/config"
+	"github.com/tesseramaps/tessera/internal/ingest"
 	"github.com/tesseramaps/tessera/internal/pmtiles"
 	"github.com/tesseramaps/tessera/internal/store"
 	"github.com/tesseramaps/tessera/internal/tilesource"
@@ -44,6 +47,20 @@ func (s *Server) openStorage(ctx context.Context) error {
 	s.mirror = blob.NewMirror(st, s.cfg.DataDir, s.log)
 	s.syncShared(ctx)
 	return nil
+}
+
+// SharedStorage opens the shared storage of cfg.StorageURL over the data
+// directory, for the commands that write into it (tessera ingest, tessera
+// image) as the server does: nil without storage_url.
+func SharedStorage(cfg config.Config, log *slog.Logger) (*blob.Mirror, error) {
+	if cfg.StorageURL == "" {
+		return nil, nil
+	}
+	st, err := blob.NewS3(cfg.StorageURL, blob.S3Options{})
+	if err != nil {
+		return nil, fmt.Errorf("storage_url: %w", err)
+	}
+	return blob.NewMirror(st, cfg.DataDir, log), nil
 }
 
 // syncShared brings the shared folders in line with the storage, both
@@ -96,29 +113,33 @@ func (t sharedTiles) Refresh(ctx context.Context, name string) error {
 	return err
 }
 
-// catalogShared is the catalog's shared copy of the tiles folder (nil
-// without storage_url).
-func (s *Server) catalogShared() catalog.Shared {
-	if s.mirror == nil {
+// CatalogShared is the catalog's shared copy of the tiles folder in m
+// (nil for a nil mirror: no storage_url).
+func CatalogShared(m *blob.Mirror) catalog.Shared {
+	if m == nil {
 		return nil
 	}
-	return sharedTiles{s.mirror}
+	return sharedTiles{m}
 }
 
-// share uploads a file an ingest kept in the data directory (the GeoJSON
-// of a dataset, an image's pyramid); nil without storage_url.
-func (s *Server) share() func(ctx context.Context, p string) error {
-	if s.mirror == nil {
+// IngestShare uploads a file an ingest kept in the data directory of m
+// (the GeoJSON of a dataset, an image's pyramid); nil for a nil mirror.
+func IngestShare(m *blob.Mirror) ingest.Share {
+	if m == nil {
 		return nil
 	}
 	return func(ctx context.Context, p string) error {
-		rel, err := filepath.Rel(s.cfg.DataDir, p)
+		rel, err := filepath.Rel(m.Dir(), p)
 		if err != nil || !filepath.IsLocal(rel) {
 			return fmt.Errorf("%s is not inside the data directory", p)
 		}
-		return s.mirror.Push(ctx, filepath.ToSlash(rel))
+		return m.Push(ctx, filepath.ToSlash(rel))
 	}
 }
+
+func (s *Server) catalogShared() catalog.Shared { return CatalogShared(s.mirror) }
+
+func (s *Server) share() ingest.Share { return IngestShare(s.mirror) }
 
 // openShared opens a tileset file this node does not have from the shared
 // storage: a PMTiles archive is read there with range requests (nothing
