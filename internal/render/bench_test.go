@@ -4,14 +4,12 @@ import (
 	"bytes"
 	"context"
 	"log/slog"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/tesseramaps/tessera/internal/cpuslots"
 	"github.com/tesseramaps/tessera/internal/fixtures"
 	"github.com/tesseramaps/tessera/internal/imageenc"
-	"github.com/tesseramaps/tessera/internal/render/sources"
+	"github.com/tesseramaps/tessera/internal/render/rendertest"
 	"github.com/tesseramaps/tessera/internal/style"
 )
 
@@ -83,7 +81,7 @@ func BenchmarkStreetTile(b *testing.B) {
 			{"id": "dash", "type": "line", "source": "m", "source-layer": "road", "paint": {"line-width": 1, "line-dasharray": [2, 2], "line-color": "#f00"}},
 			{"id": "poi", "type": "circle", "source": "m", "source-layer": "poi_label", "paint": {"circle-radius": 4}}
 		]}`)
-	res := localResources{root: root}
+	res := localResources{Root: root}
 	v := ViewOf(st, 512, 512, 1)
 	b.ReportAllocs()
 	for i := 0; i < b.N; i++ {
@@ -93,22 +91,9 @@ func BenchmarkStreetTile(b *testing.B) {
 	}
 }
 
-// streetStyle returns the street style of the shared benchmark
-// (../shared/bench/street-style.json) and the resources its local:// URLs
-// name, skipping without ../shared.
-func streetStyle(tb testing.TB) (*style.Style, sources.Resources) {
+// streetStyle returns the street style of the shared benchmark and the
+// resources its local:// URLs name, skipping without ../shared.
+func streetStyle(tb testing.TB) (*style.Style, Resources) {
 	tb.Helper()
-	dir := fixtures.SharedDir()
-	if dir == "" {
-		tb.Skip("../shared is absent: the street style is in ../shared/bench")
-	}
-	raw, err := os.ReadFile(filepath.Join(dir, "bench", "street-style.json"))
-	if err != nil {
-		tb.Skip("no ../shared/bench/street-style.json")
-	}
-	st, err := style.Parse(raw)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return st, localResources{root: filepath.Join(dir, "render-tests")}
+	return rendertest.StreetStyle(tb)
 }

@@ -18,21 +18,12 @@ import (
 	"testing"
 
 	"github.com/tesseramaps/tessera/internal/fixtures"
+	"github.com/tesseramaps/tessera/internal/render/rendertest"
 	"github.com/tesseramaps/tessera/internal/style"
 )
 
 // localResources serves the render suite's local:// and file:// URLs.
-type localResources struct{ root string }
-
-func (l localResources) Fetch(_ context.Context, url string) ([]byte, error) {
-	switch {
-	case strings.HasPrefix(url, "local://"):
-		return os.ReadFile(filepath.Join(l.root, filepath.FromSlash(strings.TrimPrefix(url, "local://"))))
-	case strings.HasPrefix(url, "file://"):
-		return os.ReadFile(strings.TrimPrefix(url, "file://"))
-	}
-	return nil, fmt.Errorf("no network in tests: %s", url)
-}
+type localResources = rendertest.Local
 
 // yiqThreshold is pixelmatch's default threshold used by the suite.
 const yiqThreshold = 0.1285
@@ -106,7 +97,7 @@ func runConformance(t *testing.T, root string) map[string]float64 {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res := localResources{root: root}
+	res := localResources{Root: root}
 	out := map[string]float64{}
 	allowedOf := map[string]float64{}
 	testsDir := filepath.Join(root, "tests")

@@ -43,7 +43,7 @@ func TestHillshadeMapLibre(t *testing.T) {
 				t.Fatal(err)
 			}
 			st := parse(t, string(doc))
-			img, err := r.Render(context.Background(), st, ViewOf(st, 256, 256, 1), localResources{root: dir})
+			img, err := r.Render(context.Background(), st, ViewOf(st, 256, 256, 1), localResources{Root: dir})
 			if err != nil {
 				t.Fatal(err)
 			}

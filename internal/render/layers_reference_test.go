@@ -143,7 +143,7 @@ func TestLayersAgainstMapLibre(t *testing.T) {
 				t.Fatal(err)
 			}
 			st := parse(t, string(raw))
-			img, err := r.Render(context.Background(), st, ViewOf(st, 400, 300, ratio), localResources{root: dir})
+			img, err := r.Render(context.Background(), st, ViewOf(st, 400, 300, ratio), localResources{Root: dir})
 			if err != nil {
 				t.Fatal(err)
 			}

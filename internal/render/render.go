@@ -18,6 +18,7 @@ import (
 	"github.com/tesseramaps/tessera/internal/render/raster"
 	"github.com/tesseramaps/tessera/internal/render/scene"
 	"github.com/tesseramaps/tessera/internal/render/sources"
+	"github.com/tesseramaps/tessera/internal/render/symbols"
 	"github.com/tesseramaps/tessera/internal/style"
 	"github.com/tesseramaps/tessera/internal/style/expr"
 )
@@ -41,7 +42,7 @@ type Renderer struct {
 	// Decoded keeps decoded vector tiles between renders.
 	decoded *sources.DecodedCache
 	// layouts keeps the symbol layouts of vector tiles between renders.
-	layouts *layoutCache
+	layouts *symbols.LayoutCache
 }
 
 // New returns a renderer.
@@ -50,8 +51,8 @@ func New(log *slog.Logger) (*Renderer, error) {
 		log = slog.Default()
 	}
 	r := &Renderer{log: log, comp: scene.NewCompiler(log), decoded: sources.NewDecodedCache(sources.DefaultDecodedCacheBytes),
-		layouts: newLayoutCache(DefaultLayoutCacheBytes)}
-	r.decoded.OnEvict = r.layouts.dropTile
+		layouts: symbols.NewLayoutCache(symbols.DefaultLayoutCacheBytes)}
+	r.decoded.OnEvict = r.layouts.DropTile
 	return r, nil
 }
 
@@ -104,9 +105,9 @@ func (r *Renderer) Render(ctx context.Context, st *style.Style, v View, res Reso
 	fr := srcs.Frame
 	sprites := sources.NewPatterns(ctx, srcs.Sprite)
 	prep := r.comp.Prepare(st)
-	syms := &symPass{Set: srcs, comp: r.comp, layouts: r.layouts}
-	syms.startSymbols(ctx)
-	defer syms.waitSymbols()
+	syms := symbols.NewPass(srcs, r.comp, r.layouts)
+	syms.Start(ctx)
+	defer syms.Wait()
 	var layers []int // the layers drawn, in style order
 	for i, l := range st.Layers {
 		if scene.Visible(l, v.Zoom) && prep.Layers[i].Err == nil { // a broken layer was logged when the style was prepared
@@ -147,6 +148,12 @@ func (r *Renderer) Render(ctx context.Context, st *style.Style, v View, res Reso
 	return cv.RGBA, nil
 }
 
+// KeepLayouts says whether the renderer keeps the symbol layouts of vector
+// tiles between renders (it does unless told otherwise). A layout kept is
+// of every feature of its tile; a renderer that draws one picture lays out
+// only the symbols that may reach it.
+func (r *Renderer) KeepLayouts(keep bool) { r.layouts.Keep(keep) }
+
 // ErrWorkBound is the error of a render whose style asks for more drawing
 // than its picture can show: shapes that cover the picture hundreds of
 // times over (lines or circles far wider than the picture, on every
@@ -178,7 +185,7 @@ type layerDrawer struct {
 	st      *style.Style
 	prep    *scene.Prepared
 	srcs    *sources.Set
-	syms    *symPass
+	syms    *symbols.Pass
 	sprites *sources.Patterns
 	fr      scene.Frame
 	zoom    float64
@@ -353,7 +360,7 @@ func (d layerDrawer) drawLayer(ctx context.Context, i int, l *style.Layer, cv *r
 		}
 		lr.Raster(cover)
 	case "symbol":
-		d.syms.drawSymbols(ctx, &lr.Layer)
+		d.syms.Draw(ctx, &lr.Layer)
 	case "hillshade":
 		cover, err := d.srcs.DEM(ctx, l)
 		if err != nil {

@@ -45,7 +45,7 @@ func TestSeamlessLabels(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res := localResources{root: root}
+	res := localResources{Root: root}
 	const z, x, y = 14, 8802, 5374
 	view := func(cx, cy float64, w int, seamless bool) View {
 		n := float64(int(1) << z)

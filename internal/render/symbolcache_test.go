@@ -14,63 +14,9 @@ import (
 	"github.com/tesseramaps/tessera/internal/glyphs"
 	"github.com/tesseramaps/tessera/internal/mvt"
 	"github.com/tesseramaps/tessera/internal/render/sources"
+	"github.com/tesseramaps/tessera/internal/render/symbols"
 	"github.com/tesseramaps/tessera/internal/style"
 )
-
-func TestLayoutCacheBounded(t *testing.T) {
-	type op struct {
-		put  bool
-		key  int
-		size int64
-	}
-	for _, tc := range []struct {
-		name string
-		max  int64
-		ops  []op
-		kept []int // keys held at the end, most recently used first
-	}{
-		{"fits", 100, []op{{true, 1, 10}, {true, 2, 10}}, []int{2, 1}},
-		{"oldest out", 100, []op{{true, 1, 20}, {true, 2, 20}, {true, 3, 20}, {true, 4, 20}, {true, 5, 20}, {true, 6, 20}}, []int{6, 5, 4, 3, 2}},
-		{"used stays", 60, []op{{true, 1, 15}, {true, 2, 15}, {true, 3, 15}, {false, 1, 0}, {true, 4, 15}, {true, 5, 15}}, []int{5, 4, 1, 3}},
-		{"too big for a quarter", 100, []op{{true, 1, 10}, {true, 2, 26}}, []int{1}},
-		{"replaced", 100, []op{{true, 1, 10}, {true, 2, 10}, {true, 1, 20}}, []int{1, 2}},
-		{"disabled", 0, []op{{true, 1, 1}}, nil},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			c := newLayoutCache(tc.max)
-			tiles := map[int]*sources.Tile{}
-			key := func(k int) layoutKey {
-				if tiles[k] == nil {
-					tiles[k] = &sources.Tile{}
-				}
-				return layoutKey{tile: tiles[k]}
-			}
-			for _, o := range tc.ops {
-				if o.put {
-					c.put(key(o.key), &tileLayout{size: o.size})
-				} else if _, ok := c.get(key(o.key)); !ok {
-					t.Fatalf("key %d missing", o.key)
-				}
-			}
-			var kept []int
-			sum := int64(0)
-			for key, tl := range c.All() {
-				for k, tile := range tiles {
-					if key.tile == tile {
-						kept = append(kept, k)
-					}
-				}
-				sum += tl.size
-			}
-			if fmt.Sprint(kept) != fmt.Sprint(tc.kept) {
-				t.Errorf("kept %v, want %v", kept, tc.kept)
-			}
-			if sum != c.Bytes() || c.Bytes() > tc.max || c.Len() != len(kept) {
-				t.Errorf("bytes %d (sum %d, %d keys), bound %d", c.Bytes(), sum, c.Len(), tc.max)
-			}
-		})
-	}
-}
 
 // layoutStyle is a style of one symbol layer over a vector tile of zoom 0
 // with a labelled point, drawn with mem:// glyphs and sprite.
@@ -146,7 +92,7 @@ func TestLayoutCacheStale(t *testing.T) {
 	}
 	r := testRenderer(t, true)
 	v := ViewOf(st, 128, 128, 1)
-	var last *tileLayout
+	var last any
 	var lastImg *image.RGBA
 	for i, step := range steps {
 		img, err := r.Render(context.Background(), st, v, step.res)
@@ -157,7 +103,7 @@ func TestLayoutCacheStale(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		fresh.layouts = newLayoutCache(0)
+		fresh.layouts = symbols.NewLayoutCache(0)
 		want, err := fresh.Render(context.Background(), st, v, step.res)
 		if err != nil {
 			t.Fatal(err)
@@ -168,7 +114,7 @@ func TestLayoutCacheStale(t *testing.T) {
 		if r.layouts.Len() != 1 {
 			t.Fatalf("%s: %d layouts kept, want 1", step.name, r.layouts.Len())
 		}
-		var tl *tileLayout
+		var tl any
 		for _, v := range r.layouts.All() {
 			tl = v
 		}
@@ -241,16 +187,13 @@ func TestLayoutCacheViews(t *testing.T) {
 				t.Errorf("pass %d, view %d (%+v): %d pixels differ", pass, i, v, n)
 			}
 		}
-		if r.layouts.Len() == 0 || r.layouts.Bytes() > DefaultLayoutCacheBytes {
+		if r.layouts.Len() == 0 || r.layouts.Bytes() > symbols.DefaultLayoutCacheBytes {
 			t.Errorf("pass %d: %d layouts of %d bytes kept", pass, r.layouts.Len(), r.layouts.Bytes())
 		}
 		// The layouts of the layers without icons serve 1x and @2x; the
 		// others are kept for each.
-		sprites := map[spriteKey]int{}
-		for k := range r.layouts.All() {
-			sprites[k.sprite]++
-		}
-		if sprites[noSprite] == 0 || sprites[sprite1x] == 0 || sprites[sprite2x] == 0 {
+		sprites := r.layouts.BySprite()
+		if sprites["none"] == 0 || sprites["1x"] == 0 || sprites["@2x"] == 0 {
 			t.Errorf("pass %d: layouts by sprite %v", pass, sprites)
 		}
 	}
@@ -339,24 +282,8 @@ func TestLayoutsGoWithTheirTiles(t *testing.T) {
 	r := testRenderer(t, true)
 	ref := testRenderer(t, false)
 	check := func(when string) int {
-		r.layouts.mu.Lock()
-		defer r.layouts.mu.Unlock()
-		for k := range r.layouts.All() {
-			if !r.decoded.Holds(k.tile) {
-				t.Errorf("%s: a layout of a tile the renderer let go of is kept", when)
-			}
-		}
-		n := 0
-		for tile, keys := range r.layouts.byTile {
-			for _, k := range keys {
-				n++
-				if !r.layouts.Has(k) || k.tile != tile {
-					t.Errorf("%s: the index of layouts by tile is out of step", when)
-				}
-			}
-		}
-		if n != r.layouts.Len() {
-			t.Errorf("%s: %d layouts indexed by tile, %d kept", when, n, r.layouts.Len())
+		for _, p := range r.layouts.Check(r.decoded.Holds) {
+			t.Errorf("%s: %s", when, p)
 		}
 		return r.layouts.Len()
 	}
@@ -395,7 +322,7 @@ func TestKeepLayouts(t *testing.T) {
 		t.Fatal("no layout kept by default")
 	}
 	r.KeepLayouts(false)
-	if r.layouts.Len() != 0 || r.layouts.Bytes() != 0 || len(r.layouts.byTile) != 0 {
+	if r.layouts.Len() != 0 || r.layouts.Bytes() != 0 || r.layouts.Tiles() != 0 {
 		t.Fatalf("%d layouts (%d bytes) still kept", r.layouts.Len(), r.layouts.Bytes())
 	}
 	img, err := r.Render(context.Background(), st, views[0], res)
@@ -426,7 +353,7 @@ func testRenderer(t *testing.T, keep bool) *Renderer {
 		t.Fatal(err)
 	}
 	if !keep {
-		r.layouts = newLayoutCache(0)
+		r.layouts = symbols.NewLayoutCache(0)
 	}
 	return r
 }

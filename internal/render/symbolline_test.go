@@ -4,75 +4,9 @@ import (
 	"context"
 	"image"
 	"log/slog"
-	"math"
 	"path/filepath"
 	"testing"
-
-	"github.com/paulmach/orb"
-
-	"github.com/tesseramaps/tessera/internal/render/raster"
-	"github.com/tesseramaps/tessera/internal/render/text"
 )
-
-// TestPlaceOriented checks the choice GL makes between a label along a
-// line and its vertical alternative: the alternative where the label runs
-// steeper than 45 degrees on screen, read downwards; the label itself,
-// read left to right, elsewhere or when it has no alternative or does not
-// keep upright.
-func TestPlaceOriented(t *testing.T) {
-	shaping := func(n int, vertical bool) text.Shaping {
-		sh := text.Shaping{Left: -float64(n) * 12, Right: float64(n) * 12}
-		for i := range n {
-			sh.Glyphs = append(sh.Glyphs, text.Glyph{X: float64(i*24 - n*12), Scale: 1, Metrics: text.Metrics{Advance: 24}, Upright: vertical})
-		}
-		return sh
-	}
-	tests := []struct {
-		name         string
-		degrees      float64 // the line's direction on screen, clockwise from east
-		steep        bool    // the label has a vertical alternative
-		keepUpright  bool
-		wantVertical bool
-	}{
-		{"down the screen", 90, true, true, true},
-		{"up the screen: read downwards", -90, true, true, true},
-		{"steep", 60, true, true, true},
-		{"steep the other way", 120, true, true, true},
-		{"under 45 degrees", 40, true, true, false},
-		{"flat, backwards", 170, true, true, false},
-		{"no alternative", 90, false, true, false},
-		{"not kept upright", 90, true, false, false},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			sin, cos := math.Sincos(tc.degrees * math.Pi / 180)
-			pts := []raster.Point{{X: 200 - 150*cos, Y: 200 - 150*sin}, {X: 200 + 150*cos, Y: 200 + 150*sin}}
-			lp := &linePath{pts: pts, seg: 0, at: raster.Point{X: 200, Y: 200}, angle: tc.degrees * math.Pi / 180}
-			var steep *text.Shaping
-			if tc.steep {
-				v := shaping(4, true)
-				steep = &v
-			}
-			draw, drawn, boxes, ok := lp.placeOriented(shaping(4, false), steep, 1, 0, 0, tc.keepUpright)
-			if !ok {
-				t.Fatal("the label did not fit")
-			}
-			if len(boxes) != 4 || len(draw) != 4 {
-				t.Fatalf("%d glyphs drawn and %d boxes, want 4 and 4", len(draw), len(boxes))
-			}
-			if vertical := drawn.Glyphs[0].Upright; vertical != tc.wantVertical {
-				t.Fatalf("vertical alternative drawn %v, want %v", vertical, tc.wantVertical)
-			}
-			first, last := draw[0].at, draw[len(draw)-1].at
-			switch {
-			case tc.wantVertical && first.Y > last.Y:
-				t.Errorf("vertical label reads upwards: first glyph at %v, last at %v", first, last)
-			case !tc.wantVertical && tc.keepUpright && first.X > last.X:
-				t.Errorf("label reads right to left: first glyph at %v, last at %v", first, last)
-			}
-		})
-	}
-}
 
 // TestUprightAlongLine draws an ideograph along a vertical line and as a
 // point label: along the steep line it stands upright, so its ink is the
@@ -87,7 +21,7 @@ func TestUprightAlongLine(t *testing.T) {
 			"sources": {"p": {"type": "geojson", "data": `+geometry+`}},
 			"layers": [{"id": "l", "type": "symbol", "source": "p", "layout": {"text-field": "上", "text-font": ["NotoCJK"],
 				"text-size": 32, "symbol-placement": "`+placement+`"}}]}`)
-		img, err := r.Render(context.Background(), st, View{Center: [2]float64{45, 30}, Zoom: 2, Width: 200, Height: 200, PixelRatio: 1}, localResources{root: filepath.Join("testdata", "layers")})
+		img, err := r.Render(context.Background(), st, View{Center: [2]float64{45, 30}, Zoom: 2, Width: 200, Height: 200, PixelRatio: 1}, localResources{Root: filepath.Join("testdata", "layers")})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -148,45 +82,5 @@ func TestUprightAlongLine(t *testing.T) {
 	upright, sideways := overlap(along, point), overlap(along, turned)
 	if upright < 0.9 || upright <= sideways {
 		t.Errorf("the glyph along the vertical line matches the upright glyph by %.2f and the turned one by %.2f, want it upright (over 0.9)", upright, sideways)
-	}
-}
-
-// TestBufferedPieces checks the pieces of a line a tile of cut GeoJSON
-// Holds: the line clipped to the tile grown by the buffer on each side,
-// cut ends on the tile's grid.
-func TestBufferedPieces(t *testing.T) {
-	// Tile z1 (y 0, x 0) spans world x and y 0 to 0.5.
-	tile := [3]int{0, 0, 1}
-	tests := []struct {
-		name   string
-		line   []orb.Point
-		buffer float64
-		want   [][]orb.Point
-	}{
-		{"inside", []orb.Point{{0.125, 0.25}, {0.375, 0.25}}, 0.25, [][]orb.Point{{{0.125, 0.25}, {0.375, 0.25}}}},
-		{"across the right edge into the buffer", []orb.Point{{0.125, 0.25}, {0.875, 0.25}}, 0.25, [][]orb.Point{{{0.125, 0.25}, {0.625, 0.25}}}},
-		{"no buffer", []orb.Point{{0.125, 0.25}, {0.875, 0.25}}, 0, [][]orb.Point{{{0.125, 0.25}, {0.5, 0.25}}}},
-		{"beyond the buffer", []orb.Point{{0.6875, 0.25}, {0.875, 0.25}}, 0.25, nil},
-		// The cut at x 0.625 falls at y 0.354, rounded to 0.375 on the
-		// grid of 8 to the tile (0.0625 of the world).
-		{"cut end on the grid", []orb.Point{{0.125, 0.0625}, {0.875, 0.5}}, 0.25, [][]orb.Point{{{0.125, 0.0625}, {0.625, 0.375}}}},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			got := bufferedPieces([][]orb.Point{tc.line}, tile, tc.buffer, 8)
-			if len(got) != len(tc.want) {
-				t.Fatalf("%d pieces %v, want %d", len(got), got, len(tc.want))
-			}
-			for i := range got {
-				if len(got[i]) != len(tc.want[i]) {
-					t.Fatalf("piece %d: %v, want %v", i, got[i], tc.want[i])
-				}
-				for j := range got[i] {
-					if math.Abs(got[i][j][0]-tc.want[i][j][0]) > 1e-9 || math.Abs(got[i][j][1]-tc.want[i][j][1]) > 1e-9 {
-						t.Errorf("piece %d: %v, want %v", i, got[i], tc.want[i])
-					}
-				}
-			}
-		})
 	}
 }

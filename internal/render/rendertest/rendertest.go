@@ -5,9 +5,14 @@ package rendertest
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
+	"github.com/tesseramaps/tessera/internal/fixtures"
 	"github.com/tesseramaps/tessera/internal/style"
 )
 
@@ -41,4 +46,39 @@ func Near(a, b [4]float64, tol float64) bool {
 		}
 	}
 	return true
+}
+
+// Local serves the render suite's local:// URLs from the folder Root and
+// file:// URLs from the file system; nothing else (no network in tests).
+type Local struct{ Root string }
+
+// Fetch returns the bytes behind url.
+func (l Local) Fetch(_ context.Context, url string) ([]byte, error) {
+	switch {
+	case strings.HasPrefix(url, "local://"):
+		return os.ReadFile(filepath.Join(l.Root, filepath.FromSlash(strings.TrimPrefix(url, "local://"))))
+	case strings.HasPrefix(url, "file://"):
+		return os.ReadFile(strings.TrimPrefix(url, "file://"))
+	}
+	return nil, fmt.Errorf("no network in tests: %s", url)
+}
+
+// StreetStyle returns the street style of the shared benchmark
+// (../shared/bench/street-style.json) and the resources its local:// URLs
+// name, skipping without ../shared.
+func StreetStyle(tb testing.TB) (*style.Style, Local) {
+	tb.Helper()
+	dir := fixtures.SharedDir()
+	if dir == "" {
+		tb.Skip("../shared is absent: the street style is in ../shared/bench")
+	}
+	raw, err := os.ReadFile(filepath.Join(dir, "bench", "street-style.json"))
+	if err != nil {
+		tb.Skip("no ../shared/bench/street-style.json")
+	}
+	st, err := style.Parse(raw)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return st, Local{Root: filepath.Join(dir, "render-tests")}
 }

@@ -1,4 +1,4 @@
-package render
+package symbols
 
 import (
 	"math"
@@ -76,7 +76,7 @@ func steepLabel(first, last raster.Point) bool {
 }
 
 // placeOriented places a label along the line as GL does with
-// keep-upright when the label has a vertical alternative (steep, may be
+// Keep-upright when the label has a vertical alternative (steep, may be
 // nil): the label is placed as it reads; if it then runs steeper than 45
 // degrees (from its first glyph to its last, or for a single glyph from
 // the anchor to the end of its segment) the vertical alternative is placed
@@ -215,7 +215,7 @@ type linePiece struct {
 // linePieces cuts a feature's lines into the tiles GL lays them out in:
 // the feature's own vector tile, or for GeoJSON the tiles of the view at
 // the source's zoom.
-func (s *symPass) linePieces(lr *symLayer, ss *shapedSymbol, center bool) []linePiece {
+func (s *Pass) linePieces(lr *symLayer, ss *shapedSymbol, center bool) []linePiece {
 	f := ss.f
 	var lines [][]orb.Point
 	switch f.Kind {
@@ -346,7 +346,7 @@ func bufferedPieces(lines [][]orb.Point, t [3]int, buffer, grid float64) [][]orb
 // child's 4096-unit grid, then (as GL lays out line labels) clipped to the
 // child itself. maxZoom is the source's; ok is false when the tile is not
 // overzoomed that way.
-func (s *symPass) slicedPieces(maxZoom float64, tile [3]int, lines [][]orb.Point) ([]linePiece, bool) {
+func (s *Pass) slicedPieces(maxZoom float64, tile [3]int, lines [][]orb.Point) ([]linePiece, bool) {
 	if s.Frame.Tilt != nil {
 		// Under a tilted camera labels follow the first reference's
 		// model (see perspectiveRatio), which lays them out on the
@@ -408,7 +408,7 @@ type lineSpot struct {
 // symbol-spacing (first at an offset that depends on the label length),
 // where the label fits on the line and bends by at most text-max-angle; or
 // only at the middle of each line for line-center.
-func (s *symPass) lineSpots(lr *symLayer, ss *shapedSymbol, center bool) []lineSpot {
+func (s *Pass) lineSpots(lr *symLayer, ss *shapedSymbol, center bool) []lineSpot {
 	f := ss.f
 	zoom := math.Floor(s.View.Zoom)
 	up := lr.newContext(zoom+1, f.Expr)
@@ -483,7 +483,7 @@ func (s *symPass) lineSpots(lr *symLayer, ss *shapedSymbol, center bool) []lineS
 
 // spotPaths puts anchors along lines on screen. The anchors on one line
 // share its points on screen.
-func (s *symPass) spotPaths(spots []lineSpot) []*linePath {
+func (s *Pass) spotPaths(spots []lineSpot) []*linePath {
 	out := make([]*linePath, 0, len(spots))
 	var line []orb.Point
 	var pts []raster.Point

@@ -1,4 +1,4 @@
-package render
+package symbols
 
 // Joining the pieces of a labelled line. Written from the behaviour the
 // style specification and the render tests show (a street cut into

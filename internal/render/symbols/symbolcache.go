@@ -1,8 +1,9 @@
-package render
+package symbols
 
 import (
 	"context"
 	"encoding/binary"
+	"fmt"
 	"hash/maphash"
 	"math"
 	"slices"
@@ -90,11 +91,11 @@ const (
 	sprite2x
 )
 
-// layoutCache keeps tileLayouts between renders, least recently used
+// LayoutCache keeps tileLayouts between renders, least recently used
 // first out, bounded by an estimate of their bytes: a raster tile at two
 // pixel ratios, its neighbours and repeated views lay out the same vector
 // tiles. Safe for concurrent use.
-type layoutCache struct {
+type LayoutCache struct {
 	mu sync.Mutex
 	lru.Sized[layoutKey, *tileLayout]
 	// byTile holds the keys of each tile's layouts: a layout points into
@@ -104,12 +105,14 @@ type layoutCache struct {
 	byTile map[*sources.Tile][]layoutKey
 }
 
-func newLayoutCache(max int64) *layoutCache {
-	return &layoutCache{Sized: lru.New[layoutKey, *tileLayout](max), byTile: map[*sources.Tile][]layoutKey{}}
+// NewLayoutCache returns an empty cache bounded by max bytes (0: it
+// keeps nothing).
+func NewLayoutCache(max int64) *LayoutCache {
+	return &LayoutCache{Sized: lru.New[layoutKey, *tileLayout](max), byTile: map[*sources.Tile][]layoutKey{}}
 }
 
-// dropTile lets go of the layouts of a tile.
-func (c *layoutCache) dropTile(t *sources.Tile) {
+// DropTile lets go of the layouts of a tile.
+func (c *LayoutCache) DropTile(t *sources.Tile) {
 	if c == nil {
 		return
 	}
@@ -121,23 +124,72 @@ func (c *layoutCache) dropTile(t *sources.Tile) {
 	delete(c.byTile, t)
 }
 
-// KeepLayouts says whether the renderer keeps the symbol layouts of vector
-// Tiles between renders (it does unless told otherwise). A layout kept is
-// of every feature of its tile; a renderer that draws one picture lays out
-// only the symbols that may reach it.
-func (r *Renderer) KeepLayouts(keep bool) {
+// spriteNames names the sprite variants of the layouts (BySprite).
+var spriteNames = [...]string{noSprite: "none", sprite1x: "1x", sprite2x: "@2x"}
+
+// BySprite counts the layouts kept by the sprite they were made with:
+// "none" (they looked no icon up), "1x" or "@2x".
+func (c *LayoutCache) BySprite() map[string]int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	n := map[string]int{}
+	for k := range c.All() {
+		n[spriteNames[k.sprite]]++
+	}
+	return n
+}
+
+// Check returns what is out of step in the cache's bookkeeping: a layout
+// not indexed under its tile or indexed but gone, and, when held is not
+// nil, a layout kept for a tile that held reports let go of (the decoded
+// tiles' cache). Empty when all is well.
+func (c *LayoutCache) Check(held func(*sources.Tile) bool) []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var problems []string
+	if held != nil {
+		for k := range c.All() {
+			if !held(k.tile) {
+				problems = append(problems, "a layout of a tile let go of is kept")
+			}
+		}
+	}
+	n := 0
+	for tile, keys := range c.byTile {
+		for _, k := range keys {
+			n++
+			if !c.Has(k) || k.tile != tile {
+				problems = append(problems, "the index of layouts by tile is out of step")
+			}
+		}
+	}
+	if n != c.Len() {
+		problems = append(problems, fmt.Sprintf("%d layouts indexed by tile, %d kept", n, c.Len()))
+	}
+	return problems
+}
+
+// Tiles returns the number of tiles whose layouts are kept.
+func (c *LayoutCache) Tiles() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.byTile)
+}
+
+// Keep says whether the cache keeps layouts (at its default bound) or
+// none, letting go of those it holds when not.
+func (c *LayoutCache) Keep(keep bool) {
 	max := int64(0)
 	if keep {
 		max = DefaultLayoutCacheBytes
 	}
-	c := r.layouts
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.unindex(c.SetMax(max))
 }
 
 // enabled reports whether the cache keeps anything.
-func (c *layoutCache) enabled() bool {
+func (c *LayoutCache) enabled() bool {
 	if c == nil {
 		return false
 	}
@@ -146,7 +198,7 @@ func (c *layoutCache) enabled() bool {
 	return c.Max() > 0
 }
 
-func (c *layoutCache) get(k layoutKey) (*tileLayout, bool) {
+func (c *LayoutCache) get(k layoutKey) (*tileLayout, bool) {
 	if c == nil {
 		return nil, false
 	}
@@ -156,7 +208,7 @@ func (c *layoutCache) get(k layoutKey) (*tileLayout, bool) {
 }
 
 // put keeps tl under k, in place of what k held (a layout found stale).
-func (c *layoutCache) put(k layoutKey, tl *tileLayout) {
+func (c *LayoutCache) put(k layoutKey, tl *tileLayout) {
 	if c == nil {
 		return
 	}
@@ -171,7 +223,7 @@ func (c *layoutCache) put(k layoutKey, tl *tileLayout) {
 }
 
 // unindex takes layouts let go of out of byTile.
-func (c *layoutCache) unindex(gone []*lru.Entry[layoutKey, *tileLayout]) {
+func (c *LayoutCache) unindex(gone []*lru.Entry[layoutKey, *tileLayout]) {
 	for _, ent := range gone {
 		keys := c.byTile[ent.Key.tile]
 		if i := slices.Index(keys, ent.Key); i >= 0 {
@@ -211,7 +263,7 @@ func (rec *layoutRecord) glyph(stack string, r rune) {
 
 // Icon returns the sprite's icon of a name for a layout, noting it when
 // the layout is recorded.
-func (s *symPass) layoutIcon(ctx context.Context, lr *symLayer, name string) *sources.Icon {
+func (s *Pass) layoutIcon(ctx context.Context, lr *symLayer, name string) *sources.Icon {
 	ic := s.Sprite.Icon(ctx, name)
 	if rec := lr.rec; rec != nil {
 		if rec.icons == nil {
@@ -270,7 +322,7 @@ func (h *glyphHashes) get(ctx context.Context, rg fontRange) uint64 {
 // layoutValid reports whether a kept layout was made from the glyphs and
 // icons this render has: a server may load other fonts or another sprite
 // for the same style.
-func (s *symPass) layoutValid(ctx context.Context, lr *symLayer, tl *tileLayout) bool {
+func (s *Pass) layoutValid(ctx context.Context, lr *symLayer, tl *tileLayout) bool {
 	for _, u := range tl.icons {
 		if s.Sprite.Icon(ctx, u.name) != u.ic {
 			return false
@@ -290,7 +342,7 @@ func (s *symPass) layoutValid(ctx context.Context, lr *symLayer, tl *tileLayout)
 // kept across renders (built when missing or stale); other sources (and
 // all when the renderer keeps no layouts, or no decoded tiles, which a
 // layout is of and holds) are laid out for this render only.
-func (s *symPass) tileLayouts(ctx context.Context, lr *symLayer, feats scene.Runs, lz float64, placement string, each func(tl *tileLayout, base int)) {
+func (s *Pass) tileLayouts(ctx context.Context, lr *symLayer, feats scene.Runs, lz float64, placement string, each func(tl *tileLayout, base int)) {
 	tiles := s.VectorTiles(lr.Style)
 	cache := s.layouts
 	if tiles == nil || !cache.enabled() || s.Decoded == nil || s.Decoded.Max() <= 0 {
@@ -332,7 +384,7 @@ func (s *symPass) tileLayouts(ctx context.Context, lr *symLayer, feats scene.Run
 			if ctx.Err() == nil && s.Decoded.Holds(t) {
 				cache.put(key, tl)
 				if !s.Decoded.Holds(t) {
-					cache.dropTile(t)
+					cache.DropTile(t)
 				}
 			}
 		}
@@ -354,7 +406,7 @@ type layoutBuild struct {
 // Tiles out of it as it goes (their symbols evaluated at the view's zoom
 // too); without, for every feature, recording the glyphs and icons it
 // reads.
-func (s *symPass) buildLayout(ctx context.Context, lr *symLayer, runs [][]scene.Feature, lz float64, placement string, cull bool) *tileLayout {
+func (s *Pass) buildLayout(ctx context.Context, lr *symLayer, runs [][]scene.Feature, lz float64, placement string, cull bool) *tileLayout {
 	var b layoutBuild
 	var rec layoutRecord
 	if !cull {
@@ -452,7 +504,7 @@ func (s *symPass) buildLayout(ctx context.Context, lr *symLayer, runs [][]scene.
 
 // keepSpots finds the anchors along the lines of a tile's symbols, when
 // the view does not change them, and keeps them in the layout.
-func (s *symPass) keepSpots(lr *symLayer, tl *tileLayout, lz float64, placement string) {
+func (s *Pass) keepSpots(lr *symLayer, tl *tileLayout, lz float64, placement string) {
 	center := placement == "line-center"
 	for k := range tl.syms {
 		if s.spotsOfView(lr, &tl.syms[k], lz, center) {
@@ -472,7 +524,7 @@ func (s *symPass) keepSpots(lr *symLayer, tl *tileLayout, lz float64, placement 
 // Tiles; those of a vector tile of a lower zoom, sliced into the tiles in
 // View; those whose room is measured with an icon fitted to a text of the
 // View's zoom's size.
-func (s *symPass) spotsOfView(lr *symLayer, ss *shapedSymbol, lz float64, center bool) bool {
+func (s *Pass) spotsOfView(lr *symLayer, ss *shapedSymbol, lz float64, center bool) bool {
 	f := ss.f
 	if f.Tile[2] < 0 || (ss.ic != nil && ss.fit != nil) {
 		return true
@@ -491,7 +543,7 @@ func (s *symPass) spotsOfView(lr *symLayer, ss *shapedSymbol, lz float64, center
 
 // keptSpots returns a symbol's anchors along its lines, those of a text
 // that repeats another too closely left out.
-func (s *symPass) keptSpots(lr *symLayer, ss *shapedSymbol, center bool, placement string, lz float64, repeats *repeatFilter) []lineSpot {
+func (s *Pass) keptSpots(lr *symLayer, ss *shapedSymbol, center bool, placement string, lz float64, repeats *repeatFilter) []lineSpot {
 	spots := s.lineSpots(lr, ss, center)
 	txt := ss.labelText()
 	if placement != "line" || txt == "" {
@@ -576,7 +628,7 @@ func sameLine(a, b []orb.Point) bool {
 // context, text and icon sizes at the view's zoom, or nil when its point
 // symbol cannot reach the view. base is the order of the layout's first
 // feature in the layer.
-func (s *symPass) viewSymbol(lr *symLayer, tmpl *shapedSymbol, base int) *shapedSymbol {
+func (s *Pass) viewSymbol(lr *symLayer, tmpl *shapedSymbol, base int) *shapedSymbol {
 	pc := tmpl.pc
 	if pc == nil {
 		pc = lr.newContext(s.View.Zoom, tmpl.f.Expr)

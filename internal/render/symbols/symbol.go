@@ -1,4 +1,4 @@
-package render
+package symbols
 
 import (
 	"cmp"
@@ -92,12 +92,12 @@ type iconQuad struct {
 	linear bool
 }
 
-// symPass lays out, places and draws the symbols of one render, reading
+// Pass lays out, places and draws the symbols of one render, reading
 // its sources.
-type symPass struct {
+type Pass struct {
 	*sources.Set
 	comp    *scene.Compiler
-	layouts *layoutCache
+	layouts *LayoutCache
 	// placement holds the symbol placement of the view; placed waits
 	// until it is ready (raising the placement's panic, if any), as often
 	// as it is called.
@@ -105,23 +105,29 @@ type symPass struct {
 	placed    func()
 }
 
+// NewPass returns the symbol pass of one render over its sources, with
+// the style's layers compiled by comp and tile layouts kept in layouts.
+func NewPass(set *sources.Set, comp *scene.Compiler, layouts *LayoutCache) *Pass {
+	return &Pass{Set: set, comp: comp, layouts: layouts}
+}
+
 // symbols returns the symbol placement of the view, placing every symbol
 // layer of the style on first use, or waiting for the placement started
-// by startSymbols.
-func (s *symPass) symbols(ctx context.Context) *placement {
-	s.waitSymbols()
+// by Start.
+func (s *Pass) symbols(ctx context.Context) *placement {
+	s.Wait()
 	if s.placement == nil {
 		s.placement = s.placeSymbols(ctx)
 	}
 	return s.placement
 }
 
-// startSymbols places the view's symbols on a goroutine of its own when
+// Start places the view's symbols on a goroutine of its own when
 // the style has symbol layers to draw and a processor slot is free
 // (cpuslots; else at once): placement needs only the sources, so it runs
 // while the layers under the symbols are drawn. The caller
-// waits for it with symbols (or waitSymbols) before returning.
-func (s *symPass) startSymbols(ctx context.Context) {
+// waits for it with symbols (or Wait) before returning.
+func (s *Pass) Start(ctx context.Context) {
 	draws := false
 	for _, l := range s.Style.Layers {
 		if l.Type == "symbol" && scene.Visible(l, s.View.Zoom) {
@@ -135,9 +141,9 @@ func (s *symPass) startSymbols(ctx context.Context) {
 	s.placed = sync.OnceFunc(cpuslots.Render.Go(func() { s.placement = s.placeSymbols(ctx) }))
 }
 
-// waitSymbols waits for a placement started by startSymbols, raising its
+// Wait waits for a placement started by Start, raising its
 // panic, if any, in the caller's goroutine.
-func (s *symPass) waitSymbols() {
+func (s *Pass) Wait() {
 	if s.placed != nil {
 		s.placed()
 	}
@@ -145,7 +151,7 @@ func (s *symPass) waitSymbols() {
 
 // placeSymbols lays out and places the symbols of every visible symbol
 // layer, from the top of the style down, in one collision index.
-func (s *symPass) placeSymbols(ctx context.Context) *placement {
+func (s *Pass) placeSymbols(ctx context.Context) *placement {
 	pass := &placement{layers: map[string][]*symbol{}}
 	s.Glyphs = sources.NewGlyphs(s.Set)
 	hashes := &glyphHashes{gs: s.Glyphs}
@@ -244,7 +250,7 @@ func (s *symPass) placeSymbols(ctx context.Context) *placement {
 
 // crossesGrid reports whether a symbol's boxes cross an edge of the view's
 // label grid (LabelGrid CSS pixels on the world's pixel grid).
-func (s *symPass) crossesGrid(sym *symbol) bool {
+func (s *Pass) crossesGrid(sym *symbol) bool {
 	fr := s.Frame
 	if fr.Sin != 0 {
 		return false // a turned view has no tile edges to agree on
@@ -320,7 +326,7 @@ func (sl symbolLayout) sortByY() bool {
 
 // layoutLayer lays out a layer's symbols and returns them in GL's
 // placement order, with the layer's placement switches.
-func (s *symPass) layoutLayer(ctx context.Context, lr *symLayer, feats scene.Runs) ([]*symbol, symbolLayout) {
+func (s *Pass) layoutLayer(ctx context.Context, lr *symLayer, feats scene.Runs) ([]*symbol, symbolLayout) {
 	lz := &expr.EvalContext{Zoom: math.Floor(s.View.Zoom)}
 	sl := symbolLayout{
 		textOverlap:         lr.overlap(textPart, lz),
@@ -510,7 +516,7 @@ func drawOrder(placed []*symbol, sl symbolLayout) {
 // anchors returns where a feature's symbols go, in world units, for
 // point placement: each point, the first vertex of each line, the pole of
 // inaccessibility of each polygon. It appends them to out.
-func (s *symPass) anchors(f *scene.Feature, out []orb.Point) []orb.Point {
+func (s *Pass) anchors(f *scene.Feature, out []orb.Point) []orb.Point {
 	add := func(p orb.Point) { out = append(out, p) }
 	switch f.Kind {
 	case "Point":
@@ -598,7 +604,7 @@ type shapedSymbol struct {
 // layout zoom (c's): the sizes at the view's zoom are viewSymbol's. With
 // cull and anchors (point placement), a symbol too far off the view to
 // reach it is not shaped, and its paint context is set.
-func (s *symPass) shapeSymbol(ctx context.Context, lr *symLayer, b *layoutBuild, f *scene.Feature, c *expr.EvalContext, anchors []orb.Point, cull bool) *shapedSymbol {
+func (s *Pass) shapeSymbol(ctx context.Context, lr *symLayer, b *layoutBuild, f *scene.Feature, c *expr.EvalContext, anchors []orb.Point, cull bool) *shapedSymbol {
 	var pc *expr.EvalContext
 	if cull {
 		pc = lr.newContext(s.View.Zoom, f.Expr)
@@ -763,7 +769,7 @@ func (s *symPass) shapeSymbol(ctx context.Context, lr *symLayer, b *layoutBuild,
 // collision grid (the view and its margin): a bound of its size from its
 // text length (of sections), text size, offsets and icon, not its
 // shaping. c and pc are its layout and paint contexts.
-func (s *symPass) reaches(lr *symLayer, sections []text.Section, c, pc *expr.EvalContext, ic *sources.Icon, anchors []orb.Point) bool {
+func (s *Pass) reaches(lr *symLayer, sections []text.Section, c, pc *expr.EvalContext, ic *sources.Icon, anchors []orb.Point) bool {
 	ratio := s.Frame.Ratio
 	r := 0.0
 	if len(sections) > 0 {
@@ -796,14 +802,14 @@ func (s *symPass) reaches(lr *symLayer, sections []text.Section, c, pc *expr.Eva
 }
 
 // alongLine reports whether a layer's text or icons follow their line.
-func (s *symPass) alongLine(lr *symLayer, c *expr.EvalContext, part symPart) bool {
+func (s *Pass) alongLine(lr *symLayer, c *expr.EvalContext, part symPart) bool {
 	return lr.str(pSymbolPlacement, c, "point") != "point" && lr.alignment(part.rotationAlignment, c) == "map"
 }
 
 // layoutSymbol puts a shaped symbol on screen at anchor a (on the line
 // path when along is not nil) and returns it with its collision boxes, or
 // nil when nothing of it can be drawn.
-func (s *symPass) layoutSymbol(ctx context.Context, lr *symLayer, ss *shapedSymbol, a raster.Point, along *linePath) *symbol {
+func (s *Pass) layoutSymbol(ctx context.Context, lr *symLayer, ss *shapedSymbol, a raster.Point, along *linePath) *symbol {
 	ratio := s.Frame.Ratio
 	c, pc := ss.c, ss.pc
 	sym := lr.syms.new()
@@ -1028,7 +1034,7 @@ type pendingText struct {
 
 // drawsText reports whether some glyph of a point label's shaping draws
 // (pointQuads makes a quad for it).
-func (s *symPass) drawsText(ctx context.Context, lr *symLayer, sh text.Shaping) bool {
+func (s *Pass) drawsText(ctx context.Context, lr *symLayer, sh text.Shaping) bool {
 	for _, g := range sh.Glyphs {
 		if g.Image != nil {
 			if s.textImage(ctx, g.Image.Name) != nil {
@@ -1045,7 +1051,7 @@ func (s *symPass) drawsText(ctx context.Context, lr *symLayer, sh text.Shaping) 
 
 // finishText completes the text of a placed symbol: the glyph quads of a
 // point label, and the paint.
-func (s *symPass) finishText(ctx context.Context, lr *symLayer, sym *symbol) {
+func (s *Pass) finishText(ctx context.Context, lr *symLayer, sym *symbol) {
 	if sym.textPending {
 		sym.textPending = false
 		s.pointQuads(ctx, lr, sym)
@@ -1062,7 +1068,7 @@ func (s *symPass) finishText(ctx context.Context, lr *symLayer, sym *symbol) {
 const rectBuffer = 4
 
 // pointQuads puts the glyphs of a point label on screen.
-func (s *symPass) pointQuads(ctx context.Context, lr *symLayer, sym *symbol) {
+func (s *Pass) pointQuads(ctx context.Context, lr *symLayer, sym *symbol) {
 	ss, c := sym.ss, sym.ss.c
 	p := &sym.pending
 	sh, at, tx, ty, k, angle, quadTilt := p.sh, p.at, p.tx, p.ty, p.k, p.angle, p.tilt
@@ -1107,7 +1113,7 @@ func (ss *shapedSymbol) color(tag int) *raster.Color {
 
 // textImage returns the sprite's image of a label's image section, nil
 // when the sprite has none it can draw.
-func (s *symPass) textImage(ctx context.Context, name string) *sources.Icon {
+func (s *Pass) textImage(ctx context.Context, name string) *sources.Icon {
 	ic := s.Sprite.Icon(ctx, name)
 	if ic == nil || ic.Ratio <= 0 || ic.W <= 0 || ic.H <= 0 {
 		return nil
@@ -1123,7 +1129,7 @@ func (s *symPass) textImage(ctx context.Context, name string) *sources.Icon {
 // begins one em pixel (times its scale) after the advance's start, and
 // 3 * its scale below y. k is device pixels per em pixel. ok is false when
 // the sprite has no such image.
-func (s *symPass) imageGlyph(ctx context.Context, lr *symLayer, c *expr.EvalContext, g text.Glyph, p raster.Point, x, tx, ty, k, angle float64, tilt *raster.Tilt) (glyphQuad, bool) {
+func (s *Pass) imageGlyph(ctx context.Context, lr *symLayer, c *expr.EvalContext, g text.Glyph, p raster.Point, x, tx, ty, k, angle float64, tilt *raster.Tilt) (glyphQuad, bool) {
 	ic := s.textImage(ctx, g.Image.Name)
 	if ic == nil {
 		return glyphQuad{}, false
@@ -1189,7 +1195,7 @@ func (lr *symLayer) pitchAlignment(part symPart, c *expr.EvalContext) string {
 
 // sdfPaint evaluates the paint of an SDF text or icon (kind "text" or
 // "icon").
-func (s *symPass) sdfPaint(lr *symLayer, c *expr.EvalContext, part symPart, fontScale float64) sdfPaint {
+func (s *Pass) sdfPaint(lr *symLayer, c *expr.EvalContext, part symPart, fontScale float64) sdfPaint {
 	p := sdfPaint{fontScale: fontScale, opacity: lr.num(part.opacity, c, 1)}
 	p.color, _ = lr.color(part.color, c)
 	p.halo, _ = lr.color(part.haloColor, c)
@@ -1199,7 +1205,7 @@ func (s *symPass) sdfPaint(lr *symLayer, c *expr.EvalContext, part symPart, font
 }
 
 // iconName evaluates icon-image.
-func (s *symPass) iconName(lr *symLayer, c *expr.EvalContext) string {
+func (s *Pass) iconName(lr *symLayer, c *expr.EvalContext) string {
 	e := lr.prop(pIconImage)
 	if e == nil {
 		return ""
@@ -1244,7 +1250,7 @@ const maxLabelRunes = 1024
 // style's sprite, the sheet the icons use at the view's pixel ratio; an
 // Image the sprite lacks is kept with no size (GL still counts it in the
 // line's scale, and draws nothing for it).
-func (s *symPass) textSections(ctx context.Context, lr *symLayer, c *expr.EvalContext) ([]text.Section, []*raster.Color) {
+func (s *Pass) textSections(ctx context.Context, lr *symLayer, c *expr.EvalContext) ([]text.Section, []*raster.Color) {
 	e := lr.prop(pTextField)
 	if e == nil {
 		return nil, nil
@@ -1388,9 +1394,9 @@ func floats2(lr *symLayer, p symProp, c *expr.EvalContext) [2]float64 {
 	return [2]float64{f[0], f[1]}
 }
 
-// drawSymbols draws the layer's placed symbols: icons, then text; for
+// Draw draws the layer's placed symbols: icons, then text; for
 // SDF images the halos of all symbols first, then their fills.
-func (s *symPass) drawSymbols(ctx context.Context, lr *scene.Layer) {
+func (s *Pass) Draw(ctx context.Context, lr *scene.Layer) {
 	syms := s.symbols(ctx).layers[lr.Style.ID]
 	// The symbols are drawn in bands of rows, one per core, at once: each
 	// band draws every symbol in the same order, clipped to its rows, so
@@ -1426,12 +1432,12 @@ func (s *symPass) drawSymbols(ctx context.Context, lr *scene.Layer) {
 	carrier.Rethrow()
 }
 
-// minSymbolBand is the fewest rows a band of drawSymbols has.
+// minSymbolBand is the fewest rows a band of Draw has.
 const minSymbolBand = 128
 
 // drawSymbolsOn draws a layer's placed symbols on a canvas (or a part of
 // one): icons, then text, each halos first.
-func (s *symPass) drawSymbolsOn(cv *raster.Canvas, syms []*symbol) {
+func (s *Pass) drawSymbolsOn(cv *raster.Canvas, syms []*symbol) {
 	for _, halo := range []bool{true, false} {
 		for _, sym := range syms {
 			if sym.icon == nil {
@@ -1466,7 +1472,7 @@ func symbolTranslate(lr *symLayer, part symPart, c *expr.EvalContext) (float64, 
 
 // tileInView reports whether a vector tile ([y, x, z]) shows in the view:
 // GL lays out symbols only from the tiles it draws.
-func (s *symPass) tileInView(t [3]int) bool {
+func (s *Pass) tileInView(t [3]int) bool {
 	if t[2] < 0 {
 		return true
 	}
@@ -1491,7 +1497,7 @@ func (s *symPass) tileInView(t [3]int) bool {
 // plane; the part above the horizon cut off a pixel below it). The
 // square's corners are not projected: those behind the camera would land
 // on the wrong side of the screen.
-func (s *symPass) tiltedTileInView(t [3]int) bool {
+func (s *Pass) tiltedTileInView(t [3]int) bool {
 	tilt := s.Frame.Tilt
 	n := float64(int(1) << t[2])
 	var tile, view [4]raster.Point
@@ -1540,7 +1546,7 @@ func convexOverlap(a, b []raster.Point) bool {
 // tileUnitsY returns the height of a world point on screen measured in
 // whole units of its tile (symbolExtent across, from the tile's corner), as
 // GL sorts symbols by it.
-func (s *symPass) tileUnitsY(w orb.Point, t [3]int) float64 {
+func (s *Pass) tileUnitsY(w orb.Point, t [3]int) float64 {
 	z := max(t[2], 0)
 	n := float64(int(1) << z)
 	x, y := (w[0]*n-float64(t[1]))*symbolExtent, (w[1]*n-float64(t[0]))*symbolExtent

@@ -1,4 +1,4 @@
-package render
+package symbols
 
 // Where labels go along a line (symbol-placement "line" and "line-center")
 // and whether the line bends too much under a label (text-max-angle).
