@@ -26,6 +26,9 @@ const (
 const (
 	KindTileset = "tileset" // the admin API's tileset ingests
 	KindDataset = "dataset" // the account API's dataset ingests
+	// KindPrerender marks the admin API's pre-render jobs: a map's
+	// raster tiles rendered into a new tileset (package prerender).
+	KindPrerender = "prerender"
 )
 
 // Ingest is the persistent record of one upload session.
@@ -60,19 +63,22 @@ type Ingest struct {
 	// after that.
 	LeaseOwner string
 	LeaseUntil string
+	// Params is what a job of another kind than an upload is asked to
+	// do (KindPrerender: the zooms, bounds and format, as JSON).
+	Params string
 }
 
 // LeaseTime formats lease times: fixed width, so that they compare as
 // strings in SQL.
 const LeaseTime = "2006-01-02T15:04:05.000000000Z"
 
-const ingestCols = `id, document_id, filename, size, state, errors, tileset_id, created, changed, kind, progress, upload_type, upload_id, object_key, part_size, output_type, lease_owner, lease_until`
+const ingestCols = `id, document_id, filename, size, state, errors, tileset_id, created, changed, kind, progress, upload_type, upload_id, object_key, part_size, output_type, lease_owner, lease_until, params`
 
 func scanIngest(sc interface{ Scan(...any) error }) (Ingest, error) {
 	var in Ingest
 	var errs string
 	err := sc.Scan(&in.ID, &in.DocumentID, &in.Filename, &in.Size, &in.State, &errs, &in.TilesetID, &in.Created, &in.Changed,
-		&in.Kind, &in.Progress, &in.UploadType, &in.UploadID, &in.ObjectKey, &in.PartSize, &in.OutputType, &in.LeaseOwner, &in.LeaseUntil)
+		&in.Kind, &in.Progress, &in.UploadType, &in.UploadID, &in.ObjectKey, &in.PartSize, &in.OutputType, &in.LeaseOwner, &in.LeaseUntil, &in.Params)
 	if err == nil && errs != "" {
 		if jerr := json.Unmarshal([]byte(errs), &in.Errors); jerr != nil {
 			in.Errors = []string{errs}
@@ -87,9 +93,9 @@ func (s *DB) CreateIngest(ctx context.Context, in Ingest) (Ingest, error) {
 	if in.Kind == "" {
 		in.Kind = KindTileset
 	}
-	if _, err := s.exec(ctx, `INSERT INTO ingests (`+ingestCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+	if _, err := s.exec(ctx, `INSERT INTO ingests (`+ingestCols+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		in.ID, in.DocumentID, in.Filename, in.Size, in.State, encodeErrors(in.Errors), in.TilesetID, in.Created, in.Changed,
-		in.Kind, in.Progress, in.UploadType, in.UploadID, in.ObjectKey, in.PartSize, in.OutputType, in.LeaseOwner, in.LeaseUntil); err != nil {
+		in.Kind, in.Progress, in.UploadType, in.UploadID, in.ObjectKey, in.PartSize, in.OutputType, in.LeaseOwner, in.LeaseUntil, in.Params); err != nil {
 		return Ingest{}, fmt.Errorf("create ingest: %w", err)
 	}
 	return in, nil
@@ -128,9 +134,9 @@ func (s *DB) CreateIngestWithin(ctx context.Context, in Ingest, others, limit in
 			}
 		}
 		res, err := tx.exec(ctx, `INSERT INTO ingests (`+ingestCols+`) SELECT ?, ?, ?, CAST(? AS BIGINT), ?, ?, ?, ?, ?, ?, `+
-			`CAST(? AS DOUBLE PRECISION), ?, ?, ?, CAST(? AS BIGINT), ?, ?, ? WHERE CAST(? AS BIGINT) + `+inFlight+` <= CAST(? AS BIGINT)`,
+			`CAST(? AS DOUBLE PRECISION), ?, ?, ?, CAST(? AS BIGINT), ?, ?, ?, ? WHERE CAST(? AS BIGINT) + `+inFlight+` <= CAST(? AS BIGINT)`,
 			in.ID, in.DocumentID, in.Filename, in.Size, in.State, encodeErrors(in.Errors), in.TilesetID, in.Created, in.Changed,
-			in.Kind, in.Progress, in.UploadType, in.UploadID, in.ObjectKey, in.PartSize, in.OutputType, in.LeaseOwner, in.LeaseUntil,
+			in.Kind, in.Progress, in.UploadType, in.UploadID, in.ObjectKey, in.PartSize, in.OutputType, in.LeaseOwner, in.LeaseUntil, in.Params,
 			others+in.Size, in.Kind, IngestUpload, IngestProcessing, limit)
 		if err != nil {
 			return err

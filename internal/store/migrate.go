@@ -128,6 +128,9 @@ var migrations = []string{
 	// dead weight on every flush.
 	`DROP INDEX usage_counts_grp`,
 	`DROP INDEX usage_counts_grp_token`,
+	// Pre-render jobs share the ingests table (kind prerender): what to
+	// render, as JSON.
+	`ALTER TABLE ingests ADD COLUMN params TEXT NOT NULL DEFAULT ''`,
 }
 
 // migrationLock is the PostgreSQL advisory lock key that makes one node at

@@ -18,6 +18,7 @@ import (
 	"github.com/tesseramaps/tessera/internal/catalog"
 	"github.com/tesseramaps/tessera/internal/httpapi/respond"
 	"github.com/tesseramaps/tessera/internal/ingest"
+	"github.com/tesseramaps/tessera/internal/prerender"
 )
 
 // Prefix is the path of the admin API.
@@ -31,10 +32,12 @@ const MaxLimit = 1000
 
 // Deps are what the admin handlers need.
 type Deps struct {
-	Catalog   *catalog.Catalog
-	Maps      *catalog.Maps
-	Ingest    *ingest.Service
-	Tokens    *svctoken.Service // the account API's service tokens
+	Catalog *catalog.Catalog
+	Maps    *catalog.Maps
+	Ingest  *ingest.Service
+	Tokens  *svctoken.Service // the account API's service tokens
+	// Prerender runs the pre-render jobs (nil: no such routes).
+	Prerender *prerender.Jobs
 	Log       *slog.Logger
 	PublicURL string
 }

@@ -19,6 +19,7 @@ func (a *API) RegisterMaps(mux route.Router) {
 	mux.HandleFunc("DELETE "+p+"/maps/{id}", a.deleteMap)
 	mux.HandleFunc("POST "+p+"/maps/{id}/publish", a.publishMap(true))
 	mux.HandleFunc("POST "+p+"/maps/{id}/unpublish", a.publishMap(false))
+	a.registerPrerender(mux)
 }
 
 // MapSummary is a map list item.

@@ -38,6 +38,7 @@ import (
 	"github.com/tesseramaps/tessera/internal/httpapi/middleware"
 	"github.com/tesseramaps/tessera/internal/httpapi/public"
 	"github.com/tesseramaps/tessera/internal/ingest"
+	"github.com/tesseramaps/tessera/internal/prerender"
 	"github.com/tesseramaps/tessera/internal/pyramid"
 	"github.com/tesseramaps/tessera/internal/sprite"
 	"github.com/tesseramaps/tessera/internal/store"
@@ -65,8 +66,10 @@ type Server struct {
 	ingest *ingest.Service
 	// datasets are the account API's dataset ingests.
 	datasets *ingest.Datasets
-	metrics  *middleware.Metrics
-	token    string
+	// prerender runs the admin API's pre-render jobs.
+	prerender *prerender.Jobs
+	metrics   *middleware.Metrics
+	token     string
 	// TokenGenerated tells that the admin token was generated (and should
 	// be printed) rather than configured.
 	TokenGenerated bool
@@ -239,6 +242,10 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (*Server, err
 		db.Close()
 		return nil, err
 	}
+	// Pre-render jobs are claimed by whichever node's worker is free
+	// (started by Serve); a job renders one tile at a time beside the
+	// requests' renders.
+	s.prerender = prerender.NewJobs(ctx, db, s.Catalog, s.Maps, s.images, prerender.JobOptions{Lease: cfg.IngestLease, Logger: log, Workers: 1})
 	s.meter = usage.NewMeter(db, usage.Options{Interval: cfg.UsageFlushInterval, Logger: log})
 	s.feed = s.newFeed()
 	s.registerMetrics()
@@ -358,7 +365,7 @@ func (s *Server) routes() http.Handler {
 	mux.HandleFunc("GET /ready", s.ready)
 
 	adminMux := route.New()
-	adm := admin.New(admin.Deps{Catalog: s.Catalog, Maps: s.Maps, Ingest: s.ingest, Tokens: s.tokens, Log: s.log, PublicURL: s.cfg.PublicURL})
+	adm := admin.New(admin.Deps{Catalog: s.Catalog, Maps: s.Maps, Ingest: s.ingest, Tokens: s.tokens, Prerender: s.prerender, Log: s.log, PublicURL: s.cfg.PublicURL})
 	adm.Register(adminMux)
 	mux.Mount(admin.Prefix+"/", middleware.AdminAuth(func() string { return s.token })(adminMux))
 	adm.RegisterUpload(mux)
@@ -436,6 +443,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		s.coords.Warm() // the coordinate systems index is read in the background
 	}
 	s.meter.Start()
+	s.prerender.Start()
 	go func() {
 		// The first analytics query of this node is then as fast as the next.
 		if err := s.analytics.Warm(ctx); err != nil && ctx.Err() == nil {
@@ -496,6 +504,7 @@ func (s *Server) Close() error {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	s.datasets.Close()
+	s.prerender.Close()
 	s.pictures.Close()
 	flushErr := s.meter.Close(ctx)
 	s.fonts.Close()
