@@ -17,7 +17,7 @@ import (
 // benchmark (../shared/bench/street-style.json: 4 z14 tiles of Berlin,
 // 512x512) and writes it as PNG, warm, as a running server draws a view
 // again: the style parsed and prepared, and the renderer's caches (decoded
-// Tiles, symbol layouts, sprite sheets) filled by one render before the
+// tiles, symbol layouts, sprite sheets) filled by one render before the
 // timing; the resources are read through Resources each time.
 func BenchmarkStreetStyle(b *testing.B) { benchStreet(b, false) }
 

@@ -316,8 +316,8 @@ func conformanceRoot() (string, error) {
 }
 
 // conformanceRegressions names each test of the list that no longer
-// Keeps: one that fails or errs, and one that is no longer in the suite
-// At all (a renamed or deleted test must not drop out of the guard
+// passes: one that fails or errs, and one that is no longer in the suite
+// at all (a renamed or deleted test must not drop out of the guard
 // silently).
 func conformanceRegressions(was map[string]bool, results map[string]float64) []string {
 	var out []string

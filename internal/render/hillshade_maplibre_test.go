@@ -11,7 +11,7 @@ import (
 )
 
 // TestHillshadeMapLibre draws the styles of testdata/hillshade (three
-// Hillshade methods over a synthetic Terrarium DEM of forty hills and a
+// hillshade methods over a synthetic Terrarium DEM of forty hills and a
 // ridge, overzoomed in one, turned in two; and an image source warped
 // onto a quadrilateral with raster paint; see gen.go) and compares them
 // with MapLibre GL JS 6.17's pictures of them (made by
@@ -25,7 +25,7 @@ import (
 // renderer uses 64-bit floats, so a slope near a rounding boundary may
 // land one level (1/32 of a unit of derivative) apart; that moves a
 // colour by a level or two, well under the threshold, except where the
-// Tiles at the view's edge differ in which neighbours filled their
+// tiles at the view's edge differ in which neighbours filled their
 // borders (GL fills them from the tiles it shows only). The image's
 // edges are antialiased by neither renderer but GL's rasteriser and this
 // one's pixel-centre test may disagree on a pixel along them.

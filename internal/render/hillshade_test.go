@@ -135,9 +135,9 @@ func prefixComma(s string) string {
 }
 
 // TestHillshadeSeam draws one plane over four tiles meeting at the
-// View's centre: with borders filled from the neighbours, every pixel has
+// view's centre: with borders filled from the neighbours, every pixel has
 // the same slope and colour; with a neighbour missing, the edge of the
-// Tile left alone shades differently (the test can fail).
+// tile left alone shades differently (the test can fail).
 func TestHillshadeSeam(t *testing.T) {
 	r, err := New(slog.New(slog.DiscardHandler))
 	if err != nil {
@@ -187,7 +187,7 @@ func nearBytes(a, b [4]uint8, tol int) bool {
 // TestDEMSourceTiles checks which DEM tiles a source shows: from a
 // TileJSON (with its encoding), none below minzoom or outside bounds, and
 // the maxzoom tiles scaled up past maxzoom, shading as the tiles of the
-// Zoom itself would.
+// zoom itself would.
 func TestDEMSourceTiles(t *testing.T) {
 	r, err := New(slog.New(slog.DiscardHandler))
 	if err != nil {

@@ -48,7 +48,7 @@ func (f *fuzzBytes) number() (v any, ok bool) {
 	return n, true
 }
 
-// Numbers returns an array of n numbers from extremes (n from the input
+// numbers returns an array of n numbers from extremes (n from the input
 // when 0: up to 64 for a dash array), as a literal or in a literal
 // expression.
 func (f *fuzzBytes) numbers(n int) (any, bool) {

@@ -72,7 +72,7 @@ func makeHostile(ctx context.Context, raw string) ([]byte, error) {
 	}
 	if host, ok := strings.CutPrefix(u.Host, "bomb"); ok {
 		// A picture declaring w x h pixels in a few hundred bytes (a
-		// Raster or DEM tile, an image, a sprite sheet), or a sprite
+		// raster or DEM tile, an image, a sprite sheet), or a sprite
 		// index naming an icon in it.
 		if strings.HasSuffix(host, ".json") {
 			return []byte(`{"icon": {"x": 0, "y": 0, "width": 16, "height": 16, "pixelRatio": 1}}`), nil
@@ -155,7 +155,7 @@ const (
 // hostileRender renders st in v under ctx and checks what a render of a
 // hostile style must do: end with a picture, with ErrWorkBound or with the
 // context's error, nothing else; allocate less than hostileAlloc; and when
-// FeatureContext ends, return within cancelGrace of it. It returns the error.
+// ctx ends, return within cancelGrace of it. It returns the error.
 func hostileRender(t *testing.T, r *Renderer, ctx context.Context, st *style.Style, v View) error {
 	t.Helper()
 	var before, after runtime.MemStats

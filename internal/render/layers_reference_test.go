@@ -17,7 +17,7 @@ import (
 // circle-sort-key, images in text, vertical CJK writing: what the shared
 // suite has no test of)
 // and compares them with MapLibre GL JS's pictures of the same styles
-// At 400x300 (and some at pixel ratio 2), made by
+// at 400x300 (and some at pixel ratio 2), made by
 // testdata/maplibre-reference.mjs in headless Chromium:
 //
 //	cd testdata/layers && PLAYWRIGHT_CORE_DIR=... MAPLIBRE_DIR=... \
@@ -53,7 +53,7 @@ func TestLayersAgainstMapLibre(t *testing.T) {
 		{"extrusion-pattern", 0.0005, 0},
 		// Patterned extrusions from a GeoJSON source whose maxzoom (14)
 		// is below the view's zoom (16.5): GL draws its overzoomed tiles of
-		// Zoom 14, so the walls' pattern starts from those tiles' corners
+		// zoom 14, so the walls' pattern starts from those tiles' corners
 		// and their heights scale by that zoom (5.3% of pixels differed
 		// when the view's zoom was taken).
 		{"extrusion-pattern-overzoomed", 0.0005, 0},
@@ -83,7 +83,7 @@ func TestLayersAgainstMapLibre(t *testing.T) {
 		// its Open Sans Semibold. GL samples these images nearest: the
 		// anchors are put off half device pixels, where the texel each
 		// pixel takes is the GPU's rounding noise (a pixel off, as icons
-		// At such ties in the suite).
+		// at such ties in the suite).
 		{"text-images", 0.00025, 0},
 		{"text-images", 0.00025, 2},
 		{"text-images-rot", 0.00025, 0},
@@ -128,7 +128,7 @@ func TestLayersAgainstMapLibre(t *testing.T) {
 		// closes, the rings of a MultiLineString grouped by winding (the
 		// second, turning the other way, a hole), a line of no area drawn
 		// not at all; a line longer than a tile's buffer is cut into the
-		// Tiles of the view's zoom first and each piece closed in its tile.
+		// tiles of the view's zoom first and each piece closed in its tile.
 		{"line-fill", 0.00025, 0},
 	}
 	for _, tc := range tests {

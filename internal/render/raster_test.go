@@ -41,7 +41,7 @@ func TestRasterAligned(t *testing.T) {
 			if math.Abs(p.X-math.Round(p.X)) > 1e-6 || math.Abs(p.Y-math.Round(p.Y)) > 1e-6 {
 				t.Errorf("world pixel lands at %v", p)
 			}
-			// ToWorld inverts toScreen.
+			// toWorld inverts toScreen.
 			wx, wy := al.ToWorld(p.X, p.Y)
 			if math.Abs(wx*world-x) > 1e-6 || math.Abs(wy*world-y) > 1e-6 {
 				t.Errorf("toWorld(toScreen) = %v, %v; want %v, %v", wx*world, wy*world, x, y)
@@ -67,7 +67,7 @@ func pngTile(t *testing.T, c color.Color) []byte {
 
 // TestRenderRaster draws a zoom-1 raster source whose four tiles are flat
 // colours: each quarter of the image shows its tile, a missing or corrupt
-// Tile leaves its quarter to the background, and tms flips the rows.
+// tile leaves its quarter to the background, and tms flips the rows.
 func TestRenderRaster(t *testing.T) {
 	r, err := New(slog.New(slog.DiscardHandler))
 	if err != nil {

@@ -39,7 +39,7 @@ type Renderer struct {
 	log *slog.Logger
 	// comp compiles the styles' layers, once per style.
 	comp *scene.Compiler
-	// Decoded keeps decoded vector tiles between renders.
+	// decoded keeps decoded vector tiles between renders.
 	decoded *sources.DecodedCache
 	// layouts keeps the symbol layouts of vector tiles between renders.
 	layouts *symbols.LayoutCache
@@ -179,7 +179,7 @@ func workLimit(w, h int) int64 {
 }
 
 // layerDrawer draws a run of a style's layers onto a canvas; several may
-// Draw runs of one render at once.
+// draw runs of one render at once.
 type layerDrawer struct {
 	r       *Renderer
 	st      *style.Style
@@ -202,7 +202,7 @@ const parallelPixels = 256 * 256
 // core, the image is small or the work cannot be split. The work of a
 // layer is estimated from what it reads (the features of its source
 // layer, read here as drawing would: their count, their vertices, the
-// Image area their boxes cover) and, for backgrounds and rasters, the
+// image area their boxes cover) and, for backgrounds and rasters, the
 // pixels. The cut depends only on the style, the view and the data, never
 // on timing: a view is drawn to the same bytes every time.
 func (d layerDrawer) split(ctx context.Context, layers []int, pixels int) int {
@@ -250,7 +250,7 @@ func (d layerDrawer) split(ctx context.Context, layers []int, pixels int) int {
 const filterSample = 64
 
 // filterShare returns the share of a sample of the features that layer i's
-// Filter keeps (1 without a filter).
+// filter keeps (1 without a filter).
 func (d layerDrawer) filterShare(i int, feats scene.Runs) float64 {
 	f := d.prep.Layers[i].Filter
 	total := feats.Count()
@@ -318,7 +318,7 @@ func balancedCut(cost []float64) int {
 	return best
 }
 
-// Draw draws the layers (indexes into the style's layers) onto cv.
+// draw draws the layers (indexes into the style's layers) onto cv.
 func (d layerDrawer) draw(ctx context.Context, layers []int, cv *raster.Canvas) {
 	w, h := cv.Rect.Dx(), cv.Rect.Dy()
 	mask := getMask(w, h)

@@ -192,7 +192,7 @@ func TestConcurrentRenders(t *testing.T) {
 
 // TestRenderDeterministic draws one view of translucent layers many times
 // with one renderer: every picture is the same to the byte, however the
-// Layers are shared between cores (a cached tile's ETag depends on it).
+// layers are shared between cores (a cached tile's ETag depends on it).
 func TestRenderDeterministic(t *testing.T) {
 	r, err := New(slog.New(slog.DiscardHandler))
 	if err != nil {

@@ -105,7 +105,7 @@ func TestRenderSymbols(t *testing.T) {
 // pointSymbolStyle is a style of one symbol layer with the layout and
 // paint properties given (JSON object members) over a white background,
 // drawing a point at the centre of a zoom-0 view, with the glyphs and
-// Sprite of mem:// URLs.
+// sprite of mem:// URLs.
 func pointSymbolStyle(layout, paint string) string {
 	return `{"version": 8, "center": [0, 0], "zoom": 0,
 		"glyphs": "mem://{fontstack}/{range}.pbf", "sprite": "mem://sprite",
@@ -267,7 +267,7 @@ func TestTextImages(t *testing.T) {
 			[]probe{{33, 37, white}}},
 		{"SDF image takes the text colour", `"text-field": ["format", ["image", "sq"], {}], "text-font": ["F"], "text-size": 24`, sprite(true),
 			[]probe{{33, 37, red}, {33, 33, white}}},
-		// Icon-text-fit takes the text's box: the image's 8-pixel advance
+		// icon-text-fit takes the text's box: the image's 8-pixel advance
 		// across and the line's 24 pixels down.
 		{"icon-text-fit counts the image", `"text-field": ["format", ["image", "sq"], {}], "text-font": ["F"], "text-size": 24,
 			"icon-image": "wide", "icon-text-fit": "both"`, sprite(true),

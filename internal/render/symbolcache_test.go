@@ -73,7 +73,7 @@ func layoutResources(t *testing.T, advance uint32, icon int, c color.NRGBA) mapR
 }
 
 // TestLayoutCacheStale: a kept layout is not used once the glyphs or the
-// Sprite it was made from change under the same style; the picture is
+// sprite it was made from change under the same style; the picture is
 // the one a renderer that kept nothing draws.
 func TestLayoutCacheStale(t *testing.T) {
 	st := parse(t, layoutStyle)
@@ -233,7 +233,7 @@ func TestLayoutCacheConcurrent(t *testing.T) {
 
 // TestLayoutCacheFittedIconSpots: the anchors along a line of a label
 // whose icon is fitted to its text, which depend on the text's size at the
-// View's zoom, are not kept: two views of one layout zoom draw them apart.
+// view's zoom, are not kept: two views of one layout zoom draw them apart.
 func TestLayoutCacheFittedIconSpots(t *testing.T) {
 	l, err := mvt.NewLayerBuilder("p", 4096)
 	if err != nil {

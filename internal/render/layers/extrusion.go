@@ -276,7 +276,7 @@ type extrusionFace struct {
 	mask     *raster.Mask
 	zb, zt   float64 // base and top, device pixels
 	perMetre float64 // device pixels a metre
-	// Pattern is the feature's fill-extrusion-pattern, nil for none.
+	// pattern is the feature's fill-extrusion-pattern, nil for none.
 	pattern *extrusionPattern
 }
 
@@ -325,7 +325,7 @@ func (e *extrusionFace) cover(rings [][]raster.Point, fn func(x, y int)) {
 }
 
 // inFront tells whether the camera sees every point (a face crossing the
-// Camera's plane is left out).
+// camera's plane is left out).
 func inFront(depths ...float64) bool {
 	for _, d := range depths {
 		if !(d > 1) {
@@ -373,7 +373,7 @@ func lightTexel(tex [4]float64, l [3]float64) [4]float64 {
 }
 
 // wall draws the wall over the edge a-b (plane pixels), coloured bottom
-// At the base and top at the top, in between as GL interpolates.
+// at the base and top at the top, in between as GL interpolates.
 // along is GL's edge distance at b and along+dist at a (tile units, for
 // patterns).
 func (e *extrusionFace) wall(a, b raster.Point, along, dist float64, bottom, top [3]float64) {
@@ -453,7 +453,7 @@ type extrusionPattern struct {
 	cssPerWorld float64
 	dx, dy      float64 // the layer's translation, device pixels
 	// tileUnits is the tile units (8192 a tile) a world unit; tileZ the
-	// Tile's zoom and offX, offY its corner in CSS pixels.
+	// tile's zoom and offX, offY its corner in CSS pixels.
 	tileUnits, tileZ float64
 	offX, offY       float64
 }
@@ -496,7 +496,7 @@ func (p *extrusionPattern) wall(along, metres float64) [4]float64 {
 }
 
 // sample returns the image's texel at CSS pixel (u, v) of the repeated
-// Pattern, bilinearly, premultiplied 0..1.
+// pattern, bilinearly, premultiplied 0..1.
 func (p *extrusionPattern) sample(u, v float64) [4]float64 {
 	r := p.img.Rect
 	w, h := float64(r.Dx()), float64(r.Dy())

@@ -10,7 +10,7 @@ import (
 
 // TestCameraGround checks that the extrusion camera sees the ground where
 // the flat layers draw it, and that heights rise toward the top of the
-// Image under pitch.
+// image under pitch.
 func TestCameraGround(t *testing.T) {
 	v := scene.View{Zoom: 3, Width: 100, Height: 80, PixelRatio: 1, Pitch: 40}
 	lr := &Painter{Layer: scene.Layer{Frame: scene.NewFrame(v)}}

@@ -94,7 +94,7 @@ func (d *densityBuffer) kernel(c raster.Point, r, peak float64, tilt *raster.Til
 	}
 }
 
-// At samples the buffer bilinearly (edges clamped) at device pixel x, y.
+// at samples the buffer bilinearly (edges clamped) at device pixel x, y.
 func (d *densityBuffer) at(x, y int) float64 {
 	u := (float64(x)+0.5)/d.sx - 0.5
 	v := (float64(y)+0.5)/d.sy - 0.5
@@ -153,7 +153,7 @@ func newColorRamp(e *expr.Expression, zoom float64, set func(c *expr.EvalContext
 	return &ramp
 }
 
-// At samples the ramp linearly at t (0..1, clamped at the ends).
+// at samples the ramp linearly at t (0..1, clamped at the ends).
 func (r *colorRamp) at(t float64) [4]float64 {
 	u := t*rampSize - 0.5
 	i := math.Floor(u)

@@ -16,7 +16,7 @@ import (
 // one texel per DEM pixel plus one of border, each holding the east and
 // south derivatives of the elevation by Horn's 3x3 kernel, in metres per
 // metre (the pixel's size taken at the equator, for the tile's pixel
-// Count and zoom), exaggerated below zoom 15 as GL exaggerates them so
+// count and zoom), exaggerated below zoom 15 as GL exaggerates them so
 // that hills show at small scales. They are stored as GL stores them: in
 // eight bits each, as deriv/8 + 128/255 clamped to 0..1.
 //

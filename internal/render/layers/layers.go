@@ -18,7 +18,7 @@ type Painter struct {
 	scene.Layer
 	lines *lineBuilder // reused between features
 	// pts and rings hold a polygon's projected rings, reused between
-	// Polygons (projectRings).
+	// polygons (projectRings).
 	pts   []raster.Point
 	rings [][]raster.Point
 	tiles []scene.Box // the view's tiles, once asked
@@ -219,7 +219,7 @@ func (lr *Painter) featureBound(c *expr.EvalContext) featureCull {
 }
 
 // featureReaches reports whether a feature of a fill or line layer can
-// Draw on the canvas: whether the box around the geometry it draws, seen
+// draw on the canvas: whether the box around the geometry it draws, seen
 // on the map and widened by the layer's bound, meets it.
 func (lr *Painter) featureReaches(f scene.Feature, cull *featureCull) bool {
 	b := pointBox{x0: math.Inf(1), y0: math.Inf(1), x1: math.Inf(-1), y1: math.Inf(-1), in: cull.in}
@@ -296,7 +296,7 @@ func (b *pointBox) addPolygons(polys [][][]orb.Point) bool {
 	return false
 }
 
-// Project maps world points to device pixels, shifted by (dx, dy) on the
+// project maps world points to device pixels, shifted by (dx, dy) on the
 // map (before a tilted camera sees it).
 func (lr *Painter) project(ps []orb.Point, dx, dy float64) []raster.Point {
 	out := lr.projectPlane(ps, dx, dy)
@@ -468,7 +468,7 @@ func (lr *Painter) fillOutline(f scene.Feature, fp *fillPaint) {
 // lineEdges returns how far from a line's centre (CSS pixels) its
 // geometry starts and ends, as GL's line shader has it: the geometry
 // reaches half an antialiasing pixel past the line's edge; a gap makes two
-// Lines of the width on either side of it.
+// lines of the width on either side of it.
 func (lr *Painter) lineEdges(c *expr.EvalContext) (inset, outset float64) {
 	width := max(0, lr.Num("line-width", c, 1))
 	gap := max(0, lr.Num("line-gap-width", c, 0))
@@ -597,7 +597,7 @@ func (lr *Painter) line(f scene.Feature, c *expr.EvalContext) {
 	case "Polygon":
 		if f.Unclipped != nil {
 			// Rings as the tile has them, closed, drawn inside the
-			// Tile's square.
+			// tile's square.
 			for _, p := range f.Unclipped {
 				for _, r := range p {
 					lines = append(lines, scene.CloseRing(r))
@@ -632,12 +632,12 @@ func (lr *Painter) line(f scene.Feature, c *expr.EvalContext) {
 	b.setTile(lr.tileUnit(f), lr.Zoom, ratio)
 	// A gradient colours a GeoJSON line with line metrics by its progress
 	// along the whole line; GL draws no gradient on other sources'
-	// Lines, which keep line-color.
+	// lines, which keep line-color.
 	if f.Metrics && f.Kind == "LineString" {
 		paint.Gradient = lr.lineGradient()
 	}
 	// progress, for a gradient, gives each piece its start and the
-	// Length of its whole line (world units).
+	// length of its whole line (world units).
 	var progress func(i int) (start, total float64)
 	draw := func(lines [][]orb.Point, closed []bool, clip []raster.Point) {
 		b.tris = b.tris[:0]
@@ -696,7 +696,7 @@ func (lr *Painter) line(f scene.Feature, c *expr.EvalContext) {
 		return
 	}
 	// GL cuts GeoJSON lines into its tiles (with a buffer of a quarter
-	// Tile): each tile's piece counts its distance from where it was cut,
+	// tile): each tile's piece counts its distance from where it was cut,
 	// and draws inside its square.
 	for _, tile := range lr.viewTiles() {
 		buffered := scene.Box{X0: tile.X0 - (tile.X1-tile.X0)/4, Y0: tile.Y0 - (tile.Y1-tile.Y0)/4, X1: tile.X1 + (tile.X1-tile.X0)/4, Y1: tile.Y1 + (tile.Y1-tile.Y0)/4}
@@ -722,8 +722,8 @@ func (lr *Painter) line(f scene.Feature, c *expr.EvalContext) {
 }
 
 // lineReach bounds how far from a line's points (device pixels) the
-// Vertices of its triangles lie: extrusions (in units of the outset) are
-// At most the miter limit long, or 2 (bevels, square and round ends); the
+// vertices of its triangles lie: extrusions (in units of the outset) are
+// at most the miter limit long, or 2 (bevels, square and round ends); the
 // offset shifts a vertex by at most its extrusion times the offset; the
 // extra vertices by sharp corners lie within a tile unit of the line.
 func lineReach(s lineShape, outset, offset, tile float64) float64 {
@@ -747,7 +747,7 @@ func (lr *Painter) lineReaches(pts []raster.Point, reach float64) bool {
 }
 
 // sliceTiles returns the tiles GL JS 6 cuts a feature's overzoomed vector
-// Tile into that the feature's lines (world units, buffer included) and
+// tile into that the feature's lines (world units, buffer included) and
 // the view both reach; ok is false when the tile is drawn as it is.
 func (lr *Painter) sliceTiles(f scene.Feature, lines [][]orb.Point) ([][3]int, bool) {
 	z, ok := scene.SliceZoom(lr.Zoom, f.Tile[2])
@@ -771,7 +771,7 @@ func (lr *Painter) sliceTiles(f scene.Feature, lines [][]orb.Point) ([][3]int, b
 }
 
 // lineGradient returns the layer's line-gradient as GL's colour ramp
-// Texture, built once per layer: 256 texels sampled linearly, or for a
+// texture, built once per layer: 256 texels sampled linearly, or for a
 // stepped gradient 1024 sampled nearest, so that steps stay sharp; nil
 // without a line-gradient.
 func (lr *Painter) lineGradient() *raster.Gradient {
@@ -851,7 +851,7 @@ func sameTile(a, b *scene.Box) bool {
 }
 
 // squareVisible reports whether a tile's square (world units) reaches the
-// Image, remembered per square for the layer. Under a tilted camera every
+// image, remembered per square for the layer. Under a tilted camera every
 // square counts as visible.
 func (lr *Painter) squareVisible(b *scene.Box) bool {
 	if lr.Frame.Tilt != nil {
@@ -1009,7 +1009,7 @@ func insideTile(parts [][]orb.Point, b *scene.Box) [][]orb.Point {
 }
 
 // byTileOrder returns the features in the order GL draws circles: tile by
-// Tile, from the bottom row of tiles up and right to left within a row,
+// tile, from the bottom row of tiles up and right to left within a row,
 // each tile's features in their order. GeoJSON features (without a tile)
 // are cut into the view's tiles: each copy keeps the points of one.
 func byTileOrder(feats []scene.Feature, viewTiles func() []scene.Box) []scene.Feature {

@@ -147,7 +147,7 @@ func TestReaches(t *testing.T) {
 }
 
 // TestFeatureCull checks the bound a fill or line layer puts on its
-// Features: a feature it culls draws nothing, one just inside it is kept,
+// features: a feature it culls draws nothing, one just inside it is kept,
 // and layers whose reach depends on the feature, or a tilted camera,
 // cull nothing.
 func TestFeatureCull(t *testing.T) {
@@ -253,7 +253,7 @@ func TestSurelyShown(t *testing.T) {
 }
 
 // TestLineStyleOf checks that a line layer keeps one style for all its
-// Features only when no property of it depends on the feature.
+// features only when no property of it depends on the feature.
 func TestLineStyleOf(t *testing.T) {
 	comp := scene.NewCompiler(slog.New(slog.DiscardHandler))
 	tests := []struct {

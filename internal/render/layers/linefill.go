@@ -8,9 +8,9 @@ import (
 // lineFills returns what a fill layer makes of a feature's lines: GL fills
 // the ring each line closes (its outline closes it too), grouping the
 // rings into polygons by their winding as it does a polygon's. A vector
-// Tile's lines (with the tile's buffer) are closed and cut to its square;
+// tile's lines (with the tile's buffer) are closed and cut to its square;
 // GeoJSON lines are first cut into the tiles of the view with a quarter
-// Tile's buffer, as GL cuts them, and each piece closed in its tile.
+// tile's buffer, as GL cuts them, and each piece closed in its tile.
 func (lr *Painter) lineFills(f *scene.Feature) []scene.Feature {
 	fill := func(lines [][]orb.Point, square *scene.Box) (scene.Feature, bool) {
 		var polys [][][]orb.Point

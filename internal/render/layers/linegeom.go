@@ -47,7 +47,7 @@ const (
 	// along a line GL's vertex format holds (kept for parity).
 	distanceStep = 2
 	// distanceSteps is how many steps of distance GL's vertex format
-	// Holds (kept for parity).
+	// holds (kept for parity).
 	distanceSteps = 1 << 14
 	// sharpCornerPixels is how far (CSS pixels of a tile that is not
 	// overscaled) from a sharp corner GL adds an extra rung on each side,
@@ -118,7 +118,7 @@ func (a vec) turned(angle float64) vec {
 }
 
 // setTile sets the device pixels of one unit of the 8192-unit tile the
-// Lines come in, and with it how far from a sharp corner its extra rung
+// lines come in, and with it how far from a sharp corner its extra rung
 // goes, for a view at zoom and pixel ratio. A tile of zoom z is drawn
 // 512*2^(zoom-z) CSS pixels wide; it is overscaled 2^(floor(zoom)-z)
 // times, and the 15 pixels shrink with that; past 16 times overscaled GL
@@ -317,7 +317,7 @@ func (b *lineBuilder) join(p, in, out vec, s lineShape) {
 // polygon rings whose last point repeats the first.
 func (b *lineBuilder) add(pts []raster.Point, s lineShape, closed bool) {
 	// The line's distinct points: a point repeated is one point. Most
-	// Lines repeat none and are read as they are.
+	// lines repeat none and are read as they are.
 	path := pts
 	for i := 1; i < len(pts); i++ {
 		if pts[i] == pts[i-1] {

@@ -365,7 +365,7 @@ func TestLineDistance(t *testing.T) {
 		{"in steps of two units", []raster.Point{{X: 0, Y: 0}, {X: 30, Y: 40}, {X: 30, Y: 50}}, false, 3, []float64{0, 48, 60}},
 		// 40000 tile units: held as 20000 steps in 14 bits (3616 steps,
 		// 7232 units); then, past 2^14 units, the distance starts again
-		// At the last rung, added again.
+		// at the last rung, added again.
 		{"a segment past 2^15 units wraps", []raster.Point{{X: 0, Y: 0}, {X: 40000, Y: 0}}, false, 1, []float64{0, 7232, 0}},
 		// A ring counts its closing edge (from its last point but one)
 		// before its first point.

@@ -34,7 +34,7 @@ func (lr *Painter) patternImage(name string, c *expr.EvalContext) *sources.Image
 }
 
 // planePattern returns the image repeated over the map as GL's fill and
-// Background patterns are: anchored to the world's pixels at the zoom's
+// background patterns are: anchored to the world's pixels at the zoom's
 // floor, each repeat the image's size in CSS pixels there, the whole
 // shifted by (dx, dy) device pixels.
 func (lr *Painter) planePattern(img *sources.Image, dx, dy float64) *raster.Pattern {

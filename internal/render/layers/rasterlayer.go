@@ -22,7 +22,7 @@ type rasterAdjust struct {
 	opacity float64
 	// spin holds the weights of the hue rotation: a rotation of the RGB
 	// cube about its grey diagonal, whose matrix is circulant, so three
-	// Numbers give it.
+	// numbers give it.
 	spin [3]float64
 	// saturation and contrast are the factors the paint values map to.
 	saturation, contrast float64

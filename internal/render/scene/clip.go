@@ -82,7 +82,7 @@ func ClipLine(line []orb.Point, b Box) [][]orb.Point {
 	return pieces
 }
 
-// ClipLineFrom is clipLine that also returns where each piece starts: its
+// ClipLineFrom is ClipLine that also returns where each piece starts: its
 // distance along the line from the line's first point.
 func ClipLineFrom(line []orb.Point, b Box) ([][]orb.Point, []float64) {
 	var out [][]orb.Point
@@ -204,7 +204,7 @@ func SplitAtCuts(ring []orb.Point, cut func(i int) bool) [][]orb.Point {
 
 // GL JS 6 does not stretch a vector tile past its source's maxzoom: it
 // cuts the source's deepest tile into real tiles of the view's zoom (up to
-// SlicedMaxZoom, past which those are stretched), each holding the
+// slicedMaxZoom, past which those are stretched), each holding the
 // features clipped to its square grown by a buffer of 128/4096 of it, their
 // coordinates rounded to its 8192-unit grid as every tile's are. A line
 // drawn from such a tile counts its distance, and so its dash and pattern
@@ -303,7 +303,7 @@ func clipRingAxis(ring []orb.Point, lo, hi float64, axis int) []orb.Point {
 	if len(ring) < 2 {
 		return nil
 	}
-	// At returns the point where the edge p-q has coordinate v.
+	// at returns the point where the edge p-q has coordinate v.
 	at := func(p, q orb.Point, v float64) orb.Point {
 		t := (v - p[axis]) / (q[axis] - p[axis])
 		r := orb.Point{p[0] + (q[0]-p[0])*t, p[1] + (q[1]-p[1])*t}

@@ -49,7 +49,7 @@ func NewCompiler(log *slog.Logger) *Compiler {
 }
 
 // Prepare returns st's compiled layers, compiling them (and logging the
-// Layers that cannot be drawn) the first time.
+// layers that cannot be drawn) the first time.
 func (lc *Compiler) Prepare(st *style.Style) *Prepared {
 	lc.mu.Lock()
 	p, ok := lc.m[st]

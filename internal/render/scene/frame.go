@@ -8,8 +8,8 @@ import (
 )
 
 // View is what to draw: the map around Center at Zoom (on the 512-pixel
-// Tile pyramid, as GL styles count zooms), Width x Height CSS pixels drawn
-// At PixelRatio device pixels each.
+// tile pyramid, as GL styles count zooms), Width x Height CSS pixels drawn
+// at PixelRatio device pixels each.
 type View struct {
 	Center     [2]float64 // longitude, latitude
 	Zoom       float64
@@ -20,7 +20,7 @@ type View struct {
 	PixelRatio float64
 	// LabelMargin (CSS pixels) widens the data read for labels beyond the
 	// view, and LabelGrid (CSS pixels, on the world's pixel grid) names the
-	// Tile edges that labels must agree across: the labels crossing them
+	// tile edges that labels must agree across: the labels crossing them
 	// are placed first, in an order of their own, so that neighbouring
 	// tiles rendered apart draw them alike. Both 0 (as in GL) by default.
 	LabelMargin float64

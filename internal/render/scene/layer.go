@@ -162,7 +162,7 @@ func (lr *Layer) Translate(name string, c *expr.EvalContext) (float64, float64) 
 }
 
 // NumberPair returns the two numbers of a numeric array value of two, as
-// Numbers reads them; ok is false for anything else.
+// numbers reads them; ok is false for anything else.
 func NumberPair(v expr.Value) (x, y float64, ok bool) {
 	if f := v.Floats(); f != nil {
 		if len(f) != 2 {

@@ -38,7 +38,7 @@ func TestDecodedCacheBounded(t *testing.T) {
 
 // TestArenaChunks: an arena's allocations start small and double up to
 // arenaChunk elements, and it counts the bytes it allocated (a decoded
-// Tile's size for the cache's bound).
+// tile's size for the cache's bound).
 func TestArenaChunks(t *testing.T) {
 	var a arena[orb.Point]
 	tests := []struct {

@@ -104,7 +104,7 @@ type DEMTile struct {
 // stride returns the length of a row of elev.
 func (d *DEMTile) stride() int { return d.dim + 2*demBorder }
 
-// At returns the elevation at pixel x, y of the tile (-demBorder up to
+// at returns the elevation at pixel x, y of the tile (-demBorder up to
 // dim+demBorder-1 along each axis, the border included).
 func (d *DEMTile) at(x, y int) float64 {
 	return float64(d.elev[(y+demBorder)*d.stride()+x+demBorder])
@@ -115,7 +115,7 @@ func (d *DEMTile) set(x, y int, v float64) {
 }
 
 // decodeDEM decodes a square PNG or WebP DEM tile. The border repeats the
-// Tile's edge pixels until a neighbour fills it.
+// tile's edge pixels until a neighbour fills it.
 func decodeDEM(data []byte, enc demEncoding) (*DEMTile, error) {
 	if _, _, err := checkImageSize(data, maxDEMSize); err != nil {
 		return nil, fmt.Errorf("decode DEM tile: %w", err)
@@ -364,7 +364,7 @@ func (s *Slopes) texel(x, y int) (float64, float64) {
 }
 
 // Derivative returns the east and south derivatives at u, v across the
-// Tile (0..1), as GL's draw pass reads them: the texture sampled within
+// tile (0..1), as GL's draw pass reads them: the texture sampled within
 // its border, bilinear or nearest.
 func (s *Slopes) Derivative(u, v float64, nearest bool) (float64, float64) {
 	n := float64(s.size)

@@ -13,7 +13,7 @@ import (
 // line or ring gets an importance once, the squared distance at which a
 // Douglas-Peucker pass over the whole line keeps it (measured in world
 // units, down to the tolerance of the source's maxzoom), and a tile of zoom
-// Z keeps the vertices more important than that zoom's tolerance. Lines
+// z keeps the vertices more important than that zoom's tolerance. Lines
 // shorter than the tolerance and rings of less area than its square are
 // left out. The tolerance is the source's `tolerance` (0.375 by default)
 // in pixels of a 512-pixel tile, that is 16 of GL's 8192 units a tile.
@@ -29,7 +29,7 @@ type simplifier struct {
 
 // newSimplifier returns the simplifier of a source with the given
 // tolerance (pixels of a 512-pixel tile) and maxzoom, drawn from tiles of
-// Zoom z.
+// zoom z.
 func newSimplifier(tolerance float64, maxZoom, z int) *simplifier {
 	units := tolerance * GeoJSONExtent / 512 // tile units
 	at := func(zoom int) float64 { return units / (math.Exp2(float64(zoom)) * GeoJSONExtent) }

@@ -12,7 +12,7 @@ import (
 // of it is decoded.
 const (
 	// maxRasterTileSize bounds the side of a raster tile, in pixels (GL's
-	// Tiles are 256 or 512, 1024 for a 512 tile on a high-density screen).
+	// tiles are 256 or 512, 1024 for a 512 tile on a high-density screen).
 	maxRasterTileSize = 2048
 	// maxDEMSize bounds the side of a DEM tile, in pixels (they are 256 or
 	// 512 in practice).
@@ -21,7 +21,7 @@ const (
 	// (a common GL texture limit).
 	maxImageSize = 4096
 	// maxRenderImagePixels bounds the pixels of all the raster tiles, DEM
-	// Tiles and image sources one render decodes (256 MB as RGBA): a view
+	// tiles and image sources one render decodes (256 MB as RGBA): a view
 	// reads up to maxTiles tiles of each source, and a style may have many.
 	maxRenderImagePixels = 64 << 20
 )

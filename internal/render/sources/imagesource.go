@@ -126,8 +126,8 @@ func imageCorners(src *style.Source) ([4][2]float64, error) {
 
 // tileCorners returns the corners in the 8192 units of the tile GL draws
 // the image in, rounded to whole units, and that tile (z, x, y): the tile
-// At the deepest zoom whose size still holds the corners' box, around the
-// Box's centre.
+// at the deepest zoom whose size still holds the corners' box, around the
+// box's centre.
 func tileCorners(c [4][2]float64) ([4][2]float64, [3]float64) {
 	x0, y0, x1, y1 := math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)
 	for _, p := range c {
@@ -187,7 +187,7 @@ func imageWarp(c [4][2]float64) [3]float64 {
 	return [3]float64{px, py, blend}
 }
 
-// At returns the position (in tile units) of texture coordinates s, t
+// at returns the position (in tile units) of texture coordinates s, t
 // (0..1 across the picture) under the warp.
 func (c *ImageCover) at(s, t float64) [2]float64 {
 	tl, tr, br, bl := c.Corners[0], c.Corners[1], c.Corners[2], c.Corners[3]

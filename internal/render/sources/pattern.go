@@ -49,7 +49,7 @@ func (s *Patterns) Image(name string) *Image {
 }
 
 // load takes the icons' sheets, and the plain sheet of a sprite whose @2x
-// Sheet a high-density screen did not find.
+// sheet a high-density screen did not find.
 func (s *Patterns) load() {
 	icons, src := s.icons, s.icons.s
 	icons.once.Do(func() { icons.load(s.ctx) })

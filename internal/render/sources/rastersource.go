@@ -34,7 +34,7 @@ const defaultRasterTileSize = 512
 const rasterMaxZoom = 22
 
 // RasterCover is what a raster source shows of the view: its tiles at one
-// Zoom, decoded.
+// zoom, decoded.
 type RasterCover struct {
 	Z     int                 // zoom of the tiles
 	Tiles map[[2]int]*Texture // by column (canonical, 0..2^z-1) and row (xyz)

@@ -186,7 +186,7 @@ func (s *Set) geoJSON(ctx context.Context, src *style.Source) ([]scene.Feature, 
 		}
 	}
 	// A view wider than the world shows its copies, as GL draws the
-	// Tiles of the copies next to it (the world's own first).
+	// tiles of the copies next to it (the world's own first).
 	wx0, _, wx1, _ := s.Frame.ViewBox()
 	m := s.View.LabelMargin * s.Frame.Ratio / s.Frame.Scale
 	first, last := int(math.Floor(wx0-m)), int(math.Floor(wx1+m))

@@ -133,7 +133,7 @@ func readSheet(ctx context.Context, res Resources, log *slog.Logger, base, scale
 	return sh, err
 }
 
-// Sheet is a decoded sprite sheet: its pixels, and its icons, each cut
+// sheet is a decoded sprite sheet: its pixels, and its icons, each cut
 // out on first use. It is shared by renders and never modified but for
 // the icons' one cutting.
 type sheet struct {
@@ -182,7 +182,7 @@ func decodeSheet(idx, data []byte, log *slog.Logger) (*sheet, error) {
 	return sh, nil
 }
 
-// Icon returns the named icon, cut out on first use, or nil.
+// icon returns the named icon, cut out on first use, or nil.
 func (sh *sheet) icon(name string) *Icon {
 	si := sh.icons[name]
 	if si == nil {

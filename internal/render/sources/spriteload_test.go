@@ -36,7 +36,7 @@ func testSheet(t *testing.T, w, h int) ([]byte, *image.RGBA) {
 }
 
 // TestSpriteSetIcon finds icons by their sheet's prefix, the style's last
-// Sheet winning a name, and cuts each once under concurrent use.
+// sheet winning a name, and cuts each once under concurrent use.
 func TestSpriteSetIcon(t *testing.T) {
 	data, _ := testSheet(t, 8, 8)
 	mk := func(names ...string) *sheet {

@@ -9,13 +9,13 @@ import (
 )
 
 // tileLayer is what the features of one source layer of a decoded vector
-// Tile share: the layer's keys and values, which their tags index.
+// tile share: the layer's keys and values, which their tags index.
 type tileLayer struct {
 	keys   []string
 	values []mvt.Value
 }
 
-// Size estimates the bytes of the layer's tables (its strings are counted
+// size estimates the bytes of the layer's tables (its strings are counted
 // with the tile's bytes).
 func (l *tileLayer) size() int64 {
 	return int64(unsafe.Sizeof(*l)) +
@@ -118,7 +118,7 @@ func abs64(v int64) int64 {
 }
 
 // world converts positions to world coordinates, into dst (of the same
-// Length).
+// length).
 func (p tileProjection) world(dst []orb.Point, src []mvt.XY) []orb.Point {
 	dst = dst[:len(src)]
 	if p.exact {

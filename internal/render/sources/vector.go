@@ -253,7 +253,7 @@ func decodeTile(data []byte, z, tx, ty int) (*Tile, error) {
 }
 
 // decodeFeatures decodes an MVT tile z/x/y into world-coordinate
-// Features, in the tile's order, and the run of them each source layer
+// features, in the tile's order, and the run of them each source layer
 // has (a layer without a feature to draw has none).
 // It also returns the bytes allocated for them: their headers, properties
 // and geometry (not the strings of the properties, cut from one copy of
@@ -272,7 +272,7 @@ func decodeFeatures(data []byte, z, tx, ty int) ([]scene.Feature, map[string][][
 	out := make([]scene.Feature, 0, total)
 	layers := make(map[string][][2]int, len(t.Layers))
 	// One feature header and one flat geometry are decoded at a time; the
-	// Features' points and the slices that hold their parts are carved out
+	// features' points and the slices that hold their parts are carved out
 	// of a few large allocations shared by the tile.
 	var (
 		df     mvt.DecodedFeature

@@ -50,7 +50,7 @@ func circleMeetsBox(c, b collisionBox) bool {
 }
 
 // boxAround returns the collision box of a symbol part: the box (x0, y0,
-// X1, y1) in CSS pixels around the anchor, rotated by angle (the bounds of
+// x1, y1) in CSS pixels around the anchor, rotated by angle (the bounds of
 // the rotated box), grown by pad CSS pixels, in device pixels and shifted
 // by the translation (tx, ty) device pixels.
 func boxAround(a raster.Point, tx, ty, x0, y0, x1, y1, pad, ratio, angle float64) collisionBox {

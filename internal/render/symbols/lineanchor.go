@@ -5,7 +5,7 @@ package symbols
 // Written from the style specification (symbol-placement, symbol-spacing,
 // text-max-angle), the render tests' images and the geometry of walking a
 // polyline by arc length; it follows no other renderer's code. The few
-// Numbers that fix where the first label goes (a quarter of the spacing
+// numbers that fix where the first label goes (a quarter of the spacing
 // kept free, two ems before the first label, half a spacing from a tile
 // edge the line continues across) are GL's, kept for pixel parity.
 
@@ -34,7 +34,7 @@ func spacedAnchors(line []tilePoint, spacing, labelLen, shapedLen, boxScale, ov,
 	g := labelGuide{line: line, half: labelLen / 2, window: window, maxAngle: maxAngle, bounded: bounded}
 	g.length = polylineLength(line)
 	// A line that starts on the tile's edge comes from the neighbouring
-	// Tile: its labels keep half a spacing from that edge. Others place
+	// tile: its labels keep half a spacing from that edge. Others place
 	// their first label past half its length and two ems.
 	crossing := bounded && onTileEdge(line[0])
 	var first float64
@@ -74,7 +74,7 @@ func centerAnchor(line []tilePoint, labelLen, window, maxAngle float64) (lineAnc
 }
 
 // onTileEdge reports whether a point (tile units) lies on the edge of the
-// Tile's square.
+// tile's square.
 func onTileEdge(p tilePoint) bool {
 	const eps = 1e-6
 	near := func(v, edge float64) bool { return math.Abs(v-edge) < eps }
@@ -101,7 +101,7 @@ type labelGuide struct {
 }
 
 // every walks the line and returns an anchor at distance at, at+step,
-// At+2*step ... from its start wherever a label fits: the whole label on
+// at+2*step ... from its start wherever a label fits: the whole label on
 // the line, the anchor inside the tile's square when bounded, and the
 // line's bends under the label within text-max-angle. Anchors are rounded
 // to whole tile units, as the tiles' own coordinates are.

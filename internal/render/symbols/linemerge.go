@@ -13,11 +13,11 @@ import (
 )
 
 // mergeLines gives every line feature of a layer laid out along lines its
-// Lines (a copy of the feature's, buffer included, that may be extended),
+// lines (a copy of the feature's, buffer included, that may be extended),
 // and joins, within one tile, the first line of features with the same
 // text where one ends at the point the other starts. A feature whose line
 // was joined onto another's is dropped; the rest keep their order. Other
-// Features, and features without text, pass through unchanged.
+// features, and features without text, pass through unchanged.
 func mergeLines(shaped []*shapedSymbol) []*shapedSymbol {
 	// end identifies a line end: the tile, the text, the point.
 	type end struct {
@@ -42,7 +42,7 @@ func mergeLines(shaped []*shapedSymbol) []*shapedSymbol {
 			continue
 		}
 		// The first line is copied: it may grow, and the feature's
-		// Lines are the decoded tile's.
+		// lines are the decoded tile's.
 		ss.lines = make([][]orb.Point, len(src))
 		copy(ss.lines, src)
 		ss.lines[0] = append([]orb.Point(nil), src[0]...)

@@ -115,7 +115,7 @@ func TestPoleAgainstSampling(t *testing.T) {
 }
 
 // BenchmarkPoleOfInaccessibility finds the pole of a 2,000-vertex star in
-// Tile units at the renderer's precision (16).
+// tile units at the renderer's precision (16).
 func BenchmarkPoleOfInaccessibility(b *testing.B) {
 	ring := make([]orb.Point, 0, 2001)
 	for i := range 2000 {

@@ -44,7 +44,7 @@ type symbol struct {
 	text    []glyphQuad
 	textSDF sdfPaint
 	// The text of a point label is put on screen once placed: pending
-	// Holds its layout while textPending is set; ss and textScale are
+	// holds its layout while textPending is set; ss and textScale are
 	// what its paint is evaluated from (see finishText).
 	pending     pendingText
 	textPending bool
@@ -387,7 +387,7 @@ func (s *Pass) layoutLayer(ctx context.Context, lr *symLayer, feats scene.Runs) 
 		}
 	})
 	// GL JS 6 places the symbols of one tile after another: the deepest
-	// Tiles first, then by column (x) and by row (y), so the top left tile
+	// tiles first, then by column (x) and by row (y), so the top left tile
 	// of the view first, whatever the bearing.
 	slices.SortStableFunc(cands, func(a, b *symbol) int {
 		if c := cmp.Compare(b.tile[2], a.tile[2]); c != 0 {
@@ -533,7 +533,7 @@ func (s *Pass) anchors(f *scene.Feature, out []orb.Point) []orb.Point {
 		}
 	case "Polygon":
 		// GL looks for the pole to 16 units of the tile's 8192, on the
-		// Tile's polygons with their buffer, and keeps those in the tile.
+		// tile's polygons with their buffer, and keeps those in the tile.
 		polys, z := f.Polygons, math.Floor(s.View.Zoom)
 		var sq *scene.Box
 		if f.WholePolygons != nil {
@@ -583,7 +583,7 @@ type shapedSymbol struct {
 	// not), at the view's zoom.
 	fit   *iconFit
 	order int // of the feature in its layer (in its tile's, kept)
-	// Lines are the feature's lines joined with those of features of the
+	// lines are the feature's lines joined with those of features of the
 	// same text that continue them (symbol-placement line), unclipped.
 	lines [][]orb.Point
 	// anchors are where point placement puts the symbol, world units.
@@ -633,7 +633,7 @@ func (s *Pass) shapeSymbol(ctx context.Context, lr *symLayer, b *layoutBuild, f 
 	}
 	if len(ss.sections) > 0 {
 		// GL shapes images at text-size of the tile's zoom, and breaks
-		// Lines counting them at text-size one zoom above.
+		// lines counting them at text-size one zoom above.
 		var imageScale, breakImageScale float64
 		for _, sec := range ss.sections {
 			if sec.Image == nil {
@@ -979,7 +979,7 @@ func (s *Pass) layoutSymbol(ctx context.Context, lr *symLayer, ss *shapedSymbol,
 					lineAngle = planePath.angle
 				}
 				angle += lineAngle
-				// Icon-keep-upright turns an icon that would be upside
+				// icon-keep-upright turns an icon that would be upside
 				// down, as GL does for a single glyph along a line.
 				if math.Cos(lineAngle) < 0 && lr.boolean(pIconKeepUpright, c, false) {
 					angle += math.Pi
@@ -1103,7 +1103,7 @@ func (s *Pass) pointQuads(ctx context.Context, lr *symLayer, sym *symbol) {
 	}
 }
 
-// Color returns the text-color of a format section (by its tag), or nil.
+// color returns the text-color of a format section (by its tag), or nil.
 func (ss *shapedSymbol) color(tag int) *raster.Color {
 	if tag < len(ss.colors) {
 		return ss.colors[tag]
@@ -1248,7 +1248,7 @@ const maxLabelRunes = 1024
 // its tag; nil where it has none). A format section's image (and a
 // text-field that is an image) becomes an image section sized from the
 // style's sprite, the sheet the icons use at the view's pixel ratio; an
-// Image the sprite lacks is kept with no size (GL still counts it in the
+// image the sprite lacks is kept with no size (GL still counts it in the
 // line's scale, and draws nothing for it).
 func (s *Pass) textSections(ctx context.Context, lr *symLayer, c *expr.EvalContext) ([]text.Section, []*raster.Color) {
 	e := lr.prop(pTextField)
@@ -1492,7 +1492,7 @@ func (s *Pass) tileInView(t [3]int) bool {
 }
 
 // tiltedTileInView is tileInView under a tilted camera: whether the
-// Tile's square on the map's plane meets the part of the plane the view
+// tile's square on the map's plane meets the part of the plane the view
 // shows (its screen, grown by the label margin, taken back onto the
 // plane; the part above the horizon cut off a pixel below it). The
 // square's corners are not projected: those behind the camera would land
@@ -1573,7 +1573,7 @@ func iconFitPadding(lr *symLayer, c *expr.EvalContext) [4]float64 {
 }
 
 // fitIconToText returns the icon box (CSS pixels about the anchor) that
-// Icon-text-fit gives around the shaped text (scaled by fs); a side not
+// icon-text-fit gives around the shaped text (scaled by fs); a side not
 // fitted keeps the icon's own size, centred on the text.
 func fitIconToText(fit string, pad [4]float64, off [2]float64, sh text.Shaping, fs, dw, dh float64) (left, top, right, bottom float64) {
 	tl, tr, tt, tb := sh.Left*fs, sh.Right*fs, sh.Top*fs, sh.Bottom*fs

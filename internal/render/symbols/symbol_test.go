@@ -405,7 +405,7 @@ func TestPolygonAnchorWholeUnits(t *testing.T) {
 
 func TestSlicedPieces(t *testing.T) {
 	// A horizontal line across the middle of z14 tile 8802/5374, viewed
-	// At the tile's centre.
+	// at the tile's centre.
 	const tx, ty = 8802.0, 5374.0
 	n14 := math.Exp2(14)
 	y := (ty + 0.5) / n14

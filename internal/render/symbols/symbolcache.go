@@ -41,9 +41,9 @@ type tileLayout struct {
 	// spotsKept is set when each of syms holds its anchors along its lines
 	// (spots), the repeated ones left out; else a render finds them.
 	spotsKept bool
-	// Glyphs and icons are what the layout was made from: the glyph
+	// glyphs and icons are what the layout was made from: the glyph
 	// ranges its texts were shaped with (a hash of their metrics) and the
-	// Sprite's icons it looked up by name (nil when the sprite had none).
+	// sprite's icons it looked up by name (nil when the sprite had none).
 	glyphs []rangeHash
 	icons  []iconUse
 	size   int64 // an estimate of its bytes
@@ -69,8 +69,8 @@ type iconUse struct {
 
 // layoutKey identifies a tileLayout: a symbol layer of a parsed style
 // (its expressions are compiled once for the style), a decoded vector
-// Tile (a tileset that changes is read from other URLs into other decoded
-// Tiles), the layout zoom, and the sprite's pixel ratio when the layout
+// tile (a tileset that changes is read from other URLs into other decoded
+// tiles), the layout zoom, and the sprite's pixel ratio when the layout
 // looked icons up (see spriteKey). The glyphs and the icons are checked on
 // use (see layoutValid).
 type layoutKey struct {
@@ -100,7 +100,7 @@ type LayoutCache struct {
 	lru.Sized[layoutKey, *tileLayout]
 	// byTile holds the keys of each tile's layouts: a layout points into
 	// its decoded tile's features, so it goes when the renderer lets the
-	// Tile go (dropTile), and a tile's memory is never held by layouts
+	// tile go (dropTile), and a tile's memory is never held by layouts
 	// alone, outside the decoded tiles' bound.
 	byTile map[*sources.Tile][]layoutKey
 }
@@ -245,7 +245,7 @@ type layoutRecord struct {
 	icons  map[string]*sources.Icon
 }
 
-// Glyph notes the range of a glyph looked up for shaping.
+// glyph notes the range of a glyph looked up for shaping.
 func (rec *layoutRecord) glyph(stack string, r rune) {
 	if r < 0 || r > 0xffff {
 		return // no range has it
@@ -261,7 +261,7 @@ func (rec *layoutRecord) glyph(stack string, r rune) {
 	rec.last = rg
 }
 
-// Icon returns the sprite's icon of a name for a layout, noting it when
+// icon returns the sprite's icon of a name for a layout, noting it when
 // the layout is recorded.
 func (s *Pass) layoutIcon(ctx context.Context, lr *symLayer, name string) *sources.Icon {
 	ic := s.Sprite.Icon(ctx, name)
@@ -337,7 +337,7 @@ func (s *Pass) layoutValid(ctx context.Context, lr *symLayer, tl *tileLayout) bo
 }
 
 // tileLayouts calls each with the layouts of a layer's features, tile by
-// Tile in the order of feats, and the order of each layout's first
+// tile in the order of feats, and the order of each layout's first
 // feature in feats. The layouts of a vector source's tiles in view are
 // kept across renders (built when missing or stale); other sources (and
 // all when the renderer keeps no layouts, or no decoded tiles, which a
@@ -403,7 +403,7 @@ type layoutBuild struct {
 // buildLayout lays out the features of runs (one tile's, or for a
 // render only all of a layer's) up to what depends on the view: with
 // cull, for this render only, dropping the features off the view and the
-// Tiles out of it as it goes (their symbols evaluated at the view's zoom
+// tiles out of it as it goes (their symbols evaluated at the view's zoom
 // too); without, for every feature, recording the glyphs and icons it
 // reads.
 func (s *Pass) buildLayout(ctx context.Context, lr *symLayer, runs [][]scene.Feature, lz float64, placement string, cull bool) *tileLayout {
@@ -521,9 +521,9 @@ func (s *Pass) keepSpots(lr *symLayer, tl *tileLayout, lz float64, placement str
 
 // spotsOfView reports whether the anchors along a symbol's lines depend on
 // the view beyond its layout zoom: those of GeoJSON, cut into the view's
-// Tiles; those of a vector tile of a lower zoom, sliced into the tiles in
-// View; those whose room is measured with an icon fitted to a text of the
-// View's zoom's size.
+// tiles; those of a vector tile of a lower zoom, sliced into the tiles in
+// view; those whose room is measured with an icon fitted to a text of the
+// view's zoom's size.
 func (s *Pass) spotsOfView(lr *symLayer, ss *shapedSymbol, lz float64, center bool) bool {
 	f := ss.f
 	if f.Tile[2] < 0 || (ss.ic != nil && ss.fit != nil) {

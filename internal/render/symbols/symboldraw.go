@@ -305,7 +305,7 @@ func (tex *alphaTex) sdfDistance(i, j int, ax, ay, lo float64) (d float64, ok bo
 }
 
 // sdfColumn is where a column of pixels samples an unturned quad's
-// Texture: the texel column left of the sample and the weight of the one
+// texture: the texel column left of the sample and the weight of the one
 // right of it (ok: the column lies on the quad).
 type sdfColumn struct {
 	i  int

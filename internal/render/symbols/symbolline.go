@@ -69,14 +69,14 @@ func (lp *linePath) placeGlyphs(sh text.Shaping, k, offX, offY float64, keepUpri
 }
 
 // steepLabel reports whether a label along a line whose first and last
-// Glyphs are placed at first and last (device pixels) runs steeper than 45
+// glyphs are placed at first and last (device pixels) runs steeper than 45
 // degrees on screen, where GL draws its vertical alternative instead.
 func steepLabel(first, last raster.Point) bool {
 	return math.Abs(last.Y-first.Y) > math.Abs(last.X-first.X)
 }
 
 // placeOriented places a label along the line as GL does with
-// Keep-upright when the label has a vertical alternative (steep, may be
+// keep-upright when the label has a vertical alternative (steep, may be
 // nil): the label is placed as it reads; if it then runs steeper than 45
 // degrees (from its first glyph to its last, or for a single glyph from
 // the anchor to the end of its segment) the vertical alternative is placed
@@ -146,7 +146,7 @@ func (lp *linePath) flipped(sh text.Shaping, k, offX, offY float64) ([]placedGly
 // 90 degrees, so that it stands upright on a line that runs downwards).
 // x and y are the corner of the glyph laid along the line (its texture's
 // left less half its advance, its top plus its line's y). GL turns the
-// Glyph back about the middle of the left of its em box (17 below its
+// glyph back about the middle of the left of its em box (17 below its
 // line's y) and moves it across by the width of that box less 2 and
 // half the glyph's advance: in the turned frame the corner comes 17 plus
 // the line's y before x across and 7 plus half the advance before its
@@ -379,7 +379,7 @@ func (s *Pass) slicedPieces(maxZoom float64, tile [3]int, lines [][]orb.Point) (
 						piece[i] = orb.Point{(x + float64(cx)) / n, (y + float64(cy)) / n}
 					}
 					// GL lays out line labels on the lines clipped to the
-					// Tile itself.
+					// tile itself.
 					ls = append(ls, scene.ClipLine(piece, sq)...)
 				}
 			}
@@ -513,7 +513,7 @@ func (s *Pass) spotPaths(spots []lineSpot) []*linePath {
 
 // repeatFilter drops anchors of a label text that come closer than a
 // distance (tile units) to an earlier anchor of the same text in the same
-// Tile, as GL does for labels along lines.
+// tile, as GL does for labels along lines.
 type repeatFilter struct {
 	seen map[repeatKey][]tilePoint
 }
@@ -577,7 +577,7 @@ func (lp *linePath) onPlane(t *raster.Tilt) *linePath {
 
 // perspectiveRatio is the scale of a label under a tilted camera, for a
 // point at relative distance w from the camera (1 at the centre of the
-// View), as the reference images draw it: labels pitched with the map keep
+// view), as the reference images draw it: labels pitched with the map keep
 // their size on the map's plane (so shrink on screen with the distance as
 // the plane does), labels facing the viewer shrink on screen by the same
 // 1/w. (GL JS later offsets half of that shrink; its pictures are the

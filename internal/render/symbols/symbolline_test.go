@@ -13,7 +13,7 @@ import (
 // line and its vertical alternative: the alternative where the label runs
 // steeper than 45 degrees on screen, read downwards; the label itself,
 // read left to right, elsewhere or when it has no alternative or does not
-// Keep upright.
+// keep upright.
 func TestPlaceOriented(t *testing.T) {
 	shaping := func(n int, vertical bool) text.Shaping {
 		sh := text.Shaping{Left: -float64(n) * 12, Right: float64(n) * 12}
@@ -70,7 +70,7 @@ func TestPlaceOriented(t *testing.T) {
 }
 
 // TestBufferedPieces checks the pieces of a line a tile of cut GeoJSON
-// Holds: the line clipped to the tile grown by the buffer on each side,
+// holds: the line clipped to the tile grown by the buffer on each side,
 // cut ends on the tile's grid.
 func TestBufferedPieces(t *testing.T) {
 	// Tile z1 (y 0, x 0) spans world x and y 0 to 0.5.

@@ -174,11 +174,11 @@ type symLayer struct {
 	shaped slab[shapedSymbol]
 	syms   slab[symbol]
 	// rec notes what the layout being built reads from the glyphs and the
-	// Sprite (nil: none is recorded); hashes are the render's glyph
+	// sprite (nil: none is recorded); hashes are the render's glyph
 	// ranges' hashes, which kept layouts are checked against.
 	rec    *layoutRecord
 	hashes *glyphHashes
-	// Glyphs are the render's glyphs as the layer's layout has asked for
+	// glyphs are the render's glyphs as the layer's layout has asked for
 	// them; lookup adapts them to text.Shape (nil until first used).
 	glyphs glyphMemo
 	lookup text.Lookup
@@ -244,10 +244,10 @@ func (lr *symLayer) tokenized(p symProp) bool { return lr.entry(p).tokenized }
 // hasLayout reports whether the style sets a layout property of the layer.
 func (lr *symLayer) hasLayout(p symProp) bool { return lr.entry(p).set }
 
-// Prop returns the compiled property, or nil.
+// prop returns the compiled property, or nil.
 func (lr *symLayer) prop(p symProp) *expr.Expression { return lr.entry(p).e }
 
-// At evaluates a property and returns its value, nil when the layer has
+// at evaluates a property and returns its value, nil when the layer has
 // none: the value kept for its zoom when it does not depend on the
 // feature, else *tmp, set to the value.
 func (lr *symLayer) at(p symProp, c *expr.EvalContext, tmp *expr.Value) *expr.Value {
@@ -320,7 +320,7 @@ func (lr *symLayer) color(p symProp, c *expr.EvalContext) (raster.Color, bool) {
 
 // iconsLinear reports whether the layer's icons are sampled linearly, as
 // GL decides it for a layer: when icon-size is not the constant 1 or
-// Icon-rotate not the constant 0, even for the icons that are not turned.
+// icon-rotate not the constant 0, even for the icons that are not turned.
 func (lr *symLayer) iconsLinear() bool {
 	constant := func(p symProp, want float64) bool {
 		e := lr.prop(p)
@@ -362,7 +362,7 @@ type memoGroup struct {
 	font string
 }
 
-// Shape returns text.Shape(sections, lookup, o), shaping only the
+// shape returns text.Shape(sections, lookup, o), shaping only the
 // sections it has not seen with those options.
 func (sm *shapeMemo) shape(sections []text.Section, lookup text.Lookup, o text.Options) text.Shaping {
 	if len(sections) != 1 || sections[0].Image != nil || sections[0].VAlign != nil {
