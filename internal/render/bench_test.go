@@ -3,7 +3,6 @@ package render
 import (
 	"bytes"
 	"context"
-	"log/slog"
 	"testing"
 
 	"github.com/tesseramaps/tessera/internal/cpuslots"
@@ -30,10 +29,7 @@ func BenchmarkStreetStyleWorker(b *testing.B) { benchStreet(b, true) }
 
 func benchStreet(b *testing.B, worker bool) {
 	st, res := streetStyle(b)
-	r, err := New(slog.New(slog.DiscardHandler))
-	if err != nil {
-		b.Fatal(err)
-	}
+	r := newRenderer(b)
 	v := ViewOf(st, 512, 512, 1)
 	ctx := context.Background()
 	var buf bytes.Buffer
@@ -66,10 +62,7 @@ func benchStreet(b *testing.B, worker bool) {
 // outlined roads with joins and caps, dashed paths and circles.
 func BenchmarkStreetTile(b *testing.B) {
 	root := fixtures.Path(b, "render-tests")
-	r, err := New(slog.New(slog.DiscardHandler))
-	if err != nil {
-		b.Fatal(err)
-	}
+	r := newRenderer(b)
 	st := parse(b, `{"version": 8, "center": [13.418056, 52.499167], "zoom": 15.5,
 		"sources": {"m": {"type": "vector", "maxzoom": 14, "tiles": ["local://tiles/{z}-{x}-{y}.mvt"]}},
 		"layers": [

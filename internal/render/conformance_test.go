@@ -10,7 +10,6 @@ import (
 	"image/draw"
 	"image/png"
 	"io/fs"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"sort"
@@ -93,10 +92,7 @@ type testMeta struct {
 // the share of differing pixels (best over the expected images), or -1
 // when it could not be rendered.
 func runConformance(t *testing.T, root string) map[string]float64 {
-	r, err := New(slog.New(slog.DiscardHandler))
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := newRenderer(t)
 	res := localResources{Root: root}
 	out := map[string]float64{}
 	allowedOf := map[string]float64{}

@@ -3,7 +3,6 @@ package render
 import (
 	"context"
 	"fmt"
-	"log/slog"
 	"math"
 	"testing"
 
@@ -15,10 +14,7 @@ import (
 // TestExtrusionBox draws a box in a pitched view: the pixels of its roof,
 // of its front wall and around it, and how the light shades them.
 func TestExtrusionBox(t *testing.T) {
-	r, err := New(slog.New(slog.DiscardHandler))
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := newRenderer(t)
 	// A box 0.0004 degrees wide at the equator (about 37 px at zoom 16)
 	// and 60 m high (about 50 px).
 	const doc = `{"version": 8, "center": [0, 0], "zoom": 16, "pitch": 45, %s

@@ -2,7 +2,6 @@ package render
 
 import (
 	"context"
-	"log/slog"
 	"testing"
 	"time"
 
@@ -28,10 +27,7 @@ func FuzzStyle(f *testing.F) {
 	for _, s := range seeds {
 		f.Add([]byte(s))
 	}
-	r, err := New(slog.New(slog.DiscardHandler))
-	if err != nil {
-		f.Fatal(err)
-	}
+	r := newRenderer(f)
 	f.Fuzz(func(t *testing.T, doc []byte) {
 		st, err := style.Parse(doc)
 		if err != nil {

@@ -2,7 +2,6 @@ package render
 
 import (
 	"context"
-	"log/slog"
 	"strings"
 	"testing"
 
@@ -13,10 +12,7 @@ import (
 // TestGeoJSONClusters reads a clustered source at several zooms: the
 // cluster features carry GL's properties and the reduced ones.
 func TestGeoJSONClusters(t *testing.T) {
-	r, err := New(slog.New(slog.DiscardHandler))
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := newRenderer(t)
 	// Four points within about 0.1 degree (about 36 px at zoom 8) and one
 	// far off.
 	doc := `{"version": 8, "sources": {"g": {"type": "geojson", "cluster": true, CLUSTER

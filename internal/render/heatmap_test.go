@@ -2,7 +2,6 @@ package render
 
 import (
 	"context"
-	"log/slog"
 	"math"
 	"testing"
 
@@ -12,10 +11,7 @@ import (
 // TestHeatmapLayer draws one point with a ramp from transparent to red:
 // each pixel's alpha is the density sampled from the buffer.
 func TestHeatmapLayer(t *testing.T) {
-	r, err := New(slog.New(slog.DiscardHandler))
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := newRenderer(t)
 	st := parse(t, `{"version": 8, "center": [0, 0], "zoom": 2,
 		"sources": {"g": {"type": "geojson", "data": {"type": "Feature", "properties": {"w": 2},
 			"geometry": {"type": "Point", "coordinates": [0, 0]}}}},

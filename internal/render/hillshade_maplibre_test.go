@@ -4,7 +4,6 @@ import (
 	"context"
 	"image"
 	"image/png"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"testing"
@@ -31,10 +30,7 @@ import (
 // one's pixel-centre test may disagree on a pixel along them.
 func TestHillshadeMapLibre(t *testing.T) {
 	const allowed = 0.005
-	r, err := New(slog.New(slog.DiscardHandler))
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := newRenderer(t)
 	dir := filepath.Join("testdata", "hillshade")
 	for _, name := range []string{"standard", "multidirectional", "combined", "image"} {
 		t.Run(name, func(t *testing.T) {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"image"
-	"log/slog"
 	"math"
 	"strings"
 	"testing"
@@ -59,10 +58,7 @@ func hillshadePitched(t testing.TB, lon, lat, zoom, bearing, pitch float64, pain
 // TestRenderHillshade draws planes and checks the colour against GL's
 // standard formula, with the light anchored to the map or the viewport.
 func TestRenderHillshade(t *testing.T) {
-	r, err := New(slog.New(slog.DiscardHandler))
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := newRenderer(t)
 	const dim, z = 64, 12
 	n := 1 << z
 	// The d a plane rising by a metres a pixel gives at zoom 12, 64
@@ -139,10 +135,7 @@ func prefixComma(s string) string {
 // the same slope and colour; with a neighbour missing, the edge of the
 // tile left alone shades differently (the test can fail).
 func TestHillshadeSeam(t *testing.T) {
-	r, err := New(slog.New(slog.DiscardHandler))
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := newRenderer(t)
 	const dim, z = 32, 12
 	n := 1 << z
 	st := parse(t, hillshadeStyle(t, 0, 0, z, 0, `"hillshade-illumination-direction": 300, "hillshade-exaggeration": 0.8`))
@@ -189,10 +182,7 @@ func nearBytes(a, b [4]uint8, tol int) bool {
 // the maxzoom tiles scaled up past maxzoom, shading as the tiles of the
 // zoom itself would.
 func TestDEMSourceTiles(t *testing.T) {
-	r, err := New(slog.New(slog.DiscardHandler))
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := newRenderer(t)
 	const dim, z = 64, 12
 	n := 1 << z
 	plane := planeDEMEncoded(t, "terrarium", z, dim, n/2-1, n/2-1, 100, 0, nil)

@@ -3,7 +3,6 @@ package render
 import (
 	"context"
 	"encoding/json"
-	"log/slog"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -202,10 +201,7 @@ func FuzzHostileStyle(f *testing.F) {
 		}
 		f.Add(seed)
 	}
-	r, err := New(slog.New(slog.DiscardHandler))
-	if err != nil {
-		f.Fatal(err)
-	}
+	r := newRenderer(f)
 	specs := style.DefaultSpec().PropertySpecs()
 	f.Fuzz(func(t *testing.T, data []byte) {
 		st, v, err := hostileStyleFrom(specs, data)

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"image/color"
-	"log/slog"
 	"math/rand/v2"
 	"net/url"
 	"os"
@@ -212,10 +211,7 @@ func cancelAfter(d time.Duration) (context.Context, context.CancelFunc) {
 // of its cancellation, and none allocates past its bound; unhindered, each
 // ends with a picture or ErrWorkBound.
 func TestHostileStyles(t *testing.T) {
-	r, err := New(slog.New(slog.DiscardHandler))
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := newRenderer(t)
 	for name, st := range hostileStyles(t) {
 		t.Run(name, func(t *testing.T) {
 			v := ViewOf(st, 512, 512, 2)
@@ -238,10 +234,7 @@ func TestHostileStylesBounded(t *testing.T) {
 	if testing.Short() {
 		t.Skip("draws each hostile style to its work bound")
 	}
-	r, err := New(slog.New(slog.DiscardHandler))
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := newRenderer(t)
 	refused := map[string]bool{"line-pattern-wide": true, "circle-huge": true, "heatmap-radius": true, "text-huge": true}
 	for name, st := range hostileStyles(t) {
 		t.Run(name, func(t *testing.T) {
@@ -260,10 +253,7 @@ func TestHostileStylesBounded(t *testing.T) {
 // fifth of the work a render may do for each pixel.
 func TestWorkOfNormalStyles(t *testing.T) {
 	st, res := streetStyle(t)
-	r, err := New(slog.New(slog.DiscardHandler))
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := newRenderer(t)
 	var used int64
 	var pixels int
 	workObserved = func(u int64, px int) { used, pixels = u, px }
@@ -289,10 +279,7 @@ func TestWorkOfNormalStyles(t *testing.T) {
 // headers: the render draws without them, allocating what a render of
 // its size does, not gigabytes.
 func TestImageBombs(t *testing.T) {
-	r, err := New(slog.New(slog.DiscardHandler))
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := newRenderer(t)
 	bomb := rendertest.PNGBomb(20000, 20000)
 	if len(bomb) > 4096 {
 		t.Fatalf("the bomb is %d bytes", len(bomb))

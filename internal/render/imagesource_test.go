@@ -1,17 +1,15 @@
 package render
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"image"
 	"image/color"
-	"image/png"
-	"log/slog"
 	"math"
 	"testing"
 
 	"github.com/tesseramaps/tessera/internal/geo"
+	"github.com/tesseramaps/tessera/internal/render/rendertest"
 )
 
 // quadrantsPNG is a w x h picture whose quarters are red (top left), green
@@ -33,21 +31,14 @@ func quadrantsPNG(t testing.TB, w, h int) []byte {
 			img.SetNRGBA(x, y, c)
 		}
 	}
-	var buf bytes.Buffer
-	if err := png.Encode(&buf, img); err != nil {
-		t.Fatal(err)
-	}
-	return buf.Bytes()
+	return rendertest.EncodePNG(t, img)
 }
 
 // TestRenderImageSource draws an image source of four coloured quarters
 // pinned at ±10° and checks that each quarter lands on its corner of the
 // map, that nothing is drawn outside, and that raster paint applies.
 func TestRenderImageSource(t *testing.T) {
-	r, err := New(slog.New(slog.DiscardHandler))
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := newRenderer(t)
 	res := mapResources{"img.png": quadrantsPNG(t, 8, 8)}
 	const zoom = 3.0
 	// screen returns the pixel of a longitude and latitude in the 384 x

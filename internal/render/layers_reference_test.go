@@ -6,7 +6,6 @@ import (
 	"image"
 	"image/draw"
 	"image/png"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"testing"
@@ -35,10 +34,7 @@ import (
 //
 // Set TESSERA_RENDER_OUT=DIR to keep Tessera's pictures.
 func TestLayersAgainstMapLibre(t *testing.T) {
-	r, err := New(slog.New(slog.DiscardHandler))
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := newRenderer(t)
 	tests := []struct {
 		name  string
 		limit float64 // share of differing pixels allowed

@@ -3,7 +3,6 @@ package render
 import (
 	"context"
 	"fmt"
-	"log/slog"
 	"runtime"
 	"strings"
 	"testing"
@@ -38,10 +37,7 @@ func TestPanicInHelperGoroutine(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := New(slog.New(slog.DiscardHandler))
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := newRenderer(t)
 	for range 20 { // whichever goroutine fetches first, none may end the process
 		got := func() (p *panics.Recovered) {
 			defer func() { p = panics.Of(recover()) }()

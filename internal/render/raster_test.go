@@ -1,12 +1,9 @@
 package render
 
 import (
-	"bytes"
 	"context"
 	"image"
 	"image/color"
-	"image/png"
-	"log/slog"
 	"math"
 	"testing"
 
@@ -58,21 +55,14 @@ func pngTile(t *testing.T, c color.Color) []byte {
 			img.Set(x, y, c)
 		}
 	}
-	var buf bytes.Buffer
-	if err := png.Encode(&buf, img); err != nil {
-		t.Fatal(err)
-	}
-	return buf.Bytes()
+	return rendertest.EncodePNG(t, img)
 }
 
 // TestRenderRaster draws a zoom-1 raster source whose four tiles are flat
 // colours: each quarter of the image shows its tile, a missing or corrupt
 // tile leaves its quarter to the background, and tms flips the rows.
 func TestRenderRaster(t *testing.T) {
-	r, err := New(slog.New(slog.DiscardHandler))
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := newRenderer(t)
 	res := mapResources{
 		"t/1/0/0": pngTile(t, color.NRGBA{255, 0, 0, 255}),
 		"t/1/1/0": pngTile(t, color.NRGBA{0, 0, 255, 128}),

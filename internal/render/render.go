@@ -333,52 +333,48 @@ func (d layerDrawer) draw(ctx context.Context, layers []int, cv *raster.Canvas) 
 	}
 }
 
-// drawLayer draws layer i, l, onto cv.
+// drawLayer draws layer i, l, onto cv. A layer whose source cannot be
+// read is logged and left out.
 func (d layerDrawer) drawLayer(ctx context.Context, i int, l *style.Layer, cv *raster.Canvas, mask *raster.Mask) {
 	lr := layers.NewPainter(scene.Layer{Style: l, Canvas: cv, Mask: mask, Frame: d.fr, Zoom: d.zoom}, d.sprites)
 	c := d.prep.Layers[i]
 	lr.Filter, lr.Props = c.Filter, c.Props
+	var err error
 	switch l.Type {
 	case "background":
 		lr.Background()
-	case "fill", "line", "circle":
-		feats, err := d.srcs.Features(ctx, l)
-		if err != nil {
-			d.r.log.Warn("render: source unreadable", "layer", l.ID, "source", l.Source, "err", err)
-			return
+	case "fill", "line", "circle", "heatmap", "fill-extrusion":
+		var feats scene.Runs
+		if feats, err = d.srcs.Features(ctx, l); err != nil {
+			break
 		}
-		lr.Draw(feats)
+		switch l.Type {
+		case "heatmap":
+			lr.Heatmap(feats.Flat())
+		case "fill-extrusion":
+			lr.Extrusion(feats.Flat(), d.st)
+		default:
+			lr.Draw(feats)
+		}
 	case "raster":
 		if d.srcs.IsImage(l) {
-			lr.Image(d.srcs.Image(ctx, l)) // imagesource.go
-			return
+			lr.Image(d.srcs.Image(ctx, l))
+			break
 		}
-		cover, err := d.srcs.Raster(ctx, l)
-		if err != nil {
-			d.r.log.Warn("render: source unreadable", "layer", l.ID, "source", l.Source, "err", err)
-			return
+		var cover *sources.RasterCover
+		if cover, err = d.srcs.Raster(ctx, l); err == nil {
+			lr.Raster(cover)
 		}
-		lr.Raster(cover)
 	case "symbol":
 		d.syms.Draw(ctx, &lr.Layer)
 	case "hillshade":
-		cover, err := d.srcs.DEM(ctx, l)
-		if err != nil {
-			d.r.log.Warn("render: source unreadable", "layer", l.ID, "source", l.Source, "err", err)
-			return
+		var cover *sources.DEMCover
+		if cover, err = d.srcs.DEM(ctx, l); err == nil {
+			lr.Hillshade(cover)
 		}
-		lr.Hillshade(cover)
-	case "heatmap", "fill-extrusion":
-		feats, err := d.srcs.Features(ctx, l)
-		if err != nil {
-			d.r.log.Warn("render: source unreadable", "layer", l.ID, "source", l.Source, "err", err)
-			return
-		}
-		if l.Type == "heatmap" {
-			lr.Heatmap(feats.Flat())
-		} else {
-			lr.Extrusion(feats.Flat(), d.st)
-		}
+	}
+	if err != nil {
+		d.r.log.Warn("render: source unreadable", "layer", l.ID, "source", l.Source, "err", err)
 	}
 }
 

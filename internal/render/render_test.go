@@ -18,16 +18,23 @@ import (
 // mapResources serves a test's resources from memory.
 type mapResources = rendertest.Files
 
+// newRenderer returns a renderer that logs nothing.
+func newRenderer(tb testing.TB) *Renderer {
+	tb.Helper()
+	r, err := New(slog.New(slog.DiscardHandler))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return r
+}
+
 func parse(t testing.TB, doc string) *style.Style {
 	t.Helper()
 	return rendertest.Parse(t, doc)
 }
 
 func TestRenderLayers(t *testing.T) {
-	r, err := New(slog.New(slog.DiscardHandler))
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := newRenderer(t)
 	st := parse(t, `{"version": 8, "center": [0, 0], "zoom": 0,
 		"sources": {"g": {"type": "geojson", "data": {"type": "FeatureCollection", "features": [
 			{"type": "Feature", "properties": {"kind": "a"}, "geometry": {"type": "Polygon", "coordinates": [[[-20,-20],[20,-20],[20,20],[-20,20],[-20,-20]]]}},
@@ -79,10 +86,7 @@ func FuzzCorruptTile(f *testing.F) {
 	f.Add([]byte{0x1a, 0x05, 0x0a, 0x01, 'x'})
 	f.Add([]byte("not a tile"))
 	f.Add([]byte{0x1a, 0x80})
-	r, err := New(slog.New(slog.DiscardHandler))
-	if err != nil {
-		f.Fatal(err)
-	}
+	r := newRenderer(f)
 	st := parse(f, `{"version": 8, "center": [0, 0], "zoom": 0, "sources": {"v": {"type": "vector", "tiles": ["t/{z}/{x}/{y}"], "maxzoom": 0}},
 		"layers": [{"id": "f", "type": "fill", "source": "v", "source-layer": "x", "paint": {"fill-color": "red"}},
 			{"id": "l", "type": "line", "source": "v", "source-layer": "x"}, {"id": "c", "type": "circle", "source": "v", "source-layer": "x"}]}`)
@@ -157,10 +161,7 @@ func TestSplitAtCuts(t *testing.T) {
 // once and shared) from several goroutines: the pictures are identical
 // (and the race detector, under make test-race, finds nothing).
 func TestConcurrentRenders(t *testing.T) {
-	r, err := New(slog.New(slog.DiscardHandler))
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := newRenderer(t)
 	st := parse(t, `{"version": 8, "center": [0, 0], "zoom": 1,
 		"sources": {"g": {"type": "geojson", "data": {"type": "FeatureCollection", "features": [
 			{"type": "Feature", "properties": {"n": 1}, "geometry": {"type": "Polygon", "coordinates": [[[-20,-20],[20,-20],[20,20],[-20,20],[-20,-20]]]}},
@@ -194,10 +195,7 @@ func TestConcurrentRenders(t *testing.T) {
 // with one renderer: every picture is the same to the byte, however the
 // layers are shared between cores (a cached tile's ETag depends on it).
 func TestRenderDeterministic(t *testing.T) {
-	r, err := New(slog.New(slog.DiscardHandler))
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := newRenderer(t)
 	layers := `{"id": "bg", "type": "background", "paint": {"background-color": "#fdfaf2"}}`
 	for i := range 12 {
 		layers += fmt.Sprintf(`, {"id": "f%d", "type": "fill", "source": "g", "paint": {"fill-color": "hsl(%d, 70%%, 50%%)", "fill-opacity": 0.37, "fill-translate": [%d, %d]}}`, i, i*30, i*7, i*3)

@@ -3,7 +3,6 @@ package render
 import (
 	"bytes"
 	"context"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"sort"
@@ -38,10 +37,7 @@ func (r *recordingResources) Fetch(_ context.Context, url string) ([]byte, error
 // support would draw.
 func TestRenderArabicLabel(t *testing.T) {
 	root := fixtures.Path(t, "render-tests/glyphs")
-	r, err := New(slog.New(slog.DiscardHandler))
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := newRenderer(t)
 	const doc = `{"version": 8, "center": [0, 0], "zoom": 0, "glyphs": "mem://{fontstack}/{range}.pbf",
 		"sources": {"g": {"type": "geojson", "data": {"type": "Point", "coordinates": [0, 0]}}},
 		"layers": [

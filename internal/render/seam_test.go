@@ -3,7 +3,6 @@ package render
 import (
 	"context"
 	"encoding/json"
-	"log/slog"
 	"os"
 	"testing"
 
@@ -41,10 +40,7 @@ func TestSeamlessLabels(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := New(slog.New(slog.DiscardHandler))
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := newRenderer(t)
 	res := localResources{Root: root}
 	const z, x, y = 14, 8802, 5374
 	view := func(cx, cy float64, w int, seamless bool) View {

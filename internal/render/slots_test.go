@@ -3,7 +3,6 @@ package render
 import (
 	"bytes"
 	"context"
-	"log/slog"
 	"testing"
 
 	"github.com/tesseramaps/tessera/internal/cpuslots"
@@ -16,10 +15,7 @@ import (
 // way, so a tile's ETag does not depend on the server's load.
 func TestSlotsSameBytes(t *testing.T) {
 	st, res := streetStyle(t)
-	r, err := New(slog.New(slog.DiscardHandler))
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := newRenderer(t)
 	ctx := context.Background()
 	for _, ratio := range []float64{1, 2} {
 		v := ViewOf(st, 512, 512, ratio)

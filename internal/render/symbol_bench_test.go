@@ -2,7 +2,6 @@ package render
 
 import (
 	"context"
-	"log/slog"
 	"os"
 	"testing"
 
@@ -25,10 +24,7 @@ func BenchmarkStreetSymbols(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	r, err := New(slog.New(slog.DiscardHandler))
-	if err != nil {
-		b.Fatal(err)
-	}
+	r := newRenderer(b)
 	res := localResources{Root: root}
 	b.Run("render", func(b *testing.B) {
 		for i := 0; i < b.N; i++ {

@@ -6,13 +6,12 @@ import (
 	"fmt"
 	"image"
 	"image/color"
-	"image/png"
-	"log/slog"
 	"math"
 	"path/filepath"
 	"testing"
 
 	"github.com/tesseramaps/tessera/internal/mvt"
+	"github.com/tesseramaps/tessera/internal/render/rendertest"
 
 	"github.com/tesseramaps/tessera/internal/fixtures"
 	"github.com/tesseramaps/tessera/internal/glyphs"
@@ -45,18 +44,11 @@ func spritePNG(t *testing.T) []byte {
 			img.SetNRGBA(x, y, color.NRGBA{0, 0, 255, 255})
 		}
 	}
-	var b bytes.Buffer
-	if err := png.Encode(&b, img); err != nil {
-		t.Fatal(err)
-	}
-	return b.Bytes()
+	return rendertest.EncodePNG(t, img)
 }
 
 func TestRenderSymbols(t *testing.T) {
-	r, err := New(slog.New(slog.DiscardHandler))
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := newRenderer(t)
 	good := glyphRange("F", "AB")
 	tests := []struct {
 		name   string
@@ -116,10 +108,7 @@ func pointSymbolStyle(layout, paint string) string {
 }
 
 func TestVariableAnchor(t *testing.T) {
-	r, err := New(slog.New(slog.DiscardHandler))
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := newRenderer(t)
 	// Two labels at one point: the second goes to its next anchor, below.
 	for _, tc := range []struct {
 		variable string
@@ -156,21 +145,14 @@ func TestVariableAnchor(t *testing.T) {
 }
 
 func TestBackgroundPattern(t *testing.T) {
-	r, err := New(slog.New(slog.DiscardHandler))
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := newRenderer(t)
 	// A 2x2 pattern of red and blue columns repeats every 2 pixels.
 	img := image.NewNRGBA(image.Rect(0, 0, 2, 2))
 	for y := 0; y < 2; y++ {
 		img.SetNRGBA(0, y, color.NRGBA{255, 0, 0, 255})
 		img.SetNRGBA(1, y, color.NRGBA{0, 0, 255, 255})
 	}
-	var b bytes.Buffer
-	if err := png.Encode(&b, img); err != nil {
-		t.Fatal(err)
-	}
-	res := mapResources{"mem://s.json": []byte(`{"p": {"x": 0, "y": 0, "width": 2, "height": 2, "pixelRatio": 1}}`), "mem://s.png": b.Bytes()}
+	res := mapResources{"mem://s.json": []byte(`{"p": {"x": 0, "y": 0, "width": 2, "height": 2, "pixelRatio": 1}}`), "mem://s.png": rendertest.EncodePNG(t, img)}
 	for _, tc := range []struct {
 		name, pattern string
 		want0, want1  [4]uint8
@@ -197,10 +179,7 @@ func TestBackgroundPattern(t *testing.T) {
 }
 
 func TestSortKeyPlacement(t *testing.T) {
-	r, err := New(slog.New(slog.DiscardHandler))
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := newRenderer(t)
 	// Two overlapping labels, red first in the data: the lower sort key
 	// is placed first and wins the spot.
 	for _, tc := range []struct {
@@ -238,10 +217,7 @@ func TestSortKeyPlacement(t *testing.T) {
 // (the line's em bottom-aligns it 16 below the glyph box's -17, and its
 // top is 3 below that).
 func TestTextImages(t *testing.T) {
-	r, err := New(slog.New(slog.DiscardHandler))
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := newRenderer(t)
 	sprite := func(sdf bool) mapResources {
 		return mapResources{
 			"mem://sprite.json": []byte(fmt.Sprintf(`{"sq": {"x": 0, "y": 0, "width": 8, "height": 8, "pixelRatio": 1, "sdf": %t},
@@ -294,10 +270,7 @@ func TestTextImages(t *testing.T) {
 // puts it to the left of its point: its pixels are all left of the point.
 func TestVariableAnchorOffset(t *testing.T) {
 	root := fixtures.Path(t, "render-tests")
-	r, err := New(slog.New(slog.DiscardHandler))
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := newRenderer(t)
 	st := parse(t, `{"version": 8, "center": [0, 0], "zoom": 2, "glyphs": "local://glyphs/{fontstack}/{range}.pbf",
 		"sources": {"p": {"type": "geojson", "data": {"type": "Point", "coordinates": [0, 0]}}},
 		"layers": [{"id": "l", "type": "symbol", "source": "p", "layout": {"text-field": "Westward", "text-font": ["Open Sans Semibold", "Arial Unicode MS Bold"],
@@ -322,10 +295,7 @@ func TestVariableAnchorOffset(t *testing.T) {
 // horizontal then vertical, and a Latin label asked to be vertical, lie
 // wider than tall.
 func TestWritingMode(t *testing.T) {
-	r, err := New(slog.New(slog.DiscardHandler))
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := newRenderer(t)
 	tests := []struct {
 		name, text, modes string
 		tall              bool
@@ -413,10 +383,7 @@ func TestPlacementTileOrder(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			// A renderer of its own: the tiles' URLs are the same in
 			// every case, and a renderer keeps decoded tiles.
-			r, err := New(slog.New(slog.DiscardHandler))
-			if err != nil {
-				t.Fatal(err)
-			}
+			r := newRenderer(t)
 			res := mapResources{"mem://F/0-255.pbf": glyphRange("F", "A")}
 			for x := range 2 {
 				for y := range 2 {

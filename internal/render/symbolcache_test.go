@@ -1,18 +1,17 @@
 package render
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"image"
 	"image/color"
-	"image/png"
 	"log/slog"
 	"sync"
 	"testing"
 
 	"github.com/tesseramaps/tessera/internal/glyphs"
 	"github.com/tesseramaps/tessera/internal/mvt"
+	"github.com/tesseramaps/tessera/internal/render/rendertest"
 	"github.com/tesseramaps/tessera/internal/render/sources"
 	"github.com/tesseramaps/tessera/internal/render/symbols"
 	"github.com/tesseramaps/tessera/internal/style"
@@ -48,14 +47,11 @@ func layoutResources(t *testing.T, advance uint32, icon int, c color.NRGBA) mapR
 	for i := 0; i < len(img.Pix); i += 4 {
 		img.Pix[i], img.Pix[i+1], img.Pix[i+2], img.Pix[i+3] = c.R, c.G, c.B, c.A
 	}
-	var sheet bytes.Buffer
-	if err := png.Encode(&sheet, img); err != nil {
-		t.Fatal(err)
-	}
+	sheet := rendertest.EncodePNG(t, img)
 	res := mapResources{
 		"mem://t/0/0/0.pbf": tile,
 		"mem://sprite.json": fmt.Appendf(nil, `{"sq": {"x": 0, "y": 0, "width": %d, "height": %d, "pixelRatio": 1}}`, icon, icon),
-		"mem://sprite.png":  sheet.Bytes(),
+		"mem://sprite.png":  sheet,
 	}
 	if advance > 0 {
 		stacks, err := glyphs.DecodeRange(glyphRange("F", "AB"))
@@ -348,10 +344,7 @@ func TestKeepLayouts(t *testing.T) {
 // layouts between renders.
 func testRenderer(t *testing.T, keep bool) *Renderer {
 	t.Helper()
-	r, err := New(slog.New(slog.DiscardHandler))
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := newRenderer(t)
 	if !keep {
 		r.layouts = symbols.NewLayoutCache(0)
 	}

@@ -3,7 +3,6 @@ package render
 import (
 	"context"
 	"image"
-	"log/slog"
 	"path/filepath"
 	"testing"
 )
@@ -12,10 +11,7 @@ import (
 // point label: along the steep line it stands upright, so its ink is the
 // point label's, not that turned a quarter turn.
 func TestUprightAlongLine(t *testing.T) {
-	r, err := New(slog.New(slog.DiscardHandler))
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := newRenderer(t)
 	ink := func(geometry, placement string) *image.Alpha {
 		st := parse(t, `{"version": 8, "center": [45, 30], "zoom": 2, "glyphs": "local://glyphs/{fontstack}/{range}.pbf",
 			"sources": {"p": {"type": "geojson", "data": `+geometry+`}},

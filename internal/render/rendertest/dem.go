@@ -1,9 +1,7 @@
 package rendertest
 
 import (
-	"bytes"
 	"image"
-	"image/png"
 	"math"
 	"testing"
 )
@@ -20,11 +18,7 @@ func DEMPNG(t testing.TB, enc string, dim int, elev func(x, y int) float64) []by
 			copy(img.Pix[o:], []uint8{c[0], c[1], c[2], 255})
 		}
 	}
-	var buf bytes.Buffer
-	if err := png.Encode(&buf, img); err != nil {
-		t.Fatal(err)
-	}
-	return buf.Bytes()
+	return EncodePNG(t, img)
 }
 
 // EncodeElevation packs metres into red, green and blue by an encoding's

@@ -3,9 +3,12 @@
 package rendertest
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"image"
+	"image/png"
 	"math"
 	"os"
 	"path/filepath"
@@ -81,4 +84,14 @@ func StreetStyle(tb testing.TB) (*style.Style, Local) {
 		tb.Fatal(err)
 	}
 	return st, Local{Root: filepath.Join(dir, "render-tests")}
+}
+
+// EncodePNG encodes img as PNG, failing the test when it cannot.
+func EncodePNG(t testing.TB, img image.Image) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := png.Encode(&buf, img); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
 }

@@ -189,17 +189,7 @@ func (d *DEMTile) backfill(nb *DEMTile, dx, dy int) {
 
 // DEMCover is what a raster-dem source shows of the view: its tiles at
 // one zoom, their borders filled from each other.
-type DEMCover struct {
-	Z     int
-	Tiles map[[2]int]*DEMTile // by column (canonical, 0..2^z-1) and row
-}
-
-// Tile returns the tile holding world column col (any integer: the world
-// repeats) and row, or nil.
-func (c *DEMCover) Tile(col, row int) *DEMTile {
-	n := 1 << c.Z
-	return c.Tiles[[2]int{((col % n) + n) % n, row}]
-}
+type DEMCover = Cover[DEMTile]
 
 // DEM returns the DEM tiles of the layer's source under the view, reading
 // them on first use.
@@ -253,33 +243,17 @@ func (s *Set) demTiles(ctx context.Context, src *style.Source) (*DEMCover, error
 	if err != nil {
 		return nil, err
 	}
-	z, ok := s.rasterTileZoom(ts)
-	c := &DEMCover{Z: z, Tiles: map[[2]int]*DEMTile{}}
-	if !ok {
-		return c, nil
-	}
-	err = s.eachRasterTile(ctx, ts, z, "DEM", func(x, row int, url string, data []byte) {
-		err := s.admitImage(data, maxDEMSize)
-		var t *DEMTile
-		if err == nil {
-			t, err = decodeDEM(data, enc)
-		}
-		if err != nil {
-			s.Log.Warn("render: corrupt DEM tile skipped", "url", url, "err", err)
-			return
-		}
-		c.Tiles[[2]int{x, row}] = t
-	})
+	c, err := readCover(ctx, s, ts, "DEM", maxDEMSize, func(data []byte) (*DEMTile, error) { return decodeDEM(data, enc) })
 	if err != nil {
 		return nil, err
 	}
-	c.backfillAll()
+	backfillAll(c)
 	return c, nil
 }
 
 // backfillAll fills each tile's border from its eight neighbours that are
 // in the cover (across the antimeridian too).
-func (c *DEMCover) backfillAll() {
+func backfillAll(c *DEMCover) {
 	n := 1 << c.Z
 	for k, t := range c.Tiles {
 		for dy := -1; dy <= 1; dy++ {

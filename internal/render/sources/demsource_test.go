@@ -114,7 +114,7 @@ func TestDEMBorder(t *testing.T) {
 			c.Tiles[[2]int{col, row}] = tile(col, row)
 		}
 	}
-	c.backfillAll()
+	backfillAll(c)
 	mid := c.Tiles[[2]int{1, 1}]
 	for y := -demBorder; y < dim+demBorder; y++ {
 		for x := -demBorder; x < dim+demBorder; x++ {
@@ -126,7 +126,7 @@ func TestDEMBorder(t *testing.T) {
 	// Across the antimeridian: column 0's western border is column 7's
 	// east edge.
 	w := &DEMCover{Z: 3, Tiles: map[[2]int]*DEMTile{{0, 1}: tile(0, 1), {7, 1}: tile(7, 1)}}
-	w.backfillAll()
+	backfillAll(w)
 	if got, want := w.Tiles[[2]int{0, 1}].at(-1, 2), plane(7, 1)(dim-1, 2); got != want {
 		t.Errorf("across the antimeridian, border = %v, want %v", got, want)
 	}

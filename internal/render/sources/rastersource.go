@@ -33,18 +33,49 @@ const defaultRasterTileSize = 512
 // rasterMaxZoom is a raster source's maxzoom when it names none.
 const rasterMaxZoom = 22
 
-// RasterCover is what a raster source shows of the view: its tiles at one
-// zoom, decoded.
-type RasterCover struct {
-	Z     int                 // zoom of the tiles
-	Tiles map[[2]int]*Texture // by column (canonical, 0..2^z-1) and row (xyz)
+// Cover is what a raster or raster-dem source shows of the view: its
+// tiles at one zoom, decoded.
+type Cover[T any] struct {
+	Z     int           // zoom of the tiles
+	Tiles map[[2]int]*T // by column (canonical, 0..2^z-1) and row (xyz)
 }
 
 // Tile returns the tile holding world column col (any integer: the world
 // repeats east and west) and row, or nil.
-func (c *RasterCover) Tile(col, row int) *Texture {
+func (c *Cover[T]) Tile(col, row int) *T {
 	n := 1 << c.Z
 	return c.Tiles[[2]int{((col % n) + n) % n, row}]
+}
+
+// RasterCover is what a raster source shows of the view.
+type RasterCover = Cover[Texture]
+
+// readCover reads the tiles of a raster or raster-dem source (what names
+// the kind in the logs) that the view shows at the source's tile zoom,
+// each admitted within side pixels and decoded by decode; a tile that
+// cannot be decoded is logged and left out.
+func readCover[T any](ctx context.Context, s *Set, ts tileSet, what string, side int, decode func([]byte) (*T, error)) (*Cover[T], error) {
+	z, ok := s.rasterTileZoom(ts)
+	c := &Cover[T]{Z: z, Tiles: map[[2]int]*T{}}
+	if !ok {
+		return c, nil
+	}
+	err := s.eachRasterTile(ctx, ts, z, what, func(x, row int, url string, data []byte) {
+		err := s.admitImage(data, side)
+		var t *T
+		if err == nil {
+			t, err = decode(data)
+		}
+		if err != nil {
+			s.Log.Warn("render: corrupt "+what+" tile skipped", "url", url, "err", err)
+			return
+		}
+		c.Tiles[[2]int{x, row}] = t
+	})
+	if err != nil {
+		return nil, err
+	}
+	return c, nil
 }
 
 // rasterZoom returns the zoom of the tiles a raster source of tileSize
@@ -88,27 +119,7 @@ func (s *Set) rasterTiles(ctx context.Context, src *style.Source) (*RasterCover,
 	if err != nil {
 		return nil, err
 	}
-	z, ok := s.rasterTileZoom(ts)
-	c := &RasterCover{Z: z, Tiles: map[[2]int]*Texture{}}
-	if !ok {
-		return c, nil
-	}
-	err = s.eachRasterTile(ctx, ts, z, "raster", func(x, row int, url string, data []byte) {
-		err := s.admitImage(data, maxRasterTileSize)
-		var t *Texture
-		if err == nil {
-			t, err = decodeTexture(data)
-		}
-		if err != nil {
-			s.Log.Warn("render: corrupt raster tile skipped", "url", url, "err", err)
-			return
-		}
-		c.Tiles[[2]int{x, row}] = t
-	})
-	if err != nil {
-		return nil, err
-	}
-	return c, nil
+	return readCover(ctx, s, ts, "raster", maxRasterTileSize, decodeTexture)
 }
 
 // rasterTileZoom returns the zoom of a raster or raster-dem source's tiles

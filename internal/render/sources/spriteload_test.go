@@ -6,7 +6,6 @@ import (
 	"image"
 	"image/color"
 	"image/draw"
-	"image/png"
 	"log/slog"
 	"sync"
 	"testing"
@@ -26,13 +25,9 @@ func testSheet(t *testing.T, w, h int) ([]byte, *image.RGBA) {
 			img.SetNRGBA(x, y, color.NRGBA{uint8(x * 9), uint8(y * 13), uint8(x ^ y), uint8(x*y + 3)})
 		}
 	}
-	var buf bytes.Buffer
-	if err := png.Encode(&buf, img); err != nil {
-		t.Fatal(err)
-	}
 	ref := image.NewRGBA(img.Rect)
 	draw.Draw(ref, ref.Rect, img, image.Point{}, draw.Src)
-	return buf.Bytes(), ref
+	return rendertest.EncodePNG(t, img), ref
 }
 
 // TestSpriteSetIcon finds icons by their sheet's prefix, the style's last
