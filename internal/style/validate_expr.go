@@ -87,45 +87,11 @@ func compileSafe(raw any, ps *expr.PropertySpec) (e *expr.Expression, errs []exp
 
 // filter validates a layer filter: an expression, or the legacy syntax.
 func (v *validator) filter(key string, val any) {
-	if isExpressionFilter(val) {
+	if !expr.IsLegacyFilter(val) {
 		v.expression(key, val, nil, &exprCtx{kind: "filter"})
 		return
 	}
 	v.legacyFilter(key, val)
-}
-
-// isExpressionFilter tells expression filters from legacy ones, as the
-// reference validator (maplibre-gl-style-spec 26) does.
-func isExpressionFilter(f any) bool {
-	if _, ok := f.(bool); ok {
-		return true
-	}
-	a, ok := f.([]any)
-	if !ok || len(a) == 0 {
-		return false
-	}
-	op, _ := a[0].(string)
-	_, arg1IsArray := index(a, 1).([]any)
-	_, arg2IsArray := index(a, 2).([]any)
-	switch op {
-	case "has":
-		return len(a) >= 2 && a[1] != "$id" && a[1] != "$type"
-	case "in":
-		_, isStr := index(a, 1).(string)
-		return len(a) >= 3 && (!isStr || arg2IsArray)
-	case "!in", "!has", "none":
-		return false
-	case "==", "!=", ">", ">=", "<", "<=":
-		return len(a) != 3 || arg1IsArray || arg2IsArray
-	case "any", "all":
-		for _, c := range a[1:] {
-			if _, isBool := c.(bool); !isBool && !isExpressionFilter(c) {
-				return false
-			}
-		}
-		return true
-	}
-	return true
 }
 
 func index(a []any, i int) any {

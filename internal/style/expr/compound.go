@@ -3,28 +3,66 @@ package expr
 import (
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 )
 
 type evalFn func(c *EvalContext, args []node) (Value, error)
 
-type overload struct {
-	params  []Type
-	varargs bool // params[0] repeated
-	fn      evalFn
+// signature is one way of calling a fixed-signature function: its
+// parameter types (with repeat, any number of arguments of params[0]),
+// what the call reads besides its arguments, and its implementation.
+type signature struct {
+	params []Type
+	repeat bool
+	reads  inputs
+	fn     evalFn
 }
 
-type compoundDef struct {
-	t         Type
-	overloads []overload
+// param is the type wanted for argument i (0-based).
+func (s signature) param(i int) Type {
+	if s.repeat {
+		return s.params[0]
+	}
+	return s.params[i]
+}
+
+// accepts reports whether the signature takes n arguments.
+func (s signature) accepts(n int) bool { return s.repeat || len(s.params) == n }
+
+// String writes the signature as the error messages show it.
+func (s signature) String() string {
+	if s.repeat {
+		return "(" + s.params[0].String() + "...)"
+	}
+	return "(" + joinTypes(s.params) + ")"
+}
+
+// funcDef is a fixed-signature function: its result type and signatures,
+// tried in order.
+type funcDef struct {
+	t    Type
+	sigs []signature
+}
+
+// reading marks every signature of d as reading in.
+func (d funcDef) reading(in inputs) funcDef {
+	sigs := make([]signature, len(d.sigs))
+	for i, s := range d.sigs {
+		s.reads |= in
+		sigs[i] = s
+	}
+	d.sigs = sigs
+	return d
 }
 
 // compoundNode is a call of a fixed-signature function.
 type compoundNode struct {
 	nodeBase
-	name string
-	args []node
-	fn   evalFn
+	name  string
+	args  []node
+	fn    evalFn
+	reads inputs
 	// getKey is the constant key of a one-argument "get" (fast path).
 	getKey    string
 	hasGetKey bool
@@ -48,19 +86,14 @@ func (n *compoundNode) eval(c *EvalContext) (Value, error) {
 
 func sig(params ...Type) []Type { return params }
 
-func fixed(t Type, params []Type, fn evalFn) compoundDef {
-	return compoundDef{t: t, overloads: []overload{{params: params, fn: fn}}}
+// fixed defines a function with one signature.
+func fixed(t Type, params []Type, fn evalFn) funcDef {
+	return funcDef{t: t, sigs: []signature{{params: params, fn: fn}}}
 }
 
-func varargs(t Type, param Type, fn evalFn) compoundDef {
-	return compoundDef{t: t, overloads: []overload{{params: []Type{param}, varargs: true, fn: fn}}}
-}
-
-func stringifySignature(o overload) string {
-	if o.varargs {
-		return "(" + o.params[0].String() + "...)"
-	}
-	return "(" + joinTypes(o.params) + ")"
+// variadic defines a function taking any number of arguments of one type.
+func variadic(t Type, param Type, fn evalFn) funcDef {
+	return funcDef{t: t, sigs: []signature{{params: []Type{param}, repeat: true, fn: fn}}}
 }
 
 func evalNum(c *EvalContext, n node) (float64, error) {
@@ -79,7 +112,7 @@ func evalBool(c *EvalContext, n node) (bool, error) {
 	return evalBoolNode(c, n)
 }
 
-func math1(f func(float64) float64) compoundDef {
+func math1(f func(float64) float64) funcDef {
 	return fixed(NumberType, sig(NumberType), func(c *EvalContext, a []node) (Value, error) {
 		x, err := evalNum(c, a[0])
 		if err != nil {
@@ -89,7 +122,7 @@ func math1(f func(float64) float64) compoundDef {
 	})
 }
 
-func math2(f func(float64, float64) float64) compoundDef {
+func math2(f func(float64, float64) float64) funcDef {
 	return fixed(NumberType, sig(NumberType, NumberType), func(c *EvalContext, a []node) (Value, error) {
 		x, err := evalNum(c, a[0])
 		if err != nil {
@@ -103,7 +136,7 @@ func math2(f func(float64, float64) float64) compoundDef {
 	})
 }
 
-func constNum(f float64) compoundDef {
+func constNum(f float64) funcDef {
 	return fixed(NumberType, sig(), func(*EvalContext, []node) (Value, error) { return Number(f), nil })
 }
 
@@ -130,17 +163,17 @@ func getFrom(key string, o *Object) Value {
 	return Null()
 }
 
-var compoundDefs map[string]compoundDef
+var funcDefs map[string]funcDef
 
 func init() {
-	compoundDefs = map[string]compoundDef{
+	funcDefs = map[string]funcDef{
 		"error": fixed(ErrorType, sig(StringType), func(c *EvalContext, a []node) (Value, error) {
 			s, err := evalStr(c, a[0])
 			if err != nil {
 				return Value{}, err
 			}
 			return Value{}, evalMsg(s)
-		}),
+		}).reading(readsRuntime),
 		"typeof": fixed(StringType, sig(ValueType), func(c *EvalContext, a []node) (Value, error) {
 			v, err := evalNode(c, a[0])
 			if err != nil {
@@ -158,8 +191,8 @@ func init() {
 		}),
 		"rgb":  fixed(ColorType, sig(NumberType, NumberType, NumberType), rgbaFn),
 		"rgba": fixed(ColorType, sig(NumberType, NumberType, NumberType, NumberType), rgbaFn),
-		"has": {t: BooleanType, overloads: []overload{
-			{params: sig(StringType), fn: func(c *EvalContext, a []node) (Value, error) {
+		"has": {t: BooleanType, sigs: []signature{
+			{params: sig(StringType), reads: readsFeature, fn: func(c *EvalContext, a []node) (Value, error) {
 				k, err := evalStr(c, a[0])
 				if err != nil {
 					return Value{}, err
@@ -180,8 +213,8 @@ func init() {
 				return Bool(ok), nil
 			}},
 		}},
-		"get": {t: ValueType, overloads: []overload{
-			{params: sig(StringType), fn: func(c *EvalContext, a []node) (Value, error) {
+		"get": {t: ValueType, sigs: []signature{
+			{params: sig(StringType), reads: readsFeature, fn: func(c *EvalContext, a []node) (Value, error) {
 				k, err := evalStr(c, a[0])
 				if err != nil {
 					return Value{}, err
@@ -209,34 +242,34 @@ func init() {
 				return Value{}, err
 			}
 			return getFrom(k, c.FeatureState), nil
-		}),
+		}).reading(readsFeature | readsState),
 		"properties": fixed(ObjectType, sig(), func(c *EvalContext, _ []node) (Value, error) {
 			return ObjectValue(c.properties()), nil
-		}),
+		}).reading(readsFeature),
 		"geometry-type": fixed(StringType, sig(), func(c *EvalContext, _ []node) (Value, error) {
 			t := c.geometryType()
 			if t == "" {
 				return Null(), nil
 			}
 			return String(t), nil
-		}),
+		}).reading(readsFeature),
 		"id": fixed(ValueType, sig(), func(c *EvalContext, _ []node) (Value, error) {
 			if c.Feature == nil {
 				return Null(), nil
 			}
 			return c.Feature.ID(), nil
-		}),
-		"zoom":            fixed(NumberType, sig(), func(c *EvalContext, _ []node) (Value, error) { return Number(c.Zoom), nil }),
-		"heatmap-density": fixed(NumberType, sig(), func(c *EvalContext, _ []node) (Value, error) { return Number(c.HeatmapDensity), nil }),
-		"elevation":       fixed(NumberType, sig(), func(c *EvalContext, _ []node) (Value, error) { return Number(c.Elevation), nil }),
-		"line-progress":   fixed(NumberType, sig(), func(c *EvalContext, _ []node) (Value, error) { return Number(c.LineProgress), nil }),
+		}).reading(readsFeature),
+		"zoom":            fixed(NumberType, sig(), func(c *EvalContext, _ []node) (Value, error) { return Number(c.Zoom), nil }).reading(readsZoom),
+		"heatmap-density": fixed(NumberType, sig(), func(c *EvalContext, _ []node) (Value, error) { return Number(c.HeatmapDensity), nil }).reading(readsEnv),
+		"elevation":       fixed(NumberType, sig(), func(c *EvalContext, _ []node) (Value, error) { return Number(c.Elevation), nil }).reading(readsEnv),
+		"line-progress":   fixed(NumberType, sig(), func(c *EvalContext, _ []node) (Value, error) { return Number(c.LineProgress), nil }).reading(readsEnv),
 		"accumulated": fixed(ValueType, sig(), func(c *EvalContext, _ []node) (Value, error) {
 			if c.Accumulated == nil {
 				return Null(), nil
 			}
 			return Number(*c.Accumulated), nil
-		}),
-		"+": varargs(NumberType, NumberType, func(c *EvalContext, a []node) (Value, error) {
+		}).reading(readsEnv),
+		"+": variadic(NumberType, NumberType, func(c *EvalContext, a []node) (Value, error) {
 			sum := 0.0
 			for _, n := range a {
 				x, err := evalNum(c, n)
@@ -247,7 +280,7 @@ func init() {
 			}
 			return Number(sum), nil
 		}),
-		"*": varargs(NumberType, NumberType, func(c *EvalContext, a []node) (Value, error) {
+		"*": variadic(NumberType, NumberType, func(c *EvalContext, a []node) (Value, error) {
 			p := 1.0
 			for _, n := range a {
 				x, err := evalNum(c, n)
@@ -258,9 +291,9 @@ func init() {
 			}
 			return Number(p), nil
 		}),
-		"-": {t: NumberType, overloads: []overload{
-			{params: sig(NumberType, NumberType), fn: math2(func(x, y float64) float64 { return x - y }).overloads[0].fn},
-			{params: sig(NumberType), fn: math1(func(x float64) float64 { return -x }).overloads[0].fn},
+		"-": {t: NumberType, sigs: []signature{
+			{params: sig(NumberType, NumberType), fn: math2(func(x, y float64) float64 { return x - y }).sigs[0].fn},
+			{params: sig(NumberType), fn: math1(func(x float64) float64 { return -x }).sigs[0].fn},
 		}},
 		"/":     math2(func(x, y float64) float64 { return x / y }),
 		"%":     math2(math.Mod),
@@ -278,7 +311,7 @@ func init() {
 		"asin":  math1(math.Asin),
 		"acos":  math1(math.Acos),
 		"atan":  math1(math.Atan),
-		"min": varargs(NumberType, NumberType, func(c *EvalContext, a []node) (Value, error) {
+		"min": variadic(NumberType, NumberType, func(c *EvalContext, a []node) (Value, error) {
 			m := math.Inf(1)
 			for _, n := range a {
 				x, err := evalNum(c, n)
@@ -289,7 +322,7 @@ func init() {
 			}
 			return Number(m), nil
 		}),
-		"max": varargs(NumberType, NumberType, func(c *EvalContext, a []node) (Value, error) {
+		"max": variadic(NumberType, NumberType, func(c *EvalContext, a []node) (Value, error) {
 			m := math.Inf(-1)
 			for _, n := range a {
 				x, err := evalNum(c, n)
@@ -309,13 +342,13 @@ func init() {
 		"floor": math1(math.Floor),
 		"ceil":  math1(math.Ceil),
 		"abs":   math1(math.Abs),
-		"all": {t: BooleanType, overloads: []overload{
+		"all": {t: BooleanType, sigs: []signature{
 			{params: sig(BooleanType, BooleanType), fn: allFn},
-			{params: sig(BooleanType), varargs: true, fn: allFn},
+			{params: sig(BooleanType), repeat: true, fn: allFn},
 		}},
-		"any": {t: BooleanType, overloads: []overload{
+		"any": {t: BooleanType, sigs: []signature{
 			{params: sig(BooleanType, BooleanType), fn: anyFn},
-			{params: sig(BooleanType), varargs: true, fn: anyFn},
+			{params: sig(BooleanType), repeat: true, fn: anyFn},
 		}},
 		"!": fixed(BooleanType, sig(BooleanType), func(c *EvalContext, a []node) (Value, error) {
 			b, err := evalBool(c, a[0])
@@ -333,7 +366,7 @@ func init() {
 				return Bool(c.IsSupportedScript(s)), nil
 			}
 			return Bool(true), nil
-		}),
+		}).reading(readsEnv),
 		"upcase": fixed(StringType, sig(StringType), func(c *EvalContext, a []node) (Value, error) {
 			s, err := evalStr(c, a[0])
 			if err != nil {
@@ -348,7 +381,7 @@ func init() {
 			}
 			return String(strings.ToLower(s)), nil
 		}),
-		"concat": varargs(StringType, ValueType, func(c *EvalContext, a []node) (Value, error) {
+		"concat": variadic(StringType, ValueType, func(c *EvalContext, a []node) (Value, error) {
 			var sb strings.Builder
 			for _, n := range a {
 				v, err := evalNode(c, n)
@@ -406,7 +439,7 @@ func init() {
 			return String(strings.Join(parts, sep)), nil
 		}),
 	}
-	registerFilterOps()
+	registerLegacyFilterOps()
 }
 
 func allFn(c *EvalContext, a []node) (Value, error) {
@@ -435,91 +468,98 @@ func anyFn(c *EvalContext, a []node) (Value, error) {
 	return Bool(false), nil
 }
 
-func parseCompound(args []any, c *pctx) node {
-	op := args[0].(string)
-	def := compoundDefs[op]
-	var cands []overload
-	for _, o := range def.overloads {
-		if o.varargs || len(o.params) == len(args)-1 {
-			cands = append(cands, o)
+// argFit is argument i compiled for one wanted type: the node, or nil,
+// and the errors its compilation recorded.
+type argFit struct {
+	n    node
+	errs []CompileError
+}
+
+// compileCall compiles a call of a fixed-signature function. The
+// signatures taking the number of arguments given are scored in order by
+// how many leading arguments compile cleanly for them; the first with a
+// full score wins. Each argument is compiled once per distinct type
+// wanted in its place, so signatures agreeing on a position share the
+// work.
+func compileCall(call []any, c *compiler) node {
+	name := call[0].(string)
+	def := funcDefs[name]
+	args := call[1:]
+	var cands []signature
+	for _, s := range def.sigs {
+		if s.accepts(len(args)) {
+			cands = append(cands, s)
 		}
 	}
-	var sigState *parseState
-	tried := map[string]bool{}
-	for _, o := range cands {
-		// Overloads expecting the same argument types fail the same way.
-		// Built once per overload, in time linear in the arguments (a
-		// string grown by += made a 50,000-term "all" quadratic: 8 s, 10 GB).
-		var sb strings.Builder
-		for i := 1; i < len(args); i++ {
-			exp := o.params[0]
-			if !o.varargs {
-				exp = o.params[i-1]
-			}
-			sb.WriteString(exp.String())
-			sb.WriteByte(',')
+	fits := map[string]*argFit{}
+	fitOf := func(s signature, i int) *argFit {
+		want := s.param(i)
+		key := strconv.Itoa(i) + ":" + want.String()
+		if f, ok := fits[key]; ok {
+			return f
 		}
-		sigKey := sb.String()
-		if tried[sigKey] {
+		run := &compileRun{work: c.run.work, maxWork: c.run.maxWork}
+		sub := &compiler{path: c.path, depth: c.depth, vars: c.vars, run: run}
+		f := &argFit{n: sub.compileArg(args[i], i+1, &want)}
+		c.run.work = run.work
+		f.errs = run.errs
+		fits[key] = f
+		return f
+	}
+	// score counts the leading arguments that fit s, with the errors met
+	// on the way (those of the first misfit included).
+	score := func(s signature) (int, []CompileError) {
+		var errs []CompileError
+		for i := range args {
+			f := fitOf(s, i)
+			errs = append(errs, f.errs...)
+			if f.n == nil || len(f.errs) > 0 {
+				return i, errs
+			}
+			if msg := subtypeError(s.param(i), f.n.base().t); msg != "" {
+				return i, append(errs, CompileError{Key: c.at(i + 1).path, Message: msg})
+			}
+		}
+		return len(args), errs
+	}
+	var lastErrs []CompileError
+	for _, s := range cands {
+		n, errs := score(s)
+		if n < len(args) || len(errs) > 0 {
+			lastErrs = errs
 			continue
 		}
-		tried[sigKey] = true
-		sigState = &parseState{budget: c.st.budget, limit: c.st.limit}
-		sc := &pctx{key: c.key, depth: c.depth, scope: c.scope, st: sigState}
-		parsed := make([]node, 0, len(args)-1)
-		failed := false
-		for i := 1; i < len(args); i++ {
-			exp := o.params[0]
-			if !o.varargs {
-				exp = o.params[i-1]
-			}
-			p := sc.parse(args[i], len(parsed)+1, &exp, annotDefault)
-			if p == nil {
-				failed = true
-				break
-			}
-			parsed = append(parsed, p)
+		nodes := make([]node, len(args))
+		for i := range args {
+			nodes[i] = fitOf(s, i).n
 		}
-		c.st.budget = sigState.budget
-		if failed {
-			continue
-		}
-		for i, p := range parsed {
-			exp := o.params[0]
-			if !o.varargs {
-				exp = o.params[i]
+		call := &compoundNode{nodeBase: nodeBase{t: def.t}, name: name, args: nodes, fn: s.fn, reads: s.reads}
+		if name == "get" && len(nodes) == 1 {
+			if lit, ok := nodes[0].(*literalNode); ok && lit.v.Kind() == KindString {
+				call.getKey, call.hasGetKey = lit.v.s, true
 			}
-			sc.concat(i+1, nil, nil).checkSubtype(exp, p.base().t)
 		}
-		if len(sigState.errs) == 0 {
-			n := &compoundNode{nodeBase: nodeBase{t: def.t}, name: op, args: parsed, fn: o.fn}
-			if op == "get" && len(parsed) == 1 {
-				if lit, ok := parsed[0].(*literalNode); ok && lit.v.Kind() == KindString {
-					n.getKey, n.hasGetKey = lit.v.s, true
-				}
-			}
-			return n
-		}
+		return call
 	}
 	if len(cands) == 1 {
-		c.st.errs = append(c.st.errs, sigState.errs...)
+		c.run.errs = append(c.run.errs, lastErrs...)
 		return nil
 	}
-	expected := cands
-	if len(expected) == 0 {
-		expected = def.overloads
+	listed := cands
+	if len(listed) == 0 {
+		listed = def.sigs
 	}
-	sigs := make([]string, len(expected))
-	for i, o := range expected {
-		sigs[i] = stringifySignature(o)
+	sigs := make([]string, len(listed))
+	for i, s := range listed {
+		sigs[i] = s.String()
 	}
-	var actual []string
-	for i := 1; i < len(args); i++ {
-		p := c.parse(args[i], len(actual)+1, nil, annotDefault)
-		if p == nil {
+	found := make([]string, len(args))
+	for i, a := range args {
+		n := c.compileArg(a, i+1, nil)
+		if n == nil {
 			return nil
 		}
-		actual = append(actual, p.base().t.String())
+		found[i] = n.base().t.String()
 	}
-	return c.error(fmt.Sprintf("Expected arguments of type %s, but found (%s) instead.", strings.Join(sigs, " | "), strings.Join(actual, ", ")))
+	return c.fail(fmt.Sprintf("Expected arguments of type %s, but found (%s) instead.", strings.Join(sigs, " | "), strings.Join(found, ", ")))
 }

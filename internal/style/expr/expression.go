@@ -39,25 +39,27 @@ func Compile(raw any, spec *PropertySpec) (*Expression, []CompileError) {
 }
 
 func compileDoc(doc any, spec *PropertySpec) (*Expression, []CompileError) {
-	st := &parseState{limit: parseWorkLimit(doc)}
-	c := &pctx{expected: spec.expectedType(), st: st}
-	annot := annotDefault
+	run := &compileRun{maxWork: parseWorkLimit(doc)}
+	c := &compiler{want: spec.expectedType(), run: run}
+	conv := convertAuto
 	if spec != nil && spec.Type == "string" {
-		annot = annotCoerce
+		// A string property converts whatever it is given.
+		conv = convertCoerce
 	}
-	root := c.parseExpr(doc, annot)
-	if root == nil || len(st.errs) > 0 {
-		if len(st.errs) == 0 {
-			st.errs = append(st.errs, CompileError{Message: "invalid expression"})
+	root := c.compile(doc, conv)
+	if root == nil || len(run.errs) > 0 {
+		if len(run.errs) == 0 {
+			run.errs = append(run.errs, CompileError{Message: "invalid expression"})
 		}
-		return nil, st.errs
+		return nil, run.errs
 	}
 	e := &Expression{root: root, spec: spec}
-	e.featureConst = isFeatureConstant(root)
+	reads := inputsOf(root)
+	e.featureConst = reads&readsFeature == 0
 	if !e.featureConst && !spec.supportsPropertyExpression() {
 		return nil, []CompileError{{Message: "data expressions not supported"}}
 	}
-	e.zoomConst = isGlobalPropertyConstant(root, []string{"zoom"})
+	e.zoomConst = reads&readsZoom == 0
 	if !e.zoomConst && !spec.supportsZoomExpression() {
 		return nil, []CompileError{{Message: "zoom expressions not supported"}}
 	}
@@ -66,19 +68,19 @@ func compileDoc(doc any, spec *PropertySpec) (*Expression, []CompileError) {
 	if spec != filterSpec {
 		// Filters may use "zoom" anywhere: they are evaluated at one zoom
 		// and never interpolated.
-		curve, cerr = findZoomCurve(root)
+		curve, cerr = zoomCurveOf(root)
 	}
 	switch {
 	case cerr != nil:
 		return nil, []CompileError{*cerr}
 	case curve == nil && !e.zoomConst && spec != filterSpec:
-		return nil, []CompileError{{Message: `"zoom" expression may only be used as input to a top-level "step" or "interpolate" expression.`}}
+		return nil, []CompileError{{Message: msgZoomNotTopLevel}}
 	}
 	if _, isInterp := curve.(*interpolateNode); isInterp && !spec.supportsInterpolation() {
 		return nil, []CompileError{{Message: `"interpolate" expressions cannot be used with this property`}}
 	}
 	e.zoomCurve = curve
-	e.stateConst = isStateConstant(root)
+	e.stateConst = reads&readsState == 0
 	if spec != nil && len(spec.Default) > 0 {
 		ds := *spec
 		ds.Expression = &ExpressionSupport{}
@@ -102,7 +104,25 @@ func MustCompile(raw any, spec *PropertySpec) *Expression {
 	return e
 }
 
-func zoomInput(n node) bool {
+// The style specification allows "zoom" only as the input of a step or
+// interpolate expression at the top level of a property value, where the
+// top level extends through the body of a "let" and the arguments of a
+// "coalesce". There may be one such zoom curve.
+const (
+	msgZoomNotTopLevel = `"zoom" expression may only be used as input to a top-level "step" or "interpolate" expression.`
+	msgZoomTwoCurves   = `Only one zoom-based "step" or "interpolate" subexpression may be used in an expression.`
+)
+
+// zoomUse is what a subtree shows of its use of zoom curves: the curve it
+// offers at its top level, or the misuse found in it (at most one set).
+type zoomUse struct {
+	curve node
+	fault string
+}
+
+// isZoomCurve reports whether n is a step or interpolate over ["zoom"]
+// (a number, so never wrapped in an assertion).
+func isZoomCurve(n node) bool {
 	var in node
 	switch t := n.(type) {
 	case *stepNode:
@@ -112,48 +132,61 @@ func zoomInput(n node) bool {
 	default:
 		return false
 	}
-	// The input may be wrapped in an assertion only when it is typed value;
-	// ["zoom"] is a number so it is used directly.
-	cn, ok := in.(*compoundNode)
-	return ok && cn.name == "zoom"
+	call, ok := in.(*compoundNode)
+	return ok && call.name == "zoom"
 }
 
-func findZoomCurve(n node) (node, *CompileError) {
-	var result node
-	var resErr *CompileError
-	switch t := n.(type) {
+// zoomCurveOf finds the zoom curve of an expression, or the misuse of
+// zoom that keeps it from having one.
+func zoomCurveOf(root node) (node, *CompileError) {
+	u := zoomUseOf(root)
+	if u.fault != "" {
+		return nil, &CompileError{Message: u.fault}
+	}
+	return u.curve, nil
+}
+
+// zoomUseOf works bottom-up. A node offers, at its top level, itself when
+// it is a zoom curve, the offer of its body when it is a "let", and the
+// first offer or fault of its arguments when it is a "coalesce"; a fault
+// found that way stands. Then every child offering a curve must offer that
+// same one: a curve offered where the node offers none is not at the top
+// level; a different one is a second curve. A child's fault replaces
+// whatever was found; a curve after a fault counts as a second curve.
+func zoomUseOf(n node) zoomUse {
+	var kids []zoomUse
+	n.each(func(ch node) { kids = append(kids, zoomUseOf(ch)) })
+	var own zoomUse
+	switch n.(type) {
 	case *letNode:
-		result, resErr = findZoomCurve(t.body)
+		own = kids[len(kids)-1]
 	case *coalesceNode:
-		for _, a := range t.args {
-			result, resErr = findZoomCurve(a)
-			if result != nil || resErr != nil {
+		for _, k := range kids {
+			if k.curve != nil || k.fault != "" {
+				own = k
 				break
 			}
 		}
 	default:
-		if zoomInput(n) {
-			result = n
+		if isZoomCurve(n) {
+			own.curve = n
 		}
 	}
-	if resErr != nil {
-		return nil, resErr
+	if own.fault != "" {
+		return own
 	}
-	n.each(func(ch node) {
-		cr, cerr := findZoomCurve(ch)
+	for _, k := range kids {
 		switch {
-		case cerr != nil:
-			resErr, result = cerr, nil
-		case result == nil && resErr == nil && cr != nil:
-			resErr = &CompileError{Message: `"zoom" expression may only be used as input to a top-level "step" or "interpolate" expression.`}
-		case (result != nil || resErr != nil) && cr != nil && result != cr:
-			resErr, result = &CompileError{Message: `Only one zoom-based "step" or "interpolate" subexpression may be used in an expression.`}, nil
+		case k.fault != "":
+			own = k
+		case k.curve == nil || k.curve == own.curve:
+		case own.curve == nil && own.fault == "":
+			own.fault = msgZoomNotTopLevel
+		default:
+			own = zoomUse{fault: msgZoomTwoCurves}
 		}
-	})
-	if resErr != nil {
-		return nil, resErr
 	}
-	return result, nil
+	return own
 }
 
 // Type returns the result type of the expression.
@@ -301,7 +334,7 @@ func IsExpression(doc any) bool {
 	if _, ok := registry[op]; ok {
 		return true
 	}
-	_, ok = compoundDefs[op]
+	_, ok = funcDefs[op]
 	return ok
 }
 

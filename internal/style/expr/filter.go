@@ -21,135 +21,163 @@ func CompileFilter(raw any) (*Expression, []CompileError) {
 	if doc == nil {
 		doc = true
 	}
-	if !isExpressionFilter(doc) {
-		doc = convertFilter(doc)
+	if IsLegacyFilter(doc) {
+		doc = legacyToExpression(doc)
 	}
 	return compileDoc(doc, filterSpec)
 }
 
-// isExpressionFilter reports whether a filter uses expression syntax.
-func isExpressionFilter(f any) bool {
-	if _, ok := f.(bool); ok {
-		return true
-	}
-	arr, ok := f.([]any)
-	if !ok || len(arr) == 0 {
-		return false
-	}
-	op, _ := arr[0].(string)
-	switch op {
-	case "has":
-		return len(arr) >= 2 && arr[1] != "$id" && arr[1] != "$type"
-	case "in":
-		if len(arr) < 3 {
-			return false
-		}
-		_, isStr := arr[1].(string)
-		_, isArr := arr[2].([]any)
-		return !isStr || isArr
-	case "!in", "!has", "none":
-		return false
-	case "==", "!=", ">", ">=", "<", "<=":
-		if len(arr) != 3 {
-			return true
-		}
-		_, a1 := arr[1].([]any)
-		_, a2 := arr[2].([]any)
-		return a1 || a2
-	case "any", "all":
-		for _, x := range arr[1:] {
-			if _, isBool := x.(bool); !isExpressionFilter(x) && !isBool {
-				return false
-			}
-		}
-		return true
-	}
-	return true
+// Legacy filters (the style specification's filter_operator): a term
+// tests one key of the feature, where the keys "$type" (the geometry type)
+// and "$id" (the feature id) stand for the feature itself; "all", "any"
+// and "none" combine terms. Each term becomes a call of one of the
+// operators below, named "legacy:" + subject + test, which are not
+// specification names.
+
+// legacySubject is what a legacy filter term reads.
+type legacySubject struct {
+	name string
+	// keyed: the term passes the property key before its operands.
+	keyed bool
+	// item is the type of the compared values.
+	item Type
+	// read returns the subject's value and whether it is present.
+	read func(c *EvalContext, key string) (Value, bool)
 }
 
-func convertFilter(f any) any {
-	arr, ok := f.([]any)
-	if !ok || len(arr) == 0 {
+var (
+	subjectProperty = legacySubject{name: "property", keyed: true, item: ValueType,
+		read: func(c *EvalContext, key string) (Value, bool) { return c.property(key) }}
+	subjectGeometry = legacySubject{name: "geometry-type", item: StringType,
+		read: func(c *EvalContext, _ string) (Value, bool) { return String(c.geometryType()), true }}
+	subjectID = legacySubject{name: "id", item: ValueType,
+		read: func(c *EvalContext, _ string) (Value, bool) {
+			if c.Feature == nil {
+				return Null(), true
+			}
+			return c.Feature.ID(), true
+		}}
+)
+
+// subjectOfKey names the subject a legacy filter key reads.
+func subjectOfKey(key any) legacySubject {
+	switch key {
+	case "$type":
+		return subjectGeometry
+	case "$id":
+		return subjectID
+	}
+	return subjectProperty
+}
+
+// legacyOp is the name of the internal operator for a test of a subject.
+func legacyOp(s legacySubject, test string) string { return "legacy:" + s.name + test }
+
+// legacyTerm builds the call of test on the subject key names, with the
+// given (JSON) operands after the key for properties.
+func legacyTerm(key any, test string, operands ...any) any {
+	s := subjectOfKey(key)
+	call := []any{legacyOp(s, test)}
+	if s.keyed {
+		call = append(call, key)
+	}
+	return append(call, operands...)
+}
+
+// legacyNegations maps each negated legacy operator to the one it negates.
+var legacyNegations = map[string]string{"!=": "==", "!in": "in", "!has": "has"}
+
+// IsLegacyFilter reports whether a decoded filter is written in the legacy
+// syntax. Expression syntax is assumed unless the form can only be legacy:
+// a key string (not an expression) compared to a value that is not an
+// expression, "in" over a key string and bare values, "has" of "$type" or
+// "$id", the legacy-only "!in", "!has" and "none", and "all"/"any" with a
+// legacy part.
+func IsLegacyFilter(f any) bool {
+	if _, ok := f.(bool); ok {
+		return false
+	}
+	term, ok := f.([]any)
+	if !ok || len(term) == 0 {
 		return true
 	}
-	op, _ := arr[0].(string)
-	if len(arr) <= 1 {
+	isArr := func(x any) bool { _, ok := x.([]any); return ok }
+	op, _ := term[0].(string)
+	switch op {
+	case "!in", "!has", "none":
+		return true
+	case "has":
+		return len(term) < 2 || term[1] == "$type" || term[1] == "$id"
+	case "in":
+		if len(term) < 3 {
+			return true
+		}
+		_, keyIsString := term[1].(string)
+		return keyIsString && !isArr(term[2])
+	case "==", "!=", "<", "<=", ">", ">=":
+		return len(term) == 3 && !isArr(term[1]) && !isArr(term[2])
+	case "all", "any":
+		for _, part := range term[1:] {
+			if IsLegacyFilter(part) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// legacyToExpression rewrites a legacy filter as an expression. What is
+// not a legacy term passes everything; missing operands read as null.
+func legacyToExpression(f any) any {
+	term, ok := f.([]any)
+	if !ok || len(term) == 0 {
+		return true
+	}
+	op, _ := term[0].(string)
+	if len(term) == 1 {
+		// An empty disjunction is false; every other empty term is true.
 		return op != "any"
 	}
-	neg := func(x any) any { return []any{"!", x} }
-	at := func(i int) any {
-		if i < len(arr) {
-			return arr[i]
+	if pos, negated := legacyNegations[op]; negated {
+		return []any{"!", legacyToExpression(append([]any{pos}, term[1:]...))}
+	}
+	operand := func(i int) any {
+		if i < len(term) {
+			return term[i]
 		}
 		return nil
 	}
 	switch op {
 	case "==", "<", ">", "<=", ">=":
-		return convertComparisonOp(at(1), at(2), op)
-	case "!=":
-		return neg(convertComparisonOp(at(1), at(2), "=="))
-	case "any":
-		out := []any{"any"}
-		for _, x := range arr[1:] {
-			out = append(out, convertFilter(x))
-		}
-		return out
-	case "all":
-		out := []any{"all"}
-		for _, x := range arr[1:] {
-			out = append(out, convertFilter(x))
-		}
-		return out
-	case "none":
-		out := []any{"all"}
-		for _, x := range arr[1:] {
-			out = append(out, neg(convertFilter(x)))
-		}
-		return out
+		return legacyTerm(term[1], op, operand(2))
 	case "in":
-		return convertInOp(at(1), arr[2:])
-	case "!in":
-		return neg(convertInOp(at(1), arr[2:]))
+		if len(term) == 2 {
+			return false
+		}
+		return legacyTerm(term[1], "-among", []any{"literal", append([]any(nil), term[2:]...)})
 	case "has":
-		return convertHasOp(at(1))
-	case "!has":
-		return neg(convertHasOp(at(1)))
+		switch subjectOfKey(term[1]).name {
+		case subjectGeometry.name:
+			return true // every feature has a geometry type
+		case subjectID.name:
+			return []any{legacyOp(subjectID, "-exists")}
+		}
+		return legacyTerm(term[1], "-exists")
+	case "all", "any", "none":
+		combined := []any{op}
+		if op == "none" {
+			combined[0] = "all"
+		}
+		for _, part := range term[1:] {
+			part = legacyToExpression(part)
+			if op == "none" {
+				part = []any{"!", part}
+			}
+			combined = append(combined, part)
+		}
+		return combined
 	}
 	return true
-}
-
-func convertComparisonOp(property, value any, op string) any {
-	switch property {
-	case "$type":
-		return []any{"filter-type-" + op, value}
-	case "$id":
-		return []any{"filter-id-" + op, value}
-	}
-	return []any{"filter-" + op, property, value}
-}
-
-func convertHasOp(property any) any {
-	switch property {
-	case "$type":
-		return true
-	case "$id":
-		return []any{"filter-has-id"}
-	}
-	return []any{"filter-has", property}
-}
-
-func convertInOp(property any, values []any) any {
-	if len(values) == 0 {
-		return false
-	}
-	vals := append([]any(nil), values...)
-	switch property {
-	case "$type":
-		return []any{"filter-type-in", []any{"literal", vals}}
-	case "$id":
-		return []any{"filter-id-in", []any{"literal", vals}}
-	}
-	return []any{"filter-in", property, []any{"literal", vals}}
 }
 
 // legacyCompare compares like the legacy filters: only values of the same
@@ -186,100 +214,79 @@ func legacyCompare(op string, a Value, found bool, b Value) bool {
 	return compareResult(op, cmp)
 }
 
-// registerFilterOps adds the legacy filter operators to compoundDefs.
-func registerFilterOps() {
-	for _, op := range []string{"==", "<", ">", "<=", ">="} {
-		op := op
-		compoundDefs["filter-"+op] = fixed(BooleanType, sig(StringType, ValueType), func(c *EvalContext, a []node) (Value, error) {
-			k, err := evalStr(c, a[0])
+// registerLegacyFilterOps adds the operators of converted legacy filters
+// to funcDefs. They all read the feature.
+func registerLegacyFilterOps() {
+	define := func(s legacySubject, test string, params []Type, fn evalFn) {
+		if s.keyed {
+			params = append([]Type{StringType}, params...)
+		}
+		funcDefs[legacyOp(s, test)] = fixed(BooleanType, params, fn).reading(readsFeature)
+	}
+	// keyOf evaluates the property key of a keyed term: the operands
+	// follow it.
+	keyOf := func(c *EvalContext, s legacySubject, a []node) (string, []node, error) {
+		if !s.keyed {
+			return "", a, nil
+		}
+		k, err := evalStr(c, a[0])
+		return k, a[1:], err
+	}
+	for _, s := range []legacySubject{subjectProperty, subjectGeometry, subjectID} {
+		s := s
+		for _, rel := range []string{"==", "<", ">", "<=", ">="} {
+			rel := rel
+			define(s, rel, sig(s.item), func(c *EvalContext, a []node) (Value, error) {
+				key, rest, err := keyOf(c, s, a)
+				if err != nil {
+					return Value{}, err
+				}
+				want, err := evalNode(c, rest[0])
+				if err != nil {
+					return Value{}, err
+				}
+				got, found := s.read(c, key)
+				return Bool(legacyCompare(rel, got, found, want)), nil
+			})
+		}
+	}
+	// Membership: the property must be present; a missing feature has no
+	// id; null ids match null values.
+	for _, s := range []legacySubject{subjectProperty, subjectGeometry, subjectID} {
+		s := s
+		define(s, "-among", sig(ArrayOf(s.item, -1)), func(c *EvalContext, a []node) (Value, error) {
+			key, rest, err := keyOf(c, s, a)
 			if err != nil {
 				return Value{}, err
 			}
-			want, err := evalNode(c, a[1])
+			list, err := evalNode(c, rest[0])
 			if err != nil {
 				return Value{}, err
 			}
-			got, found := c.property(k)
-			return Bool(legacyCompare(op, got, found, want)), nil
-		})
-		compoundDefs["filter-id-"+op] = fixed(BooleanType, sig(ValueType), func(c *EvalContext, a []node) (Value, error) {
-			want, err := evalNode(c, a[0])
-			if err != nil {
-				return Value{}, err
+			got, found := s.read(c, key)
+			if !found || (s.name == subjectID.name && c.Feature == nil) {
+				return Bool(false), nil
 			}
-			id := Null()
-			if c.Feature != nil {
-				id = c.Feature.ID()
+			for _, it := range list.Items() {
+				if strictEqual(it, got) {
+					return Bool(true), nil
+				}
 			}
-			return Bool(legacyCompare(op, id, true, want)), nil
-		})
-		compoundDefs["filter-type-"+op] = fixed(BooleanType, sig(StringType), func(c *EvalContext, a []node) (Value, error) {
-			want, err := evalStr(c, a[0])
-			if err != nil {
-				return Value{}, err
-			}
-			return Bool(legacyCompare(op, String(c.geometryType()), true, String(want))), nil
+			return Bool(false), nil
 		})
 	}
-	compoundDefs["filter-has"] = fixed(BooleanType, sig(ValueType), func(c *EvalContext, a []node) (Value, error) {
+	// Presence: a property key is evaluated as any value and written as a
+	// string; an id must be present and not null.
+	funcDefs[legacyOp(subjectProperty, "-exists")] = fixed(BooleanType, sig(ValueType), func(c *EvalContext, a []node) (Value, error) {
 		k, err := evalNode(c, a[0])
 		if err != nil {
 			return Value{}, err
 		}
 		_, ok := c.property(toStringValue(k))
 		return Bool(ok), nil
-	})
-	compoundDefs["filter-has-id"] = fixed(BooleanType, sig(), func(c *EvalContext, _ []node) (Value, error) {
+	}).reading(readsFeature)
+	define(subjectID, "-exists", sig(), func(c *EvalContext, _ []node) (Value, error) {
 		return Bool(c.Feature != nil && !c.Feature.ID().IsNull()), nil
-	})
-	compoundDefs["filter-type-in"] = fixed(BooleanType, sig(ArrayOf(StringType, -1)), func(c *EvalContext, a []node) (Value, error) {
-		v, err := evalNode(c, a[0])
-		if err != nil {
-			return Value{}, err
-		}
-		t := c.geometryType()
-		for _, it := range v.Items() {
-			if it.s == t {
-				return Bool(true), nil
-			}
-		}
-		return Bool(false), nil
-	})
-	compoundDefs["filter-id-in"] = fixed(BooleanType, sig(ArrayOf(ValueType, -1)), func(c *EvalContext, a []node) (Value, error) {
-		v, err := evalNode(c, a[0])
-		if err != nil {
-			return Value{}, err
-		}
-		if c.Feature == nil {
-			return Bool(false), nil
-		}
-		id := c.Feature.ID()
-		for _, it := range v.Items() {
-			if strictEqual(it, id) {
-				return Bool(true), nil
-			}
-		}
-		return Bool(false), nil
-	})
-	compoundDefs["filter-in"] = fixed(BooleanType, sig(StringType, ArrayOf(ValueType, -1)), func(c *EvalContext, a []node) (Value, error) {
-		k, err := evalStr(c, a[0])
-		if err != nil {
-			return Value{}, err
-		}
-		v, err := evalNode(c, a[1])
-		if err != nil {
-			return Value{}, err
-		}
-		got, found := c.property(k)
-		if !found {
-			return Bool(false), nil
-		}
-		for _, it := range v.Items() {
-			if strictEqual(it, got) {
-				return Bool(true), nil
-			}
-		}
-		return Bool(false), nil
 	})
 }
 

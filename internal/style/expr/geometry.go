@@ -189,13 +189,13 @@ func (n *withinNode) atZoom(z int) *worldPolygons {
 
 func (n *withinNode) each(func(node)) {}
 
-func parseWithin(args []any, c *pctx) node {
+func parseWithin(args []any, c *compiler) node {
 	if len(args) != 2 {
-		return c.error(fmt.Sprintf("'within' expression requires exactly one argument, but found %d instead.", len(args)-1))
+		return c.fail(fmt.Sprintf("'within' expression requires exactly one argument, but found %d instead.", len(args)-1))
 	}
 	shapes := readGeoJSONShapes(args[1])
 	if t := geoJSONType(args[1]); len(shapes.polygons) == 0 || t != "FeatureCollection" && t != "Feature" && t != "Polygon" && t != "MultiPolygon" {
-		return c.error("'within' expression requires valid geojson object that contains polygon geometry type.")
+		return c.fail("'within' expression requires valid geojson object that contains polygon geometry type.")
 	}
 	return &withinNode{nodeBase: nodeBase{t: BooleanType}, polygons: shapes.polygons}
 }
@@ -323,13 +323,13 @@ type distanceNode struct {
 
 func (n *distanceNode) each(func(node)) {}
 
-func parseDistance(args []any, c *pctx) node {
+func parseDistance(args []any, c *compiler) node {
 	if len(args) != 2 {
-		return c.error(fmt.Sprintf("'distance' expression requires exactly one argument, but found %d instead.", len(args)-1))
+		return c.fail(fmt.Sprintf("'distance' expression requires exactly one argument, but found %d instead.", len(args)-1))
 	}
 	shapes := readGeoJSONShapes(args[1])
 	if shapes.empty() {
-		return c.error("'distance' expression requires valid geojson object that contains polygon geometry type.")
+		return c.fail("'distance' expression requires valid geojson object that contains polygon geometry type.")
 	}
 	return &distanceNode{nodeBase: nodeBase{t: NumberType}, target: shapes}
 }

@@ -38,17 +38,17 @@ func (n *atNode) eval(c *EvalContext) (Value, error) {
 	return items[int(idx)], nil
 }
 
-func parseAt(args []any, c *pctx) node {
+func parseAt(args []any, c *compiler) node {
 	if len(args) != 3 {
-		return c.error(fmt.Sprintf("Expected 2 arguments, but found %d instead.", len(args)-1))
+		return c.fail(fmt.Sprintf("Expected 2 arguments, but found %d instead.", len(args)-1))
 	}
-	index := c.parse(args[1], 1, &NumberType, annotDefault)
+	index := c.compileArg(args[1], 1, &NumberType)
 	item := ValueType
-	if c.expected != nil {
-		item = *c.expected
+	if c.want != nil {
+		item = *c.want
 	}
 	arrT := ArrayOf(item, -1)
-	input := c.parse(args[2], 2, &arrT, annotDefault)
+	input := c.compileArg(args[2], 2, &arrT)
 	if index == nil || input == nil {
 		return nil
 	}
@@ -110,17 +110,17 @@ func toJSString(v Value) string {
 	return toStringValue(v)
 }
 
-func parseIn(args []any, c *pctx) node {
+func parseIn(args []any, c *compiler) node {
 	if len(args) != 3 {
-		return c.error(fmt.Sprintf("Expected 2 arguments, but found %d instead.", len(args)-1))
+		return c.fail(fmt.Sprintf("Expected 2 arguments, but found %d instead.", len(args)-1))
 	}
-	needle := c.parse(args[1], 1, &ValueType, annotDefault)
-	hay := c.parse(args[2], 2, &ValueType, annotDefault)
+	needle := c.compileArg(args[1], 1, &ValueType)
+	hay := c.compileArg(args[2], 2, &ValueType)
 	if needle == nil || hay == nil {
 		return nil
 	}
 	if !isValidType(needle.base().t, needleTypes...) {
-		return c.error(fmt.Sprintf("Expected first argument to be of type boolean, string, number or null, but found %s instead", needle.base().t.String()))
+		return c.fail(fmt.Sprintf("Expected first argument to be of type boolean, string, number or null, but found %s instead", needle.base().t.String()))
 	}
 	return &inNode{nodeBase: nodeBase{t: BooleanType}, needle: needle, haystack: hay}
 }
@@ -209,21 +209,21 @@ func clampIndex(f float64, n int, negFromEnd bool) int {
 	return int(f)
 }
 
-func parseIndexOf(args []any, c *pctx) node {
+func parseIndexOf(args []any, c *compiler) node {
 	if len(args) <= 2 || len(args) >= 5 {
-		return c.error(fmt.Sprintf("Expected 2 or 3 arguments, but found %d instead.", len(args)-1))
+		return c.fail(fmt.Sprintf("Expected 2 or 3 arguments, but found %d instead.", len(args)-1))
 	}
-	needle := c.parse(args[1], 1, &ValueType, annotDefault)
-	hay := c.parse(args[2], 2, &ValueType, annotDefault)
+	needle := c.compileArg(args[1], 1, &ValueType)
+	hay := c.compileArg(args[2], 2, &ValueType)
 	if needle == nil || hay == nil {
 		return nil
 	}
 	if !isValidType(needle.base().t, needleTypes...) {
-		return c.error(fmt.Sprintf("Expected first argument to be of type boolean, string, number or null, but found %s instead", needle.base().t.String()))
+		return c.fail(fmt.Sprintf("Expected first argument to be of type boolean, string, number or null, but found %s instead", needle.base().t.String()))
 	}
 	n := &indexOfNode{nodeBase: nodeBase{t: NumberType}, needle: needle, haystack: hay}
 	if len(args) == 4 {
-		if n.from = c.parse(args[3], 3, &NumberType, annotDefault); n.from == nil {
+		if n.from = c.compileArg(args[3], 3, &NumberType); n.from == nil {
 			return nil
 		}
 	}
@@ -284,21 +284,21 @@ func (n *sliceNode) eval(c *EvalContext) (Value, error) {
 	return Value{}, evalErr("Expected first argument to be of type array or string, but found %s instead.", typeOfValue(in).String())
 }
 
-func parseSlice(args []any, c *pctx) node {
+func parseSlice(args []any, c *compiler) node {
 	if len(args) <= 2 || len(args) >= 5 {
-		return c.error(fmt.Sprintf("Expected 2 or 3 arguments, but found %d instead.", len(args)-1))
+		return c.fail(fmt.Sprintf("Expected 2 or 3 arguments, but found %d instead.", len(args)-1))
 	}
-	in := c.parse(args[1], 1, &ValueType, annotDefault)
-	begin := c.parse(args[2], 2, &NumberType, annotDefault)
+	in := c.compileArg(args[1], 1, &ValueType)
+	begin := c.compileArg(args[2], 2, &NumberType)
 	if in == nil || begin == nil {
 		return nil
 	}
 	if !isValidType(in.base().t, ArrayOf(ValueType, -1), StringType, ValueType) {
-		return c.error(fmt.Sprintf("Expected first argument to be of type array or string, but found %s instead", in.base().t.String()))
+		return c.fail(fmt.Sprintf("Expected first argument to be of type array or string, but found %s instead", in.base().t.String()))
 	}
 	n := &sliceNode{nodeBase: nodeBase{t: in.base().t}, input: in, begin: begin}
 	if len(args) == 4 {
-		if n.end = c.parse(args[3], 3, &NumberType, annotDefault); n.end == nil {
+		if n.end = c.compileArg(args[3], 3, &NumberType); n.end == nil {
 			return nil
 		}
 	}
@@ -327,17 +327,17 @@ func (n *lengthNode) eval(c *EvalContext) (Value, error) {
 	return Value{}, evalErr("Expected value to be of type string or array, but found %s instead.", typeOfValue(v).String())
 }
 
-func parseLength(args []any, c *pctx) node {
+func parseLength(args []any, c *compiler) node {
 	if len(args) != 2 {
-		return c.error(fmt.Sprintf("Expected 1 argument, but found %d instead.", len(args)-1))
+		return c.fail(fmt.Sprintf("Expected 1 argument, but found %d instead.", len(args)-1))
 	}
-	in := c.parse(args[1], 1, nil, annotDefault)
+	in := c.compileArg(args[1], 1, nil)
 	if in == nil {
 		return nil
 	}
 	k := in.base().t.Kind
 	if k != KindArray && k != KindString && k != KindValue {
-		return c.error(fmt.Sprintf("Expected argument of type string or array, but found %s instead.", in.base().t.String()))
+		return c.fail(fmt.Sprintf("Expected argument of type string or array, but found %s instead.", in.base().t.String()))
 	}
 	return &lengthNode{nodeBase: nodeBase{t: NumberType}, input: in}
 }
@@ -370,29 +370,29 @@ func (n *caseNode) eval(c *EvalContext) (Value, error) {
 	return evalNode(c, n.otherwise)
 }
 
-func expectedOutput(c *pctx) *Type {
-	if c.expected != nil && c.expected.Kind != KindValue {
-		t := *c.expected
+func expectedOutput(c *compiler) *Type {
+	if c.want != nil && c.want.Kind != KindValue {
+		t := *c.want
 		return &t
 	}
 	return nil
 }
 
-func parseCase(args []any, c *pctx) node {
+func parseCase(args []any, c *compiler) node {
 	if len(args) < 4 {
-		return c.error(fmt.Sprintf("Expected at least 3 arguments, but found only %d.", len(args)-1))
+		return c.fail(fmt.Sprintf("Expected at least 3 arguments, but found only %d.", len(args)-1))
 	}
 	if len(args)%2 != 0 {
-		return c.error("Expected an odd number of arguments.")
+		return c.fail("Expected an odd number of arguments.")
 	}
 	out := expectedOutput(c)
 	n := &caseNode{}
 	for i := 1; i < len(args)-1; i += 2 {
-		test := c.parse(args[i], i, &BooleanType, annotDefault)
+		test := c.compileArg(args[i], i, &BooleanType)
 		if test == nil {
 			return nil
 		}
-		res := c.parse(args[i+1], i+1, out, annotDefault)
+		res := c.compileArg(args[i+1], i+1, out)
 		if res == nil {
 			return nil
 		}
@@ -402,7 +402,7 @@ func parseCase(args []any, c *pctx) node {
 			out = typePtr(res.base().t)
 		}
 	}
-	other := c.parse(args[len(args)-1], len(args)-1, out, annotDefault)
+	other := c.compileArg(args[len(args)-1], len(args)-1, out)
 	if other == nil {
 		return nil
 	}
@@ -448,12 +448,12 @@ func (n *matchNode) eval(c *EvalContext) (Value, error) {
 	return evalNode(c, n.otherwise)
 }
 
-func parseMatch(args []any, c *pctx) node {
+func parseMatch(args []any, c *compiler) node {
 	if len(args) < 5 {
-		return c.error(fmt.Sprintf("Expected at least 4 arguments, but found only %d.", len(args)-1))
+		return c.fail(fmt.Sprintf("Expected at least 4 arguments, but found only %d.", len(args)-1))
 	}
 	if len(args)%2 != 1 {
-		return c.error("Expected an even number of arguments.")
+		return c.fail("Expected an even number of arguments.")
 	}
 	out := expectedOutput(c)
 	var inputType *Type
@@ -463,45 +463,45 @@ func parseMatch(args []any, c *pctx) node {
 		if !isArr {
 			labels = []any{args[i]}
 		}
-		lc := c.concat(i, nil, nil)
+		lc := c.at(i)
 		if len(labels) == 0 {
-			return lc.error("Expected at least one branch label.")
+			return lc.fail("Expected at least one branch label.")
 		}
 		for _, l := range labels {
 			var lt Type
 			switch lv := l.(type) {
 			case float64:
 				if math.Abs(lv) > 9007199254740991 {
-					return lc.error("Branch labels must be integers no larger than 9007199254740991.")
+					return lc.fail("Branch labels must be integers no larger than 9007199254740991.")
 				}
 				if lv != math.Floor(lv) {
-					return lc.error("Numeric branch labels must be integer values.")
+					return lc.fail("Numeric branch labels must be integer values.")
 				}
 				lt = NumberType
 			case string:
 				lt = StringType
 			default:
-				return lc.error("Branch labels must be numbers or strings.")
+				return lc.fail("Branch labels must be numbers or strings.")
 			}
 			if inputType == nil {
 				inputType = typePtr(lt)
-			} else if !lc.checkSubtype(*inputType, lt) {
+			} else if !lc.requireSubtype(*inputType, lt) {
 				return nil
 			}
 			switch lv := l.(type) {
 			case float64:
 				if _, dup := n.numCases[lv]; dup {
-					return lc.error("Branch labels must be unique.")
+					return lc.fail("Branch labels must be unique.")
 				}
 				n.numCases[lv] = len(n.outputs)
 			case string:
 				if _, dup := n.strCases[lv]; dup {
-					return lc.error("Branch labels must be unique.")
+					return lc.fail("Branch labels must be unique.")
 				}
 				n.strCases[lv] = len(n.outputs)
 			}
 		}
-		res := c.parse(args[i+1], i+1, out, annotDefault)
+		res := c.compileArg(args[i+1], i+1, out)
 		if res == nil {
 			return nil
 		}
@@ -510,15 +510,15 @@ func parseMatch(args []any, c *pctx) node {
 		}
 		n.outputs = append(n.outputs, res)
 	}
-	in := c.parse(args[1], 1, &ValueType, annotDefault)
+	in := c.compileArg(args[1], 1, &ValueType)
 	if in == nil {
 		return nil
 	}
-	other := c.parse(args[len(args)-1], len(args)-1, out, annotDefault)
+	other := c.compileArg(args[len(args)-1], len(args)-1, out)
 	if other == nil {
 		return nil
 	}
-	if in.base().t.Kind != KindValue && !c.concat(1, nil, nil).checkSubtype(*inputType, in.base().t) {
+	if in.base().t.Kind != KindValue && !c.at(1).requireSubtype(*inputType, in.base().t) {
 		return nil
 	}
 	n.inputType = *inputType
@@ -565,18 +565,18 @@ func (n *coalesceNode) eval(c *EvalContext) (Value, error) {
 	return res, nil
 }
 
-func parseCoalesce(args []any, c *pctx) node {
+func parseCoalesce(args []any, c *compiler) node {
 	if len(args) < 2 {
-		return c.error("Expected at least one argument.")
+		return c.fail("Expected at least one argument.")
 	}
 	var out *Type
-	expected := c.expected
+	expected := c.want
 	if expected != nil && expected.Kind != KindValue {
 		out = typePtr(*expected)
 	}
 	var parsed []node
 	for i := 1; i < len(args); i++ {
-		p := c.parse(args[i], len(parsed)+1, out, annotOmit)
+		p := c.compileArgAsIs(args[i], len(parsed)+1, out)
 		if p == nil {
 			return nil
 		}
@@ -734,28 +734,28 @@ func isComparableType(op string, t Type) bool {
 	return false
 }
 
-func parseComparison(args []any, c *pctx) node {
+func parseComparison(args []any, c *compiler) node {
 	op := args[0].(string)
 	if len(args) != 3 && len(args) != 4 {
-		return c.error("Expected two or three arguments.")
+		return c.fail("Expected two or three arguments.")
 	}
-	lhs := c.parse(args[1], 1, &ValueType, annotDefault)
+	lhs := c.compileArg(args[1], 1, &ValueType)
 	if lhs == nil {
 		return nil
 	}
 	if !isComparableType(op, lhs.base().t) {
-		return c.concat(1, nil, nil).error(fmt.Sprintf(`"%s" comparisons are not supported for type '%s'.`, op, lhs.base().t.String()))
+		return c.at(1).fail(fmt.Sprintf(`"%s" comparisons are not supported for type '%s'.`, op, lhs.base().t.String()))
 	}
-	rhs := c.parse(args[2], 2, &ValueType, annotDefault)
+	rhs := c.compileArg(args[2], 2, &ValueType)
 	if rhs == nil {
 		return nil
 	}
 	if !isComparableType(op, rhs.base().t) {
-		return c.concat(2, nil, nil).error(fmt.Sprintf(`"%s" comparisons are not supported for type '%s'.`, op, rhs.base().t.String()))
+		return c.at(2).fail(fmt.Sprintf(`"%s" comparisons are not supported for type '%s'.`, op, rhs.base().t.String()))
 	}
 	lt, rt := lhs.base().t, rhs.base().t
 	if lt.Kind != rt.Kind && lt.Kind != KindValue && rt.Kind != KindValue {
-		return c.error(fmt.Sprintf("Cannot compare types '%s' and '%s'.", lt.String(), rt.String()))
+		return c.fail(fmt.Sprintf("Cannot compare types '%s' and '%s'.", lt.String(), rt.String()))
 	}
 	order := op != "==" && op != "!="
 	if order {
@@ -769,9 +769,9 @@ func parseComparison(args []any, c *pctx) node {
 		untyped: lhs.base().t.Kind == KindValue || rhs.base().t.Kind == KindValue, orderComp: order}
 	if len(args) == 4 {
 		if lt.Kind != KindString && rt.Kind != KindString && lt.Kind != KindValue && rt.Kind != KindValue {
-			return c.error("Cannot use collator to compare non-string types.")
+			return c.fail("Cannot use collator to compare non-string types.")
 		}
-		if n.collator = c.parse(args[3], 3, &CollatorType, annotDefault); n.collator == nil {
+		if n.collator = c.compileArg(args[3], 3, &CollatorType); n.collator == nil {
 			return nil
 		}
 	}

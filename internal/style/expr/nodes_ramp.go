@@ -48,14 +48,14 @@ func stopIndex(labels []float64, x float64) int {
 	return i - 1
 }
 
-func parseStep(args []any, c *pctx) node {
+func parseStep(args []any, c *compiler) node {
 	if len(args)-1 < 4 {
-		return c.error(fmt.Sprintf("Expected at least 4 arguments, but found only %d.", len(args)-1))
+		return c.fail(fmt.Sprintf("Expected at least 4 arguments, but found only %d.", len(args)-1))
 	}
 	if (len(args)-1)%2 != 0 {
-		return c.error("Expected an even number of arguments.")
+		return c.fail("Expected an even number of arguments.")
 	}
-	input := c.parse(args[1], 1, &NumberType, annotDefault)
+	input := c.compileArg(args[1], 1, &NumberType)
 	if input == nil {
 		return nil
 	}
@@ -66,14 +66,14 @@ func parseStep(args []any, c *pctx) node {
 		if i != 1 {
 			f, ok := args[i].(float64)
 			if !ok {
-				return c.error(`Input/output pairs for "step" expressions must be defined using literal numeric values (not computed expressions) for the input values.`, i)
+				return c.fail(`Input/output pairs for "step" expressions must be defined using literal numeric values (not computed expressions) for the input values.`, i)
 			}
 			label = f
 		}
 		if len(n.labels) > 0 && n.labels[len(n.labels)-1] >= label {
-			return c.error(`Input/output pairs for "step" expressions must be arranged with input values in strictly ascending order.`, i)
+			return c.fail(`Input/output pairs for "step" expressions must be arranged with input values in strictly ascending order.`, i)
 		}
-		p := c.parse(args[i+1], i+1, out, annotDefault)
+		p := c.compileArg(args[i+1], i+1, out)
 		if p == nil {
 			return nil
 		}
@@ -244,14 +244,14 @@ func projName(v Value) string {
 	return ""
 }
 
-func parseInterpolate(args []any, c *pctx) node {
+func parseInterpolate(args []any, c *compiler) node {
 	op := args[0].(string)
 	if len(args) < 3 {
-		return c.error(fmt.Sprintf("Expected at least 4 arguments, but found only %d.", len(args)-1))
+		return c.fail(fmt.Sprintf("Expected at least 4 arguments, but found only %d.", len(args)-1))
 	}
 	spec, ok := args[1].([]any)
 	if !ok || len(spec) == 0 {
-		return c.error("Expected an interpolation type expression.", 1)
+		return c.fail("Expected an interpolation type expression.", 1)
 	}
 	var in interpolation
 	switch spec[0] {
@@ -264,7 +264,7 @@ func parseInterpolate(args []any, c *pctx) node {
 		}
 		base, ok := b.(float64)
 		if !ok {
-			return c.error("Exponential interpolation requires a numeric base.", 1, 1)
+			return c.fail("Exponential interpolation requires a numeric base.", 1, 1)
 		}
 		in.kind, in.base = interpExponential, base
 	case "cubic-bezier":
@@ -280,24 +280,24 @@ func parseInterpolate(args []any, c *pctx) node {
 			p[i] = f
 		}
 		if !valid {
-			return c.error("Cubic bezier interpolation requires four numeric arguments with values between 0 and 1.", 1)
+			return c.fail("Cubic bezier interpolation requires four numeric arguments with values between 0 and 1.", 1)
 		}
 		in.kind, in.ease = interpCubicBezier, cubicEase{p[0], p[1], p[2], p[3]}
 	default:
-		return c.error(fmt.Sprintf("Unknown interpolation type %s", toStringValue(jsonToValue(spec[0]))), 1, 0)
+		return c.fail(fmt.Sprintf("Unknown interpolation type %s", toStringValue(jsonToValue(spec[0]))), 1, 0)
 	}
 	if len(args)-1 < 4 {
-		return c.error(fmt.Sprintf("Expected at least 4 arguments, but found only %d.", len(args)-1))
+		return c.fail(fmt.Sprintf("Expected at least 4 arguments, but found only %d.", len(args)-1))
 	}
 	if (len(args)-1)%2 != 0 {
-		return c.error("Expected an even number of arguments.")
+		return c.fail("Expected an even number of arguments.")
 	}
-	input := c.parse(args[2], 2, &NumberType, annotDefault)
+	input := c.compileArg(args[2], 2, &NumberType)
 	if input == nil {
 		return nil
 	}
 	var out *Type
-	if (op == "interpolate-hcl" || op == "interpolate-lab") && !(c.expected != nil && c.expected.Kind == KindColorArray) {
+	if (op == "interpolate-hcl" || op == "interpolate-lab") && !(c.want != nil && c.want.Kind == KindColorArray) {
 		out = typePtr(ColorType)
 	} else {
 		out = expectedOutput(c)
@@ -312,12 +312,12 @@ func parseInterpolate(args []any, c *pctx) node {
 	for i := 3; i+1 < len(args); i += 2 {
 		label, ok := args[i].(float64)
 		if !ok {
-			return c.error(`Input/output pairs for "interpolate" expressions must be defined using literal numeric values (not computed expressions) for the input values.`, i)
+			return c.fail(`Input/output pairs for "interpolate" expressions must be defined using literal numeric values (not computed expressions) for the input values.`, i)
 		}
 		if len(n.labels) > 0 && n.labels[len(n.labels)-1] >= label {
-			return c.error(`Input/output pairs for "interpolate" expressions must be arranged with input values in strictly ascending order.`, i)
+			return c.fail(`Input/output pairs for "interpolate" expressions must be arranged with input values in strictly ascending order.`, i)
 		}
-		p := c.parse(args[i+1], i+1, out, annotDefault)
+		p := c.compileArg(args[i+1], i+1, out)
 		if p == nil {
 			return nil
 		}
@@ -336,7 +336,7 @@ func parseInterpolate(args []any, c *pctx) node {
 		ok = t.item().Kind == KindNumber && t.N >= 0
 	}
 	if !ok {
-		return c.error(fmt.Sprintf("Type %s is not interpolatable.", t.String()))
+		return c.fail(fmt.Sprintf("Type %s is not interpolatable.", t.String()))
 	}
 	n.t = t
 	if t.Kind == KindNumber {

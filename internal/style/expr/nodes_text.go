@@ -154,23 +154,23 @@ func optionOr(o *jobj, key string, def any) any {
 	return def
 }
 
-func parseCollator(args []any, c *pctx) node {
+func parseCollator(args []any, c *compiler) node {
 	if len(args) != 2 {
-		return c.error("Expected one argument.")
+		return c.fail("Expected one argument.")
 	}
 	opts, ok := args[1].(*jobj)
 	if !ok {
-		return c.error("Collator options argument must be an object.")
+		return c.fail("Collator options argument must be an object.")
 	}
 	n := &collatorNode{nodeBase: nodeBase{t: CollatorType}}
-	if n.caseSensitive = c.parse(optionOr(opts, "case-sensitive", false), 1, &BooleanType, annotDefault); n.caseSensitive == nil {
+	if n.caseSensitive = c.compileArg(optionOr(opts, "case-sensitive", false), 1, &BooleanType); n.caseSensitive == nil {
 		return nil
 	}
-	if n.diacriticSensitive = c.parse(optionOr(opts, "diacritic-sensitive", false), 1, &BooleanType, annotDefault); n.diacriticSensitive == nil {
+	if n.diacriticSensitive = c.compileArg(optionOr(opts, "diacritic-sensitive", false), 1, &BooleanType); n.diacriticSensitive == nil {
 		return nil
 	}
 	if l, ok := opts.get("locale"); ok && jsTruthyJSON(l) {
-		if n.locale = c.parse(l, 1, &StringType, annotDefault); n.locale == nil {
+		if n.locale = c.compileArg(l, 1, &StringType); n.locale == nil {
 			return nil
 		}
 	}
@@ -253,12 +253,12 @@ func (n *formatNode) eval(c *EvalContext) (Value, error) {
 	return formattedValue(out), nil
 }
 
-func parseFormat(args []any, c *pctx) node {
+func parseFormat(args []any, c *compiler) node {
 	if len(args) < 2 {
-		return c.error("Expected at least one argument.")
+		return c.fail("Expected at least one argument.")
 	}
 	if _, isObj := args[1].(*jobj); isObj {
-		return c.error("First argument must be an image or text section.")
+		return c.fail("First argument must be an image or text section.")
 	}
 	n := &formatNode{nodeBase: nodeBase{t: FormattedType}}
 	nextMayBeObject := false
@@ -268,38 +268,38 @@ func parseFormat(args []any, c *pctx) node {
 			nextMayBeObject = false
 			sec := &n.sections[len(n.sections)-1]
 			if v, ok := o.get("font-scale"); ok && jsTruthyJSON(v) {
-				if sec.scale = c.parse(v, 1, &NumberType, annotDefault); sec.scale == nil {
+				if sec.scale = c.compileArg(v, 1, &NumberType); sec.scale == nil {
 					return nil
 				}
 			}
 			if v, ok := o.get("text-font"); ok && jsTruthyJSON(v) {
-				if sec.font = c.parse(v, 1, &fontT, annotDefault); sec.font == nil {
+				if sec.font = c.compileArg(v, 1, &fontT); sec.font == nil {
 					return nil
 				}
 			}
 			if v, ok := o.get("text-color"); ok && jsTruthyJSON(v) {
-				if sec.color = c.parse(v, 1, &ColorType, annotDefault); sec.color == nil {
+				if sec.color = c.compileArg(v, 1, &ColorType); sec.color == nil {
 					return nil
 				}
 			}
 			if v, ok := o.get("vertical-align"); ok && jsTruthyJSON(v) {
 				if s, isStr := v.(string); isStr && s != "bottom" && s != "center" && s != "top" {
-					return c.error(fmt.Sprintf("'vertical-align' must be one of: 'bottom', 'center', 'top' but found '%s' instead.", s))
+					return c.fail(fmt.Sprintf("'vertical-align' must be one of: 'bottom', 'center', 'top' but found '%s' instead.", s))
 				}
-				if sec.verticalAlgn = c.parse(v, 1, &StringType, annotDefault); sec.verticalAlgn == nil {
+				if sec.verticalAlgn = c.compileArg(v, 1, &StringType); sec.verticalAlgn == nil {
 					return nil
 				}
 			}
 			continue
 		}
-		content := c.parse(args[i], 1, &ValueType, annotDefault)
+		content := c.compileArg(args[i], 1, &ValueType)
 		if content == nil {
 			return nil
 		}
 		switch content.base().t.Kind {
 		case KindString, KindValue, KindNull, KindResolvedImage:
 		default:
-			return c.error("Formatted text type must be 'string', 'value', 'image' or 'null'.")
+			return c.fail("Formatted text type must be 'string', 'value', 'image' or 'null'.")
 		}
 		nextMayBeObject = true
 		n.sections = append(n.sections, formatSection{content: content})
@@ -326,13 +326,13 @@ func (n *imageNode) eval(c *EvalContext) (Value, error) {
 	return imageValue(&ResolvedImage{Name: s, Available: c.AvailableImages[s]}), nil
 }
 
-func parseImage(args []any, c *pctx) node {
+func parseImage(args []any, c *compiler) node {
 	if len(args) != 2 {
-		return c.error("Expected two arguments.")
+		return c.fail("Expected two arguments.")
 	}
-	name := c.parse(args[1], 1, &StringType, annotDefault)
+	name := c.compileArg(args[1], 1, &StringType)
 	if name == nil {
-		return c.error("No image name provided.")
+		return c.fail("No image name provided.")
 	}
 	return &imageNode{nodeBase: nodeBase{t: ImageType}, name: name}
 }
@@ -349,13 +349,13 @@ func (n *globalStateNode) eval(c *EvalContext) (Value, error) {
 	return getFrom(n.name, c.GlobalState), nil
 }
 
-func parseGlobalState(args []any, c *pctx) node {
+func parseGlobalState(args []any, c *compiler) node {
 	if len(args) != 2 {
-		return c.error(fmt.Sprintf("Expected 1 argument, but found %d instead.", len(args)-1))
+		return c.fail(fmt.Sprintf("Expected 1 argument, but found %d instead.", len(args)-1))
 	}
 	name, ok := args[1].(string)
 	if !ok {
-		return c.error(fmt.Sprintf("Global state property must be string, but found %s instead.", jsTypeof(args[1])))
+		return c.fail(fmt.Sprintf("Global state property must be string, but found %s instead.", jsTypeof(args[1])))
 	}
 	return &globalStateNode{nodeBase: nodeBase{t: ValueType}, name: name}
 }
@@ -419,17 +419,17 @@ func (n *numberFormatNode) eval(c *EvalContext) (Value, error) {
 	return String(s), nil
 }
 
-func parseNumberFormat(args []any, c *pctx) node {
+func parseNumberFormat(args []any, c *compiler) node {
 	if len(args) != 3 {
-		return c.error("Expected two arguments.")
+		return c.fail("Expected two arguments.")
 	}
 	n := &numberFormatNode{nodeBase: nodeBase{t: StringType}}
-	if n.number = c.parse(args[1], 1, &NumberType, annotDefault); n.number == nil {
+	if n.number = c.compileArg(args[1], 1, &NumberType); n.number == nil {
 		return nil
 	}
 	opts, ok := args[2].(*jobj)
 	if !ok {
-		return c.error("NumberFormat options argument must be an object.")
+		return c.fail("NumberFormat options argument must be an object.")
 	}
 	for _, p := range []struct {
 		key string
@@ -437,20 +437,20 @@ func parseNumberFormat(args []any, c *pctx) node {
 		t   *Type
 	}{{"locale", &n.locale, &StringType}, {"currency", &n.currency, &StringType}, {"unit", &n.unit, &StringType}} {
 		if v, ok := opts.get(p.key); ok && jsTruthyJSON(v) {
-			if *p.dst = c.parse(v, 1, p.t, annotDefault); *p.dst == nil {
+			if *p.dst = c.compileArg(v, 1, p.t); *p.dst == nil {
 				return nil
 			}
 		}
 	}
 	if n.currency != nil && n.unit != nil {
-		return c.error("NumberFormat options `currency` and `unit` are mutually exclusive")
+		return c.fail("NumberFormat options `currency` and `unit` are mutually exclusive")
 	}
 	for _, p := range []struct {
 		key string
 		dst *node
 	}{{"min-fraction-digits", &n.minFrac}, {"max-fraction-digits", &n.maxFrac}} {
 		if v, ok := opts.get(p.key); ok && jsTruthyJSON(v) {
-			if *p.dst = c.parse(v, 1, &NumberType, annotDefault); *p.dst == nil {
+			if *p.dst = c.compileArg(v, 1, &NumberType); *p.dst == nil {
 				return nil
 			}
 		}

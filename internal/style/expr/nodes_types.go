@@ -14,14 +14,14 @@ type literalNode struct {
 func (n *literalNode) eval(*EvalContext) (Value, error) { return n.v, nil }
 func (n *literalNode) each(func(node))                  {}
 
-func parseLiteral(args []any, c *pctx) node {
+func parseLiteral(args []any, c *compiler) node {
 	if len(args) != 2 {
-		return c.error(fmt.Sprintf("'literal' expression requires exactly one argument, but found %d instead.", len(args)-1))
+		return c.fail(fmt.Sprintf("'literal' expression requires exactly one argument, but found %d instead.", len(args)-1))
 	}
 	v := jsonToValue(args[1])
 	t := typeOfValue(v)
-	if t.Kind == KindArray && t.N == 0 && c.expected != nil && c.expected.Kind == KindArray && (c.expected.N < 0 || c.expected.N == 0) {
-		t = *c.expected
+	if t.Kind == KindArray && t.N == 0 && c.want != nil && c.want.Kind == KindArray && (c.want.N < 0 || c.want.N == 0) {
+		t = *c.want
 	}
 	return &literalNode{nodeBase: nodeBase{t: t}, v: v}
 }
@@ -50,21 +50,21 @@ func (n *semiliteralNode) each(fn func(node)) {
 	}
 }
 
-func parseSemiliteral(args []any, c *pctx) node {
+func parseSemiliteral(args []any, c *compiler) node {
 	if len(args) != 2 {
-		return c.error(fmt.Sprintf("'semiliteral' expression requires exactly one argument, but found %d instead.", len(args)-1))
+		return c.fail(fmt.Sprintf("'semiliteral' expression requires exactly one argument, but found %d instead.", len(args)-1))
 	}
 	arr, ok := args[1].([]any)
 	if !ok {
 		return parseLiteral(args, c)
 	}
-	sub := c.concat(1, nil, nil)
+	sub := c.at(1)
 	items := make([]node, len(arr))
 	var it Type
 	for i, el := range arr {
 		var n node
 		if _, isArr := el.([]any); isArr {
-			n = sub.concat(i, nil, nil).parseExpr(el, annotDefault)
+			n = sub.at(i).compile(el, convertAuto)
 			if n == nil {
 				return nil
 			}
@@ -129,9 +129,9 @@ func (n *assertionNode) eval(c *EvalContext) (Value, error) {
 
 var assertionTypes = map[string]Type{"string": StringType, "number": NumberType, "boolean": BooleanType, "object": ObjectType}
 
-func parseAssertion(args []any, c *pctx) node {
+func parseAssertion(args []any, c *compiler) node {
 	if len(args) < 2 {
-		return c.error("Expected at least one argument.")
+		return c.fail("Expected at least one argument.")
 	}
 	i := 1
 	name := args[0].(string)
@@ -142,7 +142,7 @@ func parseAssertion(args []any, c *pctx) node {
 			s, ok := args[1].(string)
 			it, known := assertionTypes[s]
 			if !ok || !known || s == "object" {
-				return c.error(`The item type argument of "array" must be one of string, number, boolean`, 1)
+				return c.fail(`The item type argument of "array" must be one of string, number, boolean`, 1)
 			}
 			item = it
 			i++
@@ -152,7 +152,7 @@ func parseAssertion(args []any, c *pctx) node {
 			if args[2] != nil {
 				f, ok := args[2].(float64)
 				if !ok || f < 0 || f != math.Floor(f) || f > 1<<30 {
-					return c.error(`The length argument to "array" must be a positive integer literal`, 2)
+					return c.fail(`The length argument to "array" must be a positive integer literal`, 2)
 				}
 				n = int(f)
 			}
@@ -164,7 +164,7 @@ func parseAssertion(args []any, c *pctx) node {
 	}
 	var parsed []node
 	for ; i < len(args); i++ {
-		in := c.parse(args[i], i, &ValueType, annotDefault)
+		in := c.compileArg(args[i], i, &ValueType)
 		if in == nil {
 			return nil
 		}
@@ -187,17 +187,17 @@ func (n *coercionNode) each(fn func(node)) {
 
 var coercionTypes = map[string]Type{"to-boolean": BooleanType, "to-color": ColorType, "to-number": NumberType, "to-string": StringType}
 
-func parseCoercion(args []any, c *pctx) node {
+func parseCoercion(args []any, c *compiler) node {
 	if len(args) < 2 {
-		return c.error("Expected at least one argument.")
+		return c.fail("Expected at least one argument.")
 	}
 	name := args[0].(string)
 	if (name == "to-boolean" || name == "to-string") && len(args) != 2 {
-		return c.error("Expected one argument.")
+		return c.fail("Expected one argument.")
 	}
 	var parsed []node
 	for i := 1; i < len(args); i++ {
-		in := c.parse(args[i], i, &ValueType, annotDefault)
+		in := c.compileArg(args[i], i, &ValueType)
 		if in == nil {
 			return nil
 		}
@@ -481,28 +481,28 @@ func (n *letNode) each(fn func(node)) {
 	fn(n.body)
 }
 
-func parseLet(args []any, c *pctx) node {
+func parseLet(args []any, c *compiler) node {
 	if len(args) < 4 {
-		return c.error(fmt.Sprintf("Expected at least 3 arguments, but found %d instead.", len(args)-1))
+		return c.fail(fmt.Sprintf("Expected at least 3 arguments, but found %d instead.", len(args)-1))
 	}
 	var bindings []scopeBinding
 	for i := 1; i < len(args)-1; i += 2 {
 		name, ok := args[i].(string)
 		if !ok {
-			return c.error(fmt.Sprintf("Expected string, but found %s instead.", jsTypeof(args[i])), i)
+			return c.fail(fmt.Sprintf("Expected string, but found %s instead.", jsTypeof(args[i])), i)
 		}
 		for _, r := range name {
 			if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_') {
-				return c.error("Variable names must contain only alphanumeric characters or '_'.", i)
+				return c.fail("Variable names must contain only alphanumeric characters or '_'.", i)
 			}
 		}
-		v := c.parse(args[i+1], i+1, nil, annotDefault)
+		v := c.compileArg(args[i+1], i+1, nil)
 		if v == nil {
 			return nil
 		}
 		bindings = append(bindings, scopeBinding{name: name, n: v})
 	}
-	body := c.parseWithBindings(args[len(args)-1], len(args)-1, c.expected, bindings)
+	body := c.compileBody(args[len(args)-1], len(args)-1, c.want, bindings)
 	if body == nil {
 		return nil
 	}
@@ -519,17 +519,17 @@ type varNode struct {
 func (n *varNode) eval(c *EvalContext) (Value, error) { return evalNode(c, n.bound) }
 func (n *varNode) each(func(node))                    {}
 
-func parseVar(args []any, c *pctx) node {
+func parseVar(args []any, c *compiler) node {
 	name, ok := "", len(args) == 2
 	if ok {
 		name, ok = args[1].(string)
 	}
 	if !ok {
-		return c.error("'var' expression requires exactly one string literal argument.")
+		return c.fail("'var' expression requires exactly one string literal argument.")
 	}
-	b, found := c.scope.get(name)
+	b, found := c.vars.get(name)
 	if !found {
-		return c.error(fmt.Sprintf(`Unknown variable "%s". Make sure "%s" has been bound in an enclosing "let" expression before using it.`, name, name), 1)
+		return c.fail(fmt.Sprintf(`Unknown variable "%s". Make sure "%s" has been bound in an enclosing "let" expression before using it.`, name, name), 1)
 	}
 	return &varNode{nodeBase: nodeBase{t: b.base().t}, name: name, bound: b}
 }
