@@ -21,6 +21,7 @@ import (
 	"github.com/tesseramaps/tessera/internal/blob"
 	"github.com/tesseramaps/tessera/internal/catalog"
 	"github.com/tesseramaps/tessera/internal/imageenc"
+	"github.com/tesseramaps/tessera/internal/lease"
 	"github.com/tesseramaps/tessera/internal/pyramid"
 	"github.com/tesseramaps/tessera/internal/store"
 	"github.com/tesseramaps/tessera/internal/tilesource"
@@ -769,44 +770,17 @@ func (d *Datasets) claimOne() bool {
 
 // run processes one claimed ingest.
 func (d *Datasets) run(id string) {
-	ctx, cancel := context.WithCancel(d.ctx)
-	defer cancel()
-	in, err := d.load(ctx, id)
+	in, err := d.load(d.ctx, id)
 	if err != nil {
 		return
 	}
 	var progress atomic.Uint64 // math.Float64bits of the fraction done
-	lost := make(chan struct{})
-	stopRenew := make(chan struct{})
-	renewed := make(chan struct{})
-	go func() { // renew the lease and record the progress until done
-		defer close(renewed)
-		t := time.NewTicker(d.opts.Lease / 4)
-		defer t.Stop()
-		for {
-			select {
-			case <-stopRenew:
-				return
-			case <-ctx.Done():
-				return
-			case <-t.C:
-			}
-			if err := d.renew(ctx, id, math.Float64frombits(progress.Load())); err != nil {
-				if errors.Is(err, store.ErrStale) {
-					close(lost) // cancelled, or taken over
-					cancel()
-				}
-				return
-			}
-		}
-	}()
-	e, perr := d.process(ctx, in, func(f float64) { progress.Store(math.Float64bits(0.05 + 0.9*f)) })
-	close(stopRenew)
-	<-renewed
-	select {
-	case <-lost:
+	work, stop := lease.Hold(d.ctx, d.opts.Lease/4, func(ctx context.Context) error {
+		return d.renew(ctx, id, math.Float64frombits(progress.Load()))
+	})
+	e, perr := d.process(work, in, func(f float64) { progress.Store(math.Float64bits(0.05 + 0.9*f)) })
+	if stop() {
 		perr = fmt.Errorf("the ingest was cancelled or taken over: %w", context.Canceled)
-	default:
 	}
 	d.finish(in, e, perr)
 }

@@ -25,6 +25,7 @@ import (
 
 	"github.com/tesseramaps/tessera/internal/blob"
 	"github.com/tesseramaps/tessera/internal/catalog"
+	"github.com/tesseramaps/tessera/internal/lease"
 	"github.com/tesseramaps/tessera/internal/store"
 )
 
@@ -776,34 +777,12 @@ func (s *Service) dropUpload(ctx context.Context, id string) {
 // (another node took it over after the lease ended, or it was changed
 // meanwhile) processing is cancelled.
 func (s *Service) processLeased(ctx context.Context, rec Record) (*catalog.Entry, error) {
-	ctx, cancel := context.WithCancelCause(ctx)
-	defer cancel(nil)
-	done := make(chan struct{})
-	renewed := make(chan struct{})
-	go func() {
-		defer close(renewed)
-		t := time.NewTicker(s.lease / 4)
-		defer t.Stop()
-		for {
-			select {
-			case <-done:
-				return
-			case <-ctx.Done():
-				return
-			case <-t.C:
-			}
-			err := s.db.RenewIngest(ctx, rec.ID, s.node, s.leaseTime(s.now().Add(s.lease)), 0)
-			if errors.Is(err, store.ErrStale) {
-				cancel(fmt.Errorf("the ingest was taken over by another node: %w", err))
-				return
-			}
-		}
-	}()
-	e, err := s.process(ctx, rec)
-	close(done)
-	<-renewed
-	if cause := context.Cause(ctx); err != nil && cause != nil && !errors.Is(cause, context.Canceled) {
-		err = fmt.Errorf("%w (%v)", err, cause)
+	work, stop := lease.Hold(ctx, s.lease/4, func(ctx context.Context) error {
+		return s.db.RenewIngest(ctx, rec.ID, s.node, s.leaseTime(s.now().Add(s.lease)), 0)
+	})
+	e, err := s.process(work, rec)
+	if stop() && err != nil {
+		err = fmt.Errorf("%w (the ingest was taken over by another node)", err)
 	}
 	return e, err
 }

@@ -19,6 +19,7 @@ import (
 
 	"github.com/tesseramaps/tessera/internal/catalog"
 	"github.com/tesseramaps/tessera/internal/imageenc"
+	"github.com/tesseramaps/tessera/internal/lease"
 	"github.com/tesseramaps/tessera/internal/mapimage"
 	"github.com/tesseramaps/tessera/internal/store"
 )
@@ -242,42 +243,20 @@ func (j *Jobs) renew(ctx context.Context, id string, progress float64) error {
 
 // run renders one claimed job.
 func (j *Jobs) run(id string) {
-	ctx, cancel := context.WithCancel(j.ctx)
-	defer cancel()
-	in, err := j.Get(ctx, id)
+	in, err := j.Get(j.ctx, id)
 	if err != nil {
 		return
 	}
-	var progress atomic.Uint64
-	stop, renewed := make(chan struct{}), make(chan struct{})
-	var lost atomic.Bool
-	go func() { // renew the lease and record the progress until done
-		defer close(renewed)
-		t := time.NewTicker(j.opts.Lease / 4)
-		defer t.Stop()
-		for {
-			select {
-			case <-stop:
-				return
-			case <-ctx.Done():
-				return
-			case <-t.C:
-			}
-			if err := j.renew(ctx, id, math.Float64frombits(progress.Load())); errors.Is(err, store.ErrStale) {
-				lost.Store(true)
-				cancel()
-				return
-			}
-		}
-	}()
+	var progress atomic.Uint64 // math.Float64bits of the fraction done
+	work, stop := lease.Hold(j.ctx, j.opts.Lease/4, func(ctx context.Context) error {
+		return j.renew(ctx, id, math.Float64frombits(progress.Load()))
+	})
 	tmp := filepath.Join(j.cat.Dir(), ".render-"+id+".mbtiles")
-	e, rerr := j.render(ctx, in, tmp, func(f float64) { progress.Store(math.Float64bits(f)) })
-	close(stop)
-	<-renewed
-	os.Remove(tmp)
-	if lost.Load() {
+	e, rerr := j.render(work, in, tmp, func(f float64) { progress.Store(math.Float64bits(f)) })
+	if stop() {
 		rerr = fmt.Errorf("the job was taken over: %w", context.Canceled)
 	}
+	os.Remove(tmp)
 	j.finish(in, e, rerr)
 }
 
