@@ -2,7 +2,12 @@ package geocode
 
 import (
 	"context"
+	"net/url"
+	"sync"
 	"testing"
+	"time"
+
+	"github.com/tesseramaps/tessera/internal/fixtures"
 )
 
 func benchForward(b *testing.B, q ForwardQuery) {
@@ -49,4 +54,57 @@ func BenchmarkByID(b *testing.B) {
 
 func BenchmarkForwardManyWords(b *testing.B) {
 	benchForward(b, ForwardQuery{Text: "San Juan del Río", NoAutocomplete: true})
+}
+
+// BenchmarkEvalConcurrency8 answers the shared evaluation's queries from 8
+// goroutines (one op is one pass over all of them) and reports the p99 of
+// a query's latency and the CPU time per query, which a loaded machine
+// disturbs less than wall-clock time.
+func BenchmarkEvalConcurrency8(b *testing.B) {
+	qs := loadEvalQueries(b)
+	ix := openRealIndex(b)
+	reqs := make([]Request, 0, len(qs))
+	for _, q := range qs {
+		vals := url.Values{}
+		for k, v := range q.Params {
+			vals.Set(k, v)
+		}
+		r, err := ParseRequest(url.PathEscape(q.Q)+".json", vals, "")
+		if err != nil {
+			b.Fatal(err)
+		}
+		reqs = append(reqs, r)
+	}
+	const conc = 8
+	lat := make([][]time.Duration, conc)
+	b.ResetTimer()
+	cpu := fixtures.ProcessCPU()
+	for n := 0; n < b.N; n++ {
+		var wg sync.WaitGroup
+		for g := 0; g < conc; g++ {
+			wg.Add(1)
+			go func(g int) {
+				defer wg.Done()
+				for i := g; i < len(reqs); i += conc {
+					start := time.Now()
+					if _, err := ix.Search(context.Background(), reqs[i]); err != nil {
+						b.Error(err)
+						return
+					}
+					lat[g] = append(lat[g], time.Since(start))
+				}
+			}(g)
+		}
+		wg.Wait()
+	}
+	b.StopTimer()
+	if d := fixtures.ProcessCPU() - cpu; d > 0 {
+		b.ReportMetric(float64(d.Microseconds())/float64(b.N*len(reqs)), "cpu-µs/query")
+	}
+	var all []time.Duration
+	for _, l := range lat {
+		all = append(all, l...)
+	}
+	b.ReportMetric(float64(percentile(all, 0.99).Microseconds())/1000, "p99-ms")
+	b.ReportMetric(float64(percentile(all, 0.5).Microseconds())/1000, "p50-ms")
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/paulmach/orb"
 	"github.com/tesseramaps/tessera/internal/geocode/textnorm"
@@ -47,6 +48,10 @@ func (ix *Index) displayName(i int, lang string) (string, string) {
 // extendsName reports whether long is short followed by more words (an
 // official qualifier: "Kempten (Allgäu)" extends "Kempten").
 func extendsName(long, short string) bool {
+	if short == "" || len(long) <= len(short) || long[0] != short[0] && long[0] < utf8.RuneSelf && short[0] < utf8.RuneSelf &&
+		long[0]|0x20 != short[0]|0x20 {
+		return false // the common cases, without folding
+	}
 	l, s := textnorm.Tokens(long), textnorm.Tokens(short)
 	return len(l) > len(s) && len(s) > 0 && slices.Equal(l[:len(s)], s)
 }

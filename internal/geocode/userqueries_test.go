@@ -158,16 +158,8 @@ func TestPostcodeQualifier(t *testing.T) {
 		{"69003", "69003", "postal_code"},
 		{"90210", "90210", "postal_code"},
 	} {
-		res, err := ix.Forward(context.Background(), ForwardQuery{Text: tc.query, Limit: 3})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(res.Features) == 0 {
-			t.Errorf("%q: nothing", tc.query)
-			continue
-		}
-		f := res.Features[0]
-		if f.Text != tc.text || f.PlaceType[0] != tc.typ || f.Relevance < 0.99 {
+		f, ok := firstResult(t, ix, ForwardQuery{Text: tc.query, Limit: 3})
+		if ok && f.Text != tc.text || f.PlaceType[0] != tc.typ || f.Relevance < 0.99 {
 			t.Errorf("%q: first %q (%s, relevance %.3f), want %q (%s) matching the whole query", tc.query, f.Text, f.PlaceType[0], f.Relevance, tc.text, tc.typ)
 		}
 	}
@@ -197,17 +189,24 @@ func TestFrenchCommunes(t *testing.T) {
 		{"tassin la demi lune", "locality.2973317", "insee:69244", ""},
 		{"devesset", "locality.3000007080", "insee:07080", "postcode"},
 	} {
-		res, err := ix.Forward(context.Background(), ForwardQuery{Text: tc.query, Limit: 1, Countries: []string{"FR"}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(res.Features) == 0 {
-			t.Errorf("%q: nothing", tc.query)
-			continue
-		}
-		f := res.Features[0]
-		if f.ID != tc.id || f.Properties.Sources["name"] != tc.insee || tc.position != "" && f.Properties.Sources["position"] != tc.position {
+		f, ok := firstResult(t, ix, ForwardQuery{Text: tc.query, Limit: 1, Countries: []string{"FR"}})
+		if ok && f.ID != tc.id || f.Properties.Sources["name"] != tc.insee || tc.position != "" && f.Properties.Sources["position"] != tc.position {
 			t.Errorf("%q: %s %v, want %s %s %s", tc.query, f.ID, f.Properties.Sources, tc.id, tc.insee, tc.position)
 		}
 	}
+}
+
+// firstResult returns the first result of a forward query, failing the
+// test (not stopping it) when there is none.
+func firstResult(t *testing.T, ix *Index, q ForwardQuery) (Feature, bool) {
+	t.Helper()
+	res, err := ix.Forward(context.Background(), q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Features) == 0 {
+		t.Errorf("%q: nothing", q.Text)
+		return Feature{}, false
+	}
+	return res.Features[0], true
 }
