@@ -38,6 +38,16 @@ func (c *Cluster) calls(n *Node) (db, s3 int64) {
 	return db, s3
 }
 
+// s3Ops lists a node's S3 calls by operation.
+func (c *Cluster) s3Ops(n *Node) string {
+	c.t.Helper()
+	var ops []string
+	for _, m := range s3CallsLine.FindAllSubmatch(c.do("GET", n.URL()+"/metrics", nil).body, -1) {
+		ops = append(ops, string(m[1])+" "+string(m[2]))
+	}
+	return strings.Join(ops, ", ")
+}
+
 // rssKiB is the resident memory of a node's process.
 func (n *Node) rssKiB(t testing.TB) int64 {
 	t.Helper()
@@ -98,21 +108,28 @@ func TestCostPerThousandTiles(t *testing.T) {
 	_, key := c.apiKey(c.LB, secret)
 	remote := c.addRemoteArchive(t, c.LB)
 	n := c.Nodes[1]
-	// The node starts again: nothing of the archives is cached.
+	// The node starts again with an empty data directory: nothing of the
+	// archives is cached, everything comes from S3.
 	n.Signal(t, syscall.SIGTERM)
+	if err := os.RemoveAll(n.Dir); err != nil {
+		t.Fatal(err)
+	}
+	os.MkdirAll(n.Dir, 0o755)
 	n.Start(t)
 	n.AwaitReady(t, 30*time.Second)
 	// Its start-up work (the change feed's first reload, the usage
-	// analytics' warm-up, the expiry of old uploads) is over when its
-	// database calls stop moving.
-	last, _ := c.calls(n)
-	await(t, 20*time.Second, "the node's start-up queries end", func() bool {
+	// analytics' warm-up, the expiry of old uploads, the copy of the
+	// shared files) is over when its calls stop moving.
+	lastDB, lastS3 := c.calls(n)
+	await(t, 20*time.Second, "the node's start-up calls end", func() bool {
 		time.Sleep(500 * time.Millisecond)
-		now, _ := c.calls(n)
-		settled := now == last
-		last = now
+		db, s3 := c.calls(n)
+		settled := db == lastDB && s3 == lastS3
+		lastDB, lastS3 = db, s3
 		return settled
 	})
+	var report strings.Builder
+	fmt.Fprintf(&report, "start with an empty data directory: %d database calls, %d S3 calls (%s)\n", lastDB, lastS3, c.s3Ops(n))
 
 	paths := func(name string) []string {
 		rng := rand.New(rand.NewPCG(1, 2))
@@ -123,7 +140,6 @@ func TestCostPerThousandTiles(t *testing.T) {
 		}
 		return out
 	}
-	var report strings.Builder
 	for _, name := range []string{"roads", remote} {
 		for _, pass := range []string{"cold", "warm"} {
 			db0, s30 := c.calls(n)
