@@ -44,6 +44,8 @@ type Files interface {
 	Delete(ctx context.Context, key string) error
 	// Ping tells whether the store answers.
 	Ping(ctx context.Context) error
+	// Location names the store (its service, bucket and prefix).
+	Location() string
 }
 
 // uploadPartSize is the size of the parts of the files that S3.Upload
@@ -138,6 +140,12 @@ func (s *S3) object(o types.Object) Object {
 	return Object{Key: k, Size: aws.ToInt64(o.Size), Modified: aws.ToTime(o.LastModified), ETag: aws.ToString(o.ETag)}
 }
 
+// Location implements Files: s3://bucket/prefix at the endpoint.
+func (s *S3) Location() string {
+	ep := aws.ToString(s.client.Options().BaseEndpoint)
+	return "s3://" + s.bucket + "/" + s.prefix + "@" + ep
+}
+
 // Ping implements Files: the bucket answers a HeadBucket.
 func (s *S3) Ping(ctx context.Context) error {
 	if _, err := s.client.HeadBucket(ctx, &s3.HeadBucketInput{Bucket: &s.bucket}); err != nil {
@@ -218,6 +226,9 @@ func (l *Local) List(_ context.Context, prefix string) ([]Object, error) {
 	}
 	return out, nil
 }
+
+// Location implements Files: the store's folder.
+func (l *Local) Location() string { return l.dir }
 
 // Ping implements Files.
 func (l *Local) Ping(context.Context) error {

@@ -56,12 +56,26 @@ func NewMirror(files Files, dir string, log *slog.Logger) *Mirror {
 	}
 	m := &Mirror{files: files, dir: dir, log: log, versions: map[string]localVersion{}}
 	if b, err := os.ReadFile(filepath.Join(dir, VersionsFile)); err == nil {
-		if err := json.Unmarshal(b, &m.versions); err != nil {
+		var rec versionsRecord
+		switch err := json.Unmarshal(b, &rec); {
+		case err != nil:
 			log.Warn("shared storage: the record of versions is unreadable; comparing by time", "err", err)
-			m.versions = map[string]localVersion{}
+		case rec.Store != files.Location():
+			// Copies of another store say nothing of this one (and must
+			// not be taken for files deleted from it).
+			log.Info("shared storage: the data directory was a copy of another store; comparing by time", "was", rec.Store)
+		case rec.Files != nil:
+			m.versions = rec.Files
 		}
 	}
 	return m
+}
+
+// versionsRecord is the content of VersionsFile.
+type versionsRecord struct {
+	// Store is the Location of the store the files were copied with.
+	Store string                  `json:"store"`
+	Files map[string]localVersion `json:"files"`
 }
 
 // remember records that the local file p (now as info says) is the
@@ -75,7 +89,7 @@ func (m *Mirror) remember(rel, p, etag string) {
 	} else {
 		m.versions[rel] = localVersion{ETag: etag, Size: info.Size(), ModNano: info.ModTime().UnixNano()}
 	}
-	b, err := json.Marshal(m.versions)
+	b, err := json.Marshal(versionsRecord{Store: m.files.Location(), Files: m.versions})
 	if err != nil {
 		return
 	}
@@ -93,6 +107,8 @@ const (
 	keep = iota
 	upload
 	download
+	// drop: the local copy is of an object deleted from the store since.
+	drop
 )
 
 // decide says which way the file rel goes, given the local file (info, nil
@@ -101,15 +117,20 @@ func (m *Mirror) decide(rel string, info fs.FileInfo, o *Object) int {
 	switch {
 	case info == nil && o == nil:
 		return keep
-	case o == nil:
-		return upload
 	case info == nil:
 		return download
 	}
 	m.mu.Lock()
 	v, known := m.versions[rel]
 	m.mu.Unlock()
-	if known && v.Size == info.Size() && v.ModNano == info.ModTime().UnixNano() {
+	unchanged := known && v.Size == info.Size() && v.ModNano == info.ModTime().UnixNano()
+	if o == nil {
+		if unchanged {
+			return drop // copied from or to the store, deleted there since
+		}
+		return upload
+	}
+	if unchanged {
 		if v.ETag == o.ETag {
 			return keep
 		}
@@ -149,10 +170,11 @@ type SyncOptions struct {
 }
 
 // Sync brings the folder rel (or the single file rel) and the store in
-// line: a file only the store has is downloaded, one only the directory
-// has is uploaded, and one both have in different versions (size or
-// modification time) is copied from the newer side. It returns the
-// numbers of files uploaded and downloaded.
+// line: a file only the store has is downloaded; one only the directory
+// has is uploaded, unless it is a copy the store had and deleted since
+// (it is then removed here: the directory is a cache); one both have in
+// different versions is copied from the newer side (see Mirror). It
+// returns the numbers of files uploaded, and downloaded or removed here.
 func (m *Mirror) Sync(ctx context.Context, rel string, opts SyncOptions) (up, down int, err error) {
 	if m == nil {
 		return 0, 0, nil
@@ -199,14 +221,28 @@ func (m *Mirror) Sync(ctx context.Context, rel string, opts SyncOptions) (up, do
 		if r, ok := remote[key]; ok {
 			o = &r
 		}
-		if m.decide(key, info, o) != upload {
-			continue
+		switch m.decide(key, info, o) {
+		case upload:
+			if err := m.Push(ctx, key); err != nil {
+				errs = append(errs, err)
+				continue
+			}
+			up++
+		case drop:
+			p := filepath.Join(m.dir, filepath.FromSlash(key))
+			if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				errs = append(errs, err)
+				continue
+			}
+			m.remember(key, "", "")
+			// Folders left empty go too (a deleted map's icons/).
+			for d := filepath.Dir(p); d != root && strings.HasPrefix(d, root+string(filepath.Separator)); d = filepath.Dir(d) {
+				if os.Remove(d) != nil {
+					break
+				}
+			}
+			down++
 		}
-		if err := m.Push(ctx, key); err != nil {
-			errs = append(errs, err)
-			continue
-		}
-		up++
 	}
 	if !opts.UploadOnly {
 		for key, o := range remote {

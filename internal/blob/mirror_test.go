@@ -3,6 +3,7 @@ package blob
 import (
 	"context"
 	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -122,6 +123,13 @@ func testMirror(t *testing.T, open func(t *testing.T) (Files, *Calls)) {
 		t.Fatalf("sync by a new mirror: up %d down %d err %v", up, down, err)
 	}
 
+	// The record of another store is not taken for this one's: B's copies
+	// are not dropped for being absent from an empty store.
+	other, _ := open(t)
+	if up, down, err := NewMirror(other, b, nil).Sync(ctx, "maps", SyncOptions{}); err != nil || down != 0 || up == 0 {
+		t.Fatalf("sync with another store: up %d down %d err %v", up, down, err)
+	}
+
 	// Fetch of one file, present or not; UploadOnly downloads nothing.
 	os.RemoveAll(filepath.Join(b, "fonts"))
 	if ok, err := mb.Fetch(ctx, "fonts/Noto/0-255.pbf"); !ok || err != nil {
@@ -133,6 +141,26 @@ func testMirror(t *testing.T, open func(t *testing.T) (Files, *Calls)) {
 	os.RemoveAll(filepath.Join(b, "maps"))
 	if _, down, err := mb.Sync(ctx, "maps", SyncOptions{UploadOnly: true}); err != nil || down != 0 {
 		t.Fatalf("upload-only sync: down %d err %v", down, err)
+	}
+
+	// A map deleted in the store (by another node) leaves B's cache at
+	// B's next sync, folders and all; a file B made itself, which the
+	// store never had, is uploaded instead.
+	if _, _, err := mb.Sync(ctx, "maps", SyncOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	write(t, filepath.Join(b, "maps/own/style.json"), "{}")
+	if err := ma.Remove(ctx, "maps/world"); err != nil {
+		t.Fatal(err)
+	}
+	if up, down, err := mb.Sync(ctx, "maps", SyncOptions{}); err != nil || up != 1 || down != 2 {
+		t.Fatalf("sync after a deletion: up %d down %d err %v", up, down, err)
+	}
+	if _, err := os.Stat(filepath.Join(b, "maps/world")); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("the deleted map's folder in B's cache: %v", err)
+	}
+	if _, err := files.Stat(ctx, "maps/own/style.json"); err != nil {
+		t.Fatalf("B's own map: %v", err)
 	}
 
 	// Remove drops a folder's objects.

@@ -126,6 +126,17 @@ type Maps struct {
 	snap atomic.Pointer[mapSnapshot]
 	gen  atomic.Uint64
 	only map[string]bool // nil: every map
+
+	// removeShared, when set, deletes the shared copy of a map's folder
+	// (storage_url) when the map is deleted.
+	removeShared func(ctx context.Context, folder string) error
+}
+
+// ShareRemovals makes Delete remove the shared copy of a deleted map's
+// folder too, with remove (given the folder's name in the maps
+// directory). Call it before the maps are used.
+func (ms *Maps) ShareRemovals(remove func(ctx context.Context, folder string) error) {
+	ms.removeShared = remove
 }
 
 // Only limits the maps scans read (and check) to the ids given; the other
@@ -342,6 +353,13 @@ func (ms *Maps) Delete(ctx context.Context, id string) ([]string, error) {
 	}
 	if filepath.Dir(m.Dir) != filepath.Clean(ms.dir) || !filepath.IsLocal(filepath.Base(m.Dir)) {
 		return nil, fmt.Errorf("map folder %s is not inside %s", m.Dir, ms.dir)
+	}
+	if ms.removeShared != nil {
+		// The shared copy first: a node that starts meanwhile must not
+		// bring the folder back.
+		if err := ms.removeShared(ctx, filepath.Base(m.Dir)); err != nil {
+			return nil, fmt.Errorf("remove the shared copy of map %s: %w", id, err)
+		}
 	}
 	if err := os.RemoveAll(m.Dir); err != nil {
 		return nil, fmt.Errorf("remove map %s: %w", id, err)

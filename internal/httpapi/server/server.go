@@ -187,6 +187,9 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (*Server, err
 	s.sprites = sprite.NewCache()
 	s.pictures = &pyramid.Library{Dir: filepath.Join(cfg.DataDir, ImagesDir), Fetch: s.fetchImage()}
 	s.Maps = catalog.NewMaps(filepath.Join(cfg.DataDir, MapsDir), db, s.checkStyle, log)
+	if s.mirror != nil {
+		s.Maps.ShareRemovals(func(ctx context.Context, folder string) error { return s.mirror.Remove(ctx, MapsDir+"/"+folder) })
+	}
 	if cfg.OnlyMaps != nil {
 		s.Maps.Only(cfg.OnlyMaps...)
 	}
@@ -226,6 +229,7 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (*Server, err
 	} else if n > 0 {
 		log.Info("removed the datasets of deleted tilesets", "files", n)
 	}
+	s.pruneSharedFeatures(ctx)
 	if s.datasets, err = s.openDatasets(ctx); err != nil {
 		db.Close()
 		return nil, err

@@ -202,3 +202,40 @@ func (s *Server) fetchFeatures(ctx context.Context, tilesetID string) {
 		s.log.Warn("shared storage: dataset features not fetched", "tileset", tilesetID, "err", err)
 	}
 }
+
+// sharedFeaturesGrace keeps a dataset's GeoJSON in the storage this long
+// even without its tileset: another node uploads it just before it
+// commits the tileset's record.
+var sharedFeaturesGrace = time.Hour
+
+// pruneSharedFeatures deletes from the storage the GeoJSON of tilesets
+// that no longer exist (at start, as the local copies are pruned); the
+// other nodes' copies leave their caches at their next sync.
+func (s *Server) pruneSharedFeatures(ctx context.Context) {
+	if s.mirror == nil {
+		return
+	}
+	objs, err := s.mirror.Files().List(ctx, DatasetsDir+"/")
+	if err != nil {
+		s.log.Warn("shared storage: datasets of deleted tilesets not removed", "err", err)
+		return
+	}
+	n := 0
+	for _, o := range objs {
+		id, ok := strings.CutSuffix(path.Base(o.Key), ".geojson")
+		if !ok || time.Since(o.Modified) < sharedFeaturesGrace {
+			continue
+		}
+		if _, exists := s.Catalog.ByID(id); exists {
+			continue
+		}
+		if err := s.mirror.Files().Delete(ctx, o.Key); err != nil {
+			s.log.Warn("shared storage: dataset of a deleted tileset not removed", "key", o.Key, "err", err)
+			continue
+		}
+		n++
+	}
+	if n > 0 {
+		s.log.Info("shared storage: removed the datasets of deleted tilesets", "files", n)
+	}
+}

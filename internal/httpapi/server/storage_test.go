@@ -2,8 +2,10 @@ package server
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net"
 	"net/url"
 	"os"
@@ -15,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tesseramaps/tessera/internal/blob"
 	"github.com/tesseramaps/tessera/internal/config"
 	"github.com/tesseramaps/tessera/internal/fixtures"
 	"github.com/tesseramaps/tessera/internal/pgtest"
@@ -199,6 +202,24 @@ func TestNodesShareStorage(t *testing.T) {
 		t.Errorf("B's sprite after the rescans: %d %s", r.status, r.body)
 	}
 
+	// The map deleted through A: gone from S3 at once and from B's cache at
+	// B's next rescan, so that no start brings it back.
+	if r := a.admin("DELETE", "/maps/city", nil); r.status != 200 {
+		t.Fatalf("delete the map: %d %s", r.status, r.body)
+	}
+	if objs, err := a.srv.mirror.Files().List(t.Context(), "maps/city/"); err != nil || len(objs) != 0 {
+		t.Errorf("the deleted map in S3: %v %v", objs, err)
+	}
+	if err := b.srv.Rescan(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(b.dir, MapsDir, "city")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("the deleted map's folder in B's cache: %v", err)
+	}
+	if s := b.status("/maps/city/style.json"); s != 404 {
+		t.Errorf("the deleted map on B: %d", s)
+	}
+
 	// S3 calls per 1,000 tile requests of the archive read from S3: cold
 	// (every tile new to B), then warm (the same tiles again).
 	var paths []string
@@ -325,5 +346,33 @@ func TestNodeReadinessStorage(t *testing.T) {
 	}
 	if s := b.status("/tiles/roads/1/1/0.pbf"); s != 200 && s != 204 {
 		t.Errorf("a tile of the cached tileset without S3: %d", s)
+	}
+}
+
+// TestSharedFeaturesPruned: the GeoJSON of a deleted tileset leaves the
+// storage when a node starts (past the grace that protects a tileset
+// being committed by another node).
+func TestSharedFeaturesPruned(t *testing.T) {
+	dsn := pgtest.URL(t)
+	storage := sharedStorage(t)
+	shared := func(c *config.Config) { c.StorageURL = storage; c.APIKeys = config.APIKeysOff }
+	a := newNode(t, dsn, shared)
+	r, parks := a.ingestFile("parks.geojson", []byte(parksGeoJSON))
+	if r.status != 200 {
+		t.Fatalf("ingest: %d %s", r.status, r.body)
+	}
+	key := DatasetsDir + "/" + parks.DocumentID + ".geojson"
+	if _, err := a.srv.mirror.Files().Stat(t.Context(), key); err != nil {
+		t.Fatalf("the GeoJSON in S3: %v", err)
+	}
+	if r := a.admin("DELETE", "/tiles/"+parks.DocumentID, nil); r.status != 200 {
+		t.Fatalf("delete: %d %s", r.status, r.body)
+	}
+	old := sharedFeaturesGrace
+	sharedFeaturesGrace = 0
+	t.Cleanup(func() { sharedFeaturesGrace = old })
+	newNode(t, dsn, shared)
+	if _, err := a.srv.mirror.Files().Stat(t.Context(), key); !errors.Is(err, blob.ErrNotFound) {
+		t.Errorf("the deleted tileset's GeoJSON in S3 after a start: %v", err)
 	}
 }
