@@ -59,8 +59,9 @@ func extendsName(long, short string) bool {
 // answerName is the name a forward result is given (see docs/geocoding.md,
 // "Names"), when it is not the display name: without a language,
 // the name that matched when it is an exonym (a name of the place, not its
-// local name: "Munich" for "munich"); with a language the place has no name
-// in, the name that is the whole query ("Breslau"). A query spelling the
+// local name: "Munich" for "munich"); with a language, the name that is the
+// whole query when the data tags it with no language or the place has no
+// name in the requested one ("Breslau", "Sosnowitz"). A query spelling the
 // display name with other diacritics ("Toruń" for the English "Torun")
 // gets its own spelling back.
 func (ix *Index) answerName(m nameMatch, query, lang, display string) (string, bool) {
@@ -88,7 +89,11 @@ func (ix *Index) answerName(m nameMatch, query, lang, display string) (string, b
 		}
 		return "", false
 	}
-	if ix.localName(m.feat, lang) == "" && textnorm.Fold(entry) == textnorm.Fold(query) {
+	// The whole query is a name of the place that the data gives no other
+	// language (or the place has no name in the requested one): the user
+	// calls it so ("Sosnowitz", "Breslau" with language=de).
+	untagged := !official && len(tags) == 0
+	if (untagged || ix.localName(m.feat, lang) == "") && textnorm.Fold(entry) == textnorm.Fold(query) {
 		return strings.Clone(entry), true
 	}
 	return "", false
