@@ -89,11 +89,21 @@ func (ix *Index) answerName(m nameMatch, query, lang, display string) (string, b
 		}
 		return "", false
 	}
-	// The whole query is a name of the place that the data gives no other
-	// language (or the place has no name in the requested one): the user
-	// calls it so ("Sosnowitz", "Breslau" with language=de).
-	untagged := !official && len(tags) == 0
-	if (untagged || ix.localName(m.feat, lang) == "") && textnorm.Fold(entry) == textnorm.Fold(query) {
+	// The whole query is a name of the place, and the place has no name of
+	// its own in the requested language (none, or only its default or
+	// English name filed under it), while the name typed is one the data
+	// gives no other language: the user calls it so ("Breslau",
+	// "Tschenstochau" with language=de).
+	if textnorm.Fold(entry) != textnorm.Fold(query) {
+		return "", false
+	}
+	inLang := ix.localName(m.feat, lang)
+	if inLang == "" {
+		return strings.Clone(entry), true
+	}
+	f := textnorm.Fold(inLang)
+	noOwn := f == textnorm.Fold(ix.str(c.FName[m.feat])) || f == textnorm.Fold(ix.localName(m.feat, "en"))
+	if noOwn && !official && len(tags) == 0 {
 		return strings.Clone(entry), true
 	}
 	return "", false
