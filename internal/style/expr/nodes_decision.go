@@ -411,15 +411,16 @@ func parseCase(args []any, c *compiler) node {
 	return n
 }
 
-// matchNode: ["match", input, labels, out, ..., fallback].
+// matchNode: ["match", input, labels, out, ..., fallback]. Labels are all
+// numbers or all strings (labelKind); each names the index of its output.
 type matchNode struct {
 	nodeBase
-	inputType Type
 	input     node
-	numCases  map[float64]int
-	strCases  map[string]int
+	labelKind TypeKind
+	byNumber  map[float64]int
+	byString  map[string]int
 	outputs   []node
-	otherwise node
+	fallback  node
 }
 
 func (n *matchNode) each(fn func(node)) {
@@ -427,7 +428,7 @@ func (n *matchNode) each(fn func(node)) {
 	for _, o := range n.outputs {
 		fn(o)
 	}
-	fn(n.otherwise)
+	fn(n.fallback)
 }
 
 func (n *matchNode) eval(c *EvalContext) (Value, error) {
@@ -435,19 +436,86 @@ func (n *matchNode) eval(c *EvalContext) (Value, error) {
 	if err != nil {
 		return Value{}, err
 	}
-	idx, ok := -1, false
-	switch {
-	case in.Kind() == KindNumber && n.inputType.Kind == KindNumber:
-		idx, ok = n.numCases[in.n]
-	case in.Kind() == KindString && n.inputType.Kind == KindString:
-		idx, ok = n.strCases[in.s]
+	branch, found := -1, false
+	if in.Kind() == n.labelKind {
+		if n.labelKind == KindNumber {
+			branch, found = n.byNumber[in.n]
+		} else {
+			branch, found = n.byString[in.s]
+		}
 	}
-	if ok {
-		return evalNode(c, n.outputs[idx])
+	if !found {
+		return evalNode(c, n.fallback)
 	}
-	return evalNode(c, n.otherwise)
+	return evalNode(c, n.outputs[branch])
 }
 
+// maxSafeInteger is the largest integer a label may be (2^53 - 1): beyond
+// it, numbers stop being exact.
+const maxSafeInteger = 1<<53 - 1
+
+// labelKindOf checks one branch label: a whole number of at most
+// maxSafeInteger in magnitude, or a string. It returns the label's kind or
+// why it is refused.
+func labelKindOf(label any) (TypeKind, string) {
+	switch v := label.(type) {
+	case string:
+		return KindString, ""
+	case float64:
+		switch {
+		case math.Abs(v) > maxSafeInteger:
+			return 0, "Branch labels must be integers no larger than 9007199254740991."
+		case math.Trunc(v) != v:
+			return 0, "Numeric branch labels must be integer values."
+		}
+		return KindNumber, ""
+	}
+	return 0, "Branch labels must be numbers or strings."
+}
+
+// addLabels registers the labels of one branch (a label or an array of
+// them) for the output that will be at index len(n.outputs). The first
+// label fixes the kind of all of them.
+func (n *matchNode) addLabels(c *compiler, labels any, first bool) bool {
+	list, isList := labels.([]any)
+	if !isList {
+		list = []any{labels}
+	}
+	if len(list) == 0 {
+		c.fail("Expected at least one branch label.")
+		return false
+	}
+	for _, label := range list {
+		kind, why := labelKindOf(label)
+		if why != "" {
+			c.fail(why)
+			return false
+		}
+		if first {
+			n.labelKind, first = kind, false
+		} else if !c.requireSubtype(Type{Kind: n.labelKind, N: -1}, Type{Kind: kind, N: -1}) {
+			return false
+		}
+		var seen bool
+		if kind == KindNumber {
+			_, seen = n.byNumber[label.(float64)]
+			n.byNumber[label.(float64)] = len(n.outputs)
+		} else {
+			_, seen = n.byString[label.(string)]
+			n.byString[label.(string)] = len(n.outputs)
+		}
+		if seen {
+			c.fail("Branch labels must be unique.")
+			return false
+		}
+	}
+	return true
+}
+
+// parseMatch compiles the branches first (labels, then output; the first
+// output fixes the result type when the parent wants none), then the
+// input, then the fallback, and finally checks the input against the
+// labels' kind.
 func parseMatch(args []any, c *compiler) node {
 	if len(args) < 5 {
 		return c.fail(fmt.Sprintf("Expected at least 4 arguments, but found only %d.", len(args)-1))
@@ -455,76 +523,32 @@ func parseMatch(args []any, c *compiler) node {
 	if len(args)%2 != 1 {
 		return c.fail("Expected an even number of arguments.")
 	}
-	out := expectedOutput(c)
-	var inputType *Type
-	n := &matchNode{numCases: map[float64]int{}, strCases: map[string]int{}}
-	for i := 2; i < len(args)-1; i += 2 {
-		labels, isArr := args[i].([]any)
-		if !isArr {
-			labels = []any{args[i]}
-		}
-		lc := c.at(i)
-		if len(labels) == 0 {
-			return lc.fail("Expected at least one branch label.")
-		}
-		for _, l := range labels {
-			var lt Type
-			switch lv := l.(type) {
-			case float64:
-				if math.Abs(lv) > 9007199254740991 {
-					return lc.fail("Branch labels must be integers no larger than 9007199254740991.")
-				}
-				if lv != math.Floor(lv) {
-					return lc.fail("Numeric branch labels must be integer values.")
-				}
-				lt = NumberType
-			case string:
-				lt = StringType
-			default:
-				return lc.fail("Branch labels must be numbers or strings.")
-			}
-			if inputType == nil {
-				inputType = typePtr(lt)
-			} else if !lc.requireSubtype(*inputType, lt) {
-				return nil
-			}
-			switch lv := l.(type) {
-			case float64:
-				if _, dup := n.numCases[lv]; dup {
-					return lc.fail("Branch labels must be unique.")
-				}
-				n.numCases[lv] = len(n.outputs)
-			case string:
-				if _, dup := n.strCases[lv]; dup {
-					return lc.fail("Branch labels must be unique.")
-				}
-				n.strCases[lv] = len(n.outputs)
-			}
-		}
-		res := c.compileArg(args[i+1], i+1, out)
-		if res == nil {
+	n := &matchNode{byNumber: map[float64]int{}, byString: map[string]int{}}
+	result := expectedOutput(c)
+	last := len(args) - 1
+	for i := 2; i < last; i += 2 {
+		if !n.addLabels(c.at(i), args[i], i == 2) {
 			return nil
 		}
+		out := c.compileArg(args[i+1], i+1, result)
 		if out == nil {
-			out = typePtr(res.base().t)
+			return nil
 		}
-		n.outputs = append(n.outputs, res)
+		if result == nil {
+			result = typePtr(out.base().t)
+		}
+		n.outputs = append(n.outputs, out)
 	}
-	in := c.compileArg(args[1], 1, &ValueType)
-	if in == nil {
+	if n.input = c.compileArg(args[1], 1, &ValueType); n.input == nil {
 		return nil
 	}
-	other := c.compileArg(args[len(args)-1], len(args)-1, out)
-	if other == nil {
+	if n.fallback = c.compileArg(args[last], last, result); n.fallback == nil {
 		return nil
 	}
-	if in.base().t.Kind != KindValue && !c.at(1).requireSubtype(*inputType, in.base().t) {
+	if got := n.input.base().t; got.Kind != KindValue && !c.at(1).requireSubtype(Type{Kind: n.labelKind, N: -1}, got) {
 		return nil
 	}
-	n.inputType = *inputType
-	n.input = in
-	n.otherwise = other
-	n.t = *out
+	n.t = *result
 	return n
 }
 
@@ -718,20 +742,19 @@ func basicCompare(op string, l, r Value) bool {
 	return false
 }
 
-func isComparableType(op string, t Type) bool {
-	switch op {
-	case "==", "!=":
-		switch t.Kind {
-		case KindBoolean, KindString, KindNumber, KindNull, KindValue:
-			return true
-		}
-		return false
+// comparableKinds is, for equality and for ordering, the static kinds a
+// comparison operand may have.
+var comparableKinds = struct{ equality, ordering kindSet }{
+	equality: kinds(KindValue, KindNull, KindBoolean, KindNumber, KindString),
+	ordering: kinds(KindValue, KindNumber, KindString),
+}
+
+// canCompare reports whether op accepts an operand of type t.
+func canCompare(op string, t Type) bool {
+	if op == "==" || op == "!=" {
+		return comparableKinds.equality.has(t.Kind)
 	}
-	switch t.Kind {
-	case KindString, KindNumber, KindValue:
-		return true
-	}
-	return false
+	return comparableKinds.ordering.has(t.Kind)
 }
 
 func parseComparison(args []any, c *compiler) node {
@@ -743,14 +766,14 @@ func parseComparison(args []any, c *compiler) node {
 	if lhs == nil {
 		return nil
 	}
-	if !isComparableType(op, lhs.base().t) {
+	if !canCompare(op, lhs.base().t) {
 		return c.at(1).fail(fmt.Sprintf(`"%s" comparisons are not supported for type '%s'.`, op, lhs.base().t.String()))
 	}
 	rhs := c.compileArg(args[2], 2, &ValueType)
 	if rhs == nil {
 		return nil
 	}
-	if !isComparableType(op, rhs.base().t) {
+	if !canCompare(op, rhs.base().t) {
 		return c.at(2).fail(fmt.Sprintf(`"%s" comparisons are not supported for type '%s'.`, op, rhs.base().t.String()))
 	}
 	lt, rt := lhs.base().t, rhs.base().t

@@ -121,26 +121,34 @@ func (n *interpolateNode) each(fn func(node)) {
 	}
 }
 
-func exponentialFactor(x, base, lower, upper float64) float64 {
-	diff := upper - lower
-	progress := x - lower
-	switch {
-	case diff == 0:
+// rampPosition is how far x has come from stop lo towards stop hi, 0 at
+// lo and 1 at hi, when the output grows by the factor base per unit of
+// input (the spec's exponential interpolation): the share of the whole
+// growth base^(hi-lo) - 1 reached at x, base^(x-lo) - 1. Base 1 is the
+// straight line. Coincident stops give 0.
+func rampPosition(x, lo, hi, base float64) float64 {
+	span, run := hi-lo, x-lo
+	if span == 0 {
 		return 0
-	case base == 1:
-		return progress / diff
 	}
-	return (math.Pow(base, progress) - 1) / (math.Pow(base, diff) - 1)
+	if base == 1 {
+		return run / span
+	}
+	return (math.Pow(base, run) - 1) / (math.Pow(base, span) - 1)
 }
 
+// factor is the interpolation position of x between the stops lower and
+// upper: linear, exponential with the curve's base, or linear eased by
+// the cubic Bézier.
 func (in interpolation) factor(x, lower, upper float64) float64 {
-	switch in.kind {
-	case interpExponential:
-		return exponentialFactor(x, in.base, lower, upper)
-	case interpCubicBezier:
-		return in.ease.at(exponentialFactor(x, 1, lower, upper))
+	if in.kind == interpExponential {
+		return rampPosition(x, lower, upper, in.base)
 	}
-	return exponentialFactor(x, 1, lower, upper)
+	t := rampPosition(x, lower, upper, 1)
+	if in.kind == interpCubicBezier {
+		t = in.ease.at(t)
+	}
+	return t
 }
 
 func (n *interpolateNode) eval(c *EvalContext) (Value, error) {
