@@ -48,7 +48,7 @@ type Set struct {
 	// rasters holds the decoded tiles of raster sources, by source name.
 	rasters map[string]*RasterCover
 	// dems and images hold raster-dem and image sources, by name
-	// (demsource.go, imagesource.go).
+	// (dem.go, image.go).
 	dems   map[string]*DEMCover
 	images map[string]*ImageCover
 	// Glyphs and Sprite hold the glyphs and icons of the symbols and

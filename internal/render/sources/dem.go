@@ -97,7 +97,7 @@ type DEMTile struct {
 	dim  int
 	elev []float32 // rows of dim+2*demBorder, the border included (GL too decodes in 32-bit floats)
 	// slopes is the tile's slope texture, made on first use (see
-	// hillshade.go).
+	// Slopes).
 	slopes *Slopes
 }
 

@@ -1,0 +1,91 @@
+package symbols
+
+import (
+	"math"
+
+	"github.com/paulmach/orb"
+	"github.com/tesseramaps/tessera/internal/render/raster"
+)
+
+// tileInView reports whether a vector tile ([y, x, z]) shows in the view:
+// GL lays out symbols only from the tiles it draws.
+func (s *Pass) tileInView(t [3]int) bool {
+	if t[2] < 0 {
+		return true
+	}
+	n := float64(int(1) << t[2])
+	if s.Frame.Tilt != nil {
+		return s.tiltedTileInView(t)
+	}
+	minX, minY, maxX, maxY := math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)
+	for _, c := range [4][2]float64{{0, 0}, {1, 0}, {0, 1}, {1, 1}} {
+		p := s.Frame.ToScreen((float64(t[1])+c[0])/n, (float64(t[0])+c[1])/n)
+		minX, maxX = math.Min(minX, p.X), math.Max(maxX, p.X)
+		minY, maxY = math.Min(minY, p.Y), math.Max(maxY, p.Y)
+	}
+	const eps = 1e-6
+	m := s.View.LabelMargin * s.Frame.Ratio
+	return maxX > eps-m && minX < s.Frame.W-eps+m && maxY > eps-m && minY < s.Frame.H-eps+m
+}
+
+// tiltedTileInView is tileInView under a tilted camera: whether the
+// tile's square on the map's plane meets the part of the plane the view
+// shows (its screen, grown by the label margin, taken back onto the
+// plane; the part above the horizon cut off a pixel below it). The
+// square's corners are not projected: those behind the camera would land
+// on the wrong side of the screen.
+func (s *Pass) tiltedTileInView(t [3]int) bool {
+	tilt := s.Frame.Tilt
+	n := float64(int(1) << t[2])
+	var tile, view [4]raster.Point
+	for i, c := range [4][2]float64{{0, 0}, {1, 0}, {1, 1}, {0, 1}} {
+		tile[i] = s.Frame.ToPlane((float64(t[1])+c[0])/n, (float64(t[0])+c[1])/n)
+	}
+	m := s.View.LabelMargin * s.Frame.Ratio
+	// Screen rows at or above the horizon have no place on the plane.
+	horizon := tilt.CY - tilt.Cos*tilt.Dist/tilt.Sin + 1
+	top, bottom := max(-m, horizon), s.Frame.H+m
+	if bottom <= top {
+		return false
+	}
+	for i, c := range [4][2]float64{{-m, top}, {s.Frame.W + m, top}, {s.Frame.W + m, bottom}, {-m, bottom}} {
+		view[i] = tilt.Unproject(raster.Point{X: c[0], Y: c[1]})
+	}
+	return convexOverlap(tile[:], view[:])
+}
+
+// convexOverlap reports whether two convex polygons share more than an
+// edge: no edge of either separates them.
+func convexOverlap(a, b []raster.Point) bool {
+	separates := func(p, q []raster.Point) bool {
+		for i := range p {
+			e0, e1 := p[i], p[(i+1)%len(p)]
+			nx, ny := e0.Y-e1.Y, e1.X-e0.X // a normal of the edge
+			pMin, pMax := math.Inf(1), math.Inf(-1)
+			for _, v := range p {
+				d := v.X*nx + v.Y*ny
+				pMin, pMax = min(pMin, d), max(pMax, d)
+			}
+			qMin, qMax := math.Inf(1), math.Inf(-1)
+			for _, v := range q {
+				d := v.X*nx + v.Y*ny
+				qMin, qMax = min(qMin, d), max(qMax, d)
+			}
+			if qMin >= pMax || pMin >= qMax {
+				return true
+			}
+		}
+		return false
+	}
+	return !separates(a, b) && !separates(b, a)
+}
+
+// tileUnitsY returns the height of a world point on screen measured in
+// whole units of its tile (symbolExtent across, from the tile's corner), as
+// GL sorts symbols by it.
+func (s *Pass) tileUnitsY(w orb.Point, t [3]int) float64 {
+	z := max(t[2], 0)
+	n := float64(int(1) << z)
+	x, y := (w[0]*n-float64(t[1]))*symbolExtent, (w[1]*n-float64(t[0]))*symbolExtent
+	return math.Round(s.Frame.Sin*x + s.Frame.Cos*y)
+}
