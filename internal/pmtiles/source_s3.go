@@ -127,9 +127,11 @@ func (s *S3Source) ReadRange(ctx context.Context, offset, length int64) ([]byte,
 		return s.failed(err, etag, offset, length)
 	}
 	defer out.Body.Close()
-	total := aws.ToInt64(out.ContentLength)
-	start := int64(0)
-	end := total - 1
+	total := int64(-1) // unknown
+	if out.ContentLength != nil {
+		total = *out.ContentLength
+	}
+	start, end := int64(0), total-1
 	if cr := aws.ToString(out.ContentRange); cr != "" {
 		if start, end, total, err = parseContentRange(cr); err != nil {
 			return nil, fmt.Errorf("pmtiles: %s: %w", s.desc, err)
@@ -143,8 +145,16 @@ func (s *S3Source) ReadRange(ctx context.Context, offset, length int64) ([]byte,
 	if s.observe(aws.ToString(out.ETag), total) {
 		return nil, fmt.Errorf("pmtiles: %s: %w (ETag or size differs)", s.desc, ErrChanged)
 	}
-	b, err := io.ReadAll(io.LimitReader(out.Body, min(length, end-start+1)))
-	if err != nil {
+	if end < start {
+		// No length known: read what comes, within what was asked.
+		b, err := io.ReadAll(io.LimitReader(out.Body, length))
+		if err != nil {
+			return nil, fmt.Errorf("pmtiles: %s: read body: %w", s.desc, err)
+		}
+		return b, nil
+	}
+	b := make([]byte, min(length, end-start+1))
+	if _, err := io.ReadFull(out.Body, b); err != nil {
 		return nil, fmt.Errorf("pmtiles: %s: read body: %w", s.desc, err)
 	}
 	return b, nil

@@ -10,6 +10,7 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/tesseramaps/tessera/internal/blob"
@@ -180,14 +181,40 @@ func (s *Server) storagePing(ctx context.Context) (string, bool) {
 	return "ok", true
 }
 
+// imageMissTTL is how long an image the storage did not have is answered
+// 404 without asking it again, so that requests of images that do not
+// exist cost no S3 call each; an image another node makes is served here
+// at most this long after.
+const imageMissTTL = 30 * time.Second
+
+// maxImageMisses bounds the ids remembered (all forgotten when full).
+const maxImageMisses = 10000
+
 // fetchImage gets an image another node made from the shared storage
 // (nil without storage_url).
 func (s *Server) fetchImage() func(ctx context.Context, id string) (bool, error) {
 	if s.mirror == nil {
 		return nil
 	}
+	var mu sync.Mutex
+	misses := map[string]time.Time{}
 	return func(ctx context.Context, id string) (bool, error) {
-		return s.mirror.Fetch(ctx, ImagesDir+"/"+id+".mbtiles")
+		mu.Lock()
+		missed, ok := misses[id]
+		mu.Unlock()
+		if ok && time.Since(missed) < imageMissTTL {
+			return false, nil
+		}
+		found, err := s.mirror.Fetch(ctx, ImagesDir+"/"+id+".mbtiles")
+		if err == nil && !found {
+			mu.Lock()
+			if len(misses) >= maxImageMisses {
+				clear(misses)
+			}
+			misses[id] = time.Now()
+			mu.Unlock()
+		}
+		return found, err
 	}
 }
 

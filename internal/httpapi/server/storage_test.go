@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"image"
 	"io"
 	"io/fs"
 	"net"
@@ -22,6 +23,7 @@ import (
 	"github.com/tesseramaps/tessera/internal/fixtures"
 	"github.com/tesseramaps/tessera/internal/pgtest"
 	"github.com/tesseramaps/tessera/internal/pmtiles"
+	"github.com/tesseramaps/tessera/internal/pyramid"
 )
 
 // sharedStorage starts versitygw with a bucket and returns the
@@ -374,5 +376,34 @@ func TestSharedFeaturesPruned(t *testing.T) {
 	newNode(t, dsn, shared)
 	if _, err := a.srv.mirror.Files().Stat(t.Context(), key); !errors.Is(err, blob.ErrNotFound) {
 		t.Errorf("the deleted tileset's GeoJSON in S3 after a start: %v", err)
+	}
+}
+
+// TestSharedImages: an image pyramid put in the storage by another node
+// (or tessera image) is fetched on its first request; an id the storage
+// does not have is asked of S3 once, not on every request.
+func TestSharedImages(t *testing.T) {
+	storage := sharedStorage(t)
+	dsn := pgtest.URL(t)
+	shared := func(c *config.Config) { c.StorageURL = storage; c.APIKeys = config.APIKeysOff }
+	a, b := newNode(t, dsn, shared), newNode(t, dsn, shared)
+	_, heads := b.s3Calls("HeadObject")
+	for range 5 {
+		if s := b.status("/images/nothing/image.json"); s != 404 {
+			t.Fatalf("a missing image: %d", s)
+		}
+	}
+	if _, after := b.s3Calls("HeadObject"); after-heads != 1 {
+		t.Errorf("5 requests of a missing image cost %d HeadObject calls, want 1", after-heads)
+	}
+	src := image.NewNRGBA(image.Rect(0, 0, 300, 200))
+	if _, err := pyramid.WriteMBTiles(t.Context(), pyramid.ImageRows(src), filepath.Join(a.dir, ImagesDir, "plan.mbtiles"), "plan", pyramid.Meta{}, pyramid.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.srv.mirror.Push(t.Context(), ImagesDir+"/plan.mbtiles"); err != nil {
+		t.Fatal(err)
+	}
+	if r := b.do("GET", "/images/plan/image.json", nil); r.status != 200 || !bytes.Contains(r.body, []byte(`"width":300`)) {
+		t.Errorf("the image made on A, on B: %d %s", r.status, r.body)
 	}
 }
