@@ -130,6 +130,9 @@ type Maps struct {
 	// removeShared, when set, deletes the shared copy of a map's folder
 	// (storage_url) when the map is deleted.
 	removeShared func(ctx context.Context, folder string) error
+	// share, when set, puts a style written by SetStyle in the shared
+	// storage (the file's path), before its record announces the change.
+	share func(ctx context.Context, path string) error
 }
 
 // ShareRemovals makes Delete remove the shared copy of a deleted map's
@@ -137,6 +140,58 @@ type Maps struct {
 // directory). Call it before the maps are used.
 func (ms *Maps) ShareRemovals(remove func(ctx context.Context, folder string) error) {
 	ms.removeShared = remove
+}
+
+// ShareStyles makes SetStyle put each style it writes in the shared
+// storage through share (given the file's path) before the change is
+// announced to the other nodes.
+func (ms *Maps) ShareStyles(share func(ctx context.Context, path string) error) { ms.share = share }
+
+// SetStyle replaces the style of the map with the id by raw. A style
+// with problems is refused (ErrBadMapChange, nothing written); a valid one
+// is written in one rename, shared, and the map's record touched, which
+// announces the change to the other nodes (they fetch the style from the
+// shared storage and Scan again).
+func (ms *Maps) SetStyle(ctx context.Context, id string, raw []byte) (*Map, error) {
+	if len(raw) > MaxStyleBytes {
+		return nil, fmt.Errorf("%w: the style has %d bytes, more than the limit of %d", ErrBadMapChange, len(raw), MaxStyleBytes)
+	}
+	ms.mu.Lock()
+	defer ms.mu.Unlock()
+	byID := ms.current()
+	m, ok := byID[id]
+	if !ok {
+		return nil, fmt.Errorf("%w: %s", ErrMapNotFound, id)
+	}
+	if rep := ms.check(m.Dir, raw); len(rep.Problems) > 0 {
+		return nil, fmt.Errorf("%w: the style has problems: %s", ErrBadMapChange, strings.Join(rep.Problems, "; "))
+	}
+	path := filepath.Join(m.Dir, StyleFile)
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, raw, 0o644); err != nil {
+		return nil, fmt.Errorf("write the style of map %s: %w", id, err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		os.Remove(tmp)
+		return nil, fmt.Errorf("write the style of map %s: %w", id, err)
+	}
+	if ms.share != nil {
+		if err := ms.share(ctx, path); err != nil {
+			return nil, err
+		}
+	}
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, fmt.Errorf("write the style of map %s: %w", id, err)
+	}
+	rec, err := ms.db.PutMap(ctx, m.Map) // its change time moves; the change is announced
+	if err != nil {
+		return nil, err
+	}
+	nm := ms.read(rec, path, st)
+	byID[id] = nm
+	ms.publish(byID)
+	return nm, nil
 }
 
 // Only limits the maps scans read (and check) to the ids given; the other

@@ -1,6 +1,7 @@
 package clustertest
 
 import (
+	"bytes"
 	"strings"
 	"testing"
 	"time"
@@ -99,6 +100,27 @@ func TestChangesReachEveryNode(t *testing.T) {
 	seen("map unpublished", "/maps/city/style.json?key="+key, 404)
 	c.admin(a.URL(), "POST", "/maps/city/publish", nil)
 	seen("map published", "/maps/city/style.json?key="+key, 200)
+
+	// A style edited through A: the others fetch it from S3 and draw with
+	// it.
+	edited := strings.Replace(style, `"#eee"`, `"#123456"`, 1)
+	r := c.do("PUT", a.URL()+"/v1/admin/maps/city/style", []byte(edited), "Authorization", "Basic "+adminToken)
+	if r.status != 200 {
+		t.Fatalf("edit the style: %d %s", r.status, r.body)
+	}
+	for _, n := range others {
+		d := await(t, within, "the style edit on "+n.Name, func() bool {
+			r := c.do("GET", n.URL()+"/maps/city/style.json?key="+key, nil)
+			return r.status == 200 && strings.Contains(string(r.body), "#123456")
+		})
+		t.Logf("style edited: on %s after %v", n.Name, d.Round(time.Millisecond))
+	}
+	want := c.do("GET", a.URL()+"/maps/city/256/1/0/0.jpg?key="+key, nil)
+	for _, n := range others {
+		if got := c.do("GET", n.URL()+"/maps/city/256/1/0/0.jpg?key="+key, nil); got.status != 200 || !bytes.Equal(got.body, want.body) {
+			t.Errorf("a raster tile of the edited map on %s: %d, %d bytes (%d on %s)", n.Name, got.status, len(got.body), len(want.body), a.Name)
+		}
+	}
 
 	// A new tileset through A: a PMTiles archive in S3, added by URL;
 	// then deleted.

@@ -1,13 +1,15 @@
 package admin
 
 import (
-	"github.com/tesseramaps/tessera/internal/httpapi/route"
+	"fmt"
+	"io"
 	"net/http"
 	"net/url"
 	"slices"
 
 	"github.com/tesseramaps/tessera/internal/catalog"
 	"github.com/tesseramaps/tessera/internal/httpapi/respond"
+	"github.com/tesseramaps/tessera/internal/httpapi/route"
 )
 
 // RegisterMaps adds the map routes.
@@ -19,7 +21,27 @@ func (a *API) RegisterMaps(mux route.Router) {
 	mux.HandleFunc("DELETE "+p+"/maps/{id}", a.deleteMap)
 	mux.HandleFunc("POST "+p+"/maps/{id}/publish", a.publishMap(true))
 	mux.HandleFunc("POST "+p+"/maps/{id}/unpublish", a.publishMap(false))
+	mux.HandleFunc("PUT "+p+"/maps/{id}/style", a.putStyle)
 	a.registerPrerender(mux)
+}
+
+// putStyle replaces a map's style (beyond the spec): the body is the
+// style document; one with problems is a 400 and changes nothing.
+func (a *API) putStyle(w http.ResponseWriter, r *http.Request) {
+	m, ok := a.mapEntry(w, r)
+	if !ok {
+		return
+	}
+	raw, err := io.ReadAll(http.MaxBytesReader(w, r.Body, catalog.MaxStyleBytes+1))
+	if err != nil {
+		respond.Fail(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("the style has more than %d bytes", catalog.MaxStyleBytes))
+		return
+	}
+	if m, err = a.d.Maps.SetStyle(r.Context(), m.ID, raw); err != nil {
+		a.fail(w, r, err)
+		return
+	}
+	respond.JSON(w, http.StatusOK, a.mapDetail(r, m))
 }
 
 // MapSummary is a map list item.

@@ -9,6 +9,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/tesseramaps/tessera/internal/blob"
+	"github.com/tesseramaps/tessera/internal/catalog"
 	"github.com/tesseramaps/tessera/internal/changefeed"
 	"github.com/tesseramaps/tessera/internal/httpapi/respond"
 	"github.com/tesseramaps/tessera/internal/store"
@@ -35,7 +36,20 @@ func (s *Server) newFeed() *changefeed.Listener {
 		s.fetchFeatures(ctx, ev.ID)
 		return s.Catalog.SyncOne(ctx, ev.ID)
 	})
-	l.Handle(changefeed.Map, func(ctx context.Context, _ changefeed.Event) error { return s.Maps.Sync(ctx) })
+	l.Handle(changefeed.Map, func(ctx context.Context, ev changefeed.Event) error {
+		if ev.ID != "" && s.mirror != nil && catalog.ValidName(ev.ID) == nil {
+			// The style may have been written through that node (it is
+			// in the shared storage then): fetched when it is another
+			// version, and read again.
+			if _, err := s.mirror.Fetch(ctx, MapsDir+"/"+ev.ID+"/"+catalog.StyleFile); err != nil {
+				return err
+			}
+			if err := s.Maps.Scan(ctx); err != nil {
+				return err
+			}
+		}
+		return s.Maps.Sync(ctx)
+	})
 	// Service tokens are checked in the database on every account call:
 	// a revocation holds on every node at once, nothing is cached.
 	return l

@@ -190,6 +190,7 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (*Server, err
 	if s.mirror != nil {
 		s.Maps.ShareRemovals(func(ctx context.Context, folder string) error { return s.mirror.Remove(ctx, MapsDir+"/"+folder) })
 	}
+	s.Maps.ShareStyles(s.share())
 	if cfg.OnlyMaps != nil {
 		s.Maps.Only(cfg.OnlyMaps...)
 	}
