@@ -291,7 +291,7 @@ func TestLayoutsGoWithTheirTiles(t *testing.T) {
 	}
 	// Other tiles take the decoded tiles' room.
 	for i := range 8 {
-		r.decoded.Put(fmt.Sprint("other-", i), &sources.Tile{Size: r.decoded.Max() / 5})
+		r.decoded.Put(fmt.Sprint("other-", i), &sources.VectorTile{Size: r.decoded.Max() / 5})
 	}
 	if n := check("others read"); n != 0 {
 		t.Errorf("%d layouts kept after their tiles were let go of", n)

@@ -177,7 +177,7 @@ func (lr *Painter) Extrusion(feats []scene.Feature, st *style.Style) {
 		height := math.Max(0, lr.Num("fill-extrusion-height", c, 0))
 		base := math.Max(0, lr.Num("fill-extrusion-base", c, 0))
 		face := extrusionFace{cam: cam, dl: dl, mask: lr.Mask, zb: base * perMetre, zt: height * perMetre, perMetre: perMetre}
-		var img *sources.Image
+		var img *sources.PatternImage
 		if lr.Style.Paint != nil && lr.Style.Paint.Has("fill-extrusion-pattern") {
 			if img = lr.patternImage("fill-extrusion-pattern", c); img == nil {
 				continue // a pattern whose image is missing draws nothing
@@ -447,7 +447,7 @@ func (l light) shadePattern(n [3]float64, wall, gradient bool, t, base, height f
 // on walls by the edge distance across and the height up, from the
 // corner of the feature's tile.
 type extrusionPattern struct {
-	img *sources.Image
+	img *sources.PatternImage
 	fr  scene.Frame
 	// cssPerWorld is CSS pixels of the zoom's floor a world unit.
 	cssPerWorld float64
@@ -459,7 +459,7 @@ type extrusionPattern struct {
 }
 
 // extrusionPattern returns the pattern of a feature.
-func (lr *Painter) extrusionPattern(img *sources.Image, f scene.Feature, dx, dy, geoZ float64) *extrusionPattern {
+func (lr *Painter) extrusionPattern(img *sources.PatternImage, f scene.Feature, dx, dy, geoZ float64) *extrusionPattern {
 	fz := math.Floor(lr.Zoom)
 	p := &extrusionPattern{img: img, fr: lr.Frame, cssPerWorld: 512 * math.Exp2(fz), dx: dx, dy: dy, tileZ: geoZ}
 	n := math.Exp2(geoZ)

@@ -12,7 +12,7 @@ import (
 // the style's sprite sheets.
 
 // patternImage returns the image a pattern property names, nil for none.
-func (lr *Painter) patternImage(name string, c *expr.EvalContext) *sources.Image {
+func (lr *Painter) patternImage(name string, c *expr.EvalContext) *sources.PatternImage {
 	e := lr.Props[name]
 	if e == nil || lr.Style.Paint == nil || !lr.Style.Paint.Has(name) {
 		return nil
@@ -37,7 +37,7 @@ func (lr *Painter) patternImage(name string, c *expr.EvalContext) *sources.Image
 // background patterns are: anchored to the world's pixels at the zoom's
 // floor, each repeat the image's size in CSS pixels there, the whole
 // shifted by (dx, dy) device pixels.
-func (lr *Painter) planePattern(img *sources.Image, dx, dy float64) *raster.Pattern {
+func (lr *Painter) planePattern(img *sources.PatternImage, dx, dy float64) *raster.Pattern {
 	fr := lr.Frame
 	// Texels per world unit.
 	k := 512 * math.Exp2(math.Floor(lr.Zoom)) * img.Ratio

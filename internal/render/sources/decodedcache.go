@@ -21,20 +21,20 @@ const DefaultDecodedCacheBytes = 32 << 20
 // never modified once decoded.
 type DecodedCache struct {
 	mu sync.Mutex
-	lru.Sized[string, *Tile]
-	held map[*Tile]int // the tiles kept, by how many keys
+	lru.Sized[string, *VectorTile]
+	held map[*VectorTile]int // the tiles kept, by how many keys
 	// OnEvict, when set, is called (without the lock) with each tile the
 	// cache lets go of: what is kept beside a tile goes with it.
-	OnEvict func(*Tile)
+	OnEvict func(*VectorTile)
 }
 
 // NewDecodedCache returns a cache of decoded tiles bounded by max bytes.
 func NewDecodedCache(max int64) *DecodedCache {
-	return &DecodedCache{Sized: lru.New[string, *Tile](max), held: map[*Tile]int{}}
+	return &DecodedCache{Sized: lru.New[string, *VectorTile](max), held: map[*VectorTile]int{}}
 }
 
 // Holds reports whether the cache keeps t.
-func (c *DecodedCache) Holds(t *Tile) bool {
+func (c *DecodedCache) Holds(t *VectorTile) bool {
 	if c == nil {
 		return false
 	}
@@ -43,7 +43,7 @@ func (c *DecodedCache) Holds(t *Tile) bool {
 	return c.held[t] > 0
 }
 
-func (c *DecodedCache) get(key string) (*Tile, bool) {
+func (c *DecodedCache) get(key string) (*VectorTile, bool) {
 	if c == nil || c.Max() <= 0 {
 		return nil, false
 	}
@@ -54,7 +54,7 @@ func (c *DecodedCache) get(key string) (*Tile, bool) {
 
 // Put keeps tile t under key, letting go of the least recently used
 // tiles over the bound (and telling OnEvict of each).
-func (c *DecodedCache) Put(key string, t *Tile) {
+func (c *DecodedCache) Put(key string, t *VectorTile) {
 	if c == nil || c.Max() <= 0 {
 		return
 	}
@@ -71,7 +71,7 @@ func (c *DecodedCache) Put(key string, t *Tile) {
 		return
 	}
 	c.held[t]++
-	var gone []*Tile
+	var gone []*VectorTile
 	for _, ent := range c.Sized.Put(key, t, size) {
 		if c.held[ent.Value]--; c.held[ent.Value] <= 0 {
 			delete(c.held, ent.Value)

@@ -11,7 +11,7 @@ import (
 func TestDecodedCacheBounded(t *testing.T) {
 	feats := []scene.Feature{{Kind: "LineString", Parts: [][]orb.Point{make([]orb.Point, 100)}}}
 	size := featuresSize(feats)
-	tile := &Tile{feats: feats}
+	tile := &VectorTile{feats: feats}
 	c := NewDecodedCache(10 * size)
 	for i := range 20 {
 		c.Put(fmt.Sprint(i), tile)

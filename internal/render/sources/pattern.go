@@ -27,9 +27,9 @@ func NewPatterns(ctx context.Context, icons *Sprites) *Patterns {
 	return &Patterns{ctx: ctx, icons: icons}
 }
 
-// Image is one image of a sheet as a pattern samples it: rect
+// PatternImage is one image of a sheet as a pattern samples it: Rect
 // within the canvas sheet.
-type Image struct {
+type PatternImage struct {
 	Sheet *raster.Canvas // premultiplied
 	Rect  image.Rectangle
 	Ratio float64 // the image's pixels a CSS pixel
@@ -37,7 +37,7 @@ type Image struct {
 
 // Image returns the named image, or nil when no sheet has it. When sheets
 // name an image alike, the style's last sheet with it wins.
-func (s *Patterns) Image(name string) *Image {
+func (s *Patterns) Image(name string) *PatternImage {
 	if s == nil {
 		return nil
 	}

@@ -72,7 +72,7 @@ func NewSet(st *style.Style, v scene.View, res Resources, log *slog.Logger, deco
 // sourceData is what one source gives a render: the decoded vector tiles
 // under the view, or the features of a GeoJSON source.
 type sourceData struct {
-	tiles []*Tile
+	tiles []*VectorTile
 	all   []scene.Feature // every feature, for GeoJSON
 }
 

@@ -21,7 +21,7 @@ type Icon struct {
 	SDF   bool
 	Pix   []uint8 // w*h*4, premultiplied
 	// Pattern is the icon as a pattern's image: pix as a canvas of its own.
-	Pattern Image
+	Pattern PatternImage
 }
 
 // Sprites holds the style's sprite sheets, loaded on first use; an icon
@@ -193,7 +193,7 @@ func (sh *sheet) icon(name string) *Icon {
 		ic := &Icon{W: w, H: h, Ratio: si.ratio, SDF: si.sdf, Pix: make([]uint8, w*h*4)}
 		sh.pix.Cut(ic.Pix, si.r)
 		bounds := image.Rect(0, 0, w, h)
-		ic.Pattern = Image{Sheet: &raster.Canvas{RGBA: &image.RGBA{Pix: ic.Pix, Stride: 4 * w, Rect: bounds}},
+		ic.Pattern = PatternImage{Sheet: &raster.Canvas{RGBA: &image.RGBA{Pix: ic.Pix, Stride: 4 * w, Rect: bounds}},
 			Rect: bounds, Ratio: si.ratio}
 		si.ic = ic
 	})

@@ -70,7 +70,7 @@ func ShapeOf(runs scene.Runs) *LayerShape {
 }
 
 // vector reads the vector tiles of the view.
-func (s *Set) vector(ctx context.Context, src *style.Source) ([]*Tile, error) {
+func (s *Set) vector(ctx context.Context, src *style.Source) ([]*VectorTile, error) {
 	ts, err := s.tileTemplates(ctx, src, 14)
 	if err != nil {
 		return nil, err
@@ -93,7 +93,7 @@ func (s *Set) vector(ctx context.Context, src *style.Source) ([]*Tile, error) {
 	type want struct {
 		url, key string
 		tx, ty   int
-		t        *Tile
+		t        *VectorTile
 	}
 	var wants []want
 	missing := 0
@@ -139,7 +139,7 @@ func (s *Set) vector(ctx context.Context, src *style.Source) ([]*Tile, error) {
 			}
 		})
 	}
-	var out []*Tile
+	var out []*VectorTile
 	for _, w := range wants {
 		if w.t != nil {
 			out = append(out, w.t)
@@ -209,9 +209,9 @@ func (s *Set) tileTemplates(ctx context.Context, src *style.Source, defMaxZ int)
 	return ts, nil
 }
 
-// Tile is a vector tile decoded into world-coordinate features,
+// VectorTile is a vector tile decoded into world-coordinate features,
 // each source layer's features in one or more runs of feats.
-type Tile struct {
+type VectorTile struct {
 	feats  []scene.Feature
 	layers map[string][][2]int
 	// Size is what the tile holds in memory, for the cache's bound (0:
@@ -225,7 +225,7 @@ type Tile struct {
 
 // Shape returns what drawing a source layer's features ("": all of them)
 // costs in world units, measured once.
-func (t *Tile) Shape(layer string) *LayerShape {
+func (t *VectorTile) Shape(layer string) *LayerShape {
 	t.shapesMu.Lock()
 	defer t.shapesMu.Unlock()
 	if sh, ok := t.shapes[layer]; ok {
@@ -241,7 +241,7 @@ func (t *Tile) Shape(layer string) *LayerShape {
 }
 
 // decodeTile decodes an MVT tile z/x/y into world-coordinate features.
-func decodeTile(data []byte, z, tx, ty int) (*Tile, error) {
+func decodeTile(data []byte, z, tx, ty int) (*VectorTile, error) {
 	feats, layers, bytes, err := decodeFeatures(data, z, tx, ty)
 	if err != nil {
 		return nil, err
@@ -249,7 +249,7 @@ func decodeTile(data []byte, z, tx, ty int) (*Tile, error) {
 	// The features as allocated, and the copy of the tile's bytes that
 	// the property strings are cut from.
 	size := bytes + int64(len(data))
-	return &Tile{feats: feats, layers: layers, Size: size}, nil
+	return &VectorTile{feats: feats, layers: layers, Size: size}, nil
 }
 
 // decodeFeatures decodes an MVT tile z/x/y into world-coordinate
@@ -446,7 +446,7 @@ func (a *arena[T]) take(n int) []T {
 
 // VectorTiles returns the decoded tiles of a layer's source, nil when it
 // is not a vector source (or not read yet).
-func (s *Set) VectorTiles(l *style.Layer) []*Tile {
+func (s *Set) VectorTiles(l *style.Layer) []*VectorTile {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if d := s.sources[l.Source]; d != nil {
@@ -458,7 +458,7 @@ func (s *Set) VectorTiles(l *style.Layer) []*Tile {
 // LayerRuns returns the runs of a tile's features of a source layer (all
 // of them for ""), in the order sourceData.layer gathers them, and their
 // number.
-func (t *Tile) LayerRuns(layer string) ([][]scene.Feature, int) {
+func (t *VectorTile) LayerRuns(layer string) ([][]scene.Feature, int) {
 	if layer == "" {
 		return [][]scene.Feature{t.feats}, len(t.feats)
 	}

@@ -76,7 +76,7 @@ type iconUse struct {
 type layoutKey struct {
 	style  *style.Style
 	layer  *style.Layer
-	tile   *sources.Tile
+	tile   *sources.VectorTile
 	zoom   float64
 	sprite spriteKey
 }
@@ -102,17 +102,17 @@ type LayoutCache struct {
 	// its decoded tile's features, so it goes when the renderer lets the
 	// tile go (dropTile), and a tile's memory is never held by layouts
 	// alone, outside the decoded tiles' bound.
-	byTile map[*sources.Tile][]layoutKey
+	byTile map[*sources.VectorTile][]layoutKey
 }
 
 // NewLayoutCache returns an empty cache bounded by max bytes (0: it
 // keeps nothing).
 func NewLayoutCache(max int64) *LayoutCache {
-	return &LayoutCache{Sized: lru.New[layoutKey, *tileLayout](max), byTile: map[*sources.Tile][]layoutKey{}}
+	return &LayoutCache{Sized: lru.New[layoutKey, *tileLayout](max), byTile: map[*sources.VectorTile][]layoutKey{}}
 }
 
 // DropTile lets go of the layouts of a tile.
-func (c *LayoutCache) DropTile(t *sources.Tile) {
+func (c *LayoutCache) DropTile(t *sources.VectorTile) {
 	if c == nil {
 		return
 	}
@@ -143,7 +143,7 @@ func (c *LayoutCache) BySprite() map[string]int {
 // not indexed under its tile or indexed but gone, and, when held is not
 // nil, a layout kept for a tile that held reports let go of (the decoded
 // tiles' cache). Empty when all is well.
-func (c *LayoutCache) Check(held func(*sources.Tile) bool) []string {
+func (c *LayoutCache) Check(held func(*sources.VectorTile) bool) []string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	var problems []string

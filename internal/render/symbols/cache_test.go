@@ -28,10 +28,10 @@ func TestLayoutCacheBounded(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := NewLayoutCache(tc.max)
-			tiles := map[int]*sources.Tile{}
+			tiles := map[int]*sources.VectorTile{}
 			key := func(k int) layoutKey {
 				if tiles[k] == nil {
-					tiles[k] = &sources.Tile{}
+					tiles[k] = &sources.VectorTile{}
 				}
 				return layoutKey{tile: tiles[k]}
 			}
