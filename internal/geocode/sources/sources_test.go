@@ -336,3 +336,42 @@ func TestMergeCentres(t *testing.T) {
 		t.Errorf("the fuller form is the name: %+v", p)
 	}
 }
+
+// FuzzNationalData feeds any bytes to the readers of the national data and
+// the merges: no panic, and every place and postal code they make lies on
+// the globe with a country.
+func FuzzNationalData(f *testing.F) {
+	f.Add([]byte(`[{"code":"69123","nom":"Lyon","type":"commune-actuelle","departement":"69","region":"84","arrondissement":"691","population":5,"codesPostaux":["69001"]}]`),
+		[]byte(`[{"codePostal":"69001","codeCommune":"69123"}]`),
+		[]byte(`[{"city":"Lyon","city_ascii":"Lyon","lat":"45.7","lng":"4.8","iso2":"FR"}]`))
+	f.Add([]byte(`[{"code":"2B001","nom":"A","type":"arrondissement-municipal","commune":"2B001","departement":"972"}]`),
+		[]byte(`[{"codePostal":"x","codeCommune":"2B001"}]`), []byte(`[{"city":"A","lat":"NaN","lng":"1e400","iso2":"FR"}]`))
+	f.Fuzz(func(t *testing.T, communesJSON, postcodesJSON, townsJSON []byte) {
+		communes, err1 := parseCommunes(communesJSON)
+		postcodes, err2 := parsePostcodes(postcodesJSON)
+		towns, err3 := parseWorldCities(townsJSON)
+		if err1 != nil || err2 != nil || err3 != nil {
+			return
+		}
+		ds := &Dataset{Places: []Place{{GeonameID: 1, Name: "Lyon", FeatureClass: "P", FeatureCode: "PPLA", Country: "FR",
+			Admin2: "69", Admin4: "69123", Lat: 45.75, Lon: 4.85}}}
+		MergeFrance(ds, communes, postcodes)
+		MergeCentres(ds, towns)
+		alignPostcodes(ds)
+		for _, tw := range towns {
+			if !(tw.Lat >= -90 && tw.Lat <= 90 && tw.Lon >= -180 && tw.Lon <= 180) {
+				t.Fatalf("town %+v", tw)
+			}
+		}
+		for _, p := range ds.Places {
+			if !(p.Lat >= -90 && p.Lat <= 90 && p.Lon >= -180 && p.Lon <= 180) || p.Country == "" {
+				t.Fatalf("place %+v", p)
+			}
+		}
+		for _, f := range ds.Features {
+			if !(f.Lat >= -90 && f.Lat <= 90 && f.Lon >= -180 && f.Lon <= 180) || f.Country == "" || f.Name == "" {
+				t.Fatalf("feature %+v", f)
+			}
+		}
+	})
+}
