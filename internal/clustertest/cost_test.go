@@ -1,6 +1,7 @@
 package clustertest
 
 import (
+	"context"
 	"database/sql"
 	"fmt"
 	"math/rand/v2"
@@ -15,6 +16,10 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/tesseramaps/tessera/internal/pgtest"
 )
 
 var (
@@ -247,4 +252,75 @@ func BenchmarkChangeFanout(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "changes/s")
 	b.ReportMetric(float64(calls)/float64(b.N*len(others)), "db-calls/change/node")
+}
+
+// BenchmarkNotifyRate: what PostgreSQL's NOTIFY alone sustains, the
+// change feed's first limit: eight connections send b.N notifications of
+// the change feed's size ("apikey <node> <id>", each its own transaction)
+// while L listening connections (one per node) each receive all of them.
+// It reports notifications a second and, for L nodes, deliveries a second.
+//
+//	go test ./internal/clustertest -run XXX -bench NotifyRate -benchtime 20000x
+func BenchmarkNotifyRate(b *testing.B) {
+	dsn := pgtest.URL(b)
+	for _, listeners := range []int{1, 3, 10} {
+		b.Run(fmt.Sprintf("listeners=%d", listeners), func(b *testing.B) {
+			ctx := context.Background()
+			var wg sync.WaitGroup
+			ready := make(chan error, listeners)
+			for range listeners {
+				conn, err := pgx.Connect(ctx, dsn)
+				if err != nil {
+					b.Fatal(err)
+				}
+				defer conn.Close(ctx)
+				if _, err := conn.Exec(ctx, "LISTEN bench"); err != nil {
+					b.Fatal(err)
+				}
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					ready <- nil
+					wctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
+					defer cancel()
+					for range b.N {
+						if _, err := conn.WaitForNotification(wctx); err != nil {
+							b.Error(err)
+							return
+						}
+					}
+				}()
+			}
+			for range listeners {
+				<-ready
+			}
+			db, err := sql.Open("pgx", dsn)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer db.Close()
+			db.SetMaxOpenConns(8)
+			payload := "apikey " + strings.Repeat("n", 32) + " " + strings.Repeat("k", 36)
+			var next atomic.Int64
+			b.ResetTimer()
+			var senders sync.WaitGroup
+			for range 8 {
+				senders.Add(1)
+				go func() {
+					defer senders.Done()
+					for next.Add(1) <= int64(b.N) {
+						if _, err := db.ExecContext(ctx, "SELECT pg_notify('bench', $1)", payload); err != nil {
+							b.Error(err)
+							return
+						}
+					}
+				}()
+			}
+			senders.Wait()
+			wg.Wait()
+			b.StopTimer()
+			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "notifies/s")
+			b.ReportMetric(float64(b.N*listeners)/b.Elapsed().Seconds(), "deliveries/s")
+		})
+	}
 }
