@@ -60,16 +60,7 @@ func TestRingCentroid(t *testing.T) {
 // grid over the polygon is farther from the edges than the pole by more than
 // the precision; and degenerate polygons report false.
 func TestPoleAgainstSampling(t *testing.T) {
-	star := make([]orb.Point, 0, 11)
-	for i := range 10 {
-		r := 100.0
-		if i%2 == 1 {
-			r = 35
-		}
-		a := float64(i) * math.Pi / 5
-		star = append(star, orb.Point{200 + r*math.Sin(a), 200 - r*math.Cos(a)})
-	}
-	star = append(star, star[0])
+	star := starRing(10, orb.Point{200, 200}, 100, 35)
 	tests := []struct {
 		name      string
 		rings     [][]orb.Point
@@ -117,18 +108,24 @@ func TestPoleAgainstSampling(t *testing.T) {
 // BenchmarkPoleOfInaccessibility finds the pole of a 2,000-vertex star in
 // tile units at the renderer's precision (16).
 func BenchmarkPoleOfInaccessibility(b *testing.B) {
-	ring := make([]orb.Point, 0, 2001)
-	for i := range 2000 {
-		r := 4000.0
-		if i%2 == 1 {
-			r = 3000
-		}
-		a := float64(i) * math.Pi / 1000
-		ring = append(ring, orb.Point{4096 + r*math.Sin(a), 4096 - r*math.Cos(a)})
-	}
-	ring = append(ring, ring[0])
+	ring := starRing(2000, orb.Point{4096, 4096}, 4000, 3000)
 	rings := [][]orb.Point{ring}
 	for b.Loop() {
 		poleOfInaccessibility(rings, 16)
 	}
+}
+
+// starRing returns a closed star of n points about c, alternately r0 and
+// r1 from it, the first straight above c.
+func starRing(n int, c orb.Point, r0, r1 float64) []orb.Point {
+	ring := make([]orb.Point, 0, n+1)
+	for i := range n {
+		r := r0
+		if i%2 == 1 {
+			r = r1
+		}
+		a := float64(i) * 2 * math.Pi / float64(n)
+		ring = append(ring, orb.Point{c[0] + r*math.Sin(a), c[1] - r*math.Cos(a)})
+	}
+	return append(ring, ring[0])
 }
