@@ -1,9 +1,9 @@
 package coords
 
 import (
-	"math"
 	"strconv"
-	"unicode/utf8"
+
+	"github.com/tesseramaps/tessera/internal/jsonappend"
 )
 
 // AppendJSON appends r as encoding/json writes it (the same bytes, without
@@ -19,74 +19,154 @@ func (r *TransformResult) AppendJSON(b []byte) []byte {
 				b = append(b, ',')
 			}
 			b = append(b, `{"x":`...)
-			b = appendJSONFloat(b, p.X)
+			b = jsonappend.Float(b, p.X)
 			b = append(b, `,"y":`...)
-			b = appendJSONFloat(b, p.Y)
+			b = jsonappend.Float(b, p.Y)
 			b = append(b, `,"z":`...)
-			b = appendJSONFloat(b, p.Z)
+			b = jsonappend.Float(b, p.Z)
 			b = append(b, '}')
 		}
 		b = append(b, ']')
 	}
 	b = append(b, `,"transformer_selection_strategy":`...)
-	b = appendJSONString(b, r.Strategy)
+	b = jsonappend.String(b, r.Strategy)
 	return append(b, "}\n"...)
 }
 
-// appendJSONFloat writes a finite float64 as encoding/json does: the
-// shortest representation that reads back exactly, in exponent form below
-// 1e-6 and from 1e21 on, with a one-digit negative exponent unpadded.
-func appendJSONFloat(b []byte, f float64) []byte {
-	format := byte('f')
-	if a := math.Abs(f); a != 0 && (a < 1e-6 || a >= 1e21) {
-		format = 'e'
-	}
-	b = strconv.AppendFloat(b, f, format, -1, 64)
-	if format == 'e' {
-		// e-09 -> e-9
-		if n := len(b); n >= 4 && b[n-4] == 'e' && b[n-3] == '-' && b[n-2] == '0' {
-			b[n-2] = b[n-1]
-			b = b[:n-1]
+// AppendJSON appends r as encoding/json writes it (the same bytes: a search
+// answer of 50 results with their transformations is encoded about four
+// times faster without reflection and the Code marshaler) and a newline.
+func (r *SearchResults) AppendJSON(b []byte) []byte {
+	b = append(b, `{"results":`...)
+	if r.Results == nil {
+		b = append(b, "null"...)
+	} else {
+		b = append(b, '[')
+		for i := range r.Results {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = r.Results[i].appendJSON(b)
 		}
+		b = append(b, ']')
 	}
-	return b
+	b = append(b, `,"total":`...)
+	b = strconv.AppendInt(b, int64(r.Total), 10)
+	return append(b, "}\n"...)
 }
 
-// appendJSONString writes s as a JSON string as encoding/json does (HTML
-// characters and U+2028/U+2029 escaped, invalid UTF-8 as U+FFFD).
-func appendJSONString(b []byte, s string) []byte {
-	const hex = "0123456789abcdef"
-	b = append(b, '"')
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			switch {
-			case c == '"' || c == '\\':
-				b = append(b, '\\', c)
-			case c == '\n':
-				b = append(b, '\\', 'n')
-			case c == '\r':
-				b = append(b, '\\', 'r')
-			case c == '\t':
-				b = append(b, '\\', 't')
-			case c < 0x20 || c == '<' || c == '>' || c == '&':
-				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
-			default:
-				b = append(b, c)
-			}
-			i++
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && size == 1:
-			b = append(b, `\ufffd`...)
-		case r == '\u2028' || r == '\u2029':
-			b = append(b, '\\', 'u', '2', '0', '2', hex[r&0xf])
-		default:
-			b = append(b, s[i:i+size]...)
-		}
-		i += size
+func (r *Result) appendJSON(b []byte) []byte {
+	b = append(b, `{"accuracy":`...)
+	b = appendFloatPtr(b, r.Accuracy)
+	b = append(b, `,"area":`...)
+	b = jsonappend.String(b, r.Area)
+	b = append(b, `,"bbox":`...)
+	b = jsonappend.Floats(b, r.BBox)
+	b = append(b, `,"default_transformation":`...)
+	if r.DefaultTransformation == nil {
+		b = append(b, "null"...)
+	} else {
+		b = r.DefaultTransformation.appendJSON(b)
 	}
-	return append(b, '"')
+	b = append(b, `,"deprecated":`...)
+	b = strconv.AppendBool(b, r.Deprecated)
+	if r.Exports != nil {
+		b = append(b, `,"exports":`...)
+		b = r.Exports.appendJSON(b)
+	}
+	b = append(b, `,"id":`...)
+	b = r.ID.appendJSON(b)
+	b = append(b, `,"kind":`...)
+	b = jsonappend.String(b, r.Kind)
+	b = append(b, `,"name":`...)
+	b = jsonappend.String(b, r.Name)
+	if r.Transformations != nil {
+		b = append(b, `,"transformations":`...)
+		if *r.Transformations == nil {
+			b = append(b, "null"...)
+		} else {
+			b = append(b, '[')
+			for i := range *r.Transformations {
+				if i > 0 {
+					b = append(b, ',')
+				}
+				b = (*r.Transformations)[i].appendJSON(b)
+			}
+			b = append(b, ']')
+		}
+	}
+	b = append(b, `,"unit":`...)
+	b = jsonappend.String(b, r.Unit)
+	return append(b, '}')
+}
+
+func (t *Transformation) appendJSON(b []byte) []byte {
+	b = append(b, `{"accuracy":`...)
+	b = appendFloatPtr(b, t.Accuracy)
+	b = append(b, `,"area":`...)
+	b = jsonappend.String(b, t.Area)
+	b = append(b, `,"bbox":`...)
+	b = jsonappend.Floats(b, t.BBox)
+	b = append(b, `,"deprecated":`...)
+	b = strconv.AppendBool(b, t.Deprecated)
+	if t.Exports != nil {
+		b = append(b, `,"exports":`...)
+		b = t.Exports.appendJSON(b)
+	}
+	b = append(b, `,"grids":`...)
+	if t.Grids == nil {
+		b = append(b, "null"...)
+	} else {
+		b = append(b, '[')
+		for i, g := range t.Grids {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, `{"path":`...)
+			b = jsonappend.String(b, g.Path)
+			b = append(b, '}')
+		}
+		b = append(b, ']')
+	}
+	b = append(b, `,"id":`...)
+	b = t.ID.appendJSON(b)
+	b = append(b, `,"name":`...)
+	b = jsonappend.String(b, t.Name)
+	b = append(b, `,"reversible":`...)
+	b = strconv.AppendBool(b, t.Reversible)
+	b = append(b, `,"target_crs":`...)
+	b = t.TargetCRS.appendJSON(b)
+	b = append(b, `,"unit":`...)
+	b = jsonappend.String(b, t.Unit)
+	b = append(b, `,"usable":`...)
+	b = strconv.AppendBool(b, t.Usable)
+	return append(b, '}')
+}
+
+func (e *Exports) appendJSON(b []byte) []byte {
+	b = append(b, `{"proj4":`...)
+	b = jsonappend.String(b, e.Proj4)
+	b = append(b, `,"wkt":`...)
+	b = jsonappend.String(b, e.WKT)
+	return append(b, '}')
+}
+
+// appendJSON writes the code as Code.MarshalJSON does.
+func (r Ref) appendJSON(b []byte) []byte {
+	b = append(b, `{"authority":`...)
+	b = jsonappend.String(b, r.Authority)
+	b = append(b, `,"code":`...)
+	if isInteger(string(r.Code)) {
+		b = append(b, r.Code...)
+	} else {
+		b = jsonappend.String(b, string(r.Code))
+	}
+	return append(b, '}')
+}
+
+func appendFloatPtr(b []byte, f *float64) []byte {
+	if f == nil {
+		return append(b, "null"...)
+	}
+	return jsonappend.Float(b, *f)
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"sync"
 
 	"github.com/tesseramaps/tessera/internal/coords"
 	"github.com/tesseramaps/tessera/internal/httpapi/respond"
@@ -15,6 +16,22 @@ import (
 func (a *API) RegisterCoordinates(mux route.Router) {
 	mux.HandleFunc("GET /coordinates/search/{query}", a.coordinatesSearch)
 	mux.HandleFunc("GET /coordinates/transform/{coordinates}", a.coordinatesTransform)
+}
+
+// answerBufs keeps the buffers of answers written by hand: a search answer
+// can be 500 kB, and growing a new buffer for each cost twice the encoding.
+var answerBufs = sync.Pool{New: func() any { b := make([]byte, 0, 16<<10); return &b }}
+
+// writeAnswer writes a 200 JSON answer that appendJSON encodes (the same
+// bytes as respond.JSON) into a pooled buffer.
+func writeAnswer(w http.ResponseWriter, appendJSON func([]byte) []byte) {
+	bp := answerBufs.Get().(*[]byte)
+	b := appendJSON((*bp)[:0])
+	respond.Bytes(w, http.StatusOK, "application/json; charset=utf-8", b)
+	if cap(b) <= 4<<20 { // an outsized buffer is left to the collector
+		*bp = b
+		answerBufs.Put(bp)
+	}
 }
 
 // coordinatesArg is the path value without its ".json", or false.
@@ -51,7 +68,7 @@ func (a *API) coordinatesSearch(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	w.Header().Set("Cache-Control", a.d.CacheControlDocuments)
-	respond.JSON(w, http.StatusOK, res)
+	writeAnswer(w, res.AppendJSON)
 }
 
 func (a *API) coordinatesTransform(w http.ResponseWriter, r *http.Request) {
@@ -75,7 +92,7 @@ func (a *API) coordinatesTransform(w http.ResponseWriter, r *http.Request) {
 	}
 	w.Header().Set("Cache-Control", a.d.CacheControlDocuments)
 	// Written by hand: the same bytes as encoding/json, without reflection.
-	respond.Bytes(w, http.StatusOK, "application/json; charset=utf-8", res.AppendJSON(make([]byte, 0, 128+72*len(res.Results))))
+	writeAnswer(w, res.AppendJSON)
 }
 
 // coordinatesFail answers a failed coordinates request: 400 for bad
