@@ -51,7 +51,7 @@ func localTarget(t *testing.T, now func() time.Time) (*Local, target) {
 	return l, target{Store: l, base: srv.URL, files: func() []string { return files(t, dir) }}
 }
 
-func s3Target(t *testing.T, calls ...*Calls) target {
+func s3Target(t testing.TB, calls ...*Calls) target {
 	endpoint, root := fixtures.VersityGW(t, "testkey", "testsecret1234")
 	if err := os.Mkdir(filepath.Join(root, "bucket"), 0o755); err != nil {
 		t.Fatal(err)
@@ -71,7 +71,7 @@ func firstCalls(c []*Calls) *Calls {
 }
 
 // files lists the regular files under dir.
-func files(t *testing.T, dir string) []string {
+func files(t testing.TB, dir string) []string {
 	var out []string
 	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err == nil && d.Type().IsRegular() {

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"golang.org/x/sync/errgroup"
 )
 
 // Mirror keeps folders of a local directory (the data directory) as a
@@ -36,6 +38,8 @@ type Mirror struct {
 
 	mu       sync.Mutex
 	versions map[string]localVersion
+	// copies is how many files Sync copies at once (syncCopies).
+	copies int
 }
 
 // VersionsFile is the mirror's record of the versions it copied, in the
@@ -54,7 +58,7 @@ func NewMirror(files Files, dir string, log *slog.Logger) *Mirror {
 	if log == nil {
 		log = slog.Default()
 	}
-	m := &Mirror{files: files, dir: dir, log: log, versions: map[string]localVersion{}}
+	m := &Mirror{files: files, dir: dir, log: log, versions: map[string]localVersion{}, copies: syncCopies}
 	if b, err := os.ReadFile(filepath.Join(dir, VersionsFile)); err == nil {
 		var rec versionsRecord
 		switch err := json.Unmarshal(b, &rec); {
@@ -78,8 +82,8 @@ type versionsRecord struct {
 	Files map[string]localVersion `json:"files"`
 }
 
-// remember records that the local file p (now as info says) is the
-// object's version etag, and saves the record.
+// remember records that the local file p (as it is now) is the object's
+// version etag ("": forget rel); save writes the record down.
 func (m *Mirror) remember(rel, p, etag string) {
 	info, err := os.Stat(p)
 	m.mu.Lock()
@@ -89,6 +93,12 @@ func (m *Mirror) remember(rel, p, etag string) {
 	} else {
 		m.versions[rel] = localVersion{ETag: etag, Size: info.Size(), ModNano: info.ModTime().UnixNano()}
 	}
+}
+
+// save writes the record of versions to VersionsFile.
+func (m *Mirror) save() {
+	m.mu.Lock()
+	defer m.mu.Unlock()
 	b, err := json.Marshal(versionsRecord{Store: m.files.Location(), Files: m.versions})
 	if err != nil {
 		return
@@ -215,7 +225,22 @@ func (m *Mirror) Sync(ctx context.Context, rel string, opts SyncOptions) (up, do
 	if err != nil {
 		return 0, 0, fmt.Errorf("mirror %s: %w", rel, err)
 	}
+	defer m.save()
+	// The copies run a few at a time (a start may copy thousands of
+	// small files: glyph ranges, icons).
+	var mu sync.Mutex
 	var errs []error
+	count := func(n *int, err error) {
+		mu.Lock()
+		defer mu.Unlock()
+		if err != nil {
+			errs = append(errs, err)
+		} else {
+			*n++
+		}
+	}
+	g := new(errgroup.Group)
+	g.SetLimit(m.copies)
 	for key, info := range local {
 		var o *Object
 		if r, ok := remote[key]; ok {
@@ -223,11 +248,7 @@ func (m *Mirror) Sync(ctx context.Context, rel string, opts SyncOptions) (up, do
 		}
 		switch m.decide(key, info, o) {
 		case upload:
-			if err := m.Push(ctx, key); err != nil {
-				errs = append(errs, err)
-				continue
-			}
-			up++
+			g.Go(func() error { count(&up, m.push(ctx, key, filepath.Join(m.dir, filepath.FromSlash(key)))); return nil })
 		case drop:
 			p := filepath.Join(m.dir, filepath.FromSlash(key))
 			if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
@@ -241,7 +262,7 @@ func (m *Mirror) Sync(ctx context.Context, rel string, opts SyncOptions) (up, do
 					break
 				}
 			}
-			down++
+			count(&down, nil)
 		}
 	}
 	if !opts.UploadOnly {
@@ -253,13 +274,10 @@ func (m *Mirror) Sync(ctx context.Context, rel string, opts SyncOptions) (up, do
 			if m.decide(key, info, &o) != download {
 				continue
 			}
-			if err := m.fetch(ctx, key, o); err != nil {
-				errs = append(errs, err)
-				continue
-			}
-			down++
+			g.Go(func() error { count(&down, m.fetch(ctx, key, o)); return nil })
 		}
 	}
+	g.Wait()
 	if up+down > 0 {
 		m.log.Info("shared files synced", "path", rel, "uploaded", up, "downloaded", down)
 	}
@@ -291,6 +309,12 @@ func (m *Mirror) PushFile(ctx context.Context, rel, path string) error {
 	if m == nil {
 		return nil
 	}
+	defer m.save()
+	return m.push(ctx, rel, path)
+}
+
+// push uploads without saving the record of versions.
+func (m *Mirror) push(ctx context.Context, rel, path string) error {
 	o, err := m.files.Upload(ctx, rel, path)
 	if err != nil {
 		return fmt.Errorf("share %s: %w", rel, err)
@@ -299,6 +323,9 @@ func (m *Mirror) PushFile(ctx context.Context, rel, path string) error {
 	m.remember(rel, path, o.ETag)
 	return nil
 }
+
+// syncCopies is how many files Sync copies at once.
+const syncCopies = 8
 
 // PushTree uploads every file of the local folder rel.
 func (m *Mirror) PushTree(ctx context.Context, rel string) error {
@@ -326,6 +353,7 @@ func (m *Mirror) Fetch(ctx context.Context, rel string) (bool, error) {
 	if m.decide(rel, info, &o) != download {
 		return true, nil
 	}
+	defer m.save()
 	return true, m.fetch(ctx, rel, o)
 }
 

@@ -4,9 +4,12 @@ import (
 	"context"
 	"errors"
 	"io/fs"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 )
@@ -31,7 +34,7 @@ func TestMirror(t *testing.T) {
 	}
 }
 
-func write(t *testing.T, p, data string) {
+func write(t testing.TB, p, data string) {
 	t.Helper()
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 		t.Fatal(err)
@@ -192,5 +195,29 @@ func testMirror(t *testing.T, open func(t *testing.T) (Files, *Calls)) {
 	}
 	if err := none.Push(ctx, "x"); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// BenchmarkMirrorSync: a node with an empty cache takes 200 small files
+// (glyph ranges, icons) from versitygw, one at a time or eight at once.
+func BenchmarkMirrorSync(b *testing.B) {
+	files := s3Target(b).Store.(*S3)
+	src := b.TempDir()
+	for i := range 200 {
+		write(b, filepath.Join(src, "fonts", "Noto", strconv.Itoa(i*256)+"-"+strconv.Itoa(i*256+255)+".pbf"), strings.Repeat("g", 2000))
+	}
+	if _, _, err := NewMirror(files, src, nil).Sync(context.Background(), "fonts", SyncOptions{}); err != nil {
+		b.Fatal(err)
+	}
+	for _, copies := range []int{1, syncCopies} {
+		b.Run("copies="+strconv.Itoa(copies), func(b *testing.B) {
+			for b.Loop() {
+				m := NewMirror(files, b.TempDir(), slog.New(slog.DiscardHandler))
+				m.copies = copies
+				if _, down, err := m.Sync(context.Background(), "fonts", SyncOptions{}); err != nil || down != 200 {
+					b.Fatalf("down %d err %v", down, err)
+				}
+			}
+		})
 	}
 }
