@@ -23,7 +23,7 @@ import (
 	"github.com/tesseramaps/tessera/internal/style/expr"
 )
 
-// View is what to draw (see View): the map around a centre at a
+// View is what to draw (see scene.View): the map around a centre at a
 // zoom, of a size in CSS pixels drawn at a pixel ratio.
 type View = scene.View
 
@@ -108,14 +108,14 @@ func (r *Renderer) Render(ctx context.Context, st *style.Style, v View, res Reso
 	syms := symbols.NewPass(srcs, r.comp, r.layouts)
 	syms.Start(ctx)
 	defer syms.Wait()
-	var layers []int // the layers drawn, in style order
+	var drawn []int // the layers drawn, in style order
 	for i, l := range st.Layers {
 		if scene.Visible(l, v.Zoom) && prep.Layers[i].Err == nil { // a broken layer was logged when the style was prepared
-			layers = append(layers, i)
+			drawn = append(drawn, i)
 		}
 	}
 	d := layerDrawer{r: r, st: st, prep: prep, srcs: srcs, syms: syms, sprites: sprites, fr: fr, zoom: v.Zoom, budget: budget}
-	if split := d.split(ctx, layers, w*h); split > 0 {
+	if split := d.split(ctx, drawn, w*h); split > 0 {
 		// The layers above the split are drawn at the same time on a
 		// transparent canvas, laid over the rest at the end: "over" is
 		// associative, so the picture is the same up to the rounding of
@@ -124,14 +124,14 @@ func (r *Renderer) Render(ctx context.Context, st *style.Style, v View, res Reso
 		// same bytes either way.
 		top := raster.NewCanvas(w, h)
 		top.Budget = budget
-		wait := cpuslots.Render.Go(func() { d.draw(ctx, layers[split:], top) })
+		wait := cpuslots.Render.Go(func() { d.draw(ctx, drawn[split:], top) })
 		func() {
 			defer wait() // a panic of the upper run is raised here
-			d.draw(ctx, layers[:split], cv)
+			d.draw(ctx, drawn[:split], cv)
 		}()
 		cv.Over(top)
 	} else {
-		d.draw(ctx, layers, cv)
+		d.draw(ctx, drawn, cv)
 	}
 	// A resource cut short by the deadline leaves a picture with holes:
 	// it is not the picture asked for; nor is one whose drawing was
@@ -205,13 +205,13 @@ const parallelPixels = 256 * 256
 // image area their boxes cover) and, for backgrounds and rasters, the
 // pixels. The cut depends only on the style, the view and the data, never
 // on timing: a view is drawn to the same bytes every time.
-func (d layerDrawer) split(ctx context.Context, layers []int, pixels int) int {
-	if runtime.GOMAXPROCS(0) < 2 || pixels < parallelPixels || len(layers) < 2 {
+func (d layerDrawer) split(ctx context.Context, order []int, pixels int) int {
+	if runtime.GOMAXPROCS(0) < 2 || pixels < parallelPixels || len(order) < 2 {
 		return 0
 	}
 	stats := map[[2]string]featureStats{}
-	cost := make([]float64, len(layers))
-	for k, i := range layers {
+	cost := make([]float64, len(order))
+	for k, i := range order {
 		l := d.st.Layers[i]
 		c := 1000.0
 		switch l.Type {
@@ -229,7 +229,7 @@ func (d layerDrawer) split(ctx context.Context, layers []int, pixels int) int {
 				stats[key] = st
 			}
 			// The share of the features the layer's filter keeps, from a
-			// sample of them: many layers draw a few of one source
+			// sample of them: many order draw a few of one source
 			// layer's features.
 			share := d.filterShare(i, feats)
 			switch l.Type {
@@ -319,12 +319,12 @@ func balancedCut(cost []float64) int {
 }
 
 // draw draws the layers (indexes into the style's layers) onto cv.
-func (d layerDrawer) draw(ctx context.Context, layers []int, cv *raster.Canvas) {
+func (d layerDrawer) draw(ctx context.Context, order []int, cv *raster.Canvas) {
 	w, h := cv.Rect.Dx(), cv.Rect.Dy()
 	mask := getMask(w, h)
 	mask.Budget = d.budget
 	defer maskPool.Put(mask)
-	for _, i := range layers {
+	for _, i := range order {
 		if ctx.Err() != nil || d.budget.Stopped() {
 			return
 		}
