@@ -436,18 +436,18 @@ func (n *matchNode) eval(c *EvalContext) (Value, error) {
 	if err != nil {
 		return Value{}, err
 	}
-	branch, found := -1, false
-	if in.Kind() == n.labelKind {
-		if n.labelKind == KindNumber {
-			branch, found = n.byNumber[in.n]
-		} else {
-			branch, found = n.byString[in.s]
-		}
+	var branch int
+	var found bool
+	switch in.kind {
+	case KindString:
+		branch, found = n.byString[in.s]
+	case KindNumber:
+		branch, found = n.byNumber[in.n]
 	}
-	if !found {
-		return evalNode(c, n.fallback)
+	if found {
+		return evalNode(c, n.outputs[branch])
 	}
-	return evalNode(c, n.outputs[branch])
+	return evalNode(c, n.fallback)
 }
 
 // maxSafeInteger is the largest integer a label may be (2^53 - 1): beyond

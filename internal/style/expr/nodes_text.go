@@ -181,8 +181,8 @@ func jsTruthyJSON(v any) bool { return truthy(jsonToValue(v)) }
 
 // formatNode: ["format", content, {options}, ...].
 type formatSection struct {
-	content                          node
-	scale, font, color, verticalAlgn node
+	content                    node
+	scale, font, color, valign node
 }
 
 type formatNode struct {
@@ -193,7 +193,7 @@ type formatNode struct {
 func (n *formatNode) each(fn func(node)) {
 	for _, s := range n.sections {
 		fn(s.content)
-		for _, o := range []node{s.scale, s.font, s.color, s.verticalAlgn} {
+		for _, o := range []node{s.scale, s.font, s.color, s.valign} {
 			if o != nil {
 				fn(o)
 			}
@@ -241,8 +241,8 @@ func (n *formatNode) eval(c *EvalContext) (Value, error) {
 				sec.TextColor = &cc
 			}
 		}
-		if s.verticalAlgn != nil {
-			va, err := evalStr(c, s.verticalAlgn)
+		if s.valign != nil {
+			va, err := evalStr(c, s.valign)
 			if err != nil {
 				return Value{}, err
 			}
@@ -253,6 +253,24 @@ func (n *formatNode) eval(c *EvalContext) (Value, error) {
 	return formattedValue(out), nil
 }
 
+// formatOption is one key of a section's options object: the type its
+// value must have and the section field it sets.
+type formatOption struct {
+	key  string
+	want Type
+	slot func(*formatSection) *node
+}
+
+var formatOptions = []formatOption{
+	{"font-scale", NumberType, func(s *formatSection) *node { return &s.scale }},
+	{"text-font", ArrayOf(StringType, -1), func(s *formatSection) *node { return &s.font }},
+	{"text-color", ColorType, func(s *formatSection) *node { return &s.color }},
+	{"vertical-align", StringType, func(s *formatSection) *node { return &s.valign }},
+}
+
+// parseFormat reads ["format", content, options?, content, options?, ...]:
+// each section is a content expression, optionally followed by an object
+// of options. Options whose value is falsy are left out.
 func parseFormat(args []any, c *compiler) node {
 	if len(args) < 2 {
 		return c.fail("Expected at least one argument.")
@@ -261,37 +279,7 @@ func parseFormat(args []any, c *compiler) node {
 		return c.fail("First argument must be an image or text section.")
 	}
 	n := &formatNode{nodeBase: nodeBase{t: FormattedType}}
-	nextMayBeObject := false
-	fontT := ArrayOf(StringType, -1)
 	for i := 1; i < len(args); i++ {
-		if o, isObj := args[i].(*jobj); isObj && nextMayBeObject {
-			nextMayBeObject = false
-			sec := &n.sections[len(n.sections)-1]
-			if v, ok := o.get("font-scale"); ok && jsTruthyJSON(v) {
-				if sec.scale = c.compileArg(v, 1, &NumberType); sec.scale == nil {
-					return nil
-				}
-			}
-			if v, ok := o.get("text-font"); ok && jsTruthyJSON(v) {
-				if sec.font = c.compileArg(v, 1, &fontT); sec.font == nil {
-					return nil
-				}
-			}
-			if v, ok := o.get("text-color"); ok && jsTruthyJSON(v) {
-				if sec.color = c.compileArg(v, 1, &ColorType); sec.color == nil {
-					return nil
-				}
-			}
-			if v, ok := o.get("vertical-align"); ok && jsTruthyJSON(v) {
-				if s, isStr := v.(string); isStr && s != "bottom" && s != "center" && s != "top" {
-					return c.fail(fmt.Sprintf("'vertical-align' must be one of: 'bottom', 'center', 'top' but found '%s' instead.", s))
-				}
-				if sec.verticalAlgn = c.compileArg(v, 1, &StringType); sec.verticalAlgn == nil {
-					return nil
-				}
-			}
-			continue
-		}
 		content := c.compileArg(args[i], 1, &ValueType)
 		if content == nil {
 			return nil
@@ -301,10 +289,43 @@ func parseFormat(args []any, c *compiler) node {
 		default:
 			return c.fail("Formatted text type must be 'string', 'value', 'image' or 'null'.")
 		}
-		nextMayBeObject = true
-		n.sections = append(n.sections, formatSection{content: content})
+		sec := formatSection{content: content}
+		if opts, isObj := elementAt(args, i+1).(*jobj); isObj {
+			i++
+			if !sec.readOptions(c, opts) {
+				return nil
+			}
+		}
+		n.sections = append(n.sections, sec)
 	}
 	return n
+}
+
+func elementAt(args []any, i int) any {
+	if i < len(args) {
+		return args[i]
+	}
+	return nil
+}
+
+// readOptions compiles the options of a section.
+func (sec *formatSection) readOptions(c *compiler, opts *jobj) bool {
+	for _, o := range formatOptions {
+		v, ok := opts.get(o.key)
+		if !ok || !jsTruthyJSON(v) {
+			continue
+		}
+		if s, isStr := v.(string); isStr && o.key == "vertical-align" && s != "bottom" && s != "center" && s != "top" {
+			c.fail(fmt.Sprintf("'vertical-align' must be one of: 'bottom', 'center', 'top' but found '%s' instead.", s))
+			return false
+		}
+		want := o.want
+		slot := o.slot(sec)
+		if *slot = c.compileArg(v, 1, &want); *slot == nil {
+			return false
+		}
+	}
+	return true
 }
 
 // imageNode: ["image", name].

@@ -218,91 +218,70 @@ func toStringJSON(v Value) string {
 	return string(b)
 }
 
+// eval converts the first argument that converts. Boolean, string,
+// formatted and image conversions always succeed on their one argument;
+// the others try their arguments in order and fail with the reason the
+// last one gave, or with the target's "could not" message.
 func (n *coercionNode) eval(c *EvalContext) (Value, error) {
-	switch n.t.Kind {
+	target := n.t.Kind
+	var last Value
+	var why string
+	for _, a := range n.args {
+		v, err := evalNode(c, a)
+		if err != nil {
+			return Value{}, err
+		}
+		out, ok, reason := convertValue(c, target, v)
+		if ok {
+			return out, nil
+		}
+		last, why = v, reason
+	}
+	switch {
+	case why != "":
+		return Value{}, evalMsg(why)
+	case target == KindNumber:
+		return Value{}, evalErr("Could not convert %s to number.", toStringJSON(last))
+	case target == KindColor:
+		return Value{}, evalErr("Could not parse color from value '%s'", quoteInput(last))
+	}
+	return Value{}, evalErr("Could not parse %s from value '%s'", n.t.String(), quoteInput(last))
+}
+
+// convertValue converts v to the target kind: the result, whether it
+// converted, and for a failed color conversion of an array the reason.
+func convertValue(c *EvalContext, target TypeKind, v Value) (Value, bool, string) {
+	switch target {
 	case KindBoolean:
-		v, err := evalNode(c, n.args[0])
-		if err != nil {
-			return Value{}, err
-		}
-		return Bool(truthy(v)), nil
+		return Bool(truthy(v)), true, ""
 	case KindNumber:
-		var v Value
-		for _, a := range n.args {
-			var err error
-			v, err = evalNode(c, a)
-			if err != nil {
-				return Value{}, err
-			}
-			if v.IsNull() {
-				return Number(0), nil
-			}
-			if f, ok := jsToNumber(v); ok {
-				return Number(f), nil
-			}
+		if v.IsNull() {
+			return Number(0), true, ""
 		}
-		return Value{}, evalErr("Could not convert %s to number.", toStringJSON(v))
+		f, ok := jsToNumber(v)
+		return Number(f), ok, ""
 	case KindColor:
-		var v Value
-		var msg string
-		for _, a := range n.args {
-			var err error
-			v, err = evalNode(c, a)
-			if err != nil {
-				return Value{}, err
-			}
-			msg = ""
-			if col, ok, m := toColor(v); ok {
-				return ColorValue(col), nil
-			} else {
-				msg = m
-			}
-		}
-		if msg != "" {
-			return Value{}, evalMsg(msg)
-		}
-		return Value{}, evalErr("Could not parse color from value '%s'", quoteInput(v))
-	case KindPadding, KindNumberArray, KindColorArray, KindVariableAnchorOffsetCollection, KindProjectionDefinition:
-		var v Value
-		for _, a := range n.args {
-			var err error
-			v, err = evalNode(c, a)
-			if err != nil {
-				return Value{}, err
-			}
-			if out, ok := coerceSpecial(n.t.Kind, v); ok {
-				return out, nil
-			}
-		}
-		return Value{}, evalErr("Could not parse %s from value '%s'", n.t.String(), quoteInput(v))
+		col, ok, why := toColor(v)
+		return ColorValue(col), ok, why
 	case KindFormatted:
-		v, err := evalNode(c, n.args[0])
-		if err != nil {
-			return Value{}, err
-		}
 		if v.Kind() == KindFormatted {
-			return v, nil
+			return v, true, ""
 		}
-		return formattedValue(&Formatted{Sections: []FormattedSection{{Text: toStringValue(v)}}}), nil
+		return formattedValue(&Formatted{Sections: []FormattedSection{{Text: toStringValue(v)}}}), true, ""
 	case KindResolvedImage:
-		v, err := evalNode(c, n.args[0])
-		if err != nil {
-			return Value{}, err
-		}
 		if v.Kind() == KindResolvedImage {
-			return v, nil
+			return v, true, ""
 		}
-		s := toStringValue(v)
-		if s == "" {
-			return Null(), nil
+		name := toStringValue(v)
+		if name == "" {
+			return Null(), true, ""
 		}
-		return imageValue(&ResolvedImage{Name: s, Available: c.AvailableImages[s]}), nil
+		return imageValue(&ResolvedImage{Name: name, Available: c.AvailableImages[name]}), true, ""
+	case KindPadding, KindNumberArray, KindColorArray, KindVariableAnchorOffsetCollection, KindProjectionDefinition:
+		out, ok := coerceSpecial(target, v)
+		return out, ok, ""
 	}
-	v, err := evalNode(c, n.args[0])
-	if err != nil {
-		return Value{}, err
-	}
-	return String(toStringValue(v)), nil
+	return String(toStringValue(v)), true, ""
 }
 
 // toColor converts a string, color or [r,g,b(,a)] array to a color.
@@ -358,17 +337,16 @@ func coerceSpecial(k TypeKind, v Value) (Value, bool) {
 		default:
 			return Value{}, false
 		}
-		switch len(f) {
-		case 1:
-			return paddingValue([]float64{f[0], f[0], f[0], f[0]}), true
-		case 2:
-			return paddingValue([]float64{f[0], f[1], f[0], f[1]}), true
-		case 3:
-			return paddingValue([]float64{f[0], f[1], f[2], f[1]}), true
-		case 4:
-			return paddingValue(f), true
+		if len(f) == 0 || len(f) > 4 {
+			return Value{}, false
 		}
-		return Value{}, false
+		// CSS shorthand: top, right, bottom, left; a missing side copies
+		// its opposite, and a missing right copies the top.
+		var sides [4]float64
+		for side, from := range paddingShorthand[len(f)] {
+			sides[side] = f[from]
+		}
+		return paddingValue(sides[:]), true
 	case KindNumberArray:
 		if v.Kind() == KindNumberArray {
 			return v, true
@@ -457,6 +435,10 @@ func coerceSpecial(k TypeKind, v Value) (Value, bool) {
 	}
 	return Value{}, false
 }
+
+// paddingShorthand is, by the number of values given, which value each
+// side (top, right, bottom, left) takes.
+var paddingShorthand = [5][4]int{1: {0, 0, 0, 0}, 2: {0, 1, 0, 1}, 3: {0, 1, 2, 1}, 4: {0, 1, 2, 3}}
 
 func validAnchor(s string) bool {
 	switch s {

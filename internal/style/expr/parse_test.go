@@ -59,12 +59,9 @@ func TestFitConversions(t *testing.T) {
 		{`["+", ["get", "a"], 1]`, "boolean", "Expected boolean but found number instead."},
 	}
 	for _, tt := range tests {
-		spec := &PropertySpec{Type: tt.typ, PropertyType: "data-driven", Expression: &ExpressionSupport{Parameters: []string{"zoom", "feature"}}}
-		e, errs := Compile([]byte(tt.expr), spec)
-		got := ""
+		e, got := compileAs(tt.expr, tt.typ)
 		switch {
-		case len(errs) > 0:
-			got = errs[0].Message
+		case e == nil:
 		default:
 			switch e.root.(type) {
 			case *assertionNode:
@@ -126,4 +123,15 @@ func TestZoomCurvePlacement(t *testing.T) {
 			t.Errorf("%s: %q, want %q", tt.expr, got, tt.err)
 		}
 	}
+}
+
+// compileAs compiles expr for a data-driven property of type typ: the
+// expression, or nil and the first error message.
+func compileAs(expr, typ string) (*Expression, string) {
+	spec := &PropertySpec{Type: typ, PropertyType: "data-driven", Expression: &ExpressionSupport{Parameters: []string{"zoom", "feature"}}}
+	e, errs := Compile([]byte(expr), spec)
+	if len(errs) > 0 {
+		return nil, errs[0].Message
+	}
+	return e, ""
 }
