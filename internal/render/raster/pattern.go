@@ -113,20 +113,13 @@ func (cv *Canvas) bilinear(u, v float64, rect image.Rectangle, index func(i, n i
 	fu, fv := u-u0, v-v0
 	iu, iv := int(u0), int(v0)
 	var acc [4]float64
-	for j := 0; j < 2; j++ {
-		wy := 1 - fv
-		if j == 1 {
-			wy = fv
-		}
+	wxs, wys := [2]float64{1 - fu, fu}, [2]float64{1 - fv, fv}
+	for j, wy := range wys {
 		if wy == 0 {
 			continue
 		}
 		py := index(iv+j, h)
-		for i := 0; i < 2; i++ {
-			wx := 1 - fu
-			if i == 1 {
-				wx = fu
-			}
+		for i, wx := range wxs {
 			if wx == 0 {
 				continue
 			}
