@@ -24,6 +24,9 @@ const (
 	wImportance = 0.42
 	wProximity  = 0.4
 	wLanguage   = 0.02
+	// initialWeight is the share of a lone letter among other query
+	// words, against 1 for a word.
+	initialWeight = 0.25
 	// wAlias lowers the score per query word matched through a word
 	// that means the same ("st" for "saint") instead of as written.
 	wAlias    = 0.03
@@ -73,6 +76,7 @@ const (
 // qtok is one query token with its matching dictionary tokens.
 type qtok struct {
 	s      string
+	weight float64 // share of the query it stands for (initialWeight for a lone letter)
 	runes  int
 	exact  int              // token id or -1
 	same   []int            // tokens of words that mean the same ("st", "saint")
@@ -236,7 +240,7 @@ func (ix *Index) matchNameAlias(nm int, qs []qtok, typing bool) (sum float64, un
 		}
 		if bestJ >= 0 {
 			used |= 1 << bestJ
-			sum += best
+			sum += best * q.weight
 			if bestAlias {
 				alias++
 			}
@@ -417,7 +421,12 @@ func (ix *Index) forwardMatches(ctx context.Context, q ForwardQuery, words []str
 	typing, autocomplete := opt.typing, opt.autocomplete
 	qs := make([]qtok, len(words))
 	for i, w := range words {
-		qs[i] = qtok{s: w, runes: utf8.RuneCountInString(w), exact: ix.findToken(w)}
+		qs[i] = qtok{s: w, runes: utf8.RuneCountInString(w), exact: ix.findToken(w), weight: 1}
+		if qs[i].runes == 1 && len(words) > 1 && !hasDigit(w) {
+			// A lone letter among other words is an initial ("Beuthen
+			// O.S.", "Frankfurt a. M."): it counts, but little.
+			qs[i].weight = initialWeight
+		}
 		for _, alt := range sameWords[w] {
 			if t := ix.findToken(alt); t >= 0 {
 				qs[i].same = append(qs[i].same, t)
@@ -578,7 +587,10 @@ func (ix *Index) forwardMatches(ctx context.Context, q ForwardQuery, words []str
 	langCode := packLang(lang)
 	langEnglish := packLang("en")
 	var ms []nameMatch
-	k := float64(len(qs))
+	k := 0.0
+	for i := range qs {
+		k += qs[i].weight
+	}
 	for _, nm := range cands {
 		f := int(c.NFeat[nm])
 		if !ix.pass(f, &fl) {
@@ -592,7 +604,11 @@ func (ix *Index) forwardMatches(ctx context.Context, q ForwardQuery, words []str
 			// The postcode words are matched by the place they serve
 			// (the name matched the other words: sum > 0).
 			um &^= pc
-			sum += float64(bits.OnesCount32(pc))
+			for i := range qs {
+				if pc&(1<<i) != 0 {
+					sum += qs[i].weight
+				}
+			}
 		}
 		if um != 0 && PlaceType(c.FType[f]) == TypeAddress {
 			// The house number is not part of the name.
@@ -601,7 +617,7 @@ func (ix *Index) forwardMatches(ctx context.Context, q ForwardQuery, words []str
 				for i := range qs {
 					if um&(1<<i) != 0 && qs[i].s == num {
 						um &^= 1 << i
-						sum++
+						sum += qs[i].weight
 						break
 					}
 				}

@@ -153,13 +153,17 @@ func hasWholeMatch(ms []nameMatch) bool {
 // mergeQualified puts the matches of a qualified search (over nameWords of
 // allWords, the rest being the qualifier, which counts as matched) before
 // the plain matches, each feature once.
+//
+// Only qualified matches that match every word of the name count: a place
+// of the qualifier's region matching part of the name ("frankfurt a" in
+// Munster, whose code is "m") does not go before the plain matches.
 func mergeQualified(qualified, plain []nameMatch, nameWords, allWords int) []nameMatch {
-	if len(qualified) == 0 {
-		return plain
-	}
 	out := make([]nameMatch, 0, len(qualified)+len(plain))
 	seen := map[int]bool{}
 	for _, m := range qualified {
+		if m.unmatched != 0 {
+			continue
+		}
 		m.text = (m.text*float64(nameWords) + float64(allWords-nameWords)) / float64(allWords)
 		out = append(out, m)
 		seen[m.feat] = true

@@ -33,6 +33,11 @@ func TestWhatUsersType(t *testing.T) {
 		{"qualifier", "springfield usa", nil, want{"Springfield", "United States", "locality"}},
 		{"qualifier", "paris france", []string{"en"}, want{"Paris", "France", "locality"}},
 		{"qualifier", "munich bavaria", []string{"en"}, want{"Munich", "Bavaria", "locality"}},
+		// A one-letter region code (Munster is IE.M) qualifies only a
+		// place matching the whole rest; lone letters are initials that
+		// count little ("a. M." of Frankfurt am Main).
+		{"qualifier", "frankfurt a. m.", nil, want{"Frankfurt am Main", "Hessen", "locality"}},
+		{"qualifier", "cork m", nil, want{"Cork", "", "locality"}},
 		// A qualifier-looking last word that is part of the name.
 		{"qualifier", "new mexico", []string{"en"}, want{"New Mexico", "", "region"}},
 		// Exact names, and localities before namesake regions.
