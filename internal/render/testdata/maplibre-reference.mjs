@@ -8,7 +8,11 @@
 // (the style's local:// URLs name files beside it)
 // env: PLAYWRIGHT_CORE_DIR (the playwright-core package folder),
 //      MAPLIBRE_DIR (the maplibre-gl package folder),
-//      CHROMIUM (default /usr/bin/chromium)
+//      CHROMIUM (default /usr/bin/chromium),
+//      RTL_TEXT_PLUGIN (optional: the file dist/mapbox-gl-rtl-text.js of the
+//      npm package @mapbox/mapbox-gl-rtl-text, loaded with setRTLTextPlugin
+//      before the map is made, so that GL shapes and orders right-to-left
+//      text)
 import { createRequire } from 'node:module';
 import fs from 'node:fs';
 import http from 'node:http';
@@ -19,6 +23,7 @@ const { chromium } = require(process.env.PLAYWRIGHT_CORE_DIR);
 const [stylePath, width, height, out, ratioArg] = process.argv.slice(2);
 const ratio = Number(ratioArg || 1);
 const maplibreDir = process.env.MAPLIBRE_DIR;
+const rtlPlugin = process.env.RTL_TEXT_PLUGIN || '';
 
 const server = http.createServer((req, res) => {
   const u = decodeURIComponent(new URL(req.url, 'http://x').pathname);
@@ -30,7 +35,8 @@ const server = http.createServer((req, res) => {
     return;
   }
   let file = '';
-  if (u.startsWith('/maplibre/')) file = path.join(maplibreDir, u.slice('/maplibre/'.length));
+  if (u === '/rtl-text-plugin.js' && rtlPlugin) file = rtlPlugin;
+  else if (u.startsWith('/maplibre/')) file = path.join(maplibreDir, u.slice('/maplibre/'.length));
   else if (u.startsWith('/local/')) file = path.join(path.dirname(stylePath), u.slice('/local/'.length));
   fs.readFile(file, (err, body) => {
     if (err) { res.writeHead(404); res.end(); return; }
@@ -55,7 +61,8 @@ try {
   page.on('pageerror', (e) => errors.push(e.message));
   await page.goto(base + '/', { waitUntil: 'load' });
   await page.waitForFunction(() => window.maplibregl && window.maplibregl.Map);
-  const png = await page.evaluate(async ({ style, ratio }) => {
+  const png = await page.evaluate(async ({ style, ratio, rtl }) => {
+    if (rtl) await maplibregl.setRTLTextPlugin(rtl, false);
     // localIdeographFontFamily false: CJK glyphs come from the style's
     // glyph ranges (as in the conformance suite), not from a local font.
     const map = new maplibregl.Map({ container: 'map', style, interactive: false, fadeDuration: 0, pixelRatio: ratio,
@@ -63,7 +70,7 @@ try {
       attributionControl: false, canvasContextAttributes: { preserveDrawingBuffer: true }, preserveDrawingBuffer: true });
     await new Promise((resolve) => map.once('idle', resolve));
     return map.getCanvas().toDataURL('image/png');
-  }, { style, ratio });
+  }, { style, ratio, rtl: rtlPlugin ? base + '/rtl-text-plugin.js' : '' });
   if (errors.length) throw new Error(errors.join('; '));
   fs.writeFileSync(out, Buffer.from(png.slice(png.indexOf(',') + 1), 'base64'));
 } finally {
