@@ -5,11 +5,13 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/tesseramaps/tessera/internal/fixtures"
+	"github.com/tesseramaps/tessera/internal/geocode/sources"
 )
 
 // repoRoot is the folder holding go.mod.
@@ -35,8 +37,11 @@ func openRealIndex(t testing.TB) *Index {
 	realOnce.Do(func() {
 		out := filepath.Join(root, ".cache", "geocode", "world.tgi")
 		if ix, err := openTimed(out); err == nil {
-			realIndex = ix
-			return
+			if current(ix) {
+				realIndex = ix
+				return
+			}
+			ix.Close() // built before a source was added: build it again
 		}
 		start := time.Now()
 		err := Build(context.Background(), BuildOptions{CacheDir: filepath.Join(root, ".cache", "opendata"), Out: out})
@@ -54,6 +59,17 @@ func openRealIndex(t testing.TB) *Index {
 		t.Fatalf("build real index: %v", realErr)
 	}
 	return realIndex
+}
+
+// current reports whether a cached index was built from every source the
+// build reads today (each credits itself in the attribution).
+func current(ix *Index) bool {
+	for _, attr := range []string{sources.AttrGeoNames, sources.AttrFrance, sources.AttrUSZips, sources.AttrSimpleMaps} {
+		if !strings.Contains(ix.meta.Attribution, attr) {
+			return false
+		}
+	}
+	return true
 }
 
 func openTimed(path string) (*Index, error) {
