@@ -130,10 +130,10 @@ func (m *Mirror) decide(rel string, info fs.FileInfo, o *Object) int {
 	case info == nil:
 		return download
 	}
+	unchanged := m.known(rel, info)
 	m.mu.Lock()
-	v, known := m.versions[rel]
+	v := m.versions[rel]
 	m.mu.Unlock()
-	unchanged := known && v.Size == info.Size() && v.ModNano == info.ModTime().UnixNano()
 	if o == nil {
 		if unchanged {
 			return drop // copied from or to the store, deleted there since
@@ -305,12 +305,27 @@ func (m *Mirror) Push(ctx context.Context, rel string) error {
 
 // PushFile uploads the file at path (inside the directory or not) as the
 // object rel.
+//
+// A file this mirror copied with the store as rel and unchanged since is
+// not sent again (a sync uploaded it just before).
 func (m *Mirror) PushFile(ctx context.Context, rel, path string) error {
 	if m == nil {
 		return nil
 	}
+	if info, err := os.Stat(path); err == nil && m.known(rel, info) {
+		return nil
+	}
 	defer m.save()
 	return m.push(ctx, rel, path)
+}
+
+// known tells whether the local file (as info says) is the copy of rel
+// the record of versions holds, unchanged since.
+func (m *Mirror) known(rel string, info fs.FileInfo) bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	v, ok := m.versions[rel]
+	return ok && v.Size == info.Size() && v.ModNano == info.ModTime().UnixNano()
 }
 
 // push uploads without saving the record of versions.

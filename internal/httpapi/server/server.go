@@ -171,11 +171,11 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (*Server, err
 		return nil, err
 	}
 	s.Catalog = catalog.New(filepath.Join(cfg.DataDir, TilesDir), db, catalog.Options{Logger: log, Opener: s.open, Shared: s.catalogShared()})
+	s.shareTiles(ctx) // before the scan, which would record files deleted elsewhere
 	if err := s.Catalog.Load(ctx); err != nil {
 		db.Close()
 		return nil, err
 	}
-	s.shareTiles(ctx)
 	if err := os.MkdirAll(filepath.Join(cfg.DataDir, FontsDir), 0o755); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("make fonts directory: %w", err)
@@ -475,6 +475,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 // storage, both ways).
 func (s *Server) Rescan(ctx context.Context) error {
 	s.syncShared(ctx)
+	s.shareTiles(ctx)
 	_, err := s.Catalog.Rescan(ctx)
 	fontsErr := s.fonts.Rescan(ctx) // before the maps: their check looks fonts up
 	return errors.Join(err, fontsErr, s.Maps.Scan(ctx))

@@ -83,9 +83,15 @@ func (s *Server) syncShared(ctx context.Context) {
 }
 
 // shareTiles uploads the tileset files this node has that the store lacks
-// (made before storage_url was set): after the catalog loaded, which
-// uploaded the files it recorded then. None come down.
+// (made before storage_url was set, or put in tiles/ by hand) and removes
+// the cached copies of files deleted from the store (their tilesets were
+// deleted on another node): before a scan of the tiles folder, which
+// would record such a file again. None come down (they are opened from
+// the store when needed).
 func (s *Server) shareTiles(ctx context.Context) {
+	if s.mirror == nil {
+		return
+	}
 	if _, _, err := s.mirror.Sync(ctx, TilesDir, blob.SyncOptions{UploadOnly: true}); err != nil {
 		s.log.Error("shared storage: tileset files not uploaded", "err", err)
 	}

@@ -407,3 +407,62 @@ func TestSharedImages(t *testing.T) {
 		t.Errorf("the image made on A, on B: %d %s", r.status, r.body)
 	}
 }
+
+// TestDeletedTilesetStaysDeleted: a tileset deleted through one node is
+// not brought back by another node that cached its file and starts again
+// (its scan of tiles/ would record the file as new): the cached copy of a
+// file deleted from S3 is dropped first.
+func TestDeletedTilesetStaysDeleted(t *testing.T) {
+	storage := sharedStorage(t)
+	dsn := pgtest.URL(t)
+	shared := func(c *config.Config) { c.StorageURL = storage; c.APIKeys = config.APIKeysOff }
+	a := newNode(t, dsn, shared) // roads.mbtiles, put in S3
+	var bDir string
+	b := newNode(t, dsn, shared, func(c *config.Config) { os.RemoveAll(filepath.Join(c.DataDir, TilesDir)); bDir = c.DataDir })
+	if s := b.status("/tiles/roads/0/0/0.pbf"); s != 200 {
+		t.Fatalf("B: %d", s)
+	}
+	if _, err := os.Stat(filepath.Join(bDir, TilesDir, "roads.mbtiles")); err != nil {
+		t.Fatalf("B's cached copy: %v", err)
+	}
+	roads, _ := a.srv.Catalog.Get("roads")
+	if r := a.admin("DELETE", "/tiles/"+roads.ID, nil); r.status != 200 {
+		t.Fatalf("delete: %d %s", r.status, r.body)
+	}
+	await(t, time.Second, "roads gone from B", func() bool { return b.status("/tiles/roads/0/0/0.pbf") == 404 })
+	// B starts again over its data directory (a copy of it, B still runs).
+	c := newNode(t, dsn, shared, func(c *config.Config) {
+		os.RemoveAll(filepath.Join(c.DataDir, TilesDir))
+		copyTree(t, bDir, c.DataDir)
+	})
+	if s := c.status("/tiles/roads/0/0/0.pbf"); s != 404 {
+		t.Errorf("the deleted tileset after a restart over a cache that held it: %d", s)
+	}
+	if _, err := os.Stat(filepath.Join(c.dir, TilesDir, "roads.mbtiles")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("the cached copy of the deleted file: %v", err)
+	}
+	if _, err := a.srv.mirror.Files().Stat(t.Context(), TilesDir+"/roads.mbtiles"); !errors.Is(err, blob.ErrNotFound) {
+		t.Errorf("the deleted file in S3: %v", err)
+	}
+	await(t, time.Second, "no roads on A", func() bool { _, ok := a.srv.Catalog.Get("roads"); return !ok })
+}
+
+// copyTree copies the files of src into dst, keeping their modification
+// times (as a data directory moved to another machine would).
+func copyTree(t *testing.T, src, dst string) {
+	t.Helper()
+	if err := os.CopyFS(dst, os.DirFS(src)); err != nil {
+		t.Fatal(err)
+	}
+	filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		return os.Chtimes(filepath.Join(dst, rel), info.ModTime(), info.ModTime())
+	})
+}
