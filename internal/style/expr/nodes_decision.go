@@ -589,39 +589,39 @@ func (n *coalesceNode) eval(c *EvalContext) (Value, error) {
 	return res, nil
 }
 
+// parseCoalesce compiles the arguments for the wanted type (or, without
+// one, for the first argument's type) but without run-time conversions:
+// if one does not fit statically, the result is typed value and the
+// parent converts whichever argument is chosen.
 func parseCoalesce(args []any, c *compiler) node {
 	if len(args) < 2 {
 		return c.fail("Expected at least one argument.")
 	}
-	var out *Type
-	expected := c.want
-	if expected != nil && expected.Kind != KindValue {
-		out = typePtr(*expected)
+	var each *Type
+	if c.want != nil && c.want.Kind != KindValue {
+		each = typePtr(*c.want)
 	}
-	var parsed []node
+	n := &coalesceNode{}
 	for i := 1; i < len(args); i++ {
-		p := c.compileArgAsIs(args[i], len(parsed)+1, out)
-		if p == nil {
+		a := c.compileArgAsIs(args[i], i, each)
+		if a == nil {
 			return nil
 		}
-		if out == nil {
-			out = typePtr(p.base().t)
+		if each == nil {
+			each = typePtr(a.base().t)
 		}
-		parsed = append(parsed, p)
+		n.args = append(n.args, a)
 	}
-	needsAnnotation := false
-	if expected != nil {
-		for _, p := range parsed {
-			if !isSubtype(*expected, p.base().t) {
-				needsAnnotation = true
+	n.t = *each
+	if c.want != nil {
+		for _, a := range n.args {
+			if !isSubtype(*c.want, a.base().t) {
+				n.t = ValueType
+				break
 			}
 		}
 	}
-	t := *out
-	if needsAnnotation {
-		t = ValueType
-	}
-	return &coalesceNode{nodeBase: nodeBase{t: t}, args: parsed}
+	return n
 }
 
 // comparisonNode: == != < <= > >= with an optional collator.

@@ -81,3 +81,29 @@ func TestMatchBranches(t *testing.T) {
 		}
 	}
 }
+
+func TestCoalesceType(t *testing.T) {
+	tests := []struct{ expr, typ, want string }{
+		{`["coalesce", ["get", "a"], 1]`, "", "value"},
+		{`["coalesce", 1, ["get", "a"]]`, "", "number"},
+		{`["coalesce", ["get", "a"], "red"]`, "color", "color"}, // the coercion around a value-typed coalesce
+		{`["coalesce", 1, 2]`, "number", "number"},
+	}
+	for _, tt := range tests {
+		var spec *PropertySpec
+		if tt.typ != "" {
+			spec = &PropertySpec{Type: tt.typ, PropertyType: "data-driven", Expression: &ExpressionSupport{Parameters: []string{"zoom", "feature"}}}
+		}
+		e, errs := Compile([]byte(tt.expr), spec)
+		if len(errs) > 0 {
+			t.Fatalf("%s: %v", tt.expr, errs)
+		}
+		if got := e.Type().String(); got != tt.want {
+			t.Errorf("%s as %q: type %s, want %s", tt.expr, tt.typ, got, tt.want)
+		}
+	}
+	e := MustCompile([]byte(`["coalesce", ["get", "a"], "red"]`), &PropertySpec{Type: "color", PropertyType: "data-driven", Expression: &ExpressionSupport{Parameters: []string{"zoom", "feature"}}})
+	if _, ok := e.root.(*coercionNode); !ok {
+		t.Errorf("a value-typed coalesce for a color property is %T, want a coercion", e.root)
+	}
+}

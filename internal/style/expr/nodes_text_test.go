@@ -12,16 +12,7 @@ func TestFormatSections(t *testing.T) {
 		{`["format", 1]`, `Formatted text type must be 'string', 'value', 'image' or 'null'.`},
 	}
 	for _, tt := range tests {
-		e, errs := Compile([]byte(tt.expr), nil)
-		got := ""
-		if len(errs) > 0 {
-			got = errs[0].Message
-		} else if v, err := e.Eval(&EvalContext{}); err != nil {
-			got = err.Error()
-		} else {
-			got = toStringJSON(v)
-		}
-		if got != tt.want {
+		if got := outcomeOf(tt.expr); got != tt.want {
 			t.Errorf("%s:\n got %s\nwant %s", tt.expr, got, tt.want)
 		}
 	}

@@ -112,7 +112,10 @@ func (n *assertionNode) eval(c *EvalContext) (Value, error) {
 			}
 		}
 	}
-	for i, a := range n.args {
+	// The first argument of the type is the result; none is an error
+	// naming the type of the last.
+	var last Value
+	for _, a := range n.args {
 		v, err := evalNode(c, a)
 		if err != nil {
 			return Value{}, err
@@ -120,11 +123,12 @@ func (n *assertionNode) eval(c *EvalContext) (Value, error) {
 		if valueMatches(n.t, v) {
 			return v, nil
 		}
-		if i == len(n.args)-1 {
-			return Value{}, evalErr("Expected value to be of type %s, but found %s instead.", n.t.String(), typeOfValue(v).String())
-		}
+		last = v
 	}
-	return Null(), nil
+	if len(n.args) == 0 {
+		return Null(), nil
+	}
+	return Value{}, evalErr("Expected value to be of type %s, but found %s instead.", n.t.String(), typeOfValue(last).String())
 }
 
 var assertionTypes = map[string]Type{"string": StringType, "number": NumberType, "boolean": BooleanType, "object": ObjectType}

@@ -40,3 +40,33 @@ func TestCoercions(t *testing.T) {
 		}
 	}
 }
+
+func TestAssertionArguments(t *testing.T) {
+	tests := []struct{ expr, want string }{
+		{`["number", "a", 2, 3]`, `2`},
+		{`["string", 1, true]`, `Expected value to be of type string, but found boolean instead.`},
+		{`["array", "number", 2, ["literal", [1, 2]]]`, `[1,2]`},
+		{`["array", "number", 2, ["literal", [1, 2, 3]]]`, `Expected value to be of type array<number, 2>, but found array<number, 3> instead.`},
+	}
+	for _, tt := range tests {
+		// Constant arguments fold: a failing assertion fails the compilation.
+		if got := outcomeOf(tt.expr); got != tt.want {
+			t.Errorf("%s: %s, want %s", tt.expr, got, tt.want)
+		}
+	}
+}
+
+// outcomeOf compiles expr without a property spec and evaluates it with no
+// feature: the first compile error's message, the evaluation error's
+// message or the value as JSON.
+func outcomeOf(expr string) string {
+	e, errs := Compile([]byte(expr), nil)
+	if len(errs) > 0 {
+		return errs[0].Message
+	}
+	v, err := e.Eval(&EvalContext{})
+	if err != nil {
+		return err.(*EvalError).Message
+	}
+	return toStringJSON(v)
+}
