@@ -179,10 +179,10 @@ func (t *breakText) balance(maxWidth float64) []int {
 		return nil
 	}
 	total := t.visible(0, n)
-	if total <= 0 {
-		return nil
-	}
 	ideal := total / math.Max(1, math.Min(math.Ceil(total/maxWidth), maxLines))
+	if !(ideal > 0) {
+		ideal = maxWidth // a text of no width still breaks at its newlines
+	}
 	reach := 2 * maxWidth
 	// cost[j] is the least cost of the lines before cands[j], prev[j] the
 	// candidate the last of them starts at (every candidate is reached:
