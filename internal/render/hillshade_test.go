@@ -63,7 +63,7 @@ func TestRenderHillshade(t *testing.T) {
 	n := 1 << z
 	// The d a plane rising by a metres a pixel gives at zoom 12, 64
 	// pixels: Horn's kernel sums 8a.
-	deriv := func(a float64) float64 { return 8 * a / sources.SlopeScale(dim, z) }
+	deriv := func(a float64) float64 { return 8 * a / sources.SlopeDivisor(dim, z) }
 	paint := `"hillshade-shadow-color": "blue", "hillshade-highlight-color": "red", "hillshade-accent-color": "rgba(0,0,0,0)"`
 	// The standard shade over white: (1-f)*blue + f*red times the sine of
 	// the slope, blended over the background.
@@ -222,7 +222,7 @@ func TestDEMSourceTiles(t *testing.T) {
 			want := [4]float64{1, 1, 1, 1}
 			if tc.drawn {
 				// The highlight times the sine of the slope over white.
-				s := math.Sin(math.Atan(0.625 * 8 * 100 / sources.SlopeScale(dim, z)))
+				s := math.Sin(math.Atan(0.625 * 8 * 100 / sources.SlopeDivisor(dim, z)))
 				want = [4]float64{1, 1 - s, 1 - s, 1}
 			}
 			if !near(got, want, 4.0/255) {

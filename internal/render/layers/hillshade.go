@@ -121,135 +121,158 @@ func (lr *Painter) colors(name string, c *expr.EvalContext, def raster.Color) []
 	return []raster.Color{def}
 }
 
-// aspect returns the direction the slope faces, as GL's shader reckons it.
-func aspect(dx, dy float64) float64 {
-	if dx != 0 {
-		return math.Atan2(dy, -dx)
+// The per-pixel step. Each method reduces the ground's derivatives to one
+// or two lighting terms (how steep the ground is, which way it faces, how
+// squarely the light meets it) and mixes the layer's colours by them
+// through the colour helpers below. The numbers marked "parity" are GL's
+// own constants, kept so that our pictures match GL's; they come from its
+// observed output, not from any derivation of ours.
+
+// premulColor is a premultiplied RGBA colour, 0..1.
+type premulColor = [4]float64
+
+// weigh returns c scaled by each k in turn.
+func weigh(c premulColor, ks ...float64) premulColor {
+	for _, k := range ks {
+		for i := range c {
+			c[i] *= k
+		}
 	}
-	if dy > 0 {
-		return math.Pi / 2
-	}
-	return -math.Pi / 2
+	return c
 }
 
-// glslMod is GLSL's mod: x - y*floor(x/y).
-func glslMod(x, y float64) float64 { return x - y*math.Floor(x/y) }
-
-// shade returns the premultiplied colour of ground whose elevation rises
-// by dx metres per metre eastwards and dy southwards.
-func (h *hillshadeLight) shade(dx, dy float64) [4]float64 {
-	switch h.method {
-	case "basic":
-		return h.basic(dx, dy)
-	case "combined":
-		return h.combined(dx, dy)
-	case "igor":
-		return h.igor(dx, dy)
-	case "multidirectional":
-		return h.multidirectional(dx, dy)
+// plus returns the sum of two colours.
+func plus(a, b premulColor) premulColor {
+	for i := range a {
+		a[i] += b[i]
 	}
-	return h.standard(dx, dy)
+	return a
 }
 
-// standard is GL's own hillshade: the slope eased by an exponential of
-// base 1.875 - 1.75*exaggeration, the accent colour by its cosine, the
-// mix of shadow and highlight (by how squarely the slope faces the light)
-// by its sine.
-func (h *hillshadeLight) standard(dx, dy float64) [4]float64 {
-	azimuth := h.azimuths[0] + math.Pi
-	slope := math.Atan(0.625 * math.Hypot(dx, dy))
-	intensity := h.exaggeration
-	if intensity != 0.5 {
-		base := 1.875 - intensity*1.75
-		slope = (math.Pow(base, slope) - 1) / (math.Pow(base, math.Pi/2) - 1) * (math.Pi / 2)
+// between returns the colour t of the way from a to b.
+func between(a, b premulColor, t float64) premulColor {
+	for i := range a {
+		a[i] += (b[i] - a[i]) * t
 	}
-	weight := clamp01(intensity * 2)
-	accent := (1 - math.Cos(slope)) * weight
-	facing := math.Abs(glslMod((aspect(dx, dy)+azimuth)/math.Pi+0.5, 2) - 1)
-	amount := math.Sin(slope) * weight
-	var shade, out [4]float64
-	for i := range shade {
-		shade[i] = (h.shadows[0][i] + (h.highlights[0][i]-h.shadows[0][i])*facing) * amount
-	}
-	for i := range out {
-		out[i] = h.accent[i]*accent*(1-shade[3]) + shade[i]
-	}
-	return out
+	return a
 }
 
-// lambert returns the cosine of the angle between the light of the given
-// azimuth (the direction the light travels towards, as GL's shader takes
-// it) and altitude and the ground's normal.
-func lambert(dx, dy, azimuth, altitude float64) float64 {
+// over returns top composited over under.
+func over(top, under premulColor) premulColor {
+	for i := range top {
+		top[i] += under[i] * (1 - top[3])
+	}
+	return top
+}
+
+// downhillAngle returns the angle of the way the ground faces (its
+// downhill direction), measured as GL's shader measures it. On flat ground
+// it is arbitrary: every method weighs it by the steepness, nought there.
+func downhillAngle(dx, dy float64) float64 { return math.Atan2(dy, -dx) }
+
+// halfTurnsFromQuarter returns how far angle a is from a quarter turn, in
+// half turns (0..1), the way round being the shorter.
+func halfTurnsFromQuarter(a float64) float64 {
+	t := a/math.Pi + 0.5 // GLSL's mod(t, 2) below
+	return math.Abs(t - 2*math.Floor(t/2) - 1)
+}
+
+// sunCosine returns the cosine of the angle between the ground's normal
+// and the light travelling towards azimuth at the given altitude.
+func sunCosine(dx, dy, azimuth, altitude float64) float64 {
 	sinAz, cosAz := math.Sincos(azimuth)
 	sinAlt, cosAlt := math.Sincos(altitude)
 	return (sinAlt - (dy*cosAz*cosAlt - dx*sinAz*cosAlt)) / math.Sqrt(1+dx*dx+dy*dy)
 }
 
-// lit maps a lambert value to the highlight colour above one half and to
-// the shadow colour below it, scaled by weight.
-func lit(cang float64, shadow, highlight [4]float64, weight float64) [4]float64 {
-	s := clamp01(cang)
-	var out [4]float64
-	for i := range out {
-		if s > 0.5 {
-			out[i] = highlight[i] * (2*s - 1) * weight
-		} else {
-			out[i] = shadow[i] * (1 - 2*s) * weight
-		}
+// gdalModel reports whether a hillshade-method is one of the GDAL-style
+// models (as opposed to GL's own standard shading).
+func gdalModel(method string) bool {
+	switch method {
+	case "basic", "combined", "igor", "multidirectional":
+		return true
 	}
-	return out
+	return false
 }
 
-// basic is the cosine of the angle between the light and the ground's
-// normal (GDAL's default), the derivatives scaled by twice the
-// exaggeration.
-func (h *hillshadeLight) basic(dx, dy float64) [4]float64 {
-	k := h.exaggeration * 2
-	dx, dy = dx*k, dy*k
-	return lit(lambert(dx, dy, h.azimuths[0]+math.Pi, h.altitudes[0]), h.shadows[0], h.highlights[0], 1)
-}
+// gdalSlopeGain is how much the GDAL-style models magnify the
+// derivatives per unit of hillshade-exaggeration (parity: 2).
+const gdalSlopeGain = 2
 
-// multidirectional is the mean of the basic shading of each light.
-func (h *hillshadeLight) multidirectional(dx, dy float64) [4]float64 {
-	k := h.exaggeration * 2
+// shade returns the premultiplied colour of ground whose elevation rises
+// by dx metres per metre eastwards and dy southwards.
+func (h *hillshadeLight) shade(dx, dy float64) premulColor {
+	if !gdalModel(h.method) {
+		return h.standard(dx, dy)
+	}
+	k := h.exaggeration * gdalSlopeGain
 	dx, dy = dx*k, dy*k
-	var out [4]float64
-	n := float64(len(h.highlights))
+	switch h.method {
+	case "basic":
+		return h.sunlit(dx, dy, 0, 1)
+	case "combined":
+		return h.combined(dx, dy)
+	case "igor":
+		return h.igor(dx, dy)
+	}
+	// multidirectional: each light's basic shading, weighed equally.
+	var out premulColor
+	w := 1 / float64(len(h.highlights))
 	for i := range h.highlights {
-		c := lit(lambert(dx, dy, h.azimuths[i]+math.Pi, h.altitudes[i]), h.shadows[i], h.highlights[i], 1/n)
-		for j := range out {
-			out[j] += c[j]
-		}
+		out = plus(out, h.sunlit(dx, dy, i, w))
 	}
 	return out
 }
 
-// combined weighs the angle to the light by the slope (GDAL's -combined).
-func (h *hillshadeLight) combined(dx, dy float64) [4]float64 {
-	k := h.exaggeration * 2
-	dx, dy = dx*k, dy*k
-	cang := math.Acos(lambert(dx, dy, h.azimuths[0]+math.Pi, h.altitudes[0]))
-	cang = math.Max(0, math.Min(math.Pi/2, cang))
-	steep := math.Atan(math.Hypot(dx, dy)) * 4 / math.Pi / math.Pi
-	var out [4]float64
-	for i := range out {
-		out[i] = h.shadows[0][i]*cang*steep + h.highlights[0][i]*(math.Pi/2-cang)*steep
+// GL's standard shading (parity numbers).
+const (
+	standardSlopeGain = 0.625 // the derivative's length is scaled by this before its arctangent
+	standardEaseBase  = 1.875 // the easing exponential's base is this ...
+	standardEaseSlope = 1.75  // ... less this times the exaggeration
+	standardUneased   = 0.5   // the exaggeration at which the slope is left as it is
+)
+
+// standard is GL's own hillshade. The steepness (an angle, eased by an
+// exponential whose base falls with the exaggeration) gives two terms:
+// its sine weighs a colour between shadow and highlight (by how the
+// ground faces the light), its versine weighs the accent colour beneath.
+func (h *hillshadeLight) standard(dx, dy float64) premulColor {
+	steep := math.Atan(standardSlopeGain * math.Hypot(dx, dy))
+	if h.exaggeration != standardUneased {
+		ease := standardEaseBase - h.exaggeration*standardEaseSlope
+		steep = (math.Pow(ease, steep) - 1) / (math.Pow(ease, math.Pi/2) - 1) * (math.Pi / 2)
 	}
-	return out
+	strength := clamp01(h.exaggeration * 2) // parity: full strength from exaggeration 0.5
+	facing := halfTurnsFromQuarter(downhillAngle(dx, dy) + (h.azimuths[0] + math.Pi))
+	shaded := weigh(between(h.shadows[0], h.highlights[0], facing), math.Sin(steep)*strength)
+	return over(shaded, weigh(h.accent, (1-math.Cos(steep))*strength))
 }
 
-// igor shades by slope and aspect only, lightly (GDAL's -igor).
-func (h *hillshadeLight) igor(dx, dy float64) [4]float64 {
-	k := h.exaggeration * 2
-	dx, dy = dx*k, dy*k
+// sunlit is light i's basic shading (GDAL's default) weighed by w: the
+// cosine of the light's angle to the ground's normal, above one half
+// towards the highlight colour, below it towards the shadow colour.
+func (h *hillshadeLight) sunlit(dx, dy float64, i int, w float64) premulColor {
+	c := clamp01(sunCosine(dx, dy, h.azimuths[i]+math.Pi, h.altitudes[i]))
+	if c > 0.5 {
+		return weigh(h.highlights[i], 2*c-1, w)
+	}
+	return weigh(h.shadows[i], 1-2*c, w)
+}
+
+// combined weighs the angle between the light and the ground's normal by
+// the steepness (GDAL's -combined).
+func (h *hillshadeLight) combined(dx, dy float64) premulColor {
+	off := math.Acos(sunCosine(dx, dy, h.azimuths[0]+math.Pi, h.altitudes[0]))
+	off = math.Max(0, math.Min(math.Pi/2, off))
+	steep := math.Atan(math.Hypot(dx, dy)) * 4 / math.Pi / math.Pi // parity: 4/pi^2
+	return plus(weigh(h.shadows[0], off, steep), weigh(h.highlights[0], math.Pi/2-off, steep))
+}
+
+// igor shades by steepness and facing only, lightly (GDAL's -igor).
+func (h *hillshadeLight) igor(dx, dy float64) premulColor {
 	steep := math.Atan(math.Hypot(dx, dy)) * 2 / math.Pi
-	facing := 1 - math.Abs(glslMod((aspect(dx, dy)+h.azimuths[0]+math.Pi)/math.Pi+0.5, 2)-1)
-	var out [4]float64
-	for i := range out {
-		out[i] = h.shadows[0][i]*steep*facing + h.highlights[0][i]*steep*(1-facing)
-	}
-	return out
+	turned := 1 - halfTurnsFromQuarter(downhillAngle(dx, dy)+h.azimuths[0]+math.Pi)
+	return plus(weigh(h.shadows[0], steep, turned), weigh(h.highlights[0], steep, 1-turned))
 }
 
 // Hillshade draws a hillshade layer over the DEM tiles of its source.

@@ -278,25 +278,43 @@ type Slopes struct {
 	rg   []uint8
 }
 
-// SlopeScale returns what GL divides the kernel's sum by for a tile of dim
-// pixels at zoom z: 8 times the metres per pixel (the world's width of
-// 2^25.2562 metres over dim*2^z pixels), times 2 to the power of the
-// low-zoom exaggeration.
-func SlopeScale(dim, z int) float64 {
-	zf := float64(z)
-	var exaggeration float64
-	if zf < 15 {
-		factor := 0.3
-		switch {
-		case zf < 2:
-			factor = 0.4
-		case zf < 4.5:
-			factor = 0.35
-		}
-		exaggeration = (zf - 15) * factor
-	}
-	return math.Exp2(exaggeration+3+25.2562-zf) / float64(dim)
+// lowZoomBoost lists how GL steepens slopes below zoom 15 so that hills
+// show at small scales (parity numbers, from GL's output): at a zoom
+// under below, the kernel's divisor is multiplied by 2^((z-15)*perZoom).
+// From zoom 15 up slopes are left as measured.
+var lowZoomBoost = []struct{ below, perZoom float64 }{
+	{2, 0.4},
+	{4.5, 0.35},
+	{15, 0.3},
 }
+
+// worldMetresLog2 is log2 of the world's width in metres at the equator
+// as GL reckons it (parity number: 2^25.2562 m, about 40 075 km).
+const worldMetresLog2 = 25.2562
+
+// SlopeDivisor returns what Horn's kernel sum is divided by to give a
+// slope for a tile of dim pixels at zoom z: the kernel's total weight (8)
+// times the metres a pixel spans at the equator, boosted at low zooms
+// (see lowZoomBoost).
+func SlopeDivisor(dim, z int) float64 {
+	zf := float64(z)
+	boost := 0.0
+	for _, step := range lowZoomBoost {
+		if zf < step.below {
+			boost = (zf - 15) * step.perZoom
+			break
+		}
+	}
+	return math.Exp2(boost+3+worldMetresLog2-zf) / float64(dim)
+}
+
+// slopeBias is where a slope of nought sits in a stored byte (GL's
+// parity: 128/255), slopeRange what one step of the byte's range is worth
+// (parity: 8 units of slope across 0..1).
+const (
+	slopeBias  = 128.0 / 255
+	slopeRange = 8.0
+)
 
 // SlopesAt returns the tile's slope texture at zoom z, made on first use.
 func (d *DEMTile) SlopesAt(z int) *Slopes {
@@ -305,19 +323,21 @@ func (d *DEMTile) SlopesAt(z int) *Slopes {
 	}
 	size := d.dim + 2
 	st := &Slopes{size: size, rg: make([]uint8, 2*size*size)}
-	scale := SlopeScale(d.dim, z)
+	div := SlopeDivisor(d.dim, z)
 	for j := 0; j < size; j++ {
 		y := j - 1 // the tile's pixel row, -1..dim
 		for i := 0; i < size; i++ {
 			x := i - 1
-			a, b, c := d.at(x-1, y-1), d.at(x, y-1), d.at(x+1, y-1)
-			dd, f := d.at(x-1, y), d.at(x+1, y)
-			g, h, k := d.at(x-1, y+1), d.at(x, y+1), d.at(x+1, y+1)
-			dx := ((c + 2*f + k) - (a + 2*dd + g)) / scale
-			dy := ((g + 2*h + k) - (a + 2*b + c)) / scale
+			// Horn's kernel: each side's three neighbours, the middle one
+			// counted twice; east less west, south less north.
+			nw, n, ne := d.at(x-1, y-1), d.at(x, y-1), d.at(x+1, y-1)
+			w, e := d.at(x-1, y), d.at(x+1, y)
+			sw, s, se := d.at(x-1, y+1), d.at(x, y+1), d.at(x+1, y+1)
+			east := ((ne + 2*e + se) - (nw + 2*w + sw)) / div
+			south := ((sw + 2*s + se) - (nw + 2*n + ne)) / div
 			o := 2 * (j*size + i)
-			st.rg[o] = unorm8(dx/8 + 128.0/255)
-			st.rg[o+1] = unorm8(dy/8 + 128.0/255)
+			st.rg[o] = unorm8(east/slopeRange + slopeBias)
+			st.rg[o+1] = unorm8(south/slopeRange + slopeBias)
 		}
 	}
 	d.slopes = st
@@ -359,7 +379,7 @@ func (s *Slopes) Derivative(u, v float64, nearest bool) (float64, float64) {
 		r = lerp(lerp(r00, r10, ax), lerp(r01, r11, ax), ay)
 		g = lerp(lerp(g00, g10, ax), lerp(g01, g11, ax), ay)
 	}
-	return (r - 128.0/255) * 8, (g - 128.0/255) * 8
+	return (r - slopeBias) * slopeRange, (g - slopeBias) * slopeRange
 }
 
 func lerp(a, b, t float64) float64 { return a + (b-a)*t }

@@ -145,10 +145,10 @@ func TestSourceNumbers(t *testing.T) {
 	}
 }
 
-// TestSlopeScale checks the metres a DEM pixel spans and GL's low-zoom
+// TestSlopeDivisor checks the metres a DEM pixel spans and GL's low-zoom
 // exaggeration: at zoom 15 and above a 512-pixel tile's pixel is the
 // world's 2^25.2562 m over 512*2^z, and the kernel's weights sum to 8.
-func TestSlopeScale(t *testing.T) {
+func TestSlopeDivisor(t *testing.T) {
 	world := math.Exp2(25.2562)
 	tests := []struct {
 		dim, z int
@@ -161,7 +161,7 @@ func TestSlopeScale(t *testing.T) {
 		{256, 1, 8 * world / (256 * math.Exp2(1)) * math.Exp2(-14*0.4)},
 	}
 	for _, tc := range tests {
-		if got := SlopeScale(tc.dim, tc.z); math.Abs(got/tc.want-1) > 1e-12 {
+		if got := SlopeDivisor(tc.dim, tc.z); math.Abs(got/tc.want-1) > 1e-12 {
 			t.Errorf("slopeScale(%d, %d) = %v, want %v", tc.dim, tc.z, got, tc.want)
 		}
 	}

@@ -647,7 +647,7 @@ func (s *Pass) viewSymbol(lr *symLayer, tmpl *shapedSymbol, base int) *shapedSym
 	if ss.ic != nil {
 		ss.iconSize = lr.num(pIconSize, ss.pc, 1)
 		if fit := ss.fit; fit != nil {
-			ss.iconLeft, ss.iconTop, ss.iconRight, ss.iconBottom = fitIconToText(fit.mode, fit.pad, fit.off, ss.sh, ss.fs, fit.dw, fit.dh)
+			ss.iconLeft, ss.iconTop, ss.iconRight, ss.iconBottom = iconFrame(fit.mode, fit.pad, fit.off, ss.sh, ss.fs, fit.dw, fit.dh)
 		}
 	}
 	return ss

@@ -1028,24 +1028,25 @@ func iconFitPadding(lr *symLayer, c *expr.EvalContext) [4]float64 {
 	return [4]float64{f[0], f[1], f[2], f[3]}
 }
 
-// fitIconToText returns the icon box (CSS pixels about the anchor) that
+// iconFrame returns the icon box (CSS pixels about the anchor) that
 // icon-text-fit gives around the shaped text (scaled by fs); a side not
-// fitted keeps the icon's own size, centred on the text.
-func fitIconToText(fit string, pad [4]float64, off [2]float64, sh text.Shaping, fs, dw, dh float64) (left, top, right, bottom float64) {
-	tl, tr, tt, tb := sh.Left*fs, sh.Right*fs, sh.Top*fs, sh.Bottom*fs
-	if fit == "width" || fit == "both" {
-		left, right = off[0]+tl-pad[3], off[0]+tr+pad[1]
-	} else {
-		left = off[0] + (tl+tr-dw)/2
-		right = left + dw
-	}
-	if fit == "height" || fit == "both" {
-		top, bottom = off[1]+tt-pad[0], off[1]+tb+pad[2]
-	} else {
-		top = off[1] + (tt+tb-dh)/2
-		bottom = top + dh
-	}
+// fitted keeps the icon's own size (dw by dh), centred on the text.
+func iconFrame(fit string, pad [4]float64, off [2]float64, sh text.Shaping, fs, dw, dh float64) (left, top, right, bottom float64) {
+	// pad is top, right, bottom, left as in the style.
+	left, right = fitAxis(sh.Left*fs, sh.Right*fs, pad[3], pad[1], dw, off[0], fit == "width" || fit == "both")
+	top, bottom = fitAxis(sh.Top*fs, sh.Bottom*fs, pad[0], pad[2], dh, off[1], fit == "height" || fit == "both")
 	return left, top, right, bottom
+}
+
+// fitAxis returns the icon's extent along one axis: the text's extent
+// [lo, hi] widened by padLo and padHi when stretch holds, otherwise the
+// icon's own length centred on the text; shift moves both ends.
+func fitAxis(lo, hi, padLo, padHi, own, shift float64, stretch bool) (float64, float64) {
+	if stretch {
+		return shift + lo - padLo, shift + hi + padHi
+	}
+	start := shift + (lo+hi-own)/2
+	return start, start + own
 }
 
 // writingModes evaluates text-writing-mode: the modes ("horizontal",

@@ -193,42 +193,30 @@ func (sl symbolLayout) sortByY() bool {
 // placed; it stops when ctx ends (the render is then thrown away).
 func placeAll(ctx context.Context, cands []*symbol, sl symbolLayout, grid *collisionGrid) []*symbol {
 	var placed []*symbol
+	textFits := func(s *symbol) bool {
+		return s.hasText && grid.inside(s.textBoxes...) && grid.free(sl.textOverlap, s.textBoxes...)
+	}
 	for k, sym := range cands {
 		if k%256 == 255 && ctx.Err() != nil {
 			break
 		}
-		if sl.textOverlap != overlapAlways {
-			// The first text-variable-anchor position that fits.
-			for _, alt := range sym.alts {
-				if !sym.hasText || (grid.inside(sym.textBoxes...) && grid.free(sl.textOverlap, sym.textBoxes...)) {
-					break
-				}
-				if alt.hasText && grid.inside(alt.textBoxes...) && grid.free(sl.textOverlap, alt.textBoxes...) {
-					alt.order, alt.tile, alt.ykey, alt.world = sym.order, sym.tile, sym.ykey, sym.world
-					sym = alt
-					break
-				}
+		if sym.hasText && sl.textOverlap != overlapAlways && !textFits(sym) {
+			// The first other text-variable-anchor position that fits.
+			if i := slices.IndexFunc(sym.alts, textFits); i >= 0 {
+				alt := sym.alts[i]
+				alt.order, alt.tile, alt.ykey, alt.world = sym.order, sym.tile, sym.ykey, sym.world
+				sym = alt
 			}
 		}
-		placeText := sym.hasText && grid.free(sl.textOverlap, sym.textBoxes...)
-		placeIcon := sym.hasIcon && grid.free(sl.iconOverlap, sym.iconBox)
-		if sym.hasText && !grid.inside(sym.textBoxes...) {
-			placeText = false
-		}
-		if sym.hasIcon && !grid.inside(sym.iconBox) {
-			placeIcon = false
-		}
-		iconWithoutText := !sym.hasText || sl.textOptional
-		textWithoutIcon := !sym.hasIcon || sl.iconOptional
-		switch {
-		case !iconWithoutText && !textWithoutIcon:
-			placeText = placeText && placeIcon
-			placeIcon = placeText
-		case !textWithoutIcon:
-			placeText = placeText && placeIcon
-		case !iconWithoutText:
-			placeIcon = placeIcon && placeText
-		}
+		textOK := textFits(sym)
+		iconFits := sym.hasIcon && grid.inside(sym.iconBox) && grid.free(sl.iconOverlap, sym.iconBox)
+		// A part that is not optional holds its partner back: each part
+		// shows when it fits and, unless the other is optional (or absent),
+		// the other fits too.
+		textLeansOnIcon := sym.hasIcon && !sl.iconOptional
+		iconLeansOnText := sym.hasText && !sl.textOptional
+		placeText := textOK && (iconFits || !textLeansOnIcon)
+		placeIcon := iconFits && (textOK || !iconLeansOnText)
 		if !placeText && !placeIcon {
 			continue
 		}

@@ -526,3 +526,76 @@ func TestTiltedTileInView(t *testing.T) {
 		}
 	}
 }
+
+// TestPlaceTextIconDependency checks how text-optional and icon-optional
+// tie a label's text and icon together when one of them collides.
+func TestPlaceTextIconDependency(t *testing.T) {
+	textBox := collisionBox{0, 0, 40, 10, false}
+	iconBox := collisionBox{100, 0, 110, 10, false}
+	tests := []struct {
+		name                  string
+		textOptional, iconOpt bool
+		blockText, blockIcon  bool
+		wantText, wantIcon    bool
+		noText, noIcon        bool
+	}{
+		{name: "both fit", wantText: true, wantIcon: true},
+		{name: "text blocked hides both", blockText: true},
+		{name: "icon blocked hides both", blockIcon: true},
+		{name: "text optional: icon alone", textOptional: true, blockText: true, wantIcon: true},
+		{name: "text optional: icon blocked hides text", textOptional: true, blockIcon: true},
+		{name: "icon optional: text alone", iconOpt: true, blockIcon: true, wantText: true},
+		{name: "icon optional: text blocked hides icon", iconOpt: true, blockText: true},
+		{name: "both optional: text alone", textOptional: true, iconOpt: true, blockIcon: true, wantText: true},
+		{name: "both optional: icon alone", textOptional: true, iconOpt: true, blockText: true, wantIcon: true},
+		{name: "no text: icon needs nothing", noText: true, wantIcon: true},
+		{name: "no icon: text needs nothing", noIcon: true, wantText: true},
+		{name: "no icon, text blocked", noIcon: true, blockText: true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			grid := newCollisionGrid(256, 256, 100)
+			if tc.blockText {
+				grid.insert(overlapNever, textBox)
+			}
+			if tc.blockIcon {
+				grid.insert(overlapNever, iconBox)
+			}
+			sym := &symbol{hasText: !tc.noText, hasIcon: !tc.noIcon, textBoxes: []collisionBox{textBox}, iconBox: iconBox,
+				text: []glyphQuad{{}}, icon: &iconQuad{}}
+			sl := symbolLayout{textOptional: tc.textOptional, iconOptional: tc.iconOpt}
+			placed := placeAll(t.Context(), []*symbol{sym}, sl, grid)
+			gotText := len(placed) == 1 && placed[0].hasText && placed[0].text != nil
+			gotIcon := len(placed) == 1 && placed[0].hasIcon && placed[0].icon != nil
+			if gotText != tc.wantText || gotIcon != tc.wantIcon {
+				t.Fatalf("placed text %v icon %v, want text %v icon %v", gotText, gotIcon, tc.wantText, tc.wantIcon)
+			}
+			// What was placed now blocks: the other part's box stays free.
+			if grid.free(overlapNever, textBox) == (tc.wantText || tc.blockText) {
+				t.Errorf("text box free = %v after placing text %v", !(tc.wantText || tc.blockText), tc.wantText)
+			}
+		})
+	}
+}
+
+// TestIconFrame checks icon-text-fit's box about a shaped text.
+func TestIconFrame(t *testing.T) {
+	sh := text.Shaping{Left: -10, Right: 10, Top: -4, Bottom: 4}
+	pad := [4]float64{1, 2, 3, 4} // top, right, bottom, left
+	off := [2]float64{5, -5}
+	tests := []struct {
+		fit  string
+		want [4]float64
+	}{
+		{"none", [4]float64{5 - 8, -5 - 3, 5 + 8, -5 + 3}},
+		{"width", [4]float64{5 - 20 - 4, -5 - 3, 5 + 20 + 2, -5 + 3}},
+		{"height", [4]float64{5 - 8, -5 - 8 - 1, 5 + 8, -5 + 8 + 3}},
+		{"both", [4]float64{5 - 20 - 4, -5 - 8 - 1, 5 + 20 + 2, -5 + 8 + 3}},
+	}
+	for _, tc := range tests {
+		l, tp, r, b := iconFrame(tc.fit, pad, off, sh, 2, 16, 6)
+		if got := [4]float64{l, tp, r, b}; got != tc.want {
+			t.Errorf("%s: got %v, want %v", tc.fit, got, tc.want)
+		}
+	}
+}
