@@ -48,6 +48,8 @@ func stopIndex(labels []float64, x float64) int {
 	return i - 1
 }
 
+// parseStep reads ["step", input, output0, label1, output1, ...]: the
+// first output holds below the first label.
 func parseStep(args []any, c *compiler) node {
 	if len(args)-1 < 4 {
 		return c.fail(fmt.Sprintf("Expected at least 4 arguments, but found only %d.", len(args)-1))
@@ -60,31 +62,53 @@ func parseStep(args []any, c *compiler) node {
 		return nil
 	}
 	out := expectedOutput(c)
-	n := &stepNode{input: input}
-	for i := 1; i < len(args); i += 2 {
-		label := math.Inf(-1)
-		if i != 1 {
-			f, ok := args[i].(float64)
-			if !ok {
-				return c.fail(`Input/output pairs for "step" expressions must be defined using literal numeric values (not computed expressions) for the input values.`, i)
-			}
-			label = f
-		}
-		if len(n.labels) > 0 && n.labels[len(n.labels)-1] >= label {
-			return c.fail(`Input/output pairs for "step" expressions must be arranged with input values in strictly ascending order.`, i)
-		}
-		p := c.compileArg(args[i+1], i+1, out)
-		if p == nil {
-			return nil
-		}
-		if out == nil {
-			out = typePtr(p.base().t)
-		}
-		n.labels = append(n.labels, label)
-		n.outputs = append(n.outputs, p)
+	first := c.compileArg(args[2], 2, out)
+	if first == nil {
+		return nil
 	}
-	n.t = *out
-	return n
+	if out == nil {
+		out = typePtr(first.base().t)
+	}
+	st := stops{expr: "step", labels: []float64{math.Inf(-1)}, outputs: []node{first}, out: out}
+	if !st.read(c, args, 3) {
+		return nil
+	}
+	return &stepNode{nodeBase: nodeBase{t: *st.out}, input: input, labels: st.labels, outputs: st.outputs}
+}
+
+// stops gathers the (label, output) pairs of a step or interpolate.
+// Labels are number literals in strictly ascending order; outputs are
+// compiled for out, which the first output fixes when nothing is wanted.
+type stops struct {
+	expr    string // "step" or "interpolate", for the messages
+	labels  []float64
+	outputs []node
+	out     *Type
+}
+
+// read adds the pairs of args from index from on.
+func (st *stops) read(c *compiler, args []any, from int) bool {
+	for i := from; i+1 < len(args); i += 2 {
+		label, ok := args[i].(float64)
+		if !ok {
+			c.fail(fmt.Sprintf(`Input/output pairs for "%s" expressions must be defined using literal numeric values (not computed expressions) for the input values.`, st.expr), i)
+			return false
+		}
+		if len(st.labels) > 0 && st.labels[len(st.labels)-1] >= label {
+			c.fail(fmt.Sprintf(`Input/output pairs for "%s" expressions must be arranged with input values in strictly ascending order.`, st.expr), i)
+			return false
+		}
+		o := c.compileArg(args[i+1], i+1, st.out)
+		if o == nil {
+			return false
+		}
+		if st.out == nil {
+			st.out = typePtr(o.base().t)
+		}
+		st.labels = append(st.labels, label)
+		st.outputs = append(st.outputs, o)
+	}
+	return true
 }
 
 type interpKind uint8
@@ -252,47 +276,52 @@ func projName(v Value) string {
 	return ""
 }
 
+// interpolationSpaces is the color space of each interpolate operator.
+var interpolationSpaces = map[string]colorSpace{"interpolate": spaceRGB, "interpolate-hcl": spaceHCL, "interpolate-lab": spaceLab}
+
+// parseCurve reads an interpolation type (["linear"], ["exponential",
+// base], ["cubic-bezier", x1, y1, x2, y2]); on failure it returns the
+// message and the key path below the type where it applies.
+func parseCurve(curve []any) (interpolation, string, []int) {
+	switch curve[0] {
+	case "linear":
+		return interpolation{kind: interpLinear}, "", nil
+	case "exponential":
+		if len(curve) > 1 {
+			if base, ok := curve[1].(float64); ok {
+				return interpolation{kind: interpExponential, base: base}, "", nil
+			}
+		}
+		return interpolation{}, "Exponential interpolation requires a numeric base.", []int{1}
+	case "cubic-bezier":
+		var p [4]float64
+		ok := len(curve) == 5
+		for i := 0; ok && i < 4; i++ {
+			p[i], ok = curve[i+1].(float64)
+			ok = ok && p[i] >= 0 && p[i] <= 1
+		}
+		if !ok {
+			return interpolation{}, "Cubic bezier interpolation requires four numeric arguments with values between 0 and 1.", nil
+		}
+		return interpolation{kind: interpCubicBezier, ease: cubicEase{p[0], p[1], p[2], p[3]}}, "", nil
+	}
+	return interpolation{}, fmt.Sprintf("Unknown interpolation type %s", toStringValue(jsonToValue(curve[0]))), []int{0}
+}
+
+// parseInterpolate reads [op, curve, input, label0, output0, ...]. The
+// Lab and HCL variants interpolate colors (or color arrays when wanted).
 func parseInterpolate(args []any, c *compiler) node {
 	op := args[0].(string)
 	if len(args) < 3 {
 		return c.fail(fmt.Sprintf("Expected at least 4 arguments, but found only %d.", len(args)-1))
 	}
-	spec, ok := args[1].([]any)
-	if !ok || len(spec) == 0 {
+	curve, ok := args[1].([]any)
+	if !ok || len(curve) == 0 {
 		return c.fail("Expected an interpolation type expression.", 1)
 	}
-	var in interpolation
-	switch spec[0] {
-	case "linear":
-		in.kind = interpLinear
-	case "exponential":
-		b, ok := any(nil), false
-		if len(spec) > 1 {
-			b = spec[1]
-		}
-		base, ok := b.(float64)
-		if !ok {
-			return c.fail("Exponential interpolation requires a numeric base.", 1, 1)
-		}
-		in.kind, in.base = interpExponential, base
-	case "cubic-bezier":
-		cps := spec[1:]
-		valid := len(cps) == 4
-		var p [4]float64
-		for i := 0; valid && i < 4; i++ {
-			f, ok := cps[i].(float64)
-			if !ok || f < 0 || f > 1 {
-				valid = false
-				break
-			}
-			p[i] = f
-		}
-		if !valid {
-			return c.fail("Cubic bezier interpolation requires four numeric arguments with values between 0 and 1.", 1)
-		}
-		in.kind, in.ease = interpCubicBezier, cubicEase{p[0], p[1], p[2], p[3]}
-	default:
-		return c.fail(fmt.Sprintf("Unknown interpolation type %s", toStringValue(jsonToValue(spec[0]))), 1, 0)
+	in, why, keys := parseCurve(curve)
+	if why != "" {
+		return c.fail(why, append([]int{1}, keys...)...)
 	}
 	if len(args)-1 < 4 {
 		return c.fail(fmt.Sprintf("Expected at least 4 arguments, but found only %d.", len(args)-1))
@@ -304,37 +333,17 @@ func parseInterpolate(args []any, c *compiler) node {
 	if input == nil {
 		return nil
 	}
-	var out *Type
-	if (op == "interpolate-hcl" || op == "interpolate-lab") && !(c.want != nil && c.want.Kind == KindColorArray) {
+	space := interpolationSpaces[op]
+	out := expectedOutput(c)
+	if space != spaceRGB && (c.want == nil || c.want.Kind != KindColorArray) {
 		out = typePtr(ColorType)
-	} else {
-		out = expectedOutput(c)
 	}
-	n := &interpolateNode{op: op, interp: in, input: input}
-	switch op {
-	case "interpolate-hcl":
-		n.space = spaceHCL
-	case "interpolate-lab":
-		n.space = spaceLab
+	st := stops{expr: "interpolate", out: out}
+	if !st.read(c, args, 3) {
+		return nil
 	}
-	for i := 3; i+1 < len(args); i += 2 {
-		label, ok := args[i].(float64)
-		if !ok {
-			return c.fail(`Input/output pairs for "interpolate" expressions must be defined using literal numeric values (not computed expressions) for the input values.`, i)
-		}
-		if len(n.labels) > 0 && n.labels[len(n.labels)-1] >= label {
-			return c.fail(`Input/output pairs for "interpolate" expressions must be arranged with input values in strictly ascending order.`, i)
-		}
-		p := c.compileArg(args[i+1], i+1, out)
-		if p == nil {
-			return nil
-		}
-		if out == nil {
-			out = typePtr(p.base().t)
-		}
-		n.labels = append(n.labels, label)
-		n.outputs = append(n.outputs, p)
-	}
+	n := &interpolateNode{op: op, interp: in, input: input, space: space, labels: st.labels, outputs: st.outputs}
+	out = st.out
 	t := *out
 	ok = false
 	switch t.Kind {

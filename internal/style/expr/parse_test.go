@@ -89,12 +89,7 @@ func TestCompileCallSignatures(t *testing.T) {
 		{`["upcase", ["+", 1, "a"]]`, `[1][2]: Expected number but found string instead.`},
 	}
 	for _, tt := range tests {
-		_, errs := Compile([]byte(tt.expr), nil)
-		got := ""
-		if len(errs) > 0 {
-			got = errs[0].Error()
-		}
-		if got != tt.err {
+		if got := firstError(tt.expr); got != tt.err {
 			t.Errorf("%s: %q, want %q", tt.expr, got, tt.err)
 		}
 	}
@@ -134,4 +129,13 @@ func compileAs(expr, typ string) (*Expression, string) {
 		return nil, errs[0].Message
 	}
 	return e, ""
+}
+
+// firstError compiles expr without a property spec: the first error with
+// its key, or "".
+func firstError(expr string) string {
+	if _, errs := Compile([]byte(expr), nil); len(errs) > 0 {
+		return errs[0].Error()
+	}
+	return ""
 }
