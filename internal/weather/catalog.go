@@ -14,6 +14,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/tesseramaps/tessera/internal/mbtiles"
@@ -363,6 +364,40 @@ func saveVariable(dir string, v Variable) error {
 // maxVariableFile bounds a catalog file read.
 const maxVariableFile = 1 << 20
 
+// variableCache holds the variable files read, by path, with the
+// modification time and size they had: latest.json reads a file again only
+// when an ingest has replaced it (a run of the 2.5 degree GFS sample is 207
+// files, which took milliseconds to read and parse for every request).
+var variableCache sync.Map // path -> cachedVariable
+
+type cachedVariable struct {
+	mod  time.Time
+	size int64
+	v    Variable
+}
+
+// readVariableCached is readVariable through variableCache. The result is
+// shared: callers must not modify it.
+func readVariableCached(path string) (Variable, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return Variable{}, err
+	}
+	if c, ok := variableCache.Load(path); ok {
+		if cv := c.(cachedVariable); cv.mod.Equal(fi.ModTime()) && cv.size == fi.Size() {
+			return cv.v, nil
+		}
+	}
+	v, err := readVariable(path)
+	if err != nil {
+		return v, err
+	}
+	// Stamped with the time and size seen before reading: a file replaced
+	// meanwhile is read again next time.
+	variableCache.Store(path, cachedVariable{mod: fi.ModTime(), size: fi.Size(), v: v})
+	return v, nil
+}
+
 func readVariable(path string) (Variable, error) {
 	var v Variable
 	fi, err := os.Stat(path)
@@ -394,14 +429,15 @@ func Latest(dir string, served func(id string) bool) (Catalog, error) {
 	}
 	sort.Strings(names)
 	for _, name := range names {
-		v, err := readVariable(name)
+		v, err := readVariableCached(name)
 		if errors.Is(err, os.ErrNotExist) {
 			continue // replaced meanwhile
 		}
 		if err != nil {
 			return c, fmt.Errorf("weather catalog: %w", err)
 		}
-		kept := v.Keyframes[:0]
+		// A new slice: v is shared with the cache.
+		kept := make([]Keyframe, 0, len(v.Keyframes))
 		for _, k := range v.Keyframes {
 			if served == nil || served(k.ID) {
 				kept = append(kept, k)
