@@ -1,6 +1,10 @@
 package geo
 
-import "github.com/paulmach/orb"
+import (
+	"math"
+
+	"github.com/paulmach/orb"
+)
 
 // Location is where a point lies relative to a polygon.
 type Location int
@@ -87,13 +91,9 @@ func RingsCrossedBy(a, b orb.Point, rings []orb.Ring) bool {
 func SegmentDist2(p, a, b orb.Point) float64 {
 	ux, uy := b[0]-a[0], b[1]-a[1] // the segment's direction
 	vx, vy := p[0]-a[0], p[1]-a[1] // from a to p
-	if l2 := ux*ux + uy*uy; l2 > 0 {
-		switch t := (vx*ux + vy*uy) / l2; {
-		case t >= 1:
-			vx, vy = p[0]-b[0], p[1]-b[1]
-		case t > 0:
-			vx, vy = vx-t*ux, vy-t*uy
-		}
-	}
-	return vx*vx + vy*vy
+	// The foot's parameter along the segment, clamped to it; a segment of
+	// zero length divides 0 by the smallest float, giving its end a.
+	t := min(1, max(0, (vx*ux+vy*uy)/max(ux*ux+uy*uy, math.SmallestNonzeroFloat64)))
+	dx, dy := vx-t*ux, vy-t*uy
+	return dx*dx + dy*dy
 }

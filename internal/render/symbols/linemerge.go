@@ -57,34 +57,37 @@ func mergeLines(shaped []*shapedSymbol) []*shapedSymbol {
 		}
 		head := end{f.Tile, label, line[0]}
 		tail := end{f.Tile, label, line[len(line)-1]}
-		before, hasBefore := tails[head] // a kept line ending where this starts
-		after, hasAfter := heads[tail]   // a kept line starting where this ends
-		switch {
-		case hasBefore && hasAfter && before != after:
-			// This piece bridges two kept lines: the second joins the
-			// first through it and is dropped.
-			a, b := shaped[before].lines[0], shaped[after].lines[0]
-			joined := append(append(a, line[1:]...), b[1:]...)
-			shaped[before].lines[0] = joined
-			dropped[i], dropped[after] = true, true
-			delete(tails, head)
-			delete(heads, tail)
-			tails[end{f.Tile, label, joined[len(joined)-1]}] = before
-		case hasBefore:
-			a := shaped[before].lines[0]
-			shaped[before].lines[0] = append(a, line[1:]...)
+		// Two steps. First the piece extends a kept line that ends where
+		// it starts; the line holding the piece is then that one, or the
+		// piece itself.
+		holder := i
+		if k, ok := tails[head]; ok {
+			shaped[k].lines[0] = append(shaped[k].lines[0], line[1:]...)
 			dropped[i] = true
 			delete(tails, head)
-			tails[tail] = before
-		case hasAfter:
-			b := shaped[after].lines[0]
-			shaped[after].lines[0] = append(line[:len(line)-1:len(line)-1], b...)
-			dropped[i] = true
-			delete(heads, tail)
-			heads[head] = after
-		default:
-			heads[head], tails[tail] = i, i
+			holder = k
 		}
+		// Then the holder takes in a kept line that starts where it now
+		// ends. A line already kept survives the join: a new piece goes in
+		// front of the kept line rather than the kept line behind it.
+		if k, ok := heads[tail]; ok && k != holder {
+			delete(heads, tail)
+			next := shaped[k].lines[0]
+			if holder == i {
+				shaped[k].lines[0] = append(line[:len(line)-1:len(line)-1], next...)
+				dropped[i] = true
+				heads[head] = k
+			} else {
+				shaped[holder].lines[0] = append(shaped[holder].lines[0], next[1:]...)
+				dropped[k] = true
+				tails[end{f.Tile, label, next[len(next)-1]}] = holder
+			}
+			continue
+		}
+		if holder == i {
+			heads[head] = i
+		}
+		tails[tail] = holder
 	}
 	out := shaped[:0]
 	for i, ss := range shaped {

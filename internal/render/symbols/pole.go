@@ -16,10 +16,10 @@ import (
 //     centred at c no point beats f(c) + r*sqrt(2): that is the square's
 //     bound.
 //   - The bounding box is tiled with squares whose side is its shorter
-//     extent (or a 256th of its longer one, if that is more); the best point so far starts as the better of the ring's
-//     centroid and the box's centre, and improves with every square centre
-//     evaluated.
-//   - The square of the highest bound is split into four halves until that
+//     extent (or a 256th of its longer one, if that is more); the best
+//     point so far starts as the outer ring's centroid and improves with
+//     every square centre evaluated.
+//   - The square of the highest bound is split into four quarters until that
 //     bound exceeds the best distance by no more than the precision: then no
 //     square can hold a point better by more than it, and the search ends.
 
@@ -96,16 +96,18 @@ func poleOfInaccessibility(rings [][]orb.Point, precision float64) (orb.Point, b
 	// takes more splits.
 	side = math.Max(side, math.Max(w, h)/maxPoleSeeds)
 
+	asRings := polygonRings(rings)
 	square := func(cx, cy, half float64) poleSquare {
-		d := signedBoundaryDist(orb.Point{cx, cy}, rings)
+		d := signedBoundaryDist(orb.Point{cx, cy}, asRings)
 		return poleSquare{cx: cx, cy: cy, half: half, dist: d, bound: d + half*math.Sqrt2}
 	}
-	best := square(box.Center()[0], box.Center()[1], 0)
-	if c, ok := ringCentroid(rings[0]); ok {
-		if s := square(c[0], c[1], 0); s.dist > best.dist {
-			best = s
-		}
+	// The first guess is the outer ring's centroid (the box's centre for
+	// a ring of no area); every square centre evaluated may beat it.
+	c, ok := ringCentroid(rings[0])
+	if !ok {
+		c = box.Center()
 	}
+	best := square(c[0], c[1], 0)
 
 	var queue squareQueue
 	evaluated := 0
@@ -128,34 +130,44 @@ func poleOfInaccessibility(rings [][]orb.Point, precision float64) (orb.Point, b
 			break // the queue's highest bound: nothing left can do better
 		}
 		q := s.half / 2
-		for _, o := range [4][2]float64{{-q, -q}, {q, -q}, {-q, q}, {q, q}} {
-			consider(square(s.cx+o[0], s.cy+o[1], q))
+		// The four quarters, by the bits of k: bit 0 east, bit 1 south.
+		for k := range 4 {
+			sx, sy := float64(k&1*2-1), float64(k&2-1)
+			consider(square(s.cx+sx*q, s.cy+sy*q, q))
 		}
 	}
 	return orb.Point{best.cx, best.cy}, true
 }
 
 // signedBoundaryDist is the distance from p to the nearest edge of the
-// rings, positive when p is inside the polygon (an odd number of ring
-// crossings on a ray from p towards +x), negative outside.
-func signedBoundaryDist(p orb.Point, rings [][]orb.Point) float64 {
-	inside := false
+// rings, positive when p is inside the polygon (even-odd over all the
+// rings), negative outside.
+func signedBoundaryDist(p orb.Point, rings []orb.Ring) float64 {
 	nearest := math.Inf(1)
 	for _, r := range rings {
-		for i, a := range r {
-			b := r[(i+1)%len(r)]
-			// The edge crosses the horizontal through p to the right of p.
-			if (a[1] > p[1]) != (b[1] > p[1]) && p[0] < a[0]+(p[1]-a[1])*(b[0]-a[0])/(b[1]-a[1]) {
-				inside = !inside
-			}
-			nearest = math.Min(nearest, geo.SegmentDist2(p, a, b))
+		if len(r) == 0 {
+			continue
+		}
+		prev := r[len(r)-1]
+		for _, q := range r {
+			nearest = math.Min(nearest, geo.SegmentDist2(p, prev, q))
+			prev = q
 		}
 	}
 	d := math.Sqrt(nearest)
-	if !inside {
+	if geo.Locate(p, rings) == geo.Outside {
 		d = -d
 	}
 	return d
+}
+
+// polygonRings returns a polygon's rings as geo.Locate takes them.
+func polygonRings(rings [][]orb.Point) []orb.Ring {
+	out := make([]orb.Ring, len(rings))
+	for i, r := range rings {
+		out[i] = r
+	}
+	return out
 }
 
 // ringCentroid returns the centroid of the area a ring encloses, false when

@@ -27,7 +27,7 @@ func TestSignedBoundaryDist(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := signedBoundaryDist(tc.p, square100); math.Abs(got-tc.want) > 1e-9 {
+			if got := signedBoundaryDist(tc.p, polygonRings(square100)); math.Abs(got-tc.want) > 1e-9 {
 				t.Errorf("signedBoundaryDist(%v) = %v, want %v", tc.p, got, tc.want)
 			}
 		})
@@ -77,7 +77,8 @@ func TestPoleAgainstSampling(t *testing.T) {
 			if !ok {
 				t.Fatal("no pole")
 			}
-			got := signedBoundaryDist(p, tc.rings)
+			rings := polygonRings(tc.rings)
+			got := signedBoundaryDist(p, rings)
 			if got <= 0 {
 				t.Fatalf("pole %v is outside (distance %v)", p, got)
 			}
@@ -86,7 +87,7 @@ func TestPoleAgainstSampling(t *testing.T) {
 			best := math.Inf(-1)
 			for y := box.Min[1]; y <= box.Max[1]; y += step {
 				for x := box.Min[0]; x <= box.Max[0]; x += step {
-					best = math.Max(best, signedBoundaryDist(orb.Point{x, y}, tc.rings))
+					best = math.Max(best, signedBoundaryDist(orb.Point{x, y}, rings))
 				}
 			}
 			if best-got > tc.precision {
