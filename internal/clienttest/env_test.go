@@ -139,6 +139,14 @@ func serveDataDirWith(t *testing.T, dir string, mutate func(*config.Config)) *en
 	cfg.AdminCredentials = adminCredentials
 	cfg.Watch = false
 	cfg.AccessLog = true
+	if raceDetector {
+		// These tests check what real clients draw, not how the server
+		// sheds load: under the race detector on a busy machine renders
+		// are many times slower, and the queue would refuse (503) renders
+		// it estimates could not start within half the render timeout.
+		cfg.RenderTimeout = 5 * time.Minute
+		cfg.RenderQueue = 256
+	}
 	if mutate != nil {
 		mutate(&cfg)
 	}

@@ -1,0 +1,6 @@
+//go:build !race
+
+package clienttest
+
+// raceDetector: the tests run under the race detector, many times slower.
+const raceDetector = false
