@@ -31,20 +31,12 @@ const baselineAllowance = 7
 // textSide returns the signs of the direction from the point to the text
 // for an anchor: sx is +1 when the text lies to the right, -1 to the left,
 // 0 when it is centred across the point; sy likewise downwards.
+//
+// The text lies where the box does not: away from the named part of the box
+// (text.AnchorAlign's shares 0, 1/2, 1 give the signs 1, 0, -1).
 func textSide(anchor string) (sx, sy float64) {
-	switch anchor {
-	case "left", "top-left", "bottom-left":
-		sx = 1
-	case "right", "top-right", "bottom-right":
-		sx = -1
-	}
-	switch anchor {
-	case "top", "top-left", "top-right":
-		sy = 1
-	case "bottom", "bottom-left", "bottom-right":
-		sy = -1
-	}
-	return sx, sy
+	h, v := text.AnchorAlign(anchor)
+	return 1 - 2*h, 1 - 2*v
 }
 
 // towardBaseline takes the baseline allowance off a vertical offset dy of

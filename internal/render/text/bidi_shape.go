@@ -52,10 +52,10 @@ func needsBidi(chars []char) bool {
 	return false
 }
 
-// allowsLetterSpacing reports whether text-letter-spacing applies to the
+// spacingKeepsJoins reports whether text-letter-spacing may apply to the
 // sections: as in GL, not to text with Arabic letters (their joins would
 // break).
-func allowsLetterSpacing(sections []Section) bool {
+func spacingKeepsJoins(sections []Section) bool {
 	for _, s := range sections {
 		for _, r := range s.Text {
 			switch {

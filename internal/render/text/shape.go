@@ -189,7 +189,7 @@ func Shape(sections []Section, lookup Lookup, o Options) Shaping {
 		n += len(s.Text) + 1
 	}
 	chars := make([]char, 0, n)
-	if o.Spacing != 0 && !allowsLetterSpacing(sections) {
+	if o.Spacing != 0 && !spacingKeepsJoins(sections) {
 		o.Spacing = 0
 	}
 	imageScale := o.ImageScale
@@ -223,27 +223,14 @@ func Shape(sections []Section, lookup Lookup, o Options) Shaping {
 		for i, c := range chars {
 			rs[i] = c.r
 		}
-		for i, r := range VerticalizePunctuation(rs) {
+		for i, r := range ToVerticalForms(rs) {
 			if c := &chars[i]; r != c.r && sections[c.sec].Image == nil {
 				c.r = r
 				c.m, c.ok = lookup(sections[c.sec].FontStack, r)
 			}
 		}
 	}
-	// scale is a section's share in its line's scale: an image counts as 1.
-	scale := func(i int) float64 {
-		if s := sections[i].Scale; s > 0 && sections[i].Image == nil {
-			return s
-		}
-		return 1
-	}
-	// glyphScale is what a glyph's metrics are multiplied by.
-	glyphScale := func(c char) float64 {
-		if sections[c.sec].Image != nil {
-			return imageScale
-		}
-		return scale(c.sec)
-	}
+	ts := typesetter{sections: sections, lookup: lookup, o: o, imageScale: imageScale, glyphs: make([]Glyph, 0, len(chars))}
 	advance := func(c char) float64 {
 		if !c.ok {
 			return 0
@@ -251,7 +238,7 @@ func Shape(sections []Section, lookup Lookup, o Options) Shaping {
 		if sections[c.sec].Image != nil {
 			return c.m.Advance*breakScale + o.Spacing
 		}
-		return c.m.Advance*scale(c.sec) + o.Spacing
+		return c.m.Advance*ts.scaleOf(c.sec) + o.Spacing
 	}
 	var lines [][]char
 	if o.MaxWidth > 0 {
@@ -272,130 +259,190 @@ func Shape(sections []Section, lookup Lookup, o Options) Shaping {
 		m, ok := lookup(sections[c.sec].FontStack, r)
 		return char{r: r, sec: c.sec, m: m, ok: ok}
 	})
-
-	sh := Shaping{Left: o.Offset[0], Right: o.Offset[0], Top: o.Offset[1], Bottom: o.Offset[1], Glyphs: make([]Glyph, 0, len(chars))}
-	y := float64(defaultOffset)
-	maxLen := 0.0
-	maxLineHeight := 0.0
-	for _, line := range lines {
-		line = trim(line)
-		if len(line) == 0 {
-			y += o.LineHeight
-			continue
-		}
-		lineScale, imageHeight := 0.0, 0.0
-		for _, c := range line {
-			lineScale = math.Max(lineScale, scale(c.sec))
-			if img := sections[c.sec].Image; img != nil && c.ok {
-				imageHeight = math.Max(imageHeight, img.Height)
-			}
-		}
-		// The height of the line's content, and how much taller than the
-		// line's em its tallest image is.
-		content := math.Max(lineScale*OneEm, imageHeight*imageScale)
-		if o.Vertical {
-			// An upright glyph sits on the bottom of the column's width
-			// (GL's vertical line content width, the line's largest em).
-			content = lineScale * OneEm
-		}
-		imageOffset := 0.0
-		start := len(sh.Glyphs)
-		x := 0.0
-		var lineUp []bool
-		if o.LineVertical {
-			line = append([]char(nil), line...)
-			rs := make([]rune, len(line))
-			for i, c := range line {
-				rs[i] = c.r
-			}
-			rs, lineUp = LineUprights(rs, func(i int) bool { return sections[line[i].sec].Image != nil })
-			for i, r := range rs {
-				if c := &line[i]; r != c.r {
-					c.r = r
-					c.m, c.ok = lookup(sections[c.sec].FontStack, r)
-				}
-			}
-		}
-		for i, c := range line {
-			if !c.ok {
-				continue
-			}
-			sec := &sections[c.sec]
-			s := glyphScale(c)
-			h := s * OneEm
-			if sec.Image != nil {
-				h = sec.Image.Height * s
-				imageOffset = math.Max(imageOffset, h-OneEm*lineScale)
-			}
-			align := 1.0
-			if sec.VAlign != nil {
-				align = *sec.VAlign
-			}
-			upright := o.Vertical && uprightInVerticalLabel(c.r)
-			glyphContent := content
-			if upright {
-				align = 1
-			}
-			if lineUp != nil && lineUp[i] {
-				// Upright along a steep line: it sits on the bottom of the
-				// line's em, as in a column.
-				upright, align, glyphContent = true, 1, lineScale*OneEm
-			}
-			g := Glyph{Rune: c.r, FontStack: sec.FontStack, Scale: s, Tag: sec.Tag, X: x, Y: y + (glyphContent-h)*align, Metrics: c.m, Image: sec.Image, Upright: upright}
-			if sec.Image != nil {
-				g.FontStack = ""
-			}
-			if o.Vertical {
-				// GL centres a glyph of another scale than the line's in
-				// the column: it moves it by half the line's offset less
-				// how much larger than an em it is.
-				g.Y -= math.Max(0, (lineScale-1)*OneEm)/2 - (s-1)*OneEm
-			}
-			sh.Glyphs = append(sh.Glyphs, g)
-			if upright {
-				x += OneEm*s + o.Spacing
-			} else {
-				x += c.m.Advance*s + o.Spacing
-			}
-		}
-		if len(sh.Glyphs) > start {
-			maxLen = math.Max(maxLen, x-o.Spacing)
-			if o.Justify != 0 {
-				// GL justifies by the last glyph's own advance, upright or
-				// not.
-				last := sh.Glyphs[len(sh.Glyphs)-1]
-				indent := (last.X + last.Metrics.Advance*last.Scale) * o.Justify
-				for i := start; i < len(sh.Glyphs); i++ {
-					sh.Glyphs[i].X -= indent
-				}
-			}
-		}
-		h := o.LineHeight*lineScale + imageOffset
-		maxLineHeight = math.Max(maxLineHeight, h)
-		y += h
-		sh.Lines++
+	rows := make([]row, len(lines))
+	for i, line := range lines {
+		rows[i] = ts.set(trim(line))
 	}
-	if len(sh.Glyphs) == 0 {
+	if len(ts.glyphs) == 0 {
 		return Shaping{}
 	}
-	sh.Vertical = o.Vertical
-	// Place the block on the anchor.
-	shiftX := (o.Justify - o.HAlign) * maxLen
-	var shiftY float64
-	if maxLineHeight != o.LineHeight {
-		shiftY = -(y-defaultOffset)*o.VAlign - defaultOffset
-	} else {
-		shiftY = (-o.VAlign*float64(len(lines)) + 0.5) * o.LineHeight
+	return ts.arrange(rows)
+}
+
+// row is one line of a label as the typesetter set it: its glyphs are
+// typesetter.glyphs[from:to], x from the line's start and y from its top.
+type row struct {
+	from, to int
+	// reach is how far the pen went (less the spacing after the last
+	// glyph); flush is where the last glyph's own advance ends, which GL
+	// justifies by (they differ for an upright last glyph).
+	reach, flush float64
+	// height is the line's height: text-line-height times its largest
+	// scale, plus how much its tallest image overhangs that scale's em.
+	height float64
+	// blank marks a line of nothing but white space: it takes one
+	// text-line-height and counts as no line.
+	blank bool
+}
+
+// typesetter sets the lines of one label.
+type typesetter struct {
+	sections   []Section
+	lookup     Lookup
+	o          Options
+	imageScale float64
+	glyphs     []Glyph
+}
+
+// scaleOf is a section's share in its line's scale: an image counts as 1.
+func (ts *typesetter) scaleOf(sec int) float64 {
+	if s := ts.sections[sec].Scale; s > 0 && ts.sections[sec].Image == nil {
+		return s
 	}
-	for i := range sh.Glyphs {
-		sh.Glyphs[i].X += shiftX + o.Offset[0]
-		sh.Glyphs[i].Y += shiftY + o.Offset[1]
+	return 1
+}
+
+// set appends the glyphs of one trimmed line and returns its row.
+func (ts *typesetter) set(line []char) row {
+	o := &ts.o
+	if len(line) == 0 {
+		return row{from: len(ts.glyphs), to: len(ts.glyphs), height: o.LineHeight, blank: true}
 	}
-	height := y - defaultOffset
-	sh.Top += -o.VAlign * height
-	sh.Bottom = sh.Top + height
-	sh.Left += -o.HAlign * maxLen
-	sh.Right = sh.Left + maxLen
+	em, tallest := 0.0, 0.0 // the line's largest scale, its tallest image
+	for _, c := range line {
+		em = math.Max(em, ts.scaleOf(c.sec))
+		if img := ts.sections[c.sec].Image; img != nil && c.ok {
+			tallest = math.Max(tallest, img.Height)
+		}
+	}
+	emHeight := em * OneEm
+	// room is the height a glyph is aligned in: the line's em or its
+	// tallest image, or the column's width (its em) for vertical writing.
+	room := math.Max(emHeight, tallest*ts.imageScale)
+	if o.Vertical {
+		room = emHeight
+	}
+	var standing []bool
+	if o.LineVertical {
+		line, standing = ts.standUp(line)
+	}
+	r := row{from: len(ts.glyphs)}
+	overhang, pen := 0.0, 0.0
+	for i, c := range line {
+		if !c.ok {
+			continue
+		}
+		sec := &ts.sections[c.sec]
+		k, h := ts.scaleOf(c.sec), 0.0
+		if sec.Image != nil {
+			k = ts.imageScale
+			h = sec.Image.Height * k
+			overhang = math.Max(overhang, h-emHeight)
+		} else {
+			h = k * OneEm
+		}
+		sink, box := 1.0, room // share of the spare height above the glyph
+		if sec.VAlign != nil {
+			sink = *sec.VAlign
+		}
+		upright := o.Vertical && uprightInVerticalLabel(c.r)
+		if upright {
+			sink = 1
+		}
+		if standing != nil && standing[i] {
+			// Upright along a steep line: on the bottom of the line's em,
+			// as in a column.
+			upright, sink, box = true, 1, emHeight
+		}
+		y := (box - h) * sink
+		if o.Vertical {
+			// GL centres a glyph of another scale than the line's in the
+			// column: by half the line's em beyond one em, less its own.
+			y -= math.Max(0, emHeight-OneEm)/2 - (k-1)*OneEm
+		}
+		g := Glyph{Rune: c.r, FontStack: sec.FontStack, Scale: k, Tag: sec.Tag, X: pen, Y: y, Metrics: c.m, Image: sec.Image, Upright: upright}
+		if sec.Image != nil {
+			g.FontStack = ""
+		}
+		ts.glyphs = append(ts.glyphs, g)
+		r.flush = pen + c.m.Advance*k
+		if upright {
+			pen += OneEm*k + o.Spacing
+		} else {
+			pen += c.m.Advance*k + o.Spacing
+		}
+	}
+	r.to = len(ts.glyphs)
+	if r.to > r.from {
+		r.reach = pen - o.Spacing
+	}
+	r.height = o.LineHeight*em + overhang
+	return r
+}
+
+// standUp gives the characters of a line-vertical label's line that stand
+// upright their own glyphs, and says which stand (LineUprights).
+func (ts *typesetter) standUp(line []char) ([]char, []bool) {
+	line = append([]char(nil), line...)
+	rs := make([]rune, len(line))
+	for i, c := range line {
+		rs[i] = c.r
+	}
+	rs, standing := LineUprights(rs, func(i int) bool { return ts.sections[line[i].sec].Image != nil })
+	for i, r := range rs {
+		if c := &line[i]; r != c.r {
+			c.r = r
+			c.m, c.ok = ts.lookup(ts.sections[c.sec].FontStack, r)
+		}
+	}
+	return line, standing
+}
+
+// arrange puts the rows in the label's box and returns the shaping.
+//
+// The box is the block's size placed on the anchor: HAlign of its width
+// (its widest line) left of the anchor, VAlign of its height (the rows'
+// heights) above it, then moved by the offset. Each row then takes its own
+// place in the box: across, the justified share of the room its line
+// leaves; down, its top, below the rows before it.
+//
+// Where the lines sit in their rows follows GL: in a block of plain lines
+// (the tallest exactly text-line-height), a glyph's reference line is half
+// a line height less 17 below its row's top (one line of one em is then
+// centred on the anchor), and the block is placed by its count of lines
+// times text-line-height; in any other block a glyph's reference is its
+// row's top and the block is placed by its height.
+func (ts *typesetter) arrange(rows []row) Shaping {
+	o := &ts.o
+	width, height, tallest := 0.0, 0.0, 0.0
+	sh := Shaping{Glyphs: ts.glyphs, Vertical: o.Vertical}
+	for _, r := range rows {
+		if r.to > r.from {
+			width = math.Max(width, r.reach)
+		}
+		height += r.height
+		if !r.blank {
+			tallest = math.Max(tallest, r.height)
+			sh.Lines++
+		}
+	}
+	sh.Left = o.Offset[0] - o.HAlign*width
+	sh.Top = o.Offset[1] - o.VAlign*height
+	sh.Right, sh.Bottom = sh.Left+width, sh.Top+height
+	drop := 0.0
+	if tallest == o.LineHeight {
+		placedBy := float64(len(rows)) * o.LineHeight
+		drop = o.VAlign*(height-placedBy) + o.LineHeight/2 + defaultOffset
+	}
+	top := sh.Top + drop
+	for _, r := range rows {
+		left := sh.Left + o.Justify*(width-r.flush)
+		for i := r.from; i < r.to; i++ {
+			sh.Glyphs[i].X += left
+			sh.Glyphs[i].Y += top
+		}
+		top += r.height
+	}
 	return sh
 }
 
@@ -410,24 +457,24 @@ func trim(line []char) []char {
 	return line
 }
 
+// anchorShares holds, for each text-anchor and icon-anchor value, the
+// shares of the box's width and height that lie left of and above the
+// anchor point: the part of the box the anchor names.
+var anchorShares = map[string][2]float64{
+	"top-left": {0, 0}, "top": {0.5, 0}, "top-right": {1, 0},
+	"left": {0, 0.5}, "center": {0.5, 0.5}, "right": {1, 0.5},
+	"bottom-left": {0, 1}, "bottom": {0.5, 1}, "bottom-right": {1, 1},
+}
+
 // AnchorAlign returns the horizontal and vertical alignment of a
 // text-anchor or icon-anchor value: the share of the box's width and height
-// left of and above the anchor.
+// left of and above the anchor (an unknown value is "center").
 func AnchorAlign(anchor string) (h, v float64) {
-	h, v = 0.5, 0.5
-	switch anchor {
-	case "right", "top-right", "bottom-right":
-		h = 1
-	case "left", "top-left", "bottom-left":
-		h = 0
+	s, ok := anchorShares[anchor]
+	if !ok {
+		return 0.5, 0.5
 	}
-	switch anchor {
-	case "bottom", "bottom-left", "bottom-right":
-		v = 1
-	case "top", "top-left", "top-right":
-		v = 0
-	}
-	return h, v
+	return s[0], s[1]
 }
 
 // JustifyOf returns the justification of a text-justify value, resolving

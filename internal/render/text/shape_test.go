@@ -112,6 +112,11 @@ func TestAnchorAlignAndJustify(t *testing.T) {
 		{"bottom-right", 1, 1, 1},
 		{"left", 0, 0.5, 0},
 		{"top", 0.5, 0, 0.5},
+		{"top-right", 1, 0, 1},
+		{"right", 1, 0.5, 1},
+		{"bottom-left", 0, 1, 0},
+		{"bottom", 0.5, 1, 0.5},
+		{"middle", 0.5, 0.5, 0.5}, // not a value: centred
 	}
 	for _, tc := range tests {
 		h, v := AnchorAlign(tc.anchor)

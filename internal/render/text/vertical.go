@@ -133,11 +133,11 @@ var verticalForms = map[rune]rune{
 	'｝': '︸', '｟': '︵', '｠': '︶', '｡': '︒', '｢': '﹁', '｣': '﹂',
 }
 
-// VerticalizePunctuation replaces the punctuation of a text by its vertical
+// ToVerticalForms replaces the punctuation of a text by its vertical
 // forms, except where it stands beside a character that lies rotated
 // (punctuation in a Latin run stays as it is). Neighbours that have a
 // vertical form themselves do not count as rotated.
-func VerticalizePunctuation(rs []rune) []rune {
+func ToVerticalForms(rs []rune) []rune {
 	out := make([]rune, len(rs))
 	rotated := func(i int) bool {
 		if i < 0 || i >= len(rs) {

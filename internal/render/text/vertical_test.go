@@ -62,7 +62,7 @@ func TestAllowsVerticalWriting(t *testing.T) {
 	}
 }
 
-func TestVerticalizePunctuation(t *testing.T) {
+func TestToVerticalForms(t *testing.T) {
 	tests := []struct {
 		in, want string
 	}{
@@ -78,8 +78,8 @@ func TestVerticalizePunctuation(t *testing.T) {
 		{"", ""},
 	}
 	for _, tc := range tests {
-		if got := string(VerticalizePunctuation([]rune(tc.in))); got != tc.want {
-			t.Errorf("VerticalizePunctuation(%q) = %q, want %q", tc.in, got, tc.want)
+		if got := string(ToVerticalForms([]rune(tc.in))); got != tc.want {
+			t.Errorf("ToVerticalForms(%q) = %q, want %q", tc.in, got, tc.want)
 		}
 	}
 }
@@ -213,7 +213,7 @@ func TestLineUprights(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			rs := VerticalizePunctuation([]rune(tc.in))
+			rs := ToVerticalForms([]rune(tc.in))
 			out, up := LineUprights(rs, func(int) bool { return false })
 			if string(out) != tc.out {
 				t.Errorf("text %q, want %q", string(out), tc.out)
