@@ -121,16 +121,39 @@ func (lr *Painter) styleLight(st *style.Style) light {
 	return l
 }
 
+// GL's extrusion lighting, parity numbers kept so that our pictures match
+// its (read off its output, not derived):
+const (
+	// lightLift is added to each colour channel before it is lit, so that
+	// a black face still shows the light's direction.
+	lightLift = 0.03
+	// darkestShare is the darkest a lit channel gets, as a share of what
+	// the light's colour lacks of white.
+	darkestShare = 0.3
+	// wallFootLow and wallFootHigh are how dark the foot of a wall gets
+	// under the vertical gradient, at light intensity 1 and 0.
+	wallFootLow, wallFootHigh = 0.7, 0.98
+	// wallGradientMetres is the height scale (metres) of the vertical
+	// gradient: a wall lightens with the square root of its height over it.
+	wallGradientMetres = 150
+	// patternLightBase is the least a patterned face's light reaches
+	// facing the light, less the intensity.
+	patternLightBase = 0.5
+)
+
+// floorLit clamps a lit channel to 1 and to the darkest the light's
+// channel c allows.
+func floorLit(v, c float64) float64 { return math.Max(darkestShare*(1-c), math.Min(1, v)) }
+
 // shade is GL's extrusion lighting of one vertex: premultiplied colour
 // col, surface normal n; for walls t (0 at the base, 1 at the top) with
 // the vertical gradient over base and height (metres).
 func (l light) shade(col [3]float64, n [3]float64, wall, gradient bool, t, base, height float64) [3]float64 {
-	lum := col[0]*0.2126 + col[1]*0.7152 + col[2]*0.0722
+	lum := col[0]*0.2126 + col[1]*0.7152 + col[2]*0.0722 // Rec. 709 luma
 	dir := l.directional(n, math.Max(1-lum+l.intensity, 1), wall, gradient, t, base, height)
 	var out [3]float64
 	for k := range out {
-		v := (col[k] + 0.03) * dir * l.color[k]
-		out[k] = math.Max(0.3*(1-l.color[k]), math.Min(1, v))
+		out[k] = floorLit((col[k]+lightLift)*dir*l.color[k], l.color[k])
 	}
 	return out
 }
@@ -425,8 +448,8 @@ func (l light) directional(n [3]float64, hi float64, wall, gradient bool, t, bas
 	lo := 1 - l.intensity
 	dir = lo + (hi-lo)*dir
 	if wall && gradient {
-		floor := 0.7 + (0.98-0.7)*(1-l.intensity)
-		dir *= math.Max(floor, math.Min(1, (t+base)*math.Sqrt(height/150)))
+		floor := wallFootLow + (wallFootHigh-wallFootLow)*(1-l.intensity)
+		dir *= math.Max(floor, math.Min(1, (t+base)*math.Sqrt(height/wallGradientMetres)))
 	}
 	return dir
 }
@@ -434,10 +457,10 @@ func (l light) directional(n [3]float64, hi float64, wall, gradient bool, t, bas
 // shadePattern is GL's lighting of a patterned face: the light's colour
 // to multiply the pattern's texels by.
 func (l light) shadePattern(n [3]float64, wall, gradient bool, t, base, height float64) [3]float64 {
-	dir := l.directional(n, math.Max(0.5+l.intensity, 1), wall, gradient, t, base, height)
+	dir := l.directional(n, math.Max(patternLightBase+l.intensity, 1), wall, gradient, t, base, height)
 	var out [3]float64
 	for k := range out {
-		out[k] = math.Max(0.3*(1-l.color[k]), math.Min(1, dir*l.color[k]))
+		out[k] = floorLit(dir*l.color[k], l.color[k])
 	}
 	return out
 }

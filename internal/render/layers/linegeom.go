@@ -229,6 +229,25 @@ func (b *lineBuilder) end(p, d vec, cap string, start bool) {
 	}
 }
 
+// joinAt returns the join drawn at a corner whose miter is ml half widths
+// long. A round join stays round unless the corner is shallower than
+// line-round-limit; otherwise a miter is drawn while it is no longer than
+// line-miter-limit, and a bevel past it (or when bevel is asked for). GL
+// draws a bevel of a nearly straight corner (miter under 1.05, a number
+// of its own, not a property; kept for parity) as a miter.
+func (s lineShape) joinAt(ml float64) string {
+	if s.join == "round" && !(ml < s.roundLimit) {
+		return "round"
+	}
+	if s.join != "bevel" && ml <= s.miterLimit {
+		return "miter"
+	}
+	if ml < shallowBevel {
+		return "miter"
+	}
+	return "bevel"
+}
+
 // join adds the vertices at p where a segment in direction in turns into
 // one in direction out (unit vectors).
 func (b *lineBuilder) join(p, in, out vec, s lineShape) {
@@ -239,21 +258,7 @@ func (b *lineBuilder) join(p, in, out vec, s lineShape) {
 	// miter is the unit bisector of the two normals: the join's outer
 	// corner lies on it, 1/half half widths out.
 	miter := nIn.turned(turn / 2)
-	// The join drawn: a round join of a shallow turn (miter under
-	// line-round-limit) is mitred; a miter past line-miter-limit is
-	// bevelled; and GL mitres any bevel of a miter under 1.05 (a number
-	// of its own, not a property; kept for parity).
-	ml := 1 / half
-	kind := s.join
-	if kind != "round" && kind != "bevel" || kind == "round" && ml < s.roundLimit {
-		kind = "miter"
-	}
-	if kind == "miter" && !(ml <= s.miterLimit) {
-		kind = "bevel"
-	}
-	if kind == "bevel" && ml < shallowBevel {
-		kind = "miter"
-	}
+	kind := s.joinAt(1 / half)
 	// The distance starts again, if it must, once the incoming segment
 	// has its last rung.
 	if kind == "miter" {

@@ -470,3 +470,36 @@ func FuzzLineBuilder(f *testing.F) {
 		}
 	})
 }
+
+// TestJoinAt checks which join is drawn for each line-join and miter
+// length against the limits.
+func TestJoinAt(t *testing.T) {
+	shape := func(join string) lineShape { return lineShape{join: join, miterLimit: 2, roundLimit: 1.05} }
+	tests := []struct {
+		join string
+		ml   float64
+		want string
+	}{
+		{"miter", 1.5, "miter"},
+		{"miter", 2, "miter"},
+		{"miter", 2.5, "bevel"},
+		{"miter", math.Inf(1), "bevel"},
+		{"bevel", 1.5, "bevel"},
+		{"bevel", 1.04, "miter"}, // nearly straight: mitred (parity)
+		{"round", 1.5, "round"},
+		{"round", 1.04, "miter"}, // under line-round-limit
+		{"round", math.Inf(1), "round"},
+		{"", 1.5, "miter"},
+	}
+	for _, tc := range tests {
+		if got := shape(tc.join).joinAt(tc.ml); got != tc.want {
+			t.Errorf("joinAt(%q, %v) = %q, want %q", tc.join, tc.ml, got, tc.want)
+		}
+	}
+	// A round corner under line-round-limit but past the miter limit is
+	// bevelled.
+	s := lineShape{join: "round", miterLimit: 1.2, roundLimit: 1.5}
+	if got := s.joinAt(1.3); got != "bevel" {
+		t.Errorf("round past both limits: %q, want bevel", got)
+	}
+}

@@ -140,6 +140,14 @@ const sdfEdge = 0.75
 // units at one device pixel per glyph pixel.
 const edgeGamma = 0.105
 
+// sdfPerPixel is how much of a distance field's range one glyph pixel
+// spans (parity: GL's 1/8): a halo's width and blur move the edge by it.
+const sdfPerPixel = 1.0 / 8
+
+// haloBlurGain widens text-halo-blur before it is added to the edge's
+// antialiasing (parity: GL's 1.19).
+const haloBlurGain = 1.19
+
 // sdfParams returns the edge, its antialiasing and the colour of one SDF
 // pass (GL's symbol SDF shader): the halo
 // (buffer from the halo width, blurred) or the fill.
@@ -150,7 +158,7 @@ func sdfParams(p sdfPaint, halo bool, ratio float64) (buff, gamma float64, col r
 		if p.haloWidth <= 0 || p.halo.A <= 0 {
 			return 0, 0, raster.Color{}, false
 		}
-		return (6 - p.haloWidth/fs) / 8, (p.haloBlur*1.19/8 + eg) / fs, p.halo, true
+		return sdfEdge - p.haloWidth/fs*sdfPerPixel, (p.haloBlur*haloBlurGain*sdfPerPixel + eg) / fs, p.halo, true
 	}
 	return sdfEdge, eg / fs, p.color, true
 }

@@ -23,26 +23,16 @@ import (
 // text-max-angle check (window 0: none); bounded keeps only anchors inside
 // the tile's square.
 func spacedAnchors(line []tilePoint, spacing, labelLen, shapedLen, boxScale, ov, window, maxAngle float64, bounded bool) []lineAnchor {
-	// A quarter of the spacing stays free between labels: long labels
-	// spread out.
-	if spacing-labelLen < spacing/4 {
-		spacing = labelLen + spacing/4
-	}
+	// At least a quarter of the spacing stays free between labels: long
+	// labels spread out (parity: GL's quarter).
+	spacing = max(spacing, labelLen+spacing/4)
 	if spacing <= 0 || len(line) < 2 {
 		return nil
 	}
 	g := labelGuide{line: line, half: labelLen / 2, window: window, maxAngle: maxAngle, bounded: bounded}
 	g.length = polylineLength(line)
-	// A line that starts on the tile's edge comes from the neighbouring
-	// tile: its labels keep half a spacing from that edge. Others place
-	// their first label past half its length and two ems.
 	crossing := bounded && onTileEdge(line[0])
-	var first float64
-	if crossing {
-		first = math.Mod(spacing/2*ov, spacing)
-	} else {
-		first = math.Mod((shapedLen/2+2*text.OneEm)*boxScale*ov, spacing)
-	}
+	first := labelPhase(crossing, spacing, shapedLen, boxScale, ov)
 	out := g.every(first, spacing)
 	if len(out) == 0 && !crossing {
 		// Nothing fitted where the spacing put it: a line of its own
@@ -50,6 +40,19 @@ func spacedAnchors(line []tilePoint, spacing, labelLen, shapedLen, boxScale, ov,
 		out = g.every(g.length/2, spacing)
 	}
 	return out
+}
+
+// labelPhase returns how far along a line (tile units) the first label
+// of a spaced run goes, before it is known to fit. A line that starts on
+// the tile's edge (crossing) comes from the neighbouring tile: its labels
+// keep half a spacing from that edge. Others place their first label past
+// half its length (shapedLen, in ems before boxScale) and two ems, in the
+// overscaled tile's units (parity numbers: GL's half spacing and two ems).
+func labelPhase(crossing bool, spacing, shapedLen, boxScale, ov float64) float64 {
+	if crossing {
+		return math.Mod(spacing/2*ov, spacing)
+	}
+	return math.Mod((shapedLen/2+2*text.OneEm)*boxScale*ov, spacing)
 }
 
 // centerAnchor returns the anchor at the middle of a line (tile units)
@@ -135,8 +138,33 @@ func (g *labelGuide) every(at, step float64) []lineAnchor {
 // lies on segment i (starting at distance start). The turns counted are
 // those at the line's vertices strictly inside the label.
 func (g *labelGuide) gentle(i int, start, at float64) bool {
-	lo, hi := at-g.half, at+g.half
-	// Back to the last vertex at or before the label's start.
+	var buf [8]bend
+	bends := g.bendsUnder(buf[:0], i, start, at-g.half, at+g.half)
+	// Each bend closes a window reaching back window units: the bends
+	// from oldest to last are in it.
+	sum, oldest := 0.0, 0
+	for _, b := range bends {
+		sum += b.by
+		for b.at-bends[oldest].at > g.window {
+			sum -= bends[oldest].by
+			oldest++
+		}
+		if sum > g.maxAngle {
+			return false
+		}
+	}
+	return true
+}
+
+// bend is a turn of a line: where along it (tile units) and by how much
+// (radians, 0..pi).
+type bend struct{ at, by float64 }
+
+// bendsUnder appends to dst the line's bends strictly between distances
+// lo and hi, in order; segment i, starting at distance start, is under
+// the label.
+func (g *labelGuide) bendsUnder(dst []bend, i int, start, lo, hi float64) []bend {
+	// Back to the last vertex at or before lo.
 	k, d := i, start
 	for k > 0 && d > lo {
 		k--
@@ -151,37 +179,18 @@ func (g *labelGuide) gentle(i int, start, at float64) bool {
 			break
 		}
 	}
-	// The turns of the last window, oldest first: at distance, by angle.
-	type turn struct{ at, by float64 }
-	var recent [8]turn
-	turns := recent[:0]
-	sum := 0.0
-	for ; k+1 < len(g.line); k++ {
+	for ; k+1 < len(g.line) && d < hi; k++ {
 		next := g.line[k].dist(g.line[k+1])
 		if next == 0 {
 			continue
 		}
 		out := g.line[k+1].angleTo(g.line[k])
-		if known && d > lo && d < hi {
+		if known && d > lo {
 			by := math.Abs(out - heading)
-			if by > math.Pi {
-				by = 2*math.Pi - by
-			}
-			turns = append(turns, turn{d, by})
-			sum += by
-			for len(turns) > 0 && d-turns[0].at > g.window {
-				sum -= turns[0].by
-				turns = turns[1:]
-			}
-			if sum > g.maxAngle {
-				return false
-			}
+			dst = append(dst, bend{d, min(by, 2*math.Pi-by)})
 		}
 		heading, known = out, true
 		d += next
-		if d >= hi {
-			break
-		}
 	}
-	return true
+	return dst
 }
