@@ -133,6 +133,10 @@ type Shared interface {
 	// Refresh brings this node's copy of the tiles file name, when it has
 	// one, in line with the shared one (another node replaced it).
 	Refresh(ctx context.Context, name string) error
+	// Prepare runs before every scan of the tiles directory: it shares the
+	// files the shared copy lacks and removes this node's copies of files
+	// deleted there, which a scan would otherwise record again.
+	Prepare(ctx context.Context) error
 }
 
 // Extensions are the file extensions scanned in the tiles directory.
@@ -312,6 +316,11 @@ func (c *Catalog) Reload(ctx context.Context, removeRemote bool) ([]string, erro
 
 // scanLocked brings entries up to date with the tiles directory.
 func (c *Catalog) scanLocked(ctx context.Context, entries map[string]*Entry) (changed bool, err error) {
+	if c.shared != nil {
+		if err := c.shared.Prepare(ctx); err != nil {
+			c.log.Error("tiles directory not in line with the shared copy", "err", err)
+		}
+	}
 	files, err := c.listFiles()
 	if err != nil {
 		return false, err

@@ -171,7 +171,6 @@ func New(ctx context.Context, cfg config.Config, log *slog.Logger) (*Server, err
 		return nil, err
 	}
 	s.Catalog = catalog.New(filepath.Join(cfg.DataDir, TilesDir), db, catalog.Options{Logger: log, Opener: s.open, Shared: s.catalogShared()})
-	s.shareTiles(ctx) // before the scan, which would record files deleted elsewhere
 	if err := s.Catalog.Load(ctx); err != nil {
 		db.Close()
 		return nil, err
@@ -475,7 +474,6 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 // storage, both ways).
 func (s *Server) Rescan(ctx context.Context) error {
 	s.syncShared(ctx)
-	s.shareTiles(ctx)
 	_, err := s.Catalog.Rescan(ctx)
 	fontsErr := s.fonts.Rescan(ctx) // before the maps: their check looks fonts up
 	return errors.Join(err, fontsErr, s.Maps.Scan(ctx))

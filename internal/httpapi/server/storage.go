@@ -82,19 +82,16 @@ func (s *Server) syncShared(ctx context.Context) {
 	s.log.Info("shared storage synced", "storage", s.storage.Bucket(), "uploaded", up, "downloaded", down, "elapsed", time.Since(start).Round(time.Millisecond))
 }
 
-// shareTiles uploads the tileset files this node has that the store lacks
-// (made before storage_url was set, or put in tiles/ by hand) and removes
-// the cached copies of files deleted from the store (their tilesets were
-// deleted on another node): before a scan of the tiles folder, which
-// would record such a file again. None come down (they are opened from
-// the store when needed).
-func (s *Server) shareTiles(ctx context.Context) {
-	if s.mirror == nil {
-		return
-	}
-	if _, _, err := s.mirror.Sync(ctx, TilesDir, blob.SyncOptions{UploadOnly: true}); err != nil {
-		s.log.Error("shared storage: tileset files not uploaded", "err", err)
-	}
+// Prepare implements catalog.Shared: before every scan of the tiles
+// folder (at start, on a rescan by SIGHUP, the admin API or the watch),
+// the files this node has that the store lacks (made before storage_url
+// was set, or put in tiles/ by hand) go up, and the cached copies of files
+// deleted from the store (their tilesets were deleted on another node) are
+// removed, so that the scan does not record them again. None come down:
+// they are opened from the store when needed.
+func (t sharedTiles) Prepare(ctx context.Context) error {
+	_, _, err := t.m.Sync(ctx, TilesDir, blob.SyncOptions{UploadOnly: true})
+	return err
 }
 
 // sharedTiles is the catalog's view of the shared tiles folder.

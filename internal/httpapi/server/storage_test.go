@@ -429,11 +429,21 @@ func TestDeletedTilesetStaysDeleted(t *testing.T) {
 	if r := a.admin("DELETE", "/tiles/"+roads.ID, nil); r.status != 200 {
 		t.Fatalf("delete: %d %s", r.status, r.body)
 	}
-	await(t, time.Second, "roads gone from B", func() bool { return b.status("/tiles/roads/0/0/0.pbf") == 404 })
-	// B starts again over its data directory (a copy of it, B still runs).
+	await(t, time.Second, "roads gone from B", func() bool { _, ok := b.srv.Catalog.ByID(roads.ID); return !ok })
+	snapshot := t.TempDir() // B's cache as it is, for a node started over it below
+	copyTree(t, bDir, snapshot)
+	// B rescans its tiles folder (the admin API) while its copy is there:
+	// the copy goes, the tileset stays deleted.
+	if r := b.admin("POST", "/tiles/rescan", nil); r.status != 200 || bytes.Contains(r.body, []byte(`"roads"`)) {
+		t.Fatalf("B's rescan: %d %s", r.status, r.body)
+	}
+	if _, err := os.Stat(filepath.Join(bDir, TilesDir, "roads.mbtiles")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("B's copy after its rescan: %v", err)
+	}
+	// A node starts over B's cache as it was (B still runs).
 	c := newNode(t, dsn, shared, func(c *config.Config) {
 		os.RemoveAll(filepath.Join(c.DataDir, TilesDir))
-		copyTree(t, bDir, c.DataDir)
+		copyTree(t, snapshot, c.DataDir)
 	})
 	if s := c.status("/tiles/roads/0/0/0.pbf"); s != 404 {
 		t.Errorf("the deleted tileset after a restart over a cache that held it: %d", s)
