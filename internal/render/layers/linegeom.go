@@ -91,10 +91,11 @@ type lineBuilder struct {
 	tris  [][3]raster.LineVertex
 	verts []raster.LineVertex // the current line's
 
-	tail [2]int         // index in verts of the last vertex on the right (0) and left (1) side, -1: none
-	dist float64        // device pixels along the line since the distance last started from zero
-	done float64        // device pixels walked before that
-	path []raster.Point // the current line's distinct points, when it repeats one
+	tail  [2]int         // index in verts of the last vertex on the right (0) and left (1) side, -1: none
+	dist  float64        // device pixels along the line since the distance last started from zero
+	done  float64        // device pixels walked before that
+	path  []raster.Point // the current line's distinct points, when it repeats one
+	stops []stop         // the current line's stops
 }
 
 // vec is a 2D vector in device pixels (y down).
@@ -344,6 +345,54 @@ func (b *lineBuilder) add(pts []raster.Point, s lineShape, closed bool) {
 	b.verts = b.verts[:0]
 	b.tail = [2]int{-1, -1}
 	b.dist, b.done = 0, 0
+	from := vec{path[0].X, path[0].Y}
+	if closed {
+		from = vec{path[n-2].X, path[n-2].Y}
+	}
+	if want := 3 * n; cap(b.stops) < want {
+		// At most three stops a point; kept for the next lines.
+		b.stops = make([]stop, 0, max(want, 256))
+	}
+	b.stops = b.planStops(b.stops[:0], path, closed)
+	for _, st := range b.stops {
+		if st.start {
+			b.end(st.p, st.out, s.cap, true)
+			continue
+		}
+		b.dist += st.p.sub(from).length()
+		from = st.p
+		switch {
+		case st.straight:
+			b.rung(st.p, st.in.right())
+			b.restartPast()
+		case st.end:
+			b.end(st.p, st.in, s.cap, false)
+		default:
+			b.join(st.p, st.in, st.out, s)
+		}
+	}
+}
+
+// stop is a place where a line's tessellation adds vertices: one of its
+// points, or an extra point on a straight stretch by a sharp corner.
+type stop struct {
+	p       vec
+	in, out vec  // unit directions of the segments into and out of p
+	start   bool // the line's first point: a cap, out set
+	end     bool // its last point: a cap, in set
+	// straight marks a point added on a segment of direction in: it takes
+	// a plain rung across the line.
+	straight bool
+}
+
+// planStops appends to dst the stops of a line of distinct points, in
+// order; a ring (closed) joins its last point to its first. Sharp
+// corners get a straight stop sharp pixels before and after them (at a
+// whole tile unit), so that dashes and patterns do not stretch over the
+// corner, where the segment is long enough: longer than twice that from
+// the previous stop, and than twice that to the next point.
+func (b *lineBuilder) planStops(dst []stop, path []raster.Point, closed bool) []stop {
+	n := len(path)
 	at := func(i int) vec { return vec{path[i].X, path[i].Y} }
 	// unit returns the direction from point i to point j and its length.
 	unit := func(i, j int) (vec, float64) {
@@ -351,60 +400,45 @@ func (b *lineBuilder) add(pts []raster.Point, s lineShape, closed bool) {
 		l := d.length()
 		return d.mul(1 / l), l
 	}
-	// from is the last point the line passed through: the previous point
-	// or the extra rung after it. A ring counts its closing edge before
-	// its first point.
+	// from is the last stop: a ring counts its closing edge before its
+	// first point.
 	from := at(0)
 	if closed {
 		from = at(n - 2)
 	}
 	for i := range path {
-		p := at(i)
-		var in, out vec
+		st := stop{p: at(i), start: i == 0 && !closed, end: i == n-1 && !closed}
 		var outLen float64
-		hasIn, hasOut := i > 0 || closed, i < n-1 || closed
 		switch {
 		case i > 0:
-			in, _ = unit(i-1, i)
+			st.in, _ = unit(i-1, i)
 		case closed:
-			in, _ = unit(n-2, 0)
+			st.in, _ = unit(n-2, 0)
 		}
 		switch {
 		case i < n-1:
-			out, outLen = unit(i, i+1)
+			st.out, outLen = unit(i, i+1)
 		case closed:
-			out, outLen = unit(0, 1)
+			st.out, outLen = unit(0, 1)
 		}
-		if !hasIn {
-			b.end(p, out, s.cap, true)
+		if st.start {
+			dst = append(dst, st)
 			continue
 		}
-		sharp := hasOut && b.sharp > 0 && in.dot(out) < 2*sharpTurnCos*sharpTurnCos-1
-		if back := p.sub(from).length(); sharp && i > 0 && back > 2*b.sharp {
-			// An extra rung on the way in, at a whole tile unit, unless
-			// the last rung is as near; the line runs through it.
-			q := p.add(b.tileRound(from.sub(p).mul(b.sharp / back)))
-			b.dist += q.sub(from).length()
-			b.rung(q, in.right())
-			b.restartPast()
-			from = q
+		sharp := !st.end && b.sharp > 0 && st.in.dot(st.out) < 2*sharpTurnCos*sharpTurnCos-1
+		if back := st.p.sub(from).length(); sharp && i > 0 && back > 2*b.sharp {
+			q := st.p.add(b.tileRound(from.sub(st.p).mul(b.sharp / back)))
+			dst = append(dst, stop{p: q, in: st.in, straight: true})
 		}
-		b.dist += p.sub(from).length()
-		from = p
-		if !hasOut {
-			b.end(p, in, s.cap, false)
-			continue
-		}
-		b.join(p, in, out, s)
+		dst = append(dst, st)
+		from = st.p
 		if sharp && i < n-1 && outLen > 2*b.sharp {
-			// And one on the way out.
-			q := p.add(b.tileRound(out.mul(b.sharp)))
-			b.dist += q.sub(p).length()
-			b.rung(q, out.right())
-			b.restartPast()
+			q := st.p.add(b.tileRound(st.out.mul(b.sharp)))
+			dst = append(dst, stop{p: q, in: st.out, straight: true})
 			from = q
 		}
 	}
+	return dst
 }
 
 // restartPast counts the line's distance from zero again at its last rung,
