@@ -136,6 +136,15 @@ func TestLayersAgainstMapLibre(t *testing.T) {
 		// of pixels differed when every text was set in exactly
 		// ceil(width / text-max-width) lines.
 		{"text-rtl-paragraphs", 0.00025, 0},
+		// text-radial-offset of -1.5 and of 0 everywhere in the groups of
+		// text-offsets (testdata/layers/text-radial-negative.json and
+		// text-radial-zero.json, made from text-offsets.json; MapLibre GL JS
+		// 6.17's pictures): GL places a negative radial offset as 0, and
+		// takes a radial offset of 0 as none, so that text-offset applies
+		// and a fixed anchor gets no baseline allowance. Before, 5601 and
+		// 651 pixels differed.
+		{"text-radial-negative", 0.00025, 0},
+		{"text-radial-zero", 0.00025, 0},
 	}
 	for _, tc := range tests {
 		t.Run(fmt.Sprintf("%s@%gx", tc.name, max(1, tc.ratio)), func(t *testing.T) {

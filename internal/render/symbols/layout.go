@@ -280,12 +280,18 @@ func (s *Pass) shapeSymbol(ctx context.Context, lr *symLayer, b *layoutBuild, f 
 				o.MaxWidth = lr.num(pTextMaxWidth, c, 10) * text.OneEm
 			}
 			o.ImageScale, o.BreakImageScale = imageScale, breakImageScale
-			hasRadial := lr.hasLayout(pTextRadialOffset)
+			// As GL's pictures show (testdata/layers/text-radial-*), a
+			// text-radial-offset of 0 counts as none (text-offset then
+			// applies) and a negative one is placed as 0.
+			radial := 0.0
+			if lr.hasLayout(pTextRadialOffset) {
+				radial = lr.num(pTextRadialOffset, c, 0)
+			}
 			switch {
 			case fixed != nil:
 				o.Offset = offsetPaired(anchor, fixed[0]*text.OneEm, fixed[1]*text.OneEm)
-			case hasRadial && (variable || !lr.hasLayout(pTextOffset)):
-				o.Offset = offsetRadial(anchor, lr.num(pTextRadialOffset, c, 0)*text.OneEm)
+			case radial != 0 && (variable || !lr.hasLayout(pTextOffset)):
+				o.Offset = offsetRadial(anchor, max(radial, 0)*text.OneEm)
 			case variable:
 				off := floats2(lr, pTextOffset, c)
 				o.Offset = offsetAway(anchor, off[0]*text.OneEm, off[1]*text.OneEm)
