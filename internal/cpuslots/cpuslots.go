@@ -94,14 +94,18 @@ func (s *Slots) Spread(n int, work func()) int {
 }
 
 // Go runs work on a goroutine of its own when a slot is free now (held
-// until work returns), else on the caller's goroutine before returning;
-// wait, called once, waits for it and raises its panic, if any, in the
-// caller's goroutine.
+// until work returns); else work runs on the caller's goroutine when wait
+// is called, after whatever the caller does meanwhile (so that a caller
+// that draws its own part first, and may itself wait on other goroutines,
+// overlaps with them as a single pass would). wait, called once, waits for
+// the work and raises its panic, if any, in the caller's goroutine.
 func (s *Slots) Go(work func()) (wait func()) {
 	if !s.TryAcquire() {
-		var carrier panics.Carrier
-		func() { defer carrier.Catch(); work() }()
-		return carrier.Rethrow
+		return func() {
+			var carrier panics.Carrier
+			func() { defer carrier.Catch(); work() }()
+			carrier.Rethrow()
+		}
 	}
 	done := make(chan struct{})
 	var carrier panics.Carrier

@@ -79,7 +79,8 @@ func TestSpreadPanic(t *testing.T) {
 }
 
 // TestGo: with a slot free the work runs on its own goroutine (the caller
-// goes on while it runs); without, before Go returns; wait raises a panic.
+// goes on while it runs); without, on the caller's goroutine when it waits;
+// wait raises a panic.
 func TestGo(t *testing.T) {
 	s := New(1)
 	release := make(chan struct{})
@@ -95,10 +96,13 @@ func TestGo(t *testing.T) {
 	s.TryAcquire()
 	ran := false
 	wait = s.Go(func() { ran = true })
-	if !ran {
-		t.Error("with no slot free the work did not run before Go returned")
+	if ran {
+		t.Error("with no slot free the work ran before wait was called")
 	}
 	wait()
+	if !ran {
+		t.Error("with no slot free the work had not run when wait returned")
+	}
 	s.Release()
 	wait = s.Go(func() { panic("boom") })
 	func() {
