@@ -115,8 +115,8 @@ func (s *Pass) symbols(ctx context.Context) *placement {
 
 // Start places the view's symbols on a goroutine of its own when
 // the style has symbol layers to draw and a processor slot is free
-// (cpuslots; else at once): placement needs only the sources, so it runs
-// while the layers under the symbols are drawn. The caller
+// (cpuslots; else when they are first needed): placement needs only the
+// sources, so it runs while the layers under the symbols are drawn. The caller
 // waits for it with symbols (or Wait) before returning.
 func (s *Pass) Start(ctx context.Context) {
 	draws := false
