@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"strings"
+	"sync"
 
 	"github.com/tesseramaps/tessera/internal/geocode/textnorm"
 )
@@ -92,10 +93,17 @@ func WriteTables(path string, t *Tables) error {
 // in it ("Île-de-France" for "Ile-de-France", "Baden-Württemberg Land").
 type regionIndex struct {
 	byName map[string]map[string]string // country -> folded name -> code
+	// found keeps each answer by country and name as the database writes
+	// them: the names are few (one per region of the database) and folding
+	// one allocated more than the rest of a lookup.
+	found *sync.Map // regionKey -> code
 }
 
+// regionKey is a region's name as the database writes it, in its country.
+type regionKey struct{ cc, name string }
+
 func newRegionIndex(cs map[string]*Country) regionIndex {
-	ix := regionIndex{byName: map[string]map[string]string{}}
+	ix := regionIndex{byName: map[string]map[string]string{}, found: &sync.Map{}}
 	for cc, c := range cs {
 		m := map[string]string{}
 		for _, r := range c.Regions {
@@ -110,6 +118,19 @@ func (ix regionIndex) code(cc, name string) string {
 	if name == "" {
 		return ""
 	}
+	if ix.found == nil {
+		return ix.match(cc, name)
+	}
+	if c, ok := ix.found.Load(regionKey{cc, name}); ok {
+		return c.(string)
+	}
+	c := ix.match(cc, name)
+	ix.found.Store(regionKey{cc, name}, c)
+	return c
+}
+
+// match is code without the kept answers.
+func (ix regionIndex) match(cc, name string) string {
 	m := ix.byName[cc]
 	f := textnorm.Fold(name)
 	if c, ok := m[f]; ok {

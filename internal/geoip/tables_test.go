@@ -23,11 +23,14 @@ func TestZoneAndRegion(t *testing.T) {
 	}
 	db := &DB{}
 	db.setTables(tb)
-	for _, c := range []struct{ cc, name, want string }{
-		{"CH", "Zurich", "ZH"}, {"CH", "ZÜRICH", "ZH"}, {"CH", "Canton of Bern", "BE"}, {"CH", "Basel", ""}, {"CH", "", ""}, {"FR", "Zurich", ""},
-	} {
-		if got := db.regions.code(c.cc, c.name); got != c.want {
-			t.Errorf("region %s %q: %q, want %q", c.cc, c.name, got, c.want)
+	// Twice: the second answers come from the kept ones.
+	for pass := range 2 {
+		for _, c := range []struct{ cc, name, want string }{
+			{"CH", "Zurich", "ZH"}, {"CH", "ZÜRICH", "ZH"}, {"CH", "Canton of Bern", "BE"}, {"CH", "Basel", ""}, {"CH", "", ""}, {"FR", "Zurich", ""},
+		} {
+			if got := db.regions.code(c.cc, c.name); got != c.want {
+				t.Errorf("pass %d: region %s %q: %q, want %q", pass, c.cc, c.name, got, c.want)
+			}
 		}
 	}
 	for _, c := range []struct {
