@@ -211,7 +211,7 @@ func (c *Cluster) received(n *Node) int64 {
 // second the three nodes sustain and the database calls each change costs
 // a node that applies it.
 //
-//	go test ./internal/clustertest -run XXX -bench ChangeFanout -benchtime 500x
+//	go test ./internal/clustertest -run '^$' -bench ChangeFanout -benchtime 500x
 func BenchmarkChangeFanout(b *testing.B) {
 	c := startCluster(b, options{emptyData: -1, env: []string{"TESSERA_USAGE_FLUSH_INTERVAL=1h", "TESSERA_INGEST_LEASE=1h"}})
 	a, others := c.Nodes[0], c.Nodes[1:]
@@ -274,7 +274,7 @@ func BenchmarkChangeFanout(b *testing.B) {
 // while L listening connections (one per node) each receive all of them.
 // It reports notifications a second and, for L nodes, deliveries a second.
 //
-//	go test ./internal/clustertest -run XXX -bench NotifyRate -benchtime 20000x
+//	go test ./internal/clustertest -run '^$' -bench NotifyRate -benchtime 20000x
 func BenchmarkNotifyRate(b *testing.B) {
 	dsn := pgtest.URL(b)
 	for _, listeners := range []int{1, 3, 10} {
