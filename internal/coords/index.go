@@ -98,60 +98,72 @@ const (
 	CategoryEnsemble
 )
 
-// entry is one object of the registry.
+// entry is one object of the registry, its strings in the index's text
+// (see text.go: the index holds no pointers for the collector to scan).
 type entry struct {
-	id         Ref
-	name       string
-	kind       string
-	table      string
-	category   Category
-	deprecated bool
-	area       string
-	bbox       []float64 // west, south, east, north
-	unit       string
-	accuracy   *float64
+	id   textRef
+	name str
+	kind str
+	area str
+	unit str
 	// base is a CRS's geodetic CRS (itself for a geodetic CRS): the source
 	// of its transformations.
-	base Ref
+	base textRef
 	// source and target are an operation's CRSs.
-	source, target Ref
-	grids          []string
+	source, target textRef
+	// folded is the folded name; nameWords its words (into
+	// Index.nameWords).
+	folded    str
+	nameWords span
+	// grids are the PROJ file names of an operation's grids (into
+	// Index.grids).
+	grids span
+	// trans are the operations whose source is base (into Index.trans,
+	// which holds indexes into Index.entries).
+	trans span
+	// bbox is an index into Index.bboxes, accuracy into Index.accuracies,
+	// defTrans (a CRS's default transformation to WGS 84) into
+	// Index.entries; -1 for none.
+	bbox, accuracy, defTrans int32
+	codeNum                  int64
+	category                 Category
+	deprecated               bool
 	// usable tells an operation's grids are all on disk.
-	usable bool
-	// defTrans is a CRS's default transformation to WGS 84.
-	defTrans *Ref
-	// trans are the operations whose source is base (indexes into
-	// Index.entries).
-	trans []int32
-	// folded is the folded name, nameWords its words.
-	folded    string
-	nameWords []string
-	codeNum   int64
-	authRank  int8
+	usable   bool
+	authRank int8
 }
+
+// textRef is a Ref in the index's text.
+type textRef struct{ auth, code str }
 
 // Index is the searchable registry, read once from proj.db.
 type Index struct {
+	// text holds every string of the entries and lists.
+	text    string
 	entries []entry
-	byID    map[string]int32
 	// byKind lists the entries of each kind and of each kind group ("CRS"
 	// holds every "CRS-..."), in index order.
 	byKind map[string][]int32
 	// byCode lists the entries of each code (lower-cased, any authority);
 	// byTrans the CRSs whose transformations include an operation of the
 	// code.
-	byCode, byTrans map[string][]int32
-	// words are the distinct words searched by plain terms, sorted, and
-	// postings the entries holding each.
-	words    []string
-	postings [][]int32
-	// gridDir is where grids are looked for (usable operations).
-	gridDir string
-	// gridFile is the PROJ file name of each grid named in proj.db;
-	// gridOnDisk tells the ones present in gridDir.
-	gridFile   map[string]string
-	gridOnDisk map[string]bool
+	byCode, byTrans lists
+	// words lists, for each distinct word searched by plain terms (sorted),
+	// the entries holding it.
+	words lists
+	// The entries' shared slices (see entry).
+	nameWords  []str
+	grids      []str
+	trans      []int32
+	bboxes     [][4]float64
+	accuracies []float64
 }
+
+// str is the string s of the index's text.
+func (ix *Index) str(s str) string { return s.of(ix.text) }
+
+// ref is the Ref r of the index's text.
+func (ix *Index) ref(r textRef) Ref { return Ref{ix.str(r.auth), Code(ix.str(r.code))} }
 
 // Len is the number of objects indexed.
 func (ix *Index) Len() int { return len(ix.entries) }
@@ -163,7 +175,8 @@ func Load(ctx context.Context, path string) (*Index, error) {
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
 	defer db.Close()
-	l := loader{ctx: ctx, db: db, ix: &Index{byID: map[string]int32{}, gridDir: filepath.Dir(path), gridFile: map[string]string{}, gridOnDisk: map[string]bool{}}}
+	l := loader{ctx: ctx, db: db, ix: &Index{}, text: newTextBuilder(), byID: map[string]int32{},
+		gridDir: filepath.Dir(path), gridFile: map[string]string{}, gridOnDisk: map[string]bool{}}
 	if err := l.load(); err != nil {
 		return nil, fmt.Errorf("read %s: %w", path, err)
 	}
@@ -171,9 +184,10 @@ func Load(ctx context.Context, path string) (*Index, error) {
 }
 
 type loader struct {
-	ctx context.Context
-	db  *sql.DB
-	ix  *Index
+	ctx  context.Context
+	db   *sql.DB
+	ix   *Index
+	text *textBuilder
 	// units: unit name by AUTH:CODE; csUnit: a coordinate system's first
 	// axis unit; extents by AUTH:CODE; usages: table/AUTH:CODE -> extent.
 	units   map[string]string
@@ -185,11 +199,35 @@ type loader struct {
 	// postings lists the entries of each word of the names, codes,
 	// aliases and areas.
 	postings map[string][]int32
+	// byID is the entry of each CRS, by AUTH:CODE.
+	byID map[string]int32
+	// gridDir is where grids are looked for (usable operations);
+	// gridFile is the PROJ file name of each grid named in proj.db;
+	// gridOnDisk tells the ones present in gridDir.
+	gridDir    string
+	gridFile   map[string]string
+	gridOnDisk map[string]bool
 }
 
 type extent struct {
 	desc string
-	bbox []float64
+	bbox int32 // into Index.bboxes, -1 for none
+}
+
+// object is an entry as read from proj.db, before add packs it.
+type object struct {
+	id         Ref
+	name       string
+	kind       string
+	table      string
+	category   Category
+	deprecated bool
+	unit       string
+	accuracy   sql.NullFloat64
+	base       Ref
+	source     Ref
+	target     Ref
+	grids      []string
 }
 
 func key(table, auth, code string) string { return table + "/" + auth + ":" + code }
@@ -222,15 +260,8 @@ func (l *loader) load() error {
 		}
 	}
 	l.link()
-	l.ix.words = make([]string, 0, len(l.postings))
-	for w := range l.postings {
-		l.ix.words = append(l.ix.words, w)
-	}
-	sort.Strings(l.ix.words)
-	l.ix.postings = make([][]int32, len(l.ix.words))
-	for i, w := range l.ix.words {
-		l.ix.postings[i] = l.postings[w]
-	}
+	l.ix.words = newLists(l.text, l.postings)
+	l.ix.text = l.text.text()
 	return nil
 }
 
@@ -266,9 +297,10 @@ func (l *loader) loadLookups() error {
 		if err := r.Scan(&a, &c, &d, &s, &n, &w, &e); err != nil {
 			return err
 		}
-		x := extent{desc: d}
+		x := extent{desc: d, bbox: -1}
 		if s.Valid && n.Valid && w.Valid && e.Valid {
-			x.bbox = []float64{w.Float64, s.Float64, e.Float64, n.Float64}
+			x.bbox = int32(len(l.ix.bboxes))
+			l.ix.bboxes = append(l.ix.bboxes, [4]float64{w.Float64, s.Float64, e.Float64, n.Float64})
 		}
 		l.extents[a+":"+c] = x
 		return nil
@@ -306,31 +338,62 @@ func (l *loader) loadLookups() error {
 		if err := r.Scan(&o, &p, &old); err != nil {
 			return err
 		}
-		l.ix.gridFile[o] = p
+		l.gridFile[o] = p
 		for _, n := range []string{p, old} {
 			if n == "" {
 				continue
 			}
-			if _, err := os.Stat(filepath.Join(l.ix.gridDir, n)); err == nil {
-				l.ix.gridOnDisk[o] = true
+			if _, err := os.Stat(filepath.Join(l.gridDir, n)); err == nil {
+				l.gridOnDisk[o] = true
 			}
 		}
 		return nil
 	})
 }
 
-// add appends an entry, filling what the lookups give.
-func (l *loader) add(e entry) int32 {
-	k := key(e.table, e.id.Authority, string(e.id.Code))
+// add packs an object into an entry and appends it, filling what the
+// lookups give.
+func (l *loader) add(o object) int32 {
+	t := l.text
+	k := key(o.table, o.id.Authority, string(o.id.Code))
+	area, bbox := "", int32(-1)
 	if ex, ok := l.extents[l.usages[k]]; ok {
-		e.area, e.bbox = ex.desc, ex.bbox
+		area, bbox = ex.desc, ex.bbox
 	}
-	parts := append([]string{e.name, string(e.id.Code)}, l.aliases[k]...)
-	parts = append(parts, e.area)
-	e.folded = Fold(e.name)
-	e.nameWords = Words(e.folded)
-	e.codeNum, _ = strconv.ParseInt(string(e.id.Code), 10, 64)
-	switch e.id.Authority {
+	parts := append([]string{o.name, string(o.id.Code)}, l.aliases[k]...)
+	parts = append(parts, area)
+	if o.kind == "AREA" {
+		// Areas are their own area (their words are those of their usage's).
+		if ex, ok := l.extents[o.id.String()]; ok {
+			area, bbox = ex.desc, ex.bbox
+		}
+	}
+	if o.kind == "" {
+		o.kind = "CS-CARTESCS"
+	}
+	folded := Fold(o.name)
+	e := entry{id: l.ref(o.id), name: t.add(o.name), kind: t.add(o.kind), area: t.add(area), unit: t.add(o.unit),
+		base: l.ref(o.base), source: l.ref(o.source), target: l.ref(o.target), folded: t.add(folded),
+		bbox: bbox, accuracy: -1, defTrans: -1, category: o.category, deprecated: o.deprecated}
+	if o.accuracy.Valid {
+		e.accuracy = int32(len(l.ix.accuracies))
+		l.ix.accuracies = append(l.ix.accuracies, o.accuracy.Float64)
+	}
+	e.nameWords.off = uint32(len(l.ix.nameWords))
+	for _, w := range Words(folded) {
+		l.ix.nameWords = append(l.ix.nameWords, t.add(w))
+	}
+	e.nameWords.n = uint32(len(l.ix.nameWords)) - e.nameWords.off
+	e.grids.off = uint32(len(l.ix.grids))
+	for _, g := range o.grids {
+		l.ix.grids = append(l.ix.grids, t.add(l.gridPath(g)))
+	}
+	e.grids.n = uint32(len(o.grids))
+	if o.category == CategoryOperation {
+		e.usable = l.gridsPresent(o.grids)
+	}
+	e.codeNum, _ = strconv.ParseInt(string(o.id.Code), 10, 64)
+	switch o.id.Authority {
 	case "EPSG":
 		e.authRank = 0
 	case "ESRI":
@@ -343,10 +406,15 @@ func (l *loader) add(e entry) int32 {
 	for _, w := range uniqueWords(Fold(strings.Join(parts, " "))) {
 		l.postings[w] = append(l.postings[w], i)
 	}
-	if e.category == CategoryCRS {
-		l.ix.byID["CRS/"+e.id.String()] = i
+	if o.category == CategoryCRS {
+		l.byID[o.id.String()] = i
 	}
 	return i
+}
+
+// ref stores r's strings.
+func (l *loader) ref(r Ref) textRef {
+	return textRef{l.text.add(r.Authority), l.text.add(string(r.Code))}
 }
 
 func (l *loader) loadCRS() error {
@@ -358,7 +426,7 @@ func (l *loader) loadCRS() error {
 			return err
 		}
 		id := Ref{a, Code(c)}
-		l.add(entry{id: id, name: n, kind: geodKind[t], table: "geodetic_crs", category: CategoryCRS, deprecated: dep, unit: l.csUnit[csa+":"+csc], base: id})
+		l.add(object{id: id, name: n, kind: geodKind[t], table: "geodetic_crs", category: CategoryCRS, deprecated: dep, unit: l.csUnit[csa+":"+csc], base: id})
 		return nil
 	}); err != nil {
 		return err
@@ -369,7 +437,7 @@ func (l *loader) loadCRS() error {
 		if err := r.Scan(&a, &c, &n, &csa, &csc, &ga, &gc, &dep); err != nil {
 			return err
 		}
-		l.add(entry{id: Ref{a, Code(c)}, name: n, kind: "CRS-PROJCRS", table: "projected_crs", category: CategoryCRS, deprecated: dep, unit: l.csUnit[csa+":"+csc], base: Ref{ga, Code(gc)}})
+		l.add(object{id: Ref{a, Code(c)}, name: n, kind: "CRS-PROJCRS", table: "projected_crs", category: CategoryCRS, deprecated: dep, unit: l.csUnit[csa+":"+csc], base: Ref{ga, Code(gc)}})
 		return nil
 	}); err != nil {
 		return err
@@ -381,7 +449,7 @@ func (l *loader) loadCRS() error {
 			return err
 		}
 		id := Ref{a, Code(c)}
-		l.add(entry{id: id, name: n, kind: "CRS-VERTCRS", table: "vertical_crs", category: CategoryCRS, deprecated: dep, unit: l.csUnit[csa+":"+csc], base: id})
+		l.add(object{id: id, name: n, kind: "CRS-VERTCRS", table: "vertical_crs", category: CategoryCRS, deprecated: dep, unit: l.csUnit[csa+":"+csc], base: id})
 		return nil
 	}); err != nil {
 		return err
@@ -393,7 +461,7 @@ func (l *loader) loadCRS() error {
 			return err
 		}
 		// The unit and base are the horizontal CRS's, filled in link.
-		l.add(entry{id: Ref{a, Code(c)}, name: n, kind: "CRS-COMPOUNDCRS", table: "compound_crs", category: CategoryCRS, deprecated: dep, base: Ref{ha, Code(hc)}})
+		l.add(object{id: Ref{a, Code(c)}, name: n, kind: "CRS-COMPOUNDCRS", table: "compound_crs", category: CategoryCRS, deprecated: dep, base: Ref{ha, Code(hc)}})
 		return nil
 	})
 }
@@ -421,17 +489,14 @@ func (l *loader) loadOperations() error {
 		if err := r.Scan(&t, &a, &c, &n, &m, &sa, &sc, &ta, &tc, &acc, &dep); err != nil {
 			return err
 		}
-		e := entry{id: Ref{a, Code(c)}, name: n, kind: "COORDOP-COPTRAN", table: t, category: CategoryOperation, deprecated: dep,
+		e := object{id: Ref{a, Code(c)}, name: n, kind: "COORDOP-COPTRAN", table: t, category: CategoryOperation, deprecated: dep,
 			source: Ref{sa, Code(sc)}, target: Ref{ta, Code(tc)}, grids: grids[a+":"+c], unit: "metre"}
 		if t == "concatenated_operation" {
 			e.kind = "COORDOP-COPCONO"
 		} else if strings.HasPrefix(m, "Point motion") {
 			e.kind = "COORDOP-POIMOTO"
 		}
-		if acc.Valid {
-			v := acc.Float64
-			e.accuracy = &v
-		}
+		e.accuracy = acc
 		l.add(e)
 		return nil
 	}); err != nil {
@@ -443,7 +508,7 @@ func (l *loader) loadOperations() error {
 		if err := r.Scan(&a, &c, &n, &dep); err != nil {
 			return err
 		}
-		l.add(entry{id: Ref{a, Code(c)}, name: n, kind: "COORDOP-COPCON", table: "conversion", category: CategoryOperation, deprecated: dep})
+		l.add(object{id: Ref{a, Code(c)}, name: n, kind: "COORDOP-COPCON", table: "conversion", category: CategoryOperation, deprecated: dep})
 		return nil
 	})
 }
@@ -463,7 +528,7 @@ func (l *loader) loadOthers() error {
 					ct = CategoryEnsemble
 				}
 			}
-			e := entry{id: Ref{a, Code(c)}, name: n, kind: k, table: table, category: ct, deprecated: dep}
+			e := object{id: Ref{a, Code(c)}, name: n, kind: k, table: table, category: ct, deprecated: dep}
 			if strings.HasPrefix(k, "UNIT") {
 				e.unit = n
 			}
@@ -505,62 +570,67 @@ func (l *loader) loadOthers() error {
 			return err
 		}
 	}
-	// Areas are their own area.
-	for i := range l.ix.entries {
-		e := &l.ix.entries[i]
-		if e.kind == "AREA" {
-			if ex, ok := l.extents[e.id.String()]; ok {
-				e.area, e.bbox = ex.desc, ex.bbox
-			}
-		}
-		if e.kind == "" {
-			e.kind = "CS-CARTESCS"
-		}
-	}
 	return nil
 }
 
 // link fills what needs every object loaded: the transformations of each
-// CRS, its default transformation, the unit of compound CRSs and whether
-// operations' grids are on disk.
+// CRS, its default transformation, the unit of compound CRSs and the
+// lookup lists.
 func (l *loader) link() {
 	ix := l.ix
-	bySource := map[string][]int32{}
-	ix.byKind, ix.byCode, ix.byTrans = map[string][]int32{}, map[string][]int32{}, map[string][]int32{}
+	wgs84 := l.ref(wgs84)
+	text := l.text.text()
+	bySource := map[textRef][]int32{}
+	byCode, byTrans := map[string][]int32{}, map[string][]int32{}
+	ix.byKind = map[string][]int32{}
 	for i := range ix.entries {
 		e := &ix.entries[i]
-		c := strings.ToLower(string(e.id.Code))
-		ix.byCode[c] = append(ix.byCode[c], int32(i))
-		ix.byKind[e.kind] = append(ix.byKind[e.kind], int32(i))
-		if group, _, ok := strings.Cut(e.kind, "-"); ok {
+		c := strings.ToLower(e.id.code.of(text))
+		byCode[c] = append(byCode[c], int32(i))
+		kind := e.kind.of(text)
+		ix.byKind[kind] = append(ix.byKind[kind], int32(i))
+		if group, _, ok := strings.Cut(kind, "-"); ok {
 			ix.byKind[group] = append(ix.byKind[group], int32(i))
 		}
-		if e.category == CategoryOperation {
-			e.usable = ix.gridsPresent(e)
-		}
-		if e.category == CategoryOperation && e.source.Authority != "" {
-			bySource[e.source.String()] = append(bySource[e.source.String()], int32(i))
+		if e.category == CategoryOperation && e.source.auth.n > 0 {
+			bySource[e.source] = append(bySource[e.source], int32(i))
 		}
 	}
+	// CRSs of one geodetic CRS share their list of transformations.
+	transOf := map[textRef]span{}
 	for i := range ix.entries {
 		e := &ix.entries[i]
 		if e.category != CategoryCRS {
 			continue
 		}
-		if e.kind == "CRS-COMPOUNDCRS" {
-			if h, ok := ix.byID["CRS/"+e.base.String()]; ok {
+		if e.kind.of(text) == "CRS-COMPOUNDCRS" {
+			if h, ok := l.byID[e.base.auth.of(text)+":"+e.base.code.of(text)]; ok {
 				he := &ix.entries[h]
 				e.unit = he.unit
 				e.base = he.base
 			}
 		}
-		e.trans = bySource[e.base.String()]
-		for _, t := range e.trans {
-			c := strings.ToLower(string(ix.entries[t].id.Code))
-			ix.byTrans[c] = append(ix.byTrans[c], int32(i))
+		sp, ok := transOf[e.base]
+		if !ok {
+			ts := bySource[e.base]
+			sp = span{uint32(len(ix.trans)), uint32(len(ts))}
+			ix.trans = append(ix.trans, ts...)
+			transOf[e.base] = sp
 		}
-		e.defTrans, e.accuracy = ix.defaultTransformation(e)
+		e.trans = sp
+		for _, t := range ix.transOf(e) {
+			c := strings.ToLower(ix.entries[t].id.code.of(text))
+			byTrans[c] = append(byTrans[c], int32(i))
+		}
+		e.defTrans = ix.defaultTransformation(e, wgs84)
+		if e.defTrans >= 0 {
+			e.accuracy = ix.entries[e.defTrans].accuracy
+		} else {
+			e.accuracy = -1
+		}
 	}
+	ix.byCode = newLists(l.text, byCode)
+	ix.byTrans = newLists(l.text, byTrans)
 }
 
 // wgs84 is the target of default transformations.
@@ -569,22 +639,22 @@ var wgs84 = Ref{"EPSG", "4326"}
 // defaultTransformation is the CRS's transformation to WGS 84: of the
 // operations from its geodetic CRS to EPSG:4326 that are not deprecated, the
 // one usable here (grids on disk) with the best (smallest) accuracy, then
-// the lowest code. Nil for WGS 84 itself and CRSs without one.
-func (ix *Index) defaultTransformation(e *entry) (*Ref, *float64) {
+// the lowest code. -1 for WGS 84 itself and CRSs without one.
+func (ix *Index) defaultTransformation(e *entry, wgs84 textRef) int32 {
 	best := int32(-1)
 	better := func(a, b *entry) bool {
 		if ua, ub := a.usable, b.usable; ua != ub {
 			return ua
 		}
-		if (a.accuracy != nil) != (b.accuracy != nil) {
-			return a.accuracy != nil
+		if (a.accuracy >= 0) != (b.accuracy >= 0) {
+			return a.accuracy >= 0
 		}
-		if a.accuracy != nil && *a.accuracy != *b.accuracy {
-			return *a.accuracy < *b.accuracy
+		if a.accuracy >= 0 && ix.accuracies[a.accuracy] != ix.accuracies[b.accuracy] {
+			return ix.accuracies[a.accuracy] < ix.accuracies[b.accuracy]
 		}
 		return a.codeNum < b.codeNum
 	}
-	for _, t := range e.trans {
+	for _, t := range ix.transOf(e) {
 		te := &ix.entries[t]
 		if te.deprecated || te.target != wgs84 {
 			continue
@@ -593,35 +663,33 @@ func (ix *Index) defaultTransformation(e *entry) (*Ref, *float64) {
 			best = t
 		}
 	}
-	if best < 0 {
-		return nil, nil
-	}
-	b := ix.entries[best]
-	id := b.id
-	return &id, b.accuracy
+	return best
 }
 
+// transOf is the operations whose source is the entry's base.
+func (ix *Index) transOf(e *entry) []int32 { return ix.trans[e.trans.off : e.trans.off+e.trans.n] }
+
 // gridsPresent reports whether an operation's grids are all on disk.
-func (ix *Index) gridsPresent(e *entry) bool {
-	for _, g := range e.grids {
-		if !ix.gridPresent(g) {
+func (l *loader) gridsPresent(grids []string) bool {
+	for _, g := range grids {
+		if !l.gridPresent(g) {
 			return false
 		}
 	}
 	return true
 }
 
-func (ix *Index) gridPresent(name string) bool {
-	if ix.gridOnDisk[name] {
+func (l *loader) gridPresent(name string) bool {
+	if l.gridOnDisk[name] {
 		return true
 	}
-	_, err := os.Stat(filepath.Join(ix.gridDir, filepath.Base(name)))
+	_, err := os.Stat(filepath.Join(l.gridDir, filepath.Base(name)))
 	return err == nil
 }
 
 // gridPath is the file name PROJ looks for a grid under.
-func (ix *Index) gridPath(name string) string {
-	if f, ok := ix.gridFile[name]; ok {
+func (l *loader) gridPath(name string) string {
+	if f, ok := l.gridFile[name]; ok {
 		return f
 	}
 	return name
@@ -664,6 +732,6 @@ func sortEntries(ix *Index, m []match) {
 		if a.codeNum != b.codeNum {
 			return a.codeNum < b.codeNum
 		}
-		return a.id.Code < b.id.Code
+		return ix.str(a.id.code) < ix.str(b.id.code)
 	})
 }

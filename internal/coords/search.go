@@ -295,7 +295,7 @@ func (ix *Index) Search(ctx context.Context, req SearchRequest, exp Exporter) (*
 		if !ix.filter(e, req) {
 			return
 		}
-		if score, ok := scoreEntry(e, req.Terms, words, joined); ok {
+		if score, ok := ix.scoreEntry(e, req.Terms, words, joined); ok {
 			matches = append(matches, match{i, score})
 		}
 	}
@@ -311,8 +311,10 @@ func (ix *Index) Search(ctx context.Context, req SearchRequest, exp Exporter) (*
 	if len(matches) > req.Limit {
 		matches = matches[:req.Limit]
 	}
+	// The results' default transformations, in one allocation.
+	defTrans := make([]Ref, 0, len(matches))
 	for _, m := range matches {
-		r, err := ix.result(ctx, &ix.entries[m.i], req, exp)
+		r, err := ix.result(ctx, &ix.entries[m.i], req, exp, &defTrans)
 		if err != nil {
 			return nil, err
 		}
@@ -328,10 +330,10 @@ func (ix *Index) candidates(req SearchRequest, words []string) []int32 {
 	var base []int32
 	switch {
 	case req.Code != "":
-		base = ix.byCode[codeKey(req.Code)]
+		base = ix.byCode.get(ix.text, codeKey(req.Code))
 	case req.Trans != "":
 		k := codeKey(req.Trans)
-		base = append(slices.Clone(ix.byTrans[k]), ix.byCode[k]...)
+		base = append(slices.Clone(ix.byTrans.get(ix.text, k)), ix.byCode.get(ix.text, k)...)
 		slices.Sort(base)
 		base = slices.Compact(base)
 	}
@@ -369,7 +371,7 @@ func codeKey(filter string) string {
 }
 
 func (ix *Index) filter(e *entry, req SearchRequest) bool {
-	if req.Kind != "*" && e.kind != req.Kind && !strings.HasPrefix(e.kind, req.Kind+"-") {
+	if kind := ix.str(e.kind); req.Kind != "*" && kind != req.Kind && !strings.HasPrefix(kind, req.Kind+"-") {
 		return false
 	}
 	switch req.Deprecated {
@@ -382,16 +384,16 @@ func (ix *Index) filter(e *entry, req SearchRequest) bool {
 			return false
 		}
 	}
-	if req.Code != "" && !codeMatches(e.id, req.Code) {
+	if req.Code != "" && !codeMatches(ix.ref(e.id), req.Code) {
 		return false
 	}
 	if req.Trans != "" {
 		if e.category == CategoryOperation {
-			return codeMatches(e.id, req.Trans)
+			return codeMatches(ix.ref(e.id), req.Trans)
 		}
 		found := false
-		for _, t := range e.trans {
-			if codeMatches(ix.entries[t].id, req.Trans) {
+		for _, t := range ix.transOf(e) {
+			if codeMatches(ix.ref(ix.entries[t].id), req.Trans) {
 				found = true
 				break
 			}
@@ -435,9 +437,8 @@ func (ix *Index) withWords(words []string) []int32 {
 	clear(seen)
 	var out []int32
 	for k, w := range words {
-		lo, _ := slices.BinarySearch(ix.words, w)
-		for j := lo; j < len(ix.words) && strings.HasPrefix(ix.words[j], w); j++ {
-			for _, e := range ix.postings[j] {
+		for j := ix.words.search(ix.text, w); j < len(ix.words.keys) && strings.HasPrefix(ix.words.keys[j].of(ix.text), w); j++ {
+			for _, e := range ix.words.at(j) {
 				if seen[e] == uint8(k) {
 					seen[e] = uint8(k + 1)
 					if k == len(words)-1 {
@@ -452,11 +453,11 @@ func (ix *Index) withWords(words []string) []int32 {
 }
 
 // scoreEntry ranks an entry holding the terms' words.
-func scoreEntry(e *entry, terms, words []string, joined string) (int8, bool) {
+func (ix *Index) scoreEntry(e *entry, terms, words []string, joined string) (int8, bool) {
 	if len(terms) == 0 {
 		return 0, true
 	}
-	if len(terms) == 1 && terms[0] == strings.ToLower(string(e.id.Code)) {
+	if len(terms) == 1 && terms[0] == strings.ToLower(ix.str(e.id.code)) {
 		return 4, true
 	}
 	if len(words) == 0 {
@@ -464,14 +465,15 @@ func scoreEntry(e *entry, terms, words []string, joined string) (int8, bool) {
 		return 0, false
 	}
 	inName := true
+	nameWords := ix.nameWords[e.nameWords.off : e.nameWords.off+e.nameWords.n]
 	for _, w := range words {
-		if !slices.ContainsFunc(e.nameWords, func(n string) bool { return strings.HasPrefix(n, w) }) {
+		if !slices.ContainsFunc(nameWords, func(n str) bool { return strings.HasPrefix(ix.str(n), w) }) {
 			inName = false
 			break
 		}
 	}
 	switch {
-	case e.folded == joined:
+	case ix.str(e.folded) == joined:
 		return 3, true
 	case inName:
 		return 2, true
@@ -479,9 +481,16 @@ func scoreEntry(e *entry, terms, words []string, joined string) (int8, bool) {
 	return 1, true
 }
 
-func (ix *Index) result(ctx context.Context, e *entry, req SearchRequest, exp Exporter) (Result, error) {
-	r := Result{Accuracy: e.accuracy, Area: e.area, BBox: e.bbox, DefaultTransformation: e.defTrans, Deprecated: e.deprecated,
-		ID: e.id, Kind: e.kind, Name: e.name, Unit: e.unit}
+// result is the answer for an entry; its default transformation is
+// appended to defTrans (whose capacity the caller has made room in, so the
+// pointers into it stay valid).
+func (ix *Index) result(ctx context.Context, e *entry, req SearchRequest, exp Exporter, defTrans *[]Ref) (Result, error) {
+	r := Result{Accuracy: ix.accuracy(e), Area: ix.str(e.area), BBox: ix.bbox(e), Deprecated: e.deprecated,
+		ID: ix.ref(e.id), Kind: ix.str(e.kind), Name: ix.str(e.name), Unit: ix.str(e.unit)}
+	if e.defTrans >= 0 {
+		*defTrans = append(*defTrans, ix.ref(ix.entries[e.defTrans].id))
+		r.DefaultTransformation = &(*defTrans)[len(*defTrans)-1]
+	}
 	if req.Exports {
 		x, err := ix.export(ctx, e, exp)
 		if err != nil {
@@ -491,15 +500,15 @@ func (ix *Index) result(ctx context.Context, e *entry, req SearchRequest, exp Ex
 	}
 	if req.Transformations {
 		ts := []Transformation{}
-		for _, ti := range e.trans {
+		for _, ti := range ix.transOf(e) {
 			t := &ix.entries[ti]
 			if req.Deprecated == 0 && t.deprecated {
 				continue
 			}
-			tr := Transformation{Accuracy: t.accuracy, Area: t.area, BBox: t.bbox, Deprecated: t.deprecated, Grids: []Grid{},
-				ID: t.id, Name: t.name, Reversible: true, TargetCRS: t.target, Unit: t.unit, Usable: t.usable}
-			for _, g := range t.grids {
-				tr.Grids = append(tr.Grids, Grid{Path: ix.gridPath(g)})
+			tr := Transformation{Accuracy: ix.accuracy(t), Area: ix.str(t.area), BBox: ix.bbox(t), Deprecated: t.deprecated, Grids: []Grid{},
+				ID: ix.ref(t.id), Name: ix.str(t.name), Reversible: true, TargetCRS: ix.ref(t.target), Unit: ix.str(t.unit), Usable: t.usable}
+			for _, g := range ix.grids[t.grids.off : t.grids.off+t.grids.n] {
+				tr.Grids = append(tr.Grids, Grid{Path: ix.str(g)})
 			}
 			if req.Exports {
 				x, err := ix.export(ctx, t, exp)
@@ -515,15 +524,34 @@ func (ix *Index) result(ctx context.Context, e *entry, req SearchRequest, exp Ex
 	return r, nil
 }
 
+// accuracy is the entry's accuracy (nil when unknown), pointing into the
+// index: callers must not write through it.
+func (ix *Index) accuracy(e *entry) *float64 {
+	if e.accuracy < 0 {
+		return nil
+	}
+	return &ix.accuracies[e.accuracy]
+}
+
+// bbox is the entry's bounding box (nil when unknown), a slice of the
+// index: callers must not write to it.
+func (ix *Index) bbox(e *entry) []float64 {
+	if e.bbox < 0 {
+		return nil
+	}
+	return ix.bboxes[e.bbox][:]
+}
+
 // export asks for the exports of objects PROJ can create; others have
 // empty ones.
 func (ix *Index) export(ctx context.Context, e *entry, exp Exporter) (*Exports, error) {
 	if e.category == CategoryNone {
 		return &Exports{}, nil
 	}
-	x, err := exp.Export(ctx, e.id, e.category)
+	id := ix.ref(e.id)
+	x, err := exp.Export(ctx, id, e.category)
 	if err != nil {
-		return nil, fmt.Errorf("export %s: %w", e.id, err)
+		return nil, fmt.Errorf("export %s: %w", id, err)
 	}
 	return &x, nil
 }
