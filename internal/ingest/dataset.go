@@ -7,13 +7,11 @@ import (
 	"io"
 	"io/fs"
 	"log/slog"
-	"math"
 	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/google/uuid"
@@ -116,8 +114,8 @@ type DatasetOptions struct {
 // Defaults of DatasetOptions.
 const (
 	DefaultURLExpiry  = 6 * time.Hour
-	DefaultLease      = time.Minute
-	DefaultPoll       = 5 * time.Second
+	DefaultLease      = lease.DefaultLease
+	DefaultPoll       = lease.DefaultPoll
 	DefaultRetryDelay = 30 * time.Second
 	MaxAttempts       = 3
 )
@@ -139,7 +137,7 @@ type Datasets struct {
 	// attempts counts the server-side failures of each ingest here.
 	attempts map[string]int
 
-	wake   chan struct{}
+	worker *lease.Worker
 	ctx    context.Context
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
@@ -174,10 +172,6 @@ func NewDatasets(ctx context.Context, db *store.DB, cat *catalog.Catalog, dir st
 	if opts.Lease <= 0 {
 		opts.Lease = DefaultLease
 	}
-	if opts.Poll <= 0 {
-		// A lease that ended is noticed within half a lease.
-		opts.Poll = min(DefaultPoll, opts.Lease/2)
-	}
 	if opts.RetryDelay <= 0 {
 		opts.RetryDelay = DefaultRetryDelay
 	}
@@ -188,15 +182,21 @@ func NewDatasets(ctx context.Context, db *store.DB, cat *catalog.Catalog, dir st
 		opts.Logger = slog.Default()
 	}
 	d := &Datasets{db: db, cat: cat, dir: dir, opts: opts, node: uuid.NewString(), log: opts.Logger,
-		attempts: map[string]int{}, wake: make(chan struct{}, 1)}
+		attempts: map[string]int{}}
+	d.worker = lease.NewWorker(db, store.KindDataset, d.node, lease.WorkerOptions{Lease: opts.Lease, Poll: opts.Poll, Now: opts.Now, Logger: opts.Logger, What: "dataset ingest", Key: "ingest"})
 	d.ctx, d.cancel = context.WithCancel(context.WithoutCancel(ctx))
 	return d, nil
 }
 
-// Start runs the worker until Close.
+// Start runs the worker, and the hourly expiry of uploads and purge of
+// finished ingests, until Close.
 func (d *Datasets) Start() {
-	d.wg.Add(1)
-	go d.work()
+	d.wg.Add(2)
+	go func() {
+		defer d.wg.Done()
+		d.worker.Run(d.ctx, d.run)
+	}()
+	go d.tidy()
 }
 
 // Close stops the worker; an ingest it was processing is given back (its
@@ -577,10 +577,7 @@ func (d *Datasets) Process(ctx context.Context, id string, res UploadResult) (Da
 		return DatasetRecord{}, err
 	}
 	d.log.Info("dataset ingest uploaded, processing", "ingest", id, "file", in.Filename)
-	select {
-	case d.wake <- struct{}{}:
-	default:
-	}
+	d.worker.Wake()
 	return d.record(ctx, in)
 }
 
@@ -718,76 +715,46 @@ func (d *Datasets) Purge(ctx context.Context) ([]string, error) {
 		store.IngestCompleted, store.IngestCanceled, store.IngestFailed)
 }
 
-// work claims processing ingests nobody holds and processes them, one at
-// a time, until Close.
-func (d *Datasets) work() {
+// tidy expires the uploads that stopped and purges the finished ingests
+// every hour until Close.
+func (d *Datasets) tidy() {
 	defer d.wg.Done()
-	t := time.NewTicker(d.opts.Poll)
+	t := time.NewTicker(time.Hour)
 	defer t.Stop()
-	expire := time.NewTicker(time.Hour)
-	defer expire.Stop()
 	for {
-		for d.ctx.Err() == nil && d.claimOne() {
-		}
 		select {
 		case <-d.ctx.Done():
 			return
-		case <-d.wake:
 		case <-t.C:
-		case <-expire.C:
-			if _, err := d.Expire(d.ctx); err != nil && d.ctx.Err() == nil {
-				d.log.Error("expire dataset uploads", "err", err)
-			}
-			if _, err := d.Purge(d.ctx); err != nil && d.ctx.Err() == nil {
-				d.log.Error("purge finished dataset ingests", "err", err)
-			}
+		}
+		if _, err := d.Expire(d.ctx); err != nil && d.ctx.Err() == nil {
+			d.log.Error("expire dataset uploads", "err", err)
+		}
+		if _, err := d.Purge(d.ctx); err != nil && d.ctx.Err() == nil {
+			d.log.Error("purge finished dataset ingests", "err", err)
 		}
 	}
 }
 
 func (d *Datasets) leaseTime(from time.Time) string { return from.UTC().Format(store.LeaseTime) }
 
-// claimOne takes and processes one claimable ingest; it tells whether it
-// found one. The claim is one statement (store.DB.ClaimNext: FOR UPDATE
-// SKIP LOCKED on PostgreSQL), so of several nodes looking at once each
-// gets another ingest.
-func (d *Datasets) claimOne() bool {
-	now := d.opts.Now()
-	id, err := d.db.ClaimNext(d.ctx, store.KindDataset, d.node, d.leaseTime(now.Add(d.opts.Lease)), d.leaseTime(now))
-	if err != nil {
-		if d.ctx.Err() == nil {
-			d.log.Error("look for dataset ingests to process", "err", err)
-		}
-		return false
-	}
-	if id == "" {
-		return false
-	}
-	d.log.Info("dataset ingest claimed", "ingest", id, "worker", d.node, "lease", d.opts.Lease)
-	d.run(id)
-	return true
-}
-
-// run processes one claimed ingest.
-func (d *Datasets) run(id string) {
-	in, err := d.load(d.ctx, id)
+// run processes one ingest the worker claimed.
+func (d *Datasets) run(ctx context.Context, c *lease.Claim) {
+	in, err := d.load(ctx, c.ID)
 	if err != nil {
 		return
 	}
-	var progress atomic.Uint64 // math.Float64bits of the fraction done
-	work, stop := lease.Hold(d.ctx, d.opts.Lease/4, func(ctx context.Context) error {
-		return d.renew(ctx, id, math.Float64frombits(progress.Load()))
+	var e made
+	perr := c.Hold(ctx, func(ctx context.Context) (err error) {
+		e, err = d.process(ctx, c, in)
+		return err
 	})
-	e, perr := d.process(work, in, func(f float64) { progress.Store(math.Float64bits(0.05 + 0.9*f)) })
-	if stop() {
-		perr = fmt.Errorf("the ingest was cancelled or taken over: %w", context.Canceled)
-	}
-	d.finish(in, e, perr)
+	d.finish(ctx, in, e, perr)
 }
 
 // finish records how processing ended.
-func (d *Datasets) finish(in store.Ingest, e made, perr error) {
-	bg := context.WithoutCancel(d.ctx)
+func (d *Datasets) finish(ctx context.Context, in store.Ingest, e made, perr error) {
+	bg := context.WithoutCancel(ctx)
 	cond := store.IngestCond{States: []string{store.IngestProcessing}, LeaseOwner: d.node}
 	cur, err := d.load(bg, in.ID)
 	if err != nil {
@@ -826,10 +793,8 @@ func (d *Datasets) finish(in store.Ingest, e made, perr error) {
 			d.cleanUp(bg, in)
 		}
 		d.log.Info("dataset ingest failed", "ingest", in.ID, "err", perr)
-	case d.ctx.Err() != nil:
-		// Closing: give the ingest back for the next start.
-		cur.LeaseOwner, cur.LeaseUntil = "", ""
-		d.db.UpdateIngestIf(bg, cur, cond)
+	case ctx.Err() != nil:
+		// Closing: the worker gives the ingest back for the next start.
 		os.Remove(d.outputBase(in.ID) + ".mbtiles")
 		os.Remove(d.outputBase(in.ID) + ".pmtiles")
 	case cur.State == store.IngestCanceled:
@@ -854,7 +819,8 @@ func (d *Datasets) finish(in store.Ingest, e made, perr error) {
 }
 
 // process makes the tileset of an ingest and puts it in the catalog.
-func (d *Datasets) process(ctx context.Context, in store.Ingest, progress func(float64)) (made, error) {
+func (d *Datasets) process(ctx context.Context, c *lease.Claim, in store.Ingest) (made, error) {
+	progress := func(f float64) { c.Progress(0.05 + 0.9*f) }
 	target := in.TilesetID
 	if target == "" {
 		target = in.DocumentID
@@ -895,7 +861,7 @@ func (d *Datasets) process(ctx context.Context, in store.Ingest, progress func(f
 	}
 	progress(0)
 	if in.OutputType == OutputImage {
-		return d.processImage(ctx, in, input, progress)
+		return d.processImage(ctx, c, in, input, progress)
 	}
 	tmp, k, err := build(ctx, input, in.Filename, d.outputBase(in.ID), d.log, RasterOptions{Format: d.opts.RasterFormat, Progress: progress})
 	if err != nil {
@@ -912,7 +878,7 @@ func (d *Datasets) process(ctx context.Context, in store.Ingest, progress func(f
 	}
 	// Last check that the ingest is still ours and wanted before the
 	// tileset becomes visible.
-	if err := d.renew(ctx, in.ID, 0.95); err != nil {
+	if err := renew(ctx, c, 0.95); err != nil {
 		return made{}, err
 	}
 	if err := keepFeatures(ctx, d.opts.FeaturesDir, input, target, k, d.opts.Share); err != nil {
@@ -931,7 +897,7 @@ func (d *Datasets) process(ctx context.Context, in store.Ingest, progress func(f
 		return made{}, err
 	}
 	// Progress 1 while processing says the tileset is made.
-	if err := d.db.RenewIngest(context.WithoutCancel(ctx), in.ID, d.node, d.leaseTime(d.opts.Now().Add(d.opts.Lease)), 1); err != nil {
+	if err := c.Renew(context.WithoutCancel(ctx), 1); err != nil {
 		d.log.Warn("the ingest changed while its tileset was put in place", "ingest", in.ID, "err", err)
 	}
 	if d.hook != nil {
@@ -945,8 +911,8 @@ func (d *Datasets) process(ctx context.Context, in store.Ingest, progress func(f
 // renew extends this node's lease of a processing ingest and raises its
 // progress; when the ingest is no longer processing under the lease
 // (cancelled, taken over) the error wraps context.Canceled.
-func (d *Datasets) renew(ctx context.Context, id string, progress float64) error {
-	err := d.db.RenewIngest(ctx, id, d.node, d.leaseTime(d.opts.Now().Add(d.opts.Lease)), progress)
+func renew(ctx context.Context, c *lease.Claim, progress float64) error {
+	err := c.Renew(ctx, progress)
 	if errors.Is(err, store.ErrStale) {
 		return fmt.Errorf("the ingest was cancelled or taken over: %w: %w", context.Canceled, err)
 	}
@@ -999,7 +965,7 @@ func (d *Datasets) imagePath(id string) string { return filepath.Join(d.opts.Ima
 // processImage cuts the uploaded picture into the pyramid of image
 // <document id>: PNG row by row, JPEG and TIFF within
 // pyramid.MaxWholePixels.
-func (d *Datasets) processImage(ctx context.Context, in store.Ingest, input string, progress func(float64)) (made, error) {
+func (d *Datasets) processImage(ctx context.Context, c *lease.Claim, in store.Ingest, input string, progress func(float64)) (made, error) {
 	f, err := os.Open(input)
 	if err != nil {
 		return made{}, fmt.Errorf("open upload: %w", err)
@@ -1012,7 +978,7 @@ func (d *Datasets) processImage(ctx context.Context, in store.Ingest, input stri
 		}
 		return made{}, err
 	}
-	if err := d.renew(ctx, in.ID, 0.05); err != nil {
+	if err := renew(ctx, c, 0.05); err != nil {
 		return made{}, err
 	}
 	_, err = pyramid.WriteMBTiles(ctx, rows, d.imagePath(in.DocumentID), in.DocumentID,
@@ -1029,7 +995,7 @@ func (d *Datasets) processImage(ctx context.Context, in store.Ingest, input stri
 		os.Remove(d.imagePath(in.DocumentID))
 		return made{}, fmt.Errorf("share the image: %w", err)
 	}
-	if err := d.db.RenewIngest(context.WithoutCancel(ctx), in.ID, d.node, d.leaseTime(d.opts.Now().Add(d.opts.Lease)), 1); err != nil {
+	if err := c.Renew(context.WithoutCancel(ctx), 1); err != nil {
 		d.log.Warn("the ingest changed while its image was put in place", "ingest", in.ID, "err", err)
 	}
 	return made{id: in.DocumentID, name: in.DocumentID, image: true}, nil

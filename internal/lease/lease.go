@@ -1,7 +1,8 @@
-// Package lease keeps a node's claim on a piece of work (an ingest, a
-// pre-render job: a row of the state database with a lease owner and end)
-// alive while the work runs, and stops the work as soon as a renewal finds
-// the claim lost.
+// Package lease claims pieces of work for a node (Worker: an ingest, a
+// pre-render job, each a row of the state database with a lease owner and
+// end), keeps the claim alive while the work runs (Hold, Claim.Hold), stops
+// the work as soon as a renewal finds the claim lost, and gives the claim
+// back when the node stops.
 package lease
 
 import (

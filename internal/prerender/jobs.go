@@ -6,12 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
@@ -82,7 +80,7 @@ type Jobs struct {
 	node   string
 	log    *slog.Logger
 
-	wake   chan struct{}
+	worker *lease.Worker
 	ctx    context.Context
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
@@ -90,16 +88,11 @@ type Jobs struct {
 
 // NewJobs makes the job service; Start runs its worker.
 func NewJobs(ctx context.Context, db *store.DB, cat *catalog.Catalog, maps *catalog.Maps, images *mapimage.Service, opts JobOptions) *Jobs {
-	if opts.Lease <= 0 {
-		opts.Lease = time.Minute
-	}
-	if opts.Poll <= 0 {
-		opts.Poll = min(5*time.Second, opts.Lease/2)
-	}
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
 	}
-	j := &Jobs{db: db, cat: cat, maps: maps, images: images, opts: opts, node: uuid.NewString(), log: opts.Logger, wake: make(chan struct{}, 1)}
+	j := &Jobs{db: db, cat: cat, maps: maps, images: images, opts: opts, node: uuid.NewString(), log: opts.Logger}
+	j.worker = lease.NewWorker(db, store.KindPrerender, j.node, lease.WorkerOptions{Lease: opts.Lease, Poll: opts.Poll, Logger: opts.Logger, What: "pre-render job", Key: "job"})
 	j.ctx, j.cancel = context.WithCancel(context.WithoutCancel(ctx))
 	// Files a render of this node left when it stopped.
 	if leftovers, _ := filepath.Glob(filepath.Join(cat.Dir(), ".render-*")); len(leftovers) > 0 {
@@ -113,7 +106,10 @@ func NewJobs(ctx context.Context, db *store.DB, cat *catalog.Catalog, maps *cata
 // Start runs the worker until Close.
 func (j *Jobs) Start() {
 	j.wg.Add(1)
-	go j.work()
+	go func() {
+		defer j.wg.Done()
+		j.worker.Run(j.ctx, j.run)
+	}()
 }
 
 // Close stops the worker; a job it was rendering is given back (its lease
@@ -171,10 +167,7 @@ func (j *Jobs) Create(ctx context.Context, req Request) (store.Ingest, error) {
 		return store.Ingest{}, err
 	}
 	j.log.Info("pre-render job created", "job", in.ID, "map", req.Map, "zooms", fmt.Sprintf("%d-%d", o.MinZoom, o.MaxZoom), "tiles", in.Size)
-	select {
-	case j.wake <- struct{}{}:
-	default:
-	}
+	j.worker.Wake()
 	return in, nil
 }
 
@@ -199,69 +192,24 @@ func JobRequest(in store.Ingest) (Request, error) {
 	return req, nil
 }
 
-func (j *Jobs) work() {
-	defer j.wg.Done()
-	t := time.NewTicker(j.opts.Poll)
-	defer t.Stop()
-	for {
-		for j.ctx.Err() == nil && j.claimOne() {
-		}
-		select {
-		case <-j.ctx.Done():
-			return
-		case <-j.wake:
-		case <-t.C:
-		}
-	}
-}
-
-func leaseTime(t time.Time) string { return t.UTC().Format(store.LeaseTime) }
-
-// claimOne claims and renders one job; it tells whether it found one.
-func (j *Jobs) claimOne() bool {
-	now := time.Now()
-	id, err := j.db.ClaimNext(j.ctx, store.KindPrerender, j.node, leaseTime(now.Add(j.opts.Lease)), leaseTime(now))
-	if err != nil {
-		if j.ctx.Err() == nil {
-			j.log.Error("look for pre-render jobs", "err", err)
-		}
-		return false
-	}
-	if id == "" {
-		return false
-	}
-	j.log.Info("pre-render job claimed", "job", id, "worker", j.node, "lease", j.opts.Lease)
-	j.run(id)
-	return true
-}
-
-// renew extends this node's lease and records the progress; an error
-// wrapping store.ErrStale when the job is no longer this node's.
-func (j *Jobs) renew(ctx context.Context, id string, progress float64) error {
-	return j.db.RenewIngest(ctx, id, j.node, leaseTime(time.Now().Add(j.opts.Lease)), progress)
-}
-
 // run renders one claimed job.
-func (j *Jobs) run(id string) {
-	in, err := j.Get(j.ctx, id)
+func (j *Jobs) run(ctx context.Context, c *lease.Claim) {
+	in, err := j.Get(ctx, c.ID)
 	if err != nil {
 		return
 	}
-	var progress atomic.Uint64 // math.Float64bits of the fraction done
-	work, stop := lease.Hold(j.ctx, j.opts.Lease/4, func(ctx context.Context) error {
-		return j.renew(ctx, id, math.Float64frombits(progress.Load()))
+	tmp := filepath.Join(j.cat.Dir(), ".render-"+c.ID+".mbtiles")
+	var e *catalog.Entry
+	rerr := c.Hold(ctx, func(ctx context.Context) (err error) {
+		e, err = j.render(ctx, c, in, tmp)
+		return err
 	})
-	tmp := filepath.Join(j.cat.Dir(), ".render-"+id+".mbtiles")
-	e, rerr := j.render(work, in, tmp, func(f float64) { progress.Store(math.Float64bits(f)) })
-	if stop() {
-		rerr = fmt.Errorf("the job was taken over: %w", context.Canceled)
-	}
 	os.Remove(tmp)
-	j.finish(in, e, rerr)
+	j.finish(ctx, in, e, rerr)
 }
 
 // render renders a job's tiles into tmp and adds them to the catalog.
-func (j *Jobs) render(ctx context.Context, in store.Ingest, tmp string, progress func(float64)) (*catalog.Entry, error) {
+func (j *Jobs) render(ctx context.Context, c *lease.Claim, in store.Ingest, tmp string) (*catalog.Entry, error) {
 	req, err := JobRequest(in)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrInvalid, err)
@@ -270,21 +218,22 @@ func (j *Jobs) render(ctx context.Context, in store.Ingest, tmp string, progress
 	if err != nil {
 		return nil, err
 	}
-	o.Progress = func(done, total int) { progress(0.95 * float64(done) / float64(total)) }
+	o.Progress = func(done, total int) { c.Progress(0.95 * float64(done) / float64(total)) }
 	if _, err := Run(ctx, j.images, m, tmp, o); err != nil {
 		return nil, err
 	}
 	// Last check that the job is still this node's before the tileset
 	// becomes visible.
-	if err := j.renew(ctx, in.ID, 0.95); err != nil {
+	if err := c.Renew(ctx, 0.95); err != nil {
 		return nil, err
 	}
 	return j.cat.AddFile(ctx, tmp, in.Filename, ".mbtiles", in.DocumentID)
 }
 
-// finish records how a job ended.
-func (j *Jobs) finish(in store.Ingest, e *catalog.Entry, rerr error) {
-	bg := context.WithoutCancel(j.ctx)
+// finish records how a job ended (a job left processing when the worker
+// stops is given back by the worker).
+func (j *Jobs) finish(ctx context.Context, in store.Ingest, e *catalog.Entry, rerr error) {
+	bg := context.WithoutCancel(ctx)
 	cond := store.IngestCond{States: []string{store.IngestProcessing}, LeaseOwner: j.node}
 	cur, err := j.Get(bg, in.ID)
 	if err != nil {
@@ -298,10 +247,8 @@ func (j *Jobs) finish(in store.Ingest, e *catalog.Entry, rerr error) {
 			return
 		}
 		j.log.Info("pre-render job completed", "job", in.ID, "tileset", e.Name)
-	case j.ctx.Err() != nil:
-		// Closing: give the job back.
-		cur.LeaseOwner, cur.LeaseUntil = "", ""
-		j.db.UpdateIngestIf(bg, cur, cond)
+	case ctx.Err() != nil:
+		// Closing: the worker gives the job back.
 	case errors.Is(rerr, context.Canceled) || errors.Is(rerr, store.ErrStale):
 		// Taken over by another node: it records the end.
 	default:

@@ -271,6 +271,18 @@ func (s *DB) RenewIngest(ctx context.Context, id, owner, until string, progress 
 	return nil
 }
 
+// ReleaseIngest gives back owner's lease of a processing session (the
+// owner stops without finishing it), so that another may claim it at once;
+// nothing happens when the session is no longer processing under owner's
+// lease.
+func (s *DB) ReleaseIngest(ctx context.Context, id, owner string) error {
+	if _, err := s.exec(ctx, `UPDATE ingests SET lease_owner = '', lease_until = '' WHERE id = ? AND state = ? AND lease_owner = ?`,
+		id, IngestProcessing, owner); err != nil {
+		return fmt.Errorf("release ingest %s: %w", id, err)
+	}
+	return nil
+}
+
 // Claimable returns the ids of the processing sessions of a kind that
 // nobody holds, or whose lease ended before now, oldest first.
 func (s *DB) Claimable(ctx context.Context, kind, now string) ([]string, error) {
