@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"image"
 	"image/color"
 	"image/png"
@@ -21,6 +22,9 @@ import (
 
 	"github.com/tesseramaps/tessera/internal/catalog"
 	"github.com/tesseramaps/tessera/internal/egress"
+	"github.com/tesseramaps/tessera/internal/fixtures"
+	"github.com/tesseramaps/tessera/internal/geo"
+	"github.com/tesseramaps/tessera/internal/glyphs"
 	"github.com/tesseramaps/tessera/internal/imageenc"
 	"github.com/tesseramaps/tessera/internal/ogc"
 	"github.com/tesseramaps/tessera/internal/panics"
@@ -493,6 +497,71 @@ func TestOverlaysStopAtDeadline(t *testing.T) {
 	for _, b := range img.Pix[:4*4096*2048] {
 		if b != 0 {
 			t.Fatal("the overlays drew after the deadline")
+		}
+	}
+}
+
+// TestGetMapLabelsUpright asks for a map with a label at 60°N (a real
+// font) in EPSG:3857 with square pixels, in EPSG:4326 in both axis
+// orders and in stretched Web Mercator pixels, all at one scale across:
+// the label's text keeps its width and height on every grid, and its
+// place about its point. (Before issue 19 the Mercator picture was
+// warped, labels and all: at 60°N their height halved.)
+func TestGetMapLabelsUpright(t *testing.T) {
+	fonts, err := glyphs.Open(t.Context(), fixtures.Path(t, "fixtures/tileserver-gl/public/resources/fonts"), glyphs.WithLogger(slog.New(slog.DiscardHandler)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fonts.Close()
+	s := newService(t, Options{Fonts: fonts})
+	m := testMap(`{"version": 8, "glyphs": "/fonts/{fontstack}/{range}.pbf",
+		"sources": {"p": {"type": "geojson", "data": {"type": "Point", "coordinates": [10, 60]}}},
+		"layers": [{"id": "bg", "type": "background", "paint": {"background-color": "#ffffff"}},
+			{"id": "label", "type": "symbol", "source": "p", "layout": {"text-field": "Hamburg", "text-font": ["Open Sans Regular"], "text-size": 20}}]}`, 1)
+	// 512 pixels across 20 degrees of longitude everywhere.
+	mx, my := geo.LonLatToMercator(10, 60)
+	half := 256 * 2 * geo.OriginShift / (512 * 18)
+	merc := fmt.Sprintf("%f,%f,%f,%f", mx-half, my-half, mx+half, my+half)
+	// label returns the box of the label's dark pixels, relative to its
+	// point on the request's grid.
+	label := func(query string) image.Rectangle {
+		t.Helper()
+		q, _ := url.ParseQuery(query + "&LAYERS=q&STYLES=&FORMAT=image/png")
+		req, se := ogc.ParseGetMap(q, ogc.MaxSize, func(name string) bool { return name == "q" })
+		if se != nil {
+			t.Fatalf("%s: %v", query, se)
+		}
+		img, err := s.GetMap(t.Context(), []*catalog.Map{m}, req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pic := decode(t, img.Data)
+		var box image.Rectangle
+		for y := pic.Bounds().Min.Y; y < pic.Bounds().Max.Y; y++ {
+			for x := pic.Bounds().Min.X; x < pic.Bounds().Max.X; x++ {
+				if c := rgb(pic, x, y); c[0] < 128 {
+					box = box.Union(image.Rect(x, y, x+1, y+1))
+				}
+			}
+		}
+		if box.Empty() {
+			t.Fatalf("%s: no label", query)
+		}
+		ax, ay := req.ToPixel(geo.LonLatToWorld(10, 60))
+		return box.Sub(image.Pt(int(math.Round(ax)), int(math.Round(ay))))
+	}
+	ref := label("VERSION=1.3.0&CRS=EPSG:3857&WIDTH=512&HEIGHT=512&BBOX=" + merc)
+	t.Logf("EPSG:3857 label %v (%dx%d) about its point", ref, ref.Dx(), ref.Dy())
+	for _, query := range []string{
+		"VERSION=1.3.0&CRS=EPSG:4326&BBOX=55,0,65,20&WIDTH=512&HEIGHT=256",
+		"VERSION=1.1.1&SRS=EPSG:4326&BBOX=0,55,20,65&WIDTH=512&HEIGHT=256",
+		"VERSION=1.1.1&SRS=EPSG:3857&WIDTH=512&HEIGHT=150&BBOX=" + merc,
+	} {
+		got := label(query)
+		t.Logf("%s: label %v (%dx%d)", query, got, got.Dx(), got.Dy())
+		near := func(a, b int) bool { return max(a-b, b-a) <= 1 }
+		if !near(got.Min.X, ref.Min.X) || !near(got.Max.X, ref.Max.X) || !near(got.Min.Y, ref.Min.Y) || !near(got.Max.Y, ref.Max.Y) {
+			t.Errorf("%s: label %v about its point, in EPSG:3857 %v", query, got, ref)
 		}
 	}
 }

@@ -179,9 +179,16 @@ func (s *Service) QueueStats() renderqueue.Stats { return s.queue.Stats() }
 // overlays past theirs).
 func (s *Service) WorkBound() uint64 { return s.workBound.Load() }
 
-// draw renders st in v, counting a render refused for too much work.
-func (s *Service) draw(ctx context.Context, st *style.Style, v render.View) (*image.RGBA, error) {
-	img, err := s.render.Render(ctx, st, v, s.res)
+// draw renders st in v (resampled onto out when not nil, see
+// render.RenderOnto), counting a render refused for too much work.
+func (s *Service) draw(ctx context.Context, st *style.Style, v render.View, out *render.Output) (*image.RGBA, error) {
+	var img *image.RGBA
+	var err error
+	if out != nil {
+		img, err = s.render.RenderOnto(ctx, st, v, s.res, *out)
+	} else {
+		img, err = s.render.Render(ctx, st, v, s.res)
+	}
 	if errors.Is(err, ErrWorkBound) {
 		s.workBound.Add(1)
 	}
@@ -335,7 +342,7 @@ func (s *Service) Tile(ctx context.Context, t TileRequest) (Image, error) {
 	}
 	qkey := fmt.Sprintf("tile/%d/%d/%d/%d", key.Gen, t.Z, t.X, t.Y)
 	data, err := s.queue.Do(ctx, qkey, func(ctx context.Context) ([]byte, error) {
-		img, err := s.draw(ctx, se.st, TileView(t.Z, t.X, t.Y, t.Size, t.Scale))
+		img, err := s.draw(ctx, se.st, TileView(t.Z, t.X, t.Y, t.Size, t.Scale), nil)
 		if err != nil {
 			return nil, err
 		}
@@ -361,7 +368,7 @@ func (s *Service) quarterTile(ctx context.Context, t TileRequest, se styleEntry,
 	pz, px, py := t.Z-1, t.X/2, t.Y/2
 	qkey := fmt.Sprintf("tile256/%d/%d/%d/%d", key.Gen, pz, px, py)
 	packed, err := s.queue.Do(ctx, qkey, func(ctx context.Context) ([]byte, error) {
-		img, err := s.draw(ctx, se.st, TileView(pz, px, py, 512, t.Scale))
+		img, err := s.draw(ctx, se.st, TileView(pz, px, py, 512, t.Scale), nil)
 		if err != nil {
 			return nil, err
 		}

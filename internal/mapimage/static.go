@@ -62,7 +62,7 @@ func (s *Service) Static(ctx context.Context, m *catalog.Map, req *staticmap.Req
 		img, err := s.draw(ctx, se.st, render.View{
 			Center: [2]float64{v.Center[0], v.Center[1]}, Zoom: v.Zoom,
 			Width: v.Width, Height: v.Height, PixelRatio: v.PixelRatio,
-		})
+		}, nil)
 		if err != nil {
 			return nil, err
 		}

@@ -33,8 +33,15 @@ func (s *Service) GetMap(ctx context.Context, maps []*catalog.Map, req *ogc.GetM
 	data, err := s.queue.Do(ctx, fmt.Sprintf("wms/%x", h.Sum64()), func(ctx context.Context) ([]byte, error) {
 		var img *image.RGBA
 		v := render.View{Center: [2]float64{plan.CenterLon, plan.CenterLat}, Zoom: plan.Zoom, Width: plan.Width, Height: plan.Height, PixelRatio: 1}
+		var out *render.Output
+		if plan.Resample {
+			// The map is drawn in Web Mercator and resampled, its labels
+			// and icons placed and drawn on the request's grid itself.
+			out = &render.Output{Width: req.Width, Height: req.Height, Project: req.ToPixel,
+				Warp: func(view *image.RGBA) *image.RGBA { return req.Warp(view, plan) }}
+		}
 		for _, se := range styles {
-			layer, err := s.draw(ctx, se.st, v)
+			layer, err := s.draw(ctx, se.st, v, out)
 			if err != nil {
 				return nil, err
 			}
@@ -43,9 +50,6 @@ func (s *Service) GetMap(ctx context.Context, maps []*catalog.Map, req *ogc.GetM
 			} else {
 				draw.Draw(img, img.Rect, layer, image.Point{}, draw.Over)
 			}
-		}
-		if plan.Resample {
-			img = req.Warp(img, plan)
 		}
 		if !req.Transparent {
 			flatten(img, req.BGColor)

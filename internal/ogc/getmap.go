@@ -270,6 +270,22 @@ func (r *GetMapRequest) toWorld(x, y float64) (float64, float64) {
 	return x/(2*geo.OriginShift) + 0.5, 0.5 - y/(2*geo.OriginShift)
 }
 
+// ToPixel puts a world position (the unit square of Web Mercator) on the
+// request's grid: pixels from the top left corner of the image, a
+// pixel's centre at half units. Geographic CRSs are linear in longitude
+// and latitude; longitudes stay linear beyond ±180 as in toWorld.
+func (r *GetMapRequest) ToPixel(wx, wy float64) (x, y float64) {
+	var cx, cy float64
+	if r.geographic() {
+		cx, cy = geo.WorldToLonLat(wx, wy)
+	} else {
+		cx, cy = (wx-0.5)*2*geo.OriginShift, (0.5-wy)*2*geo.OriginShift
+	}
+	x = (cx - r.BBox[0]) / (r.BBox[2] - r.BBox[0]) * float64(r.Width)
+	y = (r.BBox[3] - cy) / (r.BBox[3] - r.BBox[1]) * float64(r.Height)
+	return x, y
+}
+
 // MapPlan is how a GetMap image is made: render a Web Mercator view of
 // Width x Height pixels centred on Center at Zoom (512-pixel pyramid), then,
 // when Resample is set, map it onto the requested grid with Warp.

@@ -89,6 +89,47 @@ func docNumber(st *style.Style, key string) float64 {
 
 // Render draws st in view v.
 func (r *Renderer) Render(ctx context.Context, st *style.Style, v View, res Resources) (*image.RGBA, error) {
+	return r.render(ctx, st, v, res, nil)
+}
+
+// Output is a picture on another grid than a view's, made from it by
+// RenderOnto: a WMS map in geographic coordinates, or with pixels that
+// are not square. Project puts world units (the unit Web Mercator
+// square) on its pixels (x right, y down, a pixel's centre at half
+// units); Warp resamples a picture of the view onto its grid (a new
+// picture of Width x Height, transparent where the view has nothing).
+type Output struct {
+	Width, Height int
+	Project       func(wx, wy float64) (x, y float64)
+	Warp          func(view *image.RGBA) *image.RGBA
+}
+
+// RenderOnto draws st in view v, resampled onto out, with the symbols
+// drawn on out itself. The layers are drawn in runs, in style order:
+// each run of layers that are not symbols is drawn in the view and
+// warped onto out; the symbol layers are placed (in one collision grid,
+// as in Render) and drawn straight on out, their anchors and the lines
+// they follow put where out.Project puts them, their glyphs and icons
+// upright and at their size in out's pixels. A layer above a symbol
+// layer covers its labels. The view must look straight down, north up.
+// The render's deadline and work bound are Render's, the bound counting
+// the pixels of both pictures.
+func (r *Renderer) RenderOnto(ctx context.Context, st *style.Style, v View, res Resources, out Output) (*image.RGBA, error) {
+	if out.Width <= 0 || out.Height <= 0 || out.Width*out.Height > MaxPixels {
+		return nil, fmt.Errorf("render: output size %dx%d outside 1..%d pixels", out.Width, out.Height, MaxPixels)
+	}
+	if out.Project == nil || out.Warp == nil {
+		return nil, errors.New("render: an output needs Project and Warp")
+	}
+	if v.Bearing != 0 || v.Pitch != 0 {
+		return nil, errors.New("render: an output is drawn from a view without bearing or pitch")
+	}
+	return r.render(ctx, st, v, res, &out)
+}
+
+// render draws st in view v: onto the view's picture, or onto out when
+// it is not nil (RenderOnto).
+func (r *Renderer) render(ctx context.Context, st *style.Style, v View, res Resources, out *Output) (*image.RGBA, error) {
 	if v.PixelRatio <= 0 {
 		v.PixelRatio = 1
 	}
@@ -99,13 +140,23 @@ func (r *Renderer) Render(ctx context.Context, st *style.Style, v View, res Reso
 	cv := raster.NewCanvas(w, h)
 	// The drawing stops when the context ends or when it has done more
 	// work than the picture's size allows (see workLimit).
-	budget := raster.NewBudget(ctx.Done(), workLimit(w, h))
+	limit := workLimit(w, h)
+	if out != nil {
+		limit += workLimit(out.Width, out.Height)
+	}
+	budget := raster.NewBudget(ctx.Done(), limit)
 	cv.Budget = budget
 	srcs := sources.NewSet(st, v, res, r.log, r.decoded)
 	fr := srcs.Frame
 	sprites := sources.NewPatterns(ctx, srcs.Sprite)
 	prep := r.comp.Prepare(st)
 	syms := symbols.NewPass(srcs, r.comp, r.layouts)
+	if out != nil {
+		syms.Onto(out.Width, out.Height, func(wx, wy float64) raster.Point {
+			x, y := out.Project(wx, wy)
+			return raster.Point{X: x, Y: y}
+		})
+	}
 	syms.Start(ctx)
 	defer syms.Wait()
 	var drawn []int // the layers drawn, in style order
@@ -115,23 +166,10 @@ func (r *Renderer) Render(ctx context.Context, st *style.Style, v View, res Reso
 		}
 	}
 	d := layerDrawer{r: r, st: st, prep: prep, srcs: srcs, syms: syms, sprites: sprites, fr: fr, zoom: v.Zoom, budget: budget}
-	if split := d.split(ctx, drawn, w*h); split > 0 {
-		// The layers above the split are drawn at the same time on a
-		// transparent canvas, laid over the rest at the end: "over" is
-		// associative, so the picture is the same up to the rounding of
-		// each pixel to 8 bits. At the same time only when a processor
-		// slot is free (see cpuslots), else one run after the other: the
-		// same bytes either way.
-		top := raster.NewCanvas(w, h)
-		top.Budget = budget
-		wait := cpuslots.Render.Go(func() { d.draw(ctx, drawn[split:], top) })
-		func() {
-			defer wait() // a panic of the upper run is raised here
-			d.draw(ctx, drawn[:split], cv)
-		}()
-		cv.Over(top)
+	if out != nil {
+		cv = d.drawOnto(ctx, drawn, cv, out)
 	} else {
-		d.draw(ctx, drawn, cv)
+		d.drawRun(ctx, drawn, cv)
 	}
 	// A resource cut short by the deadline leaves a picture with holes:
 	// it is not the picture asked for; nor is one whose drawing was
@@ -146,6 +184,73 @@ func (r *Renderer) Render(ctx context.Context, st *style.Style, v View, res Reso
 		return nil, fmt.Errorf("render: %w (%d units of work for %dx%d pixels)", ErrWorkBound, budget.Used(), w, h)
 	}
 	return cv.RGBA, nil
+}
+
+// drawOnto draws the layers (indexes into the style's layers) onto out
+// in runs (see RenderOnto), the runs that are not symbols on view, a
+// transparent canvas of the view, and returns out's canvas.
+func (d layerDrawer) drawOnto(ctx context.Context, order []int, view *raster.Canvas, out *Output) *raster.Canvas {
+	var oc *raster.Canvas
+	viewDrawn := false
+	for k := 0; k < len(order); {
+		symbol := d.st.Layers[order[k]].Type == "symbol"
+		j := k + 1
+		for j < len(order) && (d.st.Layers[order[j]].Type == "symbol") == symbol {
+			j++
+		}
+		run := order[k:j]
+		k = j
+		if ctx.Err() != nil || d.budget.Stopped() {
+			break
+		}
+		if oc == nil && symbol {
+			oc = raster.NewCanvas(out.Width, out.Height)
+			oc.Budget = d.budget
+		}
+		if symbol {
+			d.draw(ctx, run, oc)
+			continue
+		}
+		if viewDrawn {
+			clear(view.Pix) // of the run drawn before
+		}
+		d.drawRun(ctx, run, view)
+		viewDrawn = true
+		warped := &raster.Canvas{RGBA: out.Warp(view.RGBA), Budget: d.budget}
+		if oc == nil {
+			oc = warped
+		} else {
+			oc.Over(warped)
+		}
+	}
+	if oc == nil {
+		oc = raster.NewCanvas(out.Width, out.Height)
+	}
+	return oc
+}
+
+// drawRun draws the layers (indexes into the style's layers) onto cv:
+// in two runs at once when split finds a cut worth it.
+func (d layerDrawer) drawRun(ctx context.Context, drawn []int, cv *raster.Canvas) {
+	w, h := cv.Rect.Dx(), cv.Rect.Dy()
+	if split := d.split(ctx, drawn, w*h); split > 0 {
+		// The layers above the split are drawn at the same time on a
+		// transparent canvas, laid over the rest at the end: "over" is
+		// associative, so the picture is the same up to the rounding of
+		// each pixel to 8 bits. At the same time only when a processor
+		// slot is free (see cpuslots), else one run after the other: the
+		// same bytes either way.
+		top := raster.NewCanvas(w, h)
+		top.Budget = d.budget
+		wait := cpuslots.Render.Go(func() { d.draw(ctx, drawn[split:], top) })
+		func() {
+			defer wait() // a panic of the upper run is raised here
+			d.draw(ctx, drawn[:split], cv)
+		}()
+		cv.Over(top)
+	} else {
+		d.draw(ctx, drawn, cv)
+	}
 }
 
 // KeepLayouts says whether the renderer keeps the symbol layouts of vector

@@ -42,7 +42,7 @@ func (s *Pass) layoutLayer(ctx context.Context, lr *symLayer, feats scene.Runs) 
 			}
 			f := ss.f
 			add := func(w orb.Point, along *linePath) {
-				a := s.Frame.ToScreen(w[0], w[1])
+				a := s.toScreen(w[0], w[1])
 				sym := s.layoutSymbol(ctx, lr, ss, a, along)
 				if sym != nil && len(ss.variants) > 1 {
 					for _, v := range ss.variants[1:] {
@@ -403,7 +403,7 @@ func (s *Pass) reaches(lr *symLayer, sections []text.Section, c, pc *expr.EvalCo
 	}
 	m := (r + 100 + 16) * ratio
 	for _, w := range anchors {
-		p := s.Frame.ToScreen(w[0], w[1])
+		p := s.toScreen(w[0], w[1])
 		if p.X >= -m && p.X <= s.Frame.W+m && p.Y >= -m && p.Y <= s.Frame.H+m {
 			return true
 		}

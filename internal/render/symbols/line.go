@@ -487,20 +487,26 @@ func (s *Pass) spotPaths(spots []lineSpot) []*linePath {
 	out := make([]*linePath, 0, len(spots))
 	var line []orb.Point
 	var pts []raster.Point
+	var start []int // where each vertex of line is in pts
 	for _, sp := range spots {
 		if !sameLine(sp.line, line) {
 			line = sp.line
-			pts = make([]raster.Point, len(line))
-			for i, p := range line {
-				pts[i] = s.Frame.ToScreen(p[0], p[1])
+			pts, start = s.linePoints(line)
+		}
+		at := s.toScreen(sp.world[0], sp.world[1])
+		seg := sp.seg
+		if start != nil {
+			seg = start[sp.seg] + s.subSegment(line[sp.seg], line[sp.seg+1], sp.world, start[sp.seg+1]-start[sp.seg])
+		}
+		if sp.vertex >= 0 {
+			if start != nil {
+				at = pts[start[sp.vertex]]
+			} else {
+				at = pts[sp.vertex]
 			}
 		}
-		at := s.Frame.ToScreen(sp.world[0], sp.world[1])
-		if sp.vertex >= 0 {
-			at = pts[sp.vertex]
-		}
-		p0, p1 := pts[sp.seg], pts[sp.seg+1]
-		lp := &linePath{world: sp.world, pts: pts, seg: sp.seg, at: at, angle: math.Atan2(p1.Y-p0.Y, p1.X-p0.X), tile: sp.tile, tileID: sp.tileID}
+		p0, p1 := pts[seg], pts[seg+1]
+		lp := &linePath{world: sp.world, pts: pts, seg: seg, at: at, angle: math.Atan2(p1.Y-p0.Y, p1.X-p0.X), tile: sp.tile, tileID: sp.tileID}
 		// A single glyph or icon at the anchor takes the direction GL
 		// finds for it: from the vertex behind to the (rounded) anchor.
 		if _, ang, ok := lp.walk(0, false); ok {
@@ -509,6 +515,65 @@ func (s *Pass) spotPaths(spots []lineSpot) []*linePath {
 		out = append(out, lp)
 	}
 	return out
+}
+
+// projectedStep is the longest piece, in device pixels, of a line put on
+// another grid than the view's (Onto): a straight segment of the view
+// bends there, and labels follow it as the picture warped shows it.
+const projectedStep = 8
+
+// linePoints puts a line on the picture. On the view's own picture its
+// points are the line's; on another grid (Onto) each segment is cut into
+// pieces of at most projectedStep pixels there, and start says where each
+// vertex of the line went (nil on the view's picture).
+func (s *Pass) linePoints(line []orb.Point) (pts []raster.Point, start []int) {
+	pts = make([]raster.Point, 0, len(line))
+	if s.project == nil {
+		for _, p := range line {
+			pts = append(pts, s.toScreen(p[0], p[1]))
+		}
+		return pts, nil
+	}
+	start = make([]int, len(line))
+	for i, p := range line {
+		q := s.toScreen(p[0], p[1])
+		if i > 0 {
+			prev := pts[len(pts)-1]
+			n := s.pieces(prev, q)
+			for k := 1; k < n; k++ {
+				f := float64(k) / float64(n)
+				a := line[i-1]
+				pts = append(pts, s.toScreen(a[0]+(p[0]-a[0])*f, a[1]+(p[1]-a[1])*f))
+			}
+		}
+		start[i] = len(pts)
+		pts = append(pts, q)
+	}
+	return pts, start
+}
+
+// pieces returns how many pieces linePoints cuts a segment from p to q
+// (device pixels on the picture) into: at most projectedStep pixels
+// each, and at most maxPieces.
+func (s *Pass) pieces(p, q raster.Point) int {
+	const maxPieces = 256
+	d := math.Hypot(q.X-p.X, q.Y-p.Y)
+	if !(d > projectedStep) {
+		return 1
+	}
+	return int(math.Min(maxPieces, math.Ceil(d/projectedStep)))
+}
+
+// subSegment returns which of the n pieces of the segment a..b (world
+// units, cut evenly by linePoints) holds the point w on it.
+func (s *Pass) subSegment(a, b, w orb.Point, n int) int {
+	dx, dy := b[0]-a[0], b[1]-a[1]
+	l2 := dx*dx + dy*dy
+	if n <= 1 || !(l2 > 0) {
+		return 0
+	}
+	f := ((w[0]-a[0])*dx + (w[1]-a[1])*dy) / l2
+	return max(0, min(n-1, int(f*float64(n))))
 }
 
 // repeatFilter drops anchors of a label text that come closer than a

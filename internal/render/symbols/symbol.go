@@ -87,6 +87,13 @@ type iconQuad struct {
 // its sources.
 type Pass struct {
 	*sources.Set
+	// Frame is the picture the symbols are placed and drawn on: the
+	// view's, or another grid's (Onto). It hides the sources' Frame,
+	// which stays the view's: the features are read for the view.
+	Frame scene.Frame
+	// project, when set (Onto), puts world positions on that grid in
+	// place of Frame.ToScreen.
+	project func(wx, wy float64) raster.Point
 	comp    *scene.Compiler
 	layouts *LayoutCache
 	// placement holds the symbol placement of the view; placed waits
@@ -99,7 +106,28 @@ type Pass struct {
 // NewPass returns the symbol pass of one render over its sources, with
 // the style's layers compiled by comp and tile layouts kept in layouts.
 func NewPass(set *sources.Set, comp *scene.Compiler, layouts *LayoutCache) *Pass {
-	return &Pass{Set: set, comp: comp, layouts: layouts}
+	return &Pass{Set: set, Frame: set.Frame, comp: comp, layouts: layouts}
+}
+
+// Onto makes the pass place and draw its symbols on a picture of w x h
+// device pixels other than the view's, project mapping world units onto
+// it: each anchor and each line a label follows goes where project puts
+// it, while glyphs and icons stay upright and at their size in the
+// picture's pixels, and collisions are decided in them. The view must
+// look straight down, north up (no bearing, no pitch). Call it before
+// Start.
+func (s *Pass) Onto(w, h int, project func(wx, wy float64) raster.Point) {
+	v := s.Set.Frame
+	s.Frame = scene.Frame{CX: v.CX, CY: v.CY, Scale: v.Scale, W: float64(w), H: float64(h), Cos: 1, Zoom: v.Zoom, Ratio: v.Ratio}
+	s.project = project
+}
+
+// toScreen puts a world position on the picture the symbols are drawn on.
+func (s *Pass) toScreen(wx, wy float64) raster.Point {
+	if s.project != nil {
+		return s.project(wx, wy)
+	}
+	return s.Frame.ToScreen(wx, wy)
 }
 
 // symbols returns the symbol placement of the view, placing every symbol

@@ -428,7 +428,7 @@ func TestSlicedPieces(t *testing.T) {
 	}
 	for _, tc := range tests {
 		v := scene.View{Center: [2]float64{lon, lat}, Zoom: tc.zoom, Pitch: tc.pitch, Width: 512, Height: 512, PixelRatio: 1}
-		s := &Pass{Set: &sources.Set{View: v, Frame: scene.NewFrame(v)}}
+		s := NewPass(&sources.Set{View: v, Frame: scene.NewFrame(v)}, nil, nil)
 		pieces, ok := s.slicedPieces(tc.maxZoom, [3]int{int(ty), int(tx), 14}, [][]orb.Point{line})
 		if ok != tc.ok {
 			t.Fatalf("%s: ok %v, want %v", tc.name, ok, tc.ok)
@@ -496,7 +496,7 @@ func TestTiltedTileInView(t *testing.T) {
 	for _, pitch := range []float64{10, 30, 60} {
 		for _, bearing := range []float64{0, 45, 90, 135, 180, 270, -90} {
 			v := scene.View{Center: [2]float64{13.418056, 52.499167}, Zoom: 16, Pitch: pitch, Bearing: bearing, Width: 512, Height: 256, PixelRatio: 1}
-			s := &Pass{Set: &sources.Set{View: v, Frame: scene.NewFrame(v)}}
+			s := NewPass(&sources.Set{View: v, Frame: scene.NewFrame(v)}, nil, nil)
 			shown := map[[3]int]bool{}
 			for sy := 0.5; sy < 256; sy += 8 {
 				for sx := 0.5; sx < 512; sx += 8 {

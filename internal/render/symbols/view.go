@@ -19,7 +19,7 @@ func (s *Pass) tileInView(t [3]int) bool {
 	}
 	minX, minY, maxX, maxY := math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)
 	for _, c := range [4][2]float64{{0, 0}, {1, 0}, {0, 1}, {1, 1}} {
-		p := s.Frame.ToScreen((float64(t[1])+c[0])/n, (float64(t[0])+c[1])/n)
+		p := s.toScreen((float64(t[1])+c[0])/n, (float64(t[0])+c[1])/n)
 		minX, maxX = math.Min(minX, p.X), math.Max(maxX, p.X)
 		minY, maxY = math.Min(minY, p.Y), math.Max(maxY, p.Y)
 	}
