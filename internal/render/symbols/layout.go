@@ -251,25 +251,26 @@ func (s *Pass) shapeSymbol(ctx context.Context, lr *symLayer, b *layoutBuild, f 
 			}
 			break
 		}
-		// fixed, when not nil, is the offset (ems) text-variable-anchor-offset
-		// pairs with the anchor: it replaces every other offset.
 		vertical, lineVertical := false, false
 		lookup := lr.shapeLookup(ctx, s.Glyphs)
 		// A rotated label under a variable anchor is shaped about its
 		// centre and put at its point by its turned box, as GL does.
 		rotated := math.Mod(lr.num(pTextRotate, c, 0), 360) != 0
-		shape := func(anchor string, variable bool, fixed *[2]float64) text.Shaping {
+		var triedBuf [4]anchorChoice
+		fixed, tried := labelChoices(lr, c, placement == "point", s.alongLine(lr, c, textPart), triedBuf[:0])
+		shape := func(choice anchorChoice, variable bool) text.Shaping {
 			centred := variable && rotated
-			hAlign, vAlign := text.AnchorAlign(anchor)
+			hAlign, vAlign := text.AnchorAlign(choice.anchor)
 			if centred {
 				hAlign, vAlign = text.AnchorAlign("center")
 			}
 			o := text.Options{
 				LineHeight: lr.num(pTextLineHeight, c, 1.2) * text.OneEm,
 				Spacing:    lr.num(pTextLetterSpacing, c, 0) * text.OneEm,
-				Justify:    text.JustifyOf(lr.str(pTextJustify, c, "center"), anchor),
+				Justify:    text.JustifyOf(lr.str(pTextJustify, c, "center"), choice.anchor),
 				HAlign:     hAlign, VAlign: vAlign,
 				Vertical: vertical, LineVertical: lineVertical,
+				Offset: choice.move,
 			}
 			if vertical {
 				// GL justifies vertical labels to the left (the top of
@@ -280,32 +281,13 @@ func (s *Pass) shapeSymbol(ctx context.Context, lr *symLayer, b *layoutBuild, f 
 				o.MaxWidth = lr.num(pTextMaxWidth, c, 10) * text.OneEm
 			}
 			o.ImageScale, o.BreakImageScale = imageScale, breakImageScale
-			// As GL's pictures show (testdata/layers/text-radial-*), a
-			// text-radial-offset of 0 counts as none (text-offset then
-			// applies) and a negative one is placed as 0.
-			radial := 0.0
-			if lr.hasLayout(pTextRadialOffset) {
-				radial = lr.num(pTextRadialOffset, c, 0)
-			}
-			switch {
-			case fixed != nil:
-				o.Offset = offsetPaired(anchor, fixed[0]*text.OneEm, fixed[1]*text.OneEm)
-			case radial != 0 && (variable || !lr.hasLayout(pTextOffset)):
-				o.Offset = offsetRadial(anchor, max(radial, 0)*text.OneEm)
-			case variable:
-				off := floats2(lr, pTextOffset, c)
-				o.Offset = offsetAway(anchor, off[0]*text.OneEm, off[1]*text.OneEm)
-			case !s.alongLine(lr, c, textPart):
-				off := floats2(lr, pTextOffset, c)
-				o.Offset = [2]float64{off[0] * text.OneEm, off[1] * text.OneEm}
-			}
 			var nudge [2]float64
 			if centred {
 				nudge, o.Offset = o.Offset, [2]float64{}
 			}
 			sh := lr.shapes.shape(ss.sections, lookup, o)
 			if variable {
-				sx, sy := textSide(anchor)
+				sx, sy := textSide(choice.anchor)
 				sh.Anchor = text.VariableAnchor{Away: [2]float64{sx, sy}, Centred: centred, Offset: nudge}
 			}
 			return sh
@@ -313,23 +295,18 @@ func (s *Pass) shapeSymbol(ctx context.Context, lr *symLayer, b *layoutBuild, f 
 		// horizontal are the shapings of horizontal writing: one for each
 		// variable anchor, tried in order, or the one of text-anchor.
 		var horizontal []text.Shaping
-		if vao := variableAnchorOffsets(lr, c); placement == "point" && vao != nil {
-			for i, a := range vao.Anchors {
-				horizontal = append(horizontal, shape(a, true, &vao.Offsets[i]))
-			}
-		} else if anchors := variableAnchors(lr, c); placement == "point" && len(anchors) > 0 {
-			for _, a := range anchors {
-				horizontal = append(horizontal, shape(a, true, nil))
-			}
-		} else {
-			horizontal = []text.Shaping{shape(lr.str(pTextAnchor, c, "center"), false, nil)}
+		for _, ch := range tried {
+			horizontal = append(horizontal, shape(ch, true))
+		}
+		if len(horizontal) == 0 {
+			horizontal = []text.Shaping{shape(fixed, false)}
 		}
 		// text-writing-mode: the writing modes tried in order, when the
 		// text allows vertical writing (a point label with a character
 		// that stands upright, and no images).
 		if modes := writingModes(lr, c); placement == "point" && slices.Contains(modes, "vertical") && ss.allowsVertical() {
 			vertical = true
-			column := shape(lr.str(pTextAnchor, c, "center"), false, nil)
+			column := shape(fixed, false)
 			vertical = false
 			for _, m := range modes {
 				if m == "vertical" {
@@ -345,7 +322,7 @@ func (s *Pass) shapeSymbol(ctx context.Context, lr *symLayer, b *layoutBuild, f 
 		// it keeps upright and has a character that stands upright.
 		if s.alongLine(lr, c, textPart) && lr.boolean(pTextKeepUpright, c, true) && ss.allowsVerticalAlong() {
 			lineVertical = true
-			steep := shape(lr.str(pTextAnchor, c, "center"), false, nil)
+			steep := shape(fixed, false)
 			lineVertical = false
 			if len(steep.Glyphs) > 0 {
 				ss.steep = &steep
@@ -1090,23 +1067,6 @@ func (ss *shapedSymbol) allowsVertical() bool {
 }
 
 // variableAnchors evaluates text-variable-anchor.
-// variableAnchorOffsets returns text-variable-anchor-offset's anchors
-// and their offsets (ems), nil when the layer has none.
-func variableAnchorOffsets(lr *symLayer, c *expr.EvalContext) *expr.VariableAnchorOffsets {
-	if !lr.hasLayout(pTextVariableAnchorOffset) {
-		return nil
-	}
-	var tmp expr.Value
-	v := lr.at(pTextVariableAnchorOffset, c, &tmp)
-	if v == nil {
-		return nil
-	}
-	if o := v.AnchorOffsets(); o != nil && len(o.Anchors) > 0 && len(o.Anchors) == len(o.Offsets) {
-		return o
-	}
-	return nil
-}
-
 func variableAnchors(lr *symLayer, c *expr.EvalContext) []string {
 	var tmp expr.Value
 	v := lr.at(pTextVariableAnchor, c, &tmp)

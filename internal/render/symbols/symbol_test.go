@@ -463,8 +463,8 @@ func TestSlicedPieces(t *testing.T) {
 
 func TestAnchorOffset(t *testing.T) {
 	// text-variable-anchor-offset's offsets are used as given (right and
-	// down positive, ems turned to em pixels by the caller), less the
-	// baseline's 7 em pixels for anchors at the text's top or bottom.
+	// down positive, ems turned to em pixels by the caller), the text
+	// set below or above its point 7 em pixels nearer it.
 	for _, tc := range []struct {
 		anchor string
 		x, y   float64
@@ -478,7 +478,7 @@ func TestAnchorOffset(t *testing.T) {
 		{"bottom-right", -5, -10, [2]float64{-5, -3}},
 		{"center", 2, 2, [2]float64{2, 2}},
 	} {
-		if got := offsetPaired(tc.anchor, tc.x, tc.y); math.Abs(got[0]-tc.want[0]) > 1e-9 || math.Abs(got[1]-tc.want[1]) > 1e-9 {
+		if got := pairedChoice(tc.anchor, [2]float64{tc.x, tc.y}).move; math.Abs(got[0]-tc.want[0]) > 1e-9 || math.Abs(got[1]-tc.want[1]) > 1e-9 {
 			t.Errorf("%s (%v, %v): %v, want %v", tc.anchor, tc.x, tc.y, got, tc.want)
 		}
 	}

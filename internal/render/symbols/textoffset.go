@@ -4,29 +4,46 @@ import (
 	"math"
 
 	"github.com/tesseramaps/tessera/internal/render/text"
+	"github.com/tesseramaps/tessera/internal/style/expr"
 )
 
-// Text offsets under variable anchors. A text anchor names the part of the
+// Where a point label's text goes. A text anchor names the part of the
 // text box put at the label's point ("top-left": the box's top left
-// corner), so the text lies on the opposite side: to the right of and below
-// the point for "top-left". The style specification's offsets that follow
-// the anchor push the text further that way:
+// corner), so the text lies on the opposite side: right of and below the
+// point for "top-left". Each way of setting the label is an anchorChoice:
+// the anchor, and a move from where the anchor alone puts the text. The
+// style specification gives the moves:
 //
-//   - text-offset with text-variable-anchor: the absolute values of the
-//     offset, each axis directed away from the point (none along an axis
-//     where the anchor is centred);
-//   - text-radial-offset: a distance straight away from the point, along an
-//     axis for the side anchors and along the diagonal for the corners;
-//   - text-variable-anchor-offset: the offset paired with the anchor, as
-//     given.
+//   - text-offset under a fixed text-anchor: the offset as given;
+//   - text-offset under text-variable-anchor: its absolute values, each
+//     axis directed away from the point (none along an axis where the
+//     anchor is centred);
+//   - text-radial-offset: a distance straight away from the point, along
+//     an axis for the side anchors and along the diagonal for corners;
+//   - text-variable-anchor-offset: the offset paired with the anchor,
+//     as given.
 //
-// All are in em pixels (text.OneEm to the em).
+// All are in em pixels (text.OneEm to the em), right and down positive.
+// The last three move text set above or below its point by verticalInset
+// back towards it, as observed below.
 
-// baselineAllowance is how much closer to the point GL sets text above or
-// below it, in em pixels of its 24-pixel em: the space its line box keeps
-// between the line's top and the glyphs, so that the offset is measured
-// from the glyphs (GL's number, 7; kept for pixel parity).
-const baselineAllowance = 7
+// verticalInset is how much nearer its point (em pixels of the 24-pixel
+// em) MapLibre GL JS 6.17 draws text that one of the last three moves sets
+// below or above the point ("top..." and "bottom..." anchors) than the
+// anchor and the move alone would: a parity number, measured in its
+// pictures of a capital H at text sizes 12 and 24, text-line-height 1, 1.2
+// and 2, one and two lines, text-padding 0, 2 and 8, offsets from -1.5 to
+// 1.5 em on both axes and all nine anchors. The text box's edge then lies
+// that far past the point, whatever the line height; left and right the
+// edge is at the point (plus the padding, for a variable anchor).
+const verticalInset = 7
+
+// anchorChoice is one way to set a point label: its text anchor and the
+// move (em pixels) from where the anchor alone puts the text.
+type anchorChoice struct {
+	anchor string
+	move   [2]float64
+}
 
 // textSide returns the signs of the direction from the point to the text
 // for an anchor: sx is +1 when the text lies to the right, -1 to the left,
@@ -39,32 +56,103 @@ func textSide(anchor string) (sx, sy float64) {
 	return 1 - 2*h, 1 - 2*v
 }
 
-// towardBaseline takes the baseline allowance off a vertical offset dy of
-// text on side sy (none when the text is centred vertically).
-func towardBaseline(sy, dy float64) float64 {
-	return dy - sy*baselineAllowance
+// insetChoice is the choice of anchor with move, the vertical inset taken
+// off the move of text set below or above the point.
+func insetChoice(anchor string, move [2]float64) anchorChoice {
+	_, sy := textSide(anchor)
+	move[1] -= sy * verticalInset
+	return anchorChoice{anchor: anchor, move: move}
 }
 
-// offsetAway is text-offset (ox, oy) as text-variable-anchor applies it.
-func offsetAway(anchor string, ox, oy float64) [2]float64 {
+// pairedChoice is anchor with the offset text-variable-anchor-offset pairs
+// with it (em pixels).
+func pairedChoice(anchor string, offset [2]float64) anchorChoice {
+	return insetChoice(anchor, offset)
+}
+
+// awayChoice is anchor with text-offset (em pixels) as a variable anchor
+// takes it: its sizes, directed away from the point.
+func awayChoice(anchor string, offset [2]float64) anchorChoice {
 	sx, sy := textSide(anchor)
-	return [2]float64{sx * math.Abs(ox), towardBaseline(sy, sy*math.Abs(oy))}
+	return insetChoice(anchor, [2]float64{sx * math.Abs(offset[0]), sy * math.Abs(offset[1])})
 }
 
-// offsetRadial is text-radial-offset r: r away from the point.
-func offsetRadial(anchor string, r float64) [2]float64 {
+// radialChoice is anchor with text-radial-offset r (em pixels): r away
+// from the point.
+func radialChoice(anchor string, r float64) anchorChoice {
 	sx, sy := textSide(anchor)
 	if sx != 0 && sy != 0 {
 		r /= math.Sqrt2 // a corner: r along the diagonal
 	}
-	return [2]float64{sx * r, towardBaseline(sy, sy*r)}
+	return insetChoice(anchor, [2]float64{sx * r, sy * r})
 }
 
-// offsetPaired is the offset (ox, oy) text-variable-anchor-offset pairs
-// with anchor.
-func offsetPaired(anchor string, ox, oy float64) [2]float64 {
-	_, sy := textSide(anchor)
-	return [2]float64{ox, towardBaseline(sy, oy)}
+// labelChoices returns how a feature's label is set: fixed by text-anchor
+// (with no move from text-offset when the text follows a line), and the
+// choices a point label is tried at in order when the layer has variable
+// anchors (appended to tried), from text-variable-anchor-offset, else from
+// text-variable-anchor.
+//
+// A text-radial-offset of 0 counts as none, so that text-offset applies,
+// and a negative one is placed as 0: GL JS 6.17's pictures show both
+// (testdata/layers/text-radial-*).
+func labelChoices(lr *symLayer, c *expr.EvalContext, point, alongLine bool, tried []anchorChoice) (fixed anchorChoice, _ []anchorChoice) {
+	// radial is the radial offset (em pixels) when there is one.
+	radial, hasRadial := 0.0, false
+	if lr.hasLayout(pTextRadialOffset) {
+		r := lr.num(pTextRadialOffset, c, 0)
+		radial, hasRadial = max(r, 0)*text.OneEm, r != 0
+	}
+	var offset [2]float64
+	if point || !alongLine {
+		offset = floats2(lr, pTextOffset, c)
+		offset[0] *= text.OneEm
+		offset[1] *= text.OneEm
+	}
+	anchor := lr.str(pTextAnchor, c, "center")
+	switch {
+	case hasRadial && !lr.hasLayout(pTextOffset):
+		fixed = radialChoice(anchor, radial)
+	case !alongLine:
+		fixed = anchorChoice{anchor: anchor, move: offset}
+	default:
+		fixed = anchorChoice{anchor: anchor}
+	}
+	if !point {
+		return fixed, tried
+	}
+	if pairs := anchorOffsetPairs(lr, c); pairs != nil {
+		for i, a := range pairs.Anchors {
+			o := pairs.Offsets[i]
+			tried = append(tried, pairedChoice(a, [2]float64{o[0] * text.OneEm, o[1] * text.OneEm}))
+		}
+		return fixed, tried
+	}
+	for _, a := range variableAnchors(lr, c) {
+		if hasRadial {
+			tried = append(tried, radialChoice(a, radial))
+		} else {
+			tried = append(tried, awayChoice(a, offset))
+		}
+	}
+	return fixed, tried
+}
+
+// anchorOffsetPairs evaluates text-variable-anchor-offset: nil when the
+// layer has none or it holds no whole pair.
+func anchorOffsetPairs(lr *symLayer, c *expr.EvalContext) *expr.VariableAnchorOffsets {
+	if !lr.hasLayout(pTextVariableAnchorOffset) {
+		return nil
+	}
+	var tmp expr.Value
+	v := lr.at(pTextVariableAnchorOffset, c, &tmp)
+	if v == nil {
+		return nil
+	}
+	if p := v.AnchorOffsets(); p != nil && len(p.Anchors) > 0 && len(p.Anchors) == len(p.Offsets) {
+		return p
+	}
+	return nil
 }
 
 // turnedBoxShift is the move (em pixels, on screen) that puts the side

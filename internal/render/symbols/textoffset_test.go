@@ -14,7 +14,9 @@ func TestTextOffsets(t *testing.T) {
 		away, radial, paird [2]float64
 	}{
 		// text-offset [1, -0.5] em (24, -12 em px) and radial 1.5 em (36)
-		// for each anchor; the pairs take the offset as given.
+		// for each anchor; the pairs take the offset as given. Text set
+		// below or above its point comes 7 em px nearer it (verticalInset,
+		// as GL JS 6.17 draws it).
 		{"center", [2]float64{0, 0}, [2]float64{0, 0}, [2]float64{24, -12}},
 		{"left", [2]float64{24, 0}, [2]float64{36, 0}, [2]float64{24, -12}},
 		{"right", [2]float64{-24, 0}, [2]float64{-36, 0}, [2]float64{24, -12}},
@@ -25,14 +27,18 @@ func TestTextOffsets(t *testing.T) {
 	}
 	near := func(a, b [2]float64) bool { return math.Abs(a[0]-b[0]) < 1e-9 && math.Abs(a[1]-b[1]) < 1e-9 }
 	for _, tc := range tests {
-		if got := offsetAway(tc.anchor, 24, -12); !near(got, tc.away) {
-			t.Errorf("offsetAway(%s) = %v, want %v", tc.anchor, got, tc.away)
-		}
-		if got := offsetRadial(tc.anchor, 36); !near(got, tc.radial) {
-			t.Errorf("offsetRadial(%s) = %v, want %v", tc.anchor, got, tc.radial)
-		}
-		if got := offsetPaired(tc.anchor, 24, -12); !near(got, tc.paird) {
-			t.Errorf("offsetPaired(%s) = %v, want %v", tc.anchor, got, tc.paird)
+		for _, got := range []struct {
+			name   string
+			choice anchorChoice
+			want   [2]float64
+		}{
+			{"awayChoice", awayChoice(tc.anchor, [2]float64{24, -12}), tc.away},
+			{"radialChoice", radialChoice(tc.anchor, 36), tc.radial},
+			{"pairedChoice", pairedChoice(tc.anchor, [2]float64{24, -12}), tc.paird},
+		} {
+			if got.choice.anchor != tc.anchor || !near(got.choice.move, got.want) {
+				t.Errorf("%s(%s) = %+v, want a move of %v", got.name, tc.anchor, got.choice, got.want)
+			}
 		}
 	}
 }
