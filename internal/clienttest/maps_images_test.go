@@ -8,6 +8,7 @@ import (
 	"image"
 	"image/color"
 	"io"
+	"math"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -492,4 +493,81 @@ func mustRead(t *testing.T, path string) []byte {
 		t.Fatal(err)
 	}
 	return b
+}
+
+// TestGDALMapWMSLabels lets GDAL's WMS driver fetch a map with one label
+// at 60°N in EPSG:4326 (as GDAL asks by default), in WMS 1.3.0 and 1.1.1,
+// through a service description of exactly one 512x256 block: the label
+// in GDAL's picture keeps the width and height it has in the server's
+// EPSG:3857 picture at the same scale across, and its place about its
+// point. (Before issue 19 the label came back half its height.)
+func TestGDALMapWMSLabels(t *testing.T) {
+	t.Parallel()
+	translate := fixtures.Tool(t, "gdal_translate")
+	dir := mapsDataDir(t)
+	writeRawMap(t, dir, "label", []byte(`{"version": 8, "glyphs": "/fonts/{fontstack}/{range}.pbf",
+		"sources": {"p": {"type": "geojson", "data": {"type": "Point", "coordinates": [10, 60]}}},
+		"layers": [{"id": "bg", "type": "background", "paint": {"background-color": "#ffffff"}},
+			{"id": "label", "type": "symbol", "source": "p", "layout": {"text-field": "Hamburg", "text-font": ["`+fontRegular+`"], "text-size": 20}}]}`))
+	e := serveDataDir(t, dir)
+	// labelBox returns the box of the label's dark pixels about the
+	// pixel of its point.
+	labelBox := func(img image.Image, ax, ay int) image.Rectangle {
+		var box image.Rectangle
+		b := img.Bounds()
+		for y := b.Min.Y; y < b.Max.Y; y++ {
+			for x := b.Min.X; x < b.Max.X; x++ {
+				if r, _, _, _ := img.At(x, y).RGBA(); r < 0x8000 {
+					box = box.Union(image.Rect(x, y, x+1, y+1))
+				}
+			}
+		}
+		if box.Empty() {
+			t.Fatal("no label drawn")
+		}
+		return box.Sub(image.Pt(ax, ay))
+	}
+	// The reference: EPSG:3857 with square pixels, 512 pixels across 20
+	// degrees of longitude, centred on the point.
+	const r = 6378137.0
+	mx, my := r*10*math.Pi/180, r*math.Log(math.Tan(math.Pi/4+60*math.Pi/360))
+	half := 256 * 2 * math.Pi * r / (512 * 18)
+	ref := labelBox(e.getMap(t, "/maps/label/wms", fmt.Sprintf("service=WMS&version=1.3.0&request=GetMap&layers=label&styles=&format=image/png&width=512&height=512&crs=EPSG:3857&bbox=%f,%f,%f,%f",
+		mx-half, my-half, mx+half, my+half)), 256, 256)
+	t.Logf("EPSG:3857: label %v (%dx%d) about its point", ref, ref.Dx(), ref.Dy())
+	// GDAL writes the box in the order BBoxOrder says: latitude first
+	// for 1.3.0 (the CRS's axis order).
+	for _, v := range []struct{ version, crsTag, order string }{{"1.3.0", "CRS", "yxYX"}, {"1.1.1", "SRS", "xyXY"}} {
+		xml := fmt.Sprintf(`<GDAL_WMS>
+  <Service name="WMS"><Version>%s</Version><ServerUrl>%s/maps/label/wms?</ServerUrl><Layers>label</Layers>
+    <%s>EPSG:4326</%s><BBoxOrder>%s</BBoxOrder><ImageFormat>image/png</ImageFormat></Service>
+  <DataWindow><UpperLeftX>0</UpperLeftX><UpperLeftY>65</UpperLeftY><LowerRightX>20</LowerRightX><LowerRightY>55</LowerRightY>
+    <SizeX>512</SizeX><SizeY>256</SizeY></DataWindow>
+  <BlockSizeX>512</BlockSizeX><BlockSizeY>256</BlockSizeY><BandsCount>3</BandsCount>
+</GDAL_WMS>`, v.version, e.URL, v.crsTag, v.crsTag, v.order)
+		src := filepath.Join(t.TempDir(), "label.xml")
+		if err := os.WriteFile(src, []byte(xml), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		out := filepath.Join(t.TempDir(), "label.png")
+		mark := settled(e)
+		if _, stderr, err := runFor(t.Context(), t, renderWait, renderEnv(t), translate, "-q", "-of", "PNG", src, out); err != nil {
+			t.Fatalf("gdal_translate %s: %v\n%s", v.version, err, stderr)
+		}
+		settled(e)
+		reqs := e.since(mark)
+		if len(reqs) != 1 || reqs[0].Path != "/maps/label/wms" || reqs[0].Status != http.StatusOK {
+			t.Errorf("WMS %s: GDAL's requests %v, want one GetMap", v.version, reqs)
+		}
+		img := readPNG(t, out)
+		if img.Bounds().Dx() != 512 || img.Bounds().Dy() != 256 {
+			t.Fatalf("WMS %s: GDAL wrote %v, want 512x256", v.version, img.Bounds())
+		}
+		got := labelBox(img, 256, 128) // 10°E, 60°N
+		t.Logf("WMS %s EPSG:4326 through GDAL: label %v (%dx%d) about its point", v.version, got, got.Dx(), got.Dy())
+		near := func(a, b int) bool { return max(a-b, b-a) <= 1 }
+		if !near(got.Min.X, ref.Min.X) || !near(got.Max.X, ref.Max.X) || !near(got.Min.Y, ref.Min.Y) || !near(got.Max.Y, ref.Max.Y) {
+			t.Errorf("WMS %s: GDAL's label %v about its point, the server's in EPSG:3857 %v", v.version, got, ref)
+		}
+	}
 }
