@@ -7,6 +7,11 @@
 #                                      leaflet/dist/leaflet.js) the map client tests load in Chromium
 #   three                              only for examples/jsm/libs/basis/ (basis_transcoder.js and .wasm),
 #                                      the reference Basis Universal transcoder the KTX2 tile tests decode with
+#   maplibre-gl, @mapbox/mapbox-gl-rtl-text
+#                                      MapLibre GL JS and its RTL text plugin (Arabic shaped and ordered), with
+#                                      which internal/render/testdata/maplibre-reference.mjs draws the reference
+#                                      pictures of the renderer's tests (the versions those were made with; the
+#                                      viewer's own MapLibre is scripts/web-assets.sh's, in .cache/npm-web)
 # Needs node and npm. Does nothing when the pinned versions are there.
 set -euo pipefail
 
@@ -16,6 +21,8 @@ STYLE_SPEC_VERSION="${STYLE_SPEC_VERSION:-26.6.0}"
 OL_VERSION="${OL_VERSION:-10.11.0}"
 LEAFLET_VERSION="${LEAFLET_VERSION:-1.9.4}"
 THREE_VERSION="${THREE_VERSION:-0.187.0}"
+MAPLIBRE_REFERENCE_VERSION="${MAPLIBRE_REFERENCE_VERSION:-6.17.0}"
+RTL_TEXT_VERSION="${RTL_TEXT_VERSION:-0.4.0}"
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cache="$root/.cache/npm-test"
 
@@ -24,7 +31,8 @@ if ! command -v npm >/dev/null 2>&1; then
 	exit 1
 fi
 want=("playwright-core@$PLAYWRIGHT_VERSION" "pmtiles@$PMTILES_VERSION" "@maplibre/maplibre-gl-style-spec@$STYLE_SPEC_VERSION"
-	"ol@$OL_VERSION" "leaflet@$LEAFLET_VERSION" "three@$THREE_VERSION")
+	"ol@$OL_VERSION" "leaflet@$LEAFLET_VERSION" "three@$THREE_VERSION"
+	"maplibre-gl@$MAPLIBRE_REFERENCE_VERSION" "@mapbox/mapbox-gl-rtl-text@$RTL_TEXT_VERSION")
 # Pinned below what the packages above ask for: @mapbox/jsonlint-lines-primitives
 # 2.0.3 (the style-spec's ^2.0.3) declares node >= 22 and npm warns EBADENGINE on
 # Debian's Node 20; 2.0.2 declares >= 0.6. The override makes npm take it.

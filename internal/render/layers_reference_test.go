@@ -7,8 +7,11 @@ import (
 	"image/draw"
 	"image/png"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"testing"
+
+	"github.com/tesseramaps/tessera/internal/fixtures"
 )
 
 // TestLayersAgainstMapLibre draws the styles of testdata/layers (heatmap,
@@ -19,10 +22,12 @@ import (
 // at 400x300 (and some at pixel ratio 2), made by
 // testdata/maplibre-reference.mjs in headless Chromium:
 //
-//	cd testdata/layers && PLAYWRIGHT_CORE_DIR=... MAPLIBRE_DIR=... \
-//	    node ../maplibre-reference.mjs NAME.json 400 300 NAME.png   # or NAME@2x.png 2
+//	cd testdata/layers && node ../maplibre-reference.mjs NAME.json 400 300 NAME.png   # or NAME@2x.png 2
 //
-// (MapLibre GL JS 6.17; the sprite is the suite's emerald sheet).
+// (MapLibre GL JS 6.17 with the RTL text plugin 0.4.0, both pinned and
+// installed by scripts/test-tools-npm.sh into .cache/npm-test, where the
+// script finds them; TestMapLibreReferenceRedraw checks that they draw
+// the pictures again; the sprite is the suite's emerald sheet).
 // Pixels differ by pixelmatch's measure (the conformance threshold). The
 // heatmaps and clusters are held to the suite's default allowance
 // (0.025%; none differed when the pictures were made); the extrusions to
@@ -131,7 +136,8 @@ func TestLayersAgainstMapLibre(t *testing.T) {
 		// text-justify left, right and auto and anchors top, bottom-left
 		// and right (testdata/layers/text-rtl-paragraphs.json, written by
 		// hand; MapLibre GL JS 6.17 with the @mapbox/mapbox-gl-rtl-text
-		// plugin, RTL_TEXT_PLUGIN of maplibre-reference.mjs). Each
+		// plugin, which maplibre-reference.mjs loads from the test tools;
+		// GL 6.17 draws this picture identically without it). Each
 		// paragraph is broken towards the whole text's ideal width: 6.058%
 		// of pixels differed when every text was set in exactly
 		// ceil(width / text-max-width) lines.
@@ -194,6 +200,68 @@ func TestLayersAgainstMapLibre(t *testing.T) {
 					png.Encode(f, got)
 					f.Close()
 				}
+			}
+		})
+	}
+}
+
+// TestMapLibreReferenceRedraw draws reference pictures of testdata/layers
+// again with testdata/maplibre-reference.mjs and the test tools as
+// scripts/test-tools-npm.sh installs them (MapLibre GL JS and its RTL text
+// plugin found in their node_modules without any variable set), and
+// compares them with the pictures kept: the tools reproduce what the
+// renderer is held to, Arabic included. Skipped when node, Chromium or
+// the packages are absent (failed under TESSERA_REQUIRE_TOOLS=1).
+func TestMapLibreReferenceRedraw(t *testing.T) {
+	node := fixtures.Tool(t, "node")
+	chromium := os.Getenv("CHROMIUM")
+	if chromium == "" {
+		chromium = "/usr/bin/chromium"
+	}
+	modules := fixtures.NodeModules()
+	for _, need := range []string{chromium, filepath.Join(modules, "playwright-core", "package.json"),
+		filepath.Join(modules, "maplibre-gl", "dist", "maplibre-gl.mjs"),
+		filepath.Join(modules, "@mapbox", "mapbox-gl-rtl-text", "dist", "mapbox-gl-rtl-text.js")} {
+		if _, err := os.Stat(need); err != nil {
+			if fixtures.RequireTools() {
+				t.Fatalf("%s is required (TESSERA_REQUIRE_TOOLS=1): scripts/test-tools-npm.sh installs it", need)
+			}
+			t.Skipf("%s is absent: skipping (scripts/test-tools-npm.sh installs it)", need)
+		}
+	}
+	dir, err := filepath.Abs(filepath.Join("testdata", "layers"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"text-rtl-paragraphs"} {
+		t.Run(name, func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), name+".png")
+			cmd := exec.CommandContext(t.Context(), node, filepath.Join(dir, "..", "maplibre-reference.mjs"), name+".json", "400", "300", out)
+			cmd.Dir = dir
+			// Only where the tools are: the script finds the packages in
+			// them by itself.
+			cmd.Env = append(os.Environ(), "TESSERA_NODE_PATH="+modules, "CHROMIUM="+chromium,
+				"PLAYWRIGHT_CORE_DIR=", "MAPLIBRE_DIR=", "RTL_TEXT_PLUGIN=")
+			if b, err := cmd.CombinedOutput(); err != nil {
+				t.Fatalf("maplibre-reference.mjs: %v\n%s", err, b)
+			}
+			got, err := rawNRGBA(out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := rawNRGBA(filepath.Join(dir, name+".png"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !got.Rect.Eq(want.Rect) {
+				t.Fatalf("size %v, want %v", got.Rect, want.Rect)
+			}
+			n := differing(got, want)
+			t.Logf("%s drawn again: %d pixels differ from the picture kept", name, n)
+			// The suite's allowance, as TestLayersAgainstMapLibre: another
+			// Chromium may set a few edge pixels otherwise.
+			if share := float64(n) / float64(got.Rect.Dx()*got.Rect.Dy()); share > 0.00025 {
+				t.Errorf("%.3f%% of pixels differ from the picture kept", 100*share)
 			}
 		})
 	}

@@ -29,7 +29,9 @@ import (
 //     Sans Semibold at 16 px.
 //  2. Draw it with MapLibre GL JS (with the RTL text plugin for Arabic):
 //     node testdata/maplibre-reference.mjs DIR/NAME.json 800 600 DIR/NAME.png
-//     (env PLAYWRIGHT_CORE_DIR, MAPLIBRE_DIR, RTL_TEXT_PLUGIN).
+//     (the script finds playwright-core, maplibre-gl and the plugin where
+//     scripts/test-tools-npm.sh installs them; env PLAYWRIGHT_CORE_DIR,
+//     MAPLIBRE_DIR, RTL_TEXT_PLUGIN override).
 //  3. Run the test again: for each label it draws the text broken at every
 //     subset of its spaces (up to 11 of them) with text-max-width off and
 //     logs the lines whose picture matches GL's cell, pixel for pixel, and

@@ -6,24 +6,40 @@
 //
 // usage: node maplibre-reference.mjs STYLE.json WIDTH HEIGHT OUT.png [PIXEL_RATIO]
 // (the style's local:// URLs name files beside it)
-// env: PLAYWRIGHT_CORE_DIR (the playwright-core package folder),
+// The packages come from the test tools' node_modules (TESSERA_NODE_PATH,
+// else NODE_PATH, else .cache/npm-test/node_modules of this checkout, where
+// scripts/test-tools-npm.sh installs the pinned versions); env overrides:
+//      PLAYWRIGHT_CORE_DIR (the playwright-core package folder),
 //      MAPLIBRE_DIR (the maplibre-gl package folder),
 //      CHROMIUM (default /usr/bin/chromium),
-//      RTL_TEXT_PLUGIN (optional: the file dist/mapbox-gl-rtl-text.js of the
-//      npm package @mapbox/mapbox-gl-rtl-text, loaded with setRTLTextPlugin
+//      RTL_TEXT_PLUGIN (the file dist/mapbox-gl-rtl-text.js of the npm
+//      package @mapbox/mapbox-gl-rtl-text, loaded with setRTLTextPlugin
 //      before the map is made, so that GL shapes and orders right-to-left
-//      text)
+//      text; "none" draws without it)
 import { createRequire } from 'node:module';
 import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 
-const require = createRequire(path.join(process.env.PLAYWRIGHT_CORE_DIR, 'package.json'));
-const { chromium } = require(process.env.PLAYWRIGHT_CORE_DIR);
+const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
+const modules = process.env.TESSERA_NODE_PATH || process.env.NODE_PATH || path.join(repo, '.cache/npm-test/node_modules');
+const playwrightDir = process.env.PLAYWRIGHT_CORE_DIR || path.join(modules, 'playwright-core');
+const maplibreDir = process.env.MAPLIBRE_DIR || path.join(modules, 'maplibre-gl');
+let rtlPlugin = process.env.RTL_TEXT_PLUGIN || path.join(modules, '@mapbox/mapbox-gl-rtl-text/dist/mapbox-gl-rtl-text.js');
+if (rtlPlugin === 'none') rtlPlugin = '';
+for (const [what, file] of [['playwright-core', path.join(playwrightDir, 'package.json')],
+  ['maplibre-gl', path.join(maplibreDir, 'dist/maplibre-gl.mjs')], ['the RTL text plugin', rtlPlugin]]) {
+  if (file && !fs.existsSync(file)) {
+    console.error(`maplibre-reference: ${what} is not at ${file}: run scripts/test-tools-npm.sh (or set its variable)`);
+    process.exit(2);
+  }
+}
+
+const require = createRequire(path.join(playwrightDir, 'package.json'));
+const { chromium } = require(playwrightDir);
 const [stylePath, width, height, out, ratioArg] = process.argv.slice(2);
 const ratio = Number(ratioArg || 1);
-const maplibreDir = process.env.MAPLIBRE_DIR;
-const rtlPlugin = process.env.RTL_TEXT_PLUGIN || '';
 
 const server = http.createServer((req, res) => {
   const u = decodeURIComponent(new URL(req.url, 'http://x').pathname);
@@ -62,7 +78,11 @@ try {
   await page.goto(base + '/', { waitUntil: 'load' });
   await page.waitForFunction(() => window.maplibregl && window.maplibregl.Map);
   const png = await page.evaluate(async ({ style, ratio, rtl }) => {
-    if (rtl) await maplibregl.setRTLTextPlugin(rtl, false);
+    if (rtl) {
+      await maplibregl.setRTLTextPlugin(rtl, false);
+      const status = maplibregl.getRTLTextPluginStatus();
+      if (status !== 'loaded') throw new Error(`the RTL text plugin is ${status}, not loaded`);
+    }
     // localIdeographFontFamily false: CJK glyphs come from the style's
     // glyph ranges (as in the conformance suite), not from a local font.
     const map = new maplibregl.Map({ container: 'map', style, interactive: false, fadeDuration: 0, pixelRatio: ratio,
