@@ -442,7 +442,12 @@ func (s *Pass) lineSpots(lr *symLayer, ss *shapedSymbol, center bool) []lineSpot
 		if hasText {
 			window = 3.0 / 5 * text.OneEm * boxScale
 		}
-		spacing := lr.num(pSymbolSpacing, ss.c, 250) * tpr
+		fit := lineFit{
+			spacing:   lr.num(pSymbolSpacing, ss.c, 250) * tpr,
+			labelLen:  labelLen,
+			shapedLen: shapedLen, boxScale: boxScale, overscale: ov,
+			window: window, maxAngle: maxAngle,
+		}
 		n := math.Exp2(float64(tz))
 		for _, l := range pc.lines {
 			if len(l) < 2 {
@@ -452,18 +457,7 @@ func (s *Pass) lineSpots(lr *symLayer, ss *shapedSymbol, center bool) []lineSpot
 			for i, p := range l {
 				tl[i] = tilePoint{(p[0]*n - float64(tx)) * symbolExtent, (p[1]*n - float64(ty)) * symbolExtent}
 			}
-			var anchors []lineAnchor
-			if center {
-				// The middle of a tile's piece of the line, if it lies in
-				// the tile: GL leaves the others to the neighbours.
-				a, ok := centerAnchor(tl, labelLen, window, maxAngle)
-				inTile := !pc.bounded || (a.p.x >= 0 && a.p.x < symbolExtent && a.p.y >= 0 && a.p.y < symbolExtent)
-				if ok && inTile {
-					anchors = []lineAnchor{a}
-				}
-			} else {
-				anchors = spacedAnchors(tl, spacing, labelLen, shapedLen, boxScale, ov, window, maxAngle, pc.bounded)
-			}
+			anchors := fit.anchorsOn(tl, center, pc.bounded)
 			for _, a := range anchors {
 				w := orb.Point{(a.p.x/symbolExtent + float64(tx)) / n, (a.p.y/symbolExtent + float64(ty)) / n}
 				sp := lineSpot{line: l, world: w, seg: a.seg, tile: a.p, tileID: pc.tile, vertex: -1}
@@ -479,6 +473,46 @@ func (s *Pass) lineSpots(lr *symLayer, ss *shapedSymbol, center bool) []lineSpot
 		}
 	}
 	return out
+}
+
+// lineFit is what decides where labels go along the lines of one tile's
+// piece of a feature (tile units unless said).
+type lineFit struct {
+	spacing   float64 // symbol-spacing
+	labelLen  float64 // the label's length
+	shapedLen float64 // the label's length in ems before boxScale
+	boxScale  float64 // from ems to tile units
+	overscale float64 // how many times the tile is overscaled
+	// window and maxAngle are the text-max-angle check (window 0: none).
+	window, maxAngle float64
+}
+
+// anchorsOn returns where labels go along one line of a tile's piece:
+// for line-center (center) its middle, if a label fits there and the
+// middle lies in the tile (GL leaves the others to the neighbours); for
+// line, one every labelPitch from labelPhase where a label fits. A line
+// that starts in the tile (not continued from a neighbour across the
+// tile's edge) and takes no spaced label still takes one at its middle
+// if one fits there. bounded keeps only anchors inside the tile's square.
+func (f lineFit) anchorsOn(line []tilePoint, center, bounded bool) []lineAnchor {
+	if center {
+		a, ok := centerAnchor(line, f.labelLen, f.window, f.maxAngle)
+		if !ok || bounded && (a.p.x < 0 || a.p.x >= symbolExtent || a.p.y < 0 || a.p.y >= symbolExtent) {
+			return nil
+		}
+		return []lineAnchor{a}
+	}
+	pitch := labelPitch(f.spacing, f.labelLen)
+	if pitch <= 0 || len(line) < 2 {
+		return nil
+	}
+	g := newLabelGuide(line, f.labelLen, f.window, f.maxAngle, bounded)
+	continued := bounded && onTileEdge(line[0])
+	spaced := g.every(labelPhase(continued, pitch, f.shapedLen, f.boxScale, f.overscale), pitch)
+	if len(spaced) > 0 || continued {
+		return spaced
+	}
+	return g.every(g.length/2, pitch)
 }
 
 // spotPaths puts anchors along lines on screen. The anchors on one line

@@ -16,30 +16,19 @@ import (
 	"github.com/tesseramaps/tessera/internal/render/text"
 )
 
-// spacedAnchors returns the anchors of labels spaced along a line (tile
-// units) every spacing, for symbol-placement "line". labelLen is the
-// label's length in tile units (shapedLen in ems before boxScale), ov how
-// many times the tile is overscaled; window and maxAngle are the
-// text-max-angle check (window 0: none); bounded keeps only anchors inside
-// the tile's square.
-func spacedAnchors(line []tilePoint, spacing, labelLen, shapedLen, boxScale, ov, window, maxAngle float64, bounded bool) []lineAnchor {
-	// At least a quarter of the spacing stays free between labels: long
-	// labels spread out (parity: GL's quarter).
-	spacing = max(spacing, labelLen+spacing/4)
-	if spacing <= 0 || len(line) < 2 {
-		return nil
-	}
-	g := labelGuide{line: line, half: labelLen / 2, window: window, maxAngle: maxAngle, bounded: bounded}
-	g.length = polylineLength(line)
-	crossing := bounded && onTileEdge(line[0])
-	first := labelPhase(crossing, spacing, shapedLen, boxScale, ov)
-	out := g.every(first, spacing)
-	if len(out) == 0 && !crossing {
-		// Nothing fitted where the spacing put it: a line of its own
-		// still gets a label at its middle if one fits there.
-		out = g.every(g.length/2, spacing)
-	}
-	return out
+// labelPitch is the distance between spaced labels along a line (tile
+// units): symbol-spacing, widened where needed so that at least a quarter
+// of the spacing stays free between labels of labelLen (parity: GL's
+// quarter).
+func labelPitch(spacing, labelLen float64) float64 {
+	return max(spacing, labelLen+spacing/4)
+}
+
+// newLabelGuide is the guide of a line (tile units) for a label labelLen
+// long; window and maxAngle are the text-max-angle check (window 0: none),
+// bounded keeps only anchors inside the tile's square.
+func newLabelGuide(line []tilePoint, labelLen, window, maxAngle float64, bounded bool) labelGuide {
+	return labelGuide{line: line, length: polylineLength(line), half: labelLen / 2, window: window, maxAngle: maxAngle, bounded: bounded}
 }
 
 // labelPhase returns how far along a line (tile units) the first label
@@ -62,13 +51,12 @@ func centerAnchor(line []tilePoint, labelLen, window, maxAngle float64) (lineAnc
 	if len(line) < 2 {
 		return lineAnchor{}, false
 	}
-	g := labelGuide{line: line, half: labelLen / 2, window: window, maxAngle: maxAngle}
 	if window == 0 {
 		// Without text (an icon alone) the middle takes the symbol
 		// whatever its length, as GL places it.
-		g.half = 0
+		labelLen = 0
 	}
-	g.length = polylineLength(line)
+	g := newLabelGuide(line, labelLen, window, maxAngle, false)
 	out := g.every(g.length/2, math.Inf(1))
 	if len(out) == 0 {
 		return lineAnchor{}, false

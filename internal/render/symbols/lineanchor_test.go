@@ -1,6 +1,7 @@
 package symbols
 
 import (
+	"fmt"
 	"math"
 	"testing"
 )
@@ -30,7 +31,8 @@ func TestSpacedAnchorsTable(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got := spacedAnchors(tc.line, tc.spacing, tc.labelLen, tc.labelLen, 1, 1, 0, math.Pi/4, tc.bounded)
+			fit := lineFit{spacing: tc.spacing, labelLen: tc.labelLen, shapedLen: tc.labelLen, boxScale: 1, overscale: 1, maxAngle: math.Pi / 4}
+			got := fit.anchorsOn(tc.line, false, tc.bounded)
 			if len(got) != len(tc.want) {
 				t.Fatalf("anchors %v, want x %v", got, tc.want)
 			}
@@ -43,6 +45,39 @@ func TestSpacedAnchorsTable(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestAnchorsOnCenter: line-center takes the middle of a line when a
+// label fits there and, for a tile's piece, when the middle lies in the
+// tile.
+func TestAnchorsOnCenter(t *testing.T) {
+	tests := []struct {
+		name    string
+		line    []tilePoint
+		window  float64 // 0: an icon alone
+		bounded bool
+		want    []float64 // x of each anchor (y stays 100)
+	}{
+		{"the middle", []tilePoint{{0, 100}, {1000, 100}}, 30, true, []float64{500}},
+		{"middle left of the tile", []tilePoint{{-700, 100}, {300, 100}}, 30, true, nil},
+		{"middle left of the tile, unbounded", []tilePoint{{-700, 100}, {300, 100}}, 30, false, []float64{-200}},
+		{"too short for the label", []tilePoint{{0, 100}, {80, 100}}, 30, false, nil},
+		{"an icon alone, whatever its length", []tilePoint{{0, 100}, {80, 100}}, 0, false, []float64{40}},
+	}
+	for _, tc := range tests {
+		fit := lineFit{spacing: 300, labelLen: 100, shapedLen: 100, boxScale: 1, overscale: 1, window: tc.window, maxAngle: math.Pi / 4}
+		got := fit.anchorsOn(tc.line, true, tc.bounded)
+		var xs []float64
+		for _, a := range got {
+			if a.p.y != 100 {
+				t.Errorf("%s: anchor %v off the line", tc.name, a.p)
+			}
+			xs = append(xs, a.p.x)
+		}
+		if fmt.Sprint(xs) != fmt.Sprint(tc.want) {
+			t.Errorf("%s: anchors at x %v, want %v", tc.name, xs, tc.want)
+		}
 	}
 }
 

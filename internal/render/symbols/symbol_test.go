@@ -176,7 +176,8 @@ func TestSpacedAnchors(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got := spacedAnchors(tc.line, tc.spacing, tc.labelLen, tc.labelLen, 1, 1, tc.window, math.Pi/4, false)
+			fit := lineFit{spacing: tc.spacing, labelLen: tc.labelLen, shapedLen: tc.labelLen, boxScale: 1, overscale: 1, window: tc.window, maxAngle: math.Pi / 4}
+			got := fit.anchorsOn(tc.line, false, false)
 			var ps []tilePoint
 			for _, a := range got {
 				ps = append(ps, a.p)
