@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 
@@ -148,21 +149,80 @@ func (ix regionIndex) match(cc, name string) string {
 	return found
 }
 
-// zoneIndex finds the time zone of the nearest place, in buckets of one
-// degree.
+// zoneIndex finds the time zone of the nearest place, in cells of one
+// degree. It holds no pointers for the garbage collector to scan (a map of
+// one slice per cell was some 30,000 objects that every collection of a
+// server's heap visited): the places' indexes ordered by cell, and where
+// each cell's run ends.
 type zoneIndex struct {
-	zones   []string
-	buckets map[[2]int][]int32
-	places  [][3]float64
+	zones  []string
+	places [][3]float64
+	// ends[c] is where the run of cell c (see cell) ends in order.
+	ends  []uint32
+	order []int32
 }
 
+// The cells: 360 columns of longitude (-180 to 179) by 181 rows of
+// latitude (-90 to 90, the poles' own row at 90).
+const (
+	zoneCols = 360
+	zoneRows = 181
+)
+
 func newZoneIndex(t *Tables) zoneIndex {
-	ix := zoneIndex{zones: t.Zones, buckets: map[[2]int][]int32{}, places: t.Places}
+	ix := zoneIndex{zones: t.Zones, places: t.Places, ends: make([]uint32, zoneCols*zoneRows)}
+	cells := make([]int32, len(t.Places))
 	for i, p := range t.Places {
-		k := bucket(p[0], p[1])
-		ix.buckets[k] = append(ix.buckets[k], int32(i))
+		cells[i] = -1
+		if c, ok := placeCell(p[0], p[1]); ok {
+			cells[i] = int32(c)
+			ix.ends[c]++
+		}
+	}
+	n := uint32(0)
+	for c := range ix.ends {
+		n += ix.ends[c]
+		ix.ends[c] = n
+	}
+	// Fill each cell's run from its end, backwards, keeping place order.
+	ix.order = make([]int32, n)
+	next := slices.Clone(ix.ends)
+	for i := len(cells) - 1; i >= 0; i-- {
+		if c := cells[i]; c >= 0 {
+			next[c]--
+			ix.order[next[c]] = int32(i)
+		}
 	}
 	return ix
+}
+
+// placeCell is the cell of a place: its longitude and latitude rounded
+// down (longitude 180 is -180); false for a place off the globe.
+func placeCell(lon, lat float64) (int, bool) {
+	if !(lon >= -180 && lon <= 180 && lat >= -90 && lat <= 90) {
+		return 0, false
+	}
+	bx, by := int(math.Floor(lon)), int(math.Floor(lat))
+	return cell(bx, by)
+}
+
+// cell numbers the cell of column bx (wrapped across the antimeridian)
+// and row by; false when by is off the globe.
+func cell(bx, by int) (int, bool) {
+	if by < -90 || by > 90 {
+		return 0, false
+	}
+	bx = ((bx+180)%360+360)%360 - 180
+	return (by+90)*zoneCols + bx + 180, true
+}
+
+// run is the places of cell c.
+func (ix zoneIndex) run(c int) []int32 {
+	start := uint32(0)
+	if c > 0 {
+		start = ix.ends[c-1]
+	}
+	return ix.order[start:ix.ends[c]]
 }
 
 func bucket(lon, lat float64) [2]int {
@@ -188,14 +248,11 @@ func (ix zoneIndex) zone(lon, lat float64) string {
 				if max(abs(dx), abs(dy)) != ring {
 					continue
 				}
-				bx := c[0] + dx
-				// Wrap longitude buckets across the antimeridian.
-				if bx < -180 {
-					bx += 360
-				} else if bx >= 180 {
-					bx -= 360
+				cl, ok := cell(c[0]+dx, c[1]+dy)
+				if !ok {
+					continue
 				}
-				for _, i := range ix.buckets[[2]int{bx, c[1] + dy}] {
+				for _, i := range ix.run(cl) {
 					p := ix.places[i]
 					ddx := math.Mod(math.Abs(p[0]-lon), 360)
 					if ddx > 180 {

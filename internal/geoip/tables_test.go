@@ -1,6 +1,11 @@
 package geoip
 
-import "testing"
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+)
 
 func TestShortest(t *testing.T) {
 	for in, want := range map[float64]float64{
@@ -40,5 +45,113 @@ func TestZoneAndRegion(t *testing.T) {
 		if got := db.zones.zone(c.lon, c.lat); got != c.want {
 			t.Errorf("zone at %g,%g: %q, want %q", c.lon, c.lat, got, c.want)
 		}
+	}
+}
+
+func TestCell(t *testing.T) {
+	for _, c := range []struct {
+		lon, lat float64
+		want     int
+		ok       bool
+	}{
+		{-180, -90, 0, true},
+		{-179.5, -89.5, 0, true},
+		{179.99, -90, 359, true},
+		{180, -90, 0, true}, // the antimeridian is one column
+		{0, 0, 90*zoneCols + 180, true},
+		{-0.5, 0.5, 90*zoneCols + 179, true},
+		{179.5, 90, 180*zoneCols + 359, true},
+		{0, 90.5, 0, false},
+		{0, -91, 0, false},
+		{180.5, 0, 0, false},
+		{math.NaN(), 0, 0, false},
+		{0, math.Inf(1), 0, false},
+	} {
+		got, ok := placeCell(c.lon, c.lat)
+		if ok != c.ok || (ok && got != c.want) {
+			t.Errorf("placeCell(%g, %g) = %d, %v; want %d, %v", c.lon, c.lat, got, ok, c.want, c.ok)
+		}
+	}
+	// Columns wrap across the antimeridian, rows do not.
+	for _, c := range []struct{ bx, by, want int }{{-181, 0, 90*zoneCols + 359}, {180, 0, 90*zoneCols + 0}, {540, 1, 91 * zoneCols}, {-540, -90, 0}} {
+		if got, ok := cell(c.bx, c.by); !ok || got != c.want {
+			t.Errorf("cell(%d, %d) = %d, %v; want %d", c.bx, c.by, got, ok, c.want)
+		}
+	}
+}
+
+// TestZoneNearest checks the zone index against every place: the zone of
+// the nearest place (longitude scaled by the cosine of the latitude)
+// among those whose one-degree cell is at most 10 cells away, wrapping
+// across the antimeridian; "" when there is none.
+func TestZoneNearest(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	tb := &Tables{}
+	for i := range 40 {
+		tb.Zones = append(tb.Zones, fmt.Sprintf("Zone/%d", i))
+	}
+	for range 4000 {
+		// Dense near the antimeridian and the poles, sparse elsewhere.
+		lon, lat := rng.Float64()*360-180, rng.Float64()*180-90
+		switch rng.IntN(3) {
+		case 0:
+			lon = 180 - rng.Float64()*6
+			if rng.IntN(2) == 0 {
+				lon = -lon
+			}
+		case 1:
+			lat = 90 - rng.Float64()*8
+			if rng.IntN(2) == 0 {
+				lat = -lat
+			}
+		}
+		tb.Places = append(tb.Places, [3]float64{lon, lat, float64(rng.IntN(len(tb.Zones)))})
+	}
+	tb.Places = append(tb.Places, [3]float64{180, 10, 3}, [3]float64{-180, -10, 4}, [3]float64{0, 90, 5}, [3]float64{0, -90, 6})
+	ix := newZoneIndex(tb)
+	want := func(lon, lat float64) string {
+		cx, cy := int(math.Floor(lon)), int(math.Floor(lat))
+		coslat := math.Cos(lat * math.Pi / 180)
+		best, bestD := -1, math.Inf(1)
+		for i, p := range tb.Places {
+			px, py := int(math.Floor(p[0])), int(math.Floor(p[1]))
+			dx := ((px-cx)%360 + 360) % 360
+			if p[0] == 180 {
+				dx = ((-180-cx)%360 + 360) % 360
+			}
+			dx = min(dx, 360-dx)
+			if dx > 10 || abs(py-cy) > 10 {
+				continue
+			}
+			ddx := math.Mod(math.Abs(p[0]-lon), 360)
+			if ddx > 180 {
+				ddx = 360 - ddx
+			}
+			ddx *= coslat
+			if d := ddx*ddx + (p[1]-lat)*(p[1]-lat); d < bestD {
+				best, bestD = i, d
+			}
+		}
+		if best < 0 {
+			return ""
+		}
+		return tb.Zones[int(tb.Places[best][2])]
+	}
+	queries := [][2]float64{{179.999, 10}, {-179.999, 10}, {180, -10}, {0, 89.99}, {0, -89.99}, {10, 90}, {-170, -85}}
+	for range 3000 {
+		queries = append(queries, [2]float64{rng.Float64()*360 - 180, rng.Float64()*180 - 90})
+	}
+	for _, q := range queries {
+		if got, w := ix.zone(q[0], q[1]), want(q[0], q[1]); got != w {
+			t.Errorf("zone at %g,%g: %q, the nearest place's is %q", q[0], q[1], got, w)
+		}
+	}
+	// Places off the globe are left out; no places: no zone.
+	odd := newZoneIndex(&Tables{Zones: []string{"A"}, Places: [][3]float64{{200, 0, 0}, {0, 95, 0}, {math.NaN(), 0, 0}}})
+	if z := odd.zone(0, 0); z != "" {
+		t.Errorf("places off the globe give %q", z)
+	}
+	if z := newZoneIndex(&Tables{}).zone(0, 0); z != "" {
+		t.Errorf("no places give %q", z)
 	}
 }

@@ -1,21 +1,17 @@
 package server
 
 import (
-	"context"
 	"fmt"
 	"io"
-	"log/slog"
 	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
-	"github.com/tesseramaps/tessera/internal/config"
 	"github.com/tesseramaps/tessera/internal/fixtures"
 )
 
@@ -26,21 +22,9 @@ import (
 // come through a trusted proxy with X-Forwarded-For addresses spread over
 // the address space.
 func BenchmarkServicesLoad(b *testing.B) {
-	dir := os.Getenv("TESSERA_SERVICES_DATA")
-	if dir == "" {
-		b.Skip("TESSERA_SERVICES_DATA is not set (a folder made by tessera demo --services-only)")
-	}
-	cfg := config.Default()
-	cfg.DataDir = dir
-	cfg.Watch = false
-	cfg.TrustedProxies = []string{"127.0.0.1"}
-	cfg.UsageFlushInterval = time.Hour
-	srv, err := New(context.Background(), cfg, slog.New(slog.DiscardHandler))
-	if err != nil {
-		b.Fatal(err)
-	}
+	srv := servicesServer(b)
 	hs := httptest.NewServer(srv.Handler())
-	defer func() { hs.Close(); srv.Close() }()
+	defer hs.Close()
 	rng := rand.New(rand.NewPCG(5, 6))
 	var addrs []string
 	for len(addrs) < 4096 {
