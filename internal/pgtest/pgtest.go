@@ -5,7 +5,8 @@
 // database, so tests never see each other's rows.
 //
 // A package whose tests use it runs them through Main, which stops the
-// cluster at the end:
+// cluster at the end (the server, the processes it started and the
+// goroutine waiting on it; URL fails a test run without it):
 //
 //	func TestMain(m *testing.M) { os.Exit(pgtest.Main(m)) }
 package pgtest
@@ -25,6 +26,7 @@ import (
 	"sort"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -43,6 +45,9 @@ var (
 	cluster *Cluster
 	baseURL string
 	onceErr error
+	// inMain is set while Main runs the tests: the cluster a test starts
+	// is then stopped when they end.
+	inMain atomic.Bool
 )
 
 // Cluster is a PostgreSQL server started for tests.
@@ -52,10 +57,18 @@ type Cluster struct {
 	cmd    *exec.Cmd
 	log    *fixtures.SyncBuffer
 	exited chan struct{} // closed when the server process has ended
+	// done is closed when the goroutine that started the server has
+	// returned (after the server's end).
+	done chan struct{}
+	stop sync.Once
 }
 
-// Main runs the tests of a package and stops the cluster they started.
+// Main runs the tests of a package and stops the cluster they started
+// (the server, every process it started, the goroutine that waited on it,
+// its directory).
 func Main(m *testing.M) int {
+	inMain.Store(true)
+	defer inMain.Store(false)
 	code := m.Run()
 	if cluster != nil {
 		cluster.Stop()
@@ -107,6 +120,10 @@ func serverURL(t testing.TB) string {
 		}
 		t.Skip("PostgreSQL (initdb, postgres) is not installed: skipping")
 	}
+	if !inMain.Load() {
+		// Nothing would stop the server when the tests end.
+		t.Fatal("pgtest: the package's tests must run through pgtest.Main: func TestMain(m *testing.M) { os.Exit(pgtest.Main(m)) }")
+	}
 	once.Do(func() {
 		cluster, onceErr = Start(bin)
 		if onceErr == nil {
@@ -146,13 +163,14 @@ func version(binDir string) int {
 
 // Start makes a new cluster in a temporary directory and starts it. As root
 // (PostgreSQL refuses to run as root) the cluster belongs to the postgres
-// user. The server is a child process that dies with the test process.
+// user. The server is a child process that dies with the test process;
+// Stop ends it, and the goroutine Start leaves waiting on it, sooner.
 func Start(bin string) (*Cluster, error) {
 	dir, err := os.MkdirTemp("", "tessera-pg-")
 	if err != nil {
 		return nil, fmt.Errorf("start postgres: %w", err)
 	}
-	c := &Cluster{Dir: dir, Socket: dir, log: &fixtures.SyncBuffer{}, exited: make(chan struct{})}
+	c := &Cluster{Dir: dir, Socket: dir, log: &fixtures.SyncBuffer{}, exited: make(chan struct{}), done: make(chan struct{})}
 	var cred *syscall.Credential
 	if os.Geteuid() == 0 {
 		u, err := user.Lookup("postgres")
@@ -177,28 +195,35 @@ func Start(bin string) (*Cluster, error) {
 		return nil, fmt.Errorf("initdb: %v: %s", err, out)
 	}
 	// The server is started from a goroutine locked to its thread: the
-	// parent-death signal follows the thread that started the child.
+	// parent-death signal follows the thread that started the child, so
+	// the thread must live as long as the server does. The goroutine waits
+	// on the server, then unlocks its thread and returns: the thread goes
+	// back to the runtime rather than ending (a goroutine that returns
+	// while locked takes its thread down with it, which in a test binary
+	// with cgo once crashed the process as the tests ended).
+	cmd := exec.Command(filepath.Join(bin, "postgres"), "-D", data, "-k", dir, "-c", "listen_addresses=",
+		"-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off", "-c", "max_connections=200")
+	cmd.Dir = dir
+	cmd.Stdout, cmd.Stderr = c.log, c.log
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: cred, Pdeathsig: syscall.SIGKILL, Setpgid: true}
+	// The server's own children hold its output pipe too: Wait stops
+	// copying from it this long after the server has ended.
+	cmd.WaitDelay = 5 * time.Second
+	c.cmd = cmd
 	started := make(chan error, 1)
 	go func() {
+		defer close(c.done)
 		runtime.LockOSThread()
-		c.cmd = exec.Command(filepath.Join(bin, "postgres"), "-D", data, "-k", dir, "-c", "listen_addresses=",
-			"-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off", "-c", "max_connections=200")
-		c.cmd.Dir = dir
-		c.cmd.Stdout, c.cmd.Stderr = c.log, c.log
-		c.cmd.SysProcAttr = &syscall.SysProcAttr{Credential: cred, Pdeathsig: syscall.SIGKILL, Setpgid: true}
-		err := c.cmd.Start()
+		defer runtime.UnlockOSThread()
+		err := cmd.Start()
 		started <- err
 		if err == nil {
-			c.cmd.Wait()
+			cmd.Wait()
 		}
 		close(c.exited)
-		// The goroutine never returns: a goroutine that ends while locked
-		// takes its thread down with it, and in a test binary with cgo
-		// that happened while the tests were ending (a segmentation fault
-		// after PASS, seen now and then). The process ends soon anyway.
-		select {}
 	}()
 	if err := <-started; err != nil {
+		<-c.done
 		os.RemoveAll(dir)
 		return nil, fmt.Errorf("start postgres: %w", err)
 	}
@@ -232,17 +257,32 @@ func (c *Cluster) URL(database string) string {
 	return "postgres://postgres@/" + database + "?host=" + url.QueryEscape(c.Socket) + "&sslmode=disable"
 }
 
-// Stop shuts the server down at once and removes its directory.
+// Stop shuts the server down at once, waits until it and the goroutine
+// waiting on it have ended, and removes its directory. Calling it again
+// does nothing.
 func (c *Cluster) Stop() {
-	if c.cmd != nil && c.cmd.Process != nil {
+	c.stop.Do(func() {
+		if c.cmd.Process == nil {
+			os.RemoveAll(c.Dir)
+			return
+		}
+		pid := c.cmd.Process.Pid
 		c.cmd.Process.Signal(syscall.SIGQUIT) // immediate shutdown
 		select {
 		case <-c.exited:
 		case <-time.After(10 * time.Second):
-			c.cmd.Process.Kill()
+			// The server and every process it started (its own group).
+			syscall.Kill(-pid, syscall.SIGKILL)
 		}
-	}
-	os.RemoveAll(c.Dir)
+		<-c.done
+		os.RemoveAll(c.Dir)
+	})
+}
+
+// Running tells whether a process of the server's group (the server or
+// one it started) is still alive.
+func (c *Cluster) Running() bool {
+	return syscall.Kill(-c.cmd.Process.Pid, 0) == nil
 }
 
 // withDatabase replaces the database of a server URL.
