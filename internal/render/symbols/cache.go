@@ -5,7 +5,6 @@ import (
 	"encoding/binary"
 	"fmt"
 	"hash/maphash"
-	"math"
 	"slices"
 	"sync"
 	"unsafe"
@@ -551,8 +550,7 @@ func (s *Pass) keptSpots(lr *symLayer, ss *shapedSymbol, center bool, placement 
 	}
 	kept := spots[:0]
 	for _, sp := range spots {
-		ov := math.Max(1, math.Exp2(lz-float64(max(sp.tileID[2], 0))))
-		repeat := lr.num(pSymbolSpacing, ss.c, 250) * symbolExtent / (512 * ov) / 2
+		repeat := lr.num(pSymbolSpacing, ss.c, 250) * frameOf(sp.tileID, lz).perPixel / 2
 		if !repeats.tooClose(sp.tileID, txt, sp.tile, repeat) {
 			kept = append(kept, sp)
 		}

@@ -196,6 +196,11 @@ type tilePoint struct{ x, y float64 }
 
 func (a tilePoint) dist(b tilePoint) float64 { return math.Hypot(b.x-a.x, b.y-a.y) }
 
+// inTile reports whether p lies in its tile's square.
+func (a tilePoint) inTile() bool {
+	return a.x >= 0 && a.x < symbolExtent && a.y >= 0 && a.y < symbolExtent
+}
+
 // angleTo is the angle of the vector from b to a, as GL's Point.angleTo.
 func (a tilePoint) angleTo(b tilePoint) float64 { return math.Atan2(a.y-b.y, a.x-b.x) }
 
@@ -404,71 +409,124 @@ type lineSpot struct {
 	vertex int
 }
 
+// maxAngleWindowEms is the stretch of line, in ems of the label's text,
+// whose bends text-max-angle limits: the bends under any 3/5 em of the
+// label together may not exceed it (a parity number, observed in GL's
+// pictures; the specification names no window).
+const maxAngleWindowEms = 3.0 / 5
+
+// tileSize is the size, in CSS pixels, of a tile drawn at its own zoom.
+const tileSize = 512
+
+// tileFrame is a tile whose coordinates (symbolExtent units a side) line
+// labels are spaced in: the tile z/x/y, the world's size in such tiles,
+// how many times the view's zoom enlarges it and the tile units that
+// make one CSS pixel at that zoom.
+type tileFrame struct {
+	z, x, y   int
+	tiles     float64 // 2^z
+	overscale float64 // at least 1
+	perPixel  float64 // tile units per CSS pixel
+}
+
+// frameOf returns the frame of tile id (y, x, z) at a layout zoom; a
+// negative z (lines not cut into tiles) is the tile grid of that zoom,
+// counted from the world's corner.
+func frameOf(id [3]int, zoom float64) tileFrame {
+	f := tileFrame{z: id[2], x: id[1], y: id[0]}
+	if f.z < 0 {
+		f = tileFrame{z: int(zoom)}
+	}
+	f.tiles = math.Exp2(float64(f.z))
+	f.overscale = math.Max(1, math.Exp2(zoom-float64(f.z)))
+	f.perPixel = symbolExtent / (tileSize * f.overscale)
+	return f
+}
+
+// toTile returns a world point (0..1) in the frame's tile units.
+func (f tileFrame) toTile(p orb.Point) tilePoint {
+	return tilePoint{(p[0]*f.tiles - float64(f.x)) * symbolExtent, (p[1]*f.tiles - float64(f.y)) * symbolExtent}
+}
+
+// toWorld is the inverse of toTile.
+func (f tileFrame) toWorld(p tilePoint) orb.Point {
+	return orb.Point{(p.x/symbolExtent + float64(f.x)) / f.tiles, (p.y/symbolExtent + float64(f.y)) / f.tiles}
+}
+
+// labelRoom is how much line a label along it takes: its length and its
+// text's em, both in glyph pixels of text.OneEm at the size the label is
+// laid out at, and whether it has text (only text is held to
+// text-max-angle).
+type labelRoom struct {
+	length  float64 // glyph pixels
+	emScale float64 // CSS pixels per glyph pixel
+	text    bool
+}
+
+// roomOf measures a label along a line at a layout zoom. Its size is
+// text-size one zoom above (a symbol's layout size, as GL lays out a
+// tile's labels). Observed in GL's pictures: the length is the longer of
+// the text and the icon, the icon's width counted in the text's glyph
+// pixels too; a label with a vertical alternative is measured by that
+// alternative.
+func (lr *symLayer) roomOf(ss *shapedSymbol, zoom float64) labelRoom {
+	up := lr.newContext(zoom+1, ss.f.Expr)
+	room := labelRoom{emScale: lr.num(pTextSize, up, 16) / text.OneEm, text: len(ss.sh.Glyphs) > 0}
+	lr.ctxs.free(up)
+	if room.text {
+		sh := &ss.sh
+		if ss.steep != nil {
+			sh = ss.steep
+		}
+		room.length = sh.Right - sh.Left
+	}
+	if ss.ic != nil {
+		room.length = math.Max(room.length, ss.iconRight-ss.iconLeft)
+	}
+	return room
+}
+
 // lineSpots finds where a feature's symbols go along its lines: every
 // symbol-spacing (first at an offset that depends on the label length),
 // where the label fits on the line and bends by at most text-max-angle; or
-// only at the middle of each line for line-center.
+// only at the middle of each line for line-center. Each piece of line is
+// laid out in the coordinates of the tile it was cut for.
 func (s *Pass) lineSpots(lr *symLayer, ss *shapedSymbol, center bool) []lineSpot {
-	f := ss.f
 	zoom := math.Floor(s.View.Zoom)
-	up := lr.newContext(zoom+1, f.Expr)
-	layoutSize := lr.num(pTextSize, up, 16)
-	lr.ctxs.free(up)
-	shapedLen := 0.0
-	hasText := len(ss.sh.Glyphs) > 0
-	if hasText {
-		shapedLen = ss.sh.Right - ss.sh.Left
-		if ss.steep != nil {
-			// GL measures the room for a label with a vertical
-			// alternative by that alternative.
-			shapedLen = ss.steep.Right - ss.steep.Left
-		}
-	}
-	if ss.ic != nil {
-		shapedLen = math.Max(shapedLen, ss.iconRight-ss.iconLeft)
-	}
+	room := lr.roomOf(ss, zoom)
 	maxAngle := lr.num(pTextMaxAngle, ss.c, 45) * math.Pi / 180
+	spacingPx := lr.num(pSymbolSpacing, ss.c, 250)
 	var out []lineSpot
+	var tl []tilePoint
 	for _, pc := range s.linePieces(lr, ss, center) {
-		tz, tx, ty := pc.tile[2], pc.tile[1], pc.tile[0]
-		if tz < 0 {
-			tz, tx, ty = int(zoom), 0, 0
-		}
-		ov := math.Max(1, math.Exp2(zoom-float64(tz)))
-		tpr := symbolExtent / (512 * ov)
-		boxScale := tpr * layoutSize / text.OneEm
-		labelLen := shapedLen * boxScale
-		window := 0.0
-		if hasText {
-			window = 3.0 / 5 * text.OneEm * boxScale
+		fr := frameOf(pc.tile, zoom)
+		// Tile units per glyph pixel of the label.
+		perGlyph := fr.perPixel * room.emScale
+		labelLen := room.length * perGlyph
+		window := 0.0 // no text: no angle check
+		if room.text {
+			window = maxAngleWindowEms * text.OneEm * perGlyph
 		}
 		fit := lineFit{
-			spacing:   lr.num(pSymbolSpacing, ss.c, 250) * tpr,
+			spacing:   spacingPx * fr.perPixel,
 			labelLen:  labelLen,
-			shapedLen: shapedLen, boxScale: boxScale, overscale: ov,
-			window: window, maxAngle: maxAngle,
+			shapedLen: room.length,
+			boxScale:  perGlyph,
+			overscale: fr.overscale,
+			window:    window,
+			maxAngle:  maxAngle,
 		}
-		n := math.Exp2(float64(tz))
 		for _, l := range pc.lines {
 			if len(l) < 2 {
 				continue
 			}
-			tl := make([]tilePoint, len(l))
-			for i, p := range l {
-				tl[i] = tilePoint{(p[0]*n - float64(tx)) * symbolExtent, (p[1]*n - float64(ty)) * symbolExtent}
+			tl = tl[:0]
+			for _, p := range l {
+				tl = append(tl, fr.toTile(p))
 			}
 			anchors := fit.anchorsOn(tl, center, pc.bounded)
 			for _, a := range anchors {
-				w := orb.Point{(a.p.x/symbolExtent + float64(tx)) / n, (a.p.y/symbolExtent + float64(ty)) / n}
-				sp := lineSpot{line: l, world: w, seg: a.seg, tile: a.p, tileID: pc.tile, vertex: -1}
-				// An anchor rounded onto a vertex is that vertex: the
-				// direction GL gives it comes from the segment behind.
-				for _, v := range []int{a.seg, a.seg + 1} {
-					if tl[v].dist(a.p) < 1e-6 {
-						sp.vertex = v
-					}
-				}
-				out = append(out, sp)
+				out = append(out, lineSpot{line: l, world: fr.toWorld(a.p), seg: a.seg, tile: a.p, tileID: pc.tile, vertex: vertexAt(tl, a)})
 			}
 		}
 	}
@@ -480,8 +538,8 @@ func (s *Pass) lineSpots(lr *symLayer, ss *shapedSymbol, center bool) []lineSpot
 type lineFit struct {
 	spacing   float64 // symbol-spacing
 	labelLen  float64 // the label's length
-	shapedLen float64 // the label's length in ems before boxScale
-	boxScale  float64 // from ems to tile units
+	shapedLen float64 // the label's length in glyph pixels (labelRoom)
+	boxScale  float64 // tile units per glyph pixel
 	overscale float64 // how many times the tile is overscaled
 	// window and maxAngle are the text-max-angle check (window 0: none).
 	window, maxAngle float64
@@ -497,7 +555,7 @@ type lineFit struct {
 func (f lineFit) anchorsOn(line []tilePoint, center, bounded bool) []lineAnchor {
 	if center {
 		a, ok := centerAnchor(line, f.labelLen, f.window, f.maxAngle)
-		if !ok || bounded && (a.p.x < 0 || a.p.x >= symbolExtent || a.p.y < 0 || a.p.y >= symbolExtent) {
+		if !ok || bounded && !a.p.inTile() {
 			return nil
 		}
 		return []lineAnchor{a}
@@ -513,6 +571,20 @@ func (f lineFit) anchorsOn(line []tilePoint, center, bounded bool) []lineAnchor 
 		return spaced
 	}
 	return g.every(g.length/2, pitch)
+}
+
+// vertexAt returns the end of the anchor's segment that the anchor was
+// rounded onto (the later one if both), -1 for none: such an anchor is
+// that vertex, and takes the direction GL gives it from the segment
+// behind.
+func vertexAt(line []tilePoint, a lineAnchor) int {
+	v := -1
+	for _, i := range [2]int{a.seg, a.seg + 1} {
+		if line[i].dist(a.p) < 1e-6 {
+			v = i
+		}
+	}
+	return v
 }
 
 // spotPaths puts anchors along lines on screen. The anchors on one line

@@ -108,3 +108,58 @@ func TestBufferedPieces(t *testing.T) {
 		})
 	}
 }
+
+// TestTileFrame pins the frames lines are laid out in: tile units per CSS
+// pixel (8192 over a 512-pixel tile, fewer when overscaled), the way in
+// and out of tile units, and the grid of the layout zoom for lines not
+// cut into tiles.
+func TestTileFrame(t *testing.T) {
+	tests := []struct {
+		id        [3]int
+		zoom      float64
+		overscale float64
+		perPixel  float64
+		world     orb.Point
+		tile      tilePoint
+	}{
+		{[3]int{0, 0, 0}, 0, 1, 16, orb.Point{0.5, 0.25}, tilePoint{4096, 2048}},
+		{[3]int{1, 2, 2}, 2, 1, 16, orb.Point{0.625, 0.375}, tilePoint{4096, 4096}},
+		{[3]int{1, 2, 2}, 4, 4, 4, orb.Point{0.5, 0.25}, tilePoint{0, 0}},
+		// A tile above the layout zoom is never made smaller.
+		{[3]int{3, 5, 3}, 1, 1, 16, orb.Point{0.75, 0.5}, tilePoint{8192, 8192}},
+		// Not cut into tiles: the grid of the layout zoom from the corner.
+		{[3]int{0, 0, -1}, 3, 1, 16, orb.Point{0.125, 0.5}, tilePoint{8192, 32768}},
+	}
+	for _, tc := range tests {
+		f := frameOf(tc.id, tc.zoom)
+		if f.overscale != tc.overscale || f.perPixel != tc.perPixel {
+			t.Errorf("frameOf(%v, %g): overscale %g, %g units a pixel; want %g, %g", tc.id, tc.zoom, f.overscale, f.perPixel, tc.overscale, tc.perPixel)
+		}
+		if got := f.toTile(tc.world); got != tc.tile {
+			t.Errorf("frameOf(%v, %g).toTile(%v) = %v, want %v", tc.id, tc.zoom, tc.world, got, tc.tile)
+		}
+		if got := f.toWorld(tc.tile); got != tc.world {
+			t.Errorf("frameOf(%v, %g).toWorld(%v) = %v, want %v", tc.id, tc.zoom, tc.tile, got, tc.world)
+		}
+	}
+}
+
+// TestVertexAt pins which vertex an anchor was rounded onto.
+func TestVertexAt(t *testing.T) {
+	line := []tilePoint{{0, 0}, {10, 0}, {10, 10}}
+	tests := []struct {
+		a    lineAnchor
+		want int
+	}{
+		{lineAnchor{tilePoint{5, 0}, 0}, -1},
+		{lineAnchor{tilePoint{0, 0}, 0}, 0},
+		{lineAnchor{tilePoint{10, 0}, 0}, 1},
+		{lineAnchor{tilePoint{10, 0}, 1}, 1},
+		{lineAnchor{tilePoint{10, 10}, 1}, 2},
+	}
+	for _, tc := range tests {
+		if got := vertexAt(line, tc.a); got != tc.want {
+			t.Errorf("vertexAt(%v) = %d, want %d", tc.a, got, tc.want)
+		}
+	}
+}
