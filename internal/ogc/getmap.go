@@ -2,6 +2,7 @@ package ogc
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/xml"
 	"fmt"
 	"image"
@@ -348,52 +349,72 @@ func (r *GetMapRequest) Plan() MapPlan {
 func ceil(v float64) float64 { return math.Ceil(v - 1e-6) }
 
 // Warp maps a render made by plan onto the request's grid (bilinear
-// sampling of premultiplied pixels). Pixels outside the render stay
-// transparent.
+// sampling of premultiplied pixels, pixel centres at integer coordinates,
+// clamped to the render's edge pixels). Pixels outside the render stay
+// transparent, and so do those whose four neighbours are (a sparse
+// layer's picture warps at the cost of what it draws).
 func (r *GetMapRequest) Warp(src *image.RGBA, plan MapPlan) *image.RGBA {
 	dst := image.NewRGBA(image.Rect(0, 0, r.Width, r.Height))
 	cx, cy := geo.LonLatToWorld(plan.CenterLon, plan.CenterLat)
 	scale := 512 * math.Exp2(plan.Zoom)
 	sw, sh := src.Bounds().Dx(), src.Bounds().Dy()
+	if sw == 0 || sh == 0 {
+		return dst
+	}
 	stepX := (r.BBox[2] - r.BBox[0]) / float64(r.Width)
 	stepY := (r.BBox[3] - r.BBox[1]) / float64(r.Height)
-	cols := make([]float64, r.Width)
+	// Each output column's two source columns (byte offsets in a row) and
+	// its weight; in is false outside the render.
+	type column struct {
+		o0, o1 int
+		fx     float64
+		in     bool
+	}
+	cols := make([]column, r.Width)
 	for i := range cols {
 		wx, _ := r.toWorld(r.BBox[0]+(float64(i)+0.5)*stepX, 0)
-		cols[i] = (wx-cx)*scale + float64(sw)/2 - 0.5
+		sx := (wx-cx)*scale + float64(sw)/2 - 0.5
+		if sx < -0.5 || sx > float64(sw)-0.5 {
+			continue
+		}
+		x0 := math.Floor(sx)
+		ix := int(x0)
+		cols[i] = column{o0: 4 * clampInt(ix, sw), o1: 4 * clampInt(ix+1, sw), fx: sx - x0, in: true}
 	}
 	for j := 0; j < r.Height; j++ {
 		_, wy := r.toWorld(r.BBox[0], r.BBox[3]-(float64(j)+0.5)*stepY)
 		sy := (wy-cy)*scale + float64(sh)/2 - 0.5
+		if sy < -0.5 || sy > float64(sh)-0.5 {
+			continue
+		}
+		y0 := math.Floor(sy)
+		fy := sy - y0
+		iy := int(y0)
+		top := src.Pix[src.PixOffset(src.Rect.Min.X, src.Rect.Min.Y+clampInt(iy, sh)):]
+		bottom := src.Pix[src.PixOffset(src.Rect.Min.X, src.Rect.Min.Y+clampInt(iy+1, sh)):]
 		row := dst.Pix[j*dst.Stride:]
-		for i, sx := range cols {
-			sampleBilinear(src, sx, sy, row[4*i:4*i+4])
+		for i, c := range cols {
+			if !c.in {
+				continue
+			}
+			a, b := top[c.o0:c.o0+4:c.o0+4], top[c.o1:c.o1+4:c.o1+4]
+			d0, d1 := bottom[c.o0:c.o0+4:c.o0+4], bottom[c.o1:c.o1+4:c.o1+4]
+			if word(a)|word(b)|word(d0)|word(d1) == 0 {
+				continue
+			}
+			out := row[4*i : 4*i+4 : 4*i+4]
+			for k := 0; k < 4; k++ {
+				t := float64(a[k])*(1-c.fx) + float64(b[k])*c.fx
+				u := float64(d0[k])*(1-c.fx) + float64(d1[k])*c.fx
+				out[k] = uint8(t*(1-fy) + u*fy + 0.5)
+			}
 		}
 	}
 	return dst
 }
 
-// sampleBilinear writes into out the bilinear blend of src's premultiplied
-// pixels around (x, y) (pixel centres at integer coordinates), clamping to
-// the image's edge pixels.
-func sampleBilinear(src *image.RGBA, x, y float64, out []byte) {
-	w, h := src.Bounds().Dx(), src.Bounds().Dy()
-	if x < -0.5 || y < -0.5 || x > float64(w)-0.5 || y > float64(h)-0.5 {
-		return
-	}
-	x0, y0 := math.Floor(x), math.Floor(y)
-	fx, fy := x-x0, y-y0
-	ix, iy := int(x0), int(y0)
-	at := func(i, j int) []byte {
-		i = max(0, min(w-1, i))
-		j = max(0, min(h-1, j))
-		o := src.PixOffset(src.Rect.Min.X+i, src.Rect.Min.Y+j)
-		return src.Pix[o : o+4]
-	}
-	a, b, c, d := at(ix, iy), at(ix+1, iy), at(ix, iy+1), at(ix+1, iy+1)
-	for k := 0; k < 4; k++ {
-		top := float64(a[k])*(1-fx) + float64(b[k])*fx
-		bot := float64(c[k])*(1-fx) + float64(d[k])*fx
-		out[k] = uint8(top*(1-fy) + bot*fy + 0.5)
-	}
-}
+// clampInt returns i within 0..n-1.
+func clampInt(i, n int) int { return max(0, min(n-1, i)) }
+
+// word is a pixel's four bytes as one number (0 for transparent black).
+func word(p []byte) uint32 { return binary.LittleEndian.Uint32(p) }

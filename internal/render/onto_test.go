@@ -9,39 +9,51 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tesseramaps/tessera/internal/fixtures"
 	"github.com/tesseramaps/tessera/internal/geo"
 	"github.com/tesseramaps/tessera/internal/ogc"
+	"github.com/tesseramaps/tessera/internal/render/scene"
 )
 
-// wmsRender draws st as a WMS GetMap query asks (the request parsed and
-// planned by package ogc, as the map service draws it): straight for a
-// Web Mercator query with square pixels, else onto the request's grid by
+// wmsRequest parses and plans a WMS GetMap query with package ogc, as
+// the map service does: the request, the view of its plan and the
+// output RenderOnto draws it onto (used when the plan resamples).
+func wmsRequest(tb testing.TB, query string) (*ogc.GetMapRequest, ogc.MapPlan, View, Output) {
+	tb.Helper()
+	q, err := url.ParseQuery(query + "&REQUEST=GetMap&LAYERS=m&FORMAT=image/png")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	req, ex := ogc.ParseGetMap(q, ogc.MaxSize, func(string) bool { return true })
+	if ex != nil {
+		tb.Fatalf("%s: %v", query, ex)
+	}
+	plan := req.Plan()
+	v := View{Center: [2]float64{plan.CenterLon, plan.CenterLat}, Zoom: plan.Zoom, Width: plan.Width, Height: plan.Height, PixelRatio: 1}
+	out := Output{Width: req.Width, Height: req.Height, Project: req.ToPixel,
+		Warp: func(view *image.RGBA) *image.RGBA { return req.Warp(view, plan) }}
+	return req, plan, v, out
+}
+
+// wmsRender draws st as a WMS GetMap query asks: straight for a Web
+// Mercator query with square pixels, else onto the request's grid by
 // RenderOnto, or, when warpAll, by the earlier way of warping the whole
 // Mercator picture, labels and all.
 func wmsRender(t *testing.T, r *Renderer, st string, res Resources, query string, warpAll bool) (*image.RGBA, *ogc.GetMapRequest) {
 	t.Helper()
-	q, err := url.ParseQuery(query + "&REQUEST=GetMap&LAYERS=m&FORMAT=image/png")
-	if err != nil {
-		t.Fatal(err)
-	}
-	req, ex := ogc.ParseGetMap(q, ogc.MaxSize, func(string) bool { return true })
-	if ex != nil {
-		t.Fatalf("%s: %v", query, ex)
-	}
-	plan := req.Plan()
-	v := View{Center: [2]float64{plan.CenterLon, plan.CenterLat}, Zoom: plan.Zoom, Width: plan.Width, Height: plan.Height, PixelRatio: 1}
+	req, plan, v, out := wmsRequest(t, query)
 	s := parse(t, st)
 	var img *image.RGBA
+	var err error
 	switch {
 	case !plan.Resample:
 		img, err = r.Render(context.Background(), s, v, res)
 	case warpAll:
 		if img, err = r.Render(context.Background(), s, v, res); err == nil {
-			img = req.Warp(img, plan)
+			img = out.Warp(img)
 		}
 	default:
-		img, err = r.RenderOnto(context.Background(), s, v, res, Output{Width: req.Width, Height: req.Height, Project: req.ToPixel,
-			Warp: func(view *image.RGBA) *image.RGBA { return req.Warp(view, plan) }})
+		img, err = r.RenderOnto(context.Background(), s, v, res, out)
 	}
 	if err != nil {
 		t.Fatalf("%s: %v", query, err)
@@ -280,6 +292,50 @@ func TestRenderOntoLineLabel(t *testing.T) {
 			}
 			if math.Abs(mean-refMean) > 1.5 || far > refFar+3 {
 				t.Errorf("label pixels %+.1f px across the line on average, at most %.1f; in Web Mercator %+.1f, %.1f", mean, far, refMean, refFar)
+			}
+		})
+	}
+}
+
+// BenchmarkStreetStyleOnto draws the shared benchmark's street view (see
+// BenchmarkStreetStyle) as a 512x512 EPSG:4326 GetMap of the same area,
+// warm: "warped" is the Mercator picture warped whole (before issue 19),
+// "onto" RenderOnto, its labels placed and drawn on the output.
+func BenchmarkStreetStyleOnto(b *testing.B) {
+	st, res := streetStyle(b)
+	f := ViewOf(st, 512, 512, 1)
+	fr := scene.NewFrame(f)
+	x0, y0, x1, y1 := fr.WorldBounds()
+	w, n := geo.WorldToLonLat(x0, y0)
+	e, s := geo.WorldToLonLat(x1, y1)
+	_, _, v, out := wmsRequest(b, fmt.Sprintf("VERSION=1.1.1&SRS=EPSG:4326&BBOX=%f,%f,%f,%f&WIDTH=512&HEIGHT=512", w, s, e, n))
+	ctx := context.Background()
+	r := newRenderer(b)
+	for _, bc := range []struct {
+		name string
+		draw func() (*image.RGBA, error)
+	}{
+		{"warped", func() (*image.RGBA, error) {
+			img, err := r.Render(ctx, st, v, res)
+			if err != nil {
+				return nil, err
+			}
+			return out.Warp(img), nil
+		}},
+		{"onto", func() (*image.RGBA, error) { return r.RenderOnto(ctx, st, v, res, out) }},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			if _, err := bc.draw(); err != nil {
+				b.Fatal(err)
+			}
+			b.ReportAllocs()
+			b.ResetTimer()
+			start := fixtures.ProcessCPU()
+			defer fixtures.ReportCPUPerOp(b, start)
+			for b.Loop() {
+				if _, err := bc.draw(); err != nil {
+					b.Fatal(err)
+				}
 			}
 		})
 	}

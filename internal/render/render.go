@@ -208,7 +208,13 @@ func (d layerDrawer) drawOnto(ctx context.Context, order []int, view *raster.Can
 			oc.Budget = d.budget
 		}
 		if symbol {
-			d.draw(ctx, run, oc)
+			// Symbols draw no coverage mask: none is taken for them.
+			for _, i := range run {
+				if ctx.Err() != nil || d.budget.Stopped() {
+					break
+				}
+				d.drawLayer(ctx, i, d.st.Layers[i], oc, nil)
+			}
 			continue
 		}
 		if viewDrawn {
