@@ -38,33 +38,6 @@ func (n *atNode) eval(c *EvalContext) (Value, error) {
 	return items[int(idx)], nil
 }
 
-func parseAt(args []any, c *compiler) node {
-	if len(args) != 3 {
-		return c.fail(fmt.Sprintf("Expected 2 arguments, but found %d instead.", len(args)-1))
-	}
-	index := c.compileArg(args[1], 1, &NumberType)
-	item := ValueType
-	if c.want != nil {
-		item = *c.want
-	}
-	arrT := ArrayOf(item, -1)
-	input := c.compileArg(args[2], 2, &arrT)
-	if index == nil || input == nil {
-		return nil
-	}
-	return &atNode{nodeBase: nodeBase{t: input.base().t.item()}, index: index, input: input}
-}
-
-var needleTypes = []Type{BooleanType, StringType, NumberType, NullType, ValueType}
-
-func validNeedle(v Value) bool {
-	switch v.Kind() {
-	case KindBoolean, KindString, KindNumber, KindNull:
-		return true
-	}
-	return false
-}
-
 // inNode: ["in", needle, haystack].
 type inNode struct {
 	nodeBase
@@ -85,8 +58,8 @@ func (n *inNode) eval(c *EvalContext) (Value, error) {
 	if !truthy(hay) {
 		return Bool(false), nil
 	}
-	if !validNeedle(needle) {
-		return Value{}, evalErr("Expected first argument to be of type boolean, string, number or null, but found %s instead.", typeOfValue(needle).String())
+	if !needleKinds.has(needle.Kind()) {
+		return Value{}, evalErr("Expected first argument to be of type %s, but found %s instead.", needleNames, typeOfValue(needle).String())
 	}
 	switch hay.Kind() {
 	case KindString:
@@ -99,7 +72,7 @@ func (n *inNode) eval(c *EvalContext) (Value, error) {
 		}
 		return Bool(false), nil
 	}
-	return Value{}, evalErr("Expected second argument to be of type array or string, but found %s instead.", typeOfValue(hay).String())
+	return Value{}, evalErr("Expected second argument to be of type %s, but found %s instead.", sequenceNames, typeOfValue(hay).String())
 }
 
 // toJSString implements String(x) for primitives.
@@ -108,21 +81,6 @@ func toJSString(v Value) string {
 		return "null"
 	}
 	return toStringValue(v)
-}
-
-func parseIn(args []any, c *compiler) node {
-	if len(args) != 3 {
-		return c.fail(fmt.Sprintf("Expected 2 arguments, but found %d instead.", len(args)-1))
-	}
-	needle := c.compileArg(args[1], 1, &ValueType)
-	hay := c.compileArg(args[2], 2, &ValueType)
-	if needle == nil || hay == nil {
-		return nil
-	}
-	if !isValidType(needle.base().t, needleTypes...) {
-		return c.fail(fmt.Sprintf("Expected first argument to be of type boolean, string, number or null, but found %s instead", needle.base().t.String()))
-	}
-	return &inNode{nodeBase: nodeBase{t: BooleanType}, needle: needle, haystack: hay}
 }
 
 // indexOfNode: ["index-of", needle, haystack, fromIndex?].
@@ -148,8 +106,8 @@ func (n *indexOfNode) eval(c *EvalContext) (Value, error) {
 	if err != nil {
 		return Value{}, err
 	}
-	if !validNeedle(needle) {
-		return Value{}, evalErr("Expected first argument to be of type boolean, string, number or null, but found %s instead.", typeOfValue(needle).String())
+	if !needleKinds.has(needle.Kind()) {
+		return Value{}, evalErr("Expected first argument to be of type %s, but found %s instead.", needleNames, typeOfValue(needle).String())
 	}
 	from := 0.0
 	hasFrom := false
@@ -161,10 +119,13 @@ func (n *indexOfNode) eval(c *EvalContext) (Value, error) {
 	}
 	switch hay.Kind() {
 	case KindString:
+		// The search starts at a position counted in UTF-16 units, as
+		// JavaScript counts them (GL's style-spec: ["index-of", "b",
+		// "😀ab", 3] is 2); the position found is counted in code points.
 		runes := []rune(hay.s)
 		start := 0
 		if hasFrom {
-			start = clampIndex(from, len(runes), false)
+			start = runeAtUnit(runes, clampIndex(from, utf16Len(runes), false))
 		}
 		sub := string(runes[start:])
 		i := strings.Index(sub, toJSString(needle))
@@ -185,7 +146,29 @@ func (n *indexOfNode) eval(c *EvalContext) (Value, error) {
 		}
 		return Number(-1), nil
 	}
-	return Value{}, evalErr("Expected second argument to be of type array or string, but found %s instead.", typeOfValue(hay).String())
+	return Value{}, evalErr("Expected second argument to be of type %s, but found %s instead.", sequenceNames, typeOfValue(hay).String())
+}
+
+// utf16Len is the length of runes in UTF-16 units.
+func utf16Len(runes []rune) int {
+	n := 0
+	for _, r := range runes {
+		n += utf16.RuneLen(r)
+	}
+	return n
+}
+
+// runeAtUnit returns the index of the first of runes that starts at or
+// after UTF-16 unit u: the first place a search from u can match.
+func runeAtUnit(runes []rune, u int) int {
+	at := 0
+	for i, r := range runes {
+		if at >= u {
+			return i
+		}
+		at += utf16.RuneLen(r)
+	}
+	return len(runes)
 }
 
 // clampIndex converts a JavaScript fromIndex into a start position.
@@ -207,27 +190,6 @@ func clampIndex(f float64, n int, negFromEnd bool) int {
 		return n
 	}
 	return int(f)
-}
-
-func parseIndexOf(args []any, c *compiler) node {
-	if len(args) <= 2 || len(args) >= 5 {
-		return c.fail(fmt.Sprintf("Expected 2 or 3 arguments, but found %d instead.", len(args)-1))
-	}
-	needle := c.compileArg(args[1], 1, &ValueType)
-	hay := c.compileArg(args[2], 2, &ValueType)
-	if needle == nil || hay == nil {
-		return nil
-	}
-	if !isValidType(needle.base().t, needleTypes...) {
-		return c.fail(fmt.Sprintf("Expected first argument to be of type boolean, string, number or null, but found %s instead", needle.base().t.String()))
-	}
-	n := &indexOfNode{nodeBase: nodeBase{t: NumberType}, needle: needle, haystack: hay}
-	if len(args) == 4 {
-		if n.from = c.compileArg(args[3], 3, &NumberType); n.from == nil {
-			return nil
-		}
-	}
-	return n
 }
 
 // sliceNode: ["slice", input, begin, end?].
@@ -281,28 +243,7 @@ func (n *sliceNode) eval(c *EvalContext) (Value, error) {
 		b, e := sliceBounds(begin, end, hasEnd, len(items))
 		return Array(append([]Value(nil), items[b:e]...)), nil
 	}
-	return Value{}, evalErr("Expected first argument to be of type array or string, but found %s instead.", typeOfValue(in).String())
-}
-
-func parseSlice(args []any, c *compiler) node {
-	if len(args) <= 2 || len(args) >= 5 {
-		return c.fail(fmt.Sprintf("Expected 2 or 3 arguments, but found %d instead.", len(args)-1))
-	}
-	in := c.compileArg(args[1], 1, &ValueType)
-	begin := c.compileArg(args[2], 2, &NumberType)
-	if in == nil || begin == nil {
-		return nil
-	}
-	if !isValidType(in.base().t, ArrayOf(ValueType, -1), StringType, ValueType) {
-		return c.fail(fmt.Sprintf("Expected first argument to be of type array or string, but found %s instead", in.base().t.String()))
-	}
-	n := &sliceNode{nodeBase: nodeBase{t: in.base().t}, input: in, begin: begin}
-	if len(args) == 4 {
-		if n.end = c.compileArg(args[3], 3, &NumberType); n.end == nil {
-			return nil
-		}
-	}
-	return n
+	return Value{}, evalErr("Expected first argument to be of type %s, but found %s instead.", sequenceNames, typeOfValue(in).String())
 }
 
 // lengthNode: ["length", string|array].
@@ -370,14 +311,38 @@ func (n *caseNode) eval(c *EvalContext) (Value, error) {
 	return evalNode(c, n.otherwise)
 }
 
-func expectedOutput(c *compiler) *Type {
-	if c.want != nil && c.want.Kind != KindValue {
-		t := *c.want
-		return &t
-	}
-	return nil
+// outputSet compiles the outputs of a branching expression (case, match,
+// step, interpolate) under one rule: each output is compiled for the type
+// the whole is wanted as, unless that is value or nothing; then the first
+// output's type is wanted of the rest.
+type outputSet struct {
+	want  *Type // nil until known
+	nodes []node
 }
 
+// newOutputSet starts the outputs of the expression c compiles.
+func newOutputSet(c *compiler) outputSet {
+	if c.want == nil || c.want.Kind == KindValue {
+		return outputSet{}
+	}
+	return outputSet{want: typePtr(*c.want)}
+}
+
+// add compiles arg, argument i of c's expression, as the next output and
+// reports whether it compiled.
+func (o *outputSet) add(c *compiler, arg any, i int) bool {
+	n := c.compileArg(arg, i, o.want)
+	if n == nil {
+		return false
+	}
+	if o.want == nil {
+		o.want = typePtr(n.base().t)
+	}
+	o.nodes = append(o.nodes, n)
+	return true
+}
+
+// parseCase reads ["case", cond1, out1, cond2, out2, ..., fallback].
 func parseCase(args []any, c *compiler) node {
 	if len(args) < 4 {
 		return c.fail(fmt.Sprintf("Expected at least 3 arguments, but found only %d.", len(args)-1))
@@ -385,30 +350,21 @@ func parseCase(args []any, c *compiler) node {
 	if len(args)%2 != 0 {
 		return c.fail("Expected an odd number of arguments.")
 	}
-	out := expectedOutput(c)
-	n := &caseNode{}
-	for i := 1; i < len(args)-1; i += 2 {
-		test := c.compileArg(args[i], i, &BooleanType)
-		if test == nil {
+	outs := newOutputSet(c)
+	var conds []node
+	last := len(args) - 1
+	for i := 1; i < last; i += 2 {
+		cond := c.compileArg(args[i], i, &BooleanType)
+		if cond == nil || !outs.add(c, args[i+1], i+1) {
 			return nil
 		}
-		res := c.compileArg(args[i+1], i+1, out)
-		if res == nil {
-			return nil
-		}
-		n.conds = append(n.conds, test)
-		n.outs = append(n.outs, res)
-		if out == nil {
-			out = typePtr(res.base().t)
-		}
+		conds = append(conds, cond)
 	}
-	other := c.compileArg(args[len(args)-1], len(args)-1, out)
-	if other == nil {
+	if !outs.add(c, args[last], last) {
 		return nil
 	}
-	n.otherwise = other
-	n.t = *out
-	return n
+	k := len(outs.nodes) - 1
+	return &caseNode{nodeBase: nodeBase{t: *outs.want}, conds: conds, outs: outs.nodes[:k], otherwise: outs.nodes[k]}
 }
 
 // matchNode: ["match", input, labels, out, ..., fallback]. Labels are all
@@ -474,9 +430,9 @@ func labelKindOf(label any) (TypeKind, string) {
 }
 
 // addLabels registers the labels of one branch (a label or an array of
-// them) for the output that will be at index len(n.outputs). The first
+// them) for output number out. The first
 // label fixes the kind of all of them.
-func (n *matchNode) addLabels(c *compiler, labels any, first bool) bool {
+func (n *matchNode) addLabels(c *compiler, labels any, first bool, out int) bool {
 	list, isList := labels.([]any)
 	if !isList {
 		list = []any{labels}
@@ -499,10 +455,10 @@ func (n *matchNode) addLabels(c *compiler, labels any, first bool) bool {
 		var seen bool
 		if kind == KindNumber {
 			_, seen = n.byNumber[label.(float64)]
-			n.byNumber[label.(float64)] = len(n.outputs)
+			n.byNumber[label.(float64)] = out
 		} else {
 			_, seen = n.byString[label.(string)]
-			n.byString[label.(string)] = len(n.outputs)
+			n.byString[label.(string)] = out
 		}
 		if seen {
 			c.fail("Branch labels must be unique.")
@@ -524,31 +480,25 @@ func parseMatch(args []any, c *compiler) node {
 		return c.fail("Expected an even number of arguments.")
 	}
 	n := &matchNode{byNumber: map[float64]int{}, byString: map[string]int{}}
-	result := expectedOutput(c)
+	outs := newOutputSet(c)
 	last := len(args) - 1
 	for i := 2; i < last; i += 2 {
-		if !n.addLabels(c.at(i), args[i], i == 2) {
+		if !n.addLabels(c.at(i), args[i], i == 2, len(outs.nodes)) || !outs.add(c, args[i+1], i+1) {
 			return nil
 		}
-		out := c.compileArg(args[i+1], i+1, result)
-		if out == nil {
-			return nil
-		}
-		if result == nil {
-			result = typePtr(out.base().t)
-		}
-		n.outputs = append(n.outputs, out)
 	}
 	if n.input = c.compileArg(args[1], 1, &ValueType); n.input == nil {
 		return nil
 	}
-	if n.fallback = c.compileArg(args[last], last, result); n.fallback == nil {
+	if !outs.add(c, args[last], last) {
 		return nil
 	}
 	if got := n.input.base().t; got.Kind != KindValue && !c.at(1).requireSubtype(Type{Kind: n.labelKind, N: -1}, got) {
 		return nil
 	}
-	n.t = *result
+	k := len(outs.nodes) - 1
+	n.outputs, n.fallback = outs.nodes[:k], outs.nodes[k]
+	n.t = *outs.want
 	return n
 }
 

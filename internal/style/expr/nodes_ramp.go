@@ -61,29 +61,20 @@ func parseStep(args []any, c *compiler) node {
 	if input == nil {
 		return nil
 	}
-	out := expectedOutput(c)
-	first := c.compileArg(args[2], 2, out)
-	if first == nil {
+	st := stops{expr: "step", labels: []float64{math.Inf(-1)}, outs: newOutputSet(c)}
+	if !st.outs.add(c, args[2], 2) || !st.read(c, args, 3) {
 		return nil
 	}
-	if out == nil {
-		out = typePtr(first.base().t)
-	}
-	st := stops{expr: "step", labels: []float64{math.Inf(-1)}, outputs: []node{first}, out: out}
-	if !st.read(c, args, 3) {
-		return nil
-	}
-	return &stepNode{nodeBase: nodeBase{t: *st.out}, input: input, labels: st.labels, outputs: st.outputs}
+	return &stepNode{nodeBase: nodeBase{t: *st.outs.want}, input: input, labels: st.labels, outputs: st.outs.nodes}
 }
 
 // stops gathers the (label, output) pairs of a step or interpolate.
-// Labels are number literals in strictly ascending order; outputs are
-// compiled for out, which the first output fixes when nothing is wanted.
+// Labels are number literals in strictly ascending order; the outputs are
+// an outputSet.
 type stops struct {
-	expr    string // "step" or "interpolate", for the messages
-	labels  []float64
-	outputs []node
-	out     *Type
+	expr   string // "step" or "interpolate", for the messages
+	labels []float64
+	outs   outputSet
 }
 
 // read adds the pairs of args from index from on.
@@ -98,15 +89,10 @@ func (st *stops) read(c *compiler, args []any, from int) bool {
 			c.fail(fmt.Sprintf(`Input/output pairs for "%s" expressions must be arranged with input values in strictly ascending order.`, st.expr), i)
 			return false
 		}
-		o := c.compileArg(args[i+1], i+1, st.out)
-		if o == nil {
+		if !st.outs.add(c, args[i+1], i+1) {
 			return false
 		}
-		if st.out == nil {
-			st.out = typePtr(o.base().t)
-		}
 		st.labels = append(st.labels, label)
-		st.outputs = append(st.outputs, o)
 	}
 	return true
 }
@@ -334,17 +320,15 @@ func parseInterpolate(args []any, c *compiler) node {
 		return nil
 	}
 	space := interpolationSpaces[op]
-	out := expectedOutput(c)
+	st := stops{expr: "interpolate", outs: newOutputSet(c)}
 	if space != spaceRGB && (c.want == nil || c.want.Kind != KindColorArray) {
-		out = typePtr(ColorType)
+		st.outs.want = typePtr(ColorType)
 	}
-	st := stops{expr: "interpolate", out: out}
 	if !st.read(c, args, 3) {
 		return nil
 	}
-	n := &interpolateNode{op: op, interp: in, input: input, space: space, labels: st.labels, outputs: st.outputs}
-	out = st.out
-	t := *out
+	n := &interpolateNode{op: op, interp: in, input: input, space: space, labels: st.labels, outputs: st.outs.nodes}
+	t := *st.outs.want
 	ok = false
 	switch t.Kind {
 	case KindNumber, KindColor, KindPadding, KindNumberArray, KindColorArray, KindVariableAnchorOffsetCollection, KindProjectionDefinition:

@@ -131,50 +131,75 @@ func (n *assertionNode) eval(c *EvalContext) (Value, error) {
 	return Value{}, evalErr("Expected value to be of type %s, but found %s instead.", n.t.String(), typeOfValue(last).String())
 }
 
-var assertionTypes = map[string]Type{"string": StringType, "number": NumberType, "boolean": BooleanType, "object": ObjectType}
+// scalarAsserts are the types "string", "number", "boolean" and "object"
+// assert.
+var scalarAsserts = map[string]Type{"string": StringType, "number": NumberType, "boolean": BooleanType, "object": ObjectType}
 
-func parseAssertion(args []any, c *compiler) node {
+// arrayItemTypes are the item types "array" may assert.
+var arrayItemTypes = map[string]Type{"string": StringType, "number": NumberType, "boolean": BooleanType}
+
+// parseScalarAssert reads ["string" | "number" | "boolean" | "object",
+// value, ...]: the first value of the type is the result.
+func parseScalarAssert(args []any, c *compiler) node {
 	if len(args) < 2 {
 		return c.fail("Expected at least one argument.")
 	}
-	i := 1
-	name := args[0].(string)
-	var t Type
-	if name == "array" {
-		item := ValueType
-		if len(args) > 2 {
-			s, ok := args[1].(string)
-			it, known := assertionTypes[s]
-			if !ok || !known || s == "object" {
-				return c.fail(`The item type argument of "array" must be one of string, number, boolean`, 1)
-			}
-			item = it
-			i++
-		}
-		n := -1
-		if len(args) > 3 {
-			if args[2] != nil {
-				f, ok := args[2].(float64)
-				if !ok || f < 0 || f != math.Floor(f) || f > 1<<30 {
-					return c.fail(`The length argument to "array" must be a positive integer literal`, 2)
-				}
-				n = int(f)
-			}
-			i++
-		}
-		t = ArrayOf(item, n)
-	} else {
-		t = assertionTypes[name]
+	return assertValues(c, scalarAsserts[args[0].(string)], args, 1)
+}
+
+// parseArrayAssert reads ["array", value], ["array", item, value] and
+// ["array", item, length, value, ...]: how many arguments there are says
+// how much of the header (item type, length) is given.
+func parseArrayAssert(args []any, c *compiler) node {
+	given := len(args) - 1
+	if given < 1 {
+		return c.fail("Expected at least one argument.")
 	}
-	var parsed []node
-	for ; i < len(args); i++ {
-		in := c.compileArg(args[i], i, &ValueType)
-		if in == nil {
+	header := min(given-1, 2)
+	item, length := ValueType, -1
+	if header >= 1 {
+		name, _ := args[1].(string)
+		t, ok := arrayItemTypes[name]
+		if !ok {
+			return c.fail(`The item type argument of "array" must be one of string, number, boolean`, 1)
+		}
+		item = t
+	}
+	if header == 2 {
+		n, ok := arrayLength(args[2])
+		if !ok {
+			return c.fail(`The length argument to "array" must be a positive integer literal`, 2)
+		}
+		length = n
+	}
+	return assertValues(c, ArrayOf(item, length), args, 1+header)
+}
+
+// arrayLength reads the length argument of "array": a whole number from 0
+// (at most 2^30), or null for any length.
+func arrayLength(arg any) (int, bool) {
+	if arg == nil {
+		return -1, true
+	}
+	f, ok := arg.(float64)
+	if !ok || f < 0 || f != math.Trunc(f) || f > 1<<30 {
+		return 0, false
+	}
+	return int(f), true
+}
+
+// assertValues compiles args[from:] as the values an assertion of t
+// tries in order.
+func assertValues(c *compiler, t Type, args []any, from int) node {
+	values := make([]node, 0, len(args)-from)
+	for i := from; i < len(args); i++ {
+		v := c.compileArg(args[i], i, &ValueType)
+		if v == nil {
 			return nil
 		}
-		parsed = append(parsed, in)
+		values = append(values, v)
 	}
-	return &assertionNode{nodeBase: nodeBase{t: t}, args: parsed}
+	return &assertionNode{nodeBase: nodeBase{t: t}, args: values}
 }
 
 // coercionNode converts its argument(s) to the node type.

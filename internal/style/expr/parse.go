@@ -210,19 +210,19 @@ func init() {
 		"var":             parseVar,
 		"literal":         parseLiteral,
 		"semiliteral":     parseSemiliteral,
-		"array":           parseAssertion,
-		"boolean":         parseAssertion,
-		"number":          parseAssertion,
-		"string":          parseAssertion,
-		"object":          parseAssertion,
+		"array":           parseArrayAssert,
+		"boolean":         parseScalarAssert,
+		"number":          parseScalarAssert,
+		"string":          parseScalarAssert,
+		"object":          parseScalarAssert,
 		"to-boolean":      parseCoercion,
 		"to-color":        parseCoercion,
 		"to-number":       parseCoercion,
 		"to-string":       parseCoercion,
-		"at":              parseAt,
-		"in":              parseIn,
-		"index-of":        parseIndexOf,
-		"slice":           parseSlice,
+		"at":              compileSeq,
+		"in":              compileSeq,
+		"index-of":        compileSeq,
+		"slice":           compileSeq,
 		"case":            parseCase,
 		"match":           parseMatch,
 		"coalesce":        parseCoalesce,
@@ -461,16 +461,6 @@ func foldable(n node) bool {
 		ok = ok && lit
 	})
 	return ok && inputsOf(n)&(readsFeature|readsZoom|readsEnv) == 0
-}
-
-// isValidType reports whether t has the kind of one of the allowed types.
-func isValidType(t Type, allowed ...Type) bool {
-	for _, a := range allowed {
-		if a.Kind == t.Kind {
-			return true
-		}
-	}
-	return false
 }
 
 func joinTypes(ts []Type) string {
