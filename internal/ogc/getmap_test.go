@@ -224,3 +224,38 @@ func FuzzParseGetMap(f *testing.F) {
 		}
 	})
 }
+
+// TestToPixel: world positions land on the request's grid, the box's
+// corners on the image's corners, linear in the CRS's units (degrees for
+// the geographic CRSs, so a latitude halfway in degrees is halfway down).
+func TestToPixel(t *testing.T) {
+	for _, tc := range []struct {
+		query    string
+		x, y     float64 // a point in CRS units (x, y order)
+		px, py   float64 // where it lands
+		geograph bool
+	}{
+		{"VERSION=1.3.0&CRS=EPSG:4326&BBOX=55,0,65,20&WIDTH=512&HEIGHT=256", 10, 60, 256, 128, true},
+		{"VERSION=1.3.0&CRS=EPSG:4326&BBOX=55,0,65,20&WIDTH=512&HEIGHT=256", 0, 65, 0, 0, true},
+		{"VERSION=1.1.1&SRS=EPSG:4326&BBOX=0,55,20,65&WIDTH=512&HEIGHT=256", 20, 55, 512, 256, true},
+		{"VERSION=1.3.0&CRS=CRS:84&BBOX=170,-10,200,10&WIDTH=300&HEIGHT=200", 190, -5, 200, 150, true},
+		{"VERSION=1.3.0&CRS=EPSG:3857&BBOX=0,0,1000000,1000000&WIDTH=200&HEIGHT=100", 250000, 500000, 50, 50, false},
+		{"VERSION=1.3.0&CRS=EPSG:3857&BBOX=0,0,1000000,1000000&WIDTH=200&HEIGHT=100", 1000000, 0, 200, 100, false},
+	} {
+		v, _ := url.ParseQuery(tc.query + "&LAYERS=world&FORMAT=image/png")
+		r, ex := ParseGetMap(v, 2048, knownWorld)
+		if ex != nil {
+			t.Fatal(ex)
+		}
+		var wx, wy float64 // the point in world units, from its definitions
+		if !tc.geograph {
+			wx, wy = tc.x/(2*geo.OriginShift)+0.5, 0.5-tc.y/(2*geo.OriginShift)
+		} else {
+			wx, wy = geo.LonLatToWorld(tc.x, tc.y)
+		}
+		px, py := r.ToPixel(wx, wy)
+		if math.Abs(px-tc.px) > 1e-6 || math.Abs(py-tc.py) > 1e-6 {
+			t.Errorf("%s: (%v, %v) at %.6f, %.6f, want %v, %v", tc.query, tc.x, tc.y, px, py, tc.px, tc.py)
+		}
+	}
+}

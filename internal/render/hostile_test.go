@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"image"
 	"image/color"
 	"math/rand/v2"
 	"net/url"
@@ -155,11 +156,17 @@ const (
 // hostile style must do: end with a picture, with ErrWorkBound or with the
 // context's error, nothing else; allocate less than hostileAlloc; and when
 // ctx ends, return within cancelGrace of it. It returns the error.
-func hostileRender(t *testing.T, r *Renderer, ctx context.Context, st *style.Style, v View) error {
+func hostileRender(t *testing.T, r *Renderer, ctx context.Context, st *style.Style, v View, onto ...Output) error {
 	t.Helper()
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
-	img, err := r.Render(ctx, st, v, hostileResources{})
+	var img *image.RGBA
+	var err error
+	if len(onto) > 0 {
+		img, err = r.RenderOnto(ctx, st, v, hostileResources{}, onto[0])
+	} else {
+		img, err = r.Render(ctx, st, v, hostileResources{})
+	}
 	returned := time.Now()
 	runtime.ReadMemStats(&after)
 	alloc := after.TotalAlloc - before.TotalAlloc
@@ -221,6 +228,27 @@ func TestHostileStyles(t *testing.T) {
 			t.Logf("deadline of 1 s: %v", err)
 			ctx, cancel = cancelAfter(100 * time.Millisecond)
 			err = hostileRender(t, r, ctx, st, v)
+			cancel()
+			t.Logf("cancelled after 0.1 s: %v", err)
+		})
+	}
+}
+
+// TestHostileStylesOnto draws the hostile styles as EPSG:4326 GetMaps of
+// their views' areas (RenderOnto: symbols drawn on the output, the rest
+// warped), under a deadline of a second and cancelled after 0.1 s: the
+// same bounds of time and memory as Render's.
+func TestHostileStylesOnto(t *testing.T) {
+	r := newRenderer(t)
+	for name, st := range hostileStyles(t) {
+		t.Run(name, func(t *testing.T) {
+			v, out := geographic(t, ViewOf(st, 512, 512, 2))
+			ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+			err := hostileRender(t, r, ctx, st, v, out)
+			cancel()
+			t.Logf("deadline of 1 s: %v", err)
+			ctx, cancel = cancelAfter(100 * time.Millisecond)
+			err = hostileRender(t, r, ctx, st, v, out)
 			cancel()
 			t.Logf("cancelled after 0.1 s: %v", err)
 		})

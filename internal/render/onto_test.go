@@ -174,6 +174,37 @@ func TestRenderOntoLabelsUpright(t *testing.T) {
 
 func abs(v int) int { return max(v, -v) }
 
+// TestRenderOntoIcons: an icon (an 8x8 blue square) at 60°N keeps its
+// size and place about its point in EPSG:4326 and stretched pixels.
+func TestRenderOntoIcons(t *testing.T) {
+	r := newRenderer(t)
+	res := mapResources{"mem://sprite.json": []byte(`{"sq": {"x": 0, "y": 0, "width": 8, "height": 8, "pixelRatio": 1}}`), "mem://sprite.png": spritePNG(t)}
+	st := strings.Replace(fmt.Sprintf(labelStyle, `{"id": "icon", "type": "symbol", "source": "g", "filter": ["==", ["get", "kind"], "place"], "layout": {"icon-image": "sq"}}`),
+		`"glyphs"`, `"sprite": "mem://sprite", "glyphs"`, 1)
+	blue := func(p []uint8) bool { return p[3] == 255 && p[2] > 200 && p[0] < 60 && p[1] < 60 }
+	box := func(query string) image.Rectangle {
+		img, req := wmsRender(t, r, st, res, query, false)
+		b, n := pickedBox(img, blue)
+		if n == 0 {
+			t.Fatalf("%s: no icon", query)
+		}
+		ax, ay := req.ToPixel(geo.LonLatToWorld(10, 60))
+		return b.Sub(image.Pt(int(math.Round(ax)), int(math.Round(ay))))
+	}
+	ref := box(referenceQuery())
+	if ref.Dx() != 8 || ref.Dy() != 8 {
+		t.Fatalf("the reference icon is %v", ref)
+	}
+	for _, query := range []string{
+		"VERSION=1.3.0&CRS=EPSG:4326&BBOX=55,0,65,20&WIDTH=512&HEIGHT=256",
+		strings.Replace(referenceQuery(), "HEIGHT=512", "HEIGHT=160", 1),
+	} {
+		if got := box(query); got != ref {
+			t.Errorf("%s: icon %v about its point, in EPSG:3857 %v", query, got, ref)
+		}
+	}
+}
+
 // TestRenderOntoLayerOrder: the layers are composited in style order on
 // the output, so a fill above a symbol layer covers its label, and one
 // below it does not; labels above the fill show.
@@ -297,18 +328,28 @@ func TestRenderOntoLineLabel(t *testing.T) {
 	}
 }
 
+// geographic returns the EPSG:4326 GetMap of the area view v shows (north
+// up, whatever its bearing and pitch), of v's size in device pixels: the
+// view it is drawn from and its output.
+func geographic(tb testing.TB, v View) (View, Output) {
+	tb.Helper()
+	v.Bearing, v.Pitch = 0, 0
+	fr := scene.NewFrame(v)
+	x0, y0, x1, y1 := fr.WorldBounds()
+	w, n := geo.WorldToLonLat(x0, y0)
+	e, s := geo.WorldToLonLat(x1, y1)
+	_, _, pv, out := wmsRequest(tb, fmt.Sprintf("VERSION=1.1.1&SRS=EPSG:4326&BBOX=%f,%f,%f,%f&WIDTH=%d&HEIGHT=%d",
+		w, s, e, n, int(fr.W), int(fr.H)))
+	return pv, out
+}
+
 // BenchmarkStreetStyleOnto draws the shared benchmark's street view (see
 // BenchmarkStreetStyle) as a 512x512 EPSG:4326 GetMap of the same area,
 // warm: "warped" is the Mercator picture warped whole (before issue 19),
 // "onto" RenderOnto, its labels placed and drawn on the output.
 func BenchmarkStreetStyleOnto(b *testing.B) {
 	st, res := streetStyle(b)
-	f := ViewOf(st, 512, 512, 1)
-	fr := scene.NewFrame(f)
-	x0, y0, x1, y1 := fr.WorldBounds()
-	w, n := geo.WorldToLonLat(x0, y0)
-	e, s := geo.WorldToLonLat(x1, y1)
-	_, _, v, out := wmsRequest(b, fmt.Sprintf("VERSION=1.1.1&SRS=EPSG:4326&BBOX=%f,%f,%f,%f&WIDTH=512&HEIGHT=512", w, s, e, n))
+	v, out := geographic(b, ViewOf(st, 512, 512, 1))
 	ctx := context.Background()
 	r := newRenderer(b)
 	for _, bc := range []struct {
