@@ -3,7 +3,10 @@
 // key check sets it; usage counting and URL writing read it.
 package caller
 
-import "context"
+import (
+	"context"
+	"reflect"
+)
 
 // Caller is who made a request. Empty fields mean none.
 type Caller struct {
@@ -30,15 +33,20 @@ func From(ctx context.Context) Caller {
 	return Caller{}
 }
 
-// slotCtx is a context with a caller filled in after it was made.
+// slotCtx is a context with a caller filled in after it was made, and
+// optionally one more value (see AttachValue).
 type slotCtx struct {
 	context.Context
-	c Caller
+	c        Caller
+	key, val any
 }
 
 func (s *slotCtx) Value(key any) any {
 	if key == (ctxKey{}) {
 		return &s.c
+	}
+	if s.key != nil && key == s.key {
+		return s.val
 	}
 	return s.Context.Value(key)
 }
@@ -49,6 +57,16 @@ func (s *slotCtx) Value(key any) any {
 // layer of the server attaches it; the slot belongs to the request's
 // goroutine (set before the handler runs, read during and after it).
 func Attach(ctx context.Context) context.Context { return &slotCtx{Context: ctx} }
+
+// AttachValue is Attach and context.WithValue(ctx, key, val) in one
+// context (one allocation instead of two on every request). The key must
+// be comparable and not nil, as for context.WithValue.
+func AttachValue(ctx context.Context, key, val any) context.Context {
+	if key == nil || !reflect.TypeOf(key).Comparable() {
+		panic("caller: AttachValue with a nil or incomparable key")
+	}
+	return &slotCtx{Context: ctx, key: key, val: val}
+}
 
 // Set puts c in the slot of ctx (see Attach) and reports whether ctx had
 // one; without one, use With.

@@ -57,3 +57,48 @@ func TestSlot(t *testing.T) {
 		t.Error("SetKey without a slot reported true")
 	}
 }
+
+type idKey int
+
+func TestAttachValue(t *testing.T) {
+	base := context.WithValue(context.Background(), otherKey{}, "v")
+	ctx := AttachValue(base, idKey(1), "req-1")
+	for _, c := range []struct {
+		key  any
+		want any
+	}{
+		{idKey(1), "req-1"},
+		{idKey(2), nil},       // another key of the same type
+		{otherKey{}, "v"},     // the parent's values pass through
+		{struct{}{}, nil},     // unknown key
+		{"idKey(1)", nil},     // same-looking key of another type
+		{ctxKey{}, &Caller{}}, // the slot
+	} {
+		got := ctx.Value(c.key)
+		if p, ok := got.(*Caller); ok {
+			if *p != *c.want.(*Caller) {
+				t.Errorf("Value(%v) = %+v, want %+v", c.key, *p, c.want)
+			}
+			continue
+		}
+		if got != c.want {
+			t.Errorf("Value(%#v) = %v, want %v", c.key, got, c.want)
+		}
+	}
+	// The slot works as Attach's.
+	want := Caller{KeyID: "k", KeyToken: "t"}
+	if !Set(ctx, want) || From(ctx) != want {
+		t.Errorf("Set on an AttachValue context: %+v", From(ctx))
+	}
+	// Keys context.WithValue refuses are refused.
+	for _, bad := range []any{nil, []string{"x"}} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("AttachValue with key %#v did not panic", bad)
+				}
+			}()
+			AttachValue(base, bad, 1)
+		}()
+	}
+}

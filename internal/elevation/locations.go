@@ -59,13 +59,16 @@ func ParseLocations(s string) ([]Point, error) {
 	if s == "" {
 		return nil, fmt.Errorf("%w: no locations", ErrInvalid)
 	}
-	// Count before splitting: a path of thousands of separators is refused
-	// without allocating for each.
-	if n := strings.Count(s, ";") + 1; n > MaxLocations {
+	// Count first: a path of thousands of separators is refused without
+	// allocating for each.
+	n := strings.Count(s, ";") + 1
+	if n > MaxLocations {
 		return nil, fmt.Errorf("%w: %d locations, at most %d", ErrInvalid, n, MaxLocations)
 	}
-	var out []Point
-	for i, part := range strings.Split(s, ";") {
+	out := make([]Point, 0, n)
+	for i, rest, more := 0, s, true; more; i++ {
+		var part string
+		part, rest, more = strings.Cut(rest, ";")
 		lonS, latS, ok := strings.Cut(part, ",")
 		if !ok || strings.Contains(latS, ",") {
 			return nil, fmt.Errorf("%w: location %d (%q) is not lng,lat", ErrInvalid, i+1, part)

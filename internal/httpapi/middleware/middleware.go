@@ -110,13 +110,25 @@ func RequestID(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		id := r.Header.Get("X-Request-Id")
 		if !plainID(id) {
-			id = idPrefix + "-" + strconv.FormatUint(idCounter.Add(1), 36)
+			id = newID(idCounter.Add(1))
 		}
 		w.Header().Set("X-Request-Id", id)
-		// The caller's slot rides on the same new request: the key check
-		// fills it without making another.
-		next.ServeHTTP(w, r.WithContext(caller.Attach(context.WithValue(r.Context(), requestIDKey, id))))
+		// The caller's slot rides on the same new request and context: the
+		// key check fills it without making another.
+		next.ServeHTTP(w, r.WithContext(caller.AttachValue(r.Context(), requestIDKey, id)))
 	})
+}
+
+// newID is the id of the n-th request: the process's prefix, "-", n in
+// base 36 (one allocation).
+func newID(n uint64) string {
+	var b strings.Builder
+	b.Grow(len(idPrefix) + 1 + 13)
+	b.WriteString(idPrefix)
+	b.WriteByte('-')
+	var digits [13]byte
+	b.Write(strconv.AppendUint(digits[:0], n, 36))
+	return b.String()
 }
 
 func plainID(s string) bool {

@@ -147,3 +147,17 @@ func TestLimits(t *testing.T) {
 		t.Errorf("upload body limited: %d", w.Code)
 	}
 }
+
+func TestNewID(t *testing.T) {
+	for _, c := range []struct {
+		n    uint64
+		want string
+	}{{1, idPrefix + "-1"}, {35, idPrefix + "-z"}, {36, idPrefix + "-10"}, {1<<64 - 1, idPrefix + "-3w5e11264sgsf"}} {
+		if got := newID(c.n); got != c.want {
+			t.Errorf("newID(%d) = %q, want %q", c.n, got, c.want)
+		}
+	}
+	if len(idPrefix) != 8 {
+		t.Errorf("prefix %q", idPrefix)
+	}
+}

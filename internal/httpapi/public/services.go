@@ -137,8 +137,9 @@ func (a *API) elevation(w http.ResponseWriter, r *http.Request) {
 		respond.Fail(w, http.StatusInternalServerError, err.Error())
 		return
 	}
-	b := make([]byte, 0, 16+len(res)*40)
-	b = append(b, '[')
+	buf := respond.Buffer()
+	defer respond.Release(buf)
+	b := append(*buf, '[')
 	for i, t := range res {
 		if i > 0 {
 			b = append(b, ',')
@@ -153,6 +154,7 @@ func (a *API) elevation(w http.ResponseWriter, r *http.Request) {
 		b = append(b, ']')
 	}
 	b = append(b, ']')
+	*buf = b
 	w.Header().Set("Cache-Control", a.d.CacheControlDocuments)
 	respond.Bytes(w, http.StatusOK, "application/json; charset=utf-8", b)
 }

@@ -17,6 +17,9 @@ import (
 // neither key nor one of allowed (the services check every parameter), and
 // returns the query when there are none.
 func onlyParams(w http.ResponseWriter, r *http.Request, endpoint string, allowed ...string) (url.Values, bool) {
+	if r.URL.RawQuery == "" {
+		return nil, true // no parameters (a nil map reads as empty)
+	}
 	q := r.URL.Query()
 	var unknown []string
 	for name := range q {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 )
 
@@ -56,5 +57,59 @@ func TestKeyQuery(t *testing.T) {
 	}
 	if got := KeyQuery(httptest.NewRequest("GET", "/x", nil)); got != "" {
 		t.Errorf("KeyQuery without key = %q", got)
+	}
+}
+
+// TestJSONPooled checks JSON writes what json.Marshal does (and a newline)
+// with its buffers reused, whatever was written before.
+func TestJSONPooled(t *testing.T) {
+	values := []any{
+		Error{Message: "a <b> & c"},
+		map[string]any{"big": strings.Repeat("x", 100000), "n": 1},
+		[]int{1, 2, 3},
+		struct {
+			A *float64 `json:"a"`
+			B string   `json:"b,omitempty"`
+		}{},
+		Error{Message: ""},
+	}
+	for round := range 3 {
+		for _, v := range values {
+			w := httptest.NewRecorder()
+			JSON(w, http.StatusTeapot, v)
+			want, _ := json.Marshal(v)
+			if got := w.Body.String(); got != string(want)+"\n" {
+				t.Errorf("round %d: JSON(%T) wrote %.80q, want %.80q", round, v, got, want)
+			}
+			if w.Code != http.StatusTeapot || w.Header().Get("Content-Type") != "application/json; charset=utf-8" {
+				t.Errorf("JSON: status %d, content type %q", w.Code, w.Header().Get("Content-Type"))
+			}
+		}
+	}
+	// A value that cannot be encoded answers 500 with a message.
+	w := httptest.NewRecorder()
+	JSON(w, http.StatusOK, map[string]any{"f": func() {}})
+	if w.Code != http.StatusInternalServerError || w.Body.String() != `{"message":"could not encode the response"}`+"\n" {
+		t.Errorf("unencodable: %d %q", w.Code, w.Body.String())
+	}
+}
+
+func TestBuffer(t *testing.T) {
+	b := Buffer()
+	*b = append(*b, "first"...)
+	Release(b)
+	for range 4 {
+		c := Buffer()
+		if len(*c) != 0 {
+			t.Fatalf("Buffer gave %q, want empty", *c)
+		}
+		*c = append(*c, "again"...)
+		Release(c)
+	}
+	big := Buffer()
+	*big = make([]byte, maxPooled+1)
+	Release(big) // left to the collector
+	if c := Buffer(); cap(*c) > maxPooled {
+		t.Errorf("a buffer of %d bytes came back from the pool", cap(*c))
 	}
 }
