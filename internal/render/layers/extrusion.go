@@ -1,7 +1,9 @@
 package layers
 
 import (
+	"cmp"
 	"math"
+	"slices"
 	"sync"
 
 	"github.com/paulmach/orb"
@@ -214,61 +216,66 @@ func (lr *Painter) Extrusion(feats []scene.Feature, st *style.Style) {
 			return lit.shade(pre, n, wall, gradient, t, base, height)
 		}
 		roof := lightOf([3]float64{0, 0, 1}, false, 1)
+		if f.Clip != nil {
+			if kids, ok := lr.sliceTiles(f, f.Unclipped...); ok {
+				// An overzoomed vector tile: GL JS 6 builds the walls in
+				// each tile of the view's zoom it cuts from it, their
+				// pattern starting from that tile's corner and from where
+				// it cut each ring (roofs are the same either way). Two
+				// such tiles both build the part of a wall in their
+				// buffers; which of the two GL shows there falls as its
+				// depth precision does (by triangle, sometimes in
+				// stipples). Here the tiles are drawn from the farthest
+				// from the camera to the nearest, the nearer one's wall
+				// winning the exact tie: the order that matched GL's
+				// pictures best.
+				sortFarFirst(kids, lr.Frame, cam)
+				for _, t := range kids {
+					if img != nil {
+						face.pattern = lr.extrusionPattern(img, t, dx, dy)
+					}
+					for _, poly := range f.Unclipped {
+						for k, ring := range poly {
+							cut, from := scene.SliceRing(ring, t)
+							if len(cut) == 0 {
+								if k == 0 {
+									break // the outer ring, and so the holes, are outside
+								}
+								continue
+							}
+							// Each wall lies in the plane of the edge it
+							// was cut from, so that where two tiles both
+							// build it the depths tie exactly.
+							whole := scene.CloseRing(ring)
+							plane := func(i int) (orb.Point, orb.Point) {
+								if i < len(from) && from[i] >= 0 {
+									e := from[i]
+									return whole[e], whole[e+1]
+								}
+								return cut[i], cut[(i+1)%len(cut)]
+							}
+							lr.extrusionWalls(&face, cut, k == 0, scene.OutsideEdge(cut, t), plane, dx, dy, lightOf)
+						}
+					}
+				}
+				for _, poly := range f.Polygons {
+					rings := make([][]raster.Point, len(poly))
+					for k, ring := range poly {
+						rings[k] = lr.projectPlane(ring, dx, dy)
+					}
+					face.roof(rings, roof)
+				}
+				continue
+			}
+		}
 		if img != nil {
-			face.pattern = lr.extrusionPattern(img, f, dx, dy, sources.GeoJSONTileZoom(st, lr.Style.Source, lr.Zoom))
+			face.pattern = lr.extrusionPattern(img, extrusionTile(f, sources.GeoJSONTileZoom(st, lr.Style.Source, lr.Zoom)), dx, dy)
 		}
 		for _, poly := range f.Polygons {
 			var rings [][]raster.Point
 			for k, ring := range poly {
 				rings = append(rings, lr.projectPlane(ring, dx, dy))
-				// Walls, along the ring as GL winds it: outer rings turn
-				// clockwise on the screen, holes the other way.
-				cut := f.CutEdge(ring)
-				n := len(ring)
-				type edge struct{ a, b orb.Point }
-				var edges []edge
-				for i := 0; i < n; i++ {
-					j := (i + 1) % n
-					if cut != nil && cut(i) {
-						continue // the tile's cut: no wall, as in GL
-					}
-					edges = append(edges, edge{ring[i], ring[j]})
-				}
-				if (scene.RingArea(ring) > 0) != (k == 0) {
-					for i, j := 0, len(edges)-1; i < j; i, j = i+1, j-1 {
-						edges[i], edges[j] = edges[j], edges[i]
-					}
-					for i := range edges {
-						edges[i].a, edges[i].b = edges[i].b, edges[i].a
-					}
-				}
-				along := 0.0 // GL's edge distance, in tile units
-				for _, e := range edges {
-					if e.a == e.b {
-						continue
-					}
-					ab := lr.projectPlane([]orb.Point{e.a, e.b}, dx, dy)
-					a, b := ab[0], ab[1]
-					// GL's wall normal: the edge's direction turned a
-					// quarter clockwise on the screen (inward for an
-					// outer ring), in the map's axes (before the bearing).
-					ex, ey := b.X-a.X, b.Y-a.Y
-					l := math.Hypot(ex, ey)
-					if l == 0 {
-						continue
-					}
-					nx, ny := -ey/l, ex/l
-					n3 := [3]float64{nx*lr.Frame.Cos + ny*lr.Frame.Sin, -nx*lr.Frame.Sin + ny*lr.Frame.Cos, 0}
-					dist := math.Hypot(e.b[0]-e.a[0], e.b[1]-e.a[1])
-					if face.pattern != nil {
-						dist *= face.pattern.tileUnits
-						if along+dist > 32768 {
-							along = 0
-						}
-					}
-					face.wall(a, b, along, dist, lightOf(n3, true, 0), lightOf(n3, true, 1))
-					along += dist
-				}
+				lr.extrusionWalls(&face, ring, k == 0, f.CutEdge(ring), nil, dx, dy, lightOf)
 			}
 			face.roof(rings, roof)
 		}
@@ -291,6 +298,84 @@ func (lr *Painter) Extrusion(feats []scene.Feature, st *style.Style) {
 		}
 	}
 }
+
+// sortFarFirst orders tiles by the distance of their centres from the
+// point of the map under the camera, the farthest first.
+func sortFarFirst(tiles [][3]int, fr scene.Frame, cam Camera) {
+	cx, cy := fr.ToWorld(cam.cx, cam.cy+cam.dist*cam.sin)
+	far := func(t [3]int) float64 {
+		sq := scene.TileSquare(t, 0)
+		return math.Hypot((sq.X0+sq.X1)/2-cx, (sq.Y0+sq.Y1)/2-cy)
+	}
+	slices.SortStableFunc(tiles, func(a, b [3]int) int { return cmp.Compare(far(b), far(a)) })
+}
+
+// extrusionWalls draws a wall along each edge of a ring (world units)
+// but those cut tells are a tile's cut, along the ring as GL winds it:
+// outer rings turn clockwise on the screen, holes the other way. The
+// pattern runs along the walls with GL's edge distance, counted in tile
+// units from the ring's first point. plane, when not nil, gives the
+// points of the line each edge lies on (the edge it was cut from).
+func (lr *Painter) extrusionWalls(face *extrusionFace, ring []orb.Point, outer bool, cut func(i int) bool, plane func(i int) (orb.Point, orb.Point), dx, dy float64, lightOf func(n [3]float64, wall bool, t float64) [3]float64) {
+	n := len(ring)
+	type edge struct{ a, b, pa, pb orb.Point }
+	var edges []edge
+	for i := 0; i < n; i++ {
+		j := (i + 1) % n
+		if cut != nil && cut(i) {
+			continue // the tile's cut: no wall, as in GL
+		}
+		e := edge{a: ring[i], b: ring[j], pa: ring[i], pb: ring[j]}
+		if plane != nil {
+			e.pa, e.pb = plane(i)
+		}
+		edges = append(edges, e)
+	}
+	if (scene.RingArea(ring) > 0) != outer {
+		for i, j := 0, len(edges)-1; i < j; i, j = i+1, j-1 {
+			edges[i], edges[j] = edges[j], edges[i]
+		}
+		for i := range edges {
+			e := &edges[i]
+			e.a, e.b, e.pa, e.pb = e.b, e.a, e.pb, e.pa
+		}
+	}
+	along := 0.0 // GL's edge distance, in tile units
+	for _, e := range edges {
+		if e.a == e.b {
+			continue
+		}
+		ab := lr.projectPlane([]orb.Point{e.a, e.b}, dx, dy)
+		w := wallSide{a: ab[0], b: ab[1], pa: ab[0], pb: ab[1]}
+		if e.pa != e.a || e.pb != e.b {
+			pp := lr.projectPlane([]orb.Point{e.pa, e.pb}, dx, dy)
+			w.pa, w.pb = pp[0], pp[1]
+		}
+		// GL's wall normal: the edge's direction turned a quarter
+		// clockwise on the screen (inward for an outer ring), in the
+		// map's axes (before the bearing).
+		ex, ey := w.pb.X-w.pa.X, w.pb.Y-w.pa.Y
+		l := math.Hypot(ex, ey)
+		if l == 0 {
+			continue
+		}
+		nx, ny := -ey/l, ex/l
+		n3 := [3]float64{nx*lr.Frame.Cos + ny*lr.Frame.Sin, -nx*lr.Frame.Sin + ny*lr.Frame.Cos, 0}
+		dist := math.Hypot(e.b[0]-e.a[0], e.b[1]-e.a[1])
+		if face.pattern != nil {
+			dist *= face.pattern.tileUnits
+			if along+dist > 32768 {
+				along = 0
+			}
+		}
+		face.wall(w, along, dist, lightOf(n3, true, 0), lightOf(n3, true, 1))
+		along += dist
+	}
+}
+
+// wallSide is a wall's edge on the plane of the map (device pixels): a to
+// b, lying on the line through pa and pb.
+type wallSide struct{ a, b, pa, pb raster.Point }
 
 // extrusionFace draws the faces of one feature into the depth layer.
 type extrusionFace struct {
@@ -399,10 +484,11 @@ func lightTexel(tex [4]float64, l [3]float64) [4]float64 {
 // at the base and top at the top, in between as GL interpolates.
 // along is GL's edge distance at b and along+dist at a (tile units, for
 // patterns).
-func (e *extrusionFace) wall(a, b raster.Point, along, dist float64, bottom, top [3]float64) {
+func (e *extrusionFace) wall(w wallSide, along, dist float64, bottom, top [3]float64) {
 	if e.zt <= e.zb {
 		return
 	}
+	a, b := w.a, w.b
 	ab, d0 := e.cam.Project(a.X, a.Y, e.zb)
 	bb, d1 := e.cam.Project(b.X, b.Y, e.zb)
 	bt, d2 := e.cam.Project(b.X, b.Y, e.zt)
@@ -411,8 +497,8 @@ func (e *extrusionFace) wall(a, b raster.Point, along, dist float64, bottom, top
 		return
 	}
 	// The wall's plane: n . (X, Y) = k, relative to the centre.
-	nx, ny := -(b.Y - a.Y), b.X-a.X
-	k := nx*(a.X-e.cam.cx) + ny*(a.Y-e.cam.cy)
+	nx, ny := -(w.pb.Y - w.pa.Y), w.pb.X-w.pa.X
+	k := nx*(w.pa.X-e.cam.cx) + ny*(w.pa.Y-e.cam.cy)
 	e.cover([][]raster.Point{{ab, bb, bt, at}}, func(x, y int) {
 		o, d := e.cam.ray(float64(x)+0.5, float64(y)+0.5)
 		den := nx*d[0] + ny*d[1]
@@ -481,24 +567,32 @@ type extrusionPattern struct {
 	offX, offY       float64
 }
 
-// extrusionPattern returns the pattern of a feature.
-func (lr *Painter) extrusionPattern(img *sources.PatternImage, f scene.Feature, dx, dy, geoZ float64) *extrusionPattern {
-	fz := math.Floor(lr.Zoom)
-	p := &extrusionPattern{img: img, fr: lr.Frame, cssPerWorld: 512 * math.Exp2(fz), dx: dx, dy: dy, tileZ: geoZ}
+// extrusionTile returns the tile ([y, x, z]) a feature's walls take
+// their pattern from: a vector tile's own, or for GeoJSON the tile of zoom
+// geoZ under the feature's first point.
+func extrusionTile(f scene.Feature, geoZ float64) [3]int {
+	if f.Clip != nil {
+		n := 1 / (f.Clip.X1 - f.Clip.X0)
+		return [3]int{int(math.Round(f.Clip.Y0 * n)), int(math.Round(f.Clip.X0 * n)), int(math.Round(math.Log2(n)))}
+	}
 	n := math.Exp2(geoZ)
 	var tx, ty float64
-	if f.Clip != nil {
-		n = 1 / (f.Clip.X1 - f.Clip.X0)
-		p.tileZ = math.Round(math.Log2(n))
-		tx, ty = math.Round(f.Clip.X0*n), math.Round(f.Clip.Y0*n)
-	} else if len(f.Polygons) > 0 && len(f.Polygons[0]) > 0 && len(f.Polygons[0][0]) > 0 {
+	if len(f.Polygons) > 0 && len(f.Polygons[0]) > 0 && len(f.Polygons[0][0]) > 0 {
 		q := f.Polygons[0][0][0]
 		tx, ty = math.Floor(q[0]*n), math.Floor(q[1]*n)
 	}
-	p.tileUnits = 8192 * n
+	return [3]int{int(ty), int(tx), int(geoZ)}
+}
+
+// extrusionPattern returns the pattern of the walls built in tile t
+// ([y, x, z]).
+func (lr *Painter) extrusionPattern(img *sources.PatternImage, t [3]int, dx, dy float64) *extrusionPattern {
+	fz := math.Floor(lr.Zoom)
+	n := math.Exp2(float64(t[2]))
+	p := &extrusionPattern{img: img, fr: lr.Frame, cssPerWorld: 512 * math.Exp2(fz), dx: dx, dy: dy, tileZ: float64(t[2]), tileUnits: 8192 * n}
 	// A tile's corner at the zoom's floor, in CSS pixels.
 	size := 512 * math.Exp2(fz) / n
-	p.offX, p.offY = size*tx, size*ty
+	p.offX, p.offY = size*float64(t[1]), size*float64(t[0])
 	return p
 }
 

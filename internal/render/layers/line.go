@@ -292,27 +292,29 @@ func (lr *Painter) lineReaches(pts []raster.Point, reach float64) bool {
 }
 
 // sliceTiles returns the tiles GL JS 6 cuts a feature's overzoomed vector
-// tile into that the feature's lines (world units, buffer included) and
-// the view both reach; ok is false when the tile is drawn as it is.
-func (lr *Painter) sliceTiles(f scene.Feature, lines [][]orb.Point) ([][3]int, bool) {
+// tile into that are in view and that the feature's lines or rings (world
+// units, buffer included; in groups, as a polygon's rings) reach; ok is
+// false when the tile is drawn as it is.
+func (lr *Painter) sliceTiles(f scene.Feature, groups ...[][]orb.Point) ([][3]int, bool) {
 	z, ok := scene.SliceZoom(lr.Zoom, f.Tile[2])
-	if !ok || len(lines) == 0 {
+	if !ok || len(groups) == 0 {
 		return nil, false
 	}
-	var within scene.Box
-	within.X0, within.Y0, within.X1, within.Y1 = lr.Frame.ViewBox()
-	lx0, ly0, lx1, ly1 := math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)
-	for _, l := range lines {
-		for _, p := range l {
-			lx0, lx1 = min(lx0, p[0]), max(lx1, p[0])
-			ly0, ly1 = min(ly0, p[1]), max(ly1, p[1])
+	var view scene.Box
+	view.X0, view.Y0, view.X1, view.Y1 = lr.Frame.ViewBox()
+	fb := scene.Box{X0: math.Inf(1), Y0: math.Inf(1), X1: math.Inf(-1), Y1: math.Inf(-1)}
+	for _, lines := range groups {
+		for _, l := range lines {
+			for _, p := range l {
+				fb.X0, fb.X1 = min(fb.X0, p[0]), max(fb.X1, p[0])
+				fb.Y0, fb.Y1 = min(fb.Y0, p[1]), max(fb.Y1, p[1])
+			}
 		}
 	}
-	within = scene.Box{X0: max(within.X0, lx0), Y0: max(within.Y0, ly0), X1: min(within.X1, lx1), Y1: min(within.Y1, ly1)}
-	if within.X1 < within.X0 || within.Y1 < within.Y0 {
+	if fb.X1 < fb.X0 {
 		return nil, true
 	}
-	return scene.SliceChildren(f.Tile, z, within, sources.MaxTiles)
+	return scene.SliceChildren(f.Tile, z, view, fb, sources.MaxTiles)
 }
 
 // lineGradient returns the layer's line-gradient as GL's colour ramp

@@ -229,23 +229,24 @@ func TileSquare(t [3]int, pad float64) Box {
 	return Box{(float64(t[1]) - pad) / n, (float64(t[0]) - pad) / n, (float64(t[1]) + 1 + pad) / n, (float64(t[0]) + 1 + pad) / n}
 }
 
-// SliceChildren returns the tiles of zoom z inside tile t whose buffered
-// squares meet the world box within; ok is false when there are more than
-// limit of them.
-func SliceChildren(t [3]int, z int, within Box, limit int) (out [][3]int, ok bool) {
+// SliceChildren returns the tiles of zoom z inside tile t that GL JS 6
+// cuts from it and draws a feature from: those whose square meets the
+// world box view (the tiles in view) and whose buffered square meets the
+// feature's box. ok is false when there are more than limit of them.
+func SliceChildren(t [3]int, z int, view, feature Box, limit int) (out [][3]int, ok bool) {
 	dz := z - t[2]
 	if dz <= 0 || dz > 30 {
 		return nil, false
 	}
 	n := math.Exp2(float64(z))
 	k := 1 << dz
-	span := func(lo, hi float64, first int) (int, int) {
-		a := int(max(float64(first), math.Floor(lo*n-sliceBuffer)))
-		b := int(min(float64(first+k-1), math.Floor(hi*n+sliceBuffer)))
+	span := func(vlo, vhi, flo, fhi float64, first int) (int, int) {
+		a := int(max(float64(first), math.Floor(vlo*n), math.Floor(flo*n-sliceBuffer)))
+		b := int(min(float64(first+k-1), math.Floor(vhi*n), math.Floor(fhi*n+sliceBuffer)))
 		return a, b
 	}
-	x0, x1 := span(within.X0, within.X1, t[1]*k)
-	y0, y1 := span(within.Y0, within.Y1, t[0]*k)
+	x0, x1 := span(view.X0, view.X1, feature.X0, feature.X1, t[1]*k)
+	y0, y1 := span(view.Y0, view.Y1, feature.Y0, feature.Y1, t[0]*k)
 	if x1 < x0 || y1 < y0 {
 		return nil, true
 	}
@@ -268,24 +269,64 @@ func SliceParts(parts [][]orb.Point, t [3]int, rings bool) [][]orb.Point {
 	var out [][]orb.Point
 	for _, p := range parts {
 		if rings {
-			r := clipRingAxis(clipRingAxis(CloseRing(p), b.X0, b.X1, 0), b.Y0, b.Y1, 1)
-			if len(r) > 0 {
+			if r, _ := clipRingBox(CloseRing(p), nil, b); len(r) > 0 {
 				out = append(out, r)
 			}
 			continue
 		}
 		out = append(out, ClipLine(p, b)...)
 	}
+	for _, l := range out {
+		snapToTile(l, t)
+	}
+	return out
+}
+
+// SliceRing is SliceParts of one ring (closed or not), nil when none of
+// it is in the sliced tile's buffered square, with where each edge of the
+// cut ring lies: from[i] is the index of the edge of ring (closed) that
+// cut edge i runs along, -1 for an edge along the buffer's border.
+func SliceRing(ring []orb.Point, t [3]int) (cut []orb.Point, from []int) {
+	closed := CloseRing(ring)
+	src := make([]int, len(closed)-1)
+	for i := range src {
+		src[i] = i
+	}
+	cut, from = clipRingBox(closed, src, TileSquare(t, sliceBuffer))
+	snapToTile(cut, t)
+	return cut, from
+}
+
+// clipRingBox clips a closed ring to a box, on x and then on y, carrying
+// the edges' labels src (nil: none) as clipRingAxis does.
+func clipRingBox(ring []orb.Point, src []int, b Box) ([]orb.Point, []int) {
+	r, from := clipRingAxis(ring, src, b.X0, b.X1, 0)
+	return clipRingAxis(r, from, b.Y0, b.Y1, 1)
+}
+
+// snapToTile rounds points to the 8192-unit grid of tile t, as GL JS 6
+// stores a sliced tile's geometry.
+func snapToTile(l []orb.Point, t [3]int) {
 	n := math.Exp2(float64(t[2]))
 	snap := func(v float64, first int) float64 {
 		return (JSRound((v*n-float64(first))*sliceGrid)/sliceGrid + float64(first)) / n
 	}
-	for _, l := range out {
-		for i, p := range l {
-			l[i] = orb.Point{snap(p[0], t[1]), snap(p[1], t[0])}
-		}
+	for i, p := range l {
+		l[i] = orb.Point{snap(p[0], t[1]), snap(p[1], t[0])}
 	}
-	return out
+}
+
+// OutsideEdge tells which edges of a ring cut from the sliced tile t
+// ([y, x, z]) run along a line outside the tile's square, in its buffer:
+// the cuts SliceParts made, and the feature's own edges there. GL builds
+// no fill-extrusion wall on such an edge (the neighbouring tile holds the
+// feature's own); an edge on the square's border keeps its wall.
+func OutsideEdge(ring []orb.Point, t [3]int) func(i int) bool {
+	b := TileSquare(t, 0)
+	return func(i int) bool {
+		p, q := ring[i], ring[(i+1)%len(ring)]
+		return p[0] == q[0] && (p[0] < b.X0 || p[0] > b.X1) || p[1] == q[1] && (p[1] < b.Y0 || p[1] > b.Y1)
+	}
 }
 
 // clipRingAxis keeps the part of a closed ring (last point = first) whose
@@ -297,11 +338,16 @@ func SliceParts(parts [][]orb.Point, t [3]int, rings bool) [][]orb.Point {
 // counts its distance from there. The result is closed again; nil when
 // nothing is inside. Clipping on x and then on y clips to a box.
 //
+// src, when not nil, labels the ring's edges (src[i] for ring[i] to
+// ring[i+1]); from labels the kept ring's edges alike: an edge keeps the
+// label of the edge it runs along, and one along a bound, from where the
+// ring leaves to where it comes back, gets -1.
+//
 // Written from the geometry of clipping a polygon to a slab; it does not
 // follow any other renderer's code.
-func clipRingAxis(ring []orb.Point, lo, hi float64, axis int) []orb.Point {
+func clipRingAxis(ring []orb.Point, src []int, lo, hi float64, axis int) (out []orb.Point, from []int) {
 	if len(ring) < 2 {
-		return nil
+		return nil, nil
 	}
 	// at returns the point where the edge p-q has coordinate v.
 	at := func(p, q orb.Point, v float64) orb.Point {
@@ -310,12 +356,15 @@ func clipRingAxis(ring []orb.Point, lo, hi float64, axis int) []orb.Point {
 		r[axis] = v // exactly on the bound
 		return r
 	}
-	var out []orb.Point
+	label := func(i int) int { return src[i] }
 	for i := 0; i+1 < len(ring); i++ {
 		p, q := ring[i], ring[i+1]
 		a, b := p[axis], q[axis]
 		if a >= lo && a <= hi {
 			out = append(out, p)
+			if src != nil {
+				from = append(from, label(i))
+			}
 		}
 		// The bounds the edge crosses, nearer p first.
 		first, second := lo, hi
@@ -327,13 +376,22 @@ func clipRingAxis(ring []orb.Point, lo, hi float64, axis int) []orb.Point {
 			// point of its own.
 			if (a < v && v < b) || (b < v && v < a) {
 				out = append(out, at(p, q, v))
+				if src != nil {
+					// Past lo going up, or past hi going down, the edge
+					// comes in and the kept ring runs along it.
+					if (v == lo) == (b > a) {
+						from = append(from, label(i))
+					} else {
+						from = append(from, -1)
+					}
+				}
 			}
 		}
 	}
 	if len(out) == 0 {
-		return nil
+		return nil, nil
 	}
-	return append(out, out[0])
+	return append(out, out[0]), from
 }
 
 // SlicedMaxZoom is the deepest zoom GL JS 6 cuts a vector source's tiles

@@ -2,6 +2,7 @@ package scene
 
 import (
 	"math"
+	"slices"
 	"testing"
 
 	"github.com/paulmach/orb"
@@ -34,23 +35,32 @@ func TestSliceZoom(t *testing.T) {
 func TestSliceChildren(t *testing.T) {
 	parent := [3]int{4, 2, 3} // y, x, z
 	whole := TileSquare(parent, 0)
+	child := func(x, y, w, h float64) Box { // in units of a child of zoom 4
+		return Box{whole.X0 + x/16, whole.Y0 + y/16, whole.X0 + (x+w)/16, whole.Y0 + (y+h)/16}
+	}
 	tests := []struct {
-		name   string
-		z      int
-		within Box
-		limit  int
-		want   int
-		ok     bool
+		name          string
+		z             int
+		view, feature Box
+		limit         int
+		want          int
+		ok            bool
 	}{
-		{"all four children", 4, whole, 64, 4, true},
-		{"a box inside one child", 4, Box{whole.X0 + 0.1/16, whole.Y0 + 0.1/16, whole.X0 + 0.2/16, whole.Y0 + 0.2/16}, 64, 1, true},
-		// A box just past a child's edge, within the next one's buffer.
-		{"inside a neighbour's buffer", 4, Box{whole.X0 + 0.1/16, whole.Y0 + 0.1/16, whole.X0 + 1.01/16, whole.Y0 + 0.2/16}, 64, 2, true},
-		{"outside the parent", 4, Box{whole.X1 + 1, whole.Y0, whole.X1 + 2, whole.Y1}, 64, 0, true},
-		{"too many", 7, whole, 64, 0, false},
+		{"all four children", 4, whole, whole, 64, 4, true},
+		{"a feature inside one child", 4, whole, child(0.1, 0.1, 0.1, 0.1), 64, 1, true},
+		// A feature just past a child's edge, within the next one's buffer.
+		{"inside a neighbour's buffer", 4, whole, child(0.1, 0.1, 0.91, 0.1), 64, 2, true},
+		// A view inside one child: only that child, though the feature
+		// reaches all four (a building's walls seen in its part).
+		{"in view", 4, child(0.5, 0.5, 0.4, 0.4), whole, 64, 1, true},
+		// A view reaching a child's buffer but not its square.
+		{"a view in a buffer", 4, child(0.5, 0.5, 0.48, 0.1), whole, 64, 1, true},
+		{"a feature out of view", 4, child(0, 0, 0.5, 0.5), child(1.2, 1.2, 0.3, 0.3), 64, 0, true},
+		{"outside the parent", 4, whole, Box{whole.X1 + 1, whole.Y0, whole.X1 + 2, whole.Y1}, 64, 0, true},
+		{"too many", 7, whole, whole, 64, 0, false},
 	}
 	for _, tc := range tests {
-		kids, ok := SliceChildren(parent, tc.z, tc.within, tc.limit)
+		kids, ok := SliceChildren(parent, tc.z, tc.view, tc.feature, tc.limit)
 		if ok != tc.ok || len(kids) != tc.want {
 			t.Errorf("%s: %d children, ok %v; want %d, %v", tc.name, len(kids), ok, tc.want, tc.ok)
 		}
@@ -157,7 +167,7 @@ func TestClipRingAxis(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got := clipRingAxis(tc.ring, tc.lo, tc.hi, tc.axis)
+			got, _ := clipRingAxis(tc.ring, nil, tc.lo, tc.hi, tc.axis)
 			if len(got) != len(tc.want) {
 				t.Fatalf("got %v, want %v", got, tc.want)
 			}
@@ -167,5 +177,80 @@ func TestClipRingAxis(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+func TestSliceRing(t *testing.T) {
+	child := [3]int{10, 20, 5} // y, x, z
+	n := math.Exp2(5)
+	world := func(x, y float64) orb.Point { return orb.Point{(20 + x) / n, (10 + y) / n} }
+	tests := []struct {
+		name string
+		ring []orb.Point
+		// the edge of the ring each edge of the cut ring runs along, -1
+		// along the buffer's border
+		from []int
+		// which cut edges OutsideEdge takes for cuts
+		outside []bool
+	}{
+		{
+			"inside, not closed: every edge its own",
+			[]orb.Point{world(0.2, 0.2), world(0.5, 0.2), world(0.5, 0.8), world(0.2, 0.8)},
+			[]int{0, 1, 2, 3},
+			[]bool{false, false, false, false},
+		},
+		{
+			// Clipped at x = -buf: it starts where it comes back in.
+			"across the left edge",
+			[]orb.Point{world(-0.5, 0.2), world(0.5, 0.2), world(0.5, 0.8), world(-0.5, 0.8), world(-0.5, 0.2)},
+			[]int{0, 1, 2, -1},
+			[]bool{false, false, false, true},
+		},
+		{
+			// The west wall on the child's border is kept; the east wall
+			// lies in the buffer, outside the square: no wall in this
+			// child (its right neighbour builds it).
+			"on the border and into the buffer",
+			[]orb.Point{world(0, 0.2), world(1.01, 0.2), world(1.01, 0.8), world(0, 0.8)},
+			[]int{0, 1, 2, 3},
+			[]bool{false, true, false, false},
+		},
+		{
+			"crossing both sides",
+			[]orb.Point{world(-1, 0.4), world(2, 0.4), world(2, 0.6), world(-1, 0.6)},
+			[]int{0, -1, 2, -1},
+			[]bool{false, true, false, true},
+		},
+	}
+	for _, tc := range tests {
+		cut, from := SliceRing(tc.ring, child)
+		if len(cut) == 0 || cut[0] != cut[len(cut)-1] {
+			t.Fatalf("%s: cut ring %v not closed", tc.name, cut)
+		}
+		if !slices.Equal(from, tc.from) {
+			t.Errorf("%s: from %v, want %v", tc.name, from, tc.from)
+		}
+		whole := CloseRing(tc.ring)
+		outside := OutsideEdge(cut, child)
+		for i, e := range from {
+			if got := outside(i); got != tc.outside[i] {
+				t.Errorf("%s: edge %d outside %v, want %v", tc.name, i, got, tc.outside[i])
+			}
+			if e < 0 {
+				continue
+			}
+			// Both ends of the cut edge lie on the line of the edge it
+			// runs along (within the rounding to the child's grid).
+			p, q := whole[e], whole[e+1]
+			for _, c := range []orb.Point{cut[i], cut[i+1]} {
+				cross := (q[0]-p[0])*(c[1]-p[1]) - (q[1]-p[1])*(c[0]-p[0])
+				if d := math.Abs(cross) / math.Hypot(q[0]-p[0], q[1]-p[1]); d > 1/(n*sliceGrid) {
+					t.Errorf("%s: cut edge %d is %g off edge %d", tc.name, i, d, e)
+				}
+			}
+		}
+	}
+	if cut, _ := SliceRing([]orb.Point{world(3, 3), world(4, 3), world(4, 4)}, child); cut != nil {
+		t.Errorf("a ring outside: %v, want nil", cut)
 	}
 }

@@ -531,13 +531,8 @@ func (s *Pass) spotsOfView(lr *symLayer, ss *shapedSymbol, lz float64, center bo
 	if center || f.Kind == "Polygon" {
 		return false
 	}
-	srcMaxZoom := 22.0
-	if src := s.Style.SourceByKey[lr.Style.Source]; src != nil && src.MaxZoom != nil {
-		srcMaxZoom = *src.MaxZoom
-	}
-	z := int(min(lz, max(srcMaxZoom, scene.SlicedMaxZoom)))
-	dz := z - f.Tile[2]
-	return dz > 0 && dz <= 10
+	z, ok := scene.SliceZoom(lz, f.Tile[2])
+	return ok && z-f.Tile[2] <= maxSliceLevels
 }
 
 // keptSpots returns a symbol's anchors along its lines, those of a text

@@ -242,14 +242,10 @@ func (s *Pass) linePieces(lr *symLayer, ss *shapedSymbol, center bool) []linePie
 	default:
 		return nil
 	}
-	square := func(t [3]int) scene.Box {
-		n := math.Exp2(float64(t[2]))
-		return scene.Box{X0: float64(t[1]) / n, Y0: float64(t[0]) / n, X1: float64(t[1]+1) / n, Y1: float64(t[0]+1) / n}
-	}
 	clip := func(t [3]int) [][]orb.Point {
 		var out [][]orb.Point
 		for _, l := range lines {
-			out = append(out, scene.ClipLine(l, square(t))...)
+			out = append(out, scene.ClipLine(l, scene.TileSquare(t, 0))...)
 		}
 		return out
 	}
@@ -257,11 +253,7 @@ func (s *Pass) linePieces(lr *symLayer, ss *shapedSymbol, center bool) []linePie
 		if center || f.Kind == "Polygon" {
 			return []linePiece{{tile: f.Tile, lines: lines, bounded: true}}
 		}
-		srcMaxZoom := 22.0 // the specification's default
-		if src := s.Style.SourceByKey[lr.Style.Source]; src != nil && src.MaxZoom != nil {
-			srcMaxZoom = *src.MaxZoom
-		}
-		if pieces, ok := s.slicedPieces(srcMaxZoom, f.Tile, lines); ok {
+		if pieces, ok := s.slicedPieces(f.Tile, lines); ok {
 			return pieces
 		}
 		// GL clips the (merged) lines to the tile for "line".
@@ -345,26 +337,23 @@ func bufferedPieces(lines [][]orb.Point, t [3]int, buffer, grid float64) [][]orb
 }
 
 // slicedPieces cuts lines of a vector tile of a lower zoom than the view's
-// into the tiles of the view's zoom (up to slicedMaxZoom) that are in view,
-// as GL JS 6 slices an overzoomed tile: each child's lines clipped to the
-// child square grown by a buffer of 128/4096 of it, their cut ends on the
-// child's 4096-unit grid, then (as GL lays out line labels) clipped to the
-// child itself. maxZoom is the source's; ok is false when the tile is not
+// into the tiles of the view's zoom (up to scene.SlicedMaxZoom) that are
+// in view, as GL JS 6 slices an overzoomed tile (scene.SliceParts, as the
+// lines and extrusions drawn from it are cut), then (as GL lays out line
+// labels) clipped to each child itself. ok is false when the tile is not
 // overzoomed that way.
-func (s *Pass) slicedPieces(maxZoom float64, tile [3]int, lines [][]orb.Point) ([]linePiece, bool) {
+func (s *Pass) slicedPieces(tile [3]int, lines [][]orb.Point) ([]linePiece, bool) {
 	if s.Frame.Tilt != nil {
 		// Under a tilted camera labels follow the first reference's
 		// model (see perspectiveRatio), which lays them out on the
 		// deepest tile itself.
 		return nil, false
 	}
-	z := int(math.Min(math.Floor(s.View.Zoom), math.Max(maxZoom, scene.SlicedMaxZoom)))
+	z, ok := scene.SliceZoom(s.View.Zoom, tile[2])
 	dz := z - tile[2]
-	if dz <= 0 || dz > 10 {
+	if !ok || dz > maxSliceLevels {
 		return nil, false
 	}
-	const buffer, grid = 128.0 / 4096, 4096.0
-	n := float64(int(1) << z)
 	var out []linePiece
 	k := 1 << dz
 	for cy := tile[0] * k; cy < (tile[0]+1)*k; cy++ {
@@ -373,20 +362,12 @@ func (s *Pass) slicedPieces(maxZoom float64, tile [3]int, lines [][]orb.Point) (
 			if !s.tileInView(t) {
 				continue
 			}
-			b := scene.Box{X0: (float64(cx) - buffer) / n, Y0: (float64(cy) - buffer) / n, X1: (float64(cx) + 1 + buffer) / n, Y1: (float64(cy) + 1 + buffer) / n}
-			sq := scene.Box{X0: float64(cx) / n, Y0: float64(cy) / n, X1: float64(cx+1) / n, Y1: float64(cy+1) / n}
+			sq := scene.TileSquare(t, 0)
 			var ls [][]orb.Point
-			for _, l := range lines {
-				for _, piece := range scene.ClipLine(l, b) {
-					for i, p := range piece {
-						x := math.Round((p[0]*n-float64(cx))*grid) / grid
-						y := math.Round((p[1]*n-float64(cy))*grid) / grid
-						piece[i] = orb.Point{(x + float64(cx)) / n, (y + float64(cy)) / n}
-					}
-					// GL lays out line labels on the lines clipped to the
-					// tile itself.
-					ls = append(ls, scene.ClipLine(piece, sq)...)
-				}
+			for _, piece := range scene.SliceParts(lines, t, false) {
+				// GL lays out line labels on the lines clipped to the
+				// tile itself.
+				ls = append(ls, scene.ClipLine(piece, sq)...)
 			}
 			if len(ls) > 0 {
 				out = append(out, linePiece{tile: t, lines: ls, bounded: true})
@@ -395,6 +376,10 @@ func (s *Pass) slicedPieces(maxZoom float64, tile [3]int, lines [][]orb.Point) (
 	}
 	return out, true
 }
+
+// maxSliceLevels bounds how many zooms below the view's a tile is sliced
+// for its labels (up to 4^10 children looked at).
+const maxSliceLevels = 10
 
 // lineSpot is an anchor found along a line of a symbol, before it is put
 // on screen: its line (world units, shared by the anchors on it), the

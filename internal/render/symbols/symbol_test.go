@@ -414,23 +414,22 @@ func TestSlicedPieces(t *testing.T) {
 	lon := (tx+0.5)/n14*360 - 180
 	lat := math.Atan(math.Sinh(math.Pi*(1-2*(ty+0.5)/n14))) * 180 / math.Pi
 	tests := []struct {
-		name    string
-		zoom    float64
-		pitch   float64
-		maxZoom float64
-		ok      bool
-		z       int // zoom of the pieces' tiles
+		name  string
+		zoom  float64
+		pitch float64
+		ok    bool
+		z     int // zoom of the pieces' tiles
 	}{
-		{"source zoom", 14, 0, 14, false, 0},
-		{"overzoomed", 17, 0, 14, true, 17},
-		{"fractional", 16.5, 0, 14, true, 16},
-		{"past the sliced zooms", 20, 0, 14, true, 18},
-		{"tilted", 17, 30, 14, false, 0},
+		{"source zoom", 14, 0, false, 0},
+		{"overzoomed", 17, 0, true, 17},
+		{"fractional", 16.5, 0, true, 16},
+		{"past the sliced zooms", 20, 0, true, 18},
+		{"tilted", 17, 30, false, 0},
 	}
 	for _, tc := range tests {
 		v := scene.View{Center: [2]float64{lon, lat}, Zoom: tc.zoom, Pitch: tc.pitch, Width: 512, Height: 512, PixelRatio: 1}
 		s := NewPass(&sources.Set{View: v, Frame: scene.NewFrame(v)}, nil, nil)
-		pieces, ok := s.slicedPieces(tc.maxZoom, [3]int{int(ty), int(tx), 14}, [][]orb.Point{line})
+		pieces, ok := s.slicedPieces([3]int{int(ty), int(tx), 14}, [][]orb.Point{line})
 		if ok != tc.ok {
 			t.Fatalf("%s: ok %v, want %v", tc.name, ok, tc.ok)
 		}
