@@ -117,8 +117,8 @@ func (s *Pass) placeSymbols(ctx context.Context) *placement {
 // label grid (LabelGrid CSS pixels on the world's pixel grid).
 func (s *Pass) crossesGrid(sym *symbol) bool {
 	fr := s.Frame
-	if fr.Sin != 0 {
-		return false // a turned view has no tile edges to agree on
+	if fr.Sin != 0 || s.project != nil {
+		return false // a turned view, or another grid (Onto), has no tile edges to agree on
 	}
 	g := s.View.LabelGrid * fr.Ratio
 	ox, oy := fr.CX*fr.Scale-fr.W/2, fr.CY*fr.Scale-fr.H/2 // the view's corner, world device pixels
