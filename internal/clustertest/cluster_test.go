@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -13,6 +14,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -101,6 +103,7 @@ type Node struct {
 	mu     sync.Mutex
 	cmd    *exec.Cmd
 	log    *fixtures.SyncBuffer
+	past   []string // what the node wrote in its earlier runs
 	exited chan struct{}
 }
 
@@ -112,6 +115,17 @@ func (n *Node) Log() string {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	return n.log.String()
+}
+
+// Logs is everything the node wrote, each run under a heading.
+func (n *Node) Logs() string {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	var b strings.Builder
+	for i, l := range append(slices.Clone(n.past), n.log.String()) {
+		fmt.Fprintf(&b, "===== %s (%s), run %d =====\n%s", n.Name, n.Addr, i+1, l)
+	}
+	return b.String()
 }
 
 // options tune a test cluster.
@@ -192,20 +206,56 @@ func startCluster(t testing.TB, o options) *Cluster {
 		c.Nodes[o.emptyData].AwaitReady(t, 60*time.Second)
 	}
 	c.startNginx(t, nginxBin)
+	// A test about to hit go test's -timeout (which panics, and runs no
+	// clean-up) keeps the logs first.
+	if d, ok := t.(interface{ Deadline() (time.Time, bool) }); ok {
+		if end, ok := d.Deadline(); ok {
+			timer := time.AfterFunc(time.Until(end)-20*time.Second, func() {
+				dir, err := c.keepLogs()
+				fmt.Fprintf(os.Stderr, "clustertest: %s is about to time out; the logs of its nodes and nginx are in %s (%v)\n", t.Name(), dir, err)
+			})
+			t.Cleanup(func() { timer.Stop() })
+		}
+	}
 	t.Cleanup(func() {
 		for _, n := range c.Nodes {
 			n.Kill()
 		}
 		if t.Failed() {
 			for _, n := range c.Nodes {
-				t.Logf("log of %s:\n%s", n.Name, tail(n.Log(), 4000))
+				t.Logf("log of %s (the end of its last run):\n%s", n.Name, tail(n.Log(), 4000))
 			}
 			if b, err := os.ReadFile(filepath.Join(c.ngDir, "error.log")); err == nil {
 				t.Logf("nginx error.log:\n%s", tail(string(b), 4000))
 			}
+			dir, err := c.keepLogs()
+			if err != nil {
+				t.Logf("keep the logs: %v", err)
+			}
+			t.Logf("the whole logs of the nodes (every run) and nginx (error and access) are kept in %s", dir)
 		}
 	})
 	return c
+}
+
+// keepLogs writes every node's whole log (all its runs) and nginx's error
+// and access logs into a new folder that outlives the test, and returns
+// the folder.
+func (c *Cluster) keepLogs() (string, error) {
+	dir, err := os.MkdirTemp("", "tessera-cluster-logs-")
+	if err != nil {
+		return "", err
+	}
+	var errs []error
+	for _, n := range c.Nodes {
+		errs = append(errs, os.WriteFile(filepath.Join(dir, n.Name+".log"), []byte(n.Logs()), 0o644))
+	}
+	for _, f := range []string{"error.log", "access.log"} {
+		if b, err := os.ReadFile(filepath.Join(c.ngDir, f)); err == nil {
+			errs = append(errs, os.WriteFile(filepath.Join(dir, "nginx-"+f), b, 0o644))
+		}
+	}
+	return dir, errors.Join(errs...)
 }
 
 func tail(s string, n int) string {
@@ -220,6 +270,9 @@ func (n *Node) Start(t testing.TB) {
 	t.Helper()
 	n.mu.Lock()
 	defer n.mu.Unlock()
+	if n.log != nil {
+		n.past = append(n.past, n.log.String())
+	}
 	n.log = &fixtures.SyncBuffer{}
 	cmd := exec.Command(n.bin, "serve", "--data", n.Dir, "--listen", n.Addr)
 	cmd.Env = append(os.Environ(), n.env...)
@@ -336,7 +389,9 @@ pid %s/nginx.pid;
 error_log %s/error.log warn;
 events { worker_connections 1024; }
 http {
-  access_log %s/access.log;
+  # Which node answered, how, and how long it took: kept on failure.
+  log_format cluster '$time_iso8601 "$request" $status upstream=$upstream_addr upstream_status=$upstream_status request_time=$request_time upstream_time=$upstream_response_time';
+  access_log %s/access.log cluster;
   client_body_temp_path %s/body;
   proxy_temp_path %s/proxy;
   fastcgi_temp_path %s/fastcgi;
