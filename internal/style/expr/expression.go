@@ -146,47 +146,120 @@ func zoomCurveOf(root node) (node, *CompileError) {
 	return u.curve, nil
 }
 
-// zoomUseOf works bottom-up. A node offers, at its top level, itself when
-// it is a zoom curve, the offer of its body when it is a "let", and the
-// first offer or fault of its arguments when it is a "coalesce"; a fault
-// found that way stands. Then every child offering a curve must offer that
-// same one: a curve offered where the node offers none is not at the top
-// level; a different one is a second curve. A child's fault replaces
-// whatever was found; a curve after a fault counts as a second curve.
+// zoomUseOf works bottom-up: a node's use is what it offers itself
+// (zoomOffer), unless that is a fault, which stands; otherwise each
+// child's use is merged into it in turn (zoomUse.merge).
 func zoomUseOf(n node) zoomUse {
 	var kids []zoomUse
 	n.each(func(ch node) { kids = append(kids, zoomUseOf(ch)) })
-	var own zoomUse
+	use := zoomOffer(n, kids)
+	if use.fault != "" {
+		return use
+	}
+	for _, k := range kids {
+		use = use.merge(k)
+	}
+	return use
+}
+
+// zoomOffer is what a node offers at its top level, given its children's
+// uses: a "let" its body's, a "coalesce" its first argument's that has a
+// curve or a fault, a zoom curve itself, anything else nothing.
+func zoomOffer(n node, kids []zoomUse) zoomUse {
 	switch n.(type) {
 	case *letNode:
-		own = kids[len(kids)-1]
+		return kids[len(kids)-1]
 	case *coalesceNode:
 		for _, k := range kids {
 			if k.curve != nil || k.fault != "" {
-				own = k
-				break
+				return k
 			}
 		}
-	default:
-		if isZoomCurve(n) {
-			own.curve = n
-		}
+		return zoomUse{}
 	}
-	if own.fault != "" {
-		return own
+	if isZoomCurve(n) {
+		return zoomUse{curve: n}
 	}
-	for _, k := range kids {
-		switch {
-		case k.fault != "":
-			own = k
-		case k.curve == nil || k.curve == own.curve:
-		case own.curve == nil && own.fault == "":
-			own.fault = msgZoomNotTopLevel
-		default:
-			own = zoomUse{fault: msgZoomTwoCurves}
-		}
+	return zoomUse{}
+}
+
+// zoomHeld is what a use holds: nothing, a curve or a fault.
+type zoomHeld uint8
+
+const (
+	heldNothing zoomHeld = iota
+	heldCurve
+	heldFault
+)
+
+// zoomSeen is what a child's use shows against the use it merges into.
+type zoomSeen uint8
+
+const (
+	seenNothing    zoomSeen = iota // no curve, no fault
+	seenSameCurve                  // the curve the use holds
+	seenOtherCurve                 // a curve the use does not hold
+	seenFault
+)
+
+// zoomOutcome is the result of a merge.
+type zoomOutcome uint8
+
+const (
+	keepUse     zoomOutcome = iota // the use stays as it is
+	takeChild                      // the child's fault replaces it
+	notTopLevel                    // msgZoomNotTopLevel
+	secondCurve                    // msgZoomTwoCurves
+)
+
+// zoomMerges is the outcome of a merge by what the use holds and what the
+// child shows.
+var zoomMerges = [3][4]zoomOutcome{
+	heldNothing: {
+		seenNothing:    keepUse,
+		seenOtherCurve: notTopLevel, // a curve below a node offering none
+		seenFault:      takeChild,
+	},
+	heldCurve: {
+		seenNothing:    keepUse,
+		seenSameCurve:  keepUse,     // the curve the node offers itself
+		seenOtherCurve: secondCurve, // beside or inside the offered one
+		seenFault:      takeChild,
+	},
+	heldFault: {
+		seenNothing:    keepUse,
+		seenOtherCurve: secondCurve, // a curve after a fault
+		seenFault:      takeChild,   // the later fault is reported
+	},
+}
+
+// merge merges a child's use into u.
+func (u zoomUse) merge(child zoomUse) zoomUse {
+	held := heldNothing
+	switch {
+	case u.fault != "":
+		held = heldFault
+	case u.curve != nil:
+		held = heldCurve
 	}
-	return own
+	seen := seenNothing
+	switch {
+	case child.fault != "":
+		seen = seenFault
+	case child.curve != nil && child.curve == u.curve:
+		seen = seenSameCurve
+	case child.curve != nil:
+		seen = seenOtherCurve
+	}
+	switch zoomMerges[held][seen] {
+	case takeChild:
+		return child
+	case notTopLevel:
+		return zoomUse{fault: msgZoomNotTopLevel}
+	case secondCurve:
+		return zoomUse{fault: msgZoomTwoCurves}
+	}
+	return u
 }
 
 // Type returns the result type of the expression.

@@ -103,7 +103,7 @@ func (n *compoundNode) evalBoolean(c *EvalContext) (bool, error) {
 }
 
 func (n *comparisonNode) evalBoolean(c *EvalContext) (bool, error) {
-	if n.collator == nil && !n.untyped || n.collator == nil && !n.orderComp {
+	if n.mode == comparePlain {
 		l, err := evalOperand(c, n.lhs)
 		if err != nil {
 			return false, err

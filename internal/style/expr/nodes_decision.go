@@ -515,28 +515,30 @@ func (n *coalesceNode) each(fn func(node)) {
 }
 
 func (n *coalesceNode) eval(c *EvalContext) (Value, error) {
-	var res Value
-	requested := ""
-	for i, a := range n.args {
+	// The first argument that gives something: not null, and not an image
+	// the style lacks.
+	missing, lastMissing := "", false
+	for _, a := range n.args {
 		v, err := evalNode(c, a)
 		if err != nil {
 			return Value{}, err
 		}
-		res = v
-		if img := v.Image(); v.Kind() == KindResolvedImage && img != nil && !img.Available {
-			if requested == "" {
-				requested = img.Name
-			}
-			res = Null()
-			if i == len(n.args)-1 {
-				res = String(requested)
-			}
-		}
-		if !res.IsNull() {
-			break
+		img := v.Image()
+		lastMissing = v.Kind() == KindResolvedImage && img != nil && !img.Available
+		switch {
+		case lastMissing && missing == "":
+			missing = img.Name
+		case !lastMissing && !v.IsNull():
+			return v, nil
 		}
 	}
-	return res, nil
+	// Nothing given: when the last argument was a missing image, the name
+	// of the first missing image asked for (so that the renderer may
+	// report it), else null.
+	if lastMissing {
+		return String(missing), nil
+	}
+	return Null(), nil
 }
 
 // parseCoalesce compiles the arguments for the wanted type (or, without
@@ -574,15 +576,36 @@ func parseCoalesce(args []any, c *compiler) node {
 	return n
 }
 
-// comparisonNode: == != < <= > >= with an optional collator.
+// comparisonNode: == != < <= > >= with an optional collator, evaluated
+// by the mode its operands' static types decide.
 type comparisonNode struct {
 	nodeBase
-	op        string
-	lhs, rhs  node
-	collator  node
-	untyped   bool
-	orderComp bool
+	op       string
+	lhs, rhs node
+	collator node
+	mode     compareMode
 }
+
+// compareMode is how a comparison is evaluated, decided when it is
+// compiled.
+type compareMode uint8
+
+const (
+	// comparePlain: strict equality, or the order of two numbers or two
+	// strings (by UTF-16 units).
+	comparePlain compareMode = iota
+	// compareCheckedOrder: the order of two operands typed only value:
+	// both must turn out numbers or both strings.
+	compareCheckedOrder
+	// compareCollated: by the collator.
+	compareCollated
+	// compareCheckedCollated: the order of two value operands by the
+	// collator, their kinds checked as for compareCheckedOrder.
+	compareCheckedCollated
+	// compareCollatedStrings: equality with a value operand and a
+	// collator: by the collator when both are strings, else strict.
+	compareCollatedStrings
+)
 
 func (n *comparisonNode) each(fn func(node)) {
 	fn(n.lhs)
@@ -647,24 +670,38 @@ func (n *comparisonNode) eval(c *EvalContext) (Value, error) {
 	if err != nil {
 		return Value{}, err
 	}
-	lk, rk := l.Kind(), r.Kind()
-	if n.orderComp && n.untyped {
-		if lk != rk || !(lk == KindString || lk == KindNumber) {
-			return Value{}, evalErr(`Expected arguments for "%s" to be (string, string) or (number, number), but found (%s, %s) instead.`, n.op, typeOfValue(l).Kind.String(), typeOfValue(r).Kind.String())
-		}
-	}
-	if n.collator != nil && !(n.orderComp) && n.untyped && (lk != KindString || rk != KindString) {
+	switch n.mode {
+	case comparePlain:
 		return Bool(basicCompare(n.op, l, r)), nil
-	}
-	if n.collator != nil {
-		cv, err := evalNode(c, n.collator)
-		if err != nil {
+	case compareCheckedOrder:
+		if err := orderable(n.op, l, r); err != nil {
 			return Value{}, err
 		}
-		col, _ := cv.p.(*Collator)
-		return Bool(compareResult(n.op, col.Compare(l.s, r.s))), nil
+		return Bool(basicCompare(n.op, l, r)), nil
+	case compareCheckedCollated:
+		if err := orderable(n.op, l, r); err != nil {
+			return Value{}, err
+		}
+	case compareCollatedStrings:
+		if l.Kind() != KindString || r.Kind() != KindString {
+			return Bool(basicCompare(n.op, l, r)), nil
+		}
 	}
-	return Bool(basicCompare(n.op, l, r)), nil
+	cv, err := evalNode(c, n.collator)
+	if err != nil {
+		return Value{}, err
+	}
+	col, _ := cv.p.(*Collator)
+	return Bool(compareResult(n.op, col.Compare(l.s, r.s))), nil
+}
+
+// orderable checks that two values may be ordered: two numbers or two
+// strings.
+func orderable(op string, l, r Value) error {
+	if lk := l.Kind(); lk != r.Kind() || lk != KindString && lk != KindNumber {
+		return evalErr(`Expected arguments for "%s" to be (string, string) or (number, number), but found (%s, %s) instead.`, op, typeOfValue(l).Kind.String(), typeOfValue(r).Kind.String())
+	}
+	return nil
 }
 
 func basicCompare(op string, l, r Value) bool {
@@ -707,46 +744,58 @@ func canCompare(op string, t Type) bool {
 	return comparableKinds.ordering.has(t.Kind)
 }
 
+// parseComparison reads [op, left, right] and [op, left, right,
+// collator]. Each operand is checked as soon as it is compiled, the left
+// first; then whether the two can be compared at all.
 func parseComparison(args []any, c *compiler) node {
 	op := args[0].(string)
 	if len(args) != 3 && len(args) != 4 {
 		return c.fail("Expected two or three arguments.")
 	}
-	lhs := c.compileArg(args[1], 1, &ValueType)
-	if lhs == nil {
-		return nil
-	}
-	if !canCompare(op, lhs.base().t) {
-		return c.at(1).fail(fmt.Sprintf(`"%s" comparisons are not supported for type '%s'.`, op, lhs.base().t.String()))
-	}
-	rhs := c.compileArg(args[2], 2, &ValueType)
-	if rhs == nil {
-		return nil
-	}
-	if !canCompare(op, rhs.base().t) {
-		return c.at(2).fail(fmt.Sprintf(`"%s" comparisons are not supported for type '%s'.`, op, rhs.base().t.String()))
-	}
-	lt, rt := lhs.base().t, rhs.base().t
-	if lt.Kind != rt.Kind && lt.Kind != KindValue && rt.Kind != KindValue {
-		return c.fail(fmt.Sprintf("Cannot compare types '%s' and '%s'.", lt.String(), rt.String()))
-	}
-	order := op != "==" && op != "!="
-	if order {
-		if lt.Kind == KindValue && rt.Kind != KindValue {
-			lhs = &assertionNode{nodeBase: nodeBase{t: rt}, args: []node{lhs}}
-		} else if lt.Kind != KindValue && rt.Kind == KindValue {
-			rhs = &assertionNode{nodeBase: nodeBase{t: lt}, args: []node{rhs}}
-		}
-	}
-	n := &comparisonNode{nodeBase: nodeBase{t: BooleanType}, op: op, lhs: lhs, rhs: rhs,
-		untyped: lhs.base().t.Kind == KindValue || rhs.base().t.Kind == KindValue, orderComp: order}
-	if len(args) == 4 {
-		if lt.Kind != KindString && rt.Kind != KindString && lt.Kind != KindValue && rt.Kind != KindValue {
-			return c.fail("Cannot use collator to compare non-string types.")
-		}
-		if n.collator = c.compileArg(args[3], 3, &CollatorType); n.collator == nil {
+	var sides [2]node
+	for i := range sides {
+		if sides[i] = c.compileArg(args[i+1], i+1, &ValueType); sides[i] == nil {
 			return nil
 		}
+		if t := sides[i].base().t; !canCompare(op, t) {
+			return c.at(i + 1).fail(fmt.Sprintf(`"%s" comparisons are not supported for type '%s'.`, op, t.String()))
+		}
+	}
+	lt, rt := sides[0].base().t, sides[1].base().t
+	lValue, rValue := lt.Kind == KindValue, rt.Kind == KindValue
+	if lt.Kind != rt.Kind && !lValue && !rValue {
+		return c.fail(fmt.Sprintf("Cannot compare types '%s' and '%s'.", lt.String(), rt.String()))
+	}
+	ordering := op != "==" && op != "!="
+	if ordering && lValue != rValue {
+		// A value ordered against a typed operand must have its type.
+		if lValue {
+			sides[0] = &assertionNode{nodeBase: nodeBase{t: rt}, args: []node{sides[0]}}
+		} else {
+			sides[1] = &assertionNode{nodeBase: nodeBase{t: lt}, args: []node{sides[1]}}
+		}
+	}
+	n := &comparisonNode{nodeBase: nodeBase{t: BooleanType}, op: op, lhs: sides[0], rhs: sides[1]}
+	bothValues := lValue && rValue
+	if len(args) == 3 {
+		if ordering && bothValues {
+			n.mode = compareCheckedOrder
+		}
+		return n
+	}
+	if !lValue && !rValue && lt.Kind != KindString && rt.Kind != KindString {
+		return c.fail("Cannot use collator to compare non-string types.")
+	}
+	if n.collator = c.compileArg(args[3], 3, &CollatorType); n.collator == nil {
+		return nil
+	}
+	switch {
+	case ordering && bothValues:
+		n.mode = compareCheckedCollated
+	case !ordering && (lValue || rValue):
+		n.mode = compareCollatedStrings
+	default:
+		n.mode = compareCollated
 	}
 	return n
 }

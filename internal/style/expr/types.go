@@ -131,40 +131,36 @@ func (t Type) item() Type {
 	return *t.Item
 }
 
-var valueMemberKinds = []TypeKind{KindNull, KindNumber, KindString, KindBoolean, KindColor,
-	KindProjectionDefinition, KindFormatted, KindObject, KindArray, KindPadding, KindNumberArray,
-	KindColorArray, KindResolvedImage, KindVariableAnchorOffsetCollection}
-
-// isSubtype reports whether t may be used where expected is required.
-func isSubtype(expected, t Type) bool {
-	if t.Kind == KindError {
-		return true
-	}
+// isSubtype reports whether a t may be used where want is required: an
+// error anywhere; an array where an array is, by arrayFits; anything but
+// a collator where a value is (an array when its items are values);
+// otherwise the same kind.
+func isSubtype(want, t Type) bool {
 	switch {
-	case expected.Kind == KindArray:
-		if t.Kind == KindArray {
-			ti := t.item()
-			if ((t.N == 0 && ti.Kind == KindValue) || isSubtype(expected.item(), ti)) && (expected.N < 0 || expected.N == t.N) {
-				return true
-			}
-		}
-		return false
-	case expected.Kind == t.Kind:
+	case t.Kind == KindError:
 		return true
-	case expected.Kind == KindValue:
-		for _, k := range valueMemberKinds {
-			if k == KindArray {
-				if t.Kind == KindArray && isSubtype(ArrayOf(ValueType, -1), t) {
-					return true
-				}
-				continue
-			}
-			if k == t.Kind {
-				return true
-			}
-		}
+	case want.Kind == KindArray:
+		return t.Kind == KindArray && arrayFits(want, t)
+	case want.Kind == KindValue && t.Kind == KindArray:
+		return arrayFits(ArrayOf(ValueType, -1), t)
+	case want.Kind == KindValue:
+		return holdsAsValue(t.Kind)
 	}
-	return false
+	return want.Kind == t.Kind
+}
+
+// holdsAsValue reports whether "value" holds what has kind k: everything
+// but a collator.
+func holdsAsValue(k TypeKind) bool { return k != KindCollator }
+
+// arrayFits reports whether the array type t may be used where the array
+// type want is required: their lengths agree (when want fixes one), and
+// t's items fit want's, or t is the empty array of values.
+func arrayFits(want, t Type) bool {
+	if want.N >= 0 && want.N != t.N {
+		return false
+	}
+	return t.N == 0 && t.item().Kind == KindValue || isSubtype(want.item(), t.item())
 }
 
 // subtypeError returns the reference error message for a failed subtype check, or "".

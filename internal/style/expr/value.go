@@ -264,7 +264,7 @@ func valueMatches(t Type, v Value) bool {
 	k := v.Kind()
 	switch t.Kind {
 	case KindValue:
-		return k != KindCollator
+		return holdsAsValue(k)
 	case KindArray:
 		if k != KindArray {
 			return false
