@@ -833,7 +833,11 @@ func (d *Datasets) process(ctx context.Context, c *lease.Claim, in store.Ingest)
 			}
 			return made{}, fmt.Errorf("%w: the image made by this ingest was deleted", ErrInvalid)
 		}
-		if e, ok := d.cat.ByID(target); ok {
+		e, ok, err := tilesetOf(ctx, d.cat, target)
+		if err != nil {
+			return made{}, err
+		}
+		if ok {
 			return made{id: e.ID, name: e.Name}, nil
 		}
 		return made{}, fmt.Errorf("%w: the tileset made by this ingest was deleted", ErrInvalid)

@@ -708,7 +708,11 @@ func (s *Service) Process(ctx context.Context, id string) (*catalog.Entry, error
 	}
 	switch rec.State {
 	case store.IngestDone:
-		if e, ok := s.cat.ByID(rec.TilesetID); ok {
+		e, ok, err := tilesetOf(ctx, s.cat, rec.TilesetID)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
 			return e, nil
 		}
 		return nil, fmt.Errorf("%w: the tileset made by this ingest was deleted", ErrState)
@@ -760,6 +764,21 @@ func (s *Service) Process(ctx context.Context, id string) (*catalog.Entry, error
 	}
 	s.dropUpload(context.WithoutCancel(ctx), id)
 	return e, nil
+}
+
+// tilesetOf returns the catalog's entry of the tileset an ingest made.
+// When this node does not have it, its record is read again first: another
+// node may have made it a moment ago, its change notification still on
+// the way.
+func tilesetOf(ctx context.Context, cat *catalog.Catalog, id string) (*catalog.Entry, bool, error) {
+	if e, ok := cat.ByID(id); ok {
+		return e, true, nil
+	}
+	if err := cat.SyncOne(ctx, id); err != nil {
+		return nil, false, fmt.Errorf("read the record of tileset %s: %w", id, err)
+	}
+	e, ok := cat.ByID(id)
+	return e, ok, nil
 }
 
 // dropUpload removes the uploaded bytes of a processed ingest.

@@ -352,6 +352,15 @@ func TestProcessLease(t *testing.T) {
 	if got.State != store.IngestDone || got.TilesetID != e.ID || got.LeaseOwner != "" {
 		t.Fatalf("after processing: %+v", got)
 	}
+	// Asked of a node that has not heard of the new tileset yet (its
+	// change notification still on the way), processing answers that
+	// tileset, not "deleted".
+	if _, ok := other.cat.ByID(e.ID); ok {
+		t.Fatal("the other node knows the tileset already: the case is not made")
+	}
+	if e2, err := other.Process(ctx, rec.ID); err != nil || e2.ID != e.ID {
+		t.Fatalf("process again on a node that has not heard of the tileset: %v, %v; want %s", e2, err, e.ID)
+	}
 
 	// An ingest left processing under an ended lease (no restart since)
 	// is taken over by the next request to process it.
