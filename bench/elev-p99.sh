@@ -11,7 +11,8 @@
 # (`tessera demo --services-only`, see bench/services.sh). With several
 # BINARY DATA pairs the runs alternate between them (before, after, before,
 # after...), so that both see the same machine. For each run it prints
-# requests/s, p50, p90, p99, p99.9 and max (bench/lua/report.lua) and the
+# requests/s, bytes read per answer (a check that the answers are the
+# service's), p50, p90, p99, p99.9 and max (bench/lua/report.lua) and the
 # collector's cycles during the run (GODEBUG=gctrace=1): how many, their
 # mark CPU (assist + background + idle, ms per cycle) and the live heap
 # after them. The load average is printed before and after: on 2 shared
@@ -55,7 +56,7 @@ start() {
 		echo "$0: something already listens on port $PORT (set PORT)" >&2
 		exit 1
 	fi
-	GOMAXPROCS=1 GODEBUG=gctrace=1 TESSERA_TRUSTED_PROXIES=127.0.0.1 "${server_env[@]}" \
+	env GOMAXPROCS=1 GODEBUG=gctrace=1 TESSERA_TRUSTED_PROXIES=127.0.0.1 ${server_env[@]+"${server_env[@]}"} \
 		taskset -c "$SERVER_CPU" "$1" serve --data "$2" --listen "127.0.0.1:$PORT" >"$work/server.log" 2>&1 &
 	pid=$!
 	for _ in $(seq 1 300); do
@@ -96,7 +97,7 @@ gcsummary() {
 }
 
 echo "load before: $(uptime)"
-printf '%-8s %-40s %9s  %s\n' request binary req/s "latency (wrk, $DURATION, 8 connections)"
+printf '%-8s %-28s %7s %12s  %s\n' request binary req/s size "latency (wrk, $DURATION, 8 connections)"
 for ((run = 1; run <= RUNS; run++)); do
 	for req in $REQUESTS; do
 		args=("$@")
@@ -104,14 +105,24 @@ for ((run = 1; run <= RUNS; run++)); do
 			bin="${args[i]}" data="${args[i + 1]}"
 			start "$bin" "$data"
 			from="$(wc -l <"$work/server.log")"
+			# A file, not <(...): wrk reads the script once for each Lua
+			# state (its own and the thread's), and a pipe only once: the
+			# thread would send GET / instead.
+			cat "$root/bench/lua/$req.lua" "$root/bench/lua/report.lua" >"$work/$req.lua"
 			out="$(taskset -c "$WRK_CPU" wrk -t1 -c8 -d"$DURATION" --latency \
-				-s <(cat "$root/bench/lua/$req.lua" "$root/bench/lua/report.lua") "http://127.0.0.1:$PORT")"
+				-s "$work/$req.lua" "http://127.0.0.1:$PORT")"
 			gc="$(gcsummary "$from")"
 			stop
 			rps="$(awk '/^Requests\/sec/ {printf "%.0f", $2}' <<<"$out")"
+			# Bytes read per answer, headers included: shows at a glance that
+			# the answers are the service's (elevation of one point about
+			# 215 B, geolocation about 540 B), not the index page's (2.3 KB).
+			size="$(awk '/requests in/ {v = $5 + 0; u = $5; sub(/^[0-9.]+/, "", u)
+				m = (u ~ /^KB/) ? 1024 : (u ~ /^MB/) ? 1048576 : (u ~ /^GB/) ? 1073741824 : 1
+				printf "%.0fB/answer", v * m / $1}' <<<"$out")"
 			lat="$(grep '^p50=' <<<"$out" | awk '{print $1, $2, $5, $7, $9}')"
 			errs="$(grep -E 'Non-2xx|Socket errors' <<<"$out" | tr '\n' ' ' || true)"
-			printf '%-8s %-40s %9s  %s  %s %s\n' "$req" "$(basename "$bin")" "$rps" "$lat" "$gc" "$errs"
+			printf '%-8s %-28s %7s %12s  %s  %s %s\n' "$req" "$(basename "$bin")" "$rps" "$size" "$lat" "$gc" "$errs"
 		done
 	done
 done
