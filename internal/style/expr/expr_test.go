@@ -383,8 +383,22 @@ func TestResolveTokens(t *testing.T) {
 	props := &Object{}
 	props.Set("name", String("Bern"))
 	props.Set("ele", Number(540))
+	props.Set("list", Array([]Value{Number(1), Array([]Value{Number(2), Number(0.5)}), Null(), String("x")}))
+	obj := &Object{}
+	obj.Set("k", Number(1))
+	props.Set("obj", ObjectValue(obj))
+	props.Set("none", Null())
+	props.Set("yes", Bool(true))
 	f := &MapFeature{Props: props}
+	// Arrays, objects and null are written as JavaScript's String() writes
+	// them, as MapLibre GL JS 6.17 draws "<{a}>" for GeoJSON properties
+	// [1, 2], {"k": 1}, null and [1, [2, 3], "x"]: <1,2>, <[object Object]>,
+	// <null>, <1,2,3,x>.
 	tests := []struct{ in, want string }{
+		{"<{list}>", "<1,2,0.5,,x>"},
+		{"<{obj}>", "<[object Object]>"},
+		{"<{none}>", "<null>"},
+		{"<{yes}>", "<true>"},
 		{"{name}", "Bern"},
 		{"{name} ({ele} m)", "Bern (540 m)"},
 		{"{missing}x", "x"},

@@ -691,8 +691,10 @@ func (n *comparisonNode) eval(c *EvalContext) (Value, error) {
 	if err != nil {
 		return Value{}, err
 	}
+	// Two numbers ordered by a collator are collated as they read, as in
+	// GL's style-spec (["<", 10, 9] with a collator holds).
 	col, _ := cv.p.(*Collator)
-	return Bool(compareResult(n.op, col.Compare(l.s, r.s))), nil
+	return Bool(compareResult(n.op, col.Compare(toJSString(l), toJSString(r)))), nil
 }
 
 // orderable checks that two values may be ordered: two numbers or two
@@ -783,7 +785,9 @@ func parseComparison(args []any, c *compiler) node {
 		}
 		return n
 	}
-	if !lValue && !rValue && lt.Kind != KindString && rt.Kind != KindString {
+	// The operands' types as compared (a value ordered against a typed
+	// operand has taken its type): one must be a string or a value.
+	if lk, rk := sides[0].base().t.Kind, sides[1].base().t.Kind; lk != KindString && rk != KindString && lk != KindValue && rk != KindValue {
 		return c.fail("Cannot use collator to compare non-string types.")
 	}
 	if n.collator = c.compileArg(args[3], 3, &CollatorType); n.collator == nil {

@@ -298,11 +298,13 @@ func parseCurve(curve []any) (interpolation, string, []int) {
 // Lab and HCL variants interpolate colors (or color arrays when wanted).
 func parseInterpolate(args []any, c *compiler) node {
 	op := args[0].(string)
-	if len(args) < 3 {
-		return c.fail(fmt.Sprintf("Expected at least 4 arguments, but found only %d.", len(args)-1))
+	// The interpolation type is read before the arguments are counted,
+	// as GL's style-spec does: ["interpolate"] reports the missing type.
+	var curve []any
+	if len(args) > 1 {
+		curve, _ = args[1].([]any)
 	}
-	curve, ok := args[1].([]any)
-	if !ok || len(curve) == 0 {
+	if len(curve) == 0 {
 		return c.fail("Expected an interpolation type expression.", 1)
 	}
 	in, why, keys := parseCurve(curve)
@@ -329,7 +331,7 @@ func parseInterpolate(args []any, c *compiler) node {
 	}
 	n := &interpolateNode{op: op, interp: in, input: input, space: space, labels: st.labels, outputs: st.outs.nodes}
 	t := *st.outs.want
-	ok = false
+	ok := false
 	switch t.Kind {
 	case KindNumber, KindColor, KindPadding, KindNumberArray, KindColorArray, KindVariableAnchorOffsetCollection, KindProjectionDefinition:
 		ok = true

@@ -375,7 +375,10 @@ func parseGlobalState(args []any, c *compiler) node {
 		return c.fail(fmt.Sprintf("Expected 1 argument, but found %d instead.", len(args)-1))
 	}
 	name, ok := args[1].(string)
-	if !ok {
+	switch {
+	case args[1] == nil:
+		return c.fail("Global state property must be defined.")
+	case !ok:
 		return c.fail(fmt.Sprintf("Global state property must be string, but found %s instead.", jsTypeof(args[1])))
 	}
 	return &globalStateNode{nodeBase: nodeBase{t: ValueType}, name: name}
