@@ -311,13 +311,13 @@ func (f *legacyFunc) zoomCurve(pairs []legacyPair, tokens bool) any {
 	for i, p := range pairs {
 		outs[i] = output(p.out, tokens)
 	}
-	return f.curve([]any{"zoom"}, pairs, outs)
+	return f.curve([]any{"zoom"}, pairs, outs, f.kind == kindExponential)
 }
 
-// curve builds the interpolate or step expression of outs at the inputs of
-// pairs over input (interval and categorical kinds step).
-func (f *legacyFunc) curve(input any, pairs []legacyPair, outs []any) any {
-	if f.kind == kindExponential {
+// curve builds the expression of outs at the inputs of pairs over input:
+// an interpolation by the function's base when smooth, else a step.
+func (f *legacyFunc) curve(input any, pairs []legacyPair, outs []any, smooth bool) any {
+	if smooth {
 		e := f.curveHead(input)
 		for i, p := range pairs {
 			e = append(e, p.in, outs[i])
@@ -349,7 +349,7 @@ func (f *legacyFunc) propertyCurve(pairs []legacyPair) (any, error) {
 	for i, p := range pairs {
 		outs[i] = output(p.out, false)
 	}
-	e := f.curve([]any{"number", get}, pairs, outs)
+	e := f.curve([]any{"number", get}, pairs, outs, f.kind == kindExponential)
 	if !f.hasFallback {
 		return e, nil
 	}
@@ -408,7 +408,8 @@ func matchable(pairs []legacyPair) bool {
 	return true
 }
 
-// zoomAndProperty is a zoom curve over the property curves of the levels.
+// zoomAndProperty is a curve over zoom of the property curves of the
+// levels.
 func (f *legacyFunc) zoomAndProperty() (any, error) {
 	zooms := make([]legacyPair, len(f.levels))
 	outs := make([]any, len(f.levels))
@@ -419,8 +420,12 @@ func (f *legacyFunc) zoomAndProperty() (any, error) {
 		}
 		zooms[i], outs[i] = legacyPair{in: l.zoom}, inner
 	}
-	// Categorical functions step over zoom like interval ones.
-	return f.curve([]any{"zoom"}, zooms, outs), nil
+	// Between its zoom levels the function is blended by its base, whatever
+	// its type, where the property interpolates, and steps otherwise: what
+	// GL's style-spec createFunction gives (a categorical number function
+	// of base 2 with levels at zooms 0 and 10 is 0.30303 of the way at
+	// zoom 5; the same of a string property steps).
+	return f.curve([]any{"zoom"}, zooms, outs, f.spec.supportsInterpolation()), nil
 }
 
 // identity is the property's value taken as it is, checked against the

@@ -2,6 +2,8 @@ package expr
 
 import (
 	"encoding/json"
+	"fmt"
+	"math"
 	"testing"
 )
 
@@ -76,6 +78,12 @@ func TestConvertFunction(t *testing.T) {
 			`["interpolate",["linear"],["zoom"],0,["interpolate",["linear"],["number",["get","p"]],0,0,1,1],5,["interpolate",["linear"],["number",["get","p"]],0,2]]`},
 		{"zoom and property, categorical", `{"property": "p", "type": "categorical", "default": "z", "stops": [[{"zoom": 0, "value": "a"}, "A"], [{"zoom": 5, "value": "a"}, "B"]]}`, str,
 			`["step",["zoom"],["match",["get","p"],"a","A","z"],5,["match",["get","p"],"a","B","z"]]`},
+		// A property that interpolates is blended between the levels by
+		// the function's base, whatever its type.
+		{"zoom and property, categorical number", `{"property": "p", "type": "categorical", "base": 2, "stops": [[{"zoom": 0, "value": 1}, 0], [{"zoom": 10, "value": 1}, 10]]}`, legacySpec("number", true, "3"),
+			`["interpolate",["exponential",2],["zoom"],0,["match",["get","p"],1,0,3],10,["match",["get","p"],1,10,3]]`},
+		{"zoom and property, interval number", `{"property": "p", "type": "interval", "stops": [[{"zoom": 0, "value": 1}, 0], [{"zoom": 10, "value": 1}, 10]]}`, num,
+			`["interpolate",["linear"],["zoom"],0,0,10,10]`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -94,6 +102,33 @@ func TestConvertFunction(t *testing.T) {
 				t.Errorf("the conversion does not compile: %v", errs)
 			}
 		})
+	}
+}
+
+// TestZoomAndPropertyBlend evaluates zoom-and-property functions of a
+// number property between their zoom levels 0 and 10 at zoom 5, as GL's
+// style-spec createFunction gives them: blended by the base whatever the
+// type (base 2: (2^5 - 1) / (2^10 - 1) of the way, 0.30303).
+func TestZoomAndPropertyBlend(t *testing.T) {
+	props := &Object{}
+	props.Set("p", Number(1))
+	for _, tc := range []struct {
+		typ  string
+		base float64
+		want float64
+	}{
+		{"categorical", 2, 10 * 31.0 / 1023}, {"interval", 2, 10 * 31.0 / 1023}, {"exponential", 2, 10 * 31.0 / 1023},
+		{"categorical", 1, 5}, {"interval", 1, 5},
+	} {
+		fn := fmt.Sprintf(`{"property": "p", "type": %q, "base": %g, "stops": [[{"zoom": 0, "value": 1}, 0], [{"zoom": 10, "value": 1}, 10]]}`, tc.typ, tc.base)
+		e, errs := Compile([]byte(fn), legacySpec("number", true, "3"))
+		if len(errs) > 0 {
+			t.Fatalf("%s: %v", fn, errs)
+		}
+		got, err := e.EvalNumber(&EvalContext{Zoom: 5, Feature: &MapFeature{Props: props}})
+		if err != nil || math.Abs(got-tc.want) > 1e-9 {
+			t.Errorf("%s base %g at zoom 5 = %v (%v), want %v", tc.typ, tc.base, got, err, tc.want)
+		}
 	}
 }
 
