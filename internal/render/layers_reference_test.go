@@ -151,6 +151,21 @@ func TestLayersAgainstMapLibre(t *testing.T) {
 		// 651 pixels differed.
 		{"text-radial-negative", 0.00025, 0},
 		{"text-radial-zero", 0.00025, 0},
+		// Wide lines' joins (testdata/layers/line-joins.json, written by
+		// linejoinsgen.go: corners of 80-pixel lines; MapLibre GL JS
+		// 6.17's picture). Round joins turning
+		// 70.6, 91.2 and 112.3 degrees, where GL's fans have 3, 4 and 5
+		// triangles (one fewer than the nearest whole number of 20 degree
+		// steps in the turn: fanTriangles); a miter join and a round one
+		// with line-miter-limit 1 at turns of 30 and 20 degrees (miters
+		// of 1.035 and 1.015), which GL bevels; a bevel join turning 30
+		// degrees, which GL mitres. 0.163% of pixels differed before
+		// (round(turn / 20 degrees) triangles, and the miters); 0.027%
+		// now: a few pixels on the corners of the lines' butt ends, and
+		// one vertex of the 112.3 degree fan (turned 30 degrees) lands
+		// one extrusion step (1/63 of the half width) farther out in GL:
+		// its x extrusion is 56.47 steps, near the rounding tie.
+		{"line-joins", 0.0003, 0},
 		// text-variable-anchor-offset (testdata/layers/text-anchor-offsets.json,
 		// made by a script from a grid; MapLibre GL JS 6.17's picture): each
 		// of the nine anchors with one pair, at text sizes 10 to 16, offsets

@@ -65,7 +65,7 @@ const (
 	// treats a turn as going straight back (kept for parity).
 	nearReversal = 100
 	// roundStep is the turn (radians) one triangle of a round join's fan
-	// covers, about: the fan has the nearest whole number of them.
+	// covers, about: see fanTriangles.
 	roundStep = 20 * math.Pi / 180
 )
 
@@ -232,18 +232,23 @@ func (b *lineBuilder) end(p, d vec, cap string, start bool) {
 
 // joinAt returns the join drawn at a corner whose miter is ml half widths
 // long. A round join stays round unless the corner is shallower than
-// line-round-limit; otherwise a miter is drawn while it is no longer than
-// line-miter-limit, and a bevel past it (or when bevel is asked for). GL
-// draws a bevel of a nearly straight corner (miter under 1.05, a number
-// of its own, not a property; kept for parity) as a miter.
+// line-round-limit; a miter join, or a round one too shallow, is mitred
+// while the miter is no longer than line-miter-limit and bevelled past
+// it. A bevel join is bevelled, except that GL mitres a nearly straight
+// corner (miter under 1.05, a number of its own, not a property; kept for
+// parity). GL's pictures show that exception for line-join bevel only: a
+// miter demoted by a line-miter-limit under 1.05 is bevelled however
+// shallow the corner.
 func (s lineShape) joinAt(ml float64) string {
-	if s.join == "round" && !(ml < s.roundLimit) {
+	switch {
+	case s.join == "round" && !(ml < s.roundLimit):
 		return "round"
-	}
-	if s.join != "bevel" && ml <= s.miterLimit {
-		return "miter"
-	}
-	if ml < shallowBevel {
+	case s.join == "bevel":
+		if ml < shallowBevel {
+			return "miter"
+		}
+		return "bevel"
+	case ml <= s.miterLimit:
 		return "miter"
 	}
 	return "bevel"
@@ -311,12 +316,29 @@ func (b *lineBuilder) join(p, in, out vec, s lineShape) {
 	}
 	b.restartPast()
 	if kind == "round" {
-		steps := scene.JSRound(math.Abs(turn) / roundStep)
+		steps := fanTriangles(nIn, miter, nOut)
 		for k := 1.0; k < steps; k++ {
 			b.put(p, nIn.turned(turn*k/steps).mul(outer), outer, false, 0)
 		}
 	}
 	b.put(p, nOut.mul(outer), outer, false, 0)
+}
+
+// fanTriangles returns how many triangles the fan of a round join has,
+// given the unit normals of the segments in and out and the unit bisector
+// between them: the nearest whole number of roundStep in the length of
+// the outline from one normal's tip to the bisector's and on to the
+// other's (two chords of the unit circle; 4 sin(turn/4), a little short of
+// the turn itself). Read from GL's pictures of wide round joins (80 and
+// 160 pixels, turns of 40 to 120 degrees, facets counted by fitting the
+// outline): GL adds a triangle at turns of about 50.4, 71.1, 92.5 and
+// 114.7 degrees (observed between 50.25 and 50.5, 71 and 71.25, 92.25 and
+// 92.5, 114.5 and 114.75), the same for both widths, where the nearest
+// whole number of 20 degree steps in the turn would add it at 50, 70, 90
+// and 110.
+func fanTriangles(nIn, miter, nOut vec) float64 {
+	outline := nIn.sub(miter).length() + miter.sub(nOut).length()
+	return scene.JSRound(outline / roundStep)
 }
 
 // add builds the geometry of one line (device pixels); closed lines are

@@ -27,8 +27,8 @@ func TestLineBuilderJoins(t *testing.T) {
 		// A bevel adds one triangle on the outer side of the turn.
 		{"miter past the limit bevels", corner, lineShape{join: "miter", cap: "butt", miterLimit: 1.2, roundLimit: 1.05}, 0, 5, 1},
 		{"bevel", corner, lineShape{join: "bevel", cap: "butt", miterLimit: 2, roundLimit: 1.05}, 0, 5, 1},
-		// A round join fans in steps of about 20 degrees: 5 for 90.
-		{"round turns into a fan", corner, lineShape{join: "round", cap: "butt", miterLimit: 2, roundLimit: 1.05}, 0, 9, 1},
+		// A round join fans: 4 triangles for 90 degrees (fanTriangles).
+		{"round turns into a fan", corner, lineShape{join: "round", cap: "butt", miterLimit: 2, roundLimit: 1.05}, 0, 8, 1},
 		{"round caps", corner[:2], lineShape{join: "miter", cap: "round", miterLimit: 2, roundLimit: 1.05}, 0, 6, math.Sqrt2},
 		{"sharp turn flips its bevel", sharp, lineShape{join: "miter", cap: "butt", miterLimit: 2, roundLimit: 1.05}, 0, 6, 0},
 	}
@@ -214,9 +214,9 @@ func TestLineJoinsAtKnownAngles(t *testing.T) {
 		{"bevel 90", 90, bevel, math.Sqrt2, 3},
 		// A bevel of a miter under 1.05 (a turn under 35.6) is a miter.
 		{"bevel 30 is a miter", 30, bevel, 1 / math.Cos(math.Pi/12), 2},
-		// Round joins fan about the corner in steps of about 20: 90 is
-		// 5 steps, 4 vertices between the two normals.
-		{"round 90", 90, round, math.Sqrt2, 7},
+		// Round joins fan about the corner (fanTriangles): 90 is 4
+		// triangles, 3 vertices between the two normals.
+		{"round 90", 90, round, math.Sqrt2, 6},
 		{"round 40", 40, round, 1 / math.Cos(math.Pi/9), 4},
 		// Under line-round-limit a round join is a miter.
 		{"round 10 is a miter", 10, round, 1 / math.Cos(math.Pi/36), 2},
@@ -486,6 +486,7 @@ func TestJoinAt(t *testing.T) {
 		{"miter", math.Inf(1), "bevel"},
 		{"bevel", 1.5, "bevel"},
 		{"bevel", 1.04, "miter"}, // nearly straight: mitred (parity)
+		{"bevel", 1.05, "bevel"},
 		{"round", 1.5, "round"},
 		{"round", 1.04, "miter"}, // under line-round-limit
 		{"round", math.Inf(1), "round"},
@@ -501,5 +502,44 @@ func TestJoinAt(t *testing.T) {
 	s := lineShape{join: "round", miterLimit: 1.2, roundLimit: 1.5}
 	if got := s.joinAt(1.3); got != "bevel" {
 		t.Errorf("round past both limits: %q, want bevel", got)
+	}
+	// A line-miter-limit under 1.05 bevels miter and round joins however
+	// shallow the corner (GL's pictures, testdata/layers/line-joins.json):
+	// the 1.05 exception is line-join bevel's only.
+	for _, join := range []string{"miter", "round"} {
+		s := lineShape{join: join, miterLimit: 1, roundLimit: 1.05}
+		if got := s.joinAt(1.035); got != "bevel" {
+			t.Errorf("%s, miter 1.035 past line-miter-limit 1: %q, want bevel", join, got)
+		}
+		s.miterLimit = 1.04
+		if got := s.joinAt(1.035); got != "miter" {
+			t.Errorf("%s, miter 1.035 within line-miter-limit 1.04: %q, want miter", join, got)
+		}
+	}
+}
+
+// TestFanTriangles pins the triangle count of round joins' fans to GL's,
+// counted in its pictures of 80- and 160-pixel lines: a triangle more at
+// turns of about 50.4, 71.1, 92.5 and 114.7 degrees (observed between
+// 50.25 and 50.5, 71 and 71.25, 92.25 and 92.5, 114.5 and 114.75).
+func TestFanTriangles(t *testing.T) {
+	tests := []struct {
+		deg  float64
+		want float64
+	}{
+		{40, 2}, {45, 2}, {50, 2}, {50.25, 2}, {50.5, 3}, {55, 3}, {60, 3}, {65, 3},
+		{70, 3}, {70.75, 3}, {71, 3}, {71.25, 4}, {75, 4}, {80, 4}, {85, 4}, {90, 4},
+		{92.25, 4}, {92.75, 5}, {95, 5}, {100, 5}, {105, 5}, {110, 5}, {114.5, 5},
+		{114.75, 6}, {115, 6}, {118, 6},
+	}
+	for _, tc := range tests {
+		for _, sign := range []float64{1, -1} {
+			turn := sign * tc.deg * math.Pi / 180
+			nIn := vec{0, 1}
+			nOut := nIn.turned(turn)
+			if got := fanTriangles(nIn, nIn.turned(turn/2), nOut); got != tc.want {
+				t.Errorf("turn %v degrees: %v triangles, want %v", sign*tc.deg, got, tc.want)
+			}
+		}
 	}
 }

@@ -201,7 +201,7 @@ func (a tilePoint) inTile() bool {
 	return a.x >= 0 && a.x < symbolExtent && a.y >= 0 && a.y < symbolExtent
 }
 
-// angleTo is the angle of the vector from b to a, as GL's Point.angleTo.
+// angleTo is the angle of the vector from b to a (radians, y down).
 func (a tilePoint) angleTo(b tilePoint) float64 { return math.Atan2(a.y-b.y, a.x-b.x) }
 
 // lineAnchor is an anchor found on a line in tile units.
