@@ -310,7 +310,9 @@ func SlopeDivisor(dim, z int) float64 {
 
 // slopeBias is where a slope of nought sits in a stored byte (GL's
 // parity: 128/255), slopeRange what one step of the byte's range is worth
-// (parity: 8 units of slope across 0..1).
+// (parity: 8 units of slope across 0..1). Bytes are read back with the
+// same bias, so flat ground reads a slope of exactly 0: GL's pictures of
+// flat ground show no shade from it (TestHillshadeFlatGround).
 const (
 	slopeBias  = 128.0 / 255
 	slopeRange = 8.0
