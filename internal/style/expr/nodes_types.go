@@ -3,6 +3,7 @@ package expr
 import (
 	"fmt"
 	"math"
+	"strings"
 )
 
 // literalNode is a constant.
@@ -492,6 +493,14 @@ func (n *letNode) each(fn func(node)) {
 	fn(n.body)
 }
 
+// validVarName reports whether name may name a "let" variable: ASCII
+// letters, digits and underscores only (the empty name included).
+func validVarName(name string) bool {
+	return strings.IndexFunc(name, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_')
+	}) < 0
+}
+
 func parseLet(args []any, c *compiler) node {
 	if len(args) < 4 {
 		return c.fail(fmt.Sprintf("Expected at least 3 arguments, but found %d instead.", len(args)-1))
@@ -502,10 +511,8 @@ func parseLet(args []any, c *compiler) node {
 		if !ok {
 			return c.fail(fmt.Sprintf("Expected string, but found %s instead.", jsTypeof(args[i])), i)
 		}
-		for _, r := range name {
-			if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_') {
-				return c.fail("Variable names must contain only alphanumeric characters or '_'.", i)
-			}
+		if !validVarName(name) {
+			return c.fail("Variable names must contain only alphanumeric characters or '_'.", i)
 		}
 		v := c.compileArg(args[i+1], i+1, nil)
 		if v == nil {
