@@ -18,6 +18,7 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/tesseramaps/tessera/internal/strtab"
 	"golang.org/x/text/runes"
 	"golang.org/x/text/transform"
 	"golang.org/x/text/unicode/norm"
@@ -99,13 +100,13 @@ const (
 )
 
 // entry is one object of the registry, its strings in the index's text
-// (see text.go: the index holds no pointers for the collector to scan).
+// (see strtab: the index holds no pointers for the collector to scan).
 type entry struct {
 	id   textRef
-	name str
-	kind str
-	area str
-	unit str
+	name strtab.Ref
+	kind strtab.Ref
+	area strtab.Ref
+	unit strtab.Ref
 	// base is a CRS's geodetic CRS (itself for a geodetic CRS): the source
 	// of its transformations.
 	base textRef
@@ -113,7 +114,7 @@ type entry struct {
 	source, target textRef
 	// folded is the folded name; nameWords its words (into
 	// Index.nameWords).
-	folded    str
+	folded    strtab.Ref
 	nameWords span
 	// grids are the PROJ file names of an operation's grids (into
 	// Index.grids).
@@ -133,8 +134,11 @@ type entry struct {
 	authRank int8
 }
 
+// span is a run of one of the index's shared slices: offset and length.
+type span struct{ off, n uint32 }
+
 // textRef is a Ref in the index's text.
-type textRef struct{ auth, code str }
+type textRef struct{ auth, code strtab.Ref }
 
 // Index is the searchable registry, read once from proj.db.
 type Index struct {
@@ -147,20 +151,20 @@ type Index struct {
 	// byCode lists the entries of each code (lower-cased, any authority);
 	// byTrans the CRSs whose transformations include an operation of the
 	// code.
-	byCode, byTrans lists
+	byCode, byTrans strtab.Lists
 	// words lists, for each distinct word searched by plain terms (sorted),
 	// the entries holding it.
-	words lists
+	words strtab.Lists
 	// The entries' shared slices (see entry).
-	nameWords  []str
-	grids      []str
+	nameWords  []strtab.Ref
+	grids      []strtab.Ref
 	trans      []int32
 	bboxes     [][4]float64
 	accuracies []float64
 }
 
-// str is the string s of the index's text.
-func (ix *Index) str(s str) string { return s.of(ix.text) }
+// strtab.Ref is the string s of the index's text.
+func (ix *Index) str(s strtab.Ref) string { return s.In(ix.text) }
 
 // ref is the Ref r of the index's text.
 func (ix *Index) ref(r textRef) Ref { return Ref{ix.str(r.auth), Code(ix.str(r.code))} }
@@ -175,7 +179,7 @@ func Load(ctx context.Context, path string) (*Index, error) {
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
 	defer db.Close()
-	l := loader{ctx: ctx, db: db, ix: &Index{}, text: newTextBuilder(), byID: map[string]int32{},
+	l := loader{ctx: ctx, db: db, ix: &Index{}, text: strtab.NewBuilder(), byID: map[string]int32{},
 		gridDir: filepath.Dir(path), gridFile: map[string]string{}, gridOnDisk: map[string]bool{}}
 	if err := l.load(); err != nil {
 		return nil, fmt.Errorf("read %s: %w", path, err)
@@ -187,7 +191,7 @@ type loader struct {
 	ctx  context.Context
 	db   *sql.DB
 	ix   *Index
-	text *textBuilder
+	text *strtab.Builder
 	// units: unit name by AUTH:CODE; csUnit: a coordinate system's first
 	// axis unit; extents by AUTH:CODE; usages: table/AUTH:CODE -> extent.
 	units   map[string]string
@@ -260,8 +264,8 @@ func (l *loader) load() error {
 		}
 	}
 	l.link()
-	l.ix.words = newLists(l.text, l.postings)
-	l.ix.text = l.text.text()
+	l.ix.words = strtab.NewLists(l.text, l.postings)
+	l.ix.text = l.text.Text()
 	return nil
 }
 
@@ -372,8 +376,8 @@ func (l *loader) add(o object) int32 {
 		o.kind = "CS-CARTESCS"
 	}
 	folded := Fold(o.name)
-	e := entry{id: l.ref(o.id), name: t.add(o.name), kind: t.add(o.kind), area: t.add(area), unit: t.add(o.unit),
-		base: l.ref(o.base), source: l.ref(o.source), target: l.ref(o.target), folded: t.add(folded),
+	e := entry{id: l.ref(o.id), name: t.Add(o.name), kind: t.Add(o.kind), area: t.Add(area), unit: t.Add(o.unit),
+		base: l.ref(o.base), source: l.ref(o.source), target: l.ref(o.target), folded: t.Add(folded),
 		bbox: bbox, accuracy: -1, defTrans: -1, category: o.category, deprecated: o.deprecated}
 	if o.accuracy.Valid {
 		e.accuracy = int32(len(l.ix.accuracies))
@@ -381,12 +385,12 @@ func (l *loader) add(o object) int32 {
 	}
 	e.nameWords.off = uint32(len(l.ix.nameWords))
 	for _, w := range Words(folded) {
-		l.ix.nameWords = append(l.ix.nameWords, t.add(w))
+		l.ix.nameWords = append(l.ix.nameWords, t.Add(w))
 	}
 	e.nameWords.n = uint32(len(l.ix.nameWords)) - e.nameWords.off
 	e.grids.off = uint32(len(l.ix.grids))
 	for _, g := range o.grids {
-		l.ix.grids = append(l.ix.grids, t.add(l.gridPath(g)))
+		l.ix.grids = append(l.ix.grids, t.Add(l.gridPath(g)))
 	}
 	e.grids.n = uint32(len(o.grids))
 	if o.category == CategoryOperation {
@@ -414,7 +418,7 @@ func (l *loader) add(o object) int32 {
 
 // ref stores r's strings.
 func (l *loader) ref(r Ref) textRef {
-	return textRef{l.text.add(r.Authority), l.text.add(string(r.Code))}
+	return textRef{l.text.Add(r.Authority), l.text.Add(string(r.Code))}
 }
 
 func (l *loader) loadCRS() error {
@@ -579,20 +583,20 @@ func (l *loader) loadOthers() error {
 func (l *loader) link() {
 	ix := l.ix
 	wgs84 := l.ref(wgs84)
-	text := l.text.text()
+	text := l.text.Text()
 	bySource := map[textRef][]int32{}
 	byCode, byTrans := map[string][]int32{}, map[string][]int32{}
 	ix.byKind = map[string][]int32{}
 	for i := range ix.entries {
 		e := &ix.entries[i]
-		c := strings.ToLower(e.id.code.of(text))
+		c := strings.ToLower(e.id.code.In(text))
 		byCode[c] = append(byCode[c], int32(i))
-		kind := e.kind.of(text)
+		kind := e.kind.In(text)
 		ix.byKind[kind] = append(ix.byKind[kind], int32(i))
 		if group, _, ok := strings.Cut(kind, "-"); ok {
 			ix.byKind[group] = append(ix.byKind[group], int32(i))
 		}
-		if e.category == CategoryOperation && e.source.auth.n > 0 {
+		if e.category == CategoryOperation && e.source.auth.Len > 0 {
 			bySource[e.source] = append(bySource[e.source], int32(i))
 		}
 	}
@@ -603,8 +607,8 @@ func (l *loader) link() {
 		if e.category != CategoryCRS {
 			continue
 		}
-		if e.kind.of(text) == "CRS-COMPOUNDCRS" {
-			if h, ok := l.byID[e.base.auth.of(text)+":"+e.base.code.of(text)]; ok {
+		if e.kind.In(text) == "CRS-COMPOUNDCRS" {
+			if h, ok := l.byID[e.base.auth.In(text)+":"+e.base.code.In(text)]; ok {
 				he := &ix.entries[h]
 				e.unit = he.unit
 				e.base = he.base
@@ -619,7 +623,7 @@ func (l *loader) link() {
 		}
 		e.trans = sp
 		for _, t := range ix.transOf(e) {
-			c := strings.ToLower(ix.entries[t].id.code.of(text))
+			c := strings.ToLower(ix.entries[t].id.code.In(text))
 			byTrans[c] = append(byTrans[c], int32(i))
 		}
 		e.defTrans = ix.defaultTransformation(e, wgs84)
@@ -629,8 +633,8 @@ func (l *loader) link() {
 			e.accuracy = -1
 		}
 	}
-	ix.byCode = newLists(l.text, byCode)
-	ix.byTrans = newLists(l.text, byTrans)
+	ix.byCode = strtab.NewLists(l.text, byCode)
+	ix.byTrans = strtab.NewLists(l.text, byTrans)
 }
 
 // wgs84 is the target of default transformations.

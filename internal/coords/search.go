@@ -10,6 +10,8 @@ import (
 	"strings"
 	"sync"
 	"unicode/utf8"
+
+	"github.com/tesseramaps/tessera/internal/strtab"
 )
 
 // ErrInvalid marks an error in a request's parameters (a 400).
@@ -330,10 +332,10 @@ func (ix *Index) candidates(req SearchRequest, words []string) []int32 {
 	var base []int32
 	switch {
 	case req.Code != "":
-		base = ix.byCode.get(ix.text, codeKey(req.Code))
+		base = ix.byCode.Get(ix.text, codeKey(req.Code))
 	case req.Trans != "":
 		k := codeKey(req.Trans)
-		base = append(slices.Clone(ix.byTrans.get(ix.text, k)), ix.byCode.get(ix.text, k)...)
+		base = append(slices.Clone(ix.byTrans.Get(ix.text, k)), ix.byCode.Get(ix.text, k)...)
 		slices.Sort(base)
 		base = slices.Compact(base)
 	}
@@ -437,8 +439,8 @@ func (ix *Index) withWords(words []string) []int32 {
 	clear(seen)
 	var out []int32
 	for k, w := range words {
-		for j := ix.words.search(ix.text, w); j < len(ix.words.keys) && strings.HasPrefix(ix.words.keys[j].of(ix.text), w); j++ {
-			for _, e := range ix.words.at(j) {
+		for j := ix.words.Search(ix.text, w); j < ix.words.Len() && strings.HasPrefix(ix.words.Key(ix.text, j), w); j++ {
+			for _, e := range ix.words.At(j) {
 				if seen[e] == uint8(k) {
 					seen[e] = uint8(k + 1)
 					if k == len(words)-1 {
@@ -467,7 +469,7 @@ func (ix *Index) scoreEntry(e *entry, terms, words []string, joined string) (int
 	inName := true
 	nameWords := ix.nameWords[e.nameWords.off : e.nameWords.off+e.nameWords.n]
 	for _, w := range words {
-		if !slices.ContainsFunc(nameWords, func(n str) bool { return strings.HasPrefix(ix.str(n), w) }) {
+		if !slices.ContainsFunc(nameWords, func(n strtab.Ref) bool { return strings.HasPrefix(ix.str(n), w) }) {
 			inName = false
 			break
 		}

@@ -103,10 +103,16 @@ func Open(dir string) (*DB, error) {
 	return db, nil
 }
 
+// setTables indexes t, which the DB then owns: the countries' regions
+// live on in the region index only (the decoded ones were thousands of
+// small strings for every collection to visit).
 func (db *DB) setTables(t *Tables) {
 	db.tables = t
 	db.regions = newRegionIndex(t.Countries)
 	db.zones = newZoneIndex(t)
+	for _, c := range t.Countries {
+		c.Regions = nil
+	}
 }
 
 // Close releases the databases.

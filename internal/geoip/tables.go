@@ -3,6 +3,7 @@ package geoip
 import (
 	"encoding/json"
 	"fmt"
+	"hash/maphash"
 	"math"
 	"os"
 	"slices"
@@ -10,6 +11,7 @@ import (
 	"sync"
 
 	"github.com/tesseramaps/tessera/internal/geocode/textnorm"
+	"github.com/tesseramaps/tessera/internal/strtab"
 )
 
 // TablesFile is the name of the tables beside the databases.
@@ -92,26 +94,32 @@ func WriteTables(path string, t *Tables) error {
 // regionIndex finds a country's region code by name: the same folded name,
 // else the only region whose folded name contains the other or is contained
 // in it ("Île-de-France" for "Ile-de-France", "Baden-Württemberg Land").
+// Like the zone index it holds no pointers for the collector to scan (see
+// strtab): the folded names under keys "CC\x00name", each listing its
+// code.
 type regionIndex struct {
-	byName map[string]map[string]string // country -> folded name -> code
+	text  string
+	names strtab.Lists // "CC\x00folded name" -> index into codes
+	codes []strtab.Ref
 	// found keeps each answer by country and name as the database writes
 	// them: the names are few (one per region of the database) and folding
 	// one allocated more than the rest of a lookup.
-	found *sync.Map // regionKey -> code
+	found *regionCache
 }
 
-// regionKey is a region's name as the database writes it, in its country.
-type regionKey struct{ cc, name string }
-
 func newRegionIndex(cs map[string]*Country) regionIndex {
-	ix := regionIndex{byName: map[string]map[string]string{}, found: &sync.Map{}}
+	b := strtab.NewBuilder()
+	ix := regionIndex{found: newRegionCache()}
+	byName := map[string][]int32{}
 	for cc, c := range cs {
-		m := map[string]string{}
 		for _, r := range c.Regions {
-			m[textnorm.Fold(r.Name)] = r.Code
+			// A later region of the same folded name replaces an earlier.
+			byName[cc+"\x00"+textnorm.Fold(r.Name)] = []int32{int32(len(ix.codes))}
+			ix.codes = append(ix.codes, b.Add(r.Code))
 		}
-		ix.byName[cc] = m
 	}
+	ix.names = strtab.NewLists(b, byName)
+	ix.text = b.Text()
 	return ix
 }
 
@@ -120,33 +128,108 @@ func (ix regionIndex) code(cc, name string) string {
 		return ""
 	}
 	if ix.found == nil {
-		return ix.match(cc, name)
+		return ix.codeAt(ix.match(cc, name))
 	}
-	if c, ok := ix.found.Load(regionKey{cc, name}); ok {
-		return c.(string)
+	h := ix.found.hash(cc, name)
+	if i, ok := ix.found.get(h, cc, name); ok {
+		return ix.codeAt(i)
 	}
-	c := ix.match(cc, name)
-	ix.found.Store(regionKey{cc, name}, c)
-	return c
+	i := ix.match(cc, name)
+	ix.found.put(h, cc, name, i)
+	return ix.codeAt(i)
 }
 
-// match is code without the kept answers.
-func (ix regionIndex) match(cc, name string) string {
-	m := ix.byName[cc]
-	f := textnorm.Fold(name)
-	if c, ok := m[f]; ok {
-		return c
+// codeAt is the i-th code ("" for -1).
+func (ix regionIndex) codeAt(i int32) string {
+	if i < 0 {
+		return ""
 	}
-	found := ""
-	for n, c := range m {
+	return ix.codes[i].In(ix.text)
+}
+
+// match is code without the kept answers: the index of the code, -1 for
+// none.
+func (ix regionIndex) match(cc, name string) int32 {
+	f := textnorm.Fold(name)
+	prefix := cc + "\x00"
+	if l := ix.names.Get(ix.text, prefix+f); l != nil {
+		return l[0]
+	}
+	found := int32(-1)
+	for i := ix.names.Search(ix.text, prefix); i < ix.names.Len(); i++ {
+		n, ok := strings.CutPrefix(ix.names.Key(ix.text, i), prefix)
+		if !ok {
+			break
+		}
 		if strings.Contains(n, f) || strings.Contains(f, n) {
-			if found != "" {
-				return ""
+			if found >= 0 {
+				return -1
 			}
-			found = c
+			found = ix.names.At(i)[0]
 		}
 	}
 	return found
+}
+
+// regionCache keeps answers (indexes into regionIndex.codes) by country
+// and name, pointer-free: a map from the pair's hash to where the pair is
+// written in text and its answer. A pair whose hash another pair has taken
+// is not kept (it is looked up each time).
+type regionCache struct {
+	seed   maphash.Seed
+	mu     sync.RWMutex
+	byHash map[uint64]cachedRegion
+	text   []byte
+}
+
+type cachedRegion struct {
+	key  strtab.Ref // "CC\x00name" in text
+	code int32
+}
+
+// maxCachedRegions bounds the cache (DB-IP's Lite database names about
+// 4,000 regions).
+const maxCachedRegions = 1 << 16
+
+func newRegionCache() *regionCache {
+	return &regionCache{seed: maphash.MakeSeed(), byHash: map[uint64]cachedRegion{}}
+}
+
+func (c *regionCache) hash(cc, name string) uint64 {
+	var h maphash.Hash
+	h.SetSeed(c.seed)
+	h.WriteString(cc)
+	h.WriteByte(0)
+	h.WriteString(name)
+	return h.Sum64()
+}
+
+// get is the answer kept for cc and name (of hash h).
+func (c *regionCache) get(h uint64, cc, name string) (int32, bool) {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	e, ok := c.byHash[h]
+	if !ok {
+		return 0, false
+	}
+	k := c.text[e.key.Off : e.key.Off+e.key.Len]
+	if len(k) != len(cc)+1+len(name) || string(k[:len(cc)]) != cc || k[len(cc)] != 0 || string(k[len(cc)+1:]) != name {
+		return 0, false
+	}
+	return e.code, true
+}
+
+// put keeps the answer for cc and name (of hash h), unless the hash is
+// taken or the cache is full.
+func (c *regionCache) put(h uint64, cc, name string, code int32) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if _, taken := c.byHash[h]; taken || len(c.byHash) >= maxCachedRegions {
+		return
+	}
+	key := strtab.Ref{Off: uint32(len(c.text)), Len: uint32(len(cc) + 1 + len(name))}
+	c.text = append(append(append(c.text, cc...), 0), name...)
+	c.byHash[h] = cachedRegion{key, code}
 }
 
 // zoneIndex finds the time zone of the nearest place, in cells of one

@@ -155,3 +155,77 @@ func TestZoneNearest(t *testing.T) {
 		t.Errorf("no places give %q", z)
 	}
 }
+
+func TestRegionMatch(t *testing.T) {
+	ix := newRegionIndex(map[string]*Country{
+		"FR": {Regions: []Region{{"IDF", "Île-de-France"}, {"NOR", "Normandie"}, {"ARA", "Auvergne-Rhône-Alpes"}}},
+		"DE": {Regions: []Region{{"BW", "Baden-Württemberg"}, {"BY", "Bayern"}, {"BE", "Berlin"}}},
+		"F":  {Regions: []Region{{"X", "Normandie"}}}, // a key prefix of another country's
+		"XX": {Regions: []Region{{"A", "Same"}, {"B", "same"}}},
+	})
+	for _, c := range []struct{ cc, name, want string }{
+		{"FR", "Ile-de-France", "IDF"},         // folded equal
+		{"FR", "ÎLE-DE-FRANCE", "IDF"},         // case
+		{"DE", "Baden-Württemberg Land", "BW"}, // contains a region's name
+		{"DE", "Baden", "BW"},                  // contained in one
+		{"DE", "Be", ""},                       // contained in two: none
+		{"FR", "Bayern", ""},                   // another country's
+		{"F", "Normandie", "X"},
+		{"F", "Île-de-France", ""}, // not in F, though FR starts with F
+		{"FR", "Normandie", "NOR"},
+		{"XX", "SAME", "B"}, // the later of one folded name
+		{"ZZ", "Bayern", ""},
+		{"", "Bayern", ""},
+	} {
+		if got := ix.codeAt(ix.match(c.cc, c.name)); got != c.want {
+			t.Errorf("%s %q: %q, want %q", c.cc, c.name, got, c.want)
+		}
+		// The same through the kept answers, twice.
+		for range 2 {
+			if got := ix.code(c.cc, c.name); got != c.want {
+				t.Errorf("kept %s %q: %q, want %q", c.cc, c.name, got, c.want)
+			}
+		}
+	}
+	// A kept answer costs no allocation.
+	ix.code("FR", "Ile-de-France")
+	if n := testing.AllocsPerRun(100, func() { ix.code("FR", "Ile-de-France") }); n != 0 {
+		t.Errorf("a kept answer allocates %v times", n)
+	}
+}
+
+func TestRegionCache(t *testing.T) {
+	c := newRegionCache()
+	if _, ok := c.get(1, "FR", "Paris"); ok {
+		t.Error("an empty cache has an answer")
+	}
+	c.put(1, "FR", "Paris", 7)
+	if v, ok := c.get(1, "FR", "Paris"); !ok || v != 7 {
+		t.Errorf("get = %d, %v; want 7", v, ok)
+	}
+	// Another pair of the same hash is neither answered nor kept.
+	for _, k := range [][2]string{{"FR", "Pari"}, {"F", "RParis"}, {"FRP", "aris"}, {"FR", "Paris "}, {"DE", "Paris"}} {
+		if _, ok := c.get(1, k[0], k[1]); ok {
+			t.Errorf("%q answered for FR Paris", k)
+		}
+		c.put(1, k[0], k[1], 9)
+	}
+	if v, ok := c.get(1, "FR", "Paris"); !ok || v != 7 {
+		t.Errorf("after colliding puts: %d, %v", v, ok)
+	}
+	// Hashes differ by country and name.
+	if c.hash("FR", "Paris") == c.hash("F", "RParis") || c.hash("FR", "Paris") == c.hash("FR", "Pari") {
+		t.Error("hash ignores where the country ends")
+	}
+	// A full cache keeps nothing more.
+	for i := range maxCachedRegions {
+		c.put(uint64(i+2), "CC", fmt.Sprint(i), int32(i))
+	}
+	c.put(1<<40, "FR", "Lyon", 3)
+	if _, ok := c.get(1<<40, "FR", "Lyon"); ok {
+		t.Error("a full cache kept another answer")
+	}
+	if v, ok := c.get(uint64(100+2), "CC", "100"); !ok || v != 100 {
+		t.Errorf("kept answer 100: %d, %v", v, ok)
+	}
+}

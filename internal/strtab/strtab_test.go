@@ -1,21 +1,21 @@
-package coords
+package strtab
 
 import (
 	"slices"
 	"testing"
 )
 
-func TestTextBuilder(t *testing.T) {
-	b := newTextBuilder()
+func TestBuilder(t *testing.T) {
+	b := NewBuilder()
 	words := []string{"EPSG", "4326", "", "WGS 84", "EPSG", "Réunion", "4326", ""}
-	got := make([]str, len(words))
+	got := make([]Ref, len(words))
 	for i, w := range words {
-		got[i] = b.add(w)
+		got[i] = b.Add(w)
 	}
-	text := b.text()
+	text := b.Text()
 	for i, w := range words {
-		if s := got[i].of(text); s != w {
-			t.Errorf("add(%q) reads back %q", w, s)
+		if s := got[i].In(text); s != w {
+			t.Errorf("Add(%q) reads back %q", w, s)
 		}
 	}
 	// Equal strings are stored once: equal strs.
@@ -28,11 +28,11 @@ func TestTextBuilder(t *testing.T) {
 }
 
 func TestLists(t *testing.T) {
-	b := newTextBuilder()
-	b.add("unrelated")
+	b := NewBuilder()
+	b.Add("unrelated")
 	m := map[string][]int32{"lambert": {3, 9}, "lamb93": {7}, "zone": {1, 2, 5}, "a": {0}, "": {4}}
-	ls := newLists(b, m)
-	text := b.text()
+	ls := NewLists(b, m)
+	text := b.Text()
 	for _, c := range []struct {
 		key  string
 		want []int32
@@ -47,14 +47,14 @@ func TestLists(t *testing.T) {
 		{"b", nil},
 		{"unrelated", nil},
 	} {
-		if got := ls.get(text, c.key); !slices.Equal(got, c.want) {
-			t.Errorf("get(%q) = %v, want %v", c.key, got, c.want)
+		if got := ls.Get(text, c.key); !slices.Equal(got, c.want) {
+			t.Errorf("Get(%q) = %v, want %v", c.key, got, c.want)
 		}
 	}
 	// Keys are in order; search finds the first not less than its key.
 	var keys []string
 	for _, k := range ls.keys {
-		keys = append(keys, k.of(text))
+		keys = append(keys, k.In(text))
 	}
 	if want := []string{"", "a", "lamb93", "lambert", "zone"}; !slices.Equal(keys, want) {
 		t.Errorf("keys %q, want %q", keys, want)
@@ -63,17 +63,17 @@ func TestLists(t *testing.T) {
 		k    string
 		want int
 	}{{"", 0}, {"0", 1}, {"a", 1}, {"lam", 2}, {"lambert", 3}, {"lamberts", 4}, {"zz", 5}} {
-		if got := ls.search(text, c.k); got != c.want {
-			t.Errorf("search(%q) = %d, want %d", c.k, got, c.want)
+		if got := ls.Search(text, c.k); got != c.want {
+			t.Errorf("Search(%q) = %d, want %d", c.k, got, c.want)
 		}
 	}
 	// Appending to a list copies it rather than overwriting the next one.
-	l := ls.get(text, "lamb93")
+	l := ls.Get(text, "lamb93")
 	_ = append(l, 99)
-	if got := ls.get(text, "lambert"); !slices.Equal(got, []int32{3, 9}) {
+	if got := ls.Get(text, "lambert"); !slices.Equal(got, []int32{3, 9}) {
 		t.Errorf("append to a list changed the next: %v", got)
 	}
-	if empty := newLists(b, nil); empty.get(b.text(), "a") != nil || empty.search(b.text(), "a") != 0 {
+	if empty := NewLists(b, nil); empty.Get(b.Text(), "a") != nil || empty.Search(b.Text(), "a") != 0 {
 		t.Error("an empty lists finds something")
 	}
 }
