@@ -236,7 +236,7 @@ func (lr *Painter) Extrusion(feats []scene.Feature, st *style.Style) {
 					}
 					for _, poly := range f.Unclipped {
 						for k, ring := range poly {
-							cut, from := scene.SliceRing(ring, t)
+							cut, from := scene.Sliced.Ring(ring, t)
 							if len(cut) == 0 {
 								if k == 0 {
 									break // the outer ring, and so the holes, are outside

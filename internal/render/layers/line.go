@@ -221,7 +221,7 @@ func (lr *Painter) line(f scene.Feature, c *expr.EvalContext) {
 			// draws its own pieces inside its square.
 			rings := f.Kind == "Polygon"
 			for _, t := range kids {
-				pieces := scene.SliceParts(lines, t, rings)
+				pieces := scene.Sliced.Parts(lines, t, rings)
 				if len(pieces) == 0 {
 					continue
 				}
@@ -314,7 +314,7 @@ func (lr *Painter) sliceTiles(f scene.Feature, groups ...[][]orb.Point) ([][3]in
 	if fb.X1 < fb.X0 {
 		return nil, true
 	}
-	return scene.SliceChildren(f.Tile, z, view, fb, sources.MaxTiles)
+	return scene.Sliced.Tiles(f.Tile, z, view, fb, sources.MaxTiles)
 }
 
 // lineGradient returns the layer's line-gradient as GL's colour ramp

@@ -202,17 +202,21 @@ func SplitAtCuts(ring []orb.Point, cut func(i int) bool) [][]orb.Point {
 	return out
 }
 
-// GL JS 6 does not stretch a vector tile past its source's maxzoom: it
-// cuts the source's deepest tile into real tiles of the view's zoom (up to
-// slicedMaxZoom, past which those are stretched), each holding the
-// features clipped to its square grown by a buffer of 128/4096 of it, their
-// coordinates rounded to its 8192-unit grid as every tile's are. A line
+// A Cut is how GL cuts a tile out of larger geometry: the features
+// clipped to the tile's square grown by Buffer (a share of the tile) on
+// each side, their points rounded to a grid of Grid units a tile side. GL
+// JS 6 does not stretch a vector tile past its source's maxzoom: it cuts
+// the source's deepest tile into real tiles of the view's zoom (up to
+// SlicedMaxZoom, past which those are stretched) as Sliced does; GeoJSON
+// is cut into tiles of the view's zoom with the source's buffer. A line
 // drawn from such a tile counts its distance, and so its dash and pattern
-// phase, from where that child cut it.
-const (
-	sliceBuffer = 128.0 / 4096
-	sliceGrid   = 8192.0
-)
+// phase, from where that tile cut it; a ring its walls' edge distance.
+type Cut struct{ Buffer, Grid float64 }
+
+// Sliced is the cut of an overzoomed vector tile's children: a buffer of
+// 128/4096 of the child, points on its 8192-unit grid as every tile's
+// are.
+var Sliced = Cut{Buffer: 128.0 / 4096, Grid: 8192}
 
 // SliceZoom returns the zoom of the tiles a vector tile of zoom tz is cut
 // into for a view at zoom; ok is false when the tile is drawn as it is (it
@@ -229,11 +233,12 @@ func TileSquare(t [3]int, pad float64) Box {
 	return Box{(float64(t[1]) - pad) / n, (float64(t[0]) - pad) / n, (float64(t[1]) + 1 + pad) / n, (float64(t[0]) + 1 + pad) / n}
 }
 
-// SliceChildren returns the tiles of zoom z inside tile t that GL JS 6
-// cuts from it and draws a feature from: those whose square meets the
-// world box view (the tiles in view) and whose buffered square meets the
-// feature's box. ok is false when there are more than limit of them.
-func SliceChildren(t [3]int, z int, view, feature Box, limit int) (out [][3]int, ok bool) {
+// Tiles returns the tiles of zoom z inside tile t (the world for
+// [0, 0, 0]) that GL cuts and draws a feature from: those whose square
+// meets the world box view (the tiles in view) and whose buffered square
+// meets the feature's box. ok is false when there are more than limit of
+// them.
+func (c Cut) Tiles(t [3]int, z int, view, feature Box, limit int) (out [][3]int, ok bool) {
 	dz := z - t[2]
 	if dz <= 0 || dz > 30 {
 		return nil, false
@@ -241,8 +246,8 @@ func SliceChildren(t [3]int, z int, view, feature Box, limit int) (out [][3]int,
 	n := math.Exp2(float64(z))
 	k := 1 << dz
 	span := func(vlo, vhi, flo, fhi float64, first int) (int, int) {
-		a := int(max(float64(first), math.Floor(vlo*n), math.Floor(flo*n-sliceBuffer)))
-		b := int(min(float64(first+k-1), math.Floor(vhi*n), math.Floor(fhi*n+sliceBuffer)))
+		a := int(max(float64(first), math.Floor(vlo*n), math.Floor(flo*n-c.Buffer)))
+		b := int(min(float64(first+k-1), math.Floor(vhi*n), math.Floor(fhi*n+c.Buffer)))
 		return a, b
 	}
 	x0, x1 := span(view.X0, view.X1, feature.X0, feature.X1, t[1]*k)
@@ -261,11 +266,11 @@ func SliceChildren(t [3]int, z int, view, feature Box, limit int) (out [][3]int,
 	return out, true
 }
 
-// SliceParts cuts lines, or closed rings when rings is set, to the square
-// of the sliced tile t grown by the buffer, and rounds their points to its
-// grid: the geometry GL JS 6 builds the child's lines from.
-func SliceParts(parts [][]orb.Point, t [3]int, rings bool) [][]orb.Point {
-	b := TileSquare(t, sliceBuffer)
+// Parts cuts lines, or closed rings when rings is set, to the square of
+// tile t grown by the buffer, and rounds their points to its grid: the
+// geometry GL builds the tile's lines from.
+func (c Cut) Parts(parts [][]orb.Point, t [3]int, rings bool) [][]orb.Point {
+	b := TileSquare(t, c.Buffer)
 	var out [][]orb.Point
 	for _, p := range parts {
 		if rings {
@@ -277,23 +282,23 @@ func SliceParts(parts [][]orb.Point, t [3]int, rings bool) [][]orb.Point {
 		out = append(out, ClipLine(p, b)...)
 	}
 	for _, l := range out {
-		snapToTile(l, t)
+		c.snap(l, t)
 	}
 	return out
 }
 
-// SliceRing is SliceParts of one ring (closed or not), nil when none of
-// it is in the sliced tile's buffered square, with where each edge of the
-// cut ring lies: from[i] is the index of the edge of ring (closed) that
-// cut edge i runs along, -1 for an edge along the buffer's border.
-func SliceRing(ring []orb.Point, t [3]int) (cut []orb.Point, from []int) {
+// Ring is Parts of one ring (closed or not), nil when none of it is in
+// the tile's buffered square, with where each edge of the cut ring lies:
+// from[i] is the index of the edge of ring (closed) that cut edge i runs
+// along, -1 for an edge along the buffer's border.
+func (c Cut) Ring(ring []orb.Point, t [3]int) (cut []orb.Point, from []int) {
 	closed := CloseRing(ring)
 	src := make([]int, len(closed)-1)
 	for i := range src {
 		src[i] = i
 	}
-	cut, from = clipRingBox(closed, src, TileSquare(t, sliceBuffer))
-	snapToTile(cut, t)
+	cut, from = clipRingBox(closed, src, TileSquare(t, c.Buffer))
+	c.snap(cut, t)
 	return cut, from
 }
 
@@ -304,12 +309,11 @@ func clipRingBox(ring []orb.Point, src []int, b Box) ([]orb.Point, []int) {
 	return clipRingAxis(r, from, b.Y0, b.Y1, 1)
 }
 
-// snapToTile rounds points to the 8192-unit grid of tile t, as GL JS 6
-// stores a sliced tile's geometry.
-func snapToTile(l []orb.Point, t [3]int) {
+// snap rounds points to the grid of tile t, halves upwards as GL rounds.
+func (c Cut) snap(l []orb.Point, t [3]int) {
 	n := math.Exp2(float64(t[2]))
 	snap := func(v float64, first int) float64 {
-		return (JSRound((v*n-float64(first))*sliceGrid)/sliceGrid + float64(first)) / n
+		return (JSRound((v*n-float64(first))*c.Grid)/c.Grid + float64(first)) / n
 	}
 	for i, p := range l {
 		l[i] = orb.Point{snap(p[0], t[1]), snap(p[1], t[0])}
@@ -318,7 +322,7 @@ func snapToTile(l []orb.Point, t [3]int) {
 
 // OutsideEdge tells which edges of a ring cut from the sliced tile t
 // ([y, x, z]) run along a line outside the tile's square, in its buffer:
-// the cuts SliceParts made, and the feature's own edges there. GL builds
+// the cuts Parts and Ring made, and the feature's own edges there. GL builds
 // no fill-extrusion wall on such an edge (the neighbouring tile holds the
 // feature's own); an edge on the square's border keeps its wall.
 func OutsideEdge(ring []orb.Point, t [3]int) func(i int) bool {

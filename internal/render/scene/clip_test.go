@@ -32,7 +32,7 @@ func TestSliceZoom(t *testing.T) {
 	}
 }
 
-func TestSliceChildren(t *testing.T) {
+func TestCutTiles(t *testing.T) {
 	parent := [3]int{4, 2, 3} // y, x, z
 	whole := TileSquare(parent, 0)
 	child := func(x, y, w, h float64) Box { // in units of a child of zoom 4
@@ -60,7 +60,7 @@ func TestSliceChildren(t *testing.T) {
 		{"too many", 7, whole, whole, 64, 0, false},
 	}
 	for _, tc := range tests {
-		kids, ok := SliceChildren(parent, tc.z, tc.view, tc.feature, tc.limit)
+		kids, ok := Sliced.Tiles(parent, tc.z, tc.view, tc.feature, tc.limit)
 		if ok != tc.ok || len(kids) != tc.want {
 			t.Errorf("%s: %d children, ok %v; want %d, %v", tc.name, len(kids), ok, tc.want, tc.ok)
 		}
@@ -72,13 +72,13 @@ func TestSliceChildren(t *testing.T) {
 	}
 }
 
-func TestSliceParts(t *testing.T) {
+func TestCutParts(t *testing.T) {
 	child := [3]int{10, 20, 5} // y, x, z
 	n := math.Exp2(5)
 	// world maps a point in the child's units (0-1 its square) to world.
 	world := func(x, y float64) orb.Point { return orb.Point{(20 + x) / n, (10 + y) / n} }
 	local := func(p orb.Point) (float64, float64) { return p[0]*n - 20, p[1]*n - 10 }
-	const buf = 128.0 / 4096
+	buf := Sliced.Buffer
 	tests := []struct {
 		name  string
 		parts [][]orb.Point
@@ -113,14 +113,14 @@ func TestSliceParts(t *testing.T) {
 		},
 	}
 	for _, tc := range tests {
-		got := SliceParts(tc.parts, child, tc.rings)
+		got := Sliced.Parts(tc.parts, child, tc.rings)
 		if len(got) != len(tc.starts) {
 			t.Fatalf("%s: %d pieces, want %d", tc.name, len(got), len(tc.starts))
 		}
 		for i, l := range got {
 			x, y := local(l[0])
 			// Within half a grid unit: the points are rounded to it.
-			if tol := 0.5/sliceGrid + 1e-12; math.Abs(x-tc.starts[i][0]) > tol || math.Abs(y-tc.starts[i][1]) > tol {
+			if tol := 0.5/Sliced.Grid + 1e-12; math.Abs(x-tc.starts[i][0]) > tol || math.Abs(y-tc.starts[i][1]) > tol {
 				t.Errorf("%s: piece %d starts at %.5f, %.5f; want %.5f, %.5f", tc.name, i, x, y, tc.starts[i][0], tc.starts[i][1])
 			}
 			if tc.rings && l[0] != l[len(l)-1] {
@@ -132,7 +132,7 @@ func TestSliceParts(t *testing.T) {
 					t.Errorf("%s: point %.5f, %.5f outside the buffered square", tc.name, x, y)
 				}
 				// On the child's 8192-unit grid.
-				if gx, gy := x*sliceGrid, y*sliceGrid; math.Abs(gx-math.Round(gx)) > 1e-6 || math.Abs(gy-math.Round(gy)) > 1e-6 {
+				if gx, gy := x*Sliced.Grid, y*Sliced.Grid; math.Abs(gx-math.Round(gx)) > 1e-6 || math.Abs(gy-math.Round(gy)) > 1e-6 {
 					t.Errorf("%s: point %.6f, %.6f off the grid", tc.name, x, y)
 				}
 			}
@@ -180,7 +180,7 @@ func TestClipRingAxis(t *testing.T) {
 	}
 }
 
-func TestSliceRing(t *testing.T) {
+func TestCutRing(t *testing.T) {
 	child := [3]int{10, 20, 5} // y, x, z
 	n := math.Exp2(5)
 	world := func(x, y float64) orb.Point { return orb.Point{(20 + x) / n, (10 + y) / n} }
@@ -223,7 +223,7 @@ func TestSliceRing(t *testing.T) {
 		},
 	}
 	for _, tc := range tests {
-		cut, from := SliceRing(tc.ring, child)
+		cut, from := Sliced.Ring(tc.ring, child)
 		if len(cut) == 0 || cut[0] != cut[len(cut)-1] {
 			t.Fatalf("%s: cut ring %v not closed", tc.name, cut)
 		}
@@ -244,13 +244,53 @@ func TestSliceRing(t *testing.T) {
 			p, q := whole[e], whole[e+1]
 			for _, c := range []orb.Point{cut[i], cut[i+1]} {
 				cross := (q[0]-p[0])*(c[1]-p[1]) - (q[1]-p[1])*(c[0]-p[0])
-				if d := math.Abs(cross) / math.Hypot(q[0]-p[0], q[1]-p[1]); d > 1/(n*sliceGrid) {
+				if d := math.Abs(cross) / math.Hypot(q[0]-p[0], q[1]-p[1]); d > 1/(n*Sliced.Grid) {
 					t.Errorf("%s: cut edge %d is %g off edge %d", tc.name, i, d, e)
 				}
 			}
 		}
 	}
-	if cut, _ := SliceRing([]orb.Point{world(3, 3), world(4, 3), world(4, 4)}, child); cut != nil {
+	if cut, _ := Sliced.Ring([]orb.Point{world(3, 3), world(4, 3), world(4, 4)}, child); cut != nil {
 		t.Errorf("a ring outside: %v, want nil", cut)
+	}
+}
+
+// TestCutBuffer checks the pieces of a line a tile of cut GeoJSON holds
+// (any buffer and grid): the line clipped to the tile grown by the buffer
+// on each side, cut ends on the tile's grid.
+func TestCutBuffer(t *testing.T) {
+	// Tile z1 (y 0, x 0) spans world x and y 0 to 0.5.
+	tile := [3]int{0, 0, 1}
+	tests := []struct {
+		name   string
+		line   []orb.Point
+		buffer float64
+		want   [][]orb.Point
+	}{
+		{"inside", []orb.Point{{0.125, 0.25}, {0.375, 0.25}}, 0.25, [][]orb.Point{{{0.125, 0.25}, {0.375, 0.25}}}},
+		{"across the right edge into the buffer", []orb.Point{{0.125, 0.25}, {0.875, 0.25}}, 0.25, [][]orb.Point{{{0.125, 0.25}, {0.625, 0.25}}}},
+		{"no buffer", []orb.Point{{0.125, 0.25}, {0.875, 0.25}}, 0, [][]orb.Point{{{0.125, 0.25}, {0.5, 0.25}}}},
+		{"beyond the buffer", []orb.Point{{0.6875, 0.25}, {0.875, 0.25}}, 0.25, nil},
+		// The cut at x 0.625 falls at y 0.354, rounded to 0.375 on the
+		// grid of 8 to the tile (0.0625 of the world).
+		{"cut end on the grid", []orb.Point{{0.125, 0.0625}, {0.875, 0.5}}, 0.25, [][]orb.Point{{{0.125, 0.0625}, {0.625, 0.375}}}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got := Cut{Buffer: tc.buffer, Grid: 8}.Parts([][]orb.Point{tc.line}, tile, false)
+			if len(got) != len(tc.want) {
+				t.Fatalf("%d pieces %v, want %d", len(got), got, len(tc.want))
+			}
+			for i := range got {
+				if len(got[i]) != len(tc.want[i]) {
+					t.Fatalf("piece %d: %v, want %v", i, got[i], tc.want[i])
+				}
+				for j := range got[i] {
+					if math.Abs(got[i][j][0]-tc.want[i][j][0]) > 1e-9 || math.Abs(got[i][j][1]-tc.want[i][j][1]) > 1e-9 {
+						t.Errorf("piece %d: %v, want %v", i, got[i], tc.want[i])
+					}
+				}
+			}
+		})
 	}
 }

@@ -284,7 +284,7 @@ func (s *Pass) linePieces(lr *symLayer, ss *shapedSymbol, center bool) []linePie
 			}
 			var ls [][]orb.Point
 			if center {
-				ls = bufferedPieces(lines, t, geoJSONBuffer(src), sources.GeoJSONExtent)
+				ls = scene.Cut{Buffer: geoJSONBuffer(src), Grid: sources.GeoJSONExtent}.Parts(lines, t, false)
 			} else {
 				ls = clip(t)
 			}
@@ -314,31 +314,9 @@ func geoJSONBuffer(src *style.Source) float64 {
 	return b / 512
 }
 
-// bufferedPieces clips lines (world units) to tile t grown by buffer (a
-// share of the tile) on each side, with the cut ends put on the tile's
-// grid of the given extent: the pieces of the lines a tile of GL's cut
-// GeoJSON holds.
-func bufferedPieces(lines [][]orb.Point, t [3]int, buffer, grid float64) [][]orb.Point {
-	n := math.Exp2(float64(t[2]))
-	cx, cy := float64(t[1]), float64(t[0])
-	b := scene.Box{X0: (cx - buffer) / n, Y0: (cy - buffer) / n, X1: (cx + 1 + buffer) / n, Y1: (cy + 1 + buffer) / n}
-	var out [][]orb.Point
-	for _, l := range lines {
-		for _, piece := range scene.ClipLine(l, b) {
-			for i, p := range piece {
-				x := math.Round((p[0]*n-cx)*grid) / grid
-				y := math.Round((p[1]*n-cy)*grid) / grid
-				piece[i] = orb.Point{(x + cx) / n, (y + cy) / n}
-			}
-			out = append(out, piece)
-		}
-	}
-	return out
-}
-
 // slicedPieces cuts lines of a vector tile of a lower zoom than the view's
 // into the tiles of the view's zoom (up to scene.SlicedMaxZoom) that are
-// in view, as GL JS 6 slices an overzoomed tile (scene.SliceParts, as the
+// in view, as GL JS 6 slices an overzoomed tile (scene.Sliced, as the
 // lines and extrusions drawn from it are cut), then (as GL lays out line
 // labels) clipped to each child itself. ok is false when the tile is not
 // overzoomed that way.
@@ -364,7 +342,7 @@ func (s *Pass) slicedPieces(tile [3]int, lines [][]orb.Point) ([]linePiece, bool
 			}
 			sq := scene.TileSquare(t, 0)
 			var ls [][]orb.Point
-			for _, piece := range scene.SliceParts(lines, t, false) {
+			for _, piece := range scene.Sliced.Parts(lines, t, false) {
 				// GL lays out line labels on the lines clipped to the
 				// tile itself.
 				ls = append(ls, scene.ClipLine(piece, sq)...)

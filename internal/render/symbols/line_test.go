@@ -69,46 +69,6 @@ func TestPlaceOriented(t *testing.T) {
 	}
 }
 
-// TestBufferedPieces checks the pieces of a line a tile of cut GeoJSON
-// holds: the line clipped to the tile grown by the buffer on each side,
-// cut ends on the tile's grid.
-func TestBufferedPieces(t *testing.T) {
-	// Tile z1 (y 0, x 0) spans world x and y 0 to 0.5.
-	tile := [3]int{0, 0, 1}
-	tests := []struct {
-		name   string
-		line   []orb.Point
-		buffer float64
-		want   [][]orb.Point
-	}{
-		{"inside", []orb.Point{{0.125, 0.25}, {0.375, 0.25}}, 0.25, [][]orb.Point{{{0.125, 0.25}, {0.375, 0.25}}}},
-		{"across the right edge into the buffer", []orb.Point{{0.125, 0.25}, {0.875, 0.25}}, 0.25, [][]orb.Point{{{0.125, 0.25}, {0.625, 0.25}}}},
-		{"no buffer", []orb.Point{{0.125, 0.25}, {0.875, 0.25}}, 0, [][]orb.Point{{{0.125, 0.25}, {0.5, 0.25}}}},
-		{"beyond the buffer", []orb.Point{{0.6875, 0.25}, {0.875, 0.25}}, 0.25, nil},
-		// The cut at x 0.625 falls at y 0.354, rounded to 0.375 on the
-		// grid of 8 to the tile (0.0625 of the world).
-		{"cut end on the grid", []orb.Point{{0.125, 0.0625}, {0.875, 0.5}}, 0.25, [][]orb.Point{{{0.125, 0.0625}, {0.625, 0.375}}}},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			got := bufferedPieces([][]orb.Point{tc.line}, tile, tc.buffer, 8)
-			if len(got) != len(tc.want) {
-				t.Fatalf("%d pieces %v, want %d", len(got), got, len(tc.want))
-			}
-			for i := range got {
-				if len(got[i]) != len(tc.want[i]) {
-					t.Fatalf("piece %d: %v, want %v", i, got[i], tc.want[i])
-				}
-				for j := range got[i] {
-					if math.Abs(got[i][j][0]-tc.want[i][j][0]) > 1e-9 || math.Abs(got[i][j][1]-tc.want[i][j][1]) > 1e-9 {
-						t.Errorf("piece %d: %v, want %v", i, got[i], tc.want[i])
-					}
-				}
-			}
-		})
-	}
-}
-
 // TestTileFrame pins the frames lines are laid out in: tile units per CSS
 // pixel (8192 over a 512-pixel tile, fewer when overscaled), the way in
 // and out of tile units, and the grid of the layout zoom for lines not
