@@ -471,13 +471,13 @@ func (s *Pass) lineSpots(lr *symLayer, ss *shapedSymbol, center bool) []lineSpot
 			window = maxAngleWindowEms * text.OneEm * perGlyph
 		}
 		fit := lineFit{
-			spacing:   spacingPx * fr.perPixel,
-			labelLen:  labelLen,
-			shapedLen: room.length,
-			boxScale:  perGlyph,
-			overscale: fr.overscale,
-			window:    window,
-			maxAngle:  maxAngle,
+			spacing:         spacingPx * fr.perPixel,
+			labelLen:        labelLen,
+			glyphLen:        room.length,
+			unitsPerGlyphPx: perGlyph,
+			overscale:       fr.overscale,
+			window:          window,
+			maxAngle:        maxAngle,
 		}
 		for _, l := range pc.lines {
 			if len(l) < 2 {
@@ -499,11 +499,11 @@ func (s *Pass) lineSpots(lr *symLayer, ss *shapedSymbol, center bool) []lineSpot
 // lineFit is what decides where labels go along the lines of one tile's
 // piece of a feature (tile units unless said).
 type lineFit struct {
-	spacing   float64 // symbol-spacing
-	labelLen  float64 // the label's length
-	shapedLen float64 // the label's length in glyph pixels (labelRoom)
-	boxScale  float64 // tile units per glyph pixel
-	overscale float64 // how many times the tile is overscaled
+	spacing         float64 // symbol-spacing
+	labelLen        float64 // the label's length
+	glyphLen        float64 // the label's length in glyph pixels (labelRoom)
+	unitsPerGlyphPx float64 // tile units per glyph pixel
+	overscale       float64 // how many times the tile is overscaled
 	// window and maxAngle are the text-max-angle check (window 0: none).
 	window, maxAngle float64
 }
@@ -529,7 +529,7 @@ func (f lineFit) anchorsOn(line []tilePoint, center, bounded bool) []lineAnchor 
 	}
 	g := newLabelGuide(line, f.labelLen, f.window, f.maxAngle, bounded)
 	continued := bounded && onTileEdge(line[0])
-	spaced := g.every(labelPhase(continued, pitch, f.shapedLen, f.boxScale, f.overscale), pitch)
+	spaced := g.every(labelPhase(continued, pitch, f.glyphLen, f.unitsPerGlyphPx, f.overscale), pitch)
 	if len(spaced) > 0 || continued {
 		return spaced
 	}

@@ -35,13 +35,13 @@ func newLabelGuide(line []tilePoint, labelLen, window, maxAngle float64, bounded
 // of a spaced run goes, before it is known to fit. A line that starts on
 // the tile's edge (crossing) comes from the neighbouring tile: its labels
 // keep half a spacing from that edge. Others place their first label past
-// half its length (shapedLen, in ems before boxScale) and two ems, in the
+// half its length (glyphLen, in glyph pixels) and two ems, scaled to the
 // overscaled tile's units (parity numbers: GL's half spacing and two ems).
-func labelPhase(crossing bool, spacing, shapedLen, boxScale, ov float64) float64 {
+func labelPhase(crossing bool, spacing, glyphLen, unitsPerGlyphPx, ov float64) float64 {
 	if crossing {
 		return math.Mod(spacing/2*ov, spacing)
 	}
-	return math.Mod((shapedLen/2+2*text.OneEm)*boxScale*ov, spacing)
+	return math.Mod((glyphLen/2+2*text.OneEm)*unitsPerGlyphPx*ov, spacing)
 }
 
 // centerAnchor returns the anchor at the middle of a line (tile units)

@@ -31,7 +31,7 @@ func TestSpacedAnchorsTable(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			fit := lineFit{spacing: tc.spacing, labelLen: tc.labelLen, shapedLen: tc.labelLen, boxScale: 1, overscale: 1, maxAngle: math.Pi / 4}
+			fit := lineFit{spacing: tc.spacing, labelLen: tc.labelLen, glyphLen: tc.labelLen, unitsPerGlyphPx: 1, overscale: 1, maxAngle: math.Pi / 4}
 			got := fit.anchorsOn(tc.line, false, tc.bounded)
 			if len(got) != len(tc.want) {
 				t.Fatalf("anchors %v, want x %v", got, tc.want)
@@ -66,7 +66,7 @@ func TestAnchorsOnCenter(t *testing.T) {
 		{"an icon alone, whatever its length", []tilePoint{{0, 100}, {80, 100}}, 0, false, []float64{40}},
 	}
 	for _, tc := range tests {
-		fit := lineFit{spacing: 300, labelLen: 100, shapedLen: 100, boxScale: 1, overscale: 1, window: tc.window, maxAngle: math.Pi / 4}
+		fit := lineFit{spacing: 300, labelLen: 100, glyphLen: 100, unitsPerGlyphPx: 1, overscale: 1, window: tc.window, maxAngle: math.Pi / 4}
 		got := fit.anchorsOn(tc.line, true, tc.bounded)
 		var xs []float64
 		for _, a := range got {

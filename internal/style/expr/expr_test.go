@@ -434,21 +434,6 @@ func TestInterpolateSpecialTypes(t *testing.T) {
 	}
 }
 
-func TestZoomInterpolationFactor(t *testing.T) {
-	e := mustCompile(t, `["interpolate", ["exponential", 2], ["zoom"], 0, ["get", "a"], 10, ["get", "b"]]`, numberSpec)
-	if e.Kind() != "composite" {
-		t.Fatalf("kind %s", e.Kind())
-	}
-	// (2^1 - 1) / (2^2 - 1)
-	if got := e.ZoomInterpolationFactor(11, 10, 12); math.Abs(got-1.0/3) > 1e-12 {
-		t.Errorf("factor = %v, want 1/3", got)
-	}
-	s := mustCompile(t, `["step", ["zoom"], ["get", "a"], 10, ["get", "b"]]`, numberSpec)
-	if got := s.ZoomInterpolationFactor(11, 10, 12); got != 0 {
-		t.Errorf("step factor = %v, want 0", got)
-	}
-}
-
 func TestLegacyFunctionErrors(t *testing.T) {
 	for _, src := range []string{
 		`{"property": "p", "stops": [[{"zoom": 0, "value": 1}, 1], [2, 3]]}`,

@@ -435,18 +435,6 @@ func CompileValue(raw any, spec *PropertySpec) (*Expression, []CompileError) {
 	return compileDoc([]any{"literal", doc}, spec)
 }
 
-// ZoomInterpolationFactor returns how far zoom lies between the zoom stops
-// lower and upper using the interpolation of the top-level zoom curve (0 for
-// step curves). Renderers evaluating composite expressions at two zoom
-// stops use it to blend the results.
-func (e *Expression) ZoomInterpolationFactor(zoom, lower, upper float64) float64 {
-	in, ok := e.zoomCurve.(*interpolateNode)
-	if !ok {
-		return 0
-	}
-	return in.interp.factor(zoom, lower, upper)
-}
-
 // decodeInput reads what Compile, CompileValue and CompileFilter take: JSON
 // text (json.RawMessage or []byte) or already decoded JSON.
 func decodeInput(raw any) (any, error) {
