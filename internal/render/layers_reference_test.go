@@ -208,6 +208,16 @@ func TestLayersAgainstMapLibre(t *testing.T) {
 		// stretch of wall, wide there, and on a near roof's edge that
 		// differed as much before.
 		{"extrusion-sliced-z18", 0.07, 0},
+		// The same buildings from a GeoJSON source (buildings.geojson, by
+		// mvtgen.go) at 16.4 and 17.3: GL cuts GeoJSON into tiles of the
+		// view's zoom and restarts the walls' pattern in each; Tessera
+		// still draws each polygon's walls whole (one phase). Building
+		// them in the tiles cut as for vector tiles (the source's buffer
+		// of 128/512, the 8192 grid) matched one view worse and the other
+		// better (9.1% and 4.0%; 7.5% and 9.2% without the buffer), so
+		// what GL does there is not yet known. Held at the level reached.
+		{"extrusion-geojson-tiles", 0.071, 0},
+		{"extrusion-geojson-tiles-z17", 0.0915, 0},
 		{"extrusion-sliced-plain-z15", 0.0015, 0},
 		{"extrusion-sliced-plain-z16", 0.0008, 0},
 		{"extrusion-sliced-plain-z17", 0.0005, 0},

@@ -220,44 +220,9 @@ func (lr *Painter) Extrusion(feats []scene.Feature, st *style.Style) {
 			if kids, ok := lr.sliceTiles(f, f.Unclipped...); ok {
 				// An overzoomed vector tile: GL JS 6 builds the walls in
 				// each tile of the view's zoom it cuts from it, their
-				// pattern starting from that tile's corner and from where
-				// it cut each ring (roofs are the same either way). Two
-				// such tiles both build the part of a wall in their
-				// buffers; which of the two GL shows there falls as its
-				// depth precision does (by triangle, sometimes in
-				// stipples). Here the tiles are drawn from the farthest
-				// from the camera to the nearest, the nearer one's wall
-				// winning the exact tie: the order that matched GL's
-				// pictures best.
-				sortFarFirst(kids, lr.Frame, cam)
-				for _, t := range kids {
-					if img != nil {
-						face.pattern = lr.extrusionPattern(img, t, dx, dy)
-					}
-					for _, poly := range f.Unclipped {
-						for k, ring := range poly {
-							cut, from := scene.Sliced.Ring(ring, t)
-							if len(cut) == 0 {
-								if k == 0 {
-									break // the outer ring, and so the holes, are outside
-								}
-								continue
-							}
-							// Each wall lies in the plane of the edge it
-							// was cut from, so that where two tiles both
-							// build it the depths tie exactly.
-							whole := scene.CloseRing(ring)
-							plane := func(i int) (orb.Point, orb.Point) {
-								if i < len(from) && from[i] >= 0 {
-									e := from[i]
-									return whole[e], whole[e+1]
-								}
-								return cut[i], cut[(i+1)%len(cut)]
-							}
-							lr.extrusionWalls(&face, cut, k == 0, scene.OutsideEdge(cut, t), plane, dx, dy, lightOf)
-						}
-					}
-				}
+				// pattern from that tile's corner and from where it cut
+				// each ring; roofs are the same either way.
+				lr.cutWalls(&face, f.Unclipped, kids, scene.Sliced, img, dx, dy, lightOf)
 				for _, poly := range f.Polygons {
 					rings := make([][]raster.Point, len(poly))
 					for k, ring := range poly {
@@ -295,6 +260,46 @@ func (lr *Painter) Extrusion(feats []scene.Feature, st *style.Style) {
 			}
 			c := dl.color[i]
 			lr.Canvas.BlendPremul(x, y, c[0]*opacity, c[1]*opacity, c[2]*opacity, c[3]*opacity)
+		}
+	}
+}
+
+// cutWalls draws the walls of polygons (world units) as the tiles cut
+// them: in each tile the rings cut to its buffered square, no wall along
+// a line outside its square. Two tiles both build the part of a wall in
+// their buffers; which of the two GL shows there falls as its depth
+// precision does (by triangle, sometimes in stipples). Here the tiles are
+// drawn from the farthest from the camera to the nearest, the nearer
+// one's wall winning the exact tie: the order that matched GL's pictures
+// best.
+func (lr *Painter) cutWalls(face *extrusionFace, polys [][][]orb.Point, tiles [][3]int, cut scene.Cut, img *sources.PatternImage, dx, dy float64, lightOf func(n [3]float64, wall bool, t float64) [3]float64) {
+	sortFarFirst(tiles, lr.Frame, face.cam)
+	for _, t := range tiles {
+		if img != nil {
+			face.pattern = lr.extrusionPattern(img, t, dx, dy)
+		}
+		for _, poly := range polys {
+			for k, ring := range poly {
+				piece, from := cut.Ring(ring, t)
+				if len(piece) == 0 {
+					if k == 0 {
+						break // the outer ring, and so the holes, are outside
+					}
+					continue
+				}
+				// Each wall lies in the plane of the edge it was cut
+				// from, so that where two tiles both build it the depths
+				// tie exactly.
+				whole := scene.CloseRing(ring)
+				plane := func(i int) (orb.Point, orb.Point) {
+					if i < len(from) && from[i] >= 0 {
+						e := from[i]
+						return whole[e], whole[e+1]
+					}
+					return piece[i], piece[(i+1)%len(piece)]
+				}
+				lr.extrusionWalls(face, piece, k == 0, scene.OutsideEdge(piece, t), plane, dx, dy, lightOf)
+			}
 		}
 	}
 }

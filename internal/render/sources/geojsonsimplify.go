@@ -113,3 +113,22 @@ func GeoJSONTileZoom(st *style.Style, source string, zoom float64) float64 {
 	}
 	return math.Max(0, math.Min(maxZoom, math.Floor(zoom)))
 }
+
+// defaultGeoJSONBuffer is the style specification's default buffer of a
+// GeoJSON source: how far (in 1/512 of a tile) beyond each side of a tile
+// its cut lines and rings reach.
+const defaultGeoJSONBuffer = 128
+
+// GeoJSONCut is how GL cuts a GeoJSON source into tiles: its buffer (a
+// share of the tile) and GeoJSONExtent's grid.
+func GeoJSONCut(src *style.Source) scene.Cut {
+	b := float64(defaultGeoJSONBuffer)
+	if src != nil && src.Raw != nil {
+		if v, ok := src.Raw.Get("buffer"); ok {
+			if n, ok := v.(float64); ok && n >= 0 {
+				b = n
+			}
+		}
+	}
+	return scene.Cut{Buffer: b / 512, Grid: GeoJSONExtent}
+}

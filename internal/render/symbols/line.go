@@ -10,7 +10,6 @@ import (
 	"github.com/tesseramaps/tessera/internal/render/scene"
 	"github.com/tesseramaps/tessera/internal/render/sources"
 	"github.com/tesseramaps/tessera/internal/render/text"
-	"github.com/tesseramaps/tessera/internal/style"
 )
 
 // symbolExtent is the tile extent GL measures symbol spacing in.
@@ -284,7 +283,7 @@ func (s *Pass) linePieces(lr *symLayer, ss *shapedSymbol, center bool) []linePie
 			}
 			var ls [][]orb.Point
 			if center {
-				ls = scene.Cut{Buffer: geoJSONBuffer(src), Grid: sources.GeoJSONExtent}.Parts(lines, t, false)
+				ls = sources.GeoJSONCut(src).Parts(lines, t, false)
 			} else {
 				ls = clip(t)
 			}
@@ -294,24 +293,6 @@ func (s *Pass) linePieces(lr *symLayer, ss *shapedSymbol, center bool) []linePie
 		}
 	}
 	return out
-}
-
-// defaultGeoJSONBuffer is the style specification's default buffer of a
-// GeoJSON source: how far (in 1/512 of a tile) beyond each side of a tile
-// its cut lines and rings reach.
-const defaultGeoJSONBuffer = 128
-
-// geoJSONBuffer is a GeoJSON source's buffer as a share of a tile.
-func geoJSONBuffer(src *style.Source) float64 {
-	b := float64(defaultGeoJSONBuffer)
-	if src != nil && src.Raw != nil {
-		if v, ok := src.Raw.Get("buffer"); ok {
-			if n, ok := v.(float64); ok && n >= 0 {
-				b = n
-			}
-		}
-	}
-	return b / 512
 }
 
 // slicedPieces cuts lines of a vector tile of a lower zoom than the view's

@@ -6,11 +6,13 @@
 // centre, where the tiles of zooms 15 to 17 cut from it meet, so that
 // walls cross the borders of the slices GL JS 6 cuts the overzoomed tile
 // into; a few lie exactly along such a border, one has a courtyard, some
-// are turned. The eight tiles around it are written empty. Run from this
-// folder: go run mvtgen.go
+// are turned. The eight tiles around it are written empty, and the same
+// buildings as GeoJSON (buildings.geojson). Run from this folder:
+// go run mvtgen.go
 package main
 
 import (
+	"encoding/json"
 	"log"
 	"math"
 	"math/rand/v2"
@@ -39,6 +41,9 @@ func main() {
 			}
 		}
 	}
+	if err := writeGeoJSON("buildings.geojson"); err != nil {
+		log.Fatal(err)
+	}
 }
 
 type rect struct{ x0, y0, x1, y1 float64 }
@@ -47,12 +52,55 @@ func (r rect) meets(o rect) bool {
 	return r.x0 < o.x1+8 && o.x0 < r.x1+8 && r.y0 < o.y1+8 && o.y0 < r.y1+8
 }
 
+// building is one building as written, for the GeoJSON copy.
+type building struct {
+	h     int
+	kind  string
+	rings [][]mvt.XY
+}
+
+// geo collects the buildings written into the tile.
+var geo []building
+
+// writeGeoJSON writes the tile's buildings as GeoJSON (longitude,
+// latitude to 9 decimals, rings closed): the same buildings from a GeoJSON
+// source, which GL cuts into tiles of the view's zoom itself.
+func writeGeoJSON(path string) error {
+	type feature struct {
+		Type       string         `json:"type"`
+		Properties map[string]any `json:"properties"`
+		Geometry   map[string]any `json:"geometry"`
+	}
+	n := math.Exp2(14)
+	var feats []feature
+	for _, b := range geo {
+		var coords [][][2]float64
+		for _, r := range b.rings {
+			var ring [][2]float64
+			for _, p := range append(r, r[0]) {
+				wx, wy := (8192+float64(p.X)/extent)/n, (8191+float64(p.Y)/extent)/n
+				lon := wx*360 - 180
+				lat := math.Atan(math.Sinh(math.Pi*(1-2*wy))) * 180 / math.Pi
+				ring = append(ring, [2]float64{math.Round(lon*1e9) / 1e9, math.Round(lat*1e9) / 1e9})
+			}
+			coords = append(coords, ring)
+		}
+		feats = append(feats, feature{"Feature", map[string]any{"h": b.h, "t": b.kind}, map[string]any{"type": "Polygon", "coordinates": coords}})
+	}
+	body, err := json.Marshal(map[string]any{"type": "FeatureCollection", "features": feats})
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, body, 0o644)
+}
+
 func buildings() []byte {
 	lb, err := mvt.NewLayerBuilder("b", extent)
 	if err != nil {
 		log.Fatal(err)
 	}
 	add := func(h int, kind string, rings ...[]mvt.XY) {
+		geo = append(geo, building{h, kind, rings})
 		if _, err := lb.Add(mvt.Feature{Geometry: mvt.Geometry{Type: mvt.Polygon, Polygons: [][][]mvt.XY{rings}},
 			Properties: map[string]any{"h": h, "t": kind}}); err != nil {
 			log.Fatal(err)
