@@ -451,14 +451,19 @@ func (s *Pass) lineSpots(lr *symLayer, ss *shapedSymbol, center bool) []lineSpot
 		if room.text {
 			window = maxAngleWindowEms * text.OneEm * perGlyph
 		}
+		pitch := labelPitch(spacingPx*fr.perPixel, labelLen)
 		fit := lineFit{
-			spacing:         spacingPx * fr.perPixel,
-			labelLen:        labelLen,
-			glyphLen:        room.length,
-			unitsPerGlyphPx: perGlyph,
-			overscale:       fr.overscale,
-			window:          window,
-			maxAngle:        maxAngle,
+			pitch:    pitch,
+			labelLen: labelLen,
+			// Where the first label goes, in the units of the tile at
+			// its own zoom (so times the overscale): past half the
+			// label and two ems on a line that starts in the tile,
+			// half a pitch in on one continued from the neighbouring
+			// tile (parity numbers: GL's).
+			leadIn:   (room.length/2 + 2*text.OneEm) * perGlyph * fr.overscale,
+			edgeIn:   pitch / 2 * fr.overscale,
+			window:   window,
+			maxAngle: maxAngle,
 		}
 		for _, l := range pc.lines {
 			if len(l) < 2 {
@@ -480,11 +485,13 @@ func (s *Pass) lineSpots(lr *symLayer, ss *shapedSymbol, center bool) []lineSpot
 // lineFit is what decides where labels go along the lines of one tile's
 // piece of a feature (tile units unless said).
 type lineFit struct {
-	spacing         float64 // symbol-spacing
-	labelLen        float64 // the label's length
-	glyphLen        float64 // the label's length in glyph pixels (labelRoom)
-	unitsPerGlyphPx float64 // tile units per glyph pixel
-	overscale       float64 // how many times the tile is overscaled
+	pitch    float64 // labelPitch: the distance between spaced labels
+	labelLen float64 // the label's length
+	// leadIn and edgeIn are how far along a line its first spaced
+	// label goes, before it is known to fit and before wrapping at the
+	// pitch: on a line that starts in the tile, and on one continued
+	// from the neighbouring tile across the tile's edge.
+	leadIn, edgeIn float64
 	// window and maxAngle are the text-max-angle check (window 0: none).
 	window, maxAngle float64
 }
@@ -492,7 +499,7 @@ type lineFit struct {
 // anchorsOn returns where labels go along one line of a tile's piece:
 // for line-center (center) its middle, if a label fits there and the
 // middle lies in the tile (GL leaves the others to the neighbours); for
-// line, one every labelPitch from labelPhase where a label fits. A line
+// line, one every pitch from the first label's place where a label fits. A line
 // that starts in the tile (not continued from a neighbour across the
 // tile's edge) and takes no spaced label still takes one at its middle
 // if one fits there. bounded keeps only anchors inside the tile's square.
@@ -504,17 +511,20 @@ func (f lineFit) anchorsOn(line []tilePoint, center, bounded bool) []lineAnchor 
 		}
 		return []lineAnchor{a}
 	}
-	pitch := labelPitch(f.spacing, f.labelLen)
-	if pitch <= 0 || len(line) < 2 {
+	if f.pitch <= 0 || len(line) < 2 {
 		return nil
 	}
 	g := newLabelGuide(line, f.labelLen, f.window, f.maxAngle, bounded)
 	continued := bounded && onTileEdge(line[0])
-	spaced := g.every(labelPhase(continued, pitch, f.glyphLen, f.unitsPerGlyphPx, f.overscale), pitch)
+	first := f.leadIn
+	if continued {
+		first = f.edgeIn
+	}
+	spaced := g.every(math.Mod(first, f.pitch), f.pitch)
 	if len(spaced) > 0 || continued {
 		return spaced
 	}
-	return g.every(g.length/2, pitch)
+	return g.every(g.length/2, f.pitch)
 }
 
 // vertexAt returns the end of the anchor's segment that the anchor was

@@ -13,7 +13,6 @@ import (
 	"math"
 
 	"github.com/tesseramaps/tessera/internal/render/scene"
-	"github.com/tesseramaps/tessera/internal/render/text"
 )
 
 // labelPitch is the distance between spaced labels along a line (tile
@@ -29,19 +28,6 @@ func labelPitch(spacing, labelLen float64) float64 {
 // bounded keeps only anchors inside the tile's square.
 func newLabelGuide(line []tilePoint, labelLen, window, maxAngle float64, bounded bool) labelGuide {
 	return labelGuide{line: line, length: polylineLength(line), half: labelLen / 2, window: window, maxAngle: maxAngle, bounded: bounded}
-}
-
-// labelPhase returns how far along a line (tile units) the first label
-// of a spaced run goes, before it is known to fit. A line that starts on
-// the tile's edge (crossing) comes from the neighbouring tile: its labels
-// keep half a spacing from that edge. Others place their first label past
-// half its length (glyphLen, in glyph pixels) and two ems, scaled to the
-// overscaled tile's units (parity numbers: GL's half spacing and two ems).
-func labelPhase(crossing bool, spacing, glyphLen, unitsPerGlyphPx, ov float64) float64 {
-	if crossing {
-		return math.Mod(spacing/2*ov, spacing)
-	}
-	return math.Mod((glyphLen/2+2*text.OneEm)*unitsPerGlyphPx*ov, spacing)
 }
 
 // centerAnchor returns the anchor at the middle of a line (tile units)

@@ -4,7 +4,16 @@ import (
 	"fmt"
 	"math"
 	"testing"
+
+	"github.com/tesseramaps/tessera/internal/render/text"
 )
+
+// testFit is the lineFit of a tile at its own zoom for a label labelLen
+// long (glyph pixels as tile units), as lineSpots makes it.
+func testFit(spacing, labelLen, window float64) lineFit {
+	pitch := labelPitch(spacing, labelLen)
+	return lineFit{pitch: pitch, labelLen: labelLen, leadIn: labelLen/2 + 2*text.OneEm, edgeIn: pitch / 2, window: window, maxAngle: math.Pi / 4}
+}
 
 func TestSpacedAnchorsTable(t *testing.T) {
 	straight := []tilePoint{{0, 100}, {1000, 100}}
@@ -31,7 +40,7 @@ func TestSpacedAnchorsTable(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			fit := lineFit{spacing: tc.spacing, labelLen: tc.labelLen, glyphLen: tc.labelLen, unitsPerGlyphPx: 1, overscale: 1, maxAngle: math.Pi / 4}
+			fit := testFit(tc.spacing, tc.labelLen, 0)
 			got := fit.anchorsOn(tc.line, false, tc.bounded)
 			if len(got) != len(tc.want) {
 				t.Fatalf("anchors %v, want x %v", got, tc.want)
@@ -66,7 +75,7 @@ func TestAnchorsOnCenter(t *testing.T) {
 		{"an icon alone, whatever its length", []tilePoint{{0, 100}, {80, 100}}, 0, false, []float64{40}},
 	}
 	for _, tc := range tests {
-		fit := lineFit{spacing: 300, labelLen: 100, glyphLen: 100, unitsPerGlyphPx: 1, overscale: 1, window: tc.window, maxAngle: math.Pi / 4}
+		fit := testFit(300, 100, tc.window)
 		got := fit.anchorsOn(tc.line, true, tc.bounded)
 		var xs []float64
 		for _, a := range got {

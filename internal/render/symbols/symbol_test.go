@@ -176,7 +176,7 @@ func TestSpacedAnchors(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			fit := lineFit{spacing: tc.spacing, labelLen: tc.labelLen, glyphLen: tc.labelLen, unitsPerGlyphPx: 1, overscale: 1, window: tc.window, maxAngle: math.Pi / 4}
+			fit := testFit(tc.spacing, tc.labelLen, tc.window)
 			got := fit.anchorsOn(tc.line, false, false)
 			var ps []tilePoint
 			for _, a := range got {
