@@ -89,6 +89,7 @@ type Listener struct {
 	connected  atomic.Bool
 	reconnects atomic.Uint64
 	received   atomic.Uint64
+	applied    atomic.Uint64
 	pid        atomic.Uint32
 }
 
@@ -116,8 +117,13 @@ func (l *Listener) Connected() bool { return l.connected.Load() }
 // Reconnects counts the connections made after the first.
 func (l *Listener) Reconnects() uint64 { return l.reconnects.Load() }
 
-// Received counts the changes of other nodes applied.
+// Received counts the changes of other nodes taken to apply.
 func (l *Listener) Received() uint64 { return l.received.Load() }
+
+// Applied is the number of other nodes' changes whose handler has
+// returned (applied, or failed and logged); Received less Applied are
+// being applied now.
+func (l *Listener) Applied() uint64 { return l.applied.Load() }
 
 // BackendPID is the server process of the listening connection (0 when
 // down): what pg_terminate_backend takes.
@@ -207,6 +213,7 @@ func (l *Listener) apply(ctx context.Context, ev Event) {
 		return
 	}
 	l.received.Add(1)
+	defer l.applied.Add(1)
 	if err := h(ctx, ev); err != nil && !errors.Is(err, context.Canceled) {
 		l.log.Warn("change feed: apply a change", "kind", ev.Kind, "id", ev.ID, "err", err)
 	}

@@ -206,9 +206,16 @@ func TestNodesShareStorage(t *testing.T) {
 
 	// The map deleted through A: gone from S3 at once and from B's cache at
 	// B's next rescan, so that no start brings it back.
+	applied := b.srv.feed.Applied()
 	if r := a.admin("DELETE", "/maps/city", nil); r.status != 200 {
 		t.Fatalf("delete the map: %d %s", r.status, r.body)
 	}
+	// B applies the deletion (looking for the style in S3) on its own
+	// time: awaited, so that its calls are not counted as the tiles' below.
+	await(t, time.Second, "B applying the deletion", func() bool {
+		n := b.srv.feed.Applied()
+		return n > applied && n == b.srv.feed.Received()
+	})
 	if objs, err := a.srv.mirror.Files().List(t.Context(), "maps/city/"); err != nil || len(objs) != 0 {
 		t.Errorf("the deleted map in S3: %v %v", objs, err)
 	}
