@@ -51,6 +51,14 @@ func (c Camera) Project(x, y, z float64) (raster.Point, float64) {
 	return raster.Point{X: c.cx + X*k, Y: c.cy + (Y*c.cos-z*c.sin)*k}, depth
 }
 
+// facing tells whether the camera sees the outer side of a wall along
+// a to b (plane pixels), which lies on the left of a to b (rings wound
+// as GL winds them).
+func (c Camera) facing(a, b raster.Point) bool {
+	gx, gy := c.cx, c.cy+c.dist*c.sin // the camera's foot on the plane
+	return (gx-a.X)*(b.Y-a.Y)-(gy-a.Y)*(b.X-a.X) > 0
+}
+
 // ray returns the camera's position and the direction through screen
 // point (sx, sy) (plane coordinates relative to the centre, z up), the
 // direction scaled so that a step of s along it is s deep.
@@ -218,18 +226,11 @@ func (lr *Painter) Extrusion(feats []scene.Feature, st *style.Style) {
 		roof := lightOf([3]float64{0, 0, 1}, false, 1)
 		if f.Clip != nil {
 			if kids, ok := lr.sliceTiles(f, f.Unclipped...); ok {
-				// An overzoomed vector tile: GL JS 6 builds the walls in
-				// each tile of the view's zoom it cuts from it, their
+				// An overzoomed vector tile: GL JS 6 builds the faces in
+				// each tile of the view's zoom it cuts from it, the walls'
 				// pattern from that tile's corner and from where it cut
-				// each ring; roofs are the same either way.
-				lr.cutWalls(&face, f.Unclipped, kids, scene.Sliced, img, dx, dy, lightOf)
-				for _, poly := range f.Polygons {
-					rings := make([][]raster.Point, len(poly))
-					for k, ring := range poly {
-						rings[k] = lr.projectPlane(ring, dx, dy)
-					}
-					face.roof(rings, roof)
-				}
+				// each ring.
+				lr.cutFaces(&face, f.Unclipped, kids, scene.Sliced, img, roof, dx, dy, lightOf)
 				continue
 			}
 		}
@@ -264,21 +265,23 @@ func (lr *Painter) Extrusion(feats []scene.Feature, st *style.Style) {
 	}
 }
 
-// cutWalls draws the walls of polygons (world units) as the tiles cut
-// them: in each tile the rings cut to its buffered square, no wall along
-// a line outside its square. Two tiles both build the part of a wall in
-// their buffers; which of the two GL shows there falls as its depth
-// precision does (by triangle, sometimes in stipples). Here the tiles are
-// drawn from the farthest from the camera to the nearest, the nearer
-// one's wall winning the exact tie: the order that matched GL's pictures
-// best.
-func (lr *Painter) cutWalls(face *extrusionFace, polys [][][]orb.Point, tiles [][3]int, cut scene.Cut, img *sources.PatternImage, dx, dy float64, lightOf func(n [3]float64, wall bool, t float64) [3]float64) {
+// cutFaces draws the faces of polygons (world units) as the tiles cut
+// them: in each tile the rings cut to its buffered square, a roof over
+// them and a wall along each edge but those along a line outside its
+// square (so the part of a building in a tile not drawn is open, as in
+// GL). Two tiles both build the part of a wall in their buffers; which of
+// the two GL shows there falls as its depth precision does (by triangle,
+// sometimes in stipples). Here the tiles are drawn from the farthest from
+// the camera to the nearest, the nearer one's wall winning the exact tie:
+// the order that matched GL's pictures best.
+func (lr *Painter) cutFaces(face *extrusionFace, polys [][][]orb.Point, tiles [][3]int, cut scene.Cut, img *sources.PatternImage, roof [3]float64, dx, dy float64, lightOf func(n [3]float64, wall bool, t float64) [3]float64) {
 	sortFarFirst(tiles, lr.Frame, face.cam)
 	for _, t := range tiles {
 		if img != nil {
 			face.pattern = lr.extrusionPattern(img, t, dx, dy)
 		}
 		for _, poly := range polys {
+			var top [][]raster.Point
 			for k, ring := range poly {
 				piece, from := cut.Ring(ring, t)
 				if len(piece) == 0 {
@@ -287,6 +290,7 @@ func (lr *Painter) cutWalls(face *extrusionFace, polys [][][]orb.Point, tiles []
 					}
 					continue
 				}
+				top = append(top, lr.projectPlane(piece, dx, dy))
 				// Each wall lies in the plane of the edge it was cut
 				// from, so that where two tiles both build it the depths
 				// tie exactly.
@@ -299,6 +303,9 @@ func (lr *Painter) cutWalls(face *extrusionFace, polys [][][]orb.Point, tiles []
 					return piece[i], piece[(i+1)%len(piece)]
 				}
 				lr.extrusionWalls(face, piece, k == 0, scene.OutsideEdge(piece, t), plane, dx, dy, lightOf)
+			}
+			if len(top) > 0 {
+				face.roof(top, roof)
 			}
 		}
 	}
@@ -494,6 +501,9 @@ func (e *extrusionFace) wall(w wallSide, along, dist float64, bottom, top [3]flo
 		return
 	}
 	a, b := w.a, w.b
+	if !e.cam.facing(a, b) {
+		return // GL culls the walls that face away from the camera
+	}
 	ab, d0 := e.cam.Project(a.X, a.Y, e.zb)
 	bb, d1 := e.cam.Project(b.X, b.Y, e.zb)
 	bt, d2 := e.cam.Project(b.X, b.Y, e.zt)

@@ -7,7 +7,8 @@
 // walls cross the borders of the slices GL JS 6 cuts the overzoomed tile
 // into; a few lie exactly along such a border, one has a courtyard, some
 // are turned. The eight tiles around it are written empty, and the same
-// buildings as GeoJSON (buildings.geojson). Run from this folder:
+// buildings as GeoJSON (buildings.geojson); tiles-cut holds the tile of
+// extrusion-sliced-cut (cutBuildings). Run from this folder:
 // go run mvtgen.go
 package main
 
@@ -26,13 +27,23 @@ import (
 const extent = 4096
 
 func main() {
+	write("tiles", buildings())
+	write("tiles-cut", cutBuildings())
+	if err := writeGeoJSON("buildings.geojson"); err != nil {
+		log.Fatal(err)
+	}
+}
+
+// write writes body as tile 14/8192/8191 below root, and the eight tiles
+// around it empty.
+func write(root string, tile []byte) {
 	for dx := -1; dx <= 1; dx++ {
 		for dy := -1; dy <= 1; dy++ {
 			var body []byte
 			if dx == 0 && dy == 0 {
-				body = buildings()
+				body = tile
 			}
-			dir := filepath.Join("tiles", "14", strconv.Itoa(8192+dx))
+			dir := filepath.Join(root, "14", strconv.Itoa(8192+dx))
 			if err := os.MkdirAll(dir, 0o755); err != nil {
 				log.Fatal(err)
 			}
@@ -41,9 +52,33 @@ func main() {
 			}
 		}
 	}
-	if err := writeGeoJSON("buildings.geojson"); err != nil {
+}
+
+// cutBuildings are two tall buildings across the border of two zoom-17
+// tiles cut from the tile (y = the tile's middle), for a view that shows
+// only the northern tile (extrusion-sliced-cut): the parts in the southern
+// tile are not drawn, and no wall closes them where the tile was cut.
+func cutBuildings() []byte {
+	lb, err := mvt.NewLayerBuilder("b", extent)
+	if err != nil {
 		log.Fatal(err)
 	}
+	const c = extent / 2
+	for _, b := range []struct {
+		x0, x1 int32
+		h      int
+	}{{c - 120, c - 40, 250}, {c + 40, c + 120, 120}} {
+		ring := []mvt.XY{{X: b.x0, Y: c - 40}, {X: b.x1, Y: c - 40}, {X: b.x1, Y: c + 40}, {X: b.x0, Y: c + 40}}
+		if _, err := lb.Add(mvt.Feature{Geometry: mvt.Geometry{Type: mvt.Polygon, Polygons: [][][]mvt.XY{{ring}}},
+			Properties: map[string]any{"h": b.h}}); err != nil {
+			log.Fatal(err)
+		}
+	}
+	body, err := mvt.EncodeTile(lb)
+	if err != nil {
+		log.Fatal(err)
+	}
+	return body
 }
 
 type rect struct{ x0, y0, x1, y1 float64 }
