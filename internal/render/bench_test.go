@@ -3,6 +3,8 @@ package render
 import (
 	"bytes"
 	"context"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/tesseramaps/tessera/internal/cpuslots"
@@ -89,4 +91,33 @@ func BenchmarkStreetTile(b *testing.B) {
 func streetStyle(tb testing.TB) (*style.Style, Resources) {
 	tb.Helper()
 	return rendertest.StreetStyle(tb)
+}
+
+// BenchmarkExtrusionSliced draws patterned fill-extrusions of a zoom-14
+// vector tile at zoom 16.4 under pitch 55, warm (testdata/layers/
+// extrusion-sliced-z16.json at 400x300: the tile's buildings cut into the
+// zoom-16 tiles GL JS 6 slices it into).
+func BenchmarkExtrusionSliced(b *testing.B) {
+	dir := filepath.Join("testdata", "layers")
+	raw, err := os.ReadFile(filepath.Join(dir, "extrusion-sliced-z16.json"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	st := parse(b, string(raw))
+	r := newRenderer(b)
+	v := ViewOf(st, 400, 300, 1)
+	res := localResources{Root: dir}
+	ctx := context.Background()
+	if _, err := r.Render(ctx, st, v, res); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	start := fixtures.ProcessCPU()
+	defer fixtures.ReportCPUPerOp(b, start)
+	for b.Loop() {
+		if _, err := r.Render(ctx, st, v, res); err != nil {
+			b.Fatal(err)
+		}
+	}
 }
