@@ -229,3 +229,26 @@ func TestRegionCache(t *testing.T) {
 		t.Errorf("kept answer 100: %d, %v", v, ok)
 	}
 }
+
+// TestRegionConcurrent asks for regions from several goroutines at once
+// (run with -race): the kept answers are shared.
+func TestRegionConcurrent(t *testing.T) {
+	ix := newRegionIndex(map[string]*Country{"CH": {Regions: []Region{{"ZH", "Zürich"}, {"BE", "Bern"}, {"GE", "Genève"}}}})
+	names := []struct{ name, want string }{{"Zurich", "ZH"}, {"Bern", "BE"}, {"Geneva", ""}, {"Geneve", "GE"}, {"Canton of Bern", "BE"}}
+	done := make(chan bool)
+	for g := range 8 {
+		go func() {
+			ok := true
+			for i := range 200 {
+				c := names[(g+i)%len(names)]
+				ok = ok && ix.code("CH", c.name) == c.want
+			}
+			done <- ok
+		}()
+	}
+	for range 8 {
+		if !<-done {
+			t.Error("a concurrent lookup gave a wrong code")
+		}
+	}
+}
