@@ -9,7 +9,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tesseramaps/tessera/internal/fixtures"
 	"github.com/tesseramaps/tessera/internal/geo"
 	"github.com/tesseramaps/tessera/internal/ogc"
 	"github.com/tesseramaps/tessera/internal/render/scene"
@@ -366,18 +365,10 @@ func BenchmarkStreetStyleOnto(b *testing.B) {
 		{"onto", func() (*image.RGBA, error) { return r.RenderOnto(ctx, st, v, res, out) }},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
-			if _, err := bc.draw(); err != nil {
-				b.Fatal(err)
-			}
-			b.ReportAllocs()
-			b.ResetTimer()
-			start := fixtures.ProcessCPU()
-			defer fixtures.ReportCPUPerOp(b, start)
-			for b.Loop() {
-				if _, err := bc.draw(); err != nil {
-					b.Fatal(err)
-				}
-			}
+			benchWarm(b, func() error {
+				_, err := bc.draw()
+				return err
+			})
 		})
 	}
 }
