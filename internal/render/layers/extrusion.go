@@ -376,13 +376,27 @@ func (lr *Painter) extrusionWalls(face *extrusionFace, ring []orb.Point, outer b
 		dist := math.Hypot(e.b[0]-e.a[0], e.b[1]-e.a[1])
 		if face.pattern != nil {
 			dist *= face.pattern.tileUnits
-			if along+dist > 32768 {
-				along = 0
-			}
+			along = wallPatternStart(along, dist)
 		}
 		face.wall(w, along, dist, lightOf(n3, true, 0), lightOf(n3, true, 1))
 		along += dist
 	}
+}
+
+// wallPatternSpan is how far (tile units of the pattern) a ring's walls
+// carry their pattern on before it starts again from 0: a parity number,
+// 2^15, at which GL starts a ring's wall pattern again.
+const wallPatternSpan = 32768
+
+// wallPatternStart returns where along its ring's pattern a wall of
+// length dist starts when the walls before it end at along: there, unless
+// the wall would run past wallPatternSpan, when it starts the pattern
+// again.
+func wallPatternStart(along, dist float64) float64 {
+	if along+dist > wallPatternSpan {
+		return 0
+	}
+	return along
 }
 
 // wallSide is a wall's edge on the plane of the map (device pixels): a to

@@ -34,3 +34,25 @@ func TestCameraGround(t *testing.T) {
 		}
 	}
 }
+
+// TestWallPatternStart: a ring's walls carry the pattern on from wall to
+// wall, and start it again where a wall would run past 2^15 units.
+func TestWallPatternStart(t *testing.T) {
+	tests := []struct {
+		name        string
+		along, dist float64
+		want        float64
+	}{
+		{"the first wall", 0, 100, 0},
+		{"carried on", 1000, 100, 1000},
+		{"ending exactly at the span", 32700, 68, 32700},
+		{"running past the span: again from 0", 32700, 69, 0},
+		{"one wall longer than the span", 0, 40000, 0},
+		{"a long wall after others", 500, 40000, 0},
+	}
+	for _, tc := range tests {
+		if got := wallPatternStart(tc.along, tc.dist); got != tc.want {
+			t.Errorf("%s: wallPatternStart(%v, %v) = %v, want %v", tc.name, tc.along, tc.dist, got, tc.want)
+		}
+	}
+}
