@@ -64,7 +64,7 @@ func (lr *Painter) fillOutline(f scene.Feature, fp *fillPaint) {
 		}
 		lr.Mask.Reset()
 		for k, r := range rings {
-			lr.Mask.HairlineDepth(r, lr.depths(poly[k], fp.dx, fp.dy), f.CutEdge(poly[k]))
+			lr.Mask.HairlineDepth(r, lr.depths(poly[k], fp.dx, fp.dy), f.CutEdge(poly[k]), f.CutPoint(poly[k]))
 		}
 		if fp.pattern != nil {
 			lr.Canvas.CompositePattern(lr.Mask, fp.pattern, fp.opacity)

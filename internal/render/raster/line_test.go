@@ -80,7 +80,7 @@ func TestDashCoverage(t *testing.T) {
 func TestHairline(t *testing.T) {
 	m := NewMask(8, 8)
 	// A square from 1.5 to 5.5: edges through pixel centres.
-	m.Hairline([]Point{{1.5, 1.5}, {5.5, 1.5}, {5.5, 5.5}, {1.5, 5.5}}, nil)
+	m.Hairline([]Point{{1.5, 1.5}, {5.5, 1.5}, {5.5, 5.5}, {1.5, 5.5}}, nil, nil)
 	tests := []struct {
 		x, y int
 		want float32
@@ -135,7 +135,7 @@ func TestHairlineTies(t *testing.T) {
 	}
 	for _, tc := range tests {
 		m := NewMask(8, 8)
-		m.Hairline([]Point{tc.a, tc.b}, func(i int) bool { return i == 1 })
+		m.Hairline([]Point{tc.a, tc.b}, func(i int) bool { return i == 1 }, nil)
 		if got := m.Cov[tc.y*m.W+tc.x] > 0; got != tc.wantCovers {
 			t.Errorf("%s: pixel %d,%d covered %v, want %v", tc.name, tc.x, tc.y, got, tc.wantCovers)
 		}
@@ -383,5 +383,38 @@ func TestDashPart(t *testing.T) {
 		if got, want := d.part(math.NaN()), len(d.Parts)-1; got != want {
 			t.Errorf("NaN: part %d, want the last, %d", got, want)
 		}
+	}
+}
+
+func TestHairlineSnapsVertices(t *testing.T) {
+	// GL's rasteriser snaps vertices to 1/16 pixel before it picks a
+	// line's pixels; the fade is from the edge as given. Both edges
+	// cross a column's centre within 0.001 pixel of a row boundary, on
+	// the other side of it once their ends are snapped (an overzoomed
+	// building of zoomed-fill/default; a GeoJSON fill cut at a tile's
+	// side, whose point there GL does not have: it draws the edge on to
+	// the tile's buffer).
+	tests := []struct {
+		name      string
+		a, b      Point
+		exact     func(i int) bool
+		x, y, not int // pixel x, y takes the line, x, not does not
+		cov       float32
+	}{
+		{"snapped ends", Point{391.0344, 218.9456}, Point{400.0344, 226.4456}, nil, 393, 220, 221, 0.67},
+		{"cut point left as is", Point{200, 66.72035}, Point{29.3125, 121.4375}, func(i int) bool { return i == 0 }, 155, 80, 81, 0.556},
+	}
+	for _, tc := range tests {
+		m := NewMask(420, 240)
+		m.Hairline([]Point{tc.a, tc.b}, func(i int) bool { return i == 1 }, tc.exact)
+		if got := m.Cov[tc.y*m.W+tc.x]; math.Abs(float64(got-tc.cov)) > 0.01 {
+			t.Errorf("%s: coverage at %d,%d = %v, want %v", tc.name, tc.x, tc.y, got, tc.cov)
+		}
+		if got := m.Cov[tc.not*m.W+tc.x]; got != 0 {
+			t.Errorf("%s: pixel %d,%d covered %v, want none", tc.name, tc.x, tc.not, got)
+		}
+	}
+	if got := SnapVertex(Point{391.0344, 218.9456}); got != (Point{391.0625, 218.9375}) {
+		t.Errorf("SnapVertex = %v, want {391.0625 218.9375}", got)
 	}
 }

@@ -514,11 +514,27 @@ func (cv *Canvas) Circle(c Point, radius, stroke, blur, aa float64, fill, stroke
 // GL lines (one pixel a column for a mostly horizontal edge, one a row for
 // a mostly vertical one, the pixel whose centre is nearest the edge, from
 // the edge's start to just before its end), each pixel's coverage 1 -
-// smoothstep(0, 1, distance) from the edge. When skip is not nil, the
+// smoothstep(0, 1, distance) from the edge. Which pixels a line takes is
+// decided on its ends snapped to the rasteriser's sub-pixel grid
+// (SnapVertex); the distance that fades them is to the edge as given (the
+// shader's position varying is not snapped). When skip is not nil, the
 // edges i (from ring[i] to the next point) for which it is true are left
-// out.
-func (m *Mask) Hairline(ring []Point, skip func(i int) bool) {
-	m.HairlineDepth(ring, nil, skip)
+// out; when exact is not nil, the points i for which it is true are not
+// snapped (points a clipping made, which lie on a longer edge GL draws
+// between vertices of its own).
+func (m *Mask) Hairline(ring []Point, skip, exact func(i int) bool) {
+	m.HairlineDepth(ring, nil, skip, exact)
+}
+
+// subPixel is the number of steps a device pixel has in the grid GL's
+// rasteriser snaps vertex positions to (4 bits of sub-pixel precision, as
+// the headless Chromium MapLibre is observed in draws).
+const subPixel = 16
+
+// SnapVertex returns p rounded to the rasteriser's sub-pixel grid: a
+// triangle or line covers the pixels its snapped vertices enclose.
+func SnapVertex(p Point) Point {
+	return Point{X: math.Round(p.X*subPixel) / subPixel, Y: math.Round(p.Y*subPixel) / subPixel}
 }
 
 // HairlineDepth is Hairline for a ring seen through a tilted camera, w
@@ -528,28 +544,46 @@ func (m *Mask) Hairline(ring []Point, skip func(i int) bool) {
 // while the pixel steps evenly on screen: away from the vertices of a
 // long edge running into the distance the two part, and the outline
 // fades out.
-func (m *Mask) HairlineDepth(ring []Point, w []float64, skip func(i int) bool) {
+func (m *Mask) HairlineDepth(ring []Point, w []float64, skip, exact func(i int) bool) {
 	n := len(ring)
 	for i := 0; i < n; i++ {
 		if skip != nil && skip(i) {
 			continue
 		}
-		a, b := ring[i], ring[(i+1)%n]
-		dx, dy := b.X-a.X, b.Y-a.Y
-		l := math.Hypot(dx, dy)
-		if l == 0 {
-			continue
+		j := (i + 1) % n
+		a, b := ring[i], ring[j]
+		sa, sb := a, b
+		if exact == nil || !exact(i) {
+			sa = SnapVertex(a)
 		}
-		var pe *perspEdge
-		if w != nil && w[i] != w[(i+1)%n] {
-			pe = &perspEdge{a: a, b: b, wa: w[i], wb: w[(i+1)%n]}
+		if exact == nil || !exact(j) {
+			sb = SnapVertex(b)
+		}
+		dx, dy := sb.X-sa.X, sb.Y-sa.Y
+		if dx == 0 && dy == 0 {
+			continue // no pixel's centre lies along it
+		}
+		e := hairEdge{a: a, nx: a.Y - b.Y, ny: b.X - a.X}
+		if l := math.Sqrt(e.nx*e.nx + e.ny*e.ny); l > 0 {
+			e.nx, e.ny = e.nx/l, e.ny/l
+		}
+		if w != nil && w[i] != w[j] {
+			e.pe = &perspEdge{a: a, b: b, wa: w[i], wb: w[j]}
 		}
 		if math.Abs(dx) >= math.Abs(dy) {
-			m.hairSpan(a.X, a.Y, b.X, dy/dx, math.Abs(dx)/l, false, pe)
+			m.hairSpan(sa.X, sa.Y, sb.X, dy/dx, false, &e)
 		} else {
-			m.hairSpan(a.Y, a.X, b.Y, dx/dy, math.Abs(dy)/l, true, pe)
+			m.hairSpan(sa.Y, sa.X, sb.Y, dx/dy, true, &e)
 		}
 	}
+}
+
+// hairEdge is the edge a hairline fades its pixels by: through a, of unit
+// normal (nx, ny), or seen through a tilted camera when pe is not nil.
+type hairEdge struct {
+	a      Point
+	nx, ny float64
+	pe     *perspEdge
 }
 
 // perspEdge is an edge between two screen points at depths wa and wb.
@@ -598,9 +632,8 @@ func (m *Mask) hairRange(c0, c1 int, u0, v0, slope float64, swap bool) (int, int
 
 // hairSpan draws a line along its major axis u from u0 (included) to u1
 // (excluded), the minor axis at v0 at u0 and changing by slope a unit;
-// cos turns minor-axis distances into distances from the line. swap says
-// the major axis is y.
-func (m *Mask) hairSpan(u0, v0, u1, slope, cos float64, swap bool, pe *perspEdge) {
+// each pixel fades by its distance to e. swap says the major axis is y.
+func (m *Mask) hairSpan(u0, v0, u1, slope float64, swap bool, e *hairEdge) {
 	var c0, c1 int // pixels whose centres lie from u0 towards u1
 	if u1 > u0 {
 		c0, c1 = int(math.Ceil(u0-0.5)), int(math.Ceil(u1-0.5))
@@ -611,12 +644,19 @@ func (m *Mask) hairSpan(u0, v0, u1, slope, cos float64, swap bool, pe *perspEdge
 	if c1 > c0 && !m.Budget.Spend(c1-c0) {
 		return
 	}
-	m.hairPixels(c0, c1, u0, v0, slope, cos, swap, pe)
+	m.hairPixels(c0, c1, u0, v0, slope, swap, e)
 }
 
 // hairPixels draws the pixels [c0, c1) along the major axis of the line
 // hairSpan draws.
-func (m *Mask) hairPixels(c0, c1 int, u0, v0, slope, cos float64, swap bool, pe *perspEdge) {
+func (m *Mask) hairPixels(c0, c1 int, u0, v0, slope float64, swap bool, e *hairEdge) {
+	// A pixel centre (cu, cv) on the major and minor axes lies
+	// |k + cu*nu + cv*nv| from the edge.
+	nu, nv, au, av := e.nx, e.ny, e.a.X, e.a.Y
+	if swap {
+		nu, nv, au, av = e.ny, e.nx, e.a.Y, e.a.X
+	}
+	k := -(au*nu + av*nv)
 	for c := c0; c < c1; c++ {
 		v := v0 + (float64(c)+0.5-u0)*slope
 		// The pixel whose centre is nearest; on a tie between two, the
@@ -626,13 +666,14 @@ func (m *Mask) hairPixels(c0, c1 int, u0, v0, slope, cos float64, swap bool, pe 
 		if swap {
 			r = int(math.Ceil(v)) - 1
 		}
-		d := math.Abs(v-(float64(r)+0.5)) * cos
-		if pe != nil {
-			p := Point{X: float64(c) + 0.5, Y: float64(r) + 0.5}
+		cu, cv := float64(c)+0.5, float64(r)+0.5
+		d := math.Abs(k + cu*nu + cv*nv)
+		if e.pe != nil {
+			p := Point{X: cu, Y: cv}
 			if swap {
-				p = Point{X: float64(r) + 0.5, Y: float64(c) + 0.5}
+				p = Point{X: cv, Y: cu}
 			}
-			d = pe.dist(p)
+			d = e.pe.dist(p)
 		}
 		cov := float32(1 - smoothstep(0, 1, d))
 		if swap {

@@ -105,14 +105,14 @@ func TestHairlineDepth(t *testing.T) {
 	}
 	for _, tc := range tests {
 		m := NewMask(48, 5)
-		m.HairlineDepth(edge, tc.w, skipBack)
+		m.HairlineDepth(edge, tc.w, skipBack, nil)
 		if got := m.Cov[2*m.W+tc.x]; got != tc.want {
 			t.Errorf("%s: coverage at %d = %v, want %v", tc.name, tc.x, got, tc.want)
 		}
 	}
 	// Near the start the lag is under a pixel: a partial coverage.
 	m := NewMask(48, 5)
-	m.HairlineDepth(edge, []float64{1, 3}, skipBack)
+	m.HairlineDepth(edge, []float64{1, 3}, skipBack, nil)
 	if got := m.Cov[2*m.W+1]; got <= 0 || got >= 1 {
 		t.Errorf("coverage one pixel along = %v, want between 0 and 1", got)
 	}
@@ -258,9 +258,10 @@ func TestHairRange(t *testing.T) {
 			c0, c1 = int(math.Floor(u1-0.5))+1, int(math.Floor(u0-0.5))+1
 		}
 		all, narrow := NewMask(w, h), NewMask(w, h)
-		all.hairPixels(c0, c1, u0, v0, slope, 0.7, swap, nil)
+		e := &hairEdge{a: Point{X: u0, Y: v0}, nx: 0.6, ny: 0.8}
+		all.hairPixels(c0, c1, u0, v0, slope, swap, e)
 		n0, n1 := narrow.hairRange(c0, c1, u0, v0, slope, swap)
-		narrow.hairPixels(n0, n1, u0, v0, slope, 0.7, swap, nil)
+		narrow.hairPixels(n0, n1, u0, v0, slope, swap, e)
 		if !slices.Equal(all.Cov, narrow.Cov) {
 			t.Fatalf("case %d (%dx%d, u %v..%v, v0 %v, slope %v, swap %v): narrowed to [%d, %d) of [%d, %d) draws otherwise",
 				i, w, h, u0, u1, v0, slope, swap, n0, n1, c0, c1)

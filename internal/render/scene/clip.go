@@ -162,6 +162,21 @@ func (f Feature) CutEdge(ring []orb.Point) func(i int) bool {
 	}
 }
 
+// CutPoint tells which points of a ring lie on the tile square the
+// feature was clipped to: points the clipping made, where GL, which draws
+// the tile's geometry past its square and hides the rest with its stencil,
+// has no vertex. Nil when nothing was clipped.
+func (f Feature) CutPoint(ring []orb.Point) func(i int) bool {
+	if f.Clip == nil {
+		return nil
+	}
+	b := *f.Clip
+	return func(i int) bool {
+		p := ring[i]
+		return p[0] == b.X0 || p[0] == b.X1 || p[1] == b.Y0 || p[1] == b.Y1
+	}
+}
+
 // CloseRing returns the ring with its first point repeated at its end.
 func CloseRing(r []orb.Point) []orb.Point {
 	if len(r) == 0 || r[0] == r[len(r)-1] {
