@@ -131,6 +131,18 @@ func TestLayersAgainstMapLibre(t *testing.T) {
 		// not at all; a line longer than a tile's buffer is cut into the
 		// tiles of the view's zoom first and each piece closed in its tile.
 		{"line-fill", 0.00025, 0},
+		// 72 GeoJSON triangles of every slope at zoom 1.37 and 2.61, their
+		// vertices off the pixel grid (testdata/layers/fill-outline-ties*.json,
+		// made by a script; MapLibre GL JS 6.17's pictures): GL picks an
+		// outline's pixels on its ends snapped to 1/16 pixel, so where an
+		// edge crosses a column's (or row's) centre within a sixteenth of
+		// a pixel boundary it takes the other pixel than the exact edge's
+		// nearest (0.042% and 0.037% of pixels differed so). The 0.024%
+		// and 0.014% left are such near ties decided the other way (of
+		// 1547 decisive pixels in seven such pictures, the snapped ends
+		// give GL's in 1508, the exact ends in 1175).
+		{"fill-outline-ties", 0.0003, 0},
+		{"fill-outline-ties-z2", 0.0002, 0},
 		// Arabic labels of two and three paragraphs, some mixed with
 		// Latin and digits, broken by text-max-width (5 and 6 em), with
 		// text-justify left, right and auto and anchors top, bottom-left
