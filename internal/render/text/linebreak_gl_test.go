@@ -69,7 +69,8 @@ func breakLines(text string, maxWidthEm float64, adv map[rune]float64) []string 
 
 // TestLineBreaksAsGL breaks the observed labels (Latin, Arabic, mixed; one
 // to three paragraphs; text-max-width from 2 to 10) and requires
-// MapLibre's lines for each but the few known to differ.
+// MapLibre's lines for each but the few known to differ, and those to
+// differ still (so the file states the level reached: 177 of 187).
 func TestLineBreaksAsGL(t *testing.T) {
 	adv := suiteAdvances(t)
 	raw, err := os.ReadFile(filepath.Join("testdata", "gl-line-breaks.json"))
@@ -89,6 +90,9 @@ func TestLineBreaksAsGL(t *testing.T) {
 		}
 		ok := strings.Join(got, "\n") == strings.Join(want, "\n")
 		switch {
+		case ok && c.Differs:
+			same++
+			t.Errorf("%q at %g em is marked as differing but breaks as GL does: drop its mark", c.Text, c.MaxWidth)
 		case ok:
 			same++
 		case c.Differs:
