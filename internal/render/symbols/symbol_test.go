@@ -527,6 +527,33 @@ func TestTiltedTileInView(t *testing.T) {
 	}
 }
 
+// TestTileInViewEdges checks the tiles that only touch a view's edge: the
+// one left of it is laid out, as MapLibre GL JS 6.17 shows its labels, the
+// one right of it is not (extent/1024-symbol: the world at zoom 0, exactly
+// 512 pixels wide; and a zoom-1 view whose right edge is a tile side).
+func TestTileInViewEdges(t *testing.T) {
+	tests := []struct {
+		center [2]float64
+		zoom   float64
+		tile   [3]int // [y, x, z]
+		want   bool
+	}{
+		{[2]float64{0, 0}, 0, [3]int{0, 0, 0}, true},
+		{[2]float64{0, 0}, 0, [3]int{0, -1, 0}, true}, // the copy left of the world
+		{[2]float64{0, 0}, 0, [3]int{0, 1, 0}, false}, // the copy right of it
+		{[2]float64{-90, 0}, 1, [3]int{0, -1, 1}, true},
+		{[2]float64{-90, 0}, 1, [3]int{0, 1, 1}, false},
+		{[2]float64{-90, 0}, 1, [3]int{0, -2, 1}, false}, // a tile away
+	}
+	for _, tc := range tests {
+		v := scene.View{Center: tc.center, Zoom: tc.zoom, Width: 512, Height: 512, PixelRatio: 1}
+		s := NewPass(&sources.Set{View: v, Frame: scene.NewFrame(v)}, nil, nil)
+		if got := s.tileInView(tc.tile); got != tc.want {
+			t.Errorf("center %v zoom %g: tile %v in view %v, want %v", tc.center, tc.zoom, tc.tile, got, tc.want)
+		}
+	}
+}
+
 // TestPlaceTextIconDependency checks how text-optional and icon-optional
 // tie a label's text and icon together when one of them collides.
 func TestPlaceTextIconDependency(t *testing.T) {

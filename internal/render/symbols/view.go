@@ -23,9 +23,15 @@ func (s *Pass) tileInView(t [3]int) bool {
 		minX, maxX = math.Min(minX, p.X), math.Max(maxX, p.X)
 		minY, maxY = math.Min(minY, p.Y), math.Max(maxY, p.Y)
 	}
+	// A tile that only touches the view's left edge (its right side on
+	// it) is laid out, one that only touches its right edge is not: in
+	// MapLibre GL JS 6.17's pictures of views whose edges fall on tile
+	// sides (extent/1024-symbol and three made for it, at zooms 0 and 1,
+	// on the world's seam and inside it) the labels of the tile left of
+	// the view show in all four, those of the tile right of it in one.
 	const eps = 1e-6
 	m := s.View.LabelMargin * s.Frame.Ratio
-	return maxX > eps-m && minX < s.Frame.W-eps+m && maxY > eps-m && minY < s.Frame.H-eps+m
+	return maxX > -eps-m && minX < s.Frame.W-eps+m && maxY > eps-m && minY < s.Frame.H-eps+m
 }
 
 // tiltedTileInView is tileInView under a tilted camera: whether the
