@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"image"
 	"log/slog"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -219,5 +221,35 @@ func TestRenderDeterministic(t *testing.T) {
 		if !bytes.Equal(img.Pix, first.Pix) {
 			t.Fatalf("render %d differs from the first", i+2)
 		}
+	}
+}
+
+// TestDecodedTileKeyedByZoom draws a source whose tile URL has no {z} (every
+// tile the same file, as the suite's extent tests have it) at zoom 0 and
+// then at zoom 1 with one renderer: the tile decoded for 0/0/0 must not stand
+// in for 1/0/0, whose features lie on another part of the world.
+func TestDecodedTileKeyedByZoom(t *testing.T) {
+	doc := `{"version": 8, "center": [0, 0], "zoom": %d,
+		"sources": {"s": {"type": "vector", "tiles": ["local://tiles/14/8192/8191.pbf"], "maxzoom": 14}},
+		"layers": [
+			{"id": "bg", "type": "background", "paint": {"background-color": "white"}},
+			{"id": "f", "type": "fill", "source": "s", "source-layer": "b", "paint": {"fill-color": "#c03030"}}
+		]}`
+	res := localResources{Root: filepath.Join("testdata", "layers")}
+	draw := func(r *Renderer, zoom int) *image.RGBA {
+		st := parse(t, fmt.Sprintf(doc, zoom))
+		img, err := r.Render(context.Background(), st, ViewOf(st, 256, 256, 1), res)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return img
+	}
+	shared := newRenderer(t)
+	z0 := draw(shared, 0)
+	if bytes.Equal(z0.Pix, draw(newRenderer(t), 1).Pix) {
+		t.Fatal("zoom 0 and zoom 1 draw the same picture: the test shows nothing")
+	}
+	if got, want := draw(shared, 1), draw(newRenderer(t), 1); !bytes.Equal(got.Pix, want.Pix) {
+		t.Error("zoom 1 drawn after zoom 0 by one renderer differs from zoom 1 drawn afresh")
 	}
 }

@@ -105,7 +105,9 @@ func (s *Set) vector(ctx context.Context, src *style.Source) ([]*VectorTile, err
 				row = n - 1 - ty
 			}
 			url := strings.NewReplacer("{z}", strconv.Itoa(z), "{x}", strconv.Itoa(wrapX), "{y}", strconv.Itoa(row)).Replace(tiles[0])
-			key := url + "@" + strconv.Itoa(tx) + "," + strconv.Itoa(ty)
+			// The tile's zoom too: a URL without {z} names one file for
+			// every zoom, decoded to other world places at each.
+			key := url + "@" + strconv.Itoa(z) + "/" + strconv.Itoa(tx) + "," + strconv.Itoa(ty)
 			t, _ := s.Decoded.get(key)
 			if t == nil {
 				missing++
