@@ -70,7 +70,7 @@ func breakLines(text string, maxWidthEm float64, adv map[rune]float64) []string 
 // TestLineBreaksAsGL breaks the observed labels (Latin, Arabic, mixed; one
 // to three paragraphs; text-max-width from 2 to 10) and requires
 // MapLibre's lines for each but the few known to differ, and those to
-// differ still (so the file states the level reached: all 199).
+// differ still (so the file states the level reached: all 223).
 func TestLineBreaksAsGL(t *testing.T) {
 	adv := suiteAdvances(t)
 	raw, err := os.ReadFile(filepath.Join("testdata", "gl-line-breaks.json"))
