@@ -295,22 +295,7 @@ func TestLayersAgainstMapLibre(t *testing.T) {
 // renderer is held to, Arabic included. Skipped when node, Chromium or
 // the packages are absent (failed under TESSERA_REQUIRE_TOOLS=1).
 func TestMapLibreReferenceRedraw(t *testing.T) {
-	node := fixtures.Tool(t, "node")
-	chromium := os.Getenv("CHROMIUM")
-	if chromium == "" {
-		chromium = "/usr/bin/chromium"
-	}
-	modules := fixtures.NodeModules()
-	for _, need := range []string{chromium, filepath.Join(modules, "playwright-core", "package.json"),
-		filepath.Join(modules, "maplibre-gl", "dist", "maplibre-gl.mjs"),
-		filepath.Join(modules, "@mapbox", "mapbox-gl-rtl-text", "dist", "mapbox-gl-rtl-text.js")} {
-		if _, err := os.Stat(need); err != nil {
-			if fixtures.RequireTools() {
-				t.Fatalf("%s is required (TESSERA_REQUIRE_TOOLS=1): scripts/test-tools-npm.sh installs it", need)
-			}
-			t.Skipf("%s is absent: skipping (scripts/test-tools-npm.sh installs it)", need)
-		}
-	}
+	node, chromium, modules := fixtures.MapLibre(t, filepath.Join("@mapbox", "mapbox-gl-rtl-text", "dist", "mapbox-gl-rtl-text.js"))
 	dir, err := filepath.Abs(filepath.Join("testdata", "layers"))
 	if err != nil {
 		t.Fatal(err)

@@ -8,7 +8,12 @@ import (
 )
 
 // tileInView reports whether a vector tile ([y, x, z]) shows in the view:
-// GL lays out symbols only from the tiles it draws.
+// GL lays out symbols only from the tiles it draws. Those are the tiles
+// whose square meets the view (grown by the label margin): a turned map
+// does not take the tiles that only the box around a turned square
+// reaches, as MapLibre GL JS 6.17 does not request them (docs/rendering.md,
+// "Tile choice"). On another picture's grid (Onto) the box of the
+// projected corners stands for the square.
 func (s *Pass) tileInView(t [3]int) bool {
 	if t[2] < 0 {
 		return true
@@ -17,11 +22,9 @@ func (s *Pass) tileInView(t [3]int) bool {
 	if s.Frame.Tilt != nil {
 		return s.tiltedTileInView(t)
 	}
-	minX, minY, maxX, maxY := math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)
-	for _, c := range [4][2]float64{{0, 0}, {1, 0}, {0, 1}, {1, 1}} {
-		p := s.toScreen((float64(t[1])+c[0])/n, (float64(t[0])+c[1])/n)
-		minX, maxX = math.Min(minX, p.X), math.Max(maxX, p.X)
-		minY, maxY = math.Min(minY, p.Y), math.Max(maxY, p.Y)
+	var tile [4]raster.Point
+	for i, c := range [4][2]float64{{0, 0}, {1, 0}, {1, 1}, {0, 1}} {
+		tile[i] = s.toScreen((float64(t[1])+c[0])/n, (float64(t[0])+c[1])/n)
 	}
 	// A tile that only touches the view's left edge (its right side on
 	// it) is laid out, one that only touches its right edge is not: in
@@ -31,7 +34,17 @@ func (s *Pass) tileInView(t [3]int) bool {
 	// the view show in all four, those of the tile right of it in one.
 	const eps = 1e-6
 	m := s.View.LabelMargin * s.Frame.Ratio
-	return maxX > -eps-m && minX < s.Frame.W-eps+m && maxY > eps-m && minY < s.Frame.H-eps+m
+	x0, x1, y0, y1 := -m-eps, s.Frame.W+m-eps, -m+eps, s.Frame.H+m-eps
+	view := [4]raster.Point{{X: x0, Y: y0}, {X: x1, Y: y0}, {X: x1, Y: y1}, {X: x0, Y: y1}}
+	if s.project != nil {
+		minX, minY, maxX, maxY := math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)
+		for _, p := range tile {
+			minX, maxX = math.Min(minX, p.X), math.Max(maxX, p.X)
+			minY, maxY = math.Min(minY, p.Y), math.Max(maxY, p.Y)
+		}
+		tile = [4]raster.Point{{X: minX, Y: minY}, {X: maxX, Y: minY}, {X: maxX, Y: maxY}, {X: minX, Y: maxY}}
+	}
+	return convexOverlap(tile[:], view[:])
 }
 
 // tiltedTileInView is tileInView under a tilted camera: whether the

@@ -21,6 +21,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { mapPage } from './maplibre-page.mjs';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 const modules = process.env.TESSERA_NODE_PATH || process.env.NODE_PATH || path.join(repo, '.cache/npm-test/node_modules');
@@ -45,9 +46,7 @@ const server = http.createServer((req, res) => {
   const u = decodeURIComponent(new URL(req.url, 'http://x').pathname);
   if (u === '/') {
     res.writeHead(200, { 'content-type': 'text/html' });
-    res.end(`<!doctype html><html><head>
-<script type="module">import * as m from '/maplibre/dist/maplibre-gl.mjs'; window.maplibregl = m;</script></head>
-<body style="margin:0"><div id="map" style="width:${width}px;height:${height}px"></div></body></html>`);
+    res.end(mapPage(width, height));
     return;
   }
   let file = '';
