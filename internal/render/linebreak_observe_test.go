@@ -21,7 +21,8 @@ import (
 // internal/render/text/testdata/gl-line-breaks.json were made). It runs
 // only when TESSERA_LINEBREAK_OBSERVE names a file DIR/NAME.txt of labels,
 // one a line: text-max-width in ems, a tab, the text ("\n" for a newline),
-// and optionally a tab and text-justify, a tab and text-anchor. DIR holds
+// and optionally a tab and text-justify, a tab and text-anchor, a tab and
+// text-letter-spacing in ems. DIR holds
 // glyphs/ (a link to the suite's render-tests/glyphs).
 //
 //  1. Without DIR/NAME.png the test writes DIR/NAME.json: the labels in a
@@ -33,7 +34,8 @@ import (
 //     scripts/test-tools-npm.sh installs them; env PLAYWRIGHT_CORE_DIR,
 //     MAPLIBRE_DIR, RTL_TEXT_PLUGIN override).
 //  3. Run the test again: for each label it draws the text broken at every
-//     subset of its spaces (up to 11 of them) with text-max-width off and
+//     subset of its spaces and hyphens (up to 11 of them) with
+//     text-max-width off and
 //     logs the lines whose picture matches GL's cell, pixel for pixel, and
 //     Tessera's own lines where they differ.
 func TestObserveLineBreaks(t *testing.T) {
@@ -97,6 +99,7 @@ type observedLabel struct {
 	maxWidth        float64
 	text            string
 	justify, anchor string
+	spacing         float64
 }
 
 func readObservedLabels(file string) ([]observedLabel, error) {
@@ -123,6 +126,11 @@ func readObservedLabels(file string) ([]observedLabel, error) {
 		if len(parts) > 3 {
 			l.anchor = parts[3]
 		}
+		if len(parts) > 4 {
+			if l.spacing, err = strconv.ParseFloat(parts[4], 64); err != nil {
+				return nil, fmt.Errorf("%s: %q: %w", file, sc.Text(), err)
+			}
+		}
 		out = append(out, l)
 	}
 	return out, sc.Err()
@@ -145,7 +153,7 @@ func observeStyle(labels []observedLabel, only int, broken string) []byte {
 			text, w = broken, 1000
 		}
 		feats = append(feats, map[string]any{"type": "Feature",
-			"properties": map[string]any{"t": text, "w": w, "j": l.justify, "a": l.anchor},
+			"properties": map[string]any{"t": text, "w": w, "j": l.justify, "a": l.anchor, "s": l.spacing},
 			"geometry":   map[string]any{"type": "Point", "coordinates": []float64{lon, lat}}})
 	}
 	st := map[string]any{"version": 8, "center": []float64{0, 0}, "zoom": 1, "glyphs": "local://glyphs/{fontstack}/{range}.pbf",
@@ -155,7 +163,8 @@ func observeStyle(labels []observedLabel, only int, broken string) []byte {
 			map[string]any{"id": "s", "type": "symbol", "source": "p", "layout": map[string]any{"text-field": []any{"get", "t"},
 				"text-font": []any{"Open Sans Semibold", "Arial Unicode MS Bold"}, "text-size": 16,
 				"text-max-width": []any{"get", "w"}, "text-justify": []any{"get", "j"}, "text-anchor": []any{"get", "a"},
-				"text-allow-overlap": true, "text-ignore-placement": true}}}}
+				"text-letter-spacing": []any{"get", "s"},
+				"text-allow-overlap":  true, "text-ignore-placement": true}}}}
 	b, _ := json.MarshalIndent(st, "", " ")
 	return b
 }
@@ -175,26 +184,36 @@ func differingIn(a, b *image.NRGBA, r image.Rectangle) int {
 	return differing(ca, cb)
 }
 
-// matchingBreaks tries text broken at each subset of its spaces (up to 11
-// of them) and returns the lines of the first that matches.
+// matchingBreaks tries text broken at each subset of its spaces and
+// hyphens (up to 11 of them: a space is replaced by the newline, a hyphen
+// kept at the end of its line) and returns the lines of the first that
+// matches.
 func matchingBreaks(text string, matches func(broken string) bool) ([]string, bool) {
 	rs := []rune(text)
-	var spaces []int
+	var at []int
 	for i, r := range rs {
-		if r == ' ' {
-			spaces = append(spaces, i)
+		if r == ' ' || (r == '-' && i+1 < len(rs)) {
+			at = append(at, i)
 		}
 	}
-	if len(spaces) > 11 {
+	if len(at) > 11 {
 		return nil, false
 	}
-	for mask := 0; mask < 1<<len(spaces); mask++ {
-		v := append([]rune(nil), rs...)
-		for b, i := range spaces {
-			if mask&(1<<b) != 0 {
-				v[i] = '\n'
+	for mask := 0; mask < 1<<len(at); mask++ {
+		var v []rune
+		from := 0
+		for b, i := range at {
+			if mask&(1<<b) == 0 {
+				continue
 			}
+			if rs[i] == ' ' {
+				v = append(append(v, rs[from:i]...), '\n')
+			} else {
+				v = append(append(v, rs[from:i+1]...), '\n')
+			}
+			from = i + 1
 		}
+		v = append(v, rs[from:]...)
 		if matches(string(v)) {
 			return strings.Split(string(v), "\n"), true
 		}
