@@ -534,8 +534,11 @@ const subPixel = 16
 // SnapVertex returns p rounded to the rasteriser's sub-pixel grid: a
 // triangle or line covers the pixels its snapped vertices enclose.
 func SnapVertex(p Point) Point {
-	return Point{X: math.Round(p.X*subPixel) / subPixel, Y: math.Round(p.Y*subPixel) / subPixel}
+	return Point{X: Snap(p.X), Y: Snap(p.Y)}
 }
+
+// Snap rounds a device-pixel coordinate to the rasteriser's sub-pixel grid.
+func Snap(v float64) float64 { return math.Round(v*subPixel) / subPixel }
 
 // HairlineDepth is Hairline for a ring seen through a tilted camera, w
 // holding each vertex's relative depth (nil: none). GL's outline shader

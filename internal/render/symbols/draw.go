@@ -430,9 +430,72 @@ func drawIcon(cv *raster.Canvas, iq *iconQuad, opacity float64) {
 	if opacity <= 0 {
 		return
 	}
-	iq.q.each(cv, func(x, y int, s, t float64) {
-		blendIconTexel(cv, x, y, iconSample(iq.ic, s, t, iq.linear), opacity)
-	})
+	q := &iq.q
+	if iq.linear || q.tilt != nil || q.uy != 0 || q.vx != 0 || q.ux <= 0 || q.vy <= 0 {
+		iq.q.each(cv, func(x, y int, s, t float64) {
+			blendIconTexel(cv, x, y, iconSample(iq.ic, s, t, iq.linear), opacity)
+		})
+		return
+	}
+	// An upright icon sampled at the nearest texel: GL interpolates its
+	// texture coordinates between the quad's corners snapped to the
+	// rasteriser's 1/16 pixel, so a pixel centre may fall exactly on a
+	// texel edge, where the GPU's arithmetic decides.
+	ex, ey := q.ox+float64(q.tw)*q.ux, q.oy+float64(q.th)*q.vy
+	sx0, sx1, sy0, sy1 := raster.Snap(q.ox), raster.Snap(ex), raster.Snap(q.oy), raster.Snap(ey)
+	// The pixels whose centres lie in the quad, as each finds them.
+	r := cv.Rect
+	x0, x1 := max(r.Min.X, int(math.Ceil(q.ox-0.5))), min(r.Max.X, int(math.Ceil(ex-0.5)))
+	y0, y1 := max(r.Min.Y, int(math.Ceil(q.oy-0.5))), min(r.Max.Y, int(math.Ceil(ey-0.5)))
+	if x1 <= x0 || y1 <= y0 || !cv.Budget.SpendArea(x0, y0, x1, y1, raster.CostTexture) {
+		return
+	}
+	for y := y0; y < y1; y++ {
+		if rowStopped(cv, y) {
+			return
+		}
+		t := nearestTexel(float64(y)+0.5, sy0, sy1, q.th)
+		for x := x0; x < x1; x++ {
+			s := nearestTexel(float64(x)+0.5, sx0, sx1, q.tw)
+			blendIconTexel(cv, x, y, iconSample(iq.ic, s, t, false), opacity)
+		}
+	}
+}
+
+// nearestTexel returns the texel coordinate GL samples at pixel centre p
+// of a quad side from a to b (snapped) over n texels: p's share of the
+// side, times n. Where that falls exactly on a texel edge the GPU takes
+// the texel after the edge when the share is a binary fraction (computed
+// without rounding) and the texel before it otherwise (rounded just
+// under): one edge in three for a 24-pixel icon (22 and its padding), as
+// MapLibre GL JS 6.17's pictures of symbol-placement/point and
+// text-font/chinese show.
+func nearestTexel(p, a, b float64, n int) float64 {
+	num, den := int64(math.Round((p-a)*16)), int64(math.Round((b-a)*16))
+	if den <= 0 {
+		return (p - a) / (b - a) * float64(n)
+	}
+	c := float64(num) / float64(den) * float64(n)
+	if (num*int64(n))%den != 0 {
+		return c
+	}
+	edge := float64(num * int64(n) / den)
+	r := den / gcd(num, den)
+	if r&(r-1) == 0 {
+		return edge + 0.5 // the share is exact: the texel after the edge
+	}
+	return edge - 0.5 // rounded just under: the texel before it
+}
+
+// gcd returns the greatest common divisor of a and b (b > 0).
+func gcd(a, b int64) int64 {
+	if a < 0 {
+		a = -a
+	}
+	for a != 0 {
+		a, b = b%a, a
+	}
+	return b
 }
 
 // blendIconTexel blends an icon's sample v at opacity onto pixel (x, y).

@@ -626,3 +626,29 @@ func TestIconFrame(t *testing.T) {
 		}
 	}
 }
+
+// TestNearestTexel checks the texel coordinate an upright icon is sampled
+// at: the share of the snapped quad's side, with pixel centres exactly on
+// a texel edge taking the texel after it when the share is a binary
+// fraction and the one before it otherwise (symbol-placement/point: a
+// 24-pixel quad from 288.5, one column in three after the edge).
+func TestNearestTexel(t *testing.T) {
+	tests := []struct {
+		p, a, b float64
+		n       int
+		want    float64
+	}{
+		{291.5, 288.5, 312.5, 24, 3.5},    // 3/24 = 1/8: after the edge
+		{290.5, 288.5, 312.5, 24, 1.5},    // 2/24 = 1/12: before it
+		{292.5, 288.5, 312.5, 24, 3.5},    // 4/24 = 1/6: before it
+		{300.5, 288.5, 312.5, 24, 12.5},   // 12/24 = 1/2: after it
+		{291.5, 288.25, 312.25, 24, 3.25}, // no tie
+		{25.5, 20.5, 40.5, 20, 5.5},       // 5/20 = 1/4: after it
+		{26.5, 20.5, 40.5, 20, 5.5},       // 6/20 = 3/10: before it
+	}
+	for _, tc := range tests {
+		if got := nearestTexel(tc.p, tc.a, tc.b, tc.n); got != tc.want {
+			t.Errorf("nearestTexel(%v, %v, %v, %d) = %v, want %v", tc.p, tc.a, tc.b, tc.n, got, tc.want)
+		}
+	}
+}
