@@ -3,11 +3,80 @@
 package coords
 
 /*
-#cgo pkg-config: proj
+#cgo LDFLAGS: -ldl
+#include <dlfcn.h>
 #include <stdlib.h>
 #include <string.h>
 #include <proj.h>
 #include <proj_experimental.h>
+
+// libproj is opened when the first engine is made (tp_load), not linked:
+// it and the forty libraries it needs (curl, TLS, TIFF, SQLite...) would
+// otherwise be loaded by every run of the binary, a `tessera render` or
+// `tessera version` included (about 8 ms of each start here), and the
+// binary would not start at all where libproj is missing. Each function
+// used is reached through a pointer bound by dlsym, typed from proj.h.
+#define TP_SYMBOLS(X) \
+	X(proj_info) X(proj_context_create) X(proj_log_level) X(proj_context_destroy) \
+	X(proj_destroy) X(proj_context_errno) X(proj_context_errno_string) \
+	X(proj_create_from_database) X(proj_as_wkt) X(proj_crs_create_bound_crs_to_WGS84) \
+	X(proj_as_proj_string) X(proj_errno_reset) X(proj_trans_generic) X(proj_pj_info) \
+	X(proj_trans_get_last_used_operation) X(proj_get_name) X(proj_get_id_auth_name) \
+	X(proj_get_id_code) X(proj_normalize_for_visualization) \
+	X(proj_create_crs_to_crs_from_pj) X(proj_create) X(proj_get_source_crs) \
+	X(proj_get_target_crs)
+
+#define TP_POINTER(name) static __typeof__(name) *p_##name;
+TP_SYMBOLS(TP_POINTER)
+
+// tp_load opens libproj and binds its functions: NULL, or what failed.
+// Called once (the Go side holds a sync.Once).
+static const char *tp_load(void) {
+	// The library's soname changes with its ABI (libproj.so.25 is PROJ
+	// 9.x); the unversioned name exists where libproj-dev is installed.
+	static const char *names[] = {
+		"libproj.so.25", "libproj.so.26", "libproj.so.27", "libproj.so.28",
+		"libproj.so.29", "libproj.so.30", "libproj.so", NULL,
+	};
+	void *h = NULL;
+	for (int i = 0; names[i] != NULL && h == NULL; i++) {
+		h = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
+	}
+	if (h == NULL) {
+		return "libproj (libproj25 or later) cannot be opened";
+	}
+#define TP_BIND(name) \
+	if ((p_##name = (__typeof__(p_##name))dlsym(h, #name)) == NULL) { \
+		return "libproj lacks " #name; \
+	}
+	TP_SYMBOLS(TP_BIND)
+	return NULL;
+}
+
+// The functions Go calls (cgo cannot call through a pointer).
+static PJ_INFO tp_info(void) { return p_proj_info(); }
+static PJ_CONTEXT *tp_context_create(void) { return p_proj_context_create(); }
+static void tp_log_none(PJ_CONTEXT *c) { p_proj_log_level(c, PJ_LOG_NONE); }
+static void tp_context_destroy(PJ_CONTEXT *c) { p_proj_context_destroy(c); }
+static void tp_destroy(PJ *p) { p_proj_destroy(p); }
+static int tp_context_errno(PJ_CONTEXT *c) { return p_proj_context_errno(c); }
+static const char *tp_context_errno_string(PJ_CONTEXT *c, int err) { return p_proj_context_errno_string(c, err); }
+static PJ *tp_create_from_database(PJ_CONTEXT *c, const char *auth, const char *code, PJ_CATEGORY cat) {
+	return p_proj_create_from_database(c, auth, code, cat, 0, NULL);
+}
+static PJ *tp_bound_to_wgs84(PJ_CONTEXT *c, const PJ *crs) { return p_proj_crs_create_bound_crs_to_WGS84(c, crs, NULL); }
+static const char *tp_as_proj_string(PJ_CONTEXT *c, const PJ *p, PJ_PROJ_STRING_TYPE t) { return p_proj_as_proj_string(c, p, t, NULL); }
+static void tp_errno_reset(const PJ *p) { p_proj_errno_reset(p); }
+static PJ_PROJ_INFO tp_pj_info(PJ *p) { return p_proj_pj_info(p); }
+static PJ *tp_last_used_operation(PJ *p) { return p_proj_trans_get_last_used_operation(p); }
+static const char *tp_get_name(const PJ *p) { return p_proj_get_name(p); }
+static const char *tp_get_id_auth_name(const PJ *p, int i) { return p_proj_get_id_auth_name(p, i); }
+static const char *tp_get_id_code(const PJ *p, int i) { return p_proj_get_id_code(p, i); }
+static PJ *tp_normalize_for_visualization(PJ_CONTEXT *c, const PJ *p) { return p_proj_normalize_for_visualization(c, p); }
+static PJ *tp_crs_to_crs(PJ_CONTEXT *c, const PJ *from, const PJ *to) { return p_proj_create_crs_to_crs_from_pj(c, from, to, NULL, NULL); }
+static PJ *tp_create(PJ_CONTEXT *c, const char *def) { return p_proj_create(c, def); }
+static PJ *tp_get_source_crs(PJ_CONTEXT *c, const PJ *p) { return p_proj_get_source_crs(c, p); }
+static PJ *tp_get_target_crs(PJ_CONTEXT *c, const PJ *p) { return p_proj_get_target_crs(c, p); }
 
 static PJ_CATEGORY cat_of(int c) {
 	switch (c) {
@@ -20,10 +89,10 @@ static PJ_CATEGORY cat_of(int c) {
 	}
 }
 
-static const char *wkt2(PJ_CONTEXT *ctx, PJ *p) { return proj_as_wkt(ctx, p, PJ_WKT2_2019, NULL); }
+static const char *wkt2(PJ_CONTEXT *ctx, PJ *p) { return p_proj_as_wkt(ctx, p, PJ_WKT2_2019, NULL); }
 
 static size_t trans_xyz(PJ *p, int inverse, double *x, double *y, double *z, size_t n) {
-	return proj_trans_generic(p, inverse ? PJ_INV : PJ_FWD, x, sizeof(double), n, y, sizeof(double), n, z, sizeof(double), n, NULL, 0, 0);
+	return p_proj_trans_generic(p, inverse ? PJ_INV : PJ_FWD, x, sizeof(double), n, y, sizeof(double), n, z, sizeof(double), n, NULL, 0, 0);
 }
 */
 import "C"
@@ -37,12 +106,43 @@ import (
 	"unsafe"
 )
 
-// Available tells that this build transforms and exports with libproj.
+// Available tells that this build transforms and exports with libproj
+// (opened when the first engine is made: see loadPROJ).
 const Available = true
 
-// PROJVersion is the version of the libproj linked in.
+var (
+	projOnce sync.Once
+	projErr  error
+)
+
+// loadPROJ opens libproj once; the error, if it cannot be, is a
+// missingPROJ.
+func loadPROJ() error {
+	projOnce.Do(func() {
+		if msg := C.tp_load(); msg != nil {
+			projErr = missingPROJ(C.GoString(msg))
+		}
+	})
+	return projErr
+}
+
+// missingPROJ is ErrNoPROJ in a build with PROJ run where libproj cannot
+// be opened: what failed.
+type missingPROJ string
+
+func (m missingPROJ) Error() string {
+	return "this server cannot open PROJ: " + string(m) + " (install libproj, on Debian the package libproj25)"
+}
+
+// Is makes errors.Is(err, ErrNoPROJ) hold.
+func (missingPROJ) Is(target error) bool { return target == ErrNoPROJ }
+
+// PROJVersion is the version of libproj ("" when it cannot be opened).
 func PROJVersion() string {
-	info := C.proj_info()
+	if loadPROJ() != nil {
+		return ""
+	}
+	info := C.tp_info()
 	return C.GoString(info.release)
 }
 
@@ -51,6 +151,7 @@ func PROJVersion() string {
 // goroutine at a time), each keeping the transformers it made.
 type Engine struct {
 	pool    chan *projCtx
+	err     error    // libproj could not be opened: every call fails with it
 	exports sync.Map // AUTH:CODE/category -> Exports
 }
 
@@ -87,10 +188,13 @@ func NewEngine(n int) *Engine {
 	if n <= 0 {
 		n = max(2*runtime.GOMAXPROCS(0), 4)
 	}
+	if err := loadPROJ(); err != nil {
+		return &Engine{err: err}
+	}
 	e := &Engine{pool: make(chan *projCtx, n)}
 	for range n {
-		c := C.proj_context_create()
-		C.proj_log_level(c, C.PJ_LOG_NONE)
+		c := C.tp_context_create()
+		C.tp_log_none(c)
 		e.pool <- &projCtx{ctx: c, transformers: map[string]*transformer{}}
 	}
 	return e
@@ -98,14 +202,20 @@ func NewEngine(n int) *Engine {
 
 // Close releases the contexts and their objects.
 func (e *Engine) Close() {
+	if e.err != nil {
+		return
+	}
 	for range cap(e.pool) {
 		c := <-e.pool
 		c.reset()
-		C.proj_context_destroy(c.ctx)
+		C.tp_context_destroy(c.ctx)
 	}
 }
 
 func (e *Engine) get(ctx context.Context) (*projCtx, error) {
+	if e.err != nil {
+		return nil, e.err
+	}
 	select {
 	case c := <-e.pool:
 		return c, nil
@@ -117,18 +227,18 @@ func (e *Engine) get(ctx context.Context) (*projCtx, error) {
 func (c *projCtx) reset() {
 	for k, t := range c.transformers {
 		for _, s := range t.steps {
-			C.proj_destroy(s.pj)
+			C.tp_destroy(s.pj)
 		}
 		delete(c.transformers, k)
 	}
 }
 
 func (c *projCtx) lastError() string {
-	errno := C.proj_context_errno(c.ctx)
+	errno := C.tp_context_errno(c.ctx)
 	if errno == 0 {
 		return "unknown error"
 	}
-	return C.GoString(C.proj_context_errno_string(c.ctx, errno))
+	return C.GoString(C.tp_context_errno_string(c.ctx, errno))
 }
 
 // Export writes an object of the database as a PROJ string (PROJ.4 form
@@ -147,16 +257,16 @@ func (e *Engine) Export(ctx context.Context, id Ref, cat Category) (Exports, err
 	auth, code := C.CString(id.Authority), C.CString(string(id.Code))
 	defer C.free(unsafe.Pointer(auth))
 	defer C.free(unsafe.Pointer(code))
-	pj := C.proj_create_from_database(c.ctx, auth, code, C.cat_of(C.int(cat)), 0, nil)
+	pj := C.tp_create_from_database(c.ctx, auth, code, C.cat_of(C.int(cat)))
 	if pj == nil {
 		// A few objects of the registry PROJ cannot instantiate (9 in
 		// proj.db 9.1.1, operations over missing grids or unsupported
 		// methods): they have empty exports.
-		C.proj_context_errno(c.ctx)
+		C.tp_context_errno(c.ctx)
 		e.exports.Store(k, Exports{})
 		return Exports{}, nil
 	}
-	defer C.proj_destroy(pj)
+	defer C.tp_destroy(pj)
 	var x Exports
 	if w := C.wkt2(c.ctx, pj); w != nil {
 		x.WKT = C.GoString(w)
@@ -170,17 +280,17 @@ func (e *Engine) Export(ctx context.Context, id Ref, cat Category) (Exports, err
 		// A CRS's PROJ string carries its transformation to WGS 84
 		// (+towgs84) when there is one, as projinfo writes it.
 		if cat == CategoryCRS {
-			if b := C.proj_crs_create_bound_crs_to_WGS84(c.ctx, pj, nil); b != nil {
-				defer C.proj_destroy(b)
+			if b := C.tp_bound_to_wgs84(c.ctx, pj); b != nil {
+				defer C.tp_destroy(b)
 				src = b
 			}
 		}
-		if p := C.proj_as_proj_string(c.ctx, src, C.PJ_PROJ_STRING_TYPE(kind), nil); p != nil {
+		if p := C.tp_as_proj_string(c.ctx, src, C.PJ_PROJ_STRING_TYPE(kind)); p != nil {
 			x.Proj4 = C.GoString(p)
 		}
 	}
 	// A failed export leaves an error on the context: clear it.
-	C.proj_context_errno(c.ctx)
+	C.tp_context_errno(c.ctx)
 	e.exports.Store(k, x)
 	return x, nil
 }
@@ -209,7 +319,7 @@ func (e *Engine) Transform(ctx context.Context, req TransformRequest) (*Transfor
 		if s.inverse {
 			inv = 1
 		}
-		C.proj_errno_reset(s.pj)
+		C.tp_errno_reset(s.pj)
 		C.trans_xyz(s.pj, inv, &x[0], &y[0], &z[0], C.size_t(n))
 		if t.auto {
 			strategy = t.lastUsed(s.pj)
@@ -230,7 +340,7 @@ func (e *Engine) Transform(ctx context.Context, req TransformRequest) (*Transfor
 // lastUsed is the strategy naming the operation PROJ used for the last
 // point transformed by pj.
 func (t *transformer) lastUsed(pj *C.PJ) string {
-	d := C.proj_pj_info(pj).description
+	d := C.tp_pj_info(pj).description
 	var desc []byte
 	if d != nil {
 		desc = unsafe.Slice((*byte)(unsafe.Pointer(d)), C.strlen(d))
@@ -238,11 +348,11 @@ func (t *transformer) lastUsed(pj *C.PJ) string {
 	if s, ok := t.used[string(desc)]; ok {
 		return s
 	}
-	op := C.proj_trans_get_last_used_operation(pj)
+	op := C.tp_last_used_operation(pj)
 	if op == nil {
 		return t.strategy
 	}
-	defer C.proj_destroy(op)
+	defer C.tp_destroy(op)
 	s := t.strategy + ": " + describe(op)
 	if len(desc) > 0 {
 		if t.used == nil {
@@ -255,9 +365,9 @@ func (t *transformer) lastUsed(pj *C.PJ) string {
 
 // describe names an operation: "name (AUTH:CODE)" or its name.
 func describe(op *C.PJ) string {
-	name := C.GoString(C.proj_get_name(op))
-	if a := C.proj_get_id_auth_name(op, 0); a != nil {
-		return fmt.Sprintf("%s (%s:%s)", name, C.GoString(a), C.GoString(C.proj_get_id_code(op, 0)))
+	name := C.GoString(C.tp_get_name(op))
+	if a := C.tp_get_id_auth_name(op, 0); a != nil {
+		return fmt.Sprintf("%s (%s:%s)", name, C.GoString(a), C.GoString(C.tp_get_id_code(op, 0)))
 	}
 	return name
 }
@@ -286,8 +396,8 @@ func (c *projCtx) transformer(req TransformRequest) (*transformer, error) {
 
 // normalized makes pj take and give the GIS axis order, destroying pj.
 func (c *projCtx) normalized(pj *C.PJ) (*C.PJ, error) {
-	n := C.proj_normalize_for_visualization(c.ctx, pj)
-	C.proj_destroy(pj)
+	n := C.tp_normalize_for_visualization(c.ctx, pj)
+	C.tp_destroy(pj)
 	if n == nil {
 		return nil, fmt.Errorf("PROJ cannot normalize the axis order: %s", c.lastError())
 	}
@@ -301,13 +411,13 @@ func (c *projCtx) crsToCRS(s, t Ref) (*transformer, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer C.proj_destroy(from)
+	defer C.tp_destroy(from)
 	to, err := c.crs(t, "t_srs")
 	if err != nil {
 		return nil, err
 	}
-	defer C.proj_destroy(to)
-	pj := C.proj_create_crs_to_crs_from_pj(c.ctx, from, to, nil, nil)
+	defer C.tp_destroy(to)
+	pj := C.tp_crs_to_crs(c.ctx, from, to)
 	if pj == nil {
 		return nil, invalid("no transformation from %s to %s: %s", s, t, c.lastError())
 	}
@@ -323,9 +433,9 @@ func (c *projCtx) crs(id Ref, param string) (*C.PJ, error) {
 	auth, code := C.CString(id.Authority), C.CString(string(id.Code))
 	defer C.free(unsafe.Pointer(auth))
 	defer C.free(unsafe.Pointer(code))
-	pj := C.proj_create_from_database(c.ctx, auth, code, C.PJ_CATEGORY_CRS, 0, nil)
+	pj := C.tp_create_from_database(c.ctx, auth, code, C.PJ_CATEGORY_CRS)
 	if pj == nil {
-		C.proj_context_errno(c.ctx)
+		C.tp_context_errno(c.ctx)
 		return nil, invalid("%s: %s is not a coordinate reference system of PROJ's database", param, id)
 	}
 	return pj, nil
@@ -338,7 +448,7 @@ func (c *projCtx) chain(req TransformRequest) (*transformer, error) {
 	t := &transformer{strategy: "ops"}
 	fail := func(err error) (*transformer, error) {
 		for _, s := range t.steps {
-			C.proj_destroy(s.pj)
+			C.tp_destroy(s.pj)
 		}
 		return nil, err
 	}
@@ -346,7 +456,7 @@ func (c *projCtx) chain(req TransformRequest) (*transformer, error) {
 	var names []string
 	for _, op := range req.Ops {
 		urn := C.CString("urn:ogc:def:coordinateOperation:" + op.Authority + "::" + string(op.Code))
-		pj := C.proj_create(c.ctx, urn)
+		pj := C.tp_create(c.ctx, urn)
 		C.free(unsafe.Pointer(urn))
 		if pj == nil {
 			return fail(invalid("ops: %s is not a coordinate operation of PROJ's database", op))
@@ -359,7 +469,7 @@ func (c *projCtx) chain(req TransformRequest) (*transformer, error) {
 		case to:
 			inverse, at = true, from
 		default:
-			C.proj_destroy(pj)
+			C.tp_destroy(pj)
 			return fail(invalid("ops: %s goes from %s to %s and does not start from %s", op, from, to, at))
 		}
 		d := describe(pj)
@@ -384,17 +494,17 @@ func (c *projCtx) chain(req TransformRequest) (*transformer, error) {
 func (c *projCtx) crsID(op *C.PJ, source bool) Ref {
 	var crs *C.PJ
 	if source {
-		crs = C.proj_get_source_crs(c.ctx, op)
+		crs = C.tp_get_source_crs(c.ctx, op)
 	} else {
-		crs = C.proj_get_target_crs(c.ctx, op)
+		crs = C.tp_get_target_crs(c.ctx, op)
 	}
 	if crs == nil {
 		return Ref{}
 	}
-	defer C.proj_destroy(crs)
-	a := C.proj_get_id_auth_name(crs, 0)
+	defer C.tp_destroy(crs)
+	a := C.tp_get_id_auth_name(crs, 0)
 	if a == nil {
 		return Ref{}
 	}
-	return Ref{C.GoString(a), Code(C.GoString(C.proj_get_id_code(crs, 0)))}
+	return Ref{C.GoString(a), Code(C.GoString(C.tp_get_id_code(crs, 0)))}
 }

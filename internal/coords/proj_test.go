@@ -376,3 +376,29 @@ func TestStrategyFollowsOperation(t *testing.T) {
 		t.Errorf("%d distinct strategies, want at least 3 (one operation per region): %v", len(seen), seen)
 	}
 }
+
+// TestMissingPROJ: the error of a build with PROJ run where libproj cannot
+// be opened is ErrNoPROJ to callers (501 over HTTP) and says what to install.
+func TestMissingPROJ(t *testing.T) {
+	err := error(missingPROJ("libproj (libproj25 or later) cannot be opened"))
+	if !errors.Is(err, ErrNoPROJ) {
+		t.Errorf("errors.Is(%v, ErrNoPROJ) = false", err)
+	}
+	if msg := err.Error(); !strings.Contains(msg, "cannot be opened") || !strings.Contains(msg, "libproj25") {
+		t.Errorf("message %q", msg)
+	}
+	e := &Engine{err: err}
+	if _, err := e.Transform(t.Context(), TransformRequest{}); !errors.Is(err, ErrNoPROJ) {
+		t.Errorf("Transform: %v", err)
+	}
+	if _, err := e.Export(t.Context(), Ref{"EPSG", "4326"}, CategoryCRS); !errors.Is(err, ErrNoPROJ) {
+		t.Errorf("Export: %v", err)
+	}
+	e.Close()
+	if err := loadPROJ(); err != nil {
+		t.Fatalf("libproj here: %v", err)
+	}
+	if PROJVersion() == "" {
+		t.Error("PROJVersion empty with libproj opened")
+	}
+}

@@ -18,7 +18,8 @@ import (
 var ErrInvalid = errors.New("invalid request")
 
 // ErrNoPROJ tells that the build has no libproj (built without the "proj"
-// tag or without cgo): exports and transforms are not available.
+// tag or without cgo), or, in one with it, that libproj cannot be opened
+// (errors.Is holds then): exports and transforms are not available.
 var ErrNoPROJ = errors.New("this server was built without PROJ (libproj): build it with cgo and -tags proj (make build does when pkg-config finds proj)")
 
 // requestError is an ErrInvalid whose message is only its own.
