@@ -158,10 +158,9 @@ func (ms *Maps) SetStyle(ctx context.Context, id string, raw []byte) (*Map, erro
 	}
 	ms.mu.Lock()
 	defer ms.mu.Unlock()
-	byID := ms.current()
-	m, ok := byID[id]
-	if !ok {
-		return nil, fmt.Errorf("%w: %s", ErrMapNotFound, id)
+	byID, m, err := ms.editing(id)
+	if err != nil {
+		return nil, err
 	}
 	if rep := ms.check(m.Dir, raw); len(rep.Problems) > 0 {
 		return nil, fmt.Errorf("%w: the style has problems: %s", ErrBadMapChange, strings.Join(rep.Problems, "; "))
@@ -231,6 +230,17 @@ func (ms *Maps) Get(id string) (*Map, bool) {
 
 // List returns every map, ordered by id.
 func (ms *Maps) List() []*Map { return ms.snap.Load().list }
+
+// editing returns a copy of the maps by id (see current) and the map with
+// the id in it, or ErrMapNotFound. The caller holds ms.mu.
+func (ms *Maps) editing(id string) (map[string]*Map, *Map, error) {
+	byID := ms.current()
+	m, ok := byID[id]
+	if !ok {
+		return nil, nil, fmt.Errorf("%w: %s", ErrMapNotFound, id)
+	}
+	return byID, m, nil
+}
 
 func (ms *Maps) publish(byID map[string]*Map) {
 	s := &mapSnapshot{byID: byID}
@@ -353,10 +363,9 @@ var ErrBadMapChange = errors.New("invalid map change")
 func (ms *Maps) Update(ctx context.Context, id string, ch MapChange) (*Map, error) {
 	ms.mu.Lock()
 	defer ms.mu.Unlock()
-	byID := ms.current()
-	m, ok := byID[id]
-	if !ok {
-		return nil, fmt.Errorf("%w: %s", ErrMapNotFound, id)
+	byID, m, err := ms.editing(id)
+	if err != nil {
+		return nil, err
 	}
 	rec := m.Map
 	if ch.Format != nil {
@@ -377,7 +386,7 @@ func (ms *Maps) Update(ctx context.Context, id string, ch MapChange) (*Map, erro
 	if rec == m.Map {
 		return m, nil
 	}
-	rec, err := ms.db.PutMap(ctx, rec)
+	rec, err = ms.db.PutMap(ctx, rec)
 	if err != nil {
 		return nil, err
 	}
@@ -401,10 +410,9 @@ func (ms *Maps) Delete(ctx context.Context, id string) ([]string, error) {
 	}
 	ms.mu.Lock()
 	defer ms.mu.Unlock()
-	byID := ms.current()
-	m, ok := byID[id]
-	if !ok {
-		return nil, fmt.Errorf("%w: %s", ErrMapNotFound, id)
+	byID, m, err := ms.editing(id)
+	if err != nil {
+		return nil, err
 	}
 	if filepath.Dir(m.Dir) != filepath.Clean(ms.dir) || !filepath.IsLocal(filepath.Base(m.Dir)) {
 		return nil, fmt.Errorf("map folder %s is not inside %s", m.Dir, ms.dir)

@@ -10,24 +10,15 @@ import (
 // reflection or allocations beyond b's growth) and a newline.
 func (r *TransformResult) AppendJSON(b []byte) []byte {
 	b = append(b, `{"results":`...)
-	if r.Results == nil {
-		b = append(b, "null"...)
-	} else {
-		b = append(b, '[')
-		for i, p := range r.Results {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = append(b, `{"x":`...)
-			b = jsonappend.Float(b, p.X)
-			b = append(b, `,"y":`...)
-			b = jsonappend.Float(b, p.Y)
-			b = append(b, `,"z":`...)
-			b = jsonappend.Float(b, p.Z)
-			b = append(b, '}')
-		}
-		b = append(b, ']')
-	}
+	b = jsonappend.Array(b, r.Results, func(b []byte, p Point) []byte {
+		b = append(b, `{"x":`...)
+		b = jsonappend.Float(b, p.X)
+		b = append(b, `,"y":`...)
+		b = jsonappend.Float(b, p.Y)
+		b = append(b, `,"z":`...)
+		b = jsonappend.Float(b, p.Z)
+		return append(b, '}')
+	})
 	b = append(b, `,"transformer_selection_strategy":`...)
 	b = jsonappend.String(b, r.Strategy)
 	return append(b, "}\n"...)
@@ -38,18 +29,7 @@ func (r *TransformResult) AppendJSON(b []byte) []byte {
 // times faster without reflection and the Code marshaler) and a newline.
 func (r *SearchResults) AppendJSON(b []byte) []byte {
 	b = append(b, `{"results":`...)
-	if r.Results == nil {
-		b = append(b, "null"...)
-	} else {
-		b = append(b, '[')
-		for i := range r.Results {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = r.Results[i].appendJSON(b)
-		}
-		b = append(b, ']')
-	}
+	b = jsonappend.Array(b, r.Results, func(b []byte, x Result) []byte { return x.appendJSON(b) })
 	b = append(b, `,"total":`...)
 	b = strconv.AppendInt(b, int64(r.Total), 10)
 	return append(b, "}\n"...)
@@ -82,18 +62,7 @@ func (r *Result) appendJSON(b []byte) []byte {
 	b = jsonappend.String(b, r.Name)
 	if r.Transformations != nil {
 		b = append(b, `,"transformations":`...)
-		if *r.Transformations == nil {
-			b = append(b, "null"...)
-		} else {
-			b = append(b, '[')
-			for i := range *r.Transformations {
-				if i > 0 {
-					b = append(b, ',')
-				}
-				b = (*r.Transformations)[i].appendJSON(b)
-			}
-			b = append(b, ']')
-		}
+		b = jsonappend.Array(b, *r.Transformations, func(b []byte, t Transformation) []byte { return t.appendJSON(b) })
 	}
 	b = append(b, `,"unit":`...)
 	b = jsonappend.String(b, r.Unit)
@@ -114,20 +83,11 @@ func (t *Transformation) appendJSON(b []byte) []byte {
 		b = t.Exports.appendJSON(b)
 	}
 	b = append(b, `,"grids":`...)
-	if t.Grids == nil {
-		b = append(b, "null"...)
-	} else {
-		b = append(b, '[')
-		for i, g := range t.Grids {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = append(b, `{"path":`...)
-			b = jsonappend.String(b, g.Path)
-			b = append(b, '}')
-		}
-		b = append(b, ']')
-	}
+	b = jsonappend.Array(b, t.Grids, func(b []byte, g Grid) []byte {
+		b = append(b, `{"path":`...)
+		b = jsonappend.String(b, g.Path)
+		return append(b, '}')
+	})
 	b = append(b, `,"id":`...)
 	b = t.ID.appendJSON(b)
 	b = append(b, `,"name":`...)

@@ -29,21 +29,9 @@ func appendFloat(b []byte, f float64) []byte {
 	return jsonappend.Float(b, f)
 }
 
-// appendArray appends xs as a JSON array, each element by add.
-func appendArray[T any](b []byte, xs []T, add func([]byte, T) []byte) []byte {
-	b = append(b, '[')
-	for i, x := range xs {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = add(b, x)
-	}
-	return append(b, ']')
-}
+func appendStrings(b []byte, ss []string) []byte { return jsonappend.Elements(b, ss, appendString) }
 
-func appendStrings(b []byte, ss []string) []byte { return appendArray(b, ss, appendString) }
-
-func appendFloats(b []byte, fs []float64) []byte { return appendArray(b, fs, appendFloat) }
+func appendFloats(b []byte, fs []float64) []byte { return jsonappend.Elements(b, fs, appendFloat) }
 
 // objWriter writes a JSON object member by member, in order, into a
 // buffer it may share with the writer of an enclosing document.
@@ -91,7 +79,7 @@ func (w *objWriter) val(key string, v any) {
 	case Properties:
 		w.b = t.appendJSON(w.b)
 	case []Context:
-		w.b = appendArray(w.b, t, func(b []byte, c Context) []byte { return c.appendJSON(b) })
+		w.b = jsonappend.Elements(w.b, t, func(b []byte, c Context) []byte { return c.appendJSON(b) })
 	default:
 		enc, err := json.Marshal(v)
 		if err != nil && w.err == nil {

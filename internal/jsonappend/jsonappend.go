@@ -93,16 +93,26 @@ var jsonSafe = func() (t [utf8.RuneSelf]bool) {
 
 // Floats appends a JSON array of numbers (null for a nil slice, as
 // encoding/json writes it).
-func Floats(b []byte, fs []float64) []byte {
-	if fs == nil {
+func Floats(b []byte, fs []float64) []byte { return Array(b, fs, Float) }
+
+// Array appends xs as a JSON array, each element by add; a nil slice is
+// null, as encoding/json writes it.
+func Array[T any](b []byte, xs []T, add func([]byte, T) []byte) []byte {
+	if xs == nil {
 		return append(b, "null"...)
 	}
+	return Elements(b, xs, add)
+}
+
+// Elements appends xs as a JSON array, each element by add; a nil slice
+// is an empty array.
+func Elements[T any](b []byte, xs []T, add func([]byte, T) []byte) []byte {
 	b = append(b, '[')
-	for i, f := range fs {
+	for i, x := range xs {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = Float(b, f)
+		b = add(b, x)
 	}
 	return append(b, ']')
 }
