@@ -149,9 +149,14 @@ func (m *Mirror) decide(rel string, info fs.FileInfo, o *Object) int {
 	switch {
 	case o.Size == info.Size() && sameTime(o.Modified, info.ModTime()):
 		return keep
-	case info.ModTime().After(o.Modified):
+	case info.ModTime().Sub(o.Modified) >= time.Second:
+		// Newer here by more than the store's clock resolution (S3
+		// keeps whole seconds): a copy written here since.
 		return upload
 	}
+	// Older, or within a second of the store's copy, which is then taken:
+	// a file written here at 15.1 s and replaced in the store at 15.9 s
+	// shows the store's time as 15 s.
 	return download
 }
 

@@ -221,3 +221,48 @@ func BenchmarkMirrorSync(b *testing.B) {
 		})
 	}
 }
+
+// TestFetchWithinStoreSecond: a node's own copy of a file, never synced
+// (so not known), with a time a little after the store's copy's (which
+// keeps whole seconds: replaced at 15.9 s it reads 15 s while the local
+// copy was written at 15.1 s), takes the store's copy when fetched. It kept
+// its own before, and a style edited through another node was missed.
+func TestFetchWithinStoreSecond(t *testing.T) {
+	ctx := context.Background()
+	files, _ := localTarget(t, nil)
+	a, c := t.TempDir(), t.TempDir()
+	ma, mc := NewMirror(files, a, nil), NewMirror(files, c, nil)
+	write(t, filepath.Join(a, "maps/city/style.json"), `{"version":8,"name":"edited"}`)
+	if err := ma.Push(ctx, "maps/city/style.json"); err != nil {
+		t.Fatal(err)
+	}
+	o, err := files.Stat(ctx, "maps/city/style.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	own := filepath.Join(c, "maps/city/style.json")
+	write(t, own, `{"version":8}`)
+	near := o.Modified.Add(500 * time.Millisecond)
+	if err := os.Chtimes(own, near, near); err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := mc.Fetch(ctx, "maps/city/style.json"); !ok || err != nil {
+		t.Fatalf("fetch: %v %v", ok, err)
+	}
+	if got := read(t, own); got != `{"version":8,"name":"edited"}` {
+		t.Errorf("after the fetch the copy holds %q, want the store's", got)
+	}
+	// A copy written here more than a second after the store's is this
+	// node's newer one: a fetch leaves it.
+	write(t, own, `{"version":8,"name":"newer here"}`)
+	later := o.Modified.Add(3 * time.Second)
+	if err := os.Chtimes(own, later, later); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := mc.Fetch(ctx, "maps/city/style.json"); err != nil {
+		t.Fatal(err)
+	}
+	if got := read(t, own); got != `{"version":8,"name":"newer here"}` {
+		t.Errorf("a newer local copy was replaced: %q", got)
+	}
+}
